@@ -1,0 +1,130 @@
+#!/usr/bin/env bash
+# etsb set-up: everything a fresh Debian machine needs, idempotent.
+#
+#   scripts/setup.sh               Debian packages and the .venv (etsb, its pinned
+#                                  dependencies, the ExecuTorch runtime wheel)
+#   scripts/setup.sh --export-env  the same, plus .venv-export (torch and the full
+#                                  ExecuTorch), used to export test models and to
+#                                  run ExecuTorch's own tools as peers in tests
+#
+# A second run checks stamps and returns in about a second. When something cannot
+# be installed it says what, and how to install it by hand, and exits non-zero.
+set -euo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+EXECUTORCH_VERSION=1.5.1
+# Compilers and build tools for kernels and generated code, and Go with the
+# starlark-go sources for the BUILD-file evaluator.
+DEBIAN_PACKAGES=(g++ cmake ninja-build golang-go golang-starlark-dev)
+
+say() { echo "etsb setup: $*" >&2; }
+die() { say "error: $*"; exit 1; }
+
+want_export_env=0
+for arg in "$@"; do
+  case "$arg" in
+    --export-env) want_export_env=1 ;;
+    -h|--help) sed -n '2,12p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    *) die "unknown option '$arg' (see --help)" ;;
+  esac
+done
+
+# Run a command as root: directly when we are root, else through password-less sudo.
+as_root() {
+  if [ "$(id -u)" = 0 ]; then "$@"
+  elif command -v sudo >/dev/null 2>&1 && sudo -n true 2>/dev/null; then sudo -n "$@"
+  else return 1
+  fi
+}
+
+missing_debian_packages() {
+  local package
+  for package in "$@"; do
+    dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" \
+      || printf '%s ' "$package"
+  done
+}
+
+install_debian_packages() {
+  local missing
+  missing="$(missing_debian_packages "$@")"
+  [ -n "$missing" ] || return 0
+  local by_hand="install them by hand: sudo apt-get install $missing"
+  command -v apt-get >/dev/null 2>&1 || die "missing packages: $missing(no apt-get here); $by_hand"
+  local log
+  log="$(mktemp -t etsb-apt.XXXXXX)"
+  say "installing Debian packages: $missing"
+  local apt=(env DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=300 -y -q)
+  # shellcheck disable=SC2086
+  if ! as_root "${apt[@]}" install --no-install-recommends $missing >"$log" 2>&1; then
+    # A fresh machine may have no package lists yet.
+    # shellcheck disable=SC2086
+    as_root "${apt[@]}" update >>"$log" 2>&1 \
+      && as_root "${apt[@]}" install --no-install-recommends $missing >>"$log" 2>&1 \
+      || die "could not install: $missing(log: $log); $by_hand"
+  fi
+  rm -f "$log"
+}
+
+find_python() {
+  local candidate
+  for candidate in python3.11 python3.12 python3.10 python3.13 python3; do
+    if command -v "$candidate" >/dev/null 2>&1 \
+      && "$candidate" -c 'import sys, venv, ensurepip; sys.exit(not ((3, 10) <= sys.version_info[:2] <= (3, 13)))' 2>/dev/null; then
+      command -v "$candidate"
+      return 0
+    fi
+  done
+  return 1
+}
+
+# ensure_venv DIR REQUIREMENTS [editable]: create or refresh a virtual environment.
+# The stamp records what it was built from; an unchanged stamp means nothing to do.
+ensure_venv() {
+  local dir="$1" requirements="$2" editable="${3:-}"
+  local stamp_file="$dir/.etsb-setup-stamp" stamp
+  stamp="$( { cat "$requirements"; echo "executorch==$EXECUTORCH_VERSION";
+              [ -z "$editable" ] || cat "$ROOT/pyproject.toml"; } | sha256sum | cut -d' ' -f1)"
+  if [ -x "$dir/bin/python" ] && [ "$(cat "$stamp_file" 2>/dev/null)" = "$stamp" ] \
+    && "$dir/bin/python" -c '' 2>/dev/null; then
+    return 0
+  fi
+  local python
+  if ! python="$(find_python)"; then
+    install_debian_packages python3 python3-venv
+    python="$(find_python)" || die "no Python 3.10-3.13 with the venv module; install one by hand: sudo apt-get install python3 python3-venv"
+  fi
+  local log
+  log="$(mktemp -t etsb-pip.XXXXXX)"
+  say "preparing ${dir#"$ROOT"/} (log: $log)"
+  rm -f "$stamp_file"
+  [ -x "$dir/bin/python" ] || "$python" -m venv "$dir" >>"$log" 2>&1 \
+    || die "could not create $dir with $python (log: $log); install python3-venv by hand: sudo apt-get install python3-venv"
+  local pip=("$dir/bin/python" -m pip --disable-pip-version-check -q)
+  "${pip[@]}" install -r "$requirements" >>"$log" 2>&1 \
+    || die "pip could not install $requirements (log: $log); try by hand: $dir/bin/pip install -r $requirements"
+  # The wheel's own dependencies (torch among them) are not wanted: runtime and headers only.
+  "${pip[@]}" install --no-deps "executorch==$EXECUTORCH_VERSION" >>"$log" 2>&1 \
+    || die "pip could not install executorch==$EXECUTORCH_VERSION (log: $log); try by hand: $dir/bin/pip install --no-deps executorch==$EXECUTORCH_VERSION"
+  if [ -n "$editable" ]; then
+    "${pip[@]}" install --no-deps --no-build-isolation -e "$ROOT" >>"$log" 2>&1 \
+      || die "pip could not install etsb itself (log: $log)"
+  fi
+  echo "$stamp" >"$stamp_file"
+  rm -f "$log"
+}
+
+install_debian_packages "${DEBIAN_PACKAGES[@]}"
+ensure_venv "$ROOT/.venv" "$ROOT/scripts/requirements.txt" editable
+if [ "$want_export_env" = 1 ]; then
+  ensure_venv "$ROOT/.venv-export" "$ROOT/scripts/requirements-export.txt"
+fi
+
+# What later steps rely on, checked every time (cheap).
+"$ROOT/.venv/bin/python" - <<'PY' || die "the .venv is incomplete; delete it and run scripts/setup.sh again"
+import sys, yaml, flatbuffers, executorch, os
+assert hasattr(yaml, "CLoader"), "PyYAML was built without libyaml"
+lib = os.path.join(executorch.__path__[0], "lib", "libexecutorch.so")
+assert os.path.exists(lib), lib
+PY
+[ -x "$ROOT/.venv/bin/etsb" ] || die "the etsb command is missing from .venv/bin"

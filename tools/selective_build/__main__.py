@@ -1,0 +1,7 @@
+"""``python -m selective_build`` runs the ``etsb`` command line."""
+
+import sys
+
+from selective_build.cli import main
+
+sys.exit(main())
