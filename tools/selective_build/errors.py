@@ -1,15 +1,17 @@
-"""User-facing errors: a message with the place in the input that caused it.
+"""User-facing errors: messages with the place in the input that caused them.
 
-Every stage raises :class:`UserError` for bad input; the CLI prints it as
-``file:line:col: message`` and exits with status 2, without a traceback.
+Every stage raises :class:`UserError` for bad input, with one problem or all
+the problems it found in a file. The CLI prints each as
+``file:line:col: error: message`` and exits with status 2, without a traceback.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Iterable
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, order=True)
 class Location:
     """A place in an input file; ``line`` and ``column`` count from 1, 0 if unknown."""
 
@@ -25,17 +27,45 @@ class Location:
         return self.path
 
 
-class UserError(Exception):
-    """Bad input from the user: reported with its location, exit status 2."""
+@dataclass(frozen=True)
+class Problem:
+    """One thing wrong with the input, and where."""
 
-    exit_code = 2
-
-    def __init__(self, message: str, location: Location | None = None) -> None:
-        super().__init__(message)
-        self.message = message
-        self.location = location
+    message: str
+    location: Location | None = None
 
     def __str__(self) -> str:
         if self.location is None:
-            return self.message
-        return f"{self.location}: {self.message}"
+            return f"error: {self.message}"
+        return f"{self.location}: error: {self.message}"
+
+
+class UserError(Exception):
+    """Bad input from the user: one or more located problems, exit status 2."""
+
+    exit_code = 2
+
+    def __init__(self, message: str, location: Location | None = None,
+                 problems: Iterable[Problem] = ()) -> None:
+        collected = tuple(problems) or (Problem(message, location),)
+        super().__init__(message)
+        self.problems: tuple[Problem, ...] = collected
+
+    @classmethod
+    def of(cls, problems: Iterable[Problem]) -> "UserError":
+        """One error holding several problems, in the order of their locations."""
+        ordered = sorted(problems, key=lambda p: (p.location or Location(""), p.message))
+        return cls(ordered[0].message, ordered[0].location, ordered)
+
+    @property
+    def message(self) -> str:
+        """The first problem's message."""
+        return self.problems[0].message
+
+    @property
+    def location(self) -> Location | None:
+        """The first problem's location."""
+        return self.problems[0].location
+
+    def __str__(self) -> str:
+        return "\n".join(map(str, self.problems))

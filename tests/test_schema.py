@@ -1,0 +1,132 @@
+"""The function-schema parser: every ATen schema, every type form, and syntax
+errors with their columns. The regex fast path and the precise parser agree."""
+
+from __future__ import annotations
+
+import pytest
+import yaml
+from hypothesis import given, strategies as st
+
+from conftest import REPO
+from selective_build import schema as S
+from selective_build.schema import (
+    BaseType,
+    ListType,
+    OptionalType,
+    SchemaSyntaxError,
+    parse_operator_name,
+    parse_schema,
+    parse_schema_precisely,
+)
+
+
+def aten_schema_texts() -> list[str]:
+    return [line[len("- func: "):] for line in (REPO / "yaml" / "aten_ops.yaml").read_text().splitlines()
+            if line.startswith("- func: ")]
+
+
+def test_every_aten_schema_parses_both_ways_and_round_trips():
+    texts = aten_schema_texts()
+    assert len(texts) > 1400
+    for text in texts:
+        fast = S._fast_parse(text)
+        assert fast is not None, text
+        assert fast == parse_schema_precisely(text), text
+        assert str(fast) == text
+
+
+def test_full_native_functions_parse(export_python):
+    native = next(export_python.parent.parent.glob(
+        "lib/python3*/site-packages/torchgen/packaged/ATen/native/native_functions.yaml"))
+    funcs = [entry["func"] for entry in yaml.load(native.read_text(), Loader=yaml.CSafeLoader)]
+    assert len(funcs) > 2000
+    for text in funcs:
+        assert parse_schema(text) == parse_schema_precisely(text), text
+
+
+def test_type_forms():
+    schema = parse_schema(
+        "ns::op.over(Tensor a, Tensor? b, Tensor[] c, Tensor?[] d, int e, int[2] f, SymInt g, "
+        "SymInt[] h, float i, bool j, str k, Scalar l, ScalarType m, MemoryFormat? n, Device? o, "
+        "Layout? p, int[]? q, int? r=None, float s=1e-05, str t=\"mean\", int[2] u=[1, 1], "
+        "*, bool v=False, Tensor(a!) out) -> Tensor(a!)")
+    types = {arg.name: arg.type for arg in schema.arguments}
+    assert types["b"] == OptionalType(BaseType("Tensor"))
+    assert types["c"] == ListType(BaseType("Tensor"))
+    assert types["d"] == ListType(OptionalType(BaseType("Tensor")))
+    assert types["f"] == ListType(BaseType("int"), 2)
+    assert types["q"] == OptionalType(ListType(BaseType("int")))
+    defaults = {arg.name: arg.default for arg in schema.arguments}
+    assert defaults["r"] == "None" and defaults["s"] == "1e-05" and defaults["t"] == '"mean"'
+    assert defaults["u"] == "[1, 1]"
+    assert [a.name for a in schema.arguments if a.kwarg_only] == ["v", "out"]
+    assert [a.name for a in schema.out_arguments] == ["out"]
+    assert str(schema.name) == "ns::op.over" and schema.name.base_name == "op"
+    assert schema.returns[0].annotation.alias_sets == ("a",) and schema.returns[0].annotation.is_write
+
+
+def test_returns_forms():
+    assert parse_schema("f.out(Tensor x, *, Tensor(a!)[] out) -> ()").returns == ()
+    multi = parse_schema("f.out(Tensor x, *, Tensor(a!) v, Tensor(b!) i) -> (Tensor(a!) values, Tensor(b!) indices)")
+    assert [r.name for r in multi.returns] == ["values", "indices"]
+    assert parse_schema("f(Tensor x) -> Tensor y").returns[0].name == "y"
+
+
+def test_operator_names():
+    assert parse_operator_name("add.out") == S.OperatorName("aten", "add", "out")
+    assert str(parse_operator_name("quantized_decomposed::add.out")) == "quantized_decomposed::add.out"
+    assert parse_operator_name("copy_").base_name == "copy"
+    for bad in ("add.", "9add.out", "a-b::add", "add.o-ut"):
+        with pytest.raises(SchemaSyntaxError):
+            parse_operator_name(bad)
+
+
+@pytest.mark.parametrize("text, message, column", [
+    ("add.out(Tensor self -> Tensor", "expected ',' or ')' after an argument, found '-'", 21),
+    ("add.out(Tensor self) Tensor", "expected '->' but found 'Tensor'", 22),
+    ("add.out(Tensr self) -> Tensor", "unknown type 'Tensr'", 9),
+    ("add.out(Tensor self, Tensor self) -> Tensor", "duplicate argument name 'self'", 22),
+    ("add.out(Tensor self, *, *, Tensor(a!) out) -> Tensor(a!)", "a second '*' in the arguments", 25),
+    ("add.out(Tensor self, int x=) -> Tensor", "missing default value after '='", 28),
+    ("add.out(Tensor self, str x=\"oops) -> Tensor", "unterminated string in a default value", 28),
+    ("add.out(Tensor(a! self) -> Tensor", "bad alias annotation", 16),
+    ("add.out(int[x] self) -> Tensor", "list size must be a number, not 'x'", 13),
+    ("add.out(Tensor self) -> Tensor extra junk", "unexpected text after the returns: 'junk'", 38),
+    ("add.out Tensor self", "expected '(' after the operator name", 20),
+    ("add.(Tensor self) -> Tensor", "empty overload name after '.'", 5),
+    ("add.out(Tensor self) -> (Tensor, Tensor", "expected ',' or ')' in the returns, found 'end of schema'", 40),
+])
+def test_syntax_errors_have_columns(text, message, column):
+    with pytest.raises(SchemaSyntaxError) as info:
+        parse_schema(text)
+    assert info.value.message.startswith(message)
+    assert info.value.column == column
+
+
+_names = st.sampled_from(["self", "other", "x", "dim", "alpha"])
+_types = st.sampled_from(["Tensor", "Tensor?", "Tensor[]", "Tensor?[]", "int", "int[2]", "int[]?", "SymInt[]",
+                          "float", "float?", "bool", "str", "Scalar", "ScalarType?", "MemoryFormat?"])
+
+
+@given(st.lists(st.tuples(_types, _names), max_size=5, unique_by=lambda t: t[1]), st.booleans())
+def test_generated_schemas_parse_both_ways_and_round_trip(args, with_out):
+    parts = [f"{t} {n}" for t, n in args]
+    if with_out:
+        parts += ["*", "Tensor(a!) out"]
+    text = f"custom::gen.out({', '.join(parts)}) -> {'Tensor(a!)' if with_out else '()'}"
+    fast = S._fast_parse(text)
+    assert fast == parse_schema_precisely(text)
+    assert str(fast) == text
+
+
+@given(st.text(alphabet="abT(),*-> ![]?=0123456789:.", max_size=40))
+def test_garbage_never_crashes(text):
+    """Any text either parses (both ways, the same) or raises SchemaSyntaxError with a column inside it."""
+    try:
+        precise = parse_schema_precisely(text)
+    except SchemaSyntaxError as error:
+        assert 1 <= error.column <= len(text) + 1
+        with pytest.raises(SchemaSyntaxError):
+            parse_schema(text)
+    else:
+        assert parse_schema(text) == precise

@@ -1,0 +1,1 @@
+"""Emitters: turn decided values into text. No decisions are made here."""

@@ -1,0 +1,68 @@
+"""Render operator entries as kernel yaml text (the format ExecuTorch's tools read)."""
+
+from __future__ import annotations
+
+import json
+from typing import Iterable
+
+from selective_build.kernel_yaml import FrozenMapping, Kernel, OperatorEntry
+
+# Words a plain YAML scalar would read as null or bool instead of a string.
+_NOT_STRINGS = frozenset("null Null NULL true True TRUE false False FALSE yes Yes YES "
+                         "no No NO on On ON off Off OFF y Y n N".split())
+
+
+def scalar(text: str) -> str:
+    """``text`` as a YAML scalar: plain when that reads back as the same string
+    (it starts with a letter or '_', has no ': ', ' #' or line break, and is
+    no null or bool word), else double-quoted."""
+    if (text[:1].isalpha() or text[:1] == "_") and text.isprintable() and ": " not in text \
+            and " #" not in text and not text.endswith((":", " ")) and text not in _NOT_STRINGS:
+        return text
+    return json.dumps(text)
+
+
+def _flow(value: object) -> str:
+    """Plain data as YAML flow text (JSON-like, which YAML reads)."""
+    if value is None:
+        return "null"
+    if isinstance(value, FrozenMapping):
+        return "{" + ", ".join(f"{scalar(k)}: {_flow(v)}" for k, v in value) + "}"
+    if isinstance(value, tuple):
+        return "[" + ", ".join(_flow(v) for v in value) + "]"
+    return scalar(str(value))
+
+
+def _kernel_lines(kernel: Kernel) -> Iterable[str]:
+    if kernel.arg_meta is None:
+        yield "    - arg_meta: null"
+    else:
+        yield "    - arg_meta:"
+        for meta in kernel.arg_meta:
+            yield f"        {meta.argument}: [{meta.type_alias}, {meta.dim_order_alias}]"
+    yield f"      kernel_name: {scalar(kernel.kernel_name)}"
+
+
+def entry_lines(entry: OperatorEntry) -> Iterable[str]:
+    """The lines of one operator entry."""
+    yield f"- {entry.kind}: {scalar(entry.spelling)}"
+    if entry.type_alias:
+        yield "  type_alias:"
+        for alias, dtypes in entry.type_alias:
+            yield f"    {alias}: [{', '.join(dtypes)}]"
+    if entry.dim_order_alias:
+        yield "  dim_order_alias:"
+        for alias, orders in entry.dim_order_alias:
+            rendered = ", ".join("[" + ", ".join(map(str, order)) + "]" for order in orders)
+            yield f"    {alias}: [{rendered}]"
+    yield "  kernels:"
+    for kernel in entry.kernels:
+        yield from _kernel_lines(kernel)
+    for key, value in entry.passthrough:
+        yield f"  {key}: {_flow(value)}"
+
+
+def render_kernel_yaml(entries: Iterable[OperatorEntry]) -> str:
+    """Kernel yaml text for ``entries``, in order, with a blank line between entries."""
+    blocks = ["\n".join(entry_lines(entry)) + "\n" for entry in entries]
+    return "\n".join(blocks)

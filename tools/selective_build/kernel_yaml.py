@@ -1,0 +1,649 @@
+"""Kernel yaml: the contract between operators and C++ kernels.
+
+A kernel yaml file is a list of operator entries (see ExecuTorch's kernel
+library README)::
+
+    - op: add.out                        # an ATen operator, or
+    - func: ns::op.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)   # a custom one
+      type_alias: {T0: [Float, Double]}
+      dim_order_alias: {D0: [[0, 1]]}
+      kernels:
+        - arg_meta: {self: [T0, D0], out: [T0, D0]}
+          kernel_name: custom::op_out     # calls custom::native::op_out
+        - arg_meta: null                  # the default kernel, any dtype
+          kernel_name: custom::op_out_any
+
+:func:`parse_kernel_yaml` reads such text into an immutable :class:`KernelYaml`
+and validates it; every object keeps its source location, and every problem
+in the file is reported at once as a :class:`~selective_build.errors.UserError`.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+from dataclasses import dataclass
+from types import MappingProxyType
+from typing import Mapping
+
+from selective_build.dtypes import SCALAR_TYPES
+from selective_build.errors import Location, Problem, UserError
+from selective_build.schema import (
+    BaseType,
+    FunctionSchema,
+    ListType,
+    OperatorName,
+    OptionalType,
+    SchemaSyntaxError,
+    Type,
+    base_of,
+    is_single_tensor,
+    parse_operator_name,
+    parse_schema,
+)
+
+# Argument types ExecuTorch supports (kernel registration docs): these bases,
+# plain, optional, as lists, lists of optionals and optional lists.
+SUPPORTED_BASE_TYPES = frozenset({
+    "Tensor", "int", "SymInt", "float", "bool", "str", "Scalar", "ScalarType",
+    "MemoryFormat", "Device", "Layout",
+})
+# Keys of an operator entry, and the native_functions.yaml keys ExecuTorch's
+# files carry that etsb keeps but does not act on.
+ENTRY_KEYS = ("op", "func", "kernels", "type_alias", "dim_order_alias")
+PASSTHROUGH_KEYS = ("variants", "tags", "dispatch", "cpp_no_default_args")
+KERNEL_KEYS = ("arg_meta", "kernel_name")
+VARIANTS = frozenset({"function", "method"})
+
+_CPP_KEYWORDS = frozenset(
+    "alignas alignof and asm auto bool break case catch char class const constexpr continue "
+    "decltype default delete do double else enum explicit export extern false float for friend "
+    "goto if inline int long mutable namespace new noexcept not nullptr operator or private "
+    "protected public register return short signed sizeof static struct switch template this "
+    "throw true try typedef typeid typename union unsigned using virtual void volatile while".split())
+
+_NULL = "tag:yaml.org,2002:null"
+_STR = "tag:yaml.org,2002:str"
+_INT = "tag:yaml.org,2002:int"
+
+DEFAULT_ATEN_YAML = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(
+    os.path.abspath(__file__)))), "yaml", "aten_ops.yaml")
+
+
+# ----------------------------------------------------------------------------
+# The model
+# ----------------------------------------------------------------------------
+
+
+class FrozenMapping(tuple):
+    """A YAML mapping carried as data: a tuple of (key, value) pairs, in order."""
+
+
+@dataclass(frozen=True)
+class ArgMeta:
+    """One ``arg_meta`` item: a tensor argument and the aliases of its dtypes and dim orders."""
+
+    argument: str
+    type_alias: str
+    dim_order_alias: str
+    location: Location
+
+
+@dataclass(frozen=True)
+class Kernel:
+    """A C++ kernel for an operator; ``arg_meta`` is None for the default kernel."""
+
+    kernel_name: str
+    arg_meta: tuple[ArgMeta, ...] | None
+    location: Location
+
+    @property
+    def is_default(self) -> bool:
+        """Serves every dtype and dim order not claimed by a specialised kernel."""
+        return self.arg_meta is None
+
+    @property
+    def cpp_function(self) -> str:
+        """The C++ function called: ``native::`` goes before the last name
+        (``torch::executor::add_out`` -> ``torch::executor::native::add_out``)."""
+        namespace, sep, function = self.kernel_name.rpartition("::")
+        return f"{namespace}::native::{function}" if sep else f"native::{function}"
+
+
+@dataclass(frozen=True)
+class OperatorEntry:
+    """One operator of a kernel yaml with its schema and kernels."""
+
+    name: OperatorName
+    kind: str  # "op" (an ATen operator) or "func" (a custom schema)
+    spelling: str  # the op name or func schema as written
+    schema: FunctionSchema
+    type_alias: tuple[tuple[str, tuple[str, ...]], ...]
+    dim_order_alias: tuple[tuple[str, tuple[tuple[int, ...], ...]], ...]
+    kernels: tuple[Kernel, ...]
+    passthrough: tuple[tuple[str, object], ...]
+    location: Location
+
+    @property
+    def default_kernel(self) -> Kernel | None:
+        """The kernel with ``arg_meta: null``, if any."""
+        return next((k for k in self.kernels if k.is_default), None)
+
+
+@dataclass(frozen=True)
+class KernelYaml:
+    """A parsed and validated kernel yaml file."""
+
+    path: str
+    entries: tuple[OperatorEntry, ...]
+
+    def entry(self, name: str) -> OperatorEntry | None:
+        """The entry of the operator ``ns::name.overload``, if any."""
+        for entry in self.entries:
+            if str(entry.name) == name:
+                return entry
+        return None
+
+
+# ----------------------------------------------------------------------------
+# ATen schemas
+# ----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class AtenSchemas:
+    """ATen schemas by unqualified operator name (``add.out``), parsed on demand."""
+
+    source: str
+    texts: Mapping[str, str]
+
+    def lookup(self, name: str) -> FunctionSchema | None:
+        """The schema of ``name`` (``add.out``), or None."""
+        text = self.texts.get(name)
+        return None if text is None else _parse_cached(text)
+
+    def suggest(self, name: str) -> str:
+        """`` (did you mean 'x'?)`` for the nearest known name, or ``""``."""
+        return _did_you_mean(name, self.texts)
+
+
+@functools.lru_cache(maxsize=None)
+def _parse_cached(text: str) -> FunctionSchema:
+    return parse_schema(text)
+
+
+def parse_aten_schemas(text: str, path: str) -> AtenSchemas:
+    """Read a list of ``- func: <schema>`` entries: etsb's ``yaml/aten_ops.yaml``
+    (one entry per line, read by a line scan) or a full ``native_functions.yaml``
+    (read with PyYAML)."""
+    texts: dict[str, str] = {}
+    for line in text.splitlines():
+        if line.startswith("- func: ") and " #" not in line and line[8:9] not in "'\"":
+            schema_text = line[8:].rstrip()
+            texts[schema_text.partition("(")[0]] = schema_text
+        elif line.strip() and not line.startswith("#"):
+            return _parse_aten_schemas_yaml(text, path)
+    if not texts:
+        raise UserError("no '- func: <schema>' entries", Location(path))
+    return AtenSchemas(path, MappingProxyType(texts))
+
+
+def _parse_aten_schemas_yaml(text: str, path: str) -> AtenSchemas:
+    import yaml
+
+    try:
+        data = yaml.load(text, Loader=yaml.CSafeLoader)
+    except yaml.YAMLError as error:
+        raise _yaml_error(error, path) from None
+    if not isinstance(data, list):
+        raise UserError("expected a list of '- func: <schema>' entries", Location(path))
+    texts = {}
+    for entry in data:
+        if isinstance(entry, dict) and isinstance(entry.get("func"), str):
+            texts[entry["func"].partition("(")[0].strip()] = entry["func"]
+    if not texts:
+        raise UserError("no '- func: <schema>' entries", Location(path))
+    return AtenSchemas(path, MappingProxyType(texts))
+
+
+def load_default_aten_schemas() -> AtenSchemas:
+    """etsb's own ATen schema data, ``yaml/aten_ops.yaml``."""
+    with open(DEFAULT_ATEN_YAML, encoding="utf-8") as handle:
+        return parse_aten_schemas(handle.read(), "etsb's yaml/aten_ops.yaml")
+
+
+# ----------------------------------------------------------------------------
+# Reading a kernel yaml
+# ----------------------------------------------------------------------------
+
+
+def _did_you_mean(word: str, candidates) -> str:
+    import difflib  # only on the error path
+
+    close = difflib.get_close_matches(word, list(candidates), n=1, cutoff=0.75)
+    return f" (did you mean '{close[0]}'?)" if close else ""
+
+
+def _yaml_error(error, path: str) -> UserError:
+    mark = getattr(error, "problem_mark", None) or getattr(error, "context_mark", None)
+    problem = getattr(error, "problem", None) or str(error)
+    location = Location(path, mark.line + 1, mark.column + 1) if mark else Location(path)
+    return UserError(f"invalid YAML: {problem}", location)
+
+
+class _Reader:
+    """Walks the composed YAML nodes of one file, collecting problems."""
+
+    def __init__(self, path: str, aten: AtenSchemas) -> None:
+        self.path = path
+        self.aten = aten
+        self.problems: list[Problem] = []
+
+    def at(self, node) -> Location:
+        mark = node.start_mark
+        return Location(self.path, mark.line + 1, mark.column + 1)
+
+    def problem(self, node_or_location, message: str) -> None:
+        location = node_or_location if isinstance(node_or_location, Location) else self.at(node_or_location)
+        self.problems.append(Problem(message, location))
+
+    # -- generic node shapes ------------------------------------------------
+
+    def mapping(self, node, what: str) -> list | None:
+        if node.id != "mapping":
+            self.problem(node, f"{what} must be a mapping, not {self.describe(node)}")
+            return None
+        seen: dict[str, object] = {}
+        pairs = []
+        for key, value in node.value:
+            if key.id != "scalar":
+                self.problem(key, f"keys of {what} must be plain names")
+                continue
+            if key.value in seen:
+                self.problem(key, f"'{key.value}' appears twice in {what}")
+                continue
+            seen[key.value] = key
+            pairs.append((key, value))
+        return pairs
+
+    def string(self, node, what: str) -> str | None:
+        if node.id != "scalar" or node.tag != _STR or not node.value.strip():
+            self.problem(node, f"{what} must be a non-empty string, not {self.describe(node)}")
+            return None
+        return node.value.strip()
+
+    @staticmethod
+    def describe(node) -> str:
+        if node.id == "scalar":
+            if node.tag == _NULL:
+                return "null"
+            if node.tag == _STR:
+                return f"the string '{node.value}'"
+            return f"'{node.value}'"
+        return {"sequence": "a list", "mapping": "a mapping"}[node.id]
+
+    # -- the file -----------------------------------------------------------
+
+    def read(self, root) -> tuple[OperatorEntry, ...]:
+        if root is None:
+            self.problem(Location(self.path, 1, 1), "empty file: expected a list of operator entries")
+            return ()
+        if root.id != "sequence":
+            self.problem(root, f"expected a list of operator entries ('- op: ...'), not {self.describe(root)}")
+            return ()
+        entries: list[OperatorEntry] = []
+        first_seen: dict[OperatorName, Location] = {}
+        for item in root.value:
+            entry = self.entry(item)
+            if entry is None:
+                continue
+            if entry.name in first_seen:
+                self.problem(entry.location, f"operator {entry.name} is already declared at line "
+                                             f"{first_seen[entry.name].line}; an operator appears once per file")
+                continue
+            first_seen[entry.name] = entry.location
+            entries.append(entry)
+        return tuple(entries)
+
+    def entry(self, node) -> OperatorEntry | None:
+        pairs = self.mapping(node, "an operator entry")
+        if pairs is None:
+            return None
+        fields = {}
+        passthrough = []
+        misspelt = set()
+        for key, value in pairs:
+            if key.value in ENTRY_KEYS:
+                fields[key.value] = value
+            elif key.value in PASSTHROUGH_KEYS:
+                passthrough.append((key.value, self.passthrough(key.value, value)))
+            else:
+                misspelt.add(key.value)
+                hint = _did_you_mean(key.value, ENTRY_KEYS + PASSTHROUGH_KEYS)
+                self.problem(key, f"unknown key '{key.value}' in an operator entry{hint}; "
+                                  f"expected {', '.join(ENTRY_KEYS + PASSTHROUGH_KEYS)}")
+        if ("op" in fields) == ("func" in fields):
+            self.problem(node, "an operator entry needs exactly one of 'op' (an ATen operator) "
+                               "or 'func' (a custom operator's schema)")
+            return None
+        kind = "op" if "op" in fields else "func"
+        named = self.operator(kind, fields[kind])
+        if named is None:
+            return None
+        spelling, schema = named
+        location = self.at(fields[kind])
+        type_alias = self.type_alias(fields.get("type_alias"))
+        dim_order_alias = self.dim_order_alias(fields.get("dim_order_alias"))
+        self.check_schema(schema, fields[kind])
+        if "kernels" not in fields:
+            if not misspelt:  # else the unknown key already says what is wrong
+                self.problem(node, f"{schema.name} has no 'kernels' list")
+            return None
+        kernels = self.kernels(fields["kernels"], schema, dict(type_alias), dict(dim_order_alias))
+        return OperatorEntry(schema.name, kind, spelling, schema, type_alias, dim_order_alias,
+                             kernels, tuple(passthrough), location)
+
+    def passthrough(self, key: str, node) -> object:
+        value = _plain(node)
+        if key == "variants":
+            words = {w.strip() for w in str(value).split(",")} if isinstance(value, str) else set()
+            if not words or not words <= VARIANTS:
+                self.problem(node, f"variants must be 'function', 'method' or 'function, method', not {value!r}")
+        return value
+
+    def operator(self, kind: str, node) -> tuple[str, FunctionSchema] | None:
+        text = self.string(node, f"'{kind}'")
+        if text is None:
+            return None
+        if kind == "func":
+            try:
+                return text, parse_schema(text)
+            except SchemaSyntaxError as error:
+                self.problem(self.column_in(node, error.column), f"bad schema: {error.message}")
+                return None
+        try:
+            name = parse_operator_name(text)
+        except SchemaSyntaxError as error:
+            self.problem(self.column_in(node, error.column), f"bad operator name: {error.message}")
+            return None
+        if "(" in text:
+            self.problem(node, "'op' takes an operator name such as 'add.out'; "
+                               "write a full schema with 'func' instead")
+            return None
+        if name.namespace != "aten":
+            self.problem(node, f"'op' names ATen operators; declare {name} with 'func' and its schema")
+            return None
+        schema = self.aten.lookup(name.unqualified)
+        if schema is None:
+            self.problem(node, f"'{text}' is not an ATen operator with an out or in-place variant in "
+                               f"{self.aten.source}{self.aten.suggest(name.unqualified)}; "
+                               "declare custom operators with 'func' and their schema")
+            return None
+        return text, schema
+
+    def column_in(self, node, column: int) -> Location:
+        """The place of a column within a scalar, when the scalar sits on one line as written."""
+        start, end = node.start_mark, node.end_mark
+        if start.line != end.line or node.style not in (None, "", "'", '"'):
+            return self.at(node)
+        offset = 1 if node.style else 0  # the opening quote
+        return Location(self.path, start.line + 1, start.column + offset + column)
+
+    # -- schema rules ---------------------------------------------------------
+
+    def check_schema(self, schema: FunctionSchema, node) -> None:
+        name = schema.name
+        for arg in schema.arguments:
+            problem = _unsupported_type(arg.type)
+            if problem:
+                self.problem(node, f"{name}: argument '{arg.name}' has type {arg.type}: {problem}")
+        for ret in schema.returns:
+            if not (isinstance(ret.type, BaseType) and ret.type.name == "Tensor"):
+                self.problem(node, f"{name}: returns {ret.type}; an ExecuTorch operator returns "
+                                   "only Tensors (its out arguments) or ()")
+                return
+        writes = [a for a in schema.arguments if a.is_write]
+        outs = schema.out_arguments
+        for arg in writes:
+            if base_of(arg.type).name != "Tensor":
+                self.problem(node, f"{name}: argument '{arg.name}' is written but is a {arg.type}")
+        if outs:
+            # Written positional arguments are state the operator updates in
+            # place (batch norm's running statistics); the outputs are the outs.
+            if schema.returns and not _returns_alias(schema.returns, outs):
+                self.problem(node, f"{name}: an out variant returns its out arguments "
+                                   f"({', '.join(a.name for a in outs)}) in order, or ()")
+        elif writes:
+            if not name.name.endswith("_"):
+                self.problem(node, f"{name}: argument '{writes[0].name}' is written but not keyword-only; "
+                                   "ExecuTorch operators write to out arguments after '*' "
+                                   "(or to self in an in-place operator, whose name ends in '_')")
+            elif schema.returns and not _returns_alias(schema.returns, writes):
+                self.problem(node, f"{name}: an in-place operator returns the argument it writes, or ()")
+        elif len(schema.returns) > 1:
+            self.problem(node, f"{name}: an operator without out arguments returns at most one Tensor")
+
+    # -- aliases --------------------------------------------------------------
+
+    def type_alias(self, node) -> tuple[tuple[str, tuple[str, ...]], ...]:
+        if node is None:
+            return ()
+        pairs = self.mapping(node, "type_alias")
+        result = []
+        for key, value in pairs or ():
+            if not key.value.isidentifier():
+                self.problem(key, f"type alias name '{key.value}' is not an identifier")
+                continue
+            if value.id != "sequence" or not value.value:
+                self.problem(value, f"type alias {key.value} must be a non-empty list of dtypes such as "
+                                    f"[Float, Double], not {self.describe(value)}")
+                continue
+            dtypes = []
+            for item in value.value:
+                if item.id != "scalar" or item.value not in SCALAR_TYPES:
+                    word = item.value if item.id == "scalar" else self.describe(item)
+                    self.problem(item, f"unknown dtype '{word}' in type alias {key.value}"
+                                       f"{_did_you_mean(str(word), SCALAR_TYPES)}; dtypes are ScalarType "
+                                       "names: Byte, Char, Short, Int, Long, Half, Float, Double, Bool, BFloat16, ...")
+                elif item.value in dtypes:
+                    self.problem(item, f"dtype {item.value} appears twice in type alias {key.value}")
+                else:
+                    dtypes.append(item.value)
+            result.append((key.value, tuple(dtypes)))
+        return tuple(result)
+
+    def dim_order_alias(self, node) -> tuple[tuple[str, tuple[tuple[int, ...], ...]], ...]:
+        if node is None:
+            return ()
+        pairs = self.mapping(node, "dim_order_alias")
+        result = []
+        for key, value in pairs or ():
+            if not key.value.isidentifier():
+                self.problem(key, f"dim order alias name '{key.value}' is not an identifier")
+                continue
+            if value.id != "sequence" or not value.value:
+                self.problem(value, f"dim order alias {key.value} must be a non-empty list of dim orders "
+                                    f"such as [[0, 1, 2, 3]], not {self.describe(value)}")
+                continue
+            if all(item.id == "scalar" for item in value.value):
+                flat = ", ".join(item.value for item in value.value)
+                self.problem(value, f"dim order alias {key.value} is a list of dim orders: "
+                                    f"write [[{flat}]], not [{flat}]")
+                continue
+            orders = []
+            for item in value.value:
+                order = self.dim_order(item, key.value)
+                if order is not None:
+                    orders.append(order)
+            result.append((key.value, tuple(orders)))
+        return tuple(result)
+
+    def dim_order(self, node, alias: str) -> tuple[int, ...] | None:
+        if node.id != "sequence" or any(i.id != "scalar" or i.tag != _INT for i in node.value):
+            self.problem(node, f"a dim order of alias {alias} must be a list of integers, not {self.describe(node)}")
+            return None
+        order = tuple(int(i.value) for i in node.value)
+        if sorted(order) != list(range(len(order))):
+            self.problem(node, f"dim order {list(order)} of alias {alias} is not a permutation "
+                               f"of 0..{len(order) - 1}")
+            return None
+        return order
+
+    # -- kernels --------------------------------------------------------------
+
+    def kernels(self, node, schema: FunctionSchema, type_alias: dict, dim_order_alias: dict) -> tuple[Kernel, ...]:
+        if node.id != "sequence" or not node.value:
+            self.problem(node, f"'kernels' of {schema.name} must be a non-empty list, not {self.describe(node)}")
+            return ()
+        kernels: list[Kernel] = []
+        default_at: Location | None = None
+        for item in node.value:
+            kernel = self.kernel(item, schema, type_alias, dim_order_alias)
+            if kernel is None:
+                continue
+            if kernel.is_default:
+                if default_at is not None:
+                    self.problem(item, f"{schema.name} has a second default kernel (arg_meta: null); "
+                                       f"the first is at line {default_at.line}")
+                    continue
+                default_at = kernel.location
+            kernels.append(kernel)
+        return tuple(kernels)
+
+    def kernel(self, node, schema: FunctionSchema, type_alias: dict, dim_order_alias: dict) -> Kernel | None:
+        pairs = self.mapping(node, "a kernel")
+        if pairs is None:
+            return None
+        fields = {}
+        misspelt = False
+        for key, value in pairs:
+            if key.value in KERNEL_KEYS:
+                fields[key.value] = value
+            else:
+                misspelt = True
+                self.problem(key, f"unknown key '{key.value}' in a kernel{_did_you_mean(key.value, KERNEL_KEYS)}; "
+                                  f"expected {' and '.join(KERNEL_KEYS)}")
+        if "kernel_name" not in fields:
+            if not misspelt:
+                self.problem(node, f"a kernel of {schema.name} has no 'kernel_name'")
+            return None
+        kernel_name = self.kernel_name(fields["kernel_name"])
+        meta_node = fields.get("arg_meta")
+        arg_meta = None
+        if meta_node is not None and not (meta_node.id == "scalar" and meta_node.tag == _NULL):
+            arg_meta = self.arg_meta(meta_node, schema, type_alias, dim_order_alias)
+        if kernel_name is None:
+            return None
+        return Kernel(kernel_name, arg_meta, self.at(node))
+
+    def kernel_name(self, node) -> str | None:
+        name = self.string(node, "kernel_name")
+        if name is None:
+            return None
+        parts = name[2:].split("::") if name.startswith("::") else name.split("::")
+        if not all(_is_cpp_identifier(p) for p in parts):
+            self.problem(node, f"kernel_name '{name}' is not a C++ qualified name such as torch::executor::add_out")
+            return None
+        if len(parts) > 1 and parts[-2] == "native":
+            suggestion = "::".join(parts[:-2] + parts[-1:])
+            self.problem(node, f"kernel_name '{name}' already names the 'native' namespace; etsb inserts "
+                               f"native:: before the function itself, so write '{suggestion}'")
+            return None
+        return name
+
+    def arg_meta(self, node, schema: FunctionSchema, type_alias: dict, dim_order_alias: dict) -> tuple[ArgMeta, ...]:
+        pairs = self.mapping(node, "arg_meta")
+        if pairs is None:
+            return ()
+        metas = []
+        names = ", ".join(a.name for a in schema.arguments if is_single_tensor(a.type))
+        for key, value in pairs:
+            arg = schema.argument(key.value)
+            if arg is None:
+                self.problem(key, f"arg_meta names '{key.value}', which is not an argument of "
+                                  f"{schema.name}{_did_you_mean(key.value, [a.name for a in schema.arguments])}; "
+                                  f"its tensor arguments are {names}")
+                continue
+            if not is_single_tensor(arg.type):
+                self.problem(key, f"arg_meta names '{key.value}', a {arg.type} argument; arg_meta describes "
+                                  f"single tensor arguments only ({names})")
+                continue
+            if value.id != "sequence" or len(value.value) != 2 or any(i.id != "scalar" for i in value.value):
+                self.problem(value, f"arg_meta of '{key.value}' must be [type alias, dim order alias], "
+                                    f"such as [T0, D0], not {self.describe(value)}")
+                continue
+            dtype_node, order_node = value.value
+            ok = True
+            if dtype_node.value not in type_alias:
+                self.problem(dtype_node, f"type alias '{dtype_node.value}' is not defined in type_alias"
+                                         f"{_did_you_mean(dtype_node.value, type_alias)}")
+                ok = False
+            if order_node.value not in dim_order_alias:
+                self.problem(order_node, f"dim order alias '{order_node.value}' is not defined in dim_order_alias"
+                                         f"{_did_you_mean(order_node.value, dim_order_alias)}")
+                ok = False
+            if ok:
+                metas.append(ArgMeta(key.value, dtype_node.value, order_node.value, self.at(key)))
+        described = {m.argument for m in metas}
+        missing = [a.name for a in schema.arguments
+                   if isinstance(a.type, BaseType) and a.type.name == "Tensor" and a.name not in described]
+        if missing and len(metas) == len(pairs):
+            self.problem(node, f"arg_meta must describe every tensor argument of {schema.name}: "
+                               f"missing {', '.join(missing)}")
+        return tuple(metas)
+
+
+def _is_cpp_identifier(word: str) -> bool:
+    return word.isidentifier() and word.isascii() and word not in _CPP_KEYWORDS
+
+
+def _unsupported_type(type_: Type) -> str:
+    """Why ExecuTorch cannot take an argument of this type, or ``""``."""
+    base = base_of(type_).name
+    if base not in SUPPORTED_BASE_TYPES:
+        return f"ExecuTorch does not support {base} arguments"
+    depth = 0
+    while not isinstance(type_, BaseType):
+        depth += 1
+        if isinstance(type_, OptionalType) and isinstance(type_.elem, OptionalType):
+            return "an optional of an optional"
+        if isinstance(type_, ListType) and isinstance(type_.elem, ListType):
+            return "lists of lists are not supported"
+        type_ = type_.elem
+    return "" if depth <= 2 else "too deeply nested"
+
+
+def _returns_alias(returns, written) -> bool:
+    """The returns are the written arguments, in order, by alias annotation."""
+    if len(returns) != len(written):
+        return False
+    for ret, arg in zip(returns, written):
+        if ret.annotation is None or arg.annotation is None:
+            return False
+        if ret.annotation.alias_sets != arg.annotation.alias_sets or not ret.annotation.is_write:
+            return False
+    return True
+
+
+def _plain(node) -> object:
+    """A node as plain immutable data (for keys etsb carries but does not interpret)."""
+    if node.id == "scalar":
+        return None if node.tag == _NULL else node.value
+    if node.id == "sequence":
+        return tuple(_plain(item) for item in node.value)
+    return FrozenMapping((key.value, _plain(value)) for key, value in node.value)
+
+
+def parse_kernel_yaml(text: str, path: str, aten: AtenSchemas) -> KernelYaml:
+    """Parse and validate a kernel yaml file's text; raise UserError with every problem."""
+    import yaml
+
+    try:
+        root = yaml.compose(text, Loader=yaml.CSafeLoader)
+    except yaml.YAMLError as error:
+        raise _yaml_error(error, path) from None
+    reader = _Reader(path, aten)
+    entries = reader.read(root)
+    if reader.problems:
+        raise UserError.of(reader.problems)
+    return KernelYaml(path, entries)
