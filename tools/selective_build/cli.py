@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import argparse
 import sys
-from typing import Sequence
+from collections.abc import Sequence
 
 from selective_build import __version__
 from selective_build.errors import UserError
@@ -92,8 +92,10 @@ def _validate_yaml_arguments(parser: argparse.ArgumentParser) -> None:
 
 def _validate_yaml(args: argparse.Namespace) -> int:
     for parsed in _read_kernel_yamls(args.paths, _aten_schemas(args.aten_yaml)):
+        operators = len(parsed.entries)
         kernels = sum(len(entry.kernels) for entry in parsed.entries)
-        print(f"{parsed.path}: {len(parsed.entries)} operators, {kernels} kernels, valid")
+        print(f"{parsed.path}: valid, {operators} operator{'s' * (operators != 1)}, "
+              f"{kernels} kernel{'s' * (kernels != 1)}")
     return 0
 
 

@@ -8,7 +8,7 @@ the problems it found in a file. The CLI prints each as
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Iterable
+from collections.abc import Iterable
 
 
 @dataclass(frozen=True, order=True)

@@ -24,10 +24,11 @@ import functools
 import os
 from dataclasses import dataclass
 from types import MappingProxyType
-from typing import Mapping
+from collections.abc import Mapping
 
 from selective_build.dtypes import SCALAR_TYPES
 from selective_build.errors import Location, Problem, UserError
+from selective_build.yaml_nodes import INT, MAPPING, NULL, SCALAR, SEQUENCE, STR, compose, gc_paused
 from selective_build.schema import (
     BaseType,
     FunctionSchema,
@@ -62,9 +63,6 @@ _CPP_KEYWORDS = frozenset(
     "protected public register return short signed sizeof static struct switch template this "
     "throw true try typedef typeid typename union unsigned using virtual void volatile while".split())
 
-_NULL = "tag:yaml.org,2002:null"
-_STR = "tag:yaml.org,2002:str"
-_INT = "tag:yaml.org,2002:int"
 
 DEFAULT_ATEN_YAML = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(
     os.path.abspath(__file__)))), "yaml", "aten_ops.yaml")
@@ -240,8 +238,7 @@ class _Reader:
         self.problems: list[Problem] = []
 
     def at(self, node) -> Location:
-        mark = node.start_mark
-        return Location(self.path, mark.line + 1, mark.column + 1)
+        return Location(self.path, node.line, node.column)
 
     def problem(self, node_or_location, message: str) -> None:
         location = node_or_location if isinstance(node_or_location, Location) else self.at(node_or_location)
@@ -250,13 +247,13 @@ class _Reader:
     # -- generic node shapes ------------------------------------------------
 
     def mapping(self, node, what: str) -> list | None:
-        if node.id != "mapping":
+        if node.kind != MAPPING:
             self.problem(node, f"{what} must be a mapping, not {self.describe(node)}")
             return None
         seen: dict[str, object] = {}
         pairs = []
         for key, value in node.value:
-            if key.id != "scalar":
+            if key.kind != SCALAR:
                 self.problem(key, f"keys of {what} must be plain names")
                 continue
             if key.value in seen:
@@ -267,20 +264,20 @@ class _Reader:
         return pairs
 
     def string(self, node, what: str) -> str | None:
-        if node.id != "scalar" or node.tag != _STR or not node.value.strip():
+        if node.kind != SCALAR or node.tag != STR or not node.value.strip():
             self.problem(node, f"{what} must be a non-empty string, not {self.describe(node)}")
             return None
         return node.value.strip()
 
     @staticmethod
     def describe(node) -> str:
-        if node.id == "scalar":
-            if node.tag == _NULL:
+        if node.kind == SCALAR:
+            if node.tag == NULL:
                 return "null"
-            if node.tag == _STR:
+            if node.tag == STR:
                 return f"the string '{node.value}'"
             return f"'{node.value}'"
-        return {"sequence": "a list", "mapping": "a mapping"}[node.id]
+        return "a list" if node.kind == SEQUENCE else "a mapping"
 
     # -- the file -----------------------------------------------------------
 
@@ -288,7 +285,7 @@ class _Reader:
         if root is None:
             self.problem(Location(self.path, 1, 1), "empty file: expected a list of operator entries")
             return ()
-        if root.id != "sequence":
+        if root.kind != SEQUENCE:
             self.problem(root, f"expected a list of operator entries ('- op: ...'), not {self.describe(root)}")
             return ()
         entries: list[OperatorEntry] = []
@@ -383,11 +380,10 @@ class _Reader:
 
     def column_in(self, node, column: int) -> Location:
         """The place of a column within a scalar, when the scalar sits on one line as written."""
-        start, end = node.start_mark, node.end_mark
-        if start.line != end.line or node.style not in (None, "", "'", '"'):
+        if node.line != node.end_line or node.style not in ("", "'", '"'):
             return self.at(node)
         offset = 1 if node.style else 0  # the opening quote
-        return Location(self.path, start.line + 1, start.column + offset + column)
+        return Location(self.path, node.line, node.column + offset + column - 1)
 
     # -- schema rules ---------------------------------------------------------
 
@@ -434,14 +430,14 @@ class _Reader:
             if not key.value.isidentifier():
                 self.problem(key, f"type alias name '{key.value}' is not an identifier")
                 continue
-            if value.id != "sequence" or not value.value:
+            if value.kind != SEQUENCE or not value.value:
                 self.problem(value, f"type alias {key.value} must be a non-empty list of dtypes such as "
                                     f"[Float, Double], not {self.describe(value)}")
                 continue
             dtypes = []
             for item in value.value:
-                if item.id != "scalar" or item.value not in SCALAR_TYPES:
-                    word = item.value if item.id == "scalar" else self.describe(item)
+                if item.kind != SCALAR or item.value not in SCALAR_TYPES:
+                    word = item.value if item.kind == SCALAR else self.describe(item)
                     self.problem(item, f"unknown dtype '{word}' in type alias {key.value}"
                                        f"{_did_you_mean(str(word), SCALAR_TYPES)}; dtypes are ScalarType "
                                        "names: Byte, Char, Short, Int, Long, Half, Float, Double, Bool, BFloat16, ...")
@@ -461,11 +457,11 @@ class _Reader:
             if not key.value.isidentifier():
                 self.problem(key, f"dim order alias name '{key.value}' is not an identifier")
                 continue
-            if value.id != "sequence" or not value.value:
+            if value.kind != SEQUENCE or not value.value:
                 self.problem(value, f"dim order alias {key.value} must be a non-empty list of dim orders "
                                     f"such as [[0, 1, 2, 3]], not {self.describe(value)}")
                 continue
-            if all(item.id == "scalar" for item in value.value):
+            if all(item.kind == SCALAR for item in value.value):
                 flat = ", ".join(item.value for item in value.value)
                 self.problem(value, f"dim order alias {key.value} is a list of dim orders: "
                                     f"write [[{flat}]], not [{flat}]")
@@ -479,7 +475,7 @@ class _Reader:
         return tuple(result)
 
     def dim_order(self, node, alias: str) -> tuple[int, ...] | None:
-        if node.id != "sequence" or any(i.id != "scalar" or i.tag != _INT for i in node.value):
+        if node.kind != SEQUENCE or any(i.kind != SCALAR or i.tag != INT for i in node.value):
             self.problem(node, f"a dim order of alias {alias} must be a list of integers, not {self.describe(node)}")
             return None
         order = tuple(int(i.value) for i in node.value)
@@ -492,7 +488,7 @@ class _Reader:
     # -- kernels --------------------------------------------------------------
 
     def kernels(self, node, schema: FunctionSchema, type_alias: dict, dim_order_alias: dict) -> tuple[Kernel, ...]:
-        if node.id != "sequence" or not node.value:
+        if node.kind != SEQUENCE or not node.value:
             self.problem(node, f"'kernels' of {schema.name} must be a non-empty list, not {self.describe(node)}")
             return ()
         kernels: list[Kernel] = []
@@ -530,7 +526,7 @@ class _Reader:
         kernel_name = self.kernel_name(fields["kernel_name"])
         meta_node = fields.get("arg_meta")
         arg_meta = None
-        if meta_node is not None and not (meta_node.id == "scalar" and meta_node.tag == _NULL):
+        if meta_node is not None and not (meta_node.kind == SCALAR and meta_node.tag == NULL):
             arg_meta = self.arg_meta(meta_node, schema, type_alias, dim_order_alias)
         if kernel_name is None:
             return None
@@ -568,7 +564,7 @@ class _Reader:
                 self.problem(key, f"arg_meta names '{key.value}', a {arg.type} argument; arg_meta describes "
                                   f"single tensor arguments only ({names})")
                 continue
-            if value.id != "sequence" or len(value.value) != 2 or any(i.id != "scalar" for i in value.value):
+            if value.kind != SEQUENCE or len(value.value) != 2 or any(i.kind != SCALAR for i in value.value):
                 self.problem(value, f"arg_meta of '{key.value}' must be [type alias, dim order alias], "
                                     f"such as [T0, D0], not {self.describe(value)}")
                 continue
@@ -627,23 +623,19 @@ def _returns_alias(returns, written) -> bool:
 
 def _plain(node) -> object:
     """A node as plain immutable data (for keys etsb carries but does not interpret)."""
-    if node.id == "scalar":
-        return None if node.tag == _NULL else node.value
-    if node.id == "sequence":
+    if node.kind == SCALAR:
+        return None if node.tag == NULL else node.value
+    if node.kind == SEQUENCE:
         return tuple(_plain(item) for item in node.value)
     return FrozenMapping((key.value, _plain(value)) for key, value in node.value)
 
 
 def parse_kernel_yaml(text: str, path: str, aten: AtenSchemas) -> KernelYaml:
     """Parse and validate a kernel yaml file's text; raise UserError with every problem."""
-    import yaml
-
-    try:
-        root = yaml.compose(text, Loader=yaml.CSafeLoader)
-    except yaml.YAMLError as error:
-        raise _yaml_error(error, path) from None
+    root = compose(text, path)
     reader = _Reader(path, aten)
-    entries = reader.read(root)
+    with gc_paused():
+        entries = reader.read(root)
     if reader.problems:
         raise UserError.of(reader.problems)
     return KernelYaml(path, entries)

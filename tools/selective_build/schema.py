@@ -14,7 +14,6 @@ from __future__ import annotations
 import functools
 import re
 from dataclasses import dataclass
-from typing import Union
 
 DEFAULT_NAMESPACE = "aten"
 
@@ -107,7 +106,8 @@ class ListType:
         return f"{self.elem}[{'' if self.size is None else self.size}]"
 
 
-Type = Union[BaseType, OptionalType, ListType]
+# A type is a BaseType, an OptionalType or a ListType (annotations only).
+Type = "BaseType | OptionalType | ListType"
 
 
 def base_of(type_: Type) -> BaseType:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from typing import Iterable
+from collections.abc import Iterable
 
 from selective_build.kernel_yaml import FrozenMapping, Kernel, OperatorEntry
 

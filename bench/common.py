@@ -1,0 +1,51 @@
+"""Shared benchmark helpers: interleaved process timing and plain-text tables."""
+
+from __future__ import annotations
+
+import statistics
+import subprocess
+import time
+from pathlib import Path
+from typing import Callable, Sequence
+
+REPO = Path(__file__).resolve().parent.parent
+VENV_PYTHON = REPO / ".venv" / "bin" / "python"
+
+
+def time_commands(commands: dict[str, Sequence[str]], runs: int) -> dict[str, float]:
+    """Median wall time in ms of each command, run interleaved (A B A B ...) so
+    that drift in machine load affects them alike. A failing command raises."""
+    samples: dict[str, list[float]] = {name: [] for name in commands}
+    for _ in range(runs):
+        for name, command in commands.items():
+            start = time.perf_counter()
+            subprocess.run(command, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+            samples[name].append((time.perf_counter() - start) * 1000)
+    return {name: statistics.median(values) for name, values in samples.items()}
+
+
+def time_call(function: Callable[[], object], runs: int) -> float:
+    """Median wall time in ms of an in-process call."""
+    values = []
+    for _ in range(runs):
+        start = time.perf_counter()
+        function()
+        values.append((time.perf_counter() - start) * 1000)
+    return statistics.median(values)
+
+
+def table(headers: Sequence[str], rows: Sequence[Sequence[object]]) -> str:
+    """A plain-text table with aligned columns (numbers right-aligned)."""
+    cells = [[str(h) for h in headers]] + [[str(c) for c in row] for row in rows]
+    widths = [max(len(row[i]) for row in cells) for i in range(len(headers))]
+
+    def line(row, is_header=False):
+        parts = []
+        for i, cell in enumerate(row):
+            numeric = not is_header and cell.replace(".", "").replace("x", "").replace("-", "").isdigit()
+            parts.append(cell.rjust(widths[i]) if numeric else cell.ljust(widths[i]))
+        return "  ".join(parts).rstrip()
+
+    out = [line(cells[0], True), "  ".join("-" * w for w in widths)]
+    out += [line(row) for row in cells[1:]]
+    return "\n".join(out)
