@@ -421,58 +421,52 @@ class _Reader:
 
     # -- aliases --------------------------------------------------------------
 
-    def type_alias(self, node) -> tuple[tuple[str, tuple[str, ...]], ...]:
+    def aliases(self, node, section: str, what: str, example: str, read_values) -> tuple:
+        """A ``type_alias`` or ``dim_order_alias`` mapping: name -> non-empty list,
+        whose items ``read_values(name, list node)`` turns into a tuple (or None)."""
         if node is None:
             return ()
-        pairs = self.mapping(node, "type_alias")
         result = []
-        for key, value in pairs or ():
+        for key, value in self.mapping(node, section) or ():
             if not key.value.isidentifier():
-                self.problem(key, f"type alias name '{key.value}' is not an identifier")
-                continue
-            if value.kind != SEQUENCE or not value.value:
-                self.problem(value, f"type alias {key.value} must be a non-empty list of dtypes such as "
-                                    f"[Float, Double], not {self.describe(value)}")
-                continue
-            dtypes = []
-            for item in value.value:
-                if item.kind != SCALAR or item.value not in SCALAR_TYPES:
-                    word = item.value if item.kind == SCALAR else self.describe(item)
-                    self.problem(item, f"unknown dtype '{word}' in type alias {key.value}"
-                                       f"{_did_you_mean(str(word), SCALAR_TYPES)}; dtypes are ScalarType "
-                                       "names: Byte, Char, Short, Int, Long, Half, Float, Double, Bool, BFloat16, ...")
-                elif item.value in dtypes:
-                    self.problem(item, f"dtype {item.value} appears twice in type alias {key.value}")
-                else:
-                    dtypes.append(item.value)
-            result.append((key.value, tuple(dtypes)))
+                self.problem(key, f"{what} name '{key.value}' is not an identifier")
+            elif value.kind != SEQUENCE or not value.value:
+                self.problem(value, f"{what} {key.value} must be a non-empty list of {example}, "
+                                    f"not {self.describe(value)}")
+            else:
+                values = read_values(key.value, value)
+                if values is not None:
+                    result.append((key.value, values))
         return tuple(result)
 
+    def type_alias(self, node) -> tuple[tuple[str, tuple[str, ...]], ...]:
+        return self.aliases(node, "type_alias", "type alias", "dtypes such as [Float, Double]", self.dtypes)
+
+    def dtypes(self, alias: str, node) -> tuple[str, ...]:
+        dtypes: list[str] = []
+        for item in node.value:
+            if item.kind != SCALAR or item.value not in SCALAR_TYPES:
+                word = item.value if item.kind == SCALAR else self.describe(item)
+                self.problem(item, f"unknown dtype '{word}' in type alias {alias}"
+                                   f"{_did_you_mean(str(word), SCALAR_TYPES)}; dtypes are ScalarType "
+                                   "names: Byte, Char, Short, Int, Long, Half, Float, Double, Bool, BFloat16, ...")
+            elif item.value in dtypes:
+                self.problem(item, f"dtype {item.value} appears twice in type alias {alias}")
+            else:
+                dtypes.append(item.value)
+        return tuple(dtypes)
+
     def dim_order_alias(self, node) -> tuple[tuple[str, tuple[tuple[int, ...], ...]], ...]:
-        if node is None:
-            return ()
-        pairs = self.mapping(node, "dim_order_alias")
-        result = []
-        for key, value in pairs or ():
-            if not key.value.isidentifier():
-                self.problem(key, f"dim order alias name '{key.value}' is not an identifier")
-                continue
-            if value.kind != SEQUENCE or not value.value:
-                self.problem(value, f"dim order alias {key.value} must be a non-empty list of dim orders "
-                                    f"such as [[0, 1, 2, 3]], not {self.describe(value)}")
-                continue
-            if all(item.kind == SCALAR for item in value.value):
-                flat = ", ".join(item.value for item in value.value)
-                self.problem(value, f"dim order alias {key.value} is a list of dim orders: "
-                                    f"write [[{flat}]], not [{flat}]")
-                continue
-            orders = []
-            for item in value.value:
-                order = self.dim_order(item, key.value)
-                if order is not None:
-                    orders.append(order)
-            result.append((key.value, tuple(orders)))
-        return tuple(result)
+        return self.aliases(node, "dim_order_alias", "dim order alias", "dim orders such as [[0, 1, 2, 3]]",
+                            self.dim_orders)
+
+    def dim_orders(self, alias: str, node) -> tuple[tuple[int, ...], ...] | None:
+        if all(item.kind == SCALAR for item in node.value):
+            flat = ", ".join(item.value for item in node.value)
+            self.problem(node, f"dim order alias {alias} is a list of dim orders: write [[{flat}]], not [{flat}]")
+            return None
+        orders = (self.dim_order(item, alias) for item in node.value)
+        return tuple(order for order in orders if order is not None)
 
     def dim_order(self, node, alias: str) -> tuple[int, ...] | None:
         if node.kind != SEQUENCE or any(i.kind != SCALAR or i.tag != INT for i in node.value):

@@ -115,6 +115,7 @@ def _build(loader) -> Node | None:
     while True:
         event = get_event()
         kind = type(event)
+        opens = False
         if kind is ScalarEvent:
             mark = event.start_mark
             style = event.style or ""
@@ -125,25 +126,21 @@ def _build(loader) -> Node | None:
         elif kind is SequenceStartEvent or kind is MappingStartEvent:
             mark = event.start_mark
             node = Node(SEQUENCE if kind is SequenceStartEvent else MAPPING, None, [], mark.line + 1, mark.column + 1)
-            if event.anchor:
-                anchors[event.anchor] = node
-            _attach(frame, node)
-            frame = [node, None]
-            stack.append(frame)
-            continue
+            opens = True
         elif kind is AliasEvent:
             node = anchors.get(event.anchor)
             if node is None:
-                mark = event.start_mark
-                raise yaml.composer.ComposerError(None, None, f"found undefined alias '{event.anchor}'", mark)
+                raise yaml.composer.ComposerError(None, None, f"found undefined alias '{event.anchor}'",
+                                                  event.start_mark)
         elif issubclass(kind, CollectionEndEvent):
             stack.pop()
             frame = stack[-1]
             continue
         else:  # document end
             break
-        if kind is ScalarEvent and event.anchor:
+        if kind is not AliasEvent and event.anchor:
             anchors[event.anchor] = node
+        # Attach to the open collection (inline: this runs once per node).
         parent = frame[0]
         if parent.kind == SEQUENCE:
             parent.value.append(node)
@@ -152,6 +149,9 @@ def _build(loader) -> Node | None:
         else:
             parent.value.append((frame[1], node))
             frame[1] = None
+        if opens:
+            frame = [node, None]
+            stack.append(frame)
     if not loader.check_event(yaml.StreamEndEvent):
         event = loader.get_event()
         mark = event.start_mark
@@ -159,13 +159,3 @@ def _build(loader) -> Node | None:
                                           "but found another document", mark)
     return root_holder[0] if root_holder else None
 
-
-def _attach(frame: list, node: Node) -> None:
-    parent = frame[0]
-    if parent.kind == SEQUENCE:
-        parent.value.append(node)
-    elif frame[1] is None:
-        frame[1] = node
-    else:
-        parent.value.append((frame[1], node))
-        frame[1] = None

@@ -1,0 +1,84 @@
+"""yaml_nodes builds the same document as PyYAML's safe loader, with positions."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import yaml
+from hypothesis import given, settings, strategies as st
+
+from selective_build.errors import UserError
+from selective_build.yaml_nodes import BOOL, FLOAT, INT, MAPPING, NULL, SCALAR, SEQUENCE, STR, compose
+
+ET_ROOT = Path(__import__("executorch").__path__[0])
+TYPES = {NULL: type(None), BOOL: bool, INT: int, FLOAT: float, STR: str}
+
+
+def same(node, value) -> bool:
+    """The node tree and PyYAML's value agree in shape, types and strings."""
+    if node.kind == SCALAR:
+        if not isinstance(value, TYPES[node.tag]) or (node.tag == INT and isinstance(value, bool)):
+            return False
+        return node.tag != STR or node.value == value
+    if node.kind == SEQUENCE:
+        return isinstance(value, list) and len(node.value) == len(value) and all(
+            same(n, v) for n, v in zip(node.value, value))
+    return isinstance(value, dict) and len(node.value) == len(value) and all(
+        k.kind == SCALAR and k.value in value and same(v, value[k.value]) for k, v in node.value)
+
+
+@pytest.mark.parametrize("relative", ["kernels/portable/functions.yaml", "kernels/quantized/quantized.yaml",
+                                      "exir/dialects/edge/edge.yaml"])
+def test_real_files_match_pyyaml(relative):
+    text = (ET_ROOT / relative).read_text()
+    assert same(compose(text, relative), yaml.safe_load(text))
+
+
+scalars = st.one_of(st.none(), st.booleans(), st.integers(-10**6, 10**6),
+                    st.floats(allow_nan=False, allow_infinity=False, width=32),
+                    st.text(max_size=8), st.sampled_from(["yes", "off", "~", "1_000", "0x1f", "1e5", ".5", "-.inf",
+                                                           "12:30", "0o7", "017", "null", "True", "+1"]))
+documents = st.recursive(scalars, lambda inner: st.one_of(
+    st.lists(inner, max_size=4), st.dictionaries(st.text(min_size=1, max_size=6), inner, max_size=4)), max_leaves=12)
+
+
+@settings(max_examples=300)
+@given(documents, st.booleans())
+def test_generated_documents_match_pyyaml(document, flow):
+    text = yaml.safe_dump(document, default_flow_style=flow)
+    expected = yaml.safe_load(text)
+    node = compose(text, "gen.yaml")
+    assert same(node, expected), text
+
+
+@given(st.sampled_from(["yes", "off", "~", "1_000", "0x1f", "1e5", "1.5e+3", ".5", "-.inf", "12:30", "017", "null",
+                        "True", "+1", "1.", "0b101", ".nan", "1e", "a1", "1-2"]))
+def test_plain_scalars_resolve_like_pyyaml(word):
+    assert same(compose(f"k: {word}\n", "s.yaml"), yaml.safe_load(f"k: {word}\n"))
+
+
+def test_positions_styles_and_aliases():
+    root = compose("a: &x [1, 2]\nb: *x\nc: 'q'\n", "p.yaml")
+    assert root.kind == MAPPING and (root.line, root.column) == (1, 1)
+    (a, seq), (b, alias), (c, quoted) = root.value
+    assert (seq.line, seq.column) == (1, 4) and alias is seq  # libyaml marks the anchor
+    assert quoted.style == "'" and quoted.tag == STR and (quoted.line, quoted.column) == (3, 4)
+
+
+@pytest.mark.parametrize("text, place, message", [
+    ("a: [1, 2\n", (2, 1), "invalid YAML: did not find expected ',' or ']'"),
+    ("a: *nope\n", (1, 4), "invalid YAML: found undefined alias 'nope'"),
+    ("- 1\n---\n- 2\n", (2, 1), "invalid YAML: but found another document"),
+    ("a: b: c\n", (1, 5), "invalid YAML: mapping values are not allowed in this context"),
+])
+def test_syntax_errors_are_located(text, place, message):
+    with pytest.raises(UserError) as info:
+        compose(text, "bad.yaml")
+    assert (info.value.location.line, info.value.location.column) == place
+    assert info.value.message == message
+
+
+def test_empty_documents():
+    assert compose("", "e.yaml") is None
+    assert compose("# only a comment\n", "e.yaml") is None
