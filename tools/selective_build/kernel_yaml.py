@@ -626,10 +626,13 @@ def _plain(node) -> object:
 
 def parse_kernel_yaml(text: str, path: str, aten: AtenSchemas) -> KernelYaml:
     """Parse and validate a kernel yaml file's text; raise UserError with every problem."""
-    root = compose(text, path)
     reader = _Reader(path, aten)
     with gc_paused():
+        root = compose(text, path)
         entries = reader.read(root)
+        # Free the node tree while collection is still paused: otherwise the
+        # first collection afterwards walks every node for nothing.
+        del root
     if reader.problems:
         raise UserError.of(reader.problems)
     return KernelYaml(path, entries)
