@@ -23,9 +23,7 @@ import argparse
 import hashlib
 import json
 import math
-import os
 import sys
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
@@ -40,11 +38,15 @@ from executorch.exir.schema import (
 )
 from executorch.exir.scalar_type import ScalarType
 
-MANIFEST_VERSION = 1
 ROOT = Path(__file__).resolve().parent
+# etsb's own package is pure Python: the export environment uses it from source
+# for facts and file writing; the operators and keys are read independently.
+sys.path.insert(0, str(ROOT.parent.parent / "tools"))
+from selective_build.dtypes import SCALAR_TYPE_NAMES  # noqa: E402
+from selective_build.files import write_bytes_atomic  # noqa: E402
+from selective_build.pte import needs_no_kernel  # noqa: E402
 
-# ExecuTorch's runtime registers these itself; a model binary needs no kernel.
-RUNTIME_PRIM_OPS = {"aten::sym_size.int", "aten::_local_scalar_dense", "aten::sym_numel"}
+MANIFEST_VERSION = 1
 
 # Reference tolerances between ExecuTorch's runtime and eager at export time.
 EXPORT_RTOL = 1e-5
@@ -189,11 +191,7 @@ MODELS = [
 
 def _dtype_name(scalar_type: ScalarType) -> str:
     """The ScalarType name used in kernel yaml (``Float``, ``Long``, ...)."""
-    return {
-        "BYTE": "Byte", "CHAR": "Char", "SHORT": "Short", "INT": "Int", "LONG": "Long",
-        "HALF": "Half", "FLOAT": "Float", "DOUBLE": "Double", "BOOL": "Bool",
-        "BFLOAT16": "BFloat16",
-    }[scalar_type.name]
+    return SCALAR_TYPE_NAMES[int(scalar_type)]
 
 
 def _key_entry(tensor: SchemaTensor) -> str:
@@ -230,8 +228,7 @@ def describe_plan(plan) -> dict:
                 elif isinstance(getattr(val, "int_val", None), ScalarType):
                     entry["dtypes"].add(_dtype_name(val.int_val))
             entry["keys"].add("v1/" + "|".join(key_parts))
-    kernel_ops = {n: e for n, e in ops.items() if n not in RUNTIME_PRIM_OPS
-                  and not n.startswith("executorch_prim::")}
+    kernel_ops = {n: e for n, e in ops.items() if not needs_no_kernel(n)}
     return {
         "operators": sorted(kernel_ops),
         "runtime_prim_operators": sorted(set(ops) - set(kernel_ops)),
@@ -257,18 +254,6 @@ def _npy_bytes(array: np.ndarray) -> bytes:
     buffer = io.BytesIO()
     np.save(buffer, array, allow_pickle=False)
     return buffer.getvalue()
-
-
-def _write_atomic(path: Path, data: bytes) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-        os.replace(tmp, path)
-    except BaseException:
-        os.unlink(tmp)
-        raise
 
 
 def _as_tuple(result) -> tuple:
@@ -331,7 +316,7 @@ def export_model(spec: ModelSpec, out_root: Path) -> dict:
         methods[method] = entry
 
     for file_name, data in files.items():
-        _write_atomic(model_dir / file_name, data)
+        write_bytes_atomic(model_dir / file_name, data)
     return {
         "description": spec.description,
         "pte": f"{spec.name}/{spec.name}.pte",
@@ -366,7 +351,7 @@ def main(argv: list[str] | None = None) -> int:
         manifest["models"][name] = export_model(known[name], args.out)
     manifest["models"] = dict(sorted(manifest["models"].items()))
     text = json.dumps(manifest, indent=2, sort_keys=True) + "\n"
-    _write_atomic(manifest_path, text.encode())
+    write_bytes_atomic(manifest_path, text.encode())
     return 0
 
 

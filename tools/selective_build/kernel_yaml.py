@@ -28,7 +28,7 @@ from collections.abc import Mapping
 
 from selective_build.dtypes import SCALAR_TYPES
 from selective_build.errors import Location, Problem, UserError
-from selective_build.yaml_nodes import INT, MAPPING, NULL, SCALAR, SEQUENCE, STR, compose, gc_paused
+from selective_build.yaml_nodes import INT, MAPPING, NULL, SCALAR, SEQUENCE, STR, compose, gc_paused, yaml_error
 from selective_build.schema import (
     BaseType,
     FunctionSchema,
@@ -180,28 +180,24 @@ def parse_aten_schemas(text: str, path: str) -> AtenSchemas:
             schema_text = line[8:].rstrip()
             texts[schema_text.partition("(")[0]] = schema_text
         elif line.strip() and not line.startswith("#"):
-            return _parse_aten_schemas_yaml(text, path)
+            texts = _aten_schema_texts_from_yaml(text, path)
+            break
     if not texts:
         raise UserError("no '- func: <schema>' entries", Location(path))
     return AtenSchemas(path, MappingProxyType(texts))
 
 
-def _parse_aten_schemas_yaml(text: str, path: str) -> AtenSchemas:
+def _aten_schema_texts_from_yaml(text: str, path: str) -> dict[str, str]:
     import yaml
 
     try:
         data = yaml.load(text, Loader=yaml.CSafeLoader)
     except yaml.YAMLError as error:
-        raise _yaml_error(error, path) from None
+        raise yaml_error(error, path) from None
     if not isinstance(data, list):
         raise UserError("expected a list of '- func: <schema>' entries", Location(path))
-    texts = {}
-    for entry in data:
-        if isinstance(entry, dict) and isinstance(entry.get("func"), str):
-            texts[entry["func"].partition("(")[0].strip()] = entry["func"]
-    if not texts:
-        raise UserError("no '- func: <schema>' entries", Location(path))
-    return AtenSchemas(path, MappingProxyType(texts))
+    return {entry["func"].partition("(")[0].strip(): entry["func"] for entry in data
+            if isinstance(entry, dict) and isinstance(entry.get("func"), str)}
 
 
 def load_default_aten_schemas() -> AtenSchemas:
@@ -220,13 +216,6 @@ def _did_you_mean(word: str, candidates) -> str:
 
     close = difflib.get_close_matches(word, list(candidates), n=1, cutoff=0.75)
     return f" (did you mean '{close[0]}'?)" if close else ""
-
-
-def _yaml_error(error, path: str) -> UserError:
-    mark = getattr(error, "problem_mark", None) or getattr(error, "context_mark", None)
-    problem = getattr(error, "problem", None) or str(error)
-    location = Location(path, mark.line + 1, mark.column + 1) if mark else Location(path)
-    return UserError(f"invalid YAML: {problem}", location)
 
 
 class _Reader:

@@ -77,6 +77,14 @@ def resolve_plain(text: str) -> str:
     return STR
 
 
+def yaml_error(error, path: str) -> UserError:
+    """A PyYAML error as a UserError at its place in ``path``."""
+    mark = getattr(error, "problem_mark", None) or getattr(error, "context_mark", None)
+    problem = getattr(error, "problem", None) or getattr(error, "context", None) or str(error)
+    location = Location(path, mark.line + 1, mark.column + 1) if mark else Location(path)
+    return UserError(f"invalid YAML: {problem}", location)
+
+
 def compose(text: str, path: str) -> Node | None:
     """The root node of the single document in ``text`` (None when it is empty);
     a YAML syntax error is a UserError at its place."""
@@ -86,12 +94,8 @@ def compose(text: str, path: str) -> Node | None:
     try:
         with gc_paused():
             return _build(loader)
-    except yaml.MarkedYAMLError as error:
-        mark = error.problem_mark or error.context_mark
-        location = Location(path, mark.line + 1, mark.column + 1) if mark else Location(path)
-        raise UserError(f"invalid YAML: {error.problem or error.context}", location) from None
     except yaml.YAMLError as error:
-        raise UserError(f"invalid YAML: {error}", Location(path)) from None
+        raise yaml_error(error, path) from None
     finally:
         loader.dispose()
 
