@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # The main job: set up, then run the most complete etsb pipeline that exists on
 # the MLP example model: validate ExecuTorch's portable kernel yaml, merge a
-# vendor yaml over it, and show which kernel serves each operator the model
-# uses. (It grows into "build the MLP's trimmed binary and run it" as the
+# vendor yaml over it, select the model's operators and kernel keys from its
+# .pte, and show which kernel serves each. (It grows into "build the MLP's trimmed binary and run it" as the
 # selection, codegen, build driver and kernels land.)
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -17,17 +17,21 @@ $ETSB validate-yaml "$PORTABLE" examples/vendor_over_portable/vendor.yaml
 $ETSB merge-yaml --functions-yaml-path examples/vendor_over_portable/vendor.yaml \
   --fallback-yaml-path "$PORTABLE" --output-dir "$OUT"
 echo "merged: $OUT/merged.yaml"
-.venv/bin/python - "$OUT/merged.yaml" tests/models/manifest.json <<'PY'
-import json, sys
+$ETSB gen-oplist --output_path "$OUT/selected_operators.yaml" --model_file_path tests/models/mlp/mlp.pte
+echo "selected: $OUT/selected_operators.yaml"
+.venv/bin/python - "$OUT/merged.yaml" "$OUT/selected_operators.yaml" <<'PY'
+import sys
+from selective_build.kernel_keys import parse_kernel_key
 from selective_build.kernel_yaml import load_default_aten_schemas, parse_kernel_yaml
+from selective_build.selected_yaml import parse_selected_operators
 
 merged = parse_kernel_yaml(open(sys.argv[1]).read(), sys.argv[1], load_default_aten_schemas())
-model = json.load(open(sys.argv[2]))["models"]["mlp"]
-print(f"\nmodel tests/models/{model['pte']}: operators and the kernels that serve them")
-for op in model["operators"]:
+selection = parse_selected_operators(open(sys.argv[2]).read(), sys.argv[2])
+print("\noperators of tests/models/mlp/mlp.pte, the keys the runtime looks up, and the kernels in the merged yaml")
+for op in selection.operators:
     entry = merged.entry(op)
-    keys = ", ".join(model["methods"]["forward"]["kernel_keys"][op])
-    print(f"  {op:24} key {keys}")
+    for key in selection.keys_for(op):
+        print(f"  {op:24} {key}  ({parse_kernel_key(key).describe()})")
     for kernel in entry.kernels if entry else ():
         dtypes, orders = dict(entry.type_alias), dict(entry.dim_order_alias)
         when = "default" if kernel.is_default else "for " + ", ".join(

@@ -10,9 +10,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 from conftest import MODELS_DIR, load_manifest
+from pte_mutations import with_operator_index, with_unknown_dtype, with_value_index
 from selective_build.errors import UserError
 from selective_build.kernel_yaml import load_default_aten_schemas
-from selective_build.pte import _Reader, flatbuffer_size, needs_no_kernel, read_program
+from selective_build.pte import flatbuffer_size, needs_no_kernel, read_program
 from selective_build.schema import base_of
 
 MODELS = load_manifest()["models"]
@@ -86,49 +87,22 @@ def test_bad_files(make, message):
     assert str(info.value.location) == "bad.pte"
 
 
-def _first_kernel_call(data: bytes):
-    """Positions of the op_index and first argument of the first kernel call
-    that stores its op_index (flatbuffers omits a field equal to its default, 0)."""
-    reader = _Reader(data, flatbuffer_size(data, "x"), "x")
-    plan = reader.tables(reader.table(reader.u32(0)), 1)[0]
-    for instruction in reader.tables(reader.tables(plan, 5)[0], 2):
-        call = reader.child(instruction, 1, "kernel call")
-        if reader.field(call, 0):
-            args_start, _ = reader.vector(call, 1, 4)
-            return call.Pos + reader.field(call, 0), args_start
-    raise AssertionError("no kernel call with a stored op_index")
-
-
 def test_operator_index_out_of_range():
-    data = bytearray(pte_bytes("mlp"))
-    op_index_at, _ = _first_kernel_call(bytes(data))
-    struct.pack_into("<i", data, op_index_at, 7)
     with pytest.raises(UserError) as info:
-        read_program(bytes(data), "bad.pte")
+        read_program(with_operator_index(pte_bytes("mlp"), 7), "bad.pte")
     assert info.value.message == "corrupt .pte: method 'forward': operator index 7 is out of range " \
                                  "(the method has 3 operators)"
 
 
 def test_value_index_out_of_range():
-    data = bytearray(pte_bytes("mlp"))
-    _, args_at = _first_kernel_call(bytes(data))
-    struct.pack_into("<i", data, args_at, 999)
     with pytest.raises(UserError) as info:
-        read_program(bytes(data), "bad.pte")
+        read_program(with_value_index(pte_bytes("mlp"), 999), "bad.pte")
     assert "value index 999 is out of range" in info.value.message
 
 
 def test_unknown_dtype_number():
-    data = bytearray(pte_bytes("mlp"))
-    reader = _Reader(bytes(data), flatbuffer_size(bytes(data), "x"), "x")
-    plan = reader.tables(reader.table(reader.u32(0)), 1)[0]
-    for value in reader.tables(plan, 2):
-        if reader.scalar(value, 0, "B") == 5:  # a tensor
-            tensor = reader.child(value, 1, "tensor")
-            data[tensor.Pos + reader.field(tensor, 0)] = 99
-            break
     with pytest.raises(UserError) as info:
-        read_program(bytes(data), "bad.pte")
+        read_program(with_unknown_dtype(pte_bytes("mlp")), "bad.pte")
     assert "has unknown dtype number 99" in info.value.message
 
 

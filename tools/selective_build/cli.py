@@ -25,7 +25,7 @@ def _add_aten_yaml(parser: argparse.ArgumentParser) -> None:
 
 
 def _aten_schemas(path: str | None):
-    from selective_build.kernel_yaml import load_default_aten_schemas, parse_aten_schemas
+    from selective_build.aten_schemas import load_default_aten_schemas, parse_aten_schemas
 
     if path is None:
         return load_default_aten_schemas()
@@ -99,9 +99,159 @@ def _validate_yaml(args: argparse.Namespace) -> int:
     return 0
 
 
+# -- gen-oplist ----------------------------------------------------------------
+
+
+def _gen_oplist_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--output-path", "--output_path", required=True, metavar="PATH",
+                        help="the selected_operators.yaml to write (in it, if PATH is a directory)")
+    parser.add_argument("--model-file-path", "--model_file_path", action="append", default=[], metavar="PTE",
+                        help="a .pte program whose operators and kernel keys to select (repeatable)")
+    parser.add_argument("--root-ops", "--root_ops", action="append", default=[], metavar="OPS",
+                        help="operators separated by commas or spaces, e.g. aten::add.out,aten::mm.out "
+                             "('aten::' is implied; repeatable)")
+    parser.add_argument("--include-all-overloads", "--include_all_overloads", action="store_true",
+                        help="a --root_ops name without overload (aten::add) selects all its overloads")
+    parser.add_argument("--ops-dict", "--ops_dict", action="append", default=[], metavar="JSON",
+                        help="a JSON object of operator -> dtype names or kernel keys ([] for any), "
+                             "or @FILE holding one (repeatable)")
+    parser.add_argument("--ops-schema-yaml-path", "--ops_schema_yaml_path", action="append", default=[],
+                        metavar="YAML", help="a kernel yaml whose every operator is selected (repeatable)")
+    parser.add_argument("--include-all-operators", "--include_all_operators", action="store_true",
+                        help="select every operator: the build is not selective")
+    _add_aten_yaml(parser)
+
+
+def _collect(tasks) -> list:
+    """Run every task; raise one UserError with the problems of all that failed."""
+    results, problems = [], []
+    for task in tasks:
+        try:
+            results.append(task())
+        except UserError as error:
+            problems.extend(error.problems)
+    if problems:
+        raise UserError.of(problems)
+    return results
+
+
+def _read_model(path: str, positions):
+    from selective_build.files import mapped
+    from selective_build.pte import read_program
+    from selective_build.sources import from_program
+
+    with mapped(path, ".pte file") as data:
+        return from_program(read_program(data, path, positions))
+
+
+def _gen_oplist(args: argparse.Namespace) -> int:
+    import os
+
+    from selective_build import sources
+    from selective_build.emit.selected_operators import render_selected_operators
+    from selective_build.errors import Location
+    from selective_build.files import read_text, write_text_atomic
+    from selective_build.selection import union
+
+    def root_ops(text: str):
+        return lambda: sources.from_root_ops(sources.parse_root_ops(text), args.include_all_overloads)
+
+    def ops_dict(text: str):
+        def read():
+            if text.startswith("@"):
+                path = text[1:]
+                return sources.from_ops_dict(sources.parse_ops_dict(read_text(path, "ops dict file"),
+                                                                    Location(path)), path)
+            return sources.from_ops_dict(sources.parse_ops_dict(text))
+        return read
+
+    aten = _aten_schemas(args.aten_yaml)
+    kernel_yamls = _read_kernel_yamls(args.ops_schema_yaml_path, aten) if args.ops_schema_yaml_path else []
+    custom = {str(entry.name): entry.schema for parsed in kernel_yamls for entry in parsed.entries}
+    positions = sources.scalar_type_positions(aten, custom)
+    tasks = [root_ops(text) for text in args.root_ops] + [ops_dict(text) for text in args.ops_dict]
+    tasks += [lambda path=path: _read_model(path, positions) for path in args.model_file_path]
+    selections = _collect(tasks) + [sources.from_kernel_yaml(parsed) for parsed in kernel_yamls]
+    if args.include_all_operators:
+        selections.append(sources.everything())
+    output = args.output_path
+    if os.path.isdir(output):
+        output = os.path.join(output, "selected_operators.yaml")
+    write_text_atomic(output, render_selected_operators(union(selections)))
+    return 0
+
+
+# -- gen-all-oplist -------------------------------------------------------------
+
+
+def _gen_all_oplist_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--model-file-list-path", "--model_file_list_path", action="append", required=True,
+                        metavar="@LIST|PATH",
+                        help="@FILE listing selected_operators.yaml files (or directories holding one), "
+                             "separated by white space; or one such path (repeatable)")
+    parser.add_argument("--output-dir", "--output_dir", required=True, metavar="DIR",
+                        help="where selected_operators.yaml is written (created if missing)")
+    parser.add_argument("--check-ops-not-overlapping", "--check_ops_not_overlapping", action="store_true",
+                        help="fail if two inputs select the same operator")
+    parser.add_argument("--allow-include-all-overloads", "--allow_include_all_overloads", action="store_true",
+                        help="accept operators selected with include_all_overloads (rejected otherwise, "
+                             "as ExecuTorch's gen_all_oplist.py does)")
+
+
+def _selection_paths(values: Sequence[str]) -> list[str]:
+    import os
+
+    from selective_build.errors import Location
+    from selective_build.files import read_text
+
+    paths = []
+    for value in values:
+        if value.startswith("@"):
+            listed = read_text(value[1:], "list file").split()
+            if not listed:
+                raise UserError("the list file names no selected_operators.yaml", Location(value[1:]))
+            paths.extend(listed)
+        else:
+            paths.append(value)
+    return [os.path.join(p, "selected_operators.yaml") if os.path.isdir(p) else p for p in paths]
+
+
+def _gen_all_oplist(args: argparse.Namespace) -> int:
+    import os
+
+    from selective_build.emit.selected_operators import render_selected_operators
+    from selective_build.errors import Problem
+    from selective_build.files import read_text, write_text_atomic
+    from selective_build.selected_yaml import parse_selected_operators
+    from selective_build.selection import operators_including_all_overloads, overlaps, union
+
+    paths = sorted(set(_selection_paths(args.model_file_list_path)))
+    named = list(zip(paths, _collect(
+        [lambda path=path: parse_selected_operators(read_text(path, "selected_operators.yaml"), path)
+         for path in paths])))
+    if args.check_ops_not_overlapping:
+        found = overlaps(named)
+        if found:
+            raise UserError.of(Problem(f"operator {o.operator} is selected by {len(o.origins)} libraries: "
+                                       f"{', '.join(o.origins)}") for o in found)
+    merged = union(selection for _, selection in named)
+    if not args.allow_include_all_overloads:
+        wide = operators_including_all_overloads(merged)
+        if wide:
+            raise UserError.of(Problem(f"operator {name} includes all overloads (selected by "
+                                       f"{', '.join(merged.sources_of(name)) or 'an unnamed source'}); "
+                                       f"pass --allow_include_all_overloads to accept it") for name in wide)
+    write_text_atomic(os.path.join(args.output_dir, "selected_operators.yaml"), render_selected_operators(merged))
+    return 0
+
+
 SUBCOMMANDS = (
     ("merge-yaml", "Merge a vendor kernel yaml over a fallback yaml into OUTPUT_DIR/merged.yaml.",
      _merge_yaml_arguments, _merge_yaml),
+    ("gen-oplist", "Select operators and kernel keys from models, op lists, ops dicts and kernel yamls; "
+     "write selected_operators.yaml.", _gen_oplist_arguments, _gen_oplist),
+    ("gen-all-oplist", "Union several selected_operators.yaml files into OUTPUT_DIR/selected_operators.yaml.",
+     _gen_all_oplist_arguments, _gen_all_oplist),
     ("validate-yaml", "Parse and validate kernel yaml files; report every problem with its place.",
      _validate_yaml_arguments, _validate_yaml),
 )

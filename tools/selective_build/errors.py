@@ -69,3 +69,11 @@ class UserError(Exception):
 
     def __str__(self) -> str:
         return "\n".join(map(str, self.problems))
+
+
+def did_you_mean(word: str, candidates) -> str:
+    """`` (did you mean 'x'?)`` for the candidate nearest to ``word``, or ``""``."""
+    import difflib  # only on error paths
+
+    close = difflib.get_close_matches(word, list(candidates), n=1, cutoff=0.75)
+    return f" (did you mean '{close[0]}'?)" if close else ""

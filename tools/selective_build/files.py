@@ -5,6 +5,8 @@ driver call this module."""
 
 from __future__ import annotations
 
+import contextlib
+import mmap
 import os
 
 from selective_build.errors import Location, UserError
@@ -12,9 +14,30 @@ from selective_build.errors import Location, UserError
 
 def read_bytes(path: str | os.PathLike, what: str = "file") -> bytes:
     """The bytes of ``path``; a missing file, a directory or an unreadable file is a UserError."""
-    try:
+    with _opening(path, what):
         with open(path, "rb") as handle:
             return handle.read()
+
+
+@contextlib.contextmanager
+def mapped(path: str | os.PathLike, what: str = "file"):
+    """``path`` memory-mapped read-only for the ``with`` block (``b""`` when
+    empty), so that only the pages a reader touches are loaded."""
+    with _opening(path, what):
+        handle = open(path, "rb")
+    with handle:
+        if os.fstat(handle.fileno()).st_size == 0:
+            yield b""
+            return
+        with mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ) as data:
+            yield data
+
+
+@contextlib.contextmanager
+def _opening(path: str | os.PathLike, what: str):
+    """Turn the OS errors of opening ``path`` into UserErrors."""
+    try:
+        yield
     except FileNotFoundError:
         raise UserError(f"no such {what}", Location(str(path))) from None
     except IsADirectoryError:

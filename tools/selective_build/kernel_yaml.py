@@ -20,15 +20,13 @@ in the file is reported at once as a :class:`~selective_build.errors.UserError`.
 
 from __future__ import annotations
 
-import functools
-import os
 from dataclasses import dataclass
-from types import MappingProxyType
 from collections.abc import Mapping
 
+from selective_build.aten_schemas import AtenSchemas, load_default_aten_schemas, parse_aten_schemas  # noqa: F401
 from selective_build.dtypes import SCALAR_TYPES
-from selective_build.errors import Location, Problem, UserError
-from selective_build.yaml_nodes import INT, MAPPING, NULL, SCALAR, SEQUENCE, STR, compose, gc_paused, yaml_error
+from selective_build.errors import Location, Problem, UserError, did_you_mean
+from selective_build.yaml_nodes import INT, MAPPING, NULL, SCALAR, SEQUENCE, STR, compose, gc_paused
 from selective_build.schema import (
     BaseType,
     FunctionSchema,
@@ -62,10 +60,6 @@ _CPP_KEYWORDS = frozenset(
     "goto if inline int long mutable namespace new noexcept not nullptr operator or private "
     "protected public register return short signed sizeof static struct switch template this "
     "throw true try typedef typeid typename union unsigned using virtual void volatile while".split())
-
-
-DEFAULT_ATEN_YAML = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(
-    os.path.abspath(__file__)))), "yaml", "aten_ops.yaml")
 
 
 # ----------------------------------------------------------------------------
@@ -148,74 +142,9 @@ class KernelYaml:
 # ----------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class AtenSchemas:
-    """ATen schemas by unqualified operator name (``add.out``), parsed on demand."""
-
-    source: str
-    texts: Mapping[str, str]
-
-    def lookup(self, name: str) -> FunctionSchema | None:
-        """The schema of ``name`` (``add.out``), or None."""
-        text = self.texts.get(name)
-        return None if text is None else _parse_cached(text)
-
-    def suggest(self, name: str) -> str:
-        """`` (did you mean 'x'?)`` for the nearest known name, or ``""``."""
-        return _did_you_mean(name, self.texts)
-
-
-@functools.lru_cache(maxsize=None)
-def _parse_cached(text: str) -> FunctionSchema:
-    return parse_schema(text)
-
-
-def parse_aten_schemas(text: str, path: str) -> AtenSchemas:
-    """Read a list of ``- func: <schema>`` entries: etsb's ``yaml/aten_ops.yaml``
-    (one entry per line, read by a line scan) or a full ``native_functions.yaml``
-    (read with PyYAML)."""
-    texts: dict[str, str] = {}
-    for line in text.splitlines():
-        if line.startswith("- func: ") and " #" not in line and line[8:9] not in "'\"":
-            schema_text = line[8:].rstrip()
-            texts[schema_text.partition("(")[0]] = schema_text
-        elif line.strip() and not line.startswith("#"):
-            texts = _aten_schema_texts_from_yaml(text, path)
-            break
-    if not texts:
-        raise UserError("no '- func: <schema>' entries", Location(path))
-    return AtenSchemas(path, MappingProxyType(texts))
-
-
-def _aten_schema_texts_from_yaml(text: str, path: str) -> dict[str, str]:
-    import yaml
-
-    try:
-        data = yaml.load(text, Loader=yaml.CSafeLoader)
-    except yaml.YAMLError as error:
-        raise yaml_error(error, path) from None
-    if not isinstance(data, list):
-        raise UserError("expected a list of '- func: <schema>' entries", Location(path))
-    return {entry["func"].partition("(")[0].strip(): entry["func"] for entry in data
-            if isinstance(entry, dict) and isinstance(entry.get("func"), str)}
-
-
-def load_default_aten_schemas() -> AtenSchemas:
-    """etsb's own ATen schema data, ``yaml/aten_ops.yaml``."""
-    with open(DEFAULT_ATEN_YAML, encoding="utf-8") as handle:
-        return parse_aten_schemas(handle.read(), "etsb's yaml/aten_ops.yaml")
-
-
 # ----------------------------------------------------------------------------
 # Reading a kernel yaml
 # ----------------------------------------------------------------------------
-
-
-def _did_you_mean(word: str, candidates) -> str:
-    import difflib  # only on the error path
-
-    close = difflib.get_close_matches(word, list(candidates), n=1, cutoff=0.75)
-    return f" (did you mean '{close[0]}'?)" if close else ""
 
 
 class _Reader:
@@ -305,7 +234,7 @@ class _Reader:
                 passthrough.append((key.value, self.passthrough(key.value, value)))
             else:
                 misspelt.add(key.value)
-                hint = _did_you_mean(key.value, ENTRY_KEYS + PASSTHROUGH_KEYS)
+                hint = did_you_mean(key.value, ENTRY_KEYS + PASSTHROUGH_KEYS)
                 self.problem(key, f"unknown key '{key.value}' in an operator entry{hint}; "
                                   f"expected {', '.join(ENTRY_KEYS + PASSTHROUGH_KEYS)}")
         if ("op" in fields) == ("func" in fields):
@@ -437,7 +366,7 @@ class _Reader:
             if item.kind != SCALAR or item.value not in SCALAR_TYPES:
                 word = item.value if item.kind == SCALAR else self.describe(item)
                 self.problem(item, f"unknown dtype '{word}' in type alias {alias}"
-                                   f"{_did_you_mean(str(word), SCALAR_TYPES)}; dtypes are ScalarType "
+                                   f"{did_you_mean(str(word), SCALAR_TYPES)}; dtypes are ScalarType "
                                    "names: Byte, Char, Short, Int, Long, Half, Float, Double, Bool, BFloat16, ...")
             elif item.value in dtypes:
                 self.problem(item, f"dtype {item.value} appears twice in type alias {alias}")
@@ -500,7 +429,7 @@ class _Reader:
                 fields[key.value] = value
             else:
                 misspelt = True
-                self.problem(key, f"unknown key '{key.value}' in a kernel{_did_you_mean(key.value, KERNEL_KEYS)}; "
+                self.problem(key, f"unknown key '{key.value}' in a kernel{did_you_mean(key.value, KERNEL_KEYS)}; "
                                   f"expected {' and '.join(KERNEL_KEYS)}")
         if "kernel_name" not in fields:
             if not misspelt:
@@ -540,7 +469,7 @@ class _Reader:
             arg = schema.argument(key.value)
             if arg is None:
                 self.problem(key, f"arg_meta names '{key.value}', which is not an argument of "
-                                  f"{schema.name}{_did_you_mean(key.value, [a.name for a in schema.arguments])}; "
+                                  f"{schema.name}{did_you_mean(key.value, [a.name for a in schema.arguments])}; "
                                   f"its tensor arguments are {names}")
                 continue
             if not is_single_tensor(arg.type):
@@ -555,11 +484,11 @@ class _Reader:
             ok = True
             if dtype_node.value not in type_alias:
                 self.problem(dtype_node, f"type alias '{dtype_node.value}' is not defined in type_alias"
-                                         f"{_did_you_mean(dtype_node.value, type_alias)}")
+                                         f"{did_you_mean(dtype_node.value, type_alias)}")
                 ok = False
             if order_node.value not in dim_order_alias:
                 self.problem(order_node, f"dim order alias '{order_node.value}' is not defined in dim_order_alias"
-                                         f"{_did_you_mean(order_node.value, dim_order_alias)}")
+                                         f"{did_you_mean(order_node.value, dim_order_alias)}")
                 ok = False
             if ok:
                 metas.append(ArgMeta(key.value, dtype_node.value, order_node.value, self.at(key)))

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import struct
 from dataclasses import dataclass
-from typing import Callable
+from collections.abc import Callable
 
 from selective_build.dtypes import SCALAR_TYPE_NAMES
 from selective_build.errors import Location, UserError
@@ -45,7 +45,7 @@ _INSTR_KERNEL_CALL, _INSTR_DELEGATE_CALL = 1, 2
 _VAL_INT, _VAL_TENSOR = 2, 5
 
 # A schema lookup: operator name -> the indices of its ScalarType arguments.
-ScalarTypeArguments = Callable[[str], "tuple[int, ...] | None"]
+ScalarTypeArguments = Callable[[str], "tuple[int, ...] | None"]  # collections.abc: typing costs ~3 ms to import
 
 
 @dataclass(frozen=True)
@@ -99,13 +99,46 @@ def flatbuffer_size(data, path: str) -> int:
     return len(data)
 
 
+def _flatbuffers():
+    """The ``flatbuffers`` package, imported without numpy when nothing has loaded numpy yet.
+
+    flatbuffers imports numpy whenever it can find it, for vector accessors this
+    reader does not use; that import costs ~50 ms, several times the reading
+    itself. The package locates numpy on ``sys.path``, so it is imported from its
+    own spec with an empty ``sys.path``."""
+    import sys
+
+    if "flatbuffers" in sys.modules or "numpy" in sys.modules:
+        import flatbuffers
+        import flatbuffers.table
+
+        return flatbuffers
+    import importlib.util
+
+    spec = importlib.util.find_spec("flatbuffers")
+    if spec is None or spec.loader is None:
+        raise UserError("the 'flatbuffers' Python package is not installed (pip install flatbuffers)")
+    module = importlib.util.module_from_spec(spec)
+    saved_path = sys.path[:]
+    sys.modules["flatbuffers"] = module
+    try:
+        sys.path[:] = []
+        spec.loader.exec_module(module)
+        import flatbuffers.table  # noqa: F401  (relative to the package, not sys.path)
+    except BaseException:
+        for name in [n for n in sys.modules if n == "flatbuffers" or n.startswith("flatbuffers.")]:
+            del sys.modules[name]
+        raise
+    finally:
+        sys.path[:] = saved_path
+    return module
+
+
 class _Reader:
     """Bounds-checked access to the tables of one flatbuffer."""
 
     def __init__(self, data, size: int, path: str) -> None:
-        import flatbuffers
-
-        self.flatbuffers = flatbuffers
+        self.flatbuffers = _flatbuffers()
         self.data = data
         self.size = size
         self.path = path

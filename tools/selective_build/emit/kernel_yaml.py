@@ -2,25 +2,10 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable
 
+from selective_build.emit.yaml_text import scalar
 from selective_build.kernel_yaml import FrozenMapping, Kernel, OperatorEntry
-
-# Words a plain YAML scalar would read as null or bool instead of a string.
-_NOT_STRINGS = frozenset("null Null NULL true True TRUE false False FALSE yes Yes YES "
-                         "no No NO on On ON off Off OFF y Y n N".split())
-
-
-def scalar(text: str) -> str:
-    """``text`` as a YAML scalar: plain when that reads back as the same string
-    (it starts with a letter or '_', has no ': ', ' #' or line break, and is
-    no null or bool word), else double-quoted."""
-    if (text[:1].isalpha() or text[:1] == "_") and text.isprintable() and ": " not in text \
-            and " #" not in text and not text.endswith((":", " ")) and text not in _NOT_STRINGS:
-        return text
-    return json.dumps(text)
-
 
 def _flow(value: object) -> str:
     """Plain data as YAML flow text (JSON-like, which YAML reads)."""

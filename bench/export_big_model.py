@@ -1,0 +1,32 @@
+"""Export a .pte with more than 1 GB of constant data, for bench_oplist.py.
+
+    .venv-export/bin/python bench/export_big_model.py OUTPUT.pte
+
+A single Linear(16384, 16384) layer: 268 M float weights (1.07 GB) in a
+constant segment after the flatbuffer. Not committed; bench_oplist.py makes
+it on first use (about a minute and a few GB of memory).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+
+def main(output: str) -> int:
+    import torch
+    from executorch.exir import to_edge
+
+    torch.manual_seed(0)
+    model = torch.nn.Sequential(torch.nn.Linear(16384, 16384), torch.nn.ReLU()).eval()
+    example = (torch.zeros(1, 16384),)
+    program = to_edge(torch.export.export(model, example)).to_executorch()
+    tmp = f"{output}.{os.getpid()}.tmp"
+    with open(tmp, "wb") as handle:
+        program.write_to_file(handle)
+    os.replace(tmp, output)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1]))

@@ -1,0 +1,145 @@
+"""The operator selection: which operators, and which kernel keys of each, a
+binary needs. The model behind ``selected_operators.yaml``.
+
+Selections come from several sources (see :mod:`selective_build.sources`) and
+combine with :func:`union`, which is associative, commutative and idempotent,
+so the order in which inputs are given never changes the result.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from types import MappingProxyType
+
+
+_EMPTY: Mapping = MappingProxyType({})
+# The kernel key that stands for any key (kernel_keys.DEFAULT_KEY, kept here to
+# spare model reading that import).
+DEFAULT_KEY = "default"
+
+
+@dataclass(frozen=True)
+class SelectedOperator:
+    """One selected operator, with the fields of ExecuTorch's format.
+
+    ``include_all_overloads`` on a name without overload (``aten::add``)
+    selects every overload of it. ``debug_info`` names the sources that asked
+    for the operator: model paths, ``--root_ops``, ``--ops_dict``, yaml paths."""
+
+    name: str
+    is_root_operator: bool = True
+    is_used_for_training: bool = True
+    include_all_overloads: bool = False
+    debug_info: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Selection:
+    """Everything a ``selected_operators.yaml`` says.
+
+    ``et_kernel_metadata`` maps an operator to the kernel keys it is called
+    with (``default`` meaning any); an operator without an entry needs any
+    key. ``kernel_metadata`` maps an operator to the dtype names that reach
+    its kernel through non-tensor arguments (``dtype=``), which no kernel key
+    shows. Mappings are sorted by key and their lists sorted."""
+
+    operators: Mapping[str, SelectedOperator] = field(default_factory=lambda: _EMPTY)
+    et_kernel_metadata: Mapping[str, tuple[str, ...]] = field(default_factory=lambda: _EMPTY)
+    kernel_metadata: Mapping[str, tuple[str, ...]] = field(default_factory=lambda: _EMPTY)
+    include_all_operators: bool = False
+    include_all_non_op_selectives: bool = False
+    custom_classes: tuple[str, ...] = ()
+    build_features: tuple[str, ...] = ()
+    debug_info: tuple[str, ...] = ()
+
+    def keys_for(self, operator: str) -> tuple[str, ...]:
+        """The kernel keys ``operator`` needs; ``('default',)`` when any key may be looked up."""
+        return self.et_kernel_metadata.get(operator, (DEFAULT_KEY,))
+
+    def sources_of(self, operator: str) -> tuple[str, ...]:
+        """Who asked for ``operator`` (its ``debug_info``), or ``()``."""
+        selected = self.operators.get(operator)
+        return selected.debug_info if selected else ()
+
+
+def sorted_mapping(items: Mapping) -> Mapping:
+    """A read-only copy of ``items`` with its keys in sorted order."""
+    return MappingProxyType({key: items[key] for key in sorted(items)})
+
+
+def make_selection(operators: Iterable[SelectedOperator] = (),
+                   et_kernel_metadata: Mapping[str, Iterable[str]] | None = None,
+                   kernel_metadata: Mapping[str, Iterable[str]] | None = None,
+                   **flags) -> Selection:
+    """A Selection in canonical form (sorted, duplicates combined)."""
+    by_name: dict[str, SelectedOperator] = {}
+    for operator in operators:
+        previous = by_name.get(operator.name)
+        by_name[operator.name] = operator if previous is None else _combine(previous, operator)
+    return Selection(
+        operators=sorted_mapping(by_name),
+        et_kernel_metadata=_sorted_lists(et_kernel_metadata or {}),
+        kernel_metadata=_sorted_lists(kernel_metadata or {}),
+        **{name: tuple(sorted(set(value))) if isinstance(value, (list, tuple, set, frozenset)) else value
+           for name, value in flags.items()},
+    )
+
+
+def _sorted_lists(mapping: Mapping[str, Iterable[str]]) -> Mapping[str, tuple[str, ...]]:
+    return MappingProxyType({key: tuple(sorted(set(mapping[key]))) for key in sorted(mapping)})
+
+
+def _combine(a: SelectedOperator, b: SelectedOperator) -> SelectedOperator:
+    return SelectedOperator(
+        name=a.name,
+        is_root_operator=a.is_root_operator or b.is_root_operator,
+        is_used_for_training=a.is_used_for_training or b.is_used_for_training,
+        include_all_overloads=a.include_all_overloads or b.include_all_overloads,
+        debug_info=tuple(sorted(set(a.debug_info) | set(b.debug_info))),
+    )
+
+
+def union(selections: Iterable[Selection]) -> Selection:
+    """Every operator, key and flag of any of ``selections``."""
+    selections = list(selections)
+    et_keys: dict[str, set[str]] = {}
+    dtypes: dict[str, set[str]] = {}
+    for selection in selections:
+        for operator, keys in selection.et_kernel_metadata.items():
+            et_keys.setdefault(operator, set()).update(keys)
+        for operator, names in selection.kernel_metadata.items():
+            dtypes.setdefault(operator, set()).update(names)
+    return make_selection(
+        (operator for selection in selections for operator in selection.operators.values()),
+        et_keys,
+        dtypes,
+        include_all_operators=any(s.include_all_operators for s in selections),
+        include_all_non_op_selectives=any(s.include_all_non_op_selectives for s in selections),
+        custom_classes={c for s in selections for c in s.custom_classes},
+        build_features={f for s in selections for f in s.build_features},
+        debug_info={d for s in selections for d in s.debug_info},
+    )
+
+
+@dataclass(frozen=True)
+class Overlap:
+    """An operator that more than one selection selects, and where each came from."""
+
+    operator: str
+    origins: tuple[str, ...]
+
+
+def overlaps(named: Iterable[tuple[str, Selection]]) -> tuple[Overlap, ...]:
+    """Operators selected by more than one of the (origin, selection) pairs,
+    sorted, whatever the order of the pairs."""
+    origins: dict[str, set[str]] = {}
+    for origin, selection in named:
+        for operator in selection.operators:
+            origins.setdefault(operator, set()).add(origin)
+    return tuple(Overlap(op, tuple(sorted(found))) for op, found in sorted(origins.items()) if len(found) > 1)
+
+
+def operators_including_all_overloads(selection: Selection) -> tuple[str, ...]:
+    """Operators selected with ``include_all_overloads``."""
+    return tuple(name for name, op in selection.operators.items() if op.include_all_overloads)
