@@ -245,6 +245,54 @@ def _gen_all_oplist(args: argparse.Namespace) -> int:
     return 0
 
 
+# -- gen-bindings ---------------------------------------------------------------
+
+
+def _gen_bindings_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--functions-yaml-path", "--functions_yaml_path", required=True, metavar="YAML",
+                        help="the (merged) kernel yaml of ATen operators")
+    parser.add_argument("--custom-ops-yaml-path", "--custom_ops_yaml_path", metavar="YAML",
+                        help="a kernel yaml of custom operators ('func:' entries)")
+    parser.add_argument("--op-selection-yaml-path", "--op_selection_yaml_path", metavar="YAML",
+                        help="selected_operators.yaml (default: every operator of the yamls)")
+    parser.add_argument("--output-dir", "--output_dir", required=True, metavar="DIR",
+                        help="where register_kernels.cpp, NativeFunctions.h, CustomOpsNativeFunctions.h "
+                             "and Functions.h are written")
+    parser.add_argument("--lib-name", "--lib_name", default="all", metavar="NAME",
+                        help="names register_NAME_kernels() and NAME_kernels() (a C identifier)")
+    parser.add_argument("--manual-registration", "--manual_registration", action="store_true",
+                        help="no static initialiser: call etsb::register_NAME_kernels() or pass "
+                             "etsb::NAME_kernels() to Program::load_method")
+    _add_aten_yaml(parser)
+
+
+def _gen_bindings(args: argparse.Namespace) -> int:
+    import os
+
+    from selective_build.emit import bindings
+    from selective_build.errors import Location
+    from selective_build.files import read_text, write_text_atomic
+    from selective_build.resolve import resolve
+    from selective_build.selection import make_selection
+
+    if not args.lib_name.isidentifier() or not args.lib_name.isascii():
+        raise UserError(f"--lib-name '{args.lib_name}' is not a C identifier", Location("--lib-name"))
+    aten = _aten_schemas(args.aten_yaml)
+    paths = [args.functions_yaml_path] + ([args.custom_ops_yaml_path] if args.custom_ops_yaml_path else [])
+    kernel_yamls = _read_kernel_yamls(paths, aten)
+    if args.op_selection_yaml_path:
+        from selective_build.selected_yaml import parse_selected_operators
+
+        selection = parse_selected_operators(read_text(args.op_selection_yaml_path, "selected_operators.yaml"),
+                                             args.op_selection_yaml_path)
+    else:
+        selection = make_selection(include_all_operators=True)
+    resolution = resolve(kernel_yamls, selection)
+    for name, text in bindings.render_bindings(resolution, args.lib_name, args.manual_registration).items():
+        write_text_atomic(os.path.join(args.output_dir, name), text)
+    return 0
+
+
 SUBCOMMANDS = (
     ("merge-yaml", "Merge a vendor kernel yaml over a fallback yaml into OUTPUT_DIR/merged.yaml.",
      _merge_yaml_arguments, _merge_yaml),
@@ -252,6 +300,8 @@ SUBCOMMANDS = (
      "write selected_operators.yaml.", _gen_oplist_arguments, _gen_oplist),
     ("gen-all-oplist", "Union several selected_operators.yaml files into OUTPUT_DIR/selected_operators.yaml.",
      _gen_all_oplist_arguments, _gen_all_oplist),
+    ("gen-bindings", "Resolve the selection to kernels, check coverage, and generate the registration "
+     "source and headers.", _gen_bindings_arguments, _gen_bindings),
     ("validate-yaml", "Parse and validate kernel yaml files; report every problem with its place.",
      _validate_yaml_arguments, _validate_yaml),
 )

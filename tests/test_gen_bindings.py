@@ -1,0 +1,78 @@
+"""`etsb gen-bindings`: generation from ExecuTorch's own inputs, compiled
+against the wheel's headers, and the coverage check at the command line."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from conftest import MODELS_DIR
+from selective_build.cli import main
+
+import executorch
+
+ET = Path(executorch.__path__[0])
+PORTABLE = ET / "kernels/portable/functions.yaml"
+CUSTOM = ET / "kernels/portable/custom_ops.yaml"
+CXXFLAGS = ["-std=c++17", f"-I{ET / 'include'}", f"-I{ET / 'include/executorch/runtime/core/portable_type/c10'}",
+            "-DC10_USING_CUSTOM_GENERATED_MACROS"]
+
+
+def generate(out: Path, *argv) -> int:
+    return main(["gen-bindings", "--functions-yaml-path", str(PORTABLE), "--output-dir", str(out), *map(str, argv)])
+
+
+def test_all_portable_kernels_generate_and_compile(tmp_path):
+    assert generate(tmp_path, "--custom-ops-yaml-path", CUSTOM, "--lib-name", "portable") == 0
+    source = (tmp_path / "register_kernels.cpp").read_text()
+    assert source.count("\nvoid wrap") == 211  # 209 portable kernels and 2 custom ones
+    (tmp_path / "headers.cpp").write_text('#include "Functions.h"\n')
+    for name in ("register_kernels.cpp", "headers.cpp"):
+        subprocess.run(["g++", *CXXFLAGS, "-O0", "-c", name, "-o", name + ".o"], cwd=tmp_path, check=True)
+
+
+def test_executorch_selection_is_accepted_and_output_is_deterministic(tmp_path, export_python):
+    selection = tmp_path / "selected_operators.yaml"
+    subprocess.run([export_python, "-m", "executorch.codegen.tools.gen_oplist", "--output_path", selection,
+                    "--model_file_path", MODELS_DIR / "mlp" / "mlp.pte"], check=True, capture_output=True)
+    assert generate(tmp_path / "a", "--op-selection-yaml-path", selection) == 0
+    assert generate(tmp_path / "b", "--op-selection-yaml-path", selection) == 0
+    source = (tmp_path / "a" / "register_kernels.cpp").read_text()
+    assert source.count("\nvoid wrap") == 3
+    for name in ("register_kernels.cpp", "NativeFunctions.h", "CustomOpsNativeFunctions.h", "Functions.h"):
+        assert (tmp_path / "a" / name).read_bytes() == (tmp_path / "b" / name).read_bytes()
+
+
+def test_coverage_gap_fails_with_no_output(tmp_path, capsys):
+    vendor = tmp_path / "vendor.yaml"
+    vendor.write_text("- op: relu.out\n  kernels:\n    - arg_meta: null\n      kernel_name: v::relu_out\n")
+    selection = tmp_path / "s.yaml"
+    assert main(["gen-oplist", "--output_path", str(selection), "--model_file_path",
+                 str(MODELS_DIR / "mlp" / "mlp.pte")]) == 0
+    status = main(["gen-bindings", "--functions-yaml-path", str(vendor), "--op-selection-yaml-path", str(selection),
+                   "--output-dir", str(tmp_path / "out")])
+    err = capsys.readouterr().err
+    assert status == 2
+    mlp = MODELS_DIR / "mlp" / "mlp.pte"
+    assert err.splitlines() == [
+        f"etsb: error: aten::addmm.out: no kernel yaml entry for this operator (needed by {mlp})",
+        f"etsb: error: aten::permute_copy.out: no kernel yaml entry for this operator (needed by {mlp})",
+    ]
+    assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize("lib", ["1lib", "my-lib"])
+def test_lib_name_must_be_a_c_identifier(lib, tmp_path, capsys):
+    assert generate(tmp_path, "--lib-name", lib) == 2
+    assert f"--lib-name: error: --lib-name '{lib}' is not a C identifier" in capsys.readouterr().err
+
+
+def test_unsupported_argument_type_is_located(tmp_path, capsys):
+    custom = tmp_path / "custom.yaml"
+    custom.write_text("- func: my::op.out(Tensor self, Scalar[] values, *, Tensor(a!) out) -> Tensor(a!)\n"
+                      "  kernels:\n    - arg_meta: null\n      kernel_name: my::op_out\n")
+    assert main(["gen-bindings", "--functions-yaml-path", str(custom), "--output-dir", str(tmp_path / "o")]) == 2
+    assert capsys.readouterr().err.startswith(f"{custom}:1:9: error: my::op.out: list type 'Scalar[]' has no "
+                                              "EValue conversion")
