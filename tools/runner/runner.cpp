@@ -1,0 +1,315 @@
+// The main of every etsb model binary: load a .pte with ExecuTorch's runtime,
+// feed .npy inputs, run a method, write its outputs as .npy.
+//
+//   BIN --model M.pte [--method forward] --inputs a.npy,b.npy --output-dir D [--iterations N]
+//
+// Kernels reach the runtime one of three ways, chosen when the binary is built:
+// static initialisers in the registration source (the default), an explicit
+// call (-DETSB_REGISTER_LIB=<lib>), or a per-method kernel table passed to
+// Program::load_method (-DETSB_KERNEL_TABLE_LIB=<lib>).
+#include <algorithm>
+#include <chrono>
+#include <cinttypes>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <memory>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <executorch/extension/data_loader/mmap_data_loader.h>
+#include <executorch/extension/memory_allocator/malloc_memory_allocator.h>
+#include <executorch/runtime/core/evalue.h>
+#include <executorch/runtime/executor/method.h>
+#include <executorch/runtime/executor/program.h>
+#include <executorch/runtime/kernel/operator_registry.h>
+#include <executorch/runtime/platform/runtime.h>
+
+using executorch::aten::ScalarType;
+using executorch::aten::Tensor;
+using executorch::aten::TensorImpl;
+using executorch::runtime::Error;
+using executorch::runtime::EValue;
+using executorch::runtime::HierarchicalAllocator;
+using executorch::runtime::MemoryManager;
+using executorch::runtime::Method;
+using executorch::runtime::MethodMeta;
+using executorch::runtime::Program;
+using executorch::runtime::Span;
+
+#define ETSB_CAT2(a, b) a##b
+#define ETSB_CAT(a, b) ETSB_CAT2(a, b)
+#if defined(ETSB_REGISTER_LIB)
+namespace etsb {
+Error ETSB_CAT(ETSB_CAT(register_, ETSB_REGISTER_LIB), _kernels)();
+}
+#endif
+#if defined(ETSB_KERNEL_TABLE_LIB)
+namespace etsb {
+Span<const executorch::ET_RUNTIME_NAMESPACE::Kernel> ETSB_CAT(ETSB_KERNEL_TABLE_LIB, _kernels)();
+}
+#endif
+
+namespace {
+
+int fail(const std::string& message) {
+  std::fprintf(stderr, "error: %s\n", message.c_str());
+  return 1;
+}
+
+std::string error_name(Error error) {
+  char buffer[64];
+  std::snprintf(buffer, sizeof(buffer), "error 0x%x", static_cast<unsigned>(error));
+  return buffer;
+}
+
+struct DtypeInfo {
+  ScalarType type;
+  const char* descr;  // numpy's, little-endian
+  size_t size;
+  const char* name;
+};
+
+const DtypeInfo kDtypes[] = {
+    {ScalarType::Byte, "|u1", 1, "Byte"},    {ScalarType::Char, "|i1", 1, "Char"},
+    {ScalarType::Short, "<i2", 2, "Short"},  {ScalarType::Int, "<i4", 4, "Int"},
+    {ScalarType::Long, "<i8", 8, "Long"},    {ScalarType::Half, "<f2", 2, "Half"},
+    {ScalarType::Float, "<f4", 4, "Float"},  {ScalarType::Double, "<f8", 8, "Double"},
+    {ScalarType::Bool, "|b1", 1, "Bool"},    {ScalarType::UInt16, "<u2", 2, "UInt16"},
+};
+
+const DtypeInfo* by_type(ScalarType type) {
+  for (const auto& info : kDtypes) {
+    if (info.type == type) return &info;
+  }
+  return nullptr;
+}
+
+const DtypeInfo* by_descr(const std::string& descr) {
+  for (const auto& info : kDtypes) {
+    if (descr == info.descr || (descr.size() == 3 && info.descr[0] == '|' && descr.substr(1) == info.descr + 1))
+      return &info;
+  }
+  return nullptr;
+}
+
+// A tensor input read from .npy, with storage that outlives the method.
+struct Array {
+  const DtypeInfo* dtype = nullptr;
+  std::vector<int32_t> sizes;
+  std::vector<uint8_t> dim_order;
+  std::vector<uint8_t> data;
+  std::unique_ptr<TensorImpl> impl;
+};
+
+std::string header_value(const std::string& header, const std::string& key) {
+  size_t at = header.find("'" + key + "'");
+  if (at == std::string::npos) return "";
+  at = header.find(':', at);
+  size_t start = header.find_first_not_of(" ", at + 1);
+  if (start == std::string::npos) return "";
+  if (header[start] == '(') return header.substr(start, header.find(')', start) - start + 1);
+  if (header[start] == '\'') return header.substr(start + 1, header.find('\'', start + 1) - start - 1);
+  return header.substr(start, header.find_first_of(",}", start) - start);
+}
+
+bool read_npy(const std::string& path, Array& array, std::string& why) {
+  std::ifstream file(path, std::ios::binary);
+  if (!file) return why = "cannot open it", false;
+  std::string bytes((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
+  if (bytes.size() < 10 || bytes.compare(0, 6, "\x93NUMPY") != 0) return why = "not a .npy file (bad magic)", false;
+  int major = static_cast<unsigned char>(bytes[6]);
+  size_t header_length, offset;
+  if (major == 1) {
+    header_length = static_cast<unsigned char>(bytes[8]) | (static_cast<unsigned char>(bytes[9]) << 8);
+    offset = 10;
+  } else if (major == 2 || major == 3) {
+    if (bytes.size() < 12) return why = "truncated header", false;
+    header_length = 0;
+    for (int i = 0; i < 4; ++i) header_length |= static_cast<size_t>(static_cast<unsigned char>(bytes[8 + i])) << (8 * i);
+    offset = 12;
+  } else {
+    return why = "unsupported .npy version " + std::to_string(major), false;
+  }
+  if (offset + header_length > bytes.size()) return why = "truncated header", false;
+  std::string header = bytes.substr(offset, header_length);
+  std::string descr = header_value(header, "descr");
+  array.dtype = by_descr(descr);
+  if (array.dtype == nullptr) return why = "unsupported dtype '" + descr + "'", false;
+  if (header_value(header, "fortran_order") != "False") return why = "Fortran-order arrays are not supported", false;
+  std::string shape = header_value(header, "shape");
+  if (shape.empty()) return why = "no shape in the header", false;
+  size_t count = 1;
+  std::stringstream dims(shape.substr(1, shape.size() - 2));
+  std::string item;
+  while (std::getline(dims, item, ',')) {
+    if (item.find_first_not_of(" ") == std::string::npos) continue;
+    long long dim = std::stoll(item);
+    if (dim < 0) return why = "negative dimension", false;
+    array.sizes.push_back(static_cast<int32_t>(dim));
+    count *= static_cast<size_t>(dim);
+  }
+  size_t nbytes = count * array.dtype->size;
+  if (bytes.size() - offset - header_length != nbytes)
+    return why = "holds " + std::to_string(bytes.size() - offset - header_length) + " data bytes, its shape needs " +
+                 std::to_string(nbytes), false;
+  array.data.assign(bytes.begin() + offset + header_length, bytes.end());
+  for (size_t i = 0; i < array.sizes.size(); ++i) array.dim_order.push_back(static_cast<uint8_t>(i));
+  return true;
+}
+
+std::string shape_text(const std::vector<int32_t>& sizes) {
+  std::string text = "(";
+  for (size_t i = 0; i < sizes.size(); ++i) text += (i ? ", " : "") + std::to_string(sizes[i]);
+  return text + (sizes.size() == 1 ? ",)" : ")");
+}
+
+bool write_npy(const std::string& path, const DtypeInfo& dtype, const std::vector<int32_t>& sizes,
+               const void* data, size_t nbytes) {
+  std::string header = std::string("{'descr': '") + dtype.descr + "', 'fortran_order': False, 'shape': " +
+                       shape_text(sizes) + ", }";
+  size_t total = 10 + header.size() + 1;
+  header.append((64 - total % 64) % 64, ' ');
+  header += '\n';
+  std::string tmp = path + ".tmp";
+  std::ofstream out(tmp, std::ios::binary);
+  out.write("\x93NUMPY\x01\x00", 8);
+  char length[2] = {static_cast<char>(header.size() & 0xff), static_cast<char>(header.size() >> 8)};
+  out.write(length, 2);
+  out << header;
+  out.write(static_cast<const char*>(data), static_cast<std::streamsize>(nbytes));
+  out.close();
+  return out && std::rename(tmp.c_str(), path.c_str()) == 0;
+}
+
+std::vector<std::string> split(const std::string& text, char separator) {
+  std::vector<std::string> parts;
+  std::stringstream stream(text);
+  std::string item;
+  while (std::getline(stream, item, separator)) {
+    if (!item.empty()) parts.push_back(item);
+  }
+  return parts;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::string model, method_name = "forward", inputs_text, output_dir;
+  long iterations = 0;
+  bool has_inputs = false;
+  for (int i = 1; i < argc; ++i) {
+    std::string flag = argv[i];
+    if (i + 1 >= argc) return fail("missing value after " + flag);
+    std::string value = argv[++i];
+    if (flag == "--model") model = value;
+    else if (flag == "--method") method_name = value;
+    else if (flag == "--inputs") inputs_text = value, has_inputs = true;
+    else if (flag == "--output-dir") output_dir = value;
+    else if (flag == "--iterations") iterations = std::strtol(value.c_str(), nullptr, 10);
+    else return fail("unknown flag " + flag + " (usage: --model M.pte [--method NAME] --inputs a.npy,... "
+                     "--output-dir DIR [--iterations N])");
+  }
+  if (model.empty() || output_dir.empty()) return fail("--model and --output-dir are required");
+  executorch::runtime::runtime_init();
+#if defined(ETSB_REGISTER_LIB)
+  Error registered = etsb::ETSB_CAT(ETSB_CAT(register_, ETSB_REGISTER_LIB), _kernels)();
+  if (registered != Error::Ok) return fail("kernel registration failed: " + error_name(registered));
+#endif
+  auto loader = executorch::extension::MmapDataLoader::from(
+      model.c_str(), executorch::extension::MmapDataLoader::MlockConfig::NoMlock);
+  if (!loader.ok()) return fail(model + ": cannot open (" + error_name(loader.error()) + ")");
+  auto program = Program::load(&loader.get());
+  if (!program.ok()) return fail(model + ": not a valid program (" + error_name(program.error()) + ")");
+  auto meta = program->method_meta(method_name.c_str());
+  if (!meta.ok()) return fail(model + ": no method '" + method_name + "'");
+
+  std::vector<std::vector<uint8_t>> planned(meta->num_memory_planned_buffers());
+  std::vector<Span<uint8_t>> spans;
+  for (size_t i = 0; i < planned.size(); ++i) {
+    planned[i].resize(static_cast<size_t>(meta->memory_planned_buffer_size(i).get()));
+    spans.emplace_back(planned[i].data(), planned[i].size());
+  }
+  HierarchicalAllocator planned_memory({spans.data(), spans.size()});
+  executorch::extension::MallocMemoryAllocator method_allocator, temp_allocator;
+  MemoryManager memory(&method_allocator, &planned_memory, &temp_allocator);
+#if defined(ETSB_KERNEL_TABLE_LIB)
+  auto method = program->load_method(method_name.c_str(), &memory, nullptr, nullptr, nullptr,
+                                     etsb::ETSB_CAT(ETSB_KERNEL_TABLE_LIB, _kernels)());
+#else
+  auto method = program->load_method(method_name.c_str(), &memory);
+#endif
+  if (!method.ok()) {
+    if (method.error() == Error::OperatorMissing)
+      return fail("method '" + method_name + "' needs kernels this binary lacks (see the 'Missing operator' "
+                  "lines above)");
+    return fail("cannot load method '" + method_name + "': " + error_name(method.error()));
+  }
+
+  std::vector<std::string> input_paths = split(inputs_text, ',');
+  if (!has_inputs && meta->num_inputs() > 0) return fail("--inputs is required");
+  if (input_paths.size() != meta->num_inputs())
+    return fail("method '" + method_name + "' takes " + std::to_string(meta->num_inputs()) + " inputs, got " +
+                std::to_string(input_paths.size()));
+  std::vector<Array> arrays(input_paths.size());
+  for (size_t i = 0; i < input_paths.size(); ++i) {
+    std::string why;
+    if (!read_npy(input_paths[i], arrays[i], why)) return fail("input " + std::to_string(i) + " (" + input_paths[i] + "): " + why);
+    auto info = meta->input_tensor_meta(i);
+    if (!info.ok()) return fail("input " + std::to_string(i) + " is not a tensor input");
+    std::vector<int32_t> expected(info->sizes().begin(), info->sizes().end());
+    if (info->scalar_type() != arrays[i].dtype->type) {
+      const DtypeInfo* want = by_type(info->scalar_type());
+      return fail("input " + std::to_string(i) + " (" + input_paths[i] + "): dtype " + arrays[i].dtype->name +
+                  ", the method expects " + (want ? want->name : "another dtype"));
+    }
+    if (expected != arrays[i].sizes)
+      return fail("input " + std::to_string(i) + " (" + input_paths[i] + "): shape " + shape_text(arrays[i].sizes) +
+                  ", the method expects " + shape_text(expected));
+    arrays[i].impl.reset(new TensorImpl(arrays[i].dtype->type, static_cast<ssize_t>(arrays[i].sizes.size()),
+                                        arrays[i].sizes.data(), arrays[i].data.data(), arrays[i].dim_order.data()));
+    Error set = method->set_input(EValue(Tensor(arrays[i].impl.get())), i);
+    if (set != Error::Ok) return fail("input " + std::to_string(i) + ": rejected (" + error_name(set) + ")");
+  }
+
+  std::vector<double> times;
+  long runs = iterations > 0 ? iterations : 1;
+  for (long run = 0; run < runs; ++run) {
+    auto start = std::chrono::steady_clock::now();
+    Error executed = method->execute();
+    times.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
+    if (executed != Error::Ok) return fail("execution failed: " + error_name(executed));
+  }
+
+  std::vector<EValue> outputs(method->outputs_size());
+  if (method->get_outputs(outputs.data(), outputs.size()) != Error::Ok) return fail("cannot read the outputs");
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    std::string path = output_dir + "/output_" + std::to_string(i) + ".npy";
+    bool ok;
+    if (outputs[i].isTensor()) {
+      const Tensor& tensor = outputs[i].toTensor();
+      const DtypeInfo* dtype = by_type(tensor.scalar_type());
+      if (dtype == nullptr) return fail("output " + std::to_string(i) + " has an unsupported dtype");
+      std::vector<int32_t> sizes(tensor.sizes().begin(), tensor.sizes().end());
+      ok = write_npy(path, *dtype, sizes, tensor.const_data_ptr(), tensor.nbytes());
+    } else if (outputs[i].isInt()) {
+      int64_t value = outputs[i].toInt();
+      ok = write_npy(path, *by_type(ScalarType::Long), {}, &value, sizeof(value));
+    } else if (outputs[i].isDouble()) {
+      double value = outputs[i].toDouble();
+      ok = write_npy(path, *by_type(ScalarType::Double), {}, &value, sizeof(value));
+    } else if (outputs[i].isBool()) {
+      bool value = outputs[i].toBool();
+      ok = write_npy(path, *by_type(ScalarType::Bool), {}, &value, sizeof(value));
+    } else {
+      return fail("output " + std::to_string(i) + " is neither a tensor nor a scalar");
+    }
+    if (!ok) return fail("cannot write " + path);
+  }
+  if (iterations > 0) {
+    std::sort(times.begin(), times.end());
+    std::printf("median latency: %.4f ms over %ld runs\n", times[times.size() / 2], runs);
+  }
+  return 0;
+}
