@@ -293,6 +293,31 @@ def _gen_bindings(args: argparse.Namespace) -> int:
     return 0
 
 
+# -- gen-op-variants -------------------------------------------------------------
+
+
+def _gen_op_variants_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--yaml-file-path", "--yaml_file_path", required=True, metavar="YAML",
+                        help="selected_operators.yaml (ours or ExecuTorch's)")
+    parser.add_argument("--output-dir", "--output_dir", required=True, metavar="DIR",
+                        help="where selected_op_variants.h is written")
+
+
+def _gen_op_variants(args: argparse.Namespace) -> int:
+    import os
+
+    from selective_build.emit.op_variants import render_op_variants
+    from selective_build.files import read_text, write_text_atomic
+    from selective_build.selected_yaml import parse_selected_operators
+    from selective_build.selection import dtypes_by_operator
+
+    selection = parse_selected_operators(read_text(args.yaml_file_path, "selected_operators.yaml"),
+                                         args.yaml_file_path)
+    write_text_atomic(os.path.join(args.output_dir, "selected_op_variants.h"),
+                      render_op_variants(dtypes_by_operator(selection)))
+    return 0
+
+
 SUBCOMMANDS = (
     ("merge-yaml", "Merge a vendor kernel yaml over a fallback yaml into OUTPUT_DIR/merged.yaml.",
      _merge_yaml_arguments, _merge_yaml),
@@ -302,6 +327,8 @@ SUBCOMMANDS = (
      _gen_all_oplist_arguments, _gen_all_oplist),
     ("gen-bindings", "Resolve the selection to kernels, check coverage, and generate the registration "
      "source and headers.", _gen_bindings_arguments, _gen_bindings),
+    ("gen-op-variants", "Write selected_op_variants.h: the dtypes each selected operator's kernels may "
+     "switch on.", _gen_op_variants_arguments, _gen_op_variants),
     ("validate-yaml", "Parse and validate kernel yaml files; report every problem with its place.",
      _validate_yaml_arguments, _validate_yaml),
 )

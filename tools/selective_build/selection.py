@@ -143,3 +143,21 @@ def overlaps(named: Iterable[tuple[str, Selection]]) -> tuple[Overlap, ...]:
 def operators_including_all_overloads(selection: Selection) -> tuple[str, ...]:
     """Operators selected with ``include_all_overloads``."""
     return tuple(name for name, op in selection.operators.items() if op.include_all_overloads)
+
+
+def dtypes_by_operator(selection: Selection) -> Mapping[str, tuple[int, ...]]:
+    """Operator -> the dtype numbers its kernels may see: every dtype in its keys
+    and its ``kernel_metadata``. Operators that accept any key (``default``, or no
+    keys recorded) are left out: they keep every dtype."""
+    from selective_build.dtypes import SCALAR_TYPES
+    from selective_build.kernel_keys import parse_kernel_key
+
+    result: dict[str, tuple[int, ...]] = {}
+    for operator in selection.operators:
+        keys = selection.et_kernel_metadata.get(operator, ())
+        if not keys or DEFAULT_KEY in keys or selection.operators[operator].include_all_overloads:
+            continue
+        found = {t.dtype for key in keys for t in parse_kernel_key(key).tensors}
+        found.update(SCALAR_TYPES[name] for name in selection.kernel_metadata.get(operator, ()) if name in SCALAR_TYPES)
+        result[operator] = tuple(sorted(found))
+    return MappingProxyType(result)
