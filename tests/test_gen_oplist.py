@@ -5,12 +5,11 @@ from __future__ import annotations
 
 import os
 import subprocess
-import sys
 
 import pytest
 import yaml
 
-from conftest import MODELS_DIR, REPO, VENV, load_manifest
+from conftest import MODELS_DIR, VENV, load_manifest
 from pte_mutations import with_operator_index, with_unknown_dtype, with_value_index
 from selective_build.cli import main
 from selective_build.selected_yaml import parse_selected_operators

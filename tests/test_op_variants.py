@@ -43,3 +43,16 @@ def test_unselected_dtype_cases_compile_away(tmp_path):
                     "-o", str(tmp_path / "float.o")], check=True)
     # Eleven dtype loops become one (the other cases shrink to an abort call).
     assert text_size(tmp_path / "float.o") * 1.8 < text_size(tmp_path / "all.o")
+
+
+def test_bad_selection_gives_a_located_error_and_no_header(tmp_path, capsys):
+    bad = tmp_path / "s.yaml"
+    bad.write_text("et_kernel_metadata:\n  aten::add.out:\n  - v1/6;0,1|6;1\n")
+    assert main(["gen-op-variants", "--yaml-file-path", str(bad), "--output-dir", str(tmp_path / "o")]) == 2
+    assert main(["gen-op-variants", "--yaml-file-path", str(tmp_path / "none.yaml"),
+                 "--output-dir", str(tmp_path / "o")]) == 2
+    assert capsys.readouterr().err.splitlines() == [
+        f"{bad}:3:5: error: kernel key 'v1/6;0,1|6;1': dim order '1' is not a permutation of 0..0",
+        f"{tmp_path}/none.yaml: error: no such selected_operators.yaml",
+    ]
+    assert not (tmp_path / "o").exists()

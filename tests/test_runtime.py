@@ -36,25 +36,41 @@ def objects(tmp_path_factory) -> dict[str, Path]:
     return built
 
 
+def build(objects, out: Path, runner: str, flags=(), drop_operator: str | None = None) -> Path:
+    """Select the MLP's operators, generate bindings for the test kernels, link a binary.
+    ``drop_operator`` removes that operator's rows from the generated table."""
+    selection = out / "selected_operators.yaml"
+    assert main(["gen-oplist", "--output_path", str(selection), "--model_file_path", str(MLP)]) == 0
+    assert main(["gen-bindings", "--functions-yaml-path", str(KERNELS / "mlp.yaml"), "--op-selection-yaml-path",
+                 str(selection), "--output-dir", str(out), "--lib-name", "mlp", *flags]) == 0
+    source = out / "register_kernels.cpp"
+    if drop_operator:
+        source.write_text("\n".join(line for line in source.read_text().splitlines()
+                                     if f'Kernel("{drop_operator}"' not in line))
+    binary = out / "mlp_bin"
+    subprocess.run([*CXX, "-I", str(out), str(source), str(objects["kernels"]), str(objects[runner]),
+                    f"-L{ET / 'lib'}", "-lexecutorch", f"-Wl,-rpath,{ET / 'lib'}", "-o", str(binary)], check=True)
+    return binary
+
+
+def run(binary: Path, *argv) -> subprocess.CompletedProcess:
+    return subprocess.run([binary, *map(str, argv)], capture_output=True, text=True)
+
+
+MLP = MODELS_DIR / "mlp/mlp.pte"
+MLP_INPUT = MODELS_DIR / "mlp/forward.input_0.npy"
+
+
 @pytest.mark.parametrize("way, runner, flags", [
     ("static initialiser", "runner", []),
     ("explicit register_mlp_kernels()", "runner_register", ["--manual-registration"]),
     ("kernel table for load_method", "runner_table", ["--manual-registration"]),
 ])
 def test_mlp_runs_with_generated_registration(way, runner, flags, objects, tmp_path):
-    selection = tmp_path / "selected_operators.yaml"
-    assert main(["gen-oplist", "--output_path", str(selection), "--model_file_path", str(MODELS_DIR / "mlp/mlp.pte")]) == 0
-    assert main(["gen-bindings", "--functions-yaml-path", str(KERNELS / "mlp.yaml"), "--op-selection-yaml-path",
-                 str(selection), "--output-dir", str(tmp_path), "--lib-name", "mlp", *flags]) == 0
-    binary = tmp_path / "mlp_bin"
-    subprocess.run([*CXX, "-I", str(tmp_path), str(tmp_path / "register_kernels.cpp"), str(objects["kernels"]),
-                    str(objects[runner]), f"-L{ET / 'lib'}", "-lexecutorch", f"-Wl,-rpath,{ET / 'lib'}",
-                    "-o", str(binary)], check=True)
+    binary = build(objects, tmp_path, runner, flags)
     out = tmp_path / "out"
     out.mkdir()
-    result = subprocess.run([binary, "--model", MODELS_DIR / "mlp/mlp.pte", "--inputs",
-                             MODELS_DIR / "mlp/forward.input_0.npy", "--output-dir", out],
-                            capture_output=True, text=True)
+    result = run(binary, "--model", MLP, "--inputs", MLP_INPUT, "--output-dir", out)
     assert result.returncode == 0, result.stderr
     expected = np.load(MODELS_DIR / "mlp/forward.output_0.npy")
     actual = np.load(out / "output_0.npy")
@@ -65,18 +81,38 @@ def test_mlp_runs_with_generated_registration(way, runner, flags, objects, tmp_p
 def test_a_binary_without_a_kernel_fails_at_load_with_missing_operator(objects, tmp_path):
     """What the build-time coverage check prevents: registering only part of the
     selection gives the runtime's OperatorMissing at load."""
-    assert main(["gen-bindings", "--functions-yaml-path", str(KERNELS / "mlp.yaml"), "--output-dir", str(tmp_path),
-                 "--lib-name", "mlp"]) == 0
-    source = (tmp_path / "register_kernels.cpp").read_text()
-    partial = "\n".join(line for line in source.splitlines() if 'Kernel("aten::relu.out"' not in line)
-    (tmp_path / "register_kernels.cpp").write_text(partial)
-    binary = tmp_path / "partial_bin"
-    subprocess.run([*CXX, "-I", str(tmp_path), str(tmp_path / "register_kernels.cpp"), str(objects["kernels"]),
-                    str(objects["runner"]), f"-L{ET / 'lib'}", "-lexecutorch", f"-Wl,-rpath,{ET / 'lib'}",
-                    "-o", str(binary)], check=True)
-    result = subprocess.run([binary, "--model", MODELS_DIR / "mlp/mlp.pte", "--inputs",
-                             MODELS_DIR / "mlp/forward.input_0.npy", "--output-dir", tmp_path],
-                            capture_output=True, text=True)
+    binary = build(objects, tmp_path, "runner", drop_operator="aten::relu.out")
+    result = run(binary, "--model", MLP, "--inputs", MLP_INPUT, "--output-dir", tmp_path)
     assert result.returncode == 1
     assert "Missing operator" in result.stderr and "aten::relu.out" in result.stderr
     assert "needs kernels this binary lacks" in result.stderr
+
+
+def test_runner_bad_input_is_named_and_writes_nothing(objects, tmp_path):
+    binary = build(objects, tmp_path, "runner")
+    out = tmp_path / "out"
+    out.mkdir()
+    good = np.load(MLP_INPUT)
+    np.save(tmp_path / "shape.npy", np.zeros((good.shape[0] + 1,) + good.shape[1:], dtype=good.dtype))
+    np.save(tmp_path / "dtype.npy", good.astype(np.float64))
+    (tmp_path / "garbage.npy").write_bytes(b"not numpy at all")
+    truncated = MLP_INPUT.read_bytes()
+    (tmp_path / "short.npy").write_bytes(truncated[:-4])
+    shape = f"({good.shape[0] + 1}, {', '.join(map(str, good.shape[1:]))})"
+    cases = [
+        (["--inputs", f"{MLP_INPUT},{MLP_INPUT}"], "error: method 'forward' takes 1 inputs, got 2"),
+        (["--inputs", tmp_path / "shape.npy"], f"error: input 0 ({tmp_path}/shape.npy): shape {shape}, the method "
+                                              f"expects {tuple(good.shape)}"),
+        (["--inputs", tmp_path / "dtype.npy"], f"error: input 0 ({tmp_path}/dtype.npy): dtype Double, the method "
+                                              "expects Float"),
+        (["--inputs", tmp_path / "garbage.npy"], f"error: input 0 ({tmp_path}/garbage.npy): not a .npy file"),
+        (["--inputs", tmp_path / "short.npy"], f"error: input 0 ({tmp_path}/short.npy): holds"),
+        (["--inputs", MLP_INPUT, "--method", "backward"], f"error: {MLP}: no method 'backward'"),
+        (["--inputs", MLP_INPUT, "--colour", "red"], "error: unknown flag --colour"),
+    ]
+    for argv, message in cases:
+        result = run(binary, "--model", MLP, "--output-dir", out, *argv)
+        assert result.returncode == 1, argv
+        # Our message is the last line; the runtime may log before it.
+        assert result.stderr.splitlines()[-1].startswith(message), (argv, result.stderr)
+    assert list(out.iterdir()) == []

@@ -43,10 +43,22 @@ def _read_kernel_yaml(path: str, aten):
 
 def _read_kernel_yamls(paths: Sequence[str], aten) -> list:
     """Read every file, reporting the problems of all of them together."""
+    return _collect([lambda path=path: _read_kernel_yaml(path, aten) for path in paths])
+
+
+def _read_selection(path: str):
+    from selective_build.files import read_text
+    from selective_build.selected_yaml import parse_selected_operators
+
+    return parse_selected_operators(read_text(path, "selected_operators.yaml"), path)
+
+
+def _collect(tasks) -> list:
+    """Run every task; raise one UserError with the problems of all that failed."""
     results, problems = [], []
-    for path in paths:
+    for task in tasks:
         try:
-            results.append(_read_kernel_yaml(path, aten))
+            results.append(task())
         except UserError as error:
             problems.extend(error.problems)
     if problems:
@@ -120,19 +132,6 @@ def _gen_oplist_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--include-all-operators", "--include_all_operators", action="store_true",
                         help="select every operator: the build is not selective")
     _add_aten_yaml(parser)
-
-
-def _collect(tasks) -> list:
-    """Run every task; raise one UserError with the problems of all that failed."""
-    results, problems = [], []
-    for task in tasks:
-        try:
-            results.append(task())
-        except UserError as error:
-            problems.extend(error.problems)
-    if problems:
-        raise UserError.of(problems)
-    return results
 
 
 def _read_model(path: str, positions):
@@ -221,14 +220,11 @@ def _gen_all_oplist(args: argparse.Namespace) -> int:
 
     from selective_build.emit.selected_operators import render_selected_operators
     from selective_build.errors import Problem
-    from selective_build.files import read_text, write_text_atomic
-    from selective_build.selected_yaml import parse_selected_operators
+    from selective_build.files import write_text_atomic
     from selective_build.selection import operators_including_all_overloads, overlaps, union
 
     paths = sorted(set(_selection_paths(args.model_file_list_path)))
-    named = list(zip(paths, _collect(
-        [lambda path=path: parse_selected_operators(read_text(path, "selected_operators.yaml"), path)
-         for path in paths])))
+    named = list(zip(paths, _collect([lambda path=path: _read_selection(path) for path in paths])))
     if args.check_ops_not_overlapping:
         found = overlaps(named)
         if found:
@@ -271,7 +267,7 @@ def _gen_bindings(args: argparse.Namespace) -> int:
 
     from selective_build.emit import bindings
     from selective_build.errors import Location
-    from selective_build.files import read_text, write_text_atomic
+    from selective_build.files import write_text_atomic
     from selective_build.resolve import resolve
     from selective_build.selection import make_selection
 
@@ -281,10 +277,7 @@ def _gen_bindings(args: argparse.Namespace) -> int:
     paths = [args.functions_yaml_path] + ([args.custom_ops_yaml_path] if args.custom_ops_yaml_path else [])
     kernel_yamls = _read_kernel_yamls(paths, aten)
     if args.op_selection_yaml_path:
-        from selective_build.selected_yaml import parse_selected_operators
-
-        selection = parse_selected_operators(read_text(args.op_selection_yaml_path, "selected_operators.yaml"),
-                                             args.op_selection_yaml_path)
+        selection = _read_selection(args.op_selection_yaml_path)
     else:
         selection = make_selection(include_all_operators=True)
     resolution = resolve(kernel_yamls, selection)
@@ -307,14 +300,11 @@ def _gen_op_variants(args: argparse.Namespace) -> int:
     import os
 
     from selective_build.emit.op_variants import render_op_variants
-    from selective_build.files import read_text, write_text_atomic
-    from selective_build.selected_yaml import parse_selected_operators
+    from selective_build.files import write_text_atomic
     from selective_build.selection import dtypes_by_operator
 
-    selection = parse_selected_operators(read_text(args.yaml_file_path, "selected_operators.yaml"),
-                                         args.yaml_file_path)
     write_text_atomic(os.path.join(args.output_dir, "selected_op_variants.h"),
-                      render_op_variants(dtypes_by_operator(selection)))
+                      render_op_variants(dtypes_by_operator(_read_selection(args.yaml_file_path))))
     return 0
 
 

@@ -21,7 +21,6 @@ in the file is reported at once as a :class:`~selective_build.errors.UserError`.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from collections.abc import Mapping
 
 from selective_build.aten_schemas import AtenSchemas, load_default_aten_schemas, parse_aten_schemas  # noqa: F401
 from selective_build.dtypes import SCALAR_TYPES

@@ -21,7 +21,7 @@ from selective_build.errors import Problem, UserError
 from selective_build.kernel_keys import DEFAULT_KEY, VERSION_PREFIX, parse_kernel_key
 from selective_build.kernel_yaml import Kernel, KernelYaml, OperatorEntry
 from selective_build.schema import BaseType, is_single_tensor
-from selective_build.selection import Selection
+from selective_build.selection import Selection, names_an_overload
 
 
 @dataclass(frozen=True)
@@ -100,7 +100,7 @@ def _selected_entries(entries: Mapping[str, OperatorEntry], selection: Selection
         return
     for name, selected in selection.operators.items():
         keys = selection.keys_for(name)
-        if selected.include_all_overloads and "." not in name.rpartition("::")[2]:
+        if selected.include_all_overloads and not names_an_overload(name):
             prefix = name + "."
             matches = [n for n in entries if n.startswith(prefix) or n == name]
             if not matches:

@@ -63,6 +63,11 @@ class Selection:
         return selected.debug_info if selected else ()
 
 
+def names_an_overload(operator: str) -> bool:
+    """``aten::add.out`` names an overload; ``aten::add`` does not (it can stand for all of them)."""
+    return "." in operator.rpartition("::")[2]
+
+
 def sorted_mapping(items: Mapping) -> Mapping:
     """A read-only copy of ``items`` with its keys in sorted order."""
     return MappingProxyType({key: items[key] for key in sorted(items)})

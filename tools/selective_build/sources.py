@@ -14,7 +14,7 @@ from types import MappingProxyType
 from selective_build.errors import Location, UserError
 from selective_build.selection import DEFAULT_KEY
 from selective_build.pte import Program
-from selective_build.selection import SelectedOperator, Selection, make_selection
+from selective_build.selection import SelectedOperator, Selection, make_selection, names_an_overload
 from selective_build.dtypes import SCALAR_TYPE_NAMES
 
 ROOT_OPS_SOURCE = "--root_ops"
@@ -47,7 +47,7 @@ def from_root_ops(names: Sequence[str], include_all_overloads: bool = False,
     """Select ``names``, with any key. With ``include_all_overloads``, a name
     without overload (``aten::add``) stands for all of its overloads."""
     return make_selection(
-        (SelectedOperator(name, include_all_overloads=include_all_overloads and "." not in name.rpartition("::")[2],
+        (SelectedOperator(name, include_all_overloads=include_all_overloads and not names_an_overload(name),
                           debug_info=(source,)) for name in names),
         {name: (DEFAULT_KEY,) for name in names},
     )

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from selective_build.emit.cpp_types import UnsupportedType
+from selective_build.emit.cpp_types import UnsupportedType, check_signature
 from selective_build.emit.headers import render_functions, render_native_functions
 from selective_build.emit.registration import render_registration
 from selective_build.errors import Problem, UserError
@@ -19,7 +19,7 @@ def render_bindings(resolution: Resolution, lib_name: str, manual_registration: 
     problems = []
     for resolved in resolution.operators:
         try:
-            render_native_functions([(resolved.entry, k) for k in resolved.kernels])
+            check_signature(resolved.entry.schema)
         except UnsupportedType as error:
             problems.append(Problem(f"{resolved.entry.name}: {error}", resolved.entry.location))
     if problems:

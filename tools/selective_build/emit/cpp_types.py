@@ -69,6 +69,12 @@ def conversion(type_) -> str:
     return f"tryTo<{value_type(type_)}>()"
 
 
+def check_signature(schema) -> None:
+    """Raise UnsupportedType if an argument or return of ``schema`` has no EValue conversion."""
+    for item in schema.arguments + schema.returns:
+        value_type(item.type)
+
+
 def return_type(returns: tuple[Return, ...]) -> str:
     """``Tensor&`` for one returned tensor, ``void`` for none, a tuple of references otherwise."""
     if not returns:

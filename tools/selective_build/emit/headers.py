@@ -44,13 +44,13 @@ def declaration(entry: OperatorEntry, kernel: Kernel) -> tuple[str, str]:
     return namespace, f"{return_type(entry.schema.returns)} {function}({_parameters(entry)});"
 
 
-def render_native_functions(kernels: Iterable[tuple[OperatorEntry, Kernel]], extra_includes: str = "") -> str:
+def render_native_functions(kernels: Iterable[tuple[OperatorEntry, Kernel]]) -> str:
     """Declarations of ``kernels``, grouped by namespace (sorted, duplicates once)."""
     by_namespace: dict[str, dict[str, str]] = {}
     for entry, kernel in kernels:
         namespace, text = declaration(entry, kernel)
         by_namespace.setdefault(namespace, {})[text] = f"// {entry.name}"
-    lines = [_HEADER + extra_includes]
+    lines = [_HEADER]
     for namespace in sorted(by_namespace):
         body = []
         for text, comment in sorted(by_namespace[namespace].items()):
