@@ -12,6 +12,7 @@
 #include <cinttypes>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <memory>
 #include <sstream>
@@ -183,6 +184,84 @@ bool write_npy(const std::string& path, const DtypeInfo& dtype, const std::vecto
   return out && std::rename(tmp.c_str(), path.c_str()) == 0;
 }
 
+// The runtime's log, kept instead of printed: a run that works stays quiet, and
+// a failure is explained in our own words (the runtime's lines follow on error).
+struct LogLine {
+  et_pal_log_level_t level;
+  std::string text;
+};
+std::vector<LogLine> g_log;
+
+void keep_log_message(et_timestamp_t, et_pal_log_level_t level, const char*, const char*, size_t,
+                      const char* message, size_t length) {
+  std::string text(message, length);
+  while (!text.empty() && (text.back() == '\n' || text.back() == ' ')) text.pop_back();
+  g_log.push_back({level, text});
+}
+
+void print_logged_errors() {
+  for (const auto& line : g_log) {
+    if (line.level == kError || line.level == kFatal) std::fprintf(stderr, "  runtime: %s\n", line.text.c_str());
+  }
+}
+
+// "Float 4-D contiguous" for dtype 6 and dim order 0,1,2,3 (as etsb's build-time messages say it).
+std::string describe_tensor(int dtype, const std::vector<int>& order) {
+  const DtypeInfo* info = by_type(static_cast<ScalarType>(dtype));
+  std::string text = info ? info->name : "dtype " + std::to_string(dtype);
+  text += " " + std::to_string(order.size()) + "-D";
+  bool contiguous = true;
+  for (size_t i = 0; i < order.size(); ++i) contiguous = contiguous && order[i] == static_cast<int>(i);
+  if (order.size() > 1 && contiguous) text += " contiguous";
+  if (!contiguous) {
+    text += " dim order (";
+    for (size_t i = 0; i < order.size(); ++i) text += (i ? "," : "") + std::to_string(order[i]);
+    text += ")";
+  }
+  return text;
+}
+
+// The operators and kernel keys the runtime looked up and did not find, read
+// back from its log ("kernel 'X' not found." then one "dtype: N | dim order: ["
+// line per tensor, its dims, and "]").
+std::vector<std::string> missing_kernels() {
+  std::vector<std::string> found;
+  std::string op, key, readable;
+  std::vector<int> order;
+  int dtype = -1;
+  auto finish = [&]() {
+    if (op.empty()) return;
+    std::string entry = op + "  key v1/" + key + "  (" + readable + ")";
+    if (std::find(found.begin(), found.end(), entry) == found.end()) found.push_back(entry);
+    op.clear();
+  };
+  for (const auto& line : g_log) {
+    const std::string& text = line.text;
+    size_t start = text.find("kernel '");
+    size_t end = text.find("' not found");
+    if (start != std::string::npos && end != std::string::npos) {
+      finish();
+      op = text.substr(start + 8, end - start - 8);
+      key.clear(), readable.clear();
+    } else if (!op.empty() && text.rfind("dtype: ", 0) == 0) {
+      dtype = std::atoi(text.c_str() + 7);
+      order.clear();
+    } else if (!op.empty() && dtype >= 0 && !text.empty() && text[0] >= '0' && text[0] <= '9') {
+      order.push_back(std::atoi(text.c_str()));
+    } else if (!op.empty() && dtype >= 0 && text == "]") {
+      std::string dims;
+      for (size_t i = 0; i < order.size(); ++i) dims += (i ? "," : "") + std::to_string(order[i]);
+      key += (key.empty() ? "" : "|") + std::to_string(dtype) + ";" + dims;
+      readable += (readable.empty() ? "" : ", ") + describe_tensor(dtype, order);
+      dtype = -1;
+    } else if (!op.empty()) {
+      finish();
+    }
+  }
+  finish();
+  return found;
+}
+
 std::vector<std::string> split(const std::string& text, char separator) {
   std::vector<std::string> parts;
   std::stringstream stream(text);
@@ -212,6 +291,7 @@ int main(int argc, char** argv) {
                      "--output-dir DIR [--iterations N])");
   }
   if (model.empty() || output_dir.empty()) return fail("--model and --output-dir are required");
+  executorch::runtime::register_pal(executorch::runtime::PalImpl::create(keep_log_message, __FILE__));
   executorch::runtime::runtime_init();
 #if defined(ETSB_REGISTER_LIB)
   Error registered = etsb::ETSB_CAT(ETSB_CAT(register_, ETSB_REGISTER_LIB), _kernels)();
@@ -241,9 +321,12 @@ int main(int argc, char** argv) {
   auto method = program->load_method(method_name.c_str(), &memory);
 #endif
   if (!method.ok()) {
-    if (method.error() == Error::OperatorMissing)
-      return fail("method '" + method_name + "' needs kernels this binary lacks (see the 'Missing operator' "
-                  "lines above)");
+    if (method.error() == Error::OperatorMissing) {
+      std::string message = "method '" + method_name + "' of " + model + " needs kernels this binary lacks:";
+      for (const auto& missing : missing_kernels()) message += "\n  " + missing;
+      return fail(message);
+    }
+    print_logged_errors();
     return fail("cannot load method '" + method_name + "': " + error_name(method.error()));
   }
 
@@ -279,11 +362,17 @@ int main(int argc, char** argv) {
     auto start = std::chrono::steady_clock::now();
     Error executed = method->execute();
     times.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
-    if (executed != Error::Ok) return fail("execution failed: " + error_name(executed));
+    if (executed != Error::Ok) {
+      print_logged_errors();
+      return fail("execution failed: " + error_name(executed));
+    }
   }
 
   std::vector<EValue> outputs(method->outputs_size());
   if (method->get_outputs(outputs.data(), outputs.size()) != Error::Ok) return fail("cannot read the outputs");
+  std::error_code created;
+  std::filesystem::create_directories(output_dir, created);
+  if (created) return fail("cannot create the output directory " + output_dir + ": " + created.message());
   for (size_t i = 0; i < outputs.size(); ++i) {
     std::string path = output_dir + "/output_" + std::to_string(i) + ".npy";
     bool ok;

@@ -2,6 +2,6 @@
 
 import sys
 
-from selective_build.cli import main
+from selective_build.launch import main
 
 sys.exit(main())

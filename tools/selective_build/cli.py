@@ -131,6 +131,9 @@ def _gen_oplist_arguments(parser: argparse.ArgumentParser) -> None:
                         metavar="YAML", help="a kernel yaml whose every operator is selected (repeatable)")
     parser.add_argument("--include-all-operators", "--include_all_operators", action="store_true",
                         help="select every operator: the build is not selective")
+    parser.add_argument("--selection-yaml-path", "--selection_yaml_path", action="append", default=[],
+                        metavar="YAML", help="a selected_operators.yaml to include in the union, e.g. "
+                                             "another operator library's (repeatable)")
     _add_aten_yaml(parser)
 
 
@@ -170,6 +173,7 @@ def _gen_oplist(args: argparse.Namespace) -> int:
     positions = sources.scalar_type_positions(aten, custom)
     tasks = [root_ops(text) for text in args.root_ops] + [ops_dict(text) for text in args.ops_dict]
     tasks += [lambda path=path: _read_model(path, positions) for path in args.model_file_path]
+    tasks += [lambda path=path: _read_selection(path) for path in args.selection_yaml_path]
     selections = _collect(tasks) + [sources.from_kernel_yaml(parsed) for parsed in kernel_yamls]
     if args.include_all_operators:
         selections.append(sources.everything())
@@ -245,7 +249,7 @@ def _gen_all_oplist(args: argparse.Namespace) -> int:
 
 
 def _gen_bindings_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--functions-yaml-path", "--functions_yaml_path", required=True, metavar="YAML",
+    parser.add_argument("--functions-yaml-path", "--functions_yaml_path", metavar="YAML",
                         help="the (merged) kernel yaml of ATen operators")
     parser.add_argument("--custom-ops-yaml-path", "--custom_ops_yaml_path", metavar="YAML",
                         help="a kernel yaml of custom operators ('func:' entries)")
@@ -274,7 +278,9 @@ def _gen_bindings(args: argparse.Namespace) -> int:
     if not args.lib_name.isidentifier() or not args.lib_name.isascii():
         raise UserError(f"--lib-name '{args.lib_name}' is not a C identifier", Location("--lib-name"))
     aten = _aten_schemas(args.aten_yaml)
-    paths = [args.functions_yaml_path] + ([args.custom_ops_yaml_path] if args.custom_ops_yaml_path else [])
+    paths = [path for path in (args.functions_yaml_path, args.custom_ops_yaml_path) if path]
+    if not paths:
+        raise UserError("give --functions-yaml-path, --custom-ops-yaml-path or both", Location("gen-bindings"))
     kernel_yamls = _read_kernel_yamls(paths, aten)
     if args.op_selection_yaml_path:
         selection = _read_selection(args.op_selection_yaml_path)
@@ -308,6 +314,116 @@ def _gen_op_variants(args: argparse.Namespace) -> int:
     return 0
 
 
+# -- build, query, clean, size (the embedded build driver) -----------------------
+
+
+def _add_defines(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--define", action="append", default=[], metavar="NAME=VALUE",
+                        help="a value for select() conditions and a make variable for commands (repeatable)")
+
+
+def _build_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("targets", nargs="*", default=["//..."], metavar="TARGET",
+                        help="labels or patterns: //examples/mlp:bin, //examples/..., :bin (default //...)")
+    parser.add_argument("-j", "--jobs", type=int, metavar="N", help="parallel jobs (ninja's default otherwise)")
+    _add_defines(parser)
+
+
+def _build(args: argparse.Namespace) -> int:
+    from selective_build.build.driver import Workspace
+
+    workspace = Workspace.here(args.define)
+    from selective_build.build.fast import report
+
+    return report(*workspace.build(args.targets, args.jobs))
+
+
+def _query_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("targets", nargs="*", default=["//..."], metavar="TARGET",
+                        help="labels or patterns (default //...)")
+    parser.add_argument("--output", choices=("label", "rule", "deps", "outputs", "json"), default="label",
+                        help="what to print per target: its label, its rule and where it was made, every "
+                             "target it depends on, its output files, or everything as JSON")
+    _add_defines(parser)
+
+
+def _query(args: argparse.Namespace) -> int:
+    import json
+
+    from selective_build.build.driver import Workspace
+
+    workspace = Workspace.here(args.define)
+    patterns = workspace.patterns(args.targets)
+    packages = workspace.evaluate(workspace.packages_for(patterns))
+    labels = workspace.matching(packages, patterns)
+    if args.output in ("label", "rule", "json"):
+        targets = {t.label: t for p in packages.values() for t in p.targets}
+        missing = [label for label in labels if label not in targets]
+        if missing:
+            raise UserError(f"no target '{missing[0]}'")
+        if args.output == "json":
+            print(json.dumps([{"label": str(l), "rule": targets[l].rule, "attrs": targets[l].attrs,
+                               "location": str(targets[l].location)} for l in labels], indent=1, sort_keys=True))
+        else:
+            for label in labels:
+                print(label if args.output == "label"
+                      else f"{targets[label].rule:14} {label}  ({targets[label].location})")
+        return 0
+    from selective_build.build.graph import analyse
+
+    graph = analyse(packages, labels, workspace.config())
+    if args.output == "deps":
+        for label in sorted(graph.nodes):
+            print(label)
+    else:
+        for label in labels:
+            for path in graph.nodes[label].outputs:
+                print(f"{label}: {path}")
+    return 0
+
+
+def _clean_arguments(parser: argparse.ArgumentParser) -> None:
+    pass
+
+
+def _clean(args: argparse.Namespace) -> int:
+    from selective_build.build.driver import Workspace
+
+    Workspace.here().clean()
+    return 0
+
+
+def _size_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("target", metavar="TARGET", help="an et_model_binary (or any cxx_binary) label")
+    parser.add_argument("--top", type=int, default=0, metavar="N",
+                        help="list only the N largest operators (default: all)")
+    _add_defines(parser)
+
+
+def _size(args: argparse.Namespace) -> int:
+    from selective_build.build.driver import Workspace
+    from selective_build.build.size import measure, render_size_table
+
+    workspace = Workspace.here(args.define)
+    status, plan = workspace.build([args.target], quiet=True)
+    if status != 0:
+        return 1
+    if len(plan["outputs"]) != 1:
+        raise UserError(f"'{args.target}' names {len(plan['outputs'])} targets; name one binary")
+    label = next(iter(plan["outputs"]))
+    if plan["rules"][label] != "cxx_binary":
+        raise UserError(f"{label} is a {plan['rules'][label]}, not a binary")
+    measured = [measure(workspace.root, plan["outputs"][label][0], label)]
+    companion = plan["companions"].get(label)
+    if companion:
+        status, more = workspace.build([companion], quiet=True)
+        if status != 0:
+            return 1
+        measured.append(measure(workspace.root, more["outputs"][companion][0], companion))
+    print(render_size_table(label, measured, args.top))
+    return 0
+
+
 SUBCOMMANDS = (
     ("merge-yaml", "Merge a vendor kernel yaml over a fallback yaml into OUTPUT_DIR/merged.yaml.",
      _merge_yaml_arguments, _merge_yaml),
@@ -321,6 +437,12 @@ SUBCOMMANDS = (
      "switch on.", _gen_op_variants_arguments, _gen_op_variants),
     ("validate-yaml", "Parse and validate kernel yaml files; report every problem with its place.",
      _validate_yaml_arguments, _validate_yaml),
+    ("build", "Evaluate BUILD files and build the targets with ninja (outputs under etsb-out/).",
+     _build_arguments, _build),
+    ("query", "List targets, their dependencies or their outputs.", _query_arguments, _query),
+    ("clean", "Remove every build output under etsb-out/.", _clean_arguments, _clean),
+    ("size", "Stripped size of a binary by part (runtime, kernels per operator, registration), beside the "
+     "same binary with every kernel.", _size_arguments, _size),
 )
 
 

@@ -1,0 +1,86 @@
+"""`et_model_binary`: a size-trimmed binary that runs one model."""
+
+load(":generated_lib.bzl", "executorch_generated_lib")
+load(":operator_library.bzl", "et_operator_library")
+load(":private/checks.bzl", "check_bool", "check_identifier", "check_model", "check_string", "check_string_list", "cxx_identifier")
+load(":private/shim.bzl", "RUNNER_SOURCE", "RUNTIME", "etsb_cxx_binary")
+
+PORTABLE_FUNCTIONS_YAML = "//kernels/portable:functions.yaml"
+PORTABLE_KERNELS = "//kernels/portable:kernels"
+
+def et_model_binary(
+        name,
+        model,
+        functions_yaml_target = PORTABLE_FUNCTIONS_YAML,
+        kernel_deps = [PORTABLE_KERNELS],
+        custom_ops_yaml_target = None,
+        fallback_yaml_target = None,
+        deps = [],
+        dtype_selective_build = False,
+        tags = [],
+        visibility = None):
+    """The runner linked with exactly the kernels `model` needs.
+
+    Selects the operators and kernel keys of `model` (plus `deps`), resolves
+    them against the kernel yaml (failing the build if any is not covered),
+    and links the model runner, which registers the kernels explicitly:
+    `<name> --model M.pte --inputs a.npy,... --output-dir D [--method M] [--iterations N]`.
+    A companion `<name>_all_kernels` (tagged `manual`) links every kernel of
+    the yaml, for `etsb size` to compare against.
+
+    Args:
+      name: the target name; the binary is named after it.
+      model: the `.pte` program the binary must run.
+      functions_yaml_target: the kernel yaml (default: etsb's portable kernels).
+      kernel_deps: the kernel libraries implementing it (default: etsb's portable kernels).
+      custom_ops_yaml_target: a kernel yaml of custom operators the model calls.
+      fallback_yaml_target: a kernel yaml that `functions_yaml_target` is merged over.
+      deps: more `et_operator_library` targets to include (operators other models need).
+      dtype_selective_build: keep, within each kernel, only the dtypes the model uses.
+      tags: free-form tags passed to the generated targets.
+      visibility: who may depend on the binary (public when None).
+    """
+    macro = "et_model_binary"
+    check_identifier(macro, name)
+    check_model(macro, name, "model", model)
+    check_string(macro, name, "functions_yaml_target", functions_yaml_target, allow_none = True)
+    check_string_list(macro, name, "kernel_deps", kernel_deps)
+    check_string(macro, name, "custom_ops_yaml_target", custom_ops_yaml_target, allow_none = True)
+    check_string(macro, name, "fallback_yaml_target", fallback_yaml_target, allow_none = True)
+    check_string_list(macro, name, "deps", deps)
+    check_bool(macro, name, "dtype_selective_build", dtype_selective_build)
+
+    yamls = dict(
+        functions_yaml_target = functions_yaml_target,
+        custom_ops_yaml_target = custom_ops_yaml_target,
+        fallback_yaml_target = fallback_yaml_target,
+        kernel_deps = kernel_deps,
+    )
+    et_operator_library(name = name + "_ops", model = model, deps = deps, tags = tags)
+    executorch_generated_lib(
+        name = name + "_lib",
+        deps = [":" + name + "_ops"],
+        dtype_selective_build = dtype_selective_build,
+        manual_registration = True,
+        tags = tags,
+        **yamls
+    )
+    etsb_cxx_binary(
+        name = name,
+        srcs = [RUNNER_SOURCE],
+        deps = [":" + name + "_lib", RUNTIME],
+        defines = ["ETSB_REGISTER_LIB=" + cxx_identifier(name + "_lib")],
+        tags = tags + ["etsb_all_kernels=:" + name + "_all_kernels"],
+        visibility = visibility,
+    )
+
+    # The same binary with every kernel of the yaml: what the trimming is measured against.
+    executorch_generated_lib(name = name + "_all_kernels_lib", manual_registration = True, tags = tags + ["manual"], **yamls)
+    etsb_cxx_binary(
+        name = name + "_all_kernels",
+        srcs = [RUNNER_SOURCE],
+        deps = [":" + name + "_all_kernels_lib", RUNTIME],
+        defines = ["ETSB_REGISTER_LIB=" + cxx_identifier(name + "_all_kernels_lib")],
+        tags = tags + ["manual"],
+        visibility = visibility,
+    )

@@ -1,0 +1,138 @@
+"""The primitive rules behind etsb's macros, for every build system that loads them.
+
+etsb's macros are written once against five primitives: a genrule, a C++
+library, a C++ binary, a filegroup and an exported file. This file maps each
+onto the build system evaluating it:
+
+* etsb's own driver (`etsb build`), whose `native` offers `cxx_library`;
+* Bazel, whose `native` offers `cc_library` (we call `cc_library`/`cc_binary`);
+* Buck2, whose `native` offers `cxx_library` and `read_config`.
+
+Genrule commands use Bazel's notation (`$(location ...)`, `$(RULEDIR)`, `$@`)
+plus two make variables set by the build system: `$(ETSB_PYTHON)`, the Python
+that runs etsb's tools, and `$(EXECUTORCH_ROOT)`, the ExecuTorch runtime wheel.
+"""
+
+BUILD_SYSTEM = "bazel" if hasattr(native, "cc_library") else ("buck2" if hasattr(native, "read_config") else "etsb")
+
+# The label of etsb's command-line tool and of the Python sources it runs.
+ETSB_TOOL = "//tools/selective_build:etsb"
+ETSB_TOOL_SOURCES = "//tools/selective_build:sources"
+
+# The command prefix that runs the etsb tool inside a genrule.
+ETSB_COMMAND = "$(ETSB_PYTHON) $(location %s)" % ETSB_TOOL
+
+# The ExecuTorch runtime library (libexecutorch.so and its headers).
+RUNTIME = "@executorch_runtime//:executorch" if BUILD_SYSTEM == "bazel" else "//runtime:executorch"
+
+# The model runner, the `main` of every model binary.
+RUNNER_SOURCE = "//tools/runner:runner.cpp"
+
+# Flags every C++ target gets: the runtime's headers expect C++17.
+CXX_FLAGS = ["-std=c++17"]
+
+def _visibility(visibility):
+    if visibility != None:
+        return visibility
+    return ["PUBLIC"] if BUILD_SYSTEM == "buck2" else ["//visibility:public"]
+
+def etsb_genrule(name, srcs, outs, cmd, tools = [], tags = [], visibility = None):
+    """A command that turns `srcs` into `outs`; `tools` are the programs it runs.
+
+    Args:
+      name: the target name.
+      srcs: input files or targets; `$(location X)` in `cmd` names each.
+      outs: output paths, relative to the package's output directory.
+      cmd: the shell command (Bazel notation; see this file's docstring).
+      tools: programs and their data that `cmd` runs.
+      tags: free-form tags (`manual` keeps a target out of `...` patterns).
+      visibility: who may depend on it (public when None).
+    """
+    if BUILD_SYSTEM == "buck2":
+        native.genrule(
+            name = name,
+            srcs = srcs + tools,
+            outs = {out: [out] for out in outs},
+            cmd = cmd.replace("$(RULEDIR)", "$OUT"),
+            labels = tags,
+            visibility = _visibility(visibility),
+        )
+    else:
+        native.genrule(name = name, srcs = srcs, outs = outs, cmd = cmd, tools = tools, tags = tags, visibility = _visibility(visibility))
+
+def etsb_cxx_library(name, srcs = [], hdrs = [], deps = [], copts = [], defines = [], linkopts = [], link_whole = False, tags = [], visibility = None):
+    """A static C++ library.
+
+    Args:
+      name: the target name.
+      srcs: C++ sources (and private headers) compiled into it.
+      hdrs: headers its dependents may include.
+      deps: libraries it depends on (their headers, defines and link options propagate).
+      copts: compiler flags for its own sources only.
+      defines: preprocessor definitions for it and its dependents.
+      linkopts: linker flags for every binary that links it.
+      link_whole: link every object even if nothing refers to it (static registration).
+      tags: free-form tags.
+      visibility: who may depend on it (public when None).
+    """
+    if BUILD_SYSTEM == "bazel":
+        native.cc_library(name = name, srcs = srcs, hdrs = hdrs, deps = deps, copts = CXX_FLAGS + copts, defines = defines,
+                          linkopts = linkopts, alwayslink = link_whole, tags = tags, visibility = _visibility(visibility))
+    elif BUILD_SYSTEM == "buck2":
+        native.cxx_library(name = name, srcs = srcs, exported_headers = hdrs, exported_deps = deps,
+                           compiler_flags = CXX_FLAGS + copts, exported_preprocessor_flags = ["-D" + d for d in defines],
+                           exported_linker_flags = linkopts, link_whole = link_whole, labels = tags, visibility = _visibility(visibility))
+    else:
+        native.cxx_library(name = name, srcs = srcs, hdrs = hdrs, deps = deps, copts = CXX_FLAGS + copts, defines = defines,
+                           linkopts = linkopts, link_whole = link_whole, tags = tags, visibility = _visibility(visibility))
+
+def etsb_cxx_binary(name, srcs = [], deps = [], copts = [], defines = [], linkopts = [], tags = [], visibility = None):
+    """A C++ executable.
+
+    Args:
+      name: the target name; the binary is named after it.
+      srcs: C++ sources compiled into it.
+      deps: libraries it links.
+      copts: compiler flags for its own sources.
+      defines: preprocessor definitions for its own sources.
+      linkopts: extra linker flags.
+      tags: free-form tags.
+      visibility: who may depend on it (public when None).
+    """
+    if BUILD_SYSTEM == "bazel":
+        native.cc_binary(name = name, srcs = srcs, deps = deps, copts = CXX_FLAGS + copts, defines = defines,
+                         linkopts = linkopts, tags = tags, visibility = _visibility(visibility))
+    elif BUILD_SYSTEM == "buck2":
+        native.cxx_binary(name = name, srcs = srcs, deps = deps, compiler_flags = CXX_FLAGS + copts,
+                          preprocessor_flags = ["-D" + d for d in defines], linker_flags = linkopts, labels = tags,
+                          visibility = _visibility(visibility))
+    else:
+        native.cxx_binary(name = name, srcs = srcs, deps = deps, copts = CXX_FLAGS + copts, defines = defines,
+                          linkopts = linkopts, tags = tags, visibility = _visibility(visibility))
+
+def etsb_filegroup(name, srcs, tags = [], visibility = None):
+    """A named set of files.
+
+    Args:
+      name: the target name.
+      srcs: the files (or targets whose outputs to include).
+      tags: free-form tags.
+      visibility: who may depend on it (public when None).
+    """
+    if BUILD_SYSTEM == "buck2":
+        native.filegroup(name = name, srcs = srcs, labels = tags, visibility = _visibility(visibility))
+    else:
+        native.filegroup(name = name, srcs = srcs, tags = tags, visibility = _visibility(visibility))
+
+def etsb_export_file(name):
+    """Makes the package's file `name` referable from other packages.
+
+    Args:
+      name: the file, relative to the package.
+    """
+    if BUILD_SYSTEM == "bazel":
+        native.exports_files([name])
+    elif BUILD_SYSTEM == "buck2":
+        native.export_file(name = name, visibility = ["PUBLIC"])
+    else:
+        native.export_file(name = name, src = name)

@@ -1,0 +1,42 @@
+"""The external parts every etsb build uses: the ExecuTorch runtime and etsb's own tool."""
+
+load(":private/shim.bzl", "BUILD_SYSTEM", "etsb_export_file", "etsb_filegroup")
+
+def et_runtime_library(name):
+    """The ExecuTorch runtime (`libexecutorch.so` and its headers, from the wheel).
+
+    In etsb's driver the wheel's place is the make variable `$(EXECUTORCH_ROOT)`;
+    Bazel reads the wheel through the `@executorch_runtime` repository.
+
+    Args:
+      name: the target name (etsb's rules refer to `//runtime:executorch`).
+    """
+    if BUILD_SYSTEM == "bazel":
+        native.alias(name = name, actual = "@executorch_runtime//:executorch", visibility = ["//visibility:public"])
+        return
+    native.cxx_library(
+        name = name,
+        includes = [
+            "$(EXECUTORCH_ROOT)/include",
+            "$(EXECUTORCH_ROOT)/include/executorch/runtime/core/portable_type/c10",
+        ],
+        defines = ["C10_USING_CUSTOM_GENERATED_MACROS"],
+        linkopts = ["-L$(EXECUTORCH_ROOT)/lib", "-lexecutorch", "-Wl,-rpath,$(EXECUTORCH_ROOT)/lib"],
+        visibility = ["PUBLIC"] if BUILD_SYSTEM == "buck2" else ["//visibility:public"],
+    )
+
+def etsb_tool(name, sources_name, data = []):
+    """etsb's command-line tool, as genrules run it, and every file it reads.
+
+    Args:
+      name: the target of the launcher script (`etsb_tool.py` in the package).
+      sources_name: the target of the package's Python sources and `data`.
+      data: other files the tool reads (the ATen schemas).
+    """
+    if BUILD_SYSTEM == "bazel":
+        native.py_binary(name = name, srcs = native.glob(["**/*.py"]), main = "etsb_tool.py", data = data,
+                         visibility = ["//visibility:public"])
+    else:
+        etsb_export_file("etsb_tool.py")
+        native.filegroup(name = name, srcs = ["etsb_tool.py"])
+    etsb_filegroup(name = sources_name, srcs = native.glob(["**/*.py"]) + data)

@@ -1,0 +1,211 @@
+"""The build driver: the file-system edge of ``etsb build``, ``query``, ``clean``
+and ``size``. It finds the workspace and its packages, evaluates BUILD files
+(reusing the last evaluation while no file it read has changed), writes
+``etsb-out/build.ninja`` and runs ninja."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from dataclasses import dataclass
+from typing import Iterable, Sequence
+
+from selective_build.build import state
+from selective_build.build.labels import Label, LabelError, Pattern, parse_pattern
+from selective_build.errors import Location, UserError
+
+
+
+def find_root(start: str) -> str:
+    """The workspace root: the nearest directory at or above ``start`` with a
+    MODULE.bazel or WORKSPACE file."""
+    root = state.find_root(start)
+    if root is None:
+        raise UserError(f"not inside a workspace: no {' or '.join(state.ROOT_MARKERS)} at or above "
+                        f"{os.path.abspath(start)}")
+    return root
+
+
+def is_package(root: str, package: str) -> bool:
+    """Whether ``package`` has a BUILD file."""
+    return any(os.path.isfile(os.path.join(root, package, b)) for b in state.BUILD_FILES)
+
+
+@dataclass
+class Workspace:
+    """A workspace and the configuration of this invocation."""
+
+    root: str
+    cwd_package: str
+    defines: dict[str, str]
+
+    @classmethod
+    def here(cls, defines: Sequence[str] = ()) -> "Workspace":
+        """The workspace around the current directory, with ``--define NAME=VALUE`` values."""
+        root = find_root(os.getcwd())
+        parsed = {}
+        for text in defines:
+            if "=" not in text:
+                raise UserError(f"--define '{text}' is not NAME=VALUE")
+            name, _, value = text.partition("=")
+            parsed[name] = value
+        return cls(root, state.cwd_package(root), parsed)
+
+    @property
+    def out(self) -> str:
+        return os.path.join(self.root, "etsb-out")
+
+    # -- configuration ---------------------------------------------------------
+
+    def make_variables(self) -> dict[str, str]:
+        """The make variables commands and flags may use."""
+        import importlib.util
+
+        spec = importlib.util.find_spec("executorch")
+        if spec is None or not spec.submodule_search_locations:
+            raise UserError("the executorch runtime wheel is not installed in this Python: run scripts/setup.sh")
+        python = sys.executable
+        tool = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "etsb_tool.py")
+        return {
+            "ETSB_PYTHON": python,
+            "EXECUTORCH_ROOT": list(spec.submodule_search_locations)[0],
+            "ETSB_TOOL": f"{python} {os.path.relpath(tool, self.root)}",
+            **{k: v for k, v in self.defines.items()},
+        }
+
+    def config(self):
+        from selective_build.build.graph import Config
+
+        root = self.root
+        return Config(self.make_variables(), dict(self.defines), os.environ.get("CXX", "g++"),
+                      lambda path: os.path.isfile(os.path.join(root, path)))
+
+    # -- patterns --------------------------------------------------------------
+
+    def patterns(self, texts: Sequence[str]) -> list[Pattern]:
+        """Command-line target patterns, parsed."""
+        result = []
+        for text in texts:
+            try:
+                result.append(parse_pattern(text, self.cwd_package))
+            except LabelError as error:
+                raise UserError(str(error), Location(text)) from None
+        return result
+
+    def packages_for(self, patterns: Sequence[Pattern]) -> list[str]:
+        """The packages the patterns name; a missing one is an error."""
+        packages: set[str] = set()
+        for pattern in patterns:
+            if pattern.recursive:
+                found = state.discover_packages(self.root, pattern.package)
+                if not found:
+                    raise UserError(f"no packages under //{pattern.package}/...")
+                packages.update(found)
+            else:
+                if not is_package(self.root, pattern.package):
+                    raise UserError(f"no such package '{pattern.package}' (no BUILD file in "
+                                    f"{os.path.join(self.root, pattern.package)})")
+                packages.add(pattern.package)
+        return sorted(packages)
+
+    # -- evaluation ------------------------------------------------------------
+
+    def evaluate(self, packages: Iterable[str]):
+        """Evaluate ``packages`` and every package their labels reach."""
+        from selective_build.build.evaluate import evaluate
+        from selective_build.build.graph import referenced_packages
+
+        evaluated = {}
+        wanted = set(packages)
+        while wanted:
+            batch = sorted(p for p in wanted if p not in evaluated and is_package(self.root, p))
+            wanted = set()
+            for name, package in evaluate(self.root, batch).items():
+                evaluated[name] = package
+                wanted |= {p for p in referenced_packages(package) if p not in evaluated}
+        return evaluated
+
+    @staticmethod
+    def matching(packages, patterns: Sequence[Pattern]) -> list[Label]:
+        """The labels of the targets the patterns select (``manual`` ones only when named)."""
+        from selective_build.build.graph import TAG_MANUAL
+
+        labels = []
+        for pattern in patterns:
+            if pattern.name is not None:
+                labels.append(Label(pattern.package, pattern.name))
+                continue
+            for name, package in packages.items():
+                if pattern.matches_package(name):
+                    labels += [t.label for t in package.targets if TAG_MANUAL not in t.tags]
+        return sorted(set(labels))
+
+    # -- build -------------------------------------------------------------------
+
+    def plan(self, texts: Sequence[str]) -> dict:
+        """Bring ``etsb-out/build.ninja`` up to date for the patterns ``texts``;
+        return the plan: ``targets`` (ninja's), and per requested label its
+        ``outputs``, ``rules`` and all-kernels ``companions``. Reuses the last
+        plan when nothing it read has changed."""
+        patterns = self.patterns(texts)
+        packages_wanted = self.packages_for(patterns)
+        key = state.plan_key(self.root, self.cwd_package, texts, self.defines)
+        return state.current_plan(self.root, key) or self._plan_afresh(patterns, packages_wanted, key)
+
+    def _plan_afresh(self, patterns, packages_wanted, key):
+        from selective_build.build import ninja
+        from selective_build.build.graph import TAG_ALL_KERNELS, analyse
+        from selective_build.build.labels import parse_label
+        from selective_build.files import write_text_atomic
+
+        packages = self.evaluate(packages_wanted)
+        labels = self.matching(packages, patterns)
+        graph = analyse(packages, labels, self.config())
+        phonies = {str(label): node.outputs for label, node in graph.nodes.items()}
+        write_text_atomic(os.path.join(self.out, "build.ninja"), ninja.render(graph.actions, phonies))
+        outputs = {str(label): list(graph.nodes[label].outputs) for label in labels}
+        rules = {str(label): graph.nodes[label].target.rule for label in labels}
+        targets = [ninja.target_name(str(label)) for label in labels]
+        companions = {str(label): str(parse_label(tag[len(TAG_ALL_KERNELS):], label.package))
+                      for label in labels for tag in graph.nodes[label].target.tags
+                      if tag.startswith(TAG_ALL_KERNELS)}
+        plan = {"targets": targets, "outputs": outputs, "rules": rules, "companions": companions}
+        files = {f for p in packages.values() for f in (*p.files, p.build_file)}
+        dirs = {d for p in packages.values() for d in p.glob_dirs}
+        saved = state.make_state(self.root, key, files | dirs, plan)
+        write_text_atomic(state.state_path(self.root), json.dumps(saved, sort_keys=True))
+        return plan
+
+    def run_ninja(self, targets: Sequence[str], jobs: int | None = None, quiet: bool = False) -> int:
+        """Run ninja on ``targets``; its exit status."""
+        ninja = shutil.which("ninja")
+        if ninja is None:
+            raise UserError("ninja is not installed: run scripts/setup.sh (Debian package ninja-build)")
+        command = [ninja, "-f", os.path.join("etsb-out", "build.ninja")]
+        if jobs:
+            command += ["-j", str(jobs)]
+        if not targets:
+            return 0
+        run = subprocess.run(command + list(targets), cwd=self.root,
+                             stdout=subprocess.DEVNULL if quiet else None)
+        return run.returncode
+
+    def build(self, texts: Sequence[str], jobs: int | None = None, quiet: bool = False) -> tuple[int, dict]:
+        """Build the targets ``texts`` name; ninja's exit status and the plan."""
+        plan = self.plan(texts)
+        return self.run_ninja(plan["targets"], jobs, quiet), plan
+
+    def clean(self) -> None:
+        """Remove every build output (the set-up's tools under etsb-out/tools stay)."""
+        if not os.path.isdir(self.out):
+            return
+        for name in os.listdir(self.out):
+            if name not in ("tools", "go-cache"):
+                path = os.path.join(self.out, name)
+                if os.path.isdir(path) and not os.path.islink(path):
+                    shutil.rmtree(path)
+                else:
+                    os.remove(path)
