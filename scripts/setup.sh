@@ -120,6 +120,22 @@ if [ "$want_export_env" = 1 ]; then
   ensure_venv "$ROOT/.venv-export" "$ROOT/scripts/requirements-export.txt"
 fi
 
+# The BUILD-file evaluator (tools/starlark), rebuilt when a Go source is newer
+# than the binary. Offline, against Debian's starlark-go; the build cache lives
+# in etsb-out so that it works for any user.
+build_starlark_evaluator() {
+  local src="$ROOT/tools/starlark" bin="$ROOT/etsb-out/tools/etsb-starlark"
+  if [ -x "$bin" ] && [ -z "$(find "$src" -maxdepth 1 -name '*.go' -newer "$bin" -print -quit)" ]; then
+    return 0
+  fi
+  say "building etsb-out/tools/etsb-starlark"
+  mkdir -p "$ROOT/etsb-out/tools" "$ROOT/etsb-out/go-cache"
+  (cd "$src" && GOPATH=/usr/share/gocode GO111MODULE=off GOFLAGS= GOPROXY=off GOCACHE="$ROOT/etsb-out/go-cache" \
+    go build -o "$bin.tmp" .) && mv -f "$bin.tmp" "$bin" \
+    || die "could not build the Starlark evaluator; try by hand: cd tools/starlark && GOPATH=/usr/share/gocode GO111MODULE=off go build -o ../../etsb-out/tools/etsb-starlark ."
+}
+build_starlark_evaluator
+
 # What later steps rely on, checked every time (cheap).
 "$ROOT/.venv/bin/python" - <<'PY' || die "the .venv is incomplete; delete it and run scripts/setup.sh again"
 import sys, yaml, flatbuffers, executorch, os

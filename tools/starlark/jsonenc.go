@@ -1,0 +1,247 @@
+package main
+
+// JSON output, written by hand for speed and a fixed key order.
+
+import (
+	"bufio"
+	"fmt"
+	"sort"
+	"strconv"
+	"unicode/utf8"
+
+	"go.starlark.net/starlark"
+)
+
+const hexDigits = "0123456789abcdef"
+
+// appendString appends s as a JSON string (as encoding/json does, without
+// HTML escaping; invalid UTF-8 becomes U+FFFD).
+func appendString(buf []byte, s string) []byte {
+	buf = append(buf, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if c >= 0x20 && c != '"' && c != '\\' {
+				i++
+				continue
+			}
+			buf = append(buf, s[start:i]...)
+			switch c {
+			case '"', '\\':
+				buf = append(buf, '\\', c)
+			case '\n':
+				buf = append(buf, '\\', 'n')
+			case '\r':
+				buf = append(buf, '\\', 'r')
+			case '\t':
+				buf = append(buf, '\\', 't')
+			default:
+				buf = append(buf, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
+			}
+			i++
+			start = i
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			buf = append(buf, s[start:i]...)
+			buf = append(buf, `\ufffd`...)
+			i += size
+			start = i
+			continue
+		}
+		if r == '\u2028' || r == '\u2029' {
+			buf = append(buf, s[start:i]...)
+			buf = append(buf, '\\', 'u', '2', '0', '2', hexDigits[r&0xf])
+			i += size
+			start = i
+			continue
+		}
+		i += size
+	}
+	buf = append(buf, s[start:]...)
+	return append(buf, '"')
+}
+
+func appendBool(buf []byte, b bool) []byte {
+	if b {
+		return append(buf, "true"...)
+	}
+	return append(buf, "false"...)
+}
+
+// appendValue appends an attribute value as JSON.
+func appendValue(buf []byte, v starlark.Value, depth int) ([]byte, error) {
+	if depth > 64 {
+		return buf, fmt.Errorf("value nested too deeply (does a list contain itself?)")
+	}
+	var err error
+	switch x := v.(type) {
+	case starlark.NoneType:
+		return append(buf, "null"...), nil
+	case starlark.Bool:
+		return appendBool(buf, bool(x)), nil
+	case starlark.Int:
+		if n, ok := x.Int64(); ok {
+			return strconv.AppendInt(buf, n, 10), nil
+		}
+		return append(buf, x.String()...), nil
+	case starlark.String:
+		return appendString(buf, string(x)), nil
+	case *starlark.List:
+		buf = append(buf, '[')
+		for i := 0; i < x.Len(); i++ {
+			if i > 0 {
+				buf = append(buf, ',')
+			}
+			if buf, err = appendValue(buf, x.Index(i), depth+1); err != nil {
+				return buf, err
+			}
+		}
+		return append(buf, ']'), nil
+	case starlark.Tuple:
+		buf = append(buf, '[')
+		for i, e := range x {
+			if i > 0 {
+				buf = append(buf, ',')
+			}
+			if buf, err = appendValue(buf, e, depth+1); err != nil {
+				return buf, err
+			}
+		}
+		return append(buf, ']'), nil
+	case *starlark.Dict:
+		buf = append(buf, '{')
+		for i, item := range x.Items() {
+			key, ok := item[0].(starlark.String)
+			if !ok {
+				return buf, fmt.Errorf("a dict with a %s key cannot be converted to JSON", item[0].Type())
+			}
+			if i > 0 {
+				buf = append(buf, ',')
+			}
+			buf = appendString(buf, string(key))
+			buf = append(buf, ':')
+			if buf, err = appendValue(buf, item[1], depth+1); err != nil {
+				return buf, err
+			}
+		}
+		return append(buf, '}'), nil
+	case *selectValue:
+		buf = append(buf, `{"$select":[`...)
+		for i, part := range x.parts {
+			if i > 0 {
+				buf = append(buf, ',')
+			}
+			if part.conditions == nil {
+				if buf, err = appendValue(buf, part.value, depth+1); err != nil {
+					return buf, err
+				}
+				continue
+			}
+			items := part.conditions.Items()
+			sort.Slice(items, func(i, j int) bool {
+				return items[i][0].(starlark.String) < items[j][0].(starlark.String)
+			})
+			buf = append(buf, `{"$conditions":{`...)
+			for j, item := range items {
+				if j > 0 {
+					buf = append(buf, ',')
+				}
+				buf = appendString(buf, string(item[0].(starlark.String)))
+				buf = append(buf, ':')
+				if buf, err = appendValue(buf, item[1], depth+1); err != nil {
+					return buf, err
+				}
+			}
+			buf = append(buf, "}}"...)
+		}
+		return append(buf, "]}"...), nil
+	}
+	return buf, fmt.Errorf("a %s cannot be converted to JSON", v.Type())
+}
+
+func appendStrings(buf []byte, strs []string) []byte {
+	buf = append(buf, '[')
+	for i, s := range strs {
+		if i > 0 {
+			buf = append(buf, ',')
+		}
+		buf = appendString(buf, s)
+	}
+	return append(buf, ']')
+}
+
+// writeResults prints {"packages": [...]} followed by a newline.
+func writeResults(out *bufio.Writer, results []*pkgResult) {
+	buf := make([]byte, 0, 1<<16)
+	buf = append(buf, `{"packages":[`...)
+	for i, r := range results {
+		if i > 0 {
+			buf = append(buf, ',')
+		}
+		buf = append(buf, "\n"...)
+		buf = append(buf, `{"package":`...)
+		buf = appendString(buf, r.pkg)
+		buf = append(buf, `,"build_file":`...)
+		buf = appendString(buf, r.buildFile)
+		buf = append(buf, `,"files":`...)
+		buf = appendStrings(buf, r.files)
+		buf = append(buf, `,"glob_dirs":`...)
+		buf = appendStrings(buf, r.globDirs)
+		buf = append(buf, `,"targets":[`...)
+		for j, t := range r.targets {
+			if j > 0 {
+				buf = append(buf, ',')
+			}
+			buf = append(buf, `{"rule":`...)
+			buf = appendString(buf, t.rule)
+			buf = append(buf, `,"name":`...)
+			buf = appendString(buf, t.name)
+			buf = append(buf, `,"attrs":`...)
+			buf = append(buf, t.attrs...)
+			buf = append(buf, `,"stack":[`...)
+			for k, fr := range t.stack {
+				if k > 0 {
+					buf = append(buf, ',')
+				}
+				buf = append(buf, `{"function":`...)
+				buf = appendString(buf, fr.Name)
+				buf = append(buf, `,"file":`...)
+				buf = appendString(buf, fr.Pos.Filename())
+				buf = append(buf, `,"line":`...)
+				buf = strconv.AppendInt(buf, int64(fr.Pos.Line), 10)
+				buf = append(buf, `,"col":`...)
+				buf = strconv.AppendInt(buf, int64(fr.Pos.Col), 10)
+				buf = append(buf, '}')
+			}
+			buf = append(buf, "]}"...)
+			if len(buf) > 1<<15 {
+				out.Write(buf)
+				buf = buf[:0]
+			}
+		}
+		buf = append(buf, `],"error":`...)
+		if e := r.err; e == nil {
+			buf = append(buf, "null"...)
+		} else {
+			buf = append(buf, `{"message":`...)
+			buf = appendString(buf, e.message)
+			buf = append(buf, `,"file":`...)
+			buf = appendString(buf, e.file)
+			buf = append(buf, `,"line":`...)
+			buf = strconv.AppendInt(buf, int64(e.line), 10)
+			buf = append(buf, `,"col":`...)
+			buf = strconv.AppendInt(buf, int64(e.col), 10)
+			buf = append(buf, `,"backtrace":`...)
+			buf = appendString(buf, e.backtrace)
+			buf = append(buf, '}')
+		}
+		buf = append(buf, '}')
+		out.Write(buf)
+		buf = buf[:0]
+	}
+	buf = append(buf, "\n]}\n"...)
+	out.Write(buf)
+}
