@@ -18,6 +18,7 @@ def executorch_generated_lib(
         kernel_deps = [],
         dtype_selective_build = False,
         manual_registration = False,
+        model_entry = False,
         tags = [],
         visibility = None):
     """Resolves the selected operators to kernels and builds their registration.
@@ -44,6 +45,8 @@ def executorch_generated_lib(
       manual_registration: no static initialiser; the binary calls `etsb::register_<name>_kernels()`
         (or passes `etsb::<name>_kernels()` to `Program::load_method`), and no whole-archive
         linking is needed.
+      model_entry: also define `etsb::register_model_kernels()`, the entry point that the
+        runner library `//tools/runner:runner` calls (`et_model_binary` sets it).
       tags: free-form tags passed to the generated targets.
       visibility: who may depend on the library (public when None).
     """
@@ -56,6 +59,7 @@ def executorch_generated_lib(
     check_string_list(macro, name, "kernel_deps", kernel_deps)
     check_bool(macro, name, "dtype_selective_build", dtype_selective_build)
     check_bool(macro, name, "manual_registration", manual_registration)
+    check_bool(macro, name, "model_entry", model_entry)
     if functions_yaml_target == None and custom_ops_yaml_target == None:
         fail("%s '%s': give functions_yaml_target, custom_ops_yaml_target or both" % (macro, name))
     if fallback_yaml_target != None and functions_yaml_target == None:
@@ -93,6 +97,8 @@ def executorch_generated_lib(
     args.append("--op_selection_yaml_path $(location %s)" % selection)
     if manual_registration:
         args.append("--manual_registration")
+    if model_entry:
+        args.append("--model_entry")
     etsb_genrule(
         name = name + "_bindings",
         srcs = srcs,

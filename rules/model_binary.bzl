@@ -2,8 +2,8 @@
 
 load(":generated_lib.bzl", "executorch_generated_lib")
 load(":operator_library.bzl", "et_operator_library")
-load(":private/checks.bzl", "check_bool", "check_identifier", "check_model", "check_string", "check_string_list", "cxx_identifier")
-load(":private/shim.bzl", "RUNNER_SOURCE", "RUNTIME", "etsb_cxx_binary")
+load(":private/checks.bzl", "check_bool", "check_identifier", "check_model", "check_string", "check_string_list")
+load(":private/shim.bzl", "RUNNER", "RUNTIME", "etsb_cxx_binary")
 
 PORTABLE_FUNCTIONS_YAML = "//kernels/portable:functions.yaml"
 PORTABLE_KERNELS = "//kernels/portable:kernels"
@@ -62,25 +62,23 @@ def et_model_binary(
         deps = [":" + name + "_ops"],
         dtype_selective_build = dtype_selective_build,
         manual_registration = True,
+        model_entry = True,
         tags = tags,
         **yamls
     )
     etsb_cxx_binary(
         name = name,
-        srcs = [RUNNER_SOURCE],
-        deps = [":" + name + "_lib", RUNTIME],
-        defines = ["ETSB_REGISTER_LIB=" + cxx_identifier(name + "_lib")],
+        deps = [RUNNER, ":" + name + "_lib", RUNTIME],
         tags = tags + ["etsb_all_kernels=:" + name + "_all_kernels"],
         visibility = visibility,
     )
 
     # The same binary with every kernel of the yaml: what the trimming is measured against.
-    executorch_generated_lib(name = name + "_all_kernels_lib", manual_registration = True, tags = tags + ["manual"], **yamls)
+    executorch_generated_lib(name = name + "_all_kernels_lib", manual_registration = True, model_entry = True,
+                             tags = tags + ["manual"], **yamls)
     etsb_cxx_binary(
         name = name + "_all_kernels",
-        srcs = [RUNNER_SOURCE],
-        deps = [":" + name + "_all_kernels_lib", RUNTIME],
-        defines = ["ETSB_REGISTER_LIB=" + cxx_identifier(name + "_all_kernels_lib")],
+        deps = [RUNNER, ":" + name + "_all_kernels_lib", RUNTIME],
         tags = tags + ["manual"],
         visibility = visibility,
     )

@@ -27,10 +27,21 @@ def test_predicate_lists_each_operators_dtypes(tmp_path):
                  str(MODELS_DIR / "mixed_dtypes/mixed_dtypes.pte"), "--root_ops", "aten::mm.out"]) == 0
     assert main(["gen-op-variants", "--yaml-file-path", str(selection), "--output-dir", str(tmp_path)]) == 0
     header = (tmp_path / "selected_op_variants.h").read_text()
-    # sum(dtype=torch.float64) keeps Double through kernel_metadata; mm.out (any key) is not restricted.
+    # sum(dtype=torch.float64) keeps Double through kernel_metadata; mm.out (any key) is not restricted;
+    # a namespaced custom operator switches under its bare name.
     assert ('if (same_name(operator_name, "sum.IntList_out")) {\n'
             "    return scalar_type == ScalarType::Float || scalar_type == ScalarType::Double;") in header
-    assert '"mm.out"' not in header
+    assert 'if (same_name(operator_name, "mm.out")) {\n    return true;' in header
+    assert 'if (same_name(operator_name, "_to_dim_order_copy.out")) {\n' in header
+    # Operators outside the selection keep no dtype (their kernels are not linked).
+    assert "  return false;  // not selected" in header
+
+
+def test_a_selection_of_every_operator_keeps_every_dtype(tmp_path):
+    selection = tmp_path / "s.yaml"
+    assert main(["gen-oplist", "--output_path", str(selection), "--include_all_operators"]) == 0
+    assert main(["gen-op-variants", "--yaml-file-path", str(selection), "--output-dir", str(tmp_path)]) == 0
+    assert "  return true;  // every operator is selected" in (tmp_path / "selected_op_variants.h").read_text()
 
 
 def test_unselected_dtype_cases_compile_away(tmp_path):

@@ -25,8 +25,9 @@ ETSB_COMMAND = "$(ETSB_PYTHON) $(location %s)" % ETSB_TOOL
 # The ExecuTorch runtime library (libexecutorch.so and its headers).
 RUNTIME = "@executorch_runtime//:executorch" if BUILD_SYSTEM == "bazel" else "//runtime:executorch"
 
-# The model runner, the `main` of every model binary.
-RUNNER_SOURCE = "//tools/runner:runner.cpp"
+# The model runner library, the `main` of every model binary (it calls
+# etsb::register_model_kernels(), which the binary's generated library defines).
+RUNNER = "//tools/runner:runner"
 
 # Flags every C++ target gets: the runtime's headers expect C++17.
 CXX_FLAGS = ["-std=c++17"]

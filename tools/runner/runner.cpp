@@ -1,12 +1,17 @@
 // The main of every etsb model binary: load a .pte with ExecuTorch's runtime,
 // feed .npy inputs, run a method, write its outputs as .npy.
 //
-//   BIN --model M.pte [--method forward] --inputs a.npy,b.npy --output-dir D [--iterations N]
+//   BIN --model M.pte [--method forward] --inputs a.npy,b.npy --output-dir D [--iterations N] [--log]
+//
+// The runtime's log is kept, not printed: --log prints it after a run, and a
+// failure prints its errors (a missing kernel is named with its key).
 //
 // Kernels reach the runtime one of three ways, chosen when the binary is built:
 // static initialisers in the registration source (the default), an explicit
-// call (-DETSB_REGISTER_LIB=<lib>), or a per-method kernel table passed to
-// Program::load_method (-DETSB_KERNEL_TABLE_LIB=<lib>).
+// call (-DETSB_REGISTER_LIB=<lib>, or -DETSB_MODEL_ENTRY to call the
+// etsb::register_model_kernels() that `gen-bindings --model-entry` defines:
+// the runner library of model binaries, compiled once), or a per-method kernel
+// table passed to Program::load_method (-DETSB_KERNEL_TABLE_LIB=<lib>).
 #include <algorithm>
 #include <chrono>
 #include <cinttypes>
@@ -44,6 +49,11 @@ using executorch::runtime::Span;
 #if defined(ETSB_REGISTER_LIB)
 namespace etsb {
 Error ETSB_CAT(ETSB_CAT(register_, ETSB_REGISTER_LIB), _kernels)();
+}
+#endif
+#if defined(ETSB_MODEL_ENTRY)
+namespace etsb {
+Error register_model_kernels();
 }
 #endif
 #if defined(ETSB_KERNEL_TABLE_LIB)
@@ -277,9 +287,13 @@ std::vector<std::string> split(const std::string& text, char separator) {
 int main(int argc, char** argv) {
   std::string model, method_name = "forward", inputs_text, output_dir;
   long iterations = 0;
-  bool has_inputs = false;
+  bool has_inputs = false, print_log = false;
   for (int i = 1; i < argc; ++i) {
     std::string flag = argv[i];
+    if (flag == "--log") {
+      print_log = true;
+      continue;
+    }
     if (i + 1 >= argc) return fail("missing value after " + flag);
     std::string value = argv[++i];
     if (flag == "--model") model = value;
@@ -288,13 +302,16 @@ int main(int argc, char** argv) {
     else if (flag == "--output-dir") output_dir = value;
     else if (flag == "--iterations") iterations = std::strtol(value.c_str(), nullptr, 10);
     else return fail("unknown flag " + flag + " (usage: --model M.pte [--method NAME] --inputs a.npy,... "
-                     "--output-dir DIR [--iterations N])");
+                     "--output-dir DIR [--iterations N] [--log])");
   }
   if (model.empty() || output_dir.empty()) return fail("--model and --output-dir are required");
   executorch::runtime::register_pal(executorch::runtime::PalImpl::create(keep_log_message, __FILE__));
   executorch::runtime::runtime_init();
 #if defined(ETSB_REGISTER_LIB)
   Error registered = etsb::ETSB_CAT(ETSB_CAT(register_, ETSB_REGISTER_LIB), _kernels)();
+  if (registered != Error::Ok) return fail("kernel registration failed: " + error_name(registered));
+#elif defined(ETSB_MODEL_ENTRY)
+  Error registered = etsb::register_model_kernels();
   if (registered != Error::Ok) return fail("kernel registration failed: " + error_name(registered));
 #endif
   auto loader = executorch::extension::MmapDataLoader::from(
@@ -399,6 +416,9 @@ int main(int argc, char** argv) {
   if (iterations > 0) {
     std::sort(times.begin(), times.end());
     std::printf("median latency: %.4f ms over %ld runs\n", times[times.size() / 2], runs);
+  }
+  if (print_log) {
+    for (const auto& line : g_log) std::fprintf(stderr, "runtime: %s\n", line.text.c_str());
   }
   return 0;
 }

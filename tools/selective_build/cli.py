@@ -263,6 +263,9 @@ def _gen_bindings_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--manual-registration", "--manual_registration", action="store_true",
                         help="no static initialiser: call etsb::register_NAME_kernels() or pass "
                              "etsb::NAME_kernels() to Program::load_method")
+    parser.add_argument("--model-entry", "--model_entry", action="store_true",
+                        help="also define etsb::register_model_kernels(), which the model runner library "
+                             "(tools/runner, compiled once with -DETSB_MODEL_ENTRY) calls")
     _add_aten_yaml(parser)
 
 
@@ -287,7 +290,8 @@ def _gen_bindings(args: argparse.Namespace) -> int:
     else:
         selection = make_selection(include_all_operators=True)
     resolution = resolve(kernel_yamls, selection)
-    for name, text in bindings.render_bindings(resolution, args.lib_name, args.manual_registration).items():
+    for name, text in bindings.render_bindings(resolution, args.lib_name, args.manual_registration,
+                                                     args.model_entry).items():
         write_text_atomic(os.path.join(args.output_dir, name), text)
     return 0
 
@@ -309,8 +313,10 @@ def _gen_op_variants(args: argparse.Namespace) -> int:
     from selective_build.files import write_text_atomic
     from selective_build.selection import dtypes_by_operator
 
+    selection = _read_selection(args.yaml_file_path)
+    selected = None if selection.include_all_operators else tuple(selection.operators)
     write_text_atomic(os.path.join(args.output_dir, "selected_op_variants.h"),
-                      render_op_variants(dtypes_by_operator(_read_selection(args.yaml_file_path))))
+                      render_op_variants(dtypes_by_operator(selection), selected))
     return 0
 
 

@@ -63,9 +63,24 @@ def read_text(path: str | os.PathLike, what: str = "file") -> str:
 _counter = 0
 
 
+def _holds(path: str, data: bytes) -> bool:
+    """Whether the file at ``path`` already holds exactly ``data``."""
+    try:
+        if os.path.getsize(path) != len(data):
+            return False
+        with open(path, "rb") as handle:
+            return handle.read() == data
+    except OSError:
+        return False
+
+
 def write_bytes_atomic(path: str | os.PathLike, data: bytes) -> None:
-    """Write ``data`` to ``path`` atomically, creating the parent directories."""
+    """Write ``data`` to ``path`` atomically, creating the parent directories.
+    A file that already holds ``data`` is left untouched, modification time
+    included, so that a build tool (ninja's ``restat``) skips what depends on it."""
     path = os.fspath(path)
+    if _holds(path, data):
+        return
     directory, name = os.path.split(path)
     try:
         os.makedirs(directory or ".", exist_ok=True)

@@ -86,7 +86,7 @@ def _problem(entry: dict) -> Problem:
     error = entry["error"]
     message = error.get("message", "evaluation failed")
     backtrace = (error.get("backtrace") or "").rstrip()
-    if backtrace:
+    if backtrace.startswith("Traceback"):  # a syntax error has none: only its position again
         message += "\n" + backtrace
     return Problem(message, Location(error.get("file") or entry.get("build_file", ""),
                                      error.get("line") or 0, error.get("col") or 0))

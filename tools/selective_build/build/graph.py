@@ -491,7 +491,7 @@ class _Analysis:
 
 def _closure(libraries: Iterable[Node]) -> list[Node]:
     """Every library reachable from ``libraries``, each before the ones it
-    depends on (the order a static link needs)."""
+    depends on (the order a static link needs), siblings in the order given."""
     order: list[Node] = []
     seen: set[int] = set()
 
@@ -499,11 +499,11 @@ def _closure(libraries: Iterable[Node]) -> list[Node]:
         if id(node) in seen:
             return
         seen.add(id(node))
-        for dep in node.libraries:
+        for dep in reversed(node.libraries):
             visit(dep)
         order.append(node)
 
-    for lib in libraries:
+    for lib in reversed(list(libraries)):
         visit(lib)
     return order[::-1]
 

@@ -14,7 +14,8 @@ FUNCTIONS = "Functions.h"
 REGISTRATION = "register_kernels.cpp"
 
 
-def render_bindings(resolution: Resolution, lib_name: str, manual_registration: bool) -> dict[str, str]:
+def render_bindings(resolution: Resolution, lib_name: str, manual_registration: bool,
+                    model_entry: bool = False) -> dict[str, str]:
     """File name -> text. An operator whose types no EValue carries is a UserError at its entry."""
     problems = []
     for resolved in resolution.operators:
@@ -31,5 +32,5 @@ def render_bindings(resolution: Resolution, lib_name: str, manual_registration: 
         NATIVE_FUNCTIONS: render_native_functions(aten),
         CUSTOM_OPS_NATIVE_FUNCTIONS: render_native_functions(custom),
         FUNCTIONS: render_functions([r.entry for r in resolution.operators], headers),
-        REGISTRATION: render_registration(resolution, lib_name, manual_registration, headers),
+        REGISTRATION: render_registration(resolution, lib_name, manual_registration, headers, model_entry),
     }

@@ -6,13 +6,16 @@ Compile kernels with ``-include selected_op_variants.h``: the header defines
 ``ET_INTERNAL_CHECK_SELECTIVE_BUILD``, which every ``ET_SWITCH_*`` case calls
 with its dtype while the switch's name (``"add.out"``) is in scope as
 ``et_switch_name``. A case the predicate rejects aborts, so the optimiser
-drops its body. Operators without dtype information (``default`` keys, or no
-entry) keep every dtype.
+drops its body. Selected operators without dtype information (``default``
+keys) keep every dtype. Operators not selected at all keep none: their kernels
+are not linked, and compiling their switches away makes a dtype-selective
+build of a whole kernel library fast. Only a selection of every operator
+keeps every dtype of every switch.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 
 from selective_build.dtypes import SCALAR_TYPE_NAMES
 
@@ -43,7 +46,7 @@ inline constexpr bool should_include_kernel_dtype(
   using ::executorch::aten::ScalarType;
   using ::etsb_op_variants::same_name;
 {body}
-  return true;  // operators without dtype information keep every dtype
+  return {otherwise};
 }}
 
 #define ET_INTERNAL_CHECK_SELECTIVE_BUILD(enum_type)                   \\
@@ -56,15 +59,28 @@ inline constexpr bool should_include_kernel_dtype(
 
 
 def switch_name(operator: str) -> str:
-    """The name kernels give their switches: the operator without ``aten::``."""
-    return operator[len("aten::"):] if operator.startswith("aten::") else operator
+    """The name kernels give their switches: the operator without its
+    namespace (``aten::add.out`` and ``dim_order_ops::_to_dim_order_copy.out``
+    switch as ``add.out`` and ``_to_dim_order_copy.out``)."""
+    return operator.rsplit("::", 1)[-1]
 
 
-def render_op_variants(dtypes: Mapping[str, tuple[int, ...]]) -> str:
-    """The header for operator -> allowed dtype numbers (sorted by operator)."""
-    lines = []
-    for operator in sorted(dtypes):
-        allowed = " || ".join(f"scalar_type == ScalarType::{SCALAR_TYPE_NAMES[d]}" for d in sorted(dtypes[operator]))
-        lines.append(f'  if (same_name(operator_name, "{switch_name(operator)}")) {{\n'
-                     f"    return {allowed or 'false'};\n  }}")
-    return _HEADER.format(body="\n".join(lines))
+def render_op_variants(dtypes: Mapping[str, tuple[int, ...]], selected: Iterable[str] | None) -> str:
+    """The header for operator -> allowed dtype numbers. ``selected`` is every
+    selected operator (those missing from ``dtypes`` keep every dtype, the
+    others none), or None when the selection includes all operators."""
+    # Switches are named without namespace, so operators may share a name: a
+    # name keeps every dtype if any selected operator with it lacks dtype information.
+    branches = {switch_name(op): "true" for op in selected or () if op not in dtypes}
+    allowed: dict[str, set[int]] = {}
+    for operator, numbers in dtypes.items():
+        allowed.setdefault(switch_name(operator), set()).update(numbers)
+    for name, numbers in allowed.items():
+        if name not in branches:
+            branches[name] = " || ".join(f"scalar_type == ScalarType::{SCALAR_TYPE_NAMES[d]}"
+                                         for d in sorted(numbers)) or "false"
+    lines = [f'  if (same_name(operator_name, "{name}")) {{\n    return {branches[name]};\n  }}'
+             for name in sorted(branches)]
+    otherwise = ("true;  // every operator is selected" if selected is None
+                 else "false;  // not selected: not linked, so the switches compile away")
+    return _HEADER.format(body="\n".join(lines), otherwise=otherwise)

@@ -6,7 +6,10 @@ For a library ``LIB`` the source defines, in namespace ``etsb``:
   (no global registration at all);
 - ``Error register_LIB_kernels()``: registers the table once (later calls do
   nothing), so a binary can register explicitly with no whole-archive linking;
-- unless generated with manual registration, a static initialiser that calls it.
+- unless generated with manual registration, a static initialiser that calls it;
+- with a model entry, ``Error register_model_kernels()`` calling the latter: the
+  fixed name that a runner compiled once (``-DETSB_MODEL_ENTRY``) calls, so
+  that each model binary needs no runner of its own.
 """
 
 from __future__ import annotations
@@ -67,6 +70,17 @@ Span<const Kernel> {lib}_kernels() {{
 }}  // namespace etsb
 """
 
+_MODEL_ENTRY = """
+namespace etsb {{
+
+/// The entry point of a model binary's runner: registers '{lib}'.
+::executorch::runtime::Error register_model_kernels() {{
+  return register_{lib}_kernels();
+}}
+
+}}  // namespace etsb
+"""
+
 _STATIC = """
 namespace {{
 // Registration at load time (generated without --manual-registration).
@@ -81,7 +95,10 @@ def _c_string(text: str) -> str:
 
 def _wrapper(function_name: str, operator: str, entry, kernel) -> list[str]:
     schema = entry.schema
-    size = len(schema.arguments) + len(schema.returns)
+    # The runtime passes the returned value as one more stack entry: the out
+    # tensor, a tensor list of them when there are several, and the out list
+    # again for an out variant returning () (measured with ExecuTorch 1.5.1).
+    size = len(schema.arguments) + 1
     op = _c_string(operator)
     lines = [f"// {operator} -> {kernel.cpp_function}",
              f"void {function_name}({CONTEXT}& ctx, Span<EValue*> stack) {{",
@@ -104,7 +121,7 @@ def _wrapper(function_name: str, operator: str, entry, kernel) -> list[str]:
 
 
 def render_registration(resolution: Resolution, lib_name: str, manual_registration: bool,
-                        headers: tuple[str, ...]) -> str:
+                        headers: tuple[str, ...], model_entry: bool = False) -> str:
     """The registration source for ``resolution`` (``lib_name`` is a C identifier)."""
     wrappers: dict[tuple[str, str], str] = {}
     body: list[str] = []
@@ -129,6 +146,8 @@ def render_registration(resolution: Resolution, lib_name: str, manual_registrati
     else:
         span = "Span<const Kernel>()"
     text += "\n" + _EPILOGUE.format(lib=lib_name, span=span)
+    if model_entry:
+        text += _MODEL_ENTRY.format(lib=lib_name)
     if not manual_registration:
         text += _STATIC.format(lib=lib_name)
     return text

@@ -1,0 +1,245 @@
+"""etsb's build driver on workspaces of its own: a user's new package, the
+incremental rebuild, the build-time checks, and bad BUILD input (each a message
+with the BUILD file's line and the Starlark backtrace, a non-zero exit, and
+nothing built)."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from conftest import MODELS_DIR, REPO
+
+ETSB = REPO / ".venv" / "bin" / "etsb"
+KERNELS = REPO / "tests" / "data" / "kernels"
+MLP = MODELS_DIR / "mlp"
+
+
+def etsb(workspace: Path, *argv: str, cwd: Path | None = None) -> subprocess.CompletedProcess:
+    return subprocess.run([str(ETSB), *argv], cwd=cwd or workspace, capture_output=True, text=True)
+
+
+def make_workspace(root: Path) -> Path:
+    """A workspace with etsb's rules, tools and runtime, and a package `m`
+    holding the MLP model and hand-written test kernels (quick to compile)."""
+    root.mkdir()
+    (root / "MODULE.bazel").write_text("")
+    ignore = shutil.ignore_patterns("__pycache__", "*.pyc", "starlark")
+    for part in ("rules", "runtime", "yaml", "tools"):
+        shutil.copytree(REPO / part, root / part, ignore=ignore)
+    package = root / "m"
+    package.mkdir()
+    shutil.copy(KERNELS / "mlp.yaml", package / "kernels.yaml")
+    shutil.copy(KERNELS / "mlp_kernels.cpp", package / "kernels.cpp")
+    shutil.copy(MLP / "mlp.pte", package / "m.pte")
+    (package / "BUILD").write_text(MODEL_BUILD)
+    return root
+
+
+MODEL_BUILD = """\
+load("//rules:executorch.bzl", "et_kernel_library", "et_model_binary")
+
+et_kernel_library(name = "kernels", srcs = ["kernels.cpp"])
+
+et_model_binary(
+    name = "bin",
+    model = "m.pte",
+    functions_yaml_target = "kernels.yaml",
+    kernel_deps = [":kernels"],
+)
+"""
+
+
+@pytest.fixture(scope="module")
+def workspace(tmp_path_factory) -> Path:
+    """The workspace, built once (each test below leaves it as it found it)."""
+    root = make_workspace(tmp_path_factory.mktemp("ws") / "w")
+    result = etsb(root, "build", "//m:bin")
+    assert result.returncode == 0, result.stdout + result.stderr
+    return root
+
+
+def steps(output: str) -> list[str]:
+    """The descriptions of the actions ninja ran."""
+    return [line.split("] ", 1)[1] for line in output.splitlines() if line.startswith("[")]
+
+
+def run_mlp(binary: Path, out: Path) -> None:
+    result = subprocess.run([str(binary), "--model", str(MLP / "mlp.pte"), "--inputs",
+                             str(MLP / "forward.input_0.npy"), "--output-dir", str(out)],
+                            capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+    np.testing.assert_allclose(np.load(out / "output_0.npy"), np.load(MLP / "forward.output_0.npy"),
+                               rtol=1e-5, atol=1e-6)
+
+
+def test_a_users_package_builds_a_binary_that_runs(workspace, tmp_path):
+    run_mlp(workspace / "etsb-out/bin/m/bin", tmp_path)
+
+
+def test_a_noop_build_runs_no_action(workspace):
+    result = etsb(workspace, "build", "//m:bin")
+    assert result.returncode == 0
+    assert steps(result.stdout) == []
+    assert "ninja: no work to do." in result.stdout
+
+
+def test_labels_relative_to_the_current_package(workspace):
+    result = etsb(workspace, "build", ":bin", cwd=workspace / "m")
+    assert result.returncode == 0 and "//m:bin: etsb-out/bin/m/bin" in result.stdout
+
+
+def test_editing_the_kernel_yaml_rebuilds_only_what_depends_on_it(workspace, tmp_path):
+    yaml = workspace / "m" / "kernels.yaml"
+    original = yaml.read_text()
+    try:
+        # A comment changes the file, not the generated code: the generator runs, nothing is recompiled.
+        yaml.write_text(original + "# a comment\n")
+        ran = steps(etsb(workspace, "build", "//m:bin").stdout)
+        assert ran == ["GEN //m:bin_lib_bindings"], ran
+        # A new kernel name changes the registration source: it and the link run again, the
+        # runner and the kernels are not recompiled.
+        yaml.write_text(original.replace("test::relu_out", "test::relu_out_renamed"))
+        result = etsb(workspace, "build", "//m:bin")
+        assert result.returncode != 0  # the kernel does not exist under that name: the link fails
+        ran = steps(result.stdout)
+        assert "GEN //m:bin_lib_bindings" in ran and not any("CXX m/kernels.cpp" in s or "runner.cpp" in s for s in ran)
+    finally:
+        yaml.write_text(original)
+    result = etsb(workspace, "build", "//m:bin")
+    assert result.returncode == 0, result.stdout + result.stderr
+    run_mlp(workspace / "etsb-out/bin/m/bin", tmp_path)
+
+
+def test_a_new_package_works_with_no_registration(workspace, tmp_path):
+    package = workspace / "new" / "deeper"
+    package.mkdir(parents=True)
+    try:
+        (package / "BUILD").write_text('load("//rules:executorch.bzl", "et_operator_library")\n'
+                                       'et_operator_library(name = "ops", model = "//m:m.pte")\n')
+        result = etsb(workspace, "build", "//new/...")
+        assert result.returncode == 0, result.stderr
+        selected = (workspace / "etsb-out/bin/new/deeper/ops/selected_operators.yaml").read_text()
+        assert "aten::addmm.out" in selected
+    finally:
+        shutil.rmtree(workspace / "new")
+
+
+def test_the_coverage_check_fails_the_build_before_linking(workspace):
+    yaml = workspace / "m" / "kernels.yaml"
+    original = yaml.read_text()
+    try:
+        yaml.write_text(original.split("- op: relu.out")[0])
+        result = etsb(workspace, "build", "//m:bin")
+        assert result.returncode != 0
+        assert "aten::relu.out: no kernel yaml entry for this operator (needed by m/m.pte)" in result.stdout
+        assert not any(s.startswith("LINK") for s in steps(result.stdout))
+    finally:
+        yaml.write_text(original)
+
+
+def test_two_libraries_registering_one_operator_fail_the_overlap_check(workspace):
+    package = workspace / "overlap"
+    package.mkdir()
+    try:
+        (package / "BUILD").write_text("""\
+load("//rules:executorch.bzl", "et_operator_library", "executorch_generated_lib")
+load("//rules:private/shim.bzl", "RUNNER", "RUNTIME", "etsb_cxx_binary")
+
+et_operator_library(name = "a", ops = ["aten::relu.out", "aten::addmm.out"])
+et_operator_library(name = "b", ops = ["aten::relu.out"])
+executorch_generated_lib(name = "lib_a", functions_yaml_target = "//m:kernels.yaml", deps = [":a"],
+                         kernel_deps = ["//m:kernels"], manual_registration = True)
+executorch_generated_lib(name = "lib_b", functions_yaml_target = "//m:kernels.yaml", deps = [":b"],
+                         kernel_deps = ["//m:kernels"], manual_registration = True)
+etsb_cxx_binary(name = "both", srcs = ["//tools/runner:runner.cpp"], deps = [":lib_a", ":lib_b", RUNTIME])
+""")
+        result = etsb(workspace, "build", "//overlap:both")
+        assert result.returncode != 0
+        assert "operator aten::relu.out is selected by 2 libraries" in result.stdout
+        assert not any(s.startswith("LINK") for s in steps(result.stdout))
+    finally:
+        shutil.rmtree(package)
+
+
+# -- bad BUILD input ---------------------------------------------------------------
+
+BAD_BUILDS = {
+    "syntax error": ('et_model_binary(name = "bin" model = "m.pte")\n', "BUILD:2:35", "got identifier, want ','"),
+    "undefined name": ('et_model_binary(name = "bin", model = MODEL)\n', "BUILD:2:", "undefined: MODEL"),
+    "unknown attribute": ('et_model_binary(name = "bin", model = "m.pte", modle = "x.pte")\n', "BUILD:2:",
+                          "modle"),
+    "wrong attribute type": ('et_model_binary(name = "bin", model = "m.pte", kernel_deps = "k")\n', "BUILD:2:",
+                             "attribute 'kernel_deps' must be a list of strings, got string"),
+    "model that is not a .pte": ('et_model_binary(name = "bin", model = "m.onnx")\n', "BUILD:2:",
+                                 "must name a .pte program"),
+    "contradictory options": ('executorch_generated_lib(name = "g", fallback_yaml_target = "f.yaml", '
+                              'custom_ops_yaml_target = "c.yaml", kernel_deps = [":k"])\n', "BUILD:2:",
+                              "fallback_yaml_target needs a functions_yaml_target"),
+    "missing file": ('et_model_binary(name = "bin", model = "missing.pte", functions_yaml_target = '
+                     '"//m:kernels.yaml", kernel_deps = ["//m:kernels"])\n', "BUILD:2:",
+                     "missing.pte does not exist"),
+    "duplicate target": ('et_operator_library(name = "o", ops = ["aten::relu.out"])\n'
+                         'et_operator_library(name = "o", ops = ["aten::add.out"])\n', "BUILD:3:",
+                         "duplicate target 'o'"),
+    "label escaping the root": ('load("//../x:defs.bzl", "f")\n', "BUILD:1:", "escapes the workspace root"),
+    "label to a missing package": ('et_model_binary(name = "bin", model = "//nowhere:m.pte")\n', "BUILD:2:",
+                                   "no such package 'nowhere'"),
+    "load cycle": ('load(":a.bzl", "a")\n', "BUILD:1:", "load cycle"),
+}
+PRELUDE = 'load("//rules:executorch.bzl", "et_model_binary", "et_operator_library", "executorch_generated_lib")\n'
+
+
+@pytest.mark.parametrize("case", sorted(BAD_BUILDS))
+def test_bad_build_input_is_located_with_a_backtrace(workspace, case):
+    text, where, message = BAD_BUILDS[case]
+    package = workspace / "bad"
+    package.mkdir()
+    try:
+        (package / "a.bzl").write_text('load(":b.bzl", "b")\na = 1\n')
+        (package / "b.bzl").write_text('load(":a.bzl", "a")\nb = 1\n')
+        body = text if text.startswith("load(") else PRELUDE + text
+        (package / "BUILD").write_text(body)
+        result = etsb(workspace, "build", "//bad:all")
+        assert result.returncode != 0
+        assert ".py\", line" not in result.stderr  # no Python traceback (Starlark's backtrace is wanted)
+        assert f"bad/{where}" in result.stderr, result.stderr
+        assert message in result.stderr, result.stderr
+        assert not (workspace / "etsb-out" / "bin" / "bad").exists()
+    finally:
+        shutil.rmtree(package)
+
+
+def test_a_macro_error_carries_the_backtrace_through_the_rules(workspace):
+    package = workspace / "bad"
+    package.mkdir()
+    try:
+        (package / "BUILD").write_text(PRELUDE + 'et_model_binary(name = "bin", model = "m.onnx")\n')
+        result = etsb(workspace, "build", "//bad:bin")
+        assert result.returncode != 0
+        assert "bad/BUILD:2:1" in result.stderr and "rules/model_binary.bzl" in result.stderr
+        assert "rules/private/checks.bzl" in result.stderr
+    finally:
+        shutil.rmtree(package)
+
+
+def test_unknown_target_and_query(workspace):
+    result = etsb(workspace, "build", "//m:nope")
+    assert result.returncode != 0 and "no target 'nope' in package '//m'" in result.stderr
+    listed = etsb(workspace, "query", "//m:all").stdout.split()
+    assert "//m:bin" in listed and "//m:bin_all_kernels" not in listed  # manual targets only when named
+    outputs = etsb(workspace, "query", "--output", "outputs", "//m:bin_ops").stdout
+    assert outputs.strip() == "//m:bin_ops: etsb-out/bin/m/bin_ops/selected_operators.yaml"
+
+
+def test_clean_removes_outputs_and_keeps_the_tools(tmp_path):
+    root = make_workspace(tmp_path / "w")
+    assert etsb(root, "build", "//m:bin_ops").returncode == 0
+    (root / "etsb-out" / "tools").mkdir()
+    assert etsb(root, "clean").returncode == 0
+    assert sorted(os.listdir(root / "etsb-out")) == ["tools"]
