@@ -1,41 +1,37 @@
 #!/usr/bin/env bash
-# The main job: set up, then run the most complete etsb pipeline that exists on
-# the MLP example model: validate ExecuTorch's portable kernel yaml, merge a
-# vendor yaml over it, select the model's operators and kernel keys from its
-# .pte, and show which kernel serves each. (It grows into "build the MLP's trimmed binary and run it" as the
-# selection, codegen, build driver and kernels land.)
+# The main job: set up, build the MLP example's size-trimmed binary with etsb's
+# own driver (BUILD files evaluated by starlark-go, compiled by ninja), run it
+# on the model's sample input, compare with torch's output, and show where the
+# binary's bytes go next to the same binary with every kernel.
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 "$ROOT/scripts/setup.sh"
 cd "$ROOT"
 ETSB=.venv/bin/etsb
-PORTABLE="$(.venv/bin/python -c 'import executorch, os; print(os.path.join(executorch.__path__[0], "kernels/portable/functions.yaml"))')"
-OUT=etsb-out/main
+MODEL=tests/models/mlp
 
-$ETSB --version
-$ETSB validate-yaml "$PORTABLE" examples/vendor_over_portable/vendor.yaml
-$ETSB merge-yaml --functions-yaml-path examples/vendor_over_portable/vendor.yaml \
-  --fallback-yaml-path "$PORTABLE" --output-dir "$OUT"
-echo "merged: $OUT/merged.yaml"
-$ETSB gen-oplist --output_path "$OUT/selected_operators.yaml" --model_file_path tests/models/mlp/mlp.pte
-echo "selected: $OUT/selected_operators.yaml"
-.venv/bin/python - "$OUT/merged.yaml" "$OUT/selected_operators.yaml" <<'PY'
+echo "== etsb build //examples/mlp:bin   (examples/mlp/BUILD: et_model_binary(model = mlp.pte))"
+$ETSB build //examples/mlp:bin
+
+echo
+echo "== etsb-out/bin/examples/mlp/bin --model $MODEL/mlp.pte --inputs $MODEL/forward.input_0.npy"
+etsb-out/bin/examples/mlp/bin --model "$MODEL/mlp.pte" --inputs "$MODEL/forward.input_0.npy" \
+  --output-dir etsb-out/main/mlp --iterations 100
+.venv/bin/python - "$MODEL" <<'PY'
 import sys
-from selective_build.kernel_keys import parse_kernel_key
-from selective_build.kernel_yaml import load_default_aten_schemas, parse_kernel_yaml
-from selective_build.selected_yaml import parse_selected_operators
+import numpy as np
 
-merged = parse_kernel_yaml(open(sys.argv[1]).read(), sys.argv[1], load_default_aten_schemas())
-selection = parse_selected_operators(open(sys.argv[2]).read(), sys.argv[2])
-print("\noperators of tests/models/mlp/mlp.pte, the keys the runtime looks up, and the kernels in the merged yaml")
-for op in selection.operators:
-    entry = merged.entry(op)
-    for key in selection.keys_for(op):
-        print(f"  {op:24} {key}  ({parse_kernel_key(key).describe()})")
-    for kernel in entry.kernels if entry else ():
-        dtypes, orders = dict(entry.type_alias), dict(entry.dim_order_alias)
-        when = "default" if kernel.is_default else "for " + ", ".join(
-            f"{m.argument} {'/'.join(dtypes[m.type_alias])} dim order "
-            f"{' or '.join(str(list(o)) for o in orders[m.dim_order_alias])}" for m in kernel.arg_meta)
-        print(f"  {'':24} -> {kernel.cpp_function} ({when})")
+model = sys.argv[1]
+got = np.load("etsb-out/main/mlp/output_0.npy")
+want = np.load(f"{model}/forward.output_0.npy")
+np.set_printoptions(precision=4, suppress=True, linewidth=100)
+print("output_0", got.dtype, got.shape)
+print(got)
+print(f"max |difference| from torch's output: {np.abs(got - want).max():.3g}")
+if not np.allclose(got, want, rtol=1e-5, atol=1e-6):
+    sys.exit("the binary's output differs from torch's")
 PY
+
+echo
+echo "== etsb size //examples/mlp:bin"
+$ETSB size //examples/mlp:bin
