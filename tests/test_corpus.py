@@ -22,7 +22,9 @@ def sha256(path) -> str:
 
 
 def test_manifest_lists_exactly_the_model_directories(manifest):
-    on_disk = sorted(p.name for p in MODELS_DIR.iterdir() if p.is_dir() and not p.name.startswith(("_", ".")))
+    # A model with an export script of its own (custom_op) is not part of the corpus manifest.
+    on_disk = sorted(p.name for p in MODELS_DIR.iterdir() if p.is_dir() and not p.name.startswith(("_", "."))
+                     and not (p / f"export_{p.name}.py").exists())
     assert sorted(manifest["models"]) == on_disk
 
 

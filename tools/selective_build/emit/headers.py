@@ -28,8 +28,18 @@ _HEADER = """\
 """
 
 
+def _context_name(entry: OperatorEntry) -> str:
+    """The context parameter's name: ``ctx``, with ``_`` appended while an argument has that name."""
+    names = {a.name for a in entry.schema.arguments}
+    name = "ctx"
+    while name in names:
+        name += "_"
+    return name
+
+
 def _parameters(entry: OperatorEntry) -> str:
-    return ", ".join([f"{CONTEXT}& ctx"] + [f"{parameter_type(a)} {a.name}" for a in entry.schema.arguments])
+    return ", ".join([f"{CONTEXT}& {_context_name(entry)}"]
+                     + [f"{parameter_type(a)} {a.name}" for a in entry.schema.arguments])
 
 
 def _in_namespace(namespace: str, lines: list[str]) -> list[str]:
@@ -69,7 +79,7 @@ def render_functions(entries: Iterable[OperatorEntry], native_headers: tuple[str
             continue
         name = entry.name
         helper = f"{name.name}_{name.overload}f" if name.overload else f"{name.name}f"
-        call = ", ".join(["ctx"] + [a.name for a in entry.schema.arguments])
+        call = ", ".join([_context_name(entry)] + [a.name for a in entry.schema.arguments])
         by_namespace.setdefault(name.namespace, []).append(
             f"inline {return_type(entry.schema.returns)} {helper.lower()}({_parameters(entry)}) {{\n"
             f"  return ::{kernel.cpp_function}({call});\n}}")
