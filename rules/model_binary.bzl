@@ -3,7 +3,7 @@
 load(":generated_lib.bzl", "executorch_generated_lib")
 load(":operator_library.bzl", "et_operator_library")
 load(":private/checks.bzl", "check_bool", "check_identifier", "check_model", "check_string", "check_string_list")
-load(":private/shim.bzl", "RUNNER", "RUNTIME", "etsb_cxx_binary")
+load(":private/shim.bzl", "ETSB_COMMAND", "ETSB_TOOL", "ETSB_TOOL_SOURCES", "RUNNER", "RUNTIME", "etsb_cxx_binary", "etsb_genrule")
 
 PORTABLE_FUNCTIONS_YAML = "//kernels/portable:functions.yaml"
 PORTABLE_KERNELS = "//kernels/portable:kernels"
@@ -36,7 +36,9 @@ def et_model_binary(
       custom_ops_yaml_target: a kernel yaml of custom operators the model calls.
       fallback_yaml_target: a kernel yaml that `functions_yaml_target` is merged over.
       deps: more `et_operator_library` targets to include (operators other models need).
-      dtype_selective_build: keep, within each kernel, only the dtypes the model uses.
+      dtype_selective_build: keep, within each kernel, only the dtypes the model uses. Both
+        forms are linked (`<name>_dtype_selective`, `<name>_op_selective`) and `<name>` is the
+        smaller, at `<name>_smallest/<name>`: a dtype restriction that would not pay is not kept.
       tags: free-form tags passed to the generated targets.
       visibility: who may depend on the binary (public when None).
     """
@@ -57,21 +59,26 @@ def et_model_binary(
         kernel_deps = kernel_deps,
     )
     et_operator_library(name = name + "_ops", model = model, deps = deps, tags = tags)
-    executorch_generated_lib(
-        name = name + "_lib",
-        deps = [":" + name + "_ops"],
-        dtype_selective_build = dtype_selective_build,
-        manual_registration = True,
-        model_entry = True,
-        tags = tags,
-        **yamls
-    )
-    etsb_cxx_binary(
-        name = name,
-        deps = [RUNNER, ":" + name + "_lib", RUNTIME],
-        tags = tags + ["etsb_all_kernels=:" + name + "_all_kernels"],
-        visibility = visibility,
-    )
+    binary_tags = tags + ["etsb_all_kernels=:" + name + "_all_kernels"]
+    if not dtype_selective_build:
+        _binary(name, [":" + name + "_ops"], False, tags, binary_tags, visibility, yamls)
+    else:
+        # Restricting dtypes usually shrinks kernels, but can grow them (ExecuTorch's issue
+        # 13015): link both forms and keep the smaller, so it never costs bytes.
+        candidate_tags = tags + ["manual"]
+        _binary(name + "_dtype_selective", [":" + name + "_ops"], True, tags, candidate_tags, visibility, yamls)
+        _binary(name + "_op_selective", [":" + name + "_ops"], False, tags, candidate_tags, visibility, yamls)
+        candidates = [":" + name + "_dtype_selective", ":" + name + "_op_selective"]
+        output = name + "_smallest/" + name
+        etsb_genrule(
+            name = name,
+            srcs = candidates,
+            outs = [output, output + ".map"],
+            cmd = ETSB_COMMAND + " pick-smaller --output $(location %s) %s" % (output, " ".join(["$(location %s)" % c for c in candidates])),
+            tools = [ETSB_TOOL, ETSB_TOOL_SOURCES],
+            tags = binary_tags + ["etsb_binary"],
+            visibility = visibility,
+        )
 
     # The same binary with every kernel of the yaml: what the trimming is measured against.
     executorch_generated_lib(name = name + "_all_kernels_lib", manual_registration = True, model_entry = True,
@@ -80,5 +87,23 @@ def et_model_binary(
         name = name + "_all_kernels",
         deps = [RUNNER, ":" + name + "_all_kernels_lib", RUNTIME],
         tags = tags + ["manual"],
+        visibility = visibility,
+    )
+
+def _binary(name, selections, dtype_selective_build, lib_tags, binary_tags, visibility, yamls):
+    """The runner linked with a generated library registering `selections`."""
+    executorch_generated_lib(
+        name = name + "_lib",
+        deps = selections,
+        dtype_selective_build = dtype_selective_build,
+        manual_registration = True,
+        model_entry = True,
+        tags = lib_tags,
+        **yamls
+    )
+    etsb_cxx_binary(
+        name = name,
+        deps = [RUNNER, ":" + name + "_lib", RUNTIME],
+        tags = binary_tags,
         visibility = visibility,
     )

@@ -417,7 +417,7 @@ def _size(args: argparse.Namespace) -> int:
     if len(plan["outputs"]) != 1:
         raise UserError(f"'{args.target}' names {len(plan['outputs'])} targets; name one binary")
     label = next(iter(plan["outputs"]))
-    if plan["rules"][label] != "cxx_binary":
+    if label not in plan["binaries"]:
         raise UserError(f"{label} is a {plan['rules'][label]}, not a binary")
     measured = [measure(workspace.root, plan["outputs"][label][0], label)]
     companion = plan["companions"].get(label)
@@ -427,6 +427,40 @@ def _size(args: argparse.Namespace) -> int:
             return 1
         measured.append(measure(workspace.root, more["outputs"][companion][0], companion))
     print(render_size_table(label, measured, args.top))
+    return 0
+
+
+# -- pick-smaller (dtype-selective builds that would not pay) ---------------------
+
+
+def _pick_smaller_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--output", required=True, metavar="PATH", help="the binary to write (and PATH.map)")
+    parser.add_argument("candidates", nargs="+", metavar="BINARY",
+                        help="linked binaries with their link maps beside them (BINARY.map); the first wins ties")
+
+
+def _pick_smaller(args: argparse.Namespace) -> int:
+    import os
+    import subprocess
+    import tempfile
+
+    from selective_build.errors import Location
+    from selective_build.files import read_bytes, write_bytes_atomic
+
+    sizes = []
+    with tempfile.TemporaryDirectory() as tmp:
+        for index, candidate in enumerate(args.candidates):
+            if not os.path.isfile(candidate):
+                raise UserError("no such binary", Location(candidate))
+            stripped = os.path.join(tmp, str(index))
+            subprocess.run(["strip", "-o", stripped, candidate], check=True)
+            sizes.append(os.path.getsize(stripped))
+    chosen = min(range(len(sizes)), key=lambda i: (sizes[i], i))
+    write_bytes_atomic(args.output + ".map", read_bytes(args.candidates[chosen] + ".map", "link map"))
+    write_bytes_atomic(args.output, read_bytes(args.candidates[chosen], "binary"))
+    os.chmod(args.output, 0o755)
+    print(f"{args.output}: {os.path.basename(args.candidates[chosen])} ({sizes[chosen]:,} bytes stripped; "
+          + ", ".join(f"{os.path.basename(c)} {s:,}" for c, s in zip(args.candidates, sizes)) + ")")
     return 0
 
 
@@ -446,6 +480,8 @@ SUBCOMMANDS = (
     ("build", "Evaluate BUILD files and build the targets with ninja (outputs under etsb-out/).",
      _build_arguments, _build),
     ("query", "List targets, their dependencies or their outputs.", _query_arguments, _query),
+    ("pick-smaller", "Copy the smallest (stripped) of several linked binaries, with its link map.",
+     _pick_smaller_arguments, _pick_smaller),
     ("clean", "Remove every build output under etsb-out/.", _clean_arguments, _clean),
     ("size", "Stripped size of a binary by part (runtime, kernels per operator, registration), beside the "
      "same binary with every kernel.", _size_arguments, _size),

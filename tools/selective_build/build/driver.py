@@ -157,7 +157,7 @@ class Workspace:
 
     def _plan_afresh(self, patterns, packages_wanted, key):
         from selective_build.build import ninja
-        from selective_build.build.graph import TAG_ALL_KERNELS, analyse
+        from selective_build.build.graph import TAG_ALL_KERNELS, TAG_BINARY, analyse
         from selective_build.build.labels import parse_label
         from selective_build.files import write_text_atomic
 
@@ -172,7 +172,10 @@ class Workspace:
         companions = {str(label): str(parse_label(tag[len(TAG_ALL_KERNELS):], label.package))
                       for label in labels for tag in graph.nodes[label].target.tags
                       if tag.startswith(TAG_ALL_KERNELS)}
-        plan = {"targets": targets, "outputs": outputs, "rules": rules, "companions": companions}
+        binaries = sorted(str(label) for label in labels if graph.nodes[label].target.rule == "cxx_binary"
+                          or TAG_BINARY in graph.nodes[label].target.tags)
+        plan = {"targets": targets, "outputs": outputs, "rules": rules, "companions": companions,
+                "binaries": binaries}
         files = {f for p in packages.values() for f in (*p.files, p.build_file)}
         dirs = {d for p in packages.values() for d in p.glob_dirs}
         saved = state.make_state(self.root, key, files | dirs, plan)

@@ -47,10 +47,8 @@ def report(status: int, plan: dict) -> int:
     if status != 0:
         print("etsb: build failed", file=sys.stderr)
         return 1
-    for label in sorted(plan["outputs"]):
-        if plan["rules"][label] == "cxx_binary":
-            for path in plan["outputs"][label]:
-                print(f"{label}: {path}")
+    for label in plan["binaries"]:
+        print(f"{label}: {plan['outputs'][label][0]}")
     return 0
 
 

@@ -34,6 +34,7 @@ BASE_CXXFLAGS = ("-O2", "-ffunction-sections", "-fdata-sections")
 TAG_REGISTERS = "etsb_registers="
 TAG_ALL_KERNELS = "etsb_all_kernels="
 TAG_MANUAL = "manual"
+TAG_BINARY = "etsb_binary"  # a genrule whose output is a binary (with its link map beside it)
 
 
 @dataclass(frozen=True)
@@ -464,7 +465,8 @@ class _Analysis:
         command = " ".join([self.config.cxx, "-o", shlex.quote(binary), *(shlex.quote(o) for o in objects),
                             *(shlex.quote(a) for a in archives), *(shlex.quote(f) for f in linkopts),
                             "-Wl,--gc-sections", f"-Wl,-Map={shlex.quote(binary)}.map"])
-        self.actions.append(Action((binary,), tuple(objects) + tuple(lib.archive for lib in closure if lib.archive),
+        self.actions.append(Action((binary, f"{binary}.map"),
+                                   tuple(objects) + tuple(lib.archive for lib in closure if lib.archive),
                                    command, f"LINK {target.label}", implicit=checks))
         return Node(target, (binary,), libraries=libraries)
 

@@ -12,7 +12,7 @@ import sys
 ROOT_MARKERS = ("MODULE.bazel", "WORKSPACE", "WORKSPACE.bazel")
 BUILD_FILES = ("BUILD.bazel", "BUILD")
 SKIP_DIRS = ("etsb-out", "node_modules", "__pycache__")
-STATE_VERSION = 1
+STATE_VERSION = 2
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
 
 

@@ -1,0 +1,56 @@
+// aten::add.out: out = self + alpha * other, elementwise with broadcasting.
+#include "util/binary_op_util.h"
+
+namespace torch {
+namespace executor {
+namespace native {
+
+using ::executorch::aten::Scalar;
+using ::executorch::aten::ScalarType;
+using ::executorch::aten::Tensor;
+namespace k = ::etsb::kernels;
+
+namespace {
+/// The switch name (dtype-selective builds key on it).
+constexpr char kName[] = "add.out";
+}  // namespace
+
+namespace {
+
+/// The elementwise function for compute type CT. alpha is converted once;
+/// multiplying by an alpha of 1 is exact, so `x + y` needs no loop of its own.
+template <typename CT>
+auto add_fn(const Scalar& alpha) {
+  const CT a = k::scalar_to<CT>(alpha);
+  return [a](CT x, CT y) { return static_cast<CT>(x + a * y); };
+}
+
+}  // namespace
+
+/// out = self + alpha * other. Any real or Bool dtypes (Half and BFloat16
+/// through the mixed path), ATen type promotion (a 0-dim operand of the same
+/// category does not widen the result), broadcasting; out is resized to the
+/// broadcast shape and must be able to hold the result dtype. A floating alpha
+/// needs a floating result, a boolean one a Bool result.
+Tensor& add_out(KernelRuntimeContext& ctx, const Tensor& self, const Tensor& other, const Scalar& alpha,
+                Tensor& out) {
+  ScalarType result;
+  if (!k::prepare_binary(ctx, kName, self, other, out, &result)) return out;
+  ET_KERNEL_CHECK(ctx, k::can_cast(result, out.scalar_type()), InvalidArgument, out);
+  ET_KERNEL_CHECK(ctx, k::alpha_fits(alpha, result), InvalidArgument, out);
+  if (k::same_real_dtype(self, other, out)) {
+    ET_SWITCH_REALB_TYPES(out.scalar_type(), ctx, kName, CTYPE, [&]() {
+      k::binary_same_dtype<CTYPE, CTYPE>(self, other, out, add_fn<CTYPE>(alpha));
+    });
+    return out;
+  }
+  k::with_compute_type(result, [&](auto tag) {
+    using CT = decltype(tag);
+    k::binary_mixed<CT, kName>(ctx, self, other, out, add_fn<CT>(alpha));
+  });
+  return out;
+}
+
+}  // namespace native
+}  // namespace executor
+}  // namespace torch

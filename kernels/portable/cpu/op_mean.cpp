@@ -1,0 +1,47 @@
+// aten::mean.out: mean over a list of dims.
+#include "util/reduce_util.h"
+
+#include <optional>
+
+namespace torch {
+namespace executor {
+namespace native {
+
+using ::executorch::aten::ArrayRef;
+using ::executorch::aten::ScalarType;
+using ::executorch::aten::Tensor;
+namespace k = ::etsb::kernels;
+
+/// Mean of self over `dim` (negative dims allowed; none or empty means all
+/// dims), keeping reduced dims as size 1 when `keepdim`. The output dtype is
+/// `dtype` when given, else self's; it must be Float or Double (ATen has no
+/// integral mean) and out must have it; out is resized. Elements are summed in
+/// the output dtype, then divided by their count. Input: real and Bool dtypes.
+Tensor& mean_dim_out(KernelRuntimeContext& ctx, const Tensor& self, std::optional<ArrayRef<int64_t>> dim,
+                     bool keepdim, std::optional<ScalarType> dtype, Tensor& out) {
+  const ScalarType expected = dtype.has_value() ? *dtype : self.scalar_type();
+  ET_KERNEL_CHECK_MSG(ctx, out.scalar_type() == expected && k::is_floating(expected), InvalidArgument, out,
+                      "mean.out: out has dtype %s, expected a floating %s",
+                      ::executorch::runtime::toString(out.scalar_type()),
+                      ::executorch::runtime::toString(expected));
+  ET_KERNEL_CHECK(ctx, k::is_contiguous(self) && k::is_contiguous(out), InvalidArgument, out);
+  k::ReducePlan plan;
+  ET_KERNEL_CHECK_MSG(ctx, k::make_reduce_plan(self, dim, keepdim, &plan), InvalidArgument, out,
+                      "mean.out: invalid dim list");
+  ET_KERNEL_CHECK(ctx, k::resize_to(out, plan.out), InvalidArgument, out);
+  const int64_t n = out.numel();
+  if (n == 0) return out;
+  ET_SWITCH_REALB_TYPES(self.scalar_type(), ctx, "mean.out", IN, [&]() {
+    ET_SWITCH_FLOAT_TYPES(out.scalar_type(), ctx, "mean.out", OUT, [&]() {
+      OUT* result = out.mutable_data_ptr<OUT>();
+      k::reduce_sum(plan, self.const_data_ptr<IN>(), result);
+      const OUT count = static_cast<OUT>(plan.count);
+      for (int64_t i = 0; i < n; ++i) result[i] /= count;
+    });
+  });
+  return out;
+}
+
+}  // namespace native
+}  // namespace executor
+}  // namespace torch

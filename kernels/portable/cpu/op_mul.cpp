@@ -1,0 +1,56 @@
+// aten::mul.out: out = self * other, elementwise with broadcasting.
+#include "util/binary_op_util.h"
+
+#include <type_traits>
+
+namespace torch {
+namespace executor {
+namespace native {
+
+using ::executorch::aten::ScalarType;
+using ::executorch::aten::Tensor;
+namespace k = ::etsb::kernels;
+
+namespace {
+/// The switch name (dtype-selective builds key on it).
+constexpr char kName[] = "mul.out";
+}  // namespace
+
+namespace {
+
+/// x * y in compute type T; Bool multiplies as logical and.
+template <typename T>
+inline T multiply(T x, T y) {
+  if constexpr (std::is_same<T, bool>::value) {
+    return x && y;
+  } else {
+    return static_cast<T>(x * y);
+  }
+}
+
+}  // namespace
+
+/// out = self * other. Any real or Bool dtypes (Bool multiplies as logical
+/// and; Half and BFloat16 through the mixed path), ATen type promotion,
+/// broadcasting (e.g. by a 0-dim tensor), out resized to the broadcast shape
+/// and able to hold the result dtype.
+Tensor& mul_out(KernelRuntimeContext& ctx, const Tensor& self, const Tensor& other, Tensor& out) {
+  ScalarType result;
+  if (!k::prepare_binary(ctx, kName, self, other, out, &result)) return out;
+  ET_KERNEL_CHECK(ctx, k::can_cast(result, out.scalar_type()), InvalidArgument, out);
+  if (k::same_real_dtype(self, other, out)) {
+    ET_SWITCH_REALB_TYPES(out.scalar_type(), ctx, kName, CTYPE, [&]() {
+      k::binary_same_dtype<CTYPE, CTYPE>(self, other, out, [](CTYPE x, CTYPE y) { return multiply(x, y); });
+    });
+    return out;
+  }
+  k::with_compute_type(result, [&](auto tag) {
+    using CT = decltype(tag);
+    k::binary_mixed<CT, kName>(ctx, self, other, out, [](CT x, CT y) { return multiply(x, y); });
+  });
+  return out;
+}
+
+}  // namespace native
+}  // namespace executor
+}  // namespace torch

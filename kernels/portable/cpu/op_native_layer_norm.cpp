@@ -1,0 +1,116 @@
+// aten::native_layer_norm.out: normalise over the trailing dims, with the
+// per-row mean and reciprocal standard deviation as extra outputs.
+#include "util/kernel_util.h"
+
+#include <cmath>
+#include <optional>
+#include <tuple>
+
+namespace torch {
+namespace executor {
+namespace native {
+
+using ::executorch::aten::ArrayRef;
+using ::executorch::aten::Tensor;
+namespace k = ::etsb::kernels;
+
+namespace {
+
+using Outputs = std::tuple<Tensor&, Tensor&, Tensor&>;
+
+/// Whether an optional affine parameter is absent or holds exactly the
+/// normalised shape in the input's dtype.
+bool affine_ok(const std::optional<Tensor>& param, const Tensor& input, ArrayRef<int64_t> normalized_shape) {
+  if (!param.has_value()) return true;
+  const Tensor& p = *param;
+  if (p.scalar_type() != input.scalar_type() || p.dim() != static_cast<ssize_t>(normalized_shape.size())) {
+    return false;
+  }
+  for (size_t d = 0; d < normalized_shape.size(); ++d) {
+    if (p.sizes()[d] != normalized_shape[d]) return false;
+  }
+  return k::is_contiguous(p);
+}
+
+/// Normalises `rows` rows of `n` values: mean and variance in two passes (the
+/// second over deviations, which stays accurate when the mean is large), then
+/// y = (x - mean) * rstd * weight + bias.
+template <typename T>
+void layer_norm(const T* x, const T* weight, const T* bias, T eps, int64_t rows, int64_t n, T* y, T* mean_out,
+                T* rstd_out) {
+  const T inv_n = static_cast<T>(1) / static_cast<T>(n);
+  for (int64_t r = 0; r < rows; ++r) {
+    const T* xr = x + r * n;
+    T* yr = y + r * n;
+    T sum = 0;
+    for (int64_t j = 0; j < n; ++j) sum += xr[j];
+    const T mean = sum * inv_n;
+    T sq = 0;
+    for (int64_t j = 0; j < n; ++j) sq += (xr[j] - mean) * (xr[j] - mean);
+    const T rstd = static_cast<T>(1) / std::sqrt(sq * inv_n + eps);
+    if (weight != nullptr && bias != nullptr) {
+      for (int64_t j = 0; j < n; ++j) yr[j] = (xr[j] - mean) * rstd * weight[j] + bias[j];
+    } else {
+      for (int64_t j = 0; j < n; ++j) {
+        T v = (xr[j] - mean) * rstd;
+        if (weight != nullptr) v *= weight[j];
+        if (bias != nullptr) v += bias[j];
+        yr[j] = v;
+      }
+    }
+    mean_out[r] = mean;
+    rstd_out[r] = rstd;
+  }
+}
+
+}  // namespace
+
+/// Layer normalisation of `input` over its trailing dims matching
+/// `normalized_shape`, for Float and Double. weight and bias are optional and,
+/// when given, have the normalised shape. out0 takes the input's shape; out1
+/// (mean) and out2 (rstd) take the input's shape with the normalised dims set
+/// to 1. All tensors share the input's dtype and are contiguous.
+std::tuple<Tensor&, Tensor&, Tensor&> native_layer_norm_out(
+    KernelRuntimeContext& ctx, const Tensor& input, ArrayRef<int64_t> normalized_shape,
+    const std::optional<Tensor>& weight, const std::optional<Tensor>& bias, double eps, Tensor& out0,
+    Tensor& out1, Tensor& out2) {
+  Outputs outs(out0, out1, out2);
+  const size_t rank = static_cast<size_t>(input.dim());
+  const size_t norm_rank = normalized_shape.size();
+  ET_KERNEL_CHECK_MSG(ctx, norm_rank >= 1 && norm_rank <= rank, InvalidArgument, outs,
+                      "native_layer_norm.out: normalized_shape must name 1 to input.dim() dims");
+  const size_t axis = rank - norm_rank;
+  for (size_t d = 0; d < norm_rank; ++d) {
+    ET_KERNEL_CHECK_MSG(ctx, input.sizes()[axis + d] == normalized_shape[d], InvalidArgument, outs,
+                        "native_layer_norm.out: normalized_shape does not match the input's trailing dims");
+  }
+  const auto dtype = input.scalar_type();
+  ET_KERNEL_CHECK(ctx,
+                  out0.scalar_type() == dtype && out1.scalar_type() == dtype && out2.scalar_type() == dtype,
+                  InvalidArgument, outs);
+  ET_KERNEL_CHECK(ctx, affine_ok(weight, input, normalized_shape) && affine_ok(bias, input, normalized_shape),
+                  InvalidArgument, outs);
+  ET_KERNEL_CHECK(ctx,
+                  k::is_contiguous(input) && k::is_contiguous(out0) && k::is_contiguous(out1) &&
+                      k::is_contiguous(out2),
+                  InvalidArgument, outs);
+  k::Shape stats = k::shape_of(input);
+  for (size_t d = axis; d < rank; ++d) stats.sizes[d] = 1;
+  ET_KERNEL_CHECK(ctx, k::resize_to(out0, input.sizes()), InvalidArgument, outs);
+  ET_KERNEL_CHECK(ctx, k::resize_to(out1, stats) && k::resize_to(out2, stats), InvalidArgument, outs);
+
+  const int64_t rows = k::size_product(input.sizes(), 0, axis);
+  const int64_t n = k::size_product(input.sizes(), axis, rank);
+  if (rows == 0 || n == 0) return outs;
+  ET_SWITCH_FLOAT_TYPES(dtype, ctx, "native_layer_norm.out", CTYPE, [&]() {
+    layer_norm<CTYPE>(input.const_data_ptr<CTYPE>(), weight ? weight->const_data_ptr<CTYPE>() : nullptr,
+                      bias ? bias->const_data_ptr<CTYPE>() : nullptr, static_cast<CTYPE>(eps), rows, n,
+                      out0.mutable_data_ptr<CTYPE>(), out1.mutable_data_ptr<CTYPE>(),
+                      out2.mutable_data_ptr<CTYPE>());
+  });
+  return outs;
+}
+
+}  // namespace native
+}  // namespace executor
+}  // namespace torch

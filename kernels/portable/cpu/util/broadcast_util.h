@@ -1,0 +1,137 @@
+// Broadcasting: the output shape of tensors combined elementwise, and an
+// iteration plan that walks the output in order while tracking where each
+// input's element lives.
+//
+// The plan drops output dims of size 1 and merges adjacent dims that every
+// input walks contiguously (or broadcasts over together), so a typical
+// broadcast such as [B, N, D] + [D] becomes a 2-D walk whose innermost run is a
+// plain loop. Each innermost run has, per input, a stride of 1 (walks along)
+// or 0 (repeats one element): kernels pick a specialised loop per case.
+// All tensors are taken in the default (contiguous) dim order.
+#pragma once
+
+#include "kernel_util.h"
+
+namespace etsb {
+namespace kernels {
+
+/// The broadcast of `count` tensor shapes (NumPy rules: align right, a size-1
+/// dim stretches). False if two sizes differ and neither is 1.
+inline bool broadcast_shape(const Tensor* const* tensors, size_t count, Shape* out) {
+  size_t ndim = 0;
+  for (size_t i = 0; i < count; ++i) {
+    const size_t r = static_cast<size_t>(tensors[i]->dim());
+    if (r > ndim) ndim = r;
+  }
+  out->ndim = ndim;
+  for (size_t d = 0; d < ndim; ++d) {
+    int64_t size = 1;
+    for (size_t i = 0; i < count; ++i) {
+      const auto sizes = tensors[i]->sizes();
+      const size_t r = sizes.size();
+      if (d + r < ndim) continue;  // this tensor has no such leading dim
+      const int64_t s = sizes[d + r - ndim];
+      if (s == size || s == 1) continue;
+      if (size != 1) return false;
+      size = s;
+    }
+    out->sizes[d] = static_cast<SizesType>(size);
+  }
+  return true;
+}
+
+inline bool broadcast_shape(const Tensor& a, const Tensor& b, Shape* out) {
+  const Tensor* ts[2] = {&a, &b};
+  return broadcast_shape(ts, 2, out);
+}
+
+inline bool broadcast_shape(const Tensor& a, const Tensor& b, const Tensor& c, Shape* out) {
+  const Tensor* ts[3] = {&a, &b, &c};
+  return broadcast_shape(ts, 3, out);
+}
+
+/// How N inputs map onto a contiguous output, after collapsing dims.
+template <size_t N>
+struct BroadcastPlan {
+  size_t ndim = 1;                // collapsed rank, at least 1
+  int64_t sizes[kMaxDim];         // collapsed output sizes
+  int64_t strides[N][kMaxDim];    // element stride of each input per dim; 0 = broadcast
+};
+
+/// Builds the plan for inputs that broadcast to `out` (checked by the caller).
+template <size_t N>
+inline void make_broadcast_plan(const Shape& out, const Tensor* const (&inputs)[N], BroadcastPlan<N>* plan) {
+  // Contiguous stride of every output dim in every input, innermost first.
+  int64_t stride[N][kMaxDim];
+  for (size_t i = 0; i < N; ++i) {
+    const auto sizes = inputs[i]->sizes();
+    const size_t r = sizes.size();
+    int64_t running = 1;
+    for (size_t d = out.ndim; d-- > 0;) {
+      const size_t back = out.ndim - 1 - d;  // position from the right
+      if (back >= r) {
+        stride[i][d] = 0;  // missing leading dim: broadcast
+        continue;
+      }
+      const int64_t s = sizes[r - 1 - back];
+      stride[i][d] = (s == 1) ? 0 : running;
+      running *= s;
+    }
+  }
+  // Walk dims innermost first; skip size-1 dims, merge where all inputs agree.
+  size_t n = 0;  // collapsed dims so far, stored innermost first
+  int64_t sizes[kMaxDim];
+  int64_t strides[N][kMaxDim];
+  for (size_t d = out.ndim; d-- > 0;) {
+    const int64_t size = out.sizes[d];
+    if (size == 1) continue;
+    bool merge = n > 0;
+    for (size_t i = 0; merge && i < N; ++i) {
+      merge = stride[i][d] == strides[i][n - 1] * sizes[n - 1];
+    }
+    if (merge) {
+      sizes[n - 1] *= size;
+      continue;
+    }
+    sizes[n] = size;
+    for (size_t i = 0; i < N; ++i) strides[i][n] = stride[i][d];
+    ++n;
+  }
+  if (n == 0) {  // a single element (or a 0-dim output)
+    sizes[0] = 1;
+    for (size_t i = 0; i < N; ++i) strides[i][0] = 0;
+    n = 1;
+  }
+  // Store outermost first.
+  plan->ndim = n;
+  for (size_t k = 0; k < n; ++k) {
+    plan->sizes[k] = sizes[n - 1 - k];
+    for (size_t i = 0; i < N; ++i) plan->strides[i][k] = strides[i][n - 1 - k];
+  }
+}
+
+/// Calls `run(out_offset, in_offsets, length)` for every innermost run of the
+/// plan, in output order. Within a run, input i advances by
+/// plan.strides[i][plan.ndim - 1] (0 or 1) per element.
+template <size_t N, typename Run>
+inline void for_each_run(const BroadcastPlan<N>& plan, Run&& run) {
+  const size_t last = plan.ndim - 1;
+  const int64_t length = plan.sizes[last];
+  int64_t outer = 1;
+  for (size_t d = 0; d < last; ++d) outer *= plan.sizes[d];
+  int64_t index[kMaxDim] = {0};
+  int64_t offset[N] = {0};
+  for (int64_t o = 0; o < outer; ++o) {
+    run(o * length, static_cast<const int64_t*>(offset), length);
+    // Advance the odometer over the outer dims.
+    for (size_t d = last; d-- > 0;) {
+      for (size_t i = 0; i < N; ++i) offset[i] += plan.strides[i][d];
+      if (++index[d] < plan.sizes[d]) break;
+      for (size_t i = 0; i < N; ++i) offset[i] -= plan.strides[i][d] * plan.sizes[d];
+      index[d] = 0;
+    }
+  }
+}
+
+}  // namespace kernels
+}  // namespace etsb

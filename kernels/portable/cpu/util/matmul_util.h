@@ -1,0 +1,72 @@
+// Small dense matrix products for addmm, bmm and convolution.
+//
+// Loop order i-k-j: for each output row, add a scaled row of B per k. The
+// innermost loop then walks B and C contiguously (no strided reads of a
+// column, no horizontal sums), and four k steps are fused into one pass over
+// the C row so that C is loaded and stored a quarter as often. Rows are
+// unrolled by 8 so that -O2 vectorises them (see elementwise_util.h).
+#pragma once
+
+#include "kernel_util.h"
+
+namespace etsb {
+namespace kernels {
+
+/// c[j] += a0 * b0[j] + a1 * b1[j] + a2 * b2[j] + a3 * b3[j] for j < n.
+template <typename T>
+ET_INLINE void axpy4(T* c, T a0, const T* b0, T a1, const T* b1, T a2, const T* b2, T a3, const T* b3, int64_t n) {
+  int64_t j = 0;
+  for (; j + 8 <= n; j += 8) {
+    T r[8];
+    for (int u = 0; u < 8; ++u) {
+      r[u] = c[j + u] + a0 * b0[j + u] + a1 * b1[j + u] + a2 * b2[j + u] + a3 * b3[j + u];
+    }
+    for (int u = 0; u < 8; ++u) c[j + u] = r[u];
+  }
+  for (; j < n; ++j) c[j] = c[j] + a0 * b0[j] + a1 * b1[j] + a2 * b2[j] + a3 * b3[j];
+}
+
+/// c[j] += a * b[j] for j < n.
+template <typename T>
+ET_INLINE void axpy(T* c, T a, const T* b, int64_t n) {
+  int64_t j = 0;
+  for (; j + 8 <= n; j += 8) {
+    T r[8];
+    for (int u = 0; u < 8; ++u) r[u] = c[j + u] + a * b[j + u];
+    for (int u = 0; u < 8; ++u) c[j + u] = r[u];
+  }
+  for (; j < n; ++j) c[j] = c[j] + a * b[j];
+}
+
+/// C[m x n] += A[m x k] * B[k x n], all row-major with leading dims lda, ldb,
+/// ldc (in elements). C must not overlap A or B.
+template <typename T>
+inline void gemm_accumulate(
+    int64_t m, int64_t n, int64_t k, const T* a, int64_t lda, const T* b, int64_t ldb, T* c, int64_t ldc) {
+  for (int64_t i = 0; i < m; ++i) {
+    const T* a_row = a + i * lda;
+    T* c_row = c + i * ldc;
+    int64_t p = 0;
+    for (; p + 4 <= k; p += 4) {
+      axpy4(c_row, a_row[p], b + p * ldb, a_row[p + 1], b + (p + 1) * ldb, a_row[p + 2], b + (p + 2) * ldb,
+            a_row[p + 3], b + (p + 3) * ldb, n);
+    }
+    for (; p < k; ++p) axpy(c_row, a_row[p], b + p * ldb, n);
+  }
+}
+
+/// C += alpha * A * B: as gemm_accumulate, with alpha folded into A's
+/// elements as they are read (no extra pass over C).
+template <typename T>
+inline void gemm_accumulate_scaled(
+    int64_t m, int64_t n, int64_t k, T alpha, const T* a, int64_t lda, const T* b, int64_t ldb, T* c,
+    int64_t ldc) {
+  for (int64_t i = 0; i < m; ++i) {
+    const T* a_row = a + i * lda;
+    T* c_row = c + i * ldc;
+    for (int64_t p = 0; p < k; ++p) axpy(c_row, static_cast<T>(alpha * a_row[p]), b + p * ldb, n);
+  }
+}
+
+}  // namespace kernels
+}  // namespace etsb

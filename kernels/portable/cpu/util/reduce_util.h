@@ -1,0 +1,164 @@
+// Reductions over a list of dims (sum, mean): dim-list validation (negative
+// dims, duplicates, "no list means all dims"), the output shape with or without
+// keepdim, and a summation loop.
+//
+// The input (contiguous) is viewed as three nested walks after dropping size-1
+// dims and merging neighbours: kept outer dims x reduced dims x a trailing
+// block of kept dims. When that trailing block is longer than 1, each reduced
+// step adds a whole contiguous row into the output row, which vectorises; when
+// it is empty and the reduced dims are innermost, each output is a contiguous
+// sum with several accumulators.
+#pragma once
+
+#include "kernel_util.h"
+
+#include <optional>
+
+namespace etsb {
+namespace kernels {
+
+struct ReducePlan {
+  Shape out;               // output shape (reduced dims kept as 1 with keepdim)
+  int64_t count = 1;       // input elements summed into each output element
+  size_t n_outer = 0;      // kept dims outside the trailing block, outermost first
+  int64_t outer_sizes[kMaxDim];
+  int64_t outer_strides[kMaxDim];
+  size_t n_reduced = 0;    // reduced dims, outermost first
+  int64_t reduced_sizes[kMaxDim];
+  int64_t reduced_strides[kMaxDim];
+  int64_t inner = 1;       // length of the trailing run of kept dims (stride 1)
+};
+
+/// Validates `dims` against `in` and fills `plan`. A missing or empty dim list
+/// reduces every dim (ATen's convention for sum and mean). False on a dim out
+/// of range or listed twice.
+inline bool make_reduce_plan(
+    const Tensor& in, const std::optional<ArrayRef<int64_t>>& dims, bool keepdim, ReducePlan* plan) {
+  const size_t rank = static_cast<size_t>(in.dim());
+  bool reduced[kMaxDim] = {false};
+  const bool all = !dims.has_value() || dims->size() == 0;
+  if (!all) {
+    for (const int64_t dim : *dims) {
+      int64_t d = 0;
+      if (!normalize_dim(dim, static_cast<int64_t>(rank), &d)) return false;
+      if (rank == 0) continue;  // dim 0 / -1 of a 0-dim tensor: nothing to mark
+      if (reduced[d]) return false;
+      reduced[d] = true;
+    }
+  }
+  const auto sizes = in.sizes();
+  plan->out.ndim = 0;
+  plan->count = 1;
+  for (size_t d = 0; d < rank; ++d) {
+    const bool r = all || reduced[d];
+    reduced[d] = r;
+    if (r) plan->count *= sizes[d];
+    if (!r) plan->out.push(sizes[d]);
+    else if (keepdim) plan->out.push(1);
+  }
+  // Collapse the contiguous input into alternating kept / reduced groups.
+  int64_t group_size[kMaxDim];
+  int64_t group_stride[kMaxDim];
+  bool group_reduced[kMaxDim];
+  size_t groups = 0;
+  int64_t stride = 1;
+  for (size_t d = rank; d-- > 0;) {  // innermost first
+    const int64_t s = sizes[d];
+    if (s == 1) continue;
+    if (groups > 0 && group_reduced[groups - 1] == reduced[d]) {
+      group_size[groups - 1] *= s;
+    } else {
+      group_size[groups] = s;
+      group_stride[groups] = stride;
+      group_reduced[groups] = reduced[d];
+      ++groups;
+    }
+    stride *= s;
+  }
+  size_t g = 0;
+  plan->inner = 1;
+  if (groups > 0 && !group_reduced[0]) plan->inner = group_size[g++];
+  plan->n_outer = plan->n_reduced = 0;
+  for (size_t k = groups; k-- > g;) {  // outermost first
+    if (group_reduced[k]) {
+      plan->reduced_sizes[plan->n_reduced] = group_size[k];
+      plan->reduced_strides[plan->n_reduced++] = group_stride[k];
+    } else {
+      plan->outer_sizes[plan->n_outer] = group_size[k];
+      plan->outer_strides[plan->n_outer++] = group_stride[k];
+    }
+  }
+  return true;
+}
+
+/// Sum of n contiguous values in Acc, with four independent partial sums so the
+/// loop pipelines (and vectorises for floats).
+template <typename Acc, typename In>
+ET_INLINE Acc sum_contiguous(const In* in, int64_t n) {
+  Acc s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+  int64_t j = 0;
+  for (; j + 4 <= n; j += 4) {
+    s0 += static_cast<Acc>(in[j]);
+    s1 += static_cast<Acc>(in[j + 1]);
+    s2 += static_cast<Acc>(in[j + 2]);
+    s3 += static_cast<Acc>(in[j + 3]);
+  }
+  for (; j < n; ++j) s0 += static_cast<Acc>(in[j]);
+  return (s0 + s1) + (s2 + s3);
+}
+
+/// row[i] += in[i] for i < n, unrolled by 8 (see elementwise_util.h on why).
+template <typename In, typename Out>
+ET_INLINE void accumulate_row(Out* row, const In* in, int64_t n) {
+  int64_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    Out x[8];
+    for (int u = 0; u < 8; ++u) x[u] = row[i + u] + static_cast<Out>(in[i + u]);
+    for (int u = 0; u < 8; ++u) row[i + u] = x[u];
+  }
+  for (; i < n; ++i) row[i] += static_cast<Out>(in[i]);
+}
+
+/// Walks an odometer over `n` dims; returns the change of offset.
+ET_INLINE int64_t odometer_step(int64_t* index, const int64_t* sizes, const int64_t* strides, size_t n) {
+  int64_t delta = 0;
+  for (size_t d = n; d-- > 0;) {
+    delta += strides[d];
+    if (++index[d] < sizes[d]) return delta;
+    delta -= strides[d] * sizes[d];
+    index[d] = 0;
+  }
+  return delta;
+}
+
+/// out[o] = sum of the input elements reducing into o, accumulated in Out
+/// (the output's type: sum(dtype=Double) of a Float tensor adds doubles).
+template <typename In, typename Out>
+inline void reduce_sum(const ReducePlan& p, const In* in, Out* out) {
+  int64_t outer = 1;
+  for (size_t d = 0; d < p.n_outer; ++d) outer *= p.outer_sizes[d];
+  int64_t reduce_count = 1;
+  for (size_t d = 0; d < p.n_reduced; ++d) reduce_count *= p.reduced_sizes[d];
+  const bool reduce_is_contiguous = p.inner == 1 && p.n_reduced == 1 && p.reduced_strides[0] == 1;
+
+  int64_t outer_index[kMaxDim] = {0};
+  int64_t base = 0;
+  for (int64_t o = 0; o < outer; ++o) {
+    Out* row = out + o * p.inner;
+    if (reduce_is_contiguous) {
+      row[0] = sum_contiguous<Out>(in + base, reduce_count);
+    } else {
+      for (int64_t i = 0; i < p.inner; ++i) row[i] = 0;
+      int64_t reduced_index[kMaxDim] = {0};
+      int64_t offset = base;
+      for (int64_t r = 0; r < reduce_count; ++r) {
+        accumulate_row(row, in + offset, p.inner);
+        offset += odometer_step(reduced_index, p.reduced_sizes, p.reduced_strides, p.n_reduced);
+      }
+    }
+    base += odometer_step(outer_index, p.outer_sizes, p.outer_strides, p.n_outer);
+  }
+}
+
+}  // namespace kernels
+}  // namespace etsb

@@ -1,0 +1,682 @@
+// Kernel-level checks of etsb's portable kernels (kernels/portable/cpu),
+// calling them directly with tensors built from TensorImpl over stack arrays.
+//
+// For every operator: at least one bad call (wrong shape, dtype or dim) that
+// must set the context's failure state without crashing, and correct-value
+// checks, including broadcasting and output resizing. Built and run by
+// tests/test_kernel_checks.py, which generates NativeFunctions.h from
+// kernels/portable/functions.yaml, so the declarations called here are the
+// ones the yaml promises.
+//
+// Prints one line per failed check and a summary; exits 1 if any check failed.
+#include "CustomOpsNativeFunctions.h"
+#include "NativeFunctions.h"
+
+#include <executorch/runtime/platform/runtime.h>
+
+#include <cmath>
+#include <cstdio>
+#include <initializer_list>
+#include <optional>
+
+using ::executorch::aten::ArrayRef;
+using ::executorch::aten::DimOrderType;
+using ::executorch::aten::Scalar;
+using ::executorch::aten::ScalarType;
+using ::executorch::aten::SizesType;
+using ::executorch::aten::StridesType;
+using ::executorch::aten::Tensor;
+using ::executorch::aten::TensorImpl;
+using ::executorch::aten::TensorShapeDynamism;
+using ::executorch::runtime::Error;
+using ::torch::executor::KernelRuntimeContext;
+namespace native = ::torch::executor::native;
+
+// ---- a tiny check framework ---------------------------------------------------------
+
+int g_checks = 0;
+int g_failed = 0;
+
+#define CHECK(cond)                                                      \
+  do {                                                                   \
+    ++g_checks;                                                          \
+    if (!(cond)) {                                                       \
+      ++g_failed;                                                        \
+      std::printf("FAILED %s:%d: %s\n", __FILE__, __LINE__, #cond);      \
+    }                                                                    \
+  } while (0)
+
+/// Runs a kernel call with a fresh context and checks that it failed through
+/// the context (and returned: a crash would end the program).
+#define EXPECT_KERNEL_FAILS(call)                                            \
+  do {                                                                       \
+    KernelRuntimeContext ctx;                                                \
+    (void)(call);                                                            \
+    ++g_checks;                                                              \
+    if (ctx.failure_state() == Error::Ok) {                                  \
+      ++g_failed;                                                            \
+      std::printf("FAILED %s:%d: no failure from %s\n", __FILE__, __LINE__, #call); \
+    }                                                                        \
+  } while (0)
+
+/// Runs a kernel call with a fresh context and checks that it succeeded.
+#define EXPECT_KERNEL_OK(call)                                               \
+  do {                                                                       \
+    KernelRuntimeContext ctx;                                                \
+    (void)(call);                                                            \
+    ++g_checks;                                                              \
+    if (ctx.failure_state() != Error::Ok) {                                  \
+      ++g_failed;                                                            \
+      std::printf("FAILED %s:%d: error 0x%x from %s\n", __FILE__, __LINE__,     \
+                  static_cast<unsigned>(ctx.failure_state()), #call);        \
+    }                                                                        \
+  } while (0)
+
+template <typename T, typename U>
+bool near(T actual, U expected, double tol = 1e-5) {
+  const double a = static_cast<double>(actual);
+  const double e = static_cast<double>(expected);
+  return std::fabs(a - e) <= tol * (1 + std::fabs(e));
+}
+
+/// Whether data[0..n) equals `expected` (within tolerance for floats).
+template <typename T>
+bool values_are(const T* data, std::initializer_list<double> expected, double tol = 1e-5) {
+  size_t i = 0;
+  for (double e : expected) {
+    if (!near(data[i], e, tol)) {
+      std::printf("  value %zu: got %g, expected %g\n", i, static_cast<double>(data[i]), e);
+      return false;
+    }
+    ++i;
+  }
+  return true;
+}
+
+// ---- tensors over stack arrays ------------------------------------------------------
+
+/// Sizes, a dim order (contiguous unless given) and matching strides.
+struct Layout {
+  SizesType sizes[16];
+  DimOrderType order[16];
+  StridesType strides[16];
+  ssize_t dim;
+  Layout(std::initializer_list<int> shape, std::initializer_list<int> dim_order) : dim(shape.size()) {
+    int i = 0;
+    for (int s : shape) sizes[i++] = s;
+    i = 0;
+    if (dim_order.size() == 0) {
+      for (; i < dim; ++i) order[i] = static_cast<DimOrderType>(i);
+    } else {
+      for (int d : dim_order) order[i++] = static_cast<DimOrderType>(d);
+    }
+    StridesType running = 1;
+    for (ssize_t k = dim - 1; k >= 0; --k) {
+      strides[order[k]] = running;
+      running *= sizes[order[k]];
+    }
+  }
+};
+
+/// A tensor of `shape` over caller-owned `data`. DYNAMIC_BOUND tensors may be
+/// resized by kernels up to their initial element count.
+struct TT : Layout {
+  TensorImpl impl;
+  TT(ScalarType type, std::initializer_list<int> shape, void* data,
+     TensorShapeDynamism dynamism = TensorShapeDynamism::STATIC, std::initializer_list<int> dim_order = {})
+      : Layout(shape, dim_order), impl(type, dim, sizes, data, order, strides, dynamism) {}
+  Tensor t() { return Tensor(&impl); }
+};
+
+constexpr auto F = ScalarType::Float;
+constexpr auto D = ScalarType::Double;
+constexpr auto L = ScalarType::Long;
+constexpr auto I = ScalarType::Int;
+constexpr auto B = ScalarType::Bool;
+constexpr auto DYN = TensorShapeDynamism::DYNAMIC_BOUND;
+
+ArrayRef<int64_t> ints(const int64_t* data, size_t n) { return ArrayRef<int64_t>(data, n); }
+
+// ---- elementwise binary ops ---------------------------------------------------------
+
+void check_add() {
+  // Broadcast a row over a matrix, alpha = 2.
+  float a[6] = {1, 2, 3, 4, 5, 6}, b[3] = {10, 20, 30}, o[6];
+  TT ta(F, {2, 3}, a), tb(F, {3}, b), to(F, {2, 3}, o);
+  Tensor out = to.t();
+  EXPECT_KERNEL_OK(native::add_out(ctx, ta.t(), tb.t(), Scalar(int64_t(2)), out));
+  CHECK(values_are(o, {21, 42, 63, 24, 45, 66}));
+  // Long with a 0-dim Long tensor (what `x + 3` exports to).
+  int64_t la[4] = {1, -2, 3, 40}, ls = 3, lo[4];
+  TT tla(L, {2, 2}, la), tls(L, {}, &ls), tlo(L, {2, 2}, lo);
+  out = tlo.t();
+  EXPECT_KERNEL_OK(native::add_out(ctx, tla.t(), tls.t(), Scalar(int64_t(1)), out));
+  CHECK(values_are(lo, {4, 1, 6, 43}));
+  // Column [2, 1] + row [3]: a real 2-D broadcast; out resized from a larger bound.
+  float c[2] = {100, 200}, r[3] = {1, 2, 3}, ro[12];
+  TT tc(F, {2, 1}, c), tr(F, {3}, r), tro(F, {4, 3}, ro, DYN);
+  out = tro.t();
+  EXPECT_KERNEL_OK(native::add_out(ctx, tc.t(), tr.t(), Scalar(1.0), out));
+  CHECK(out.dim() == 2 && out.sizes()[0] == 2 && out.sizes()[1] == 3);
+  CHECK(values_are(ro, {101, 102, 103, 201, 202, 203}));
+  // Mixed dtypes: Long tensor + Float 0-dim -> Float.
+  int64_t mi[3] = {1, 2, 3};
+  float mf = 0.5f, mo[3];
+  TT tmi(L, {3}, mi), tmf(F, {}, &mf), tmo(F, {3}, mo);
+  out = tmo.t();
+  EXPECT_KERNEL_OK(native::add_out(ctx, tmi.t(), tmf.t(), Scalar(int64_t(1)), out));
+  CHECK(values_are(mo, {1.5, 2.5, 3.5}));
+  // Failures: shapes that do not broadcast, an out that cannot take the
+  // shape, a floating alpha on Long, Float results into a Long out.
+  float x4[4];
+  TT t4(F, {4}, x4), tbad(F, {3, 3}, ro);
+  out = to.t();
+  EXPECT_KERNEL_FAILS(native::add_out(ctx, ta.t(), t4.t(), Scalar(1.0), out));
+  out = tbad.t();
+  EXPECT_KERNEL_FAILS(native::add_out(ctx, ta.t(), tb.t(), Scalar(1.0), out));
+  out = tlo.t();
+  EXPECT_KERNEL_FAILS(native::add_out(ctx, tla.t(), tls.t(), Scalar(0.5), out));
+  int64_t lo6[6];
+  TT tlo6(L, {2, 3}, lo6);
+  out = tlo6.t();
+  EXPECT_KERNEL_FAILS(native::add_out(ctx, ta.t(), tb.t(), Scalar(int64_t(1)), out));
+  // An unsupported dtype.
+  TT tq(ScalarType::QInt8, {2, 2}, la);
+  EXPECT_KERNEL_FAILS(native::add_out(ctx, tq.t(), tq.t(), Scalar(int64_t(1)), out));
+}
+
+void check_sub() {
+  float a[4] = {5, 6, 7, 8}, s = 2, o[4];
+  TT ta(F, {2, 2}, a), ts(F, {}, &s), to(F, {2, 2}, o);
+  Tensor out = to.t();
+  EXPECT_KERNEL_OK(native::sub_out(ctx, ta.t(), ts.t(), Scalar(int64_t(1)), out));
+  CHECK(values_are(o, {3, 4, 5, 6}));
+  EXPECT_KERNEL_OK(native::sub_out(ctx, ts.t(), ta.t(), Scalar(0.5), out));
+  CHECK(values_are(o, {-0.5, -1, -1.5, -2}));
+  bool bb[4] = {true, false, true, false}, bo[4];
+  TT tb(B, {2, 2}, bb), tbo(B, {2, 2}, bo);
+  out = tbo.t();
+  EXPECT_KERNEL_FAILS(native::sub_out(ctx, tb.t(), tb.t(), Scalar(int64_t(1)), out));
+  float w[3];
+  TT tw(F, {3}, w);
+  out = to.t();
+  EXPECT_KERNEL_FAILS(native::sub_out(ctx, ta.t(), tw.t(), Scalar(int64_t(1)), out));
+}
+
+void check_mul() {
+  int64_t a[6] = {1, 2, 3, 4, 5, 6}, s = -2, o[6];
+  TT ta(L, {2, 3}, a), ts(L, {}, &s), to(L, {2, 3}, o);
+  Tensor out = to.t();
+  EXPECT_KERNEL_OK(native::mul_out(ctx, ta.t(), ts.t(), out));
+  CHECK(values_are(o, {-2, -4, -6, -8, -10, -12}));
+  float f[6] = {1, 2, 3, 4, 5, 6}, fs = 0.5f, fo[6];
+  TT tf(F, {2, 3}, f), tfs(F, {}, &fs), tfo(F, {2, 3}, fo);
+  out = tfo.t();
+  EXPECT_KERNEL_OK(native::mul_out(ctx, tfs.t(), tf.t(), out));  // scalar first
+  CHECK(values_are(fo, {0.5, 1, 1.5, 2, 2.5, 3}));
+  bool x[4] = {true, true, false, false}, y[4] = {true, false, true, false}, z[4];
+  TT tx(B, {4}, x), ty(B, {4}, y), tz(B, {4}, z);
+  out = tz.t();
+  EXPECT_KERNEL_OK(native::mul_out(ctx, tx.t(), ty.t(), out));
+  CHECK(z[0] && !z[1] && !z[2] && !z[3]);
+  int64_t b4[4];
+  TT t4(L, {4}, b4);
+  out = to.t();
+  EXPECT_KERNEL_FAILS(native::mul_out(ctx, ta.t(), t4.t(), out));
+}
+
+void check_div() {
+  float a[4] = {1, 2, 3, 4}, s = 4, o[4];
+  TT ta(F, {1, 2, 2}, a), ts(F, {}, &s), to(F, {1, 2, 2}, o);
+  Tensor out = to.t();
+  EXPECT_KERNEL_OK(native::div_out(ctx, ta.t(), ts.t(), out));
+  CHECK(values_are(o, {0.25, 0.5, 0.75, 1}));
+  // Integer operands divide as floating point.
+  int64_t n[2] = {1, 7}, d[2] = {2, 2};
+  float q[2];
+  TT tn(L, {2}, n), td(L, {2}, d), tq(F, {2}, q);
+  out = tq.t();
+  EXPECT_KERNEL_OK(native::div_out(ctx, tn.t(), td.t(), out));
+  CHECK(values_are(q, {0.5, 3.5}));
+  int64_t lo[2];
+  TT tlo(L, {2}, lo);
+  out = tlo.t();
+  EXPECT_KERNEL_FAILS(native::div_out(ctx, tn.t(), td.t(), out));  // true division into Long
+}
+
+// ---- unary and comparison ops -------------------------------------------------------
+
+void check_relu() {
+  float a[4] = {-1, 0.5f, -0.25f, 2}, o[4];
+  TT ta(F, {2, 2}, a), to(F, {2, 2}, o);
+  Tensor out = to.t();
+  EXPECT_KERNEL_OK(native::relu_out(ctx, ta.t(), out));
+  CHECK(values_are(o, {0, 0.5, 0, 2}));
+  float a4[16], o4[16];
+  for (int i = 0; i < 16; ++i) a4[i] = static_cast<float>(i - 8);
+  TT t4(F, {1, 2, 2, 4}, a4), to4(F, {1, 2, 2, 4}, o4);
+  out = to4.t();
+  EXPECT_KERNEL_OK(native::relu_out(ctx, t4.t(), out));
+  CHECK(o4[0] == 0 && o4[8] == 0 && o4[9] == 1 && o4[15] == 7);
+  int64_t lo[4];
+  TT tlo(L, {2, 2}, lo);
+  out = tlo.t();
+  EXPECT_KERNEL_FAILS(native::relu_out(ctx, ta.t(), out));  // dtype mismatch
+  float small[2];
+  TT ts(F, {2}, small);
+  out = ts.t();
+  EXPECT_KERNEL_FAILS(native::relu_out(ctx, ta.t(), out));  // rank mismatch: cannot resize
+}
+
+void check_neg() {
+  float a[3] = {1, -2, 0}, o[3];
+  TT ta(F, {3}, a), to(F, {3}, o);
+  Tensor out = to.t();
+  EXPECT_KERNEL_OK(native::neg_out(ctx, ta.t(), out));
+  CHECK(values_are(o, {-1, 2, 0}));
+  bool b[3] = {true, false, true}, bo[3];
+  TT tb(B, {3}, b), tbo(B, {3}, bo);
+  out = tbo.t();
+  EXPECT_KERNEL_FAILS(native::neg_out(ctx, tb.t(), out));
+}
+
+void check_gt() {
+  float a[4] = {0.1f, 0.6f, -1, 0.5f};
+  bool o[4];
+  TT ta(F, {2, 2}, a), to(B, {2, 2}, o);
+  Tensor out = to.t();
+  EXPECT_KERNEL_OK(native::gt_scalar_out(ctx, ta.t(), Scalar(0.5), out));
+  CHECK(!o[0] && o[1] && !o[2] && !o[3]);
+  // An integral tensor against a floating scalar compares as floating point.
+  int64_t l[3] = {2, 3, -5};
+  bool lo[3];
+  TT tl(L, {3}, l), tlo(B, {3}, lo);
+  out = tlo.t();
+  EXPECT_KERNEL_OK(native::gt_scalar_out(ctx, tl.t(), Scalar(2.5), out));
+  CHECK(!lo[0] && lo[1] && !lo[2]);
+  // Into a Float out: 1 / 0.
+  float fo[4];
+  TT tfo(F, {2, 2}, fo);
+  out = tfo.t();
+  EXPECT_KERNEL_OK(native::gt_scalar_out(ctx, ta.t(), Scalar(int64_t(0)), out));
+  CHECK(values_are(fo, {1, 1, 0, 1}));
+  bool wrong[3];
+  TT tw(B, {3}, wrong);
+  out = tw.t();
+  EXPECT_KERNEL_FAILS(native::gt_scalar_out(ctx, ta.t(), Scalar(0.5), out));  // rank mismatch
+}
+
+void check_where() {
+  bool c[4] = {true, false, false, true};
+  float x[4] = {1, 2, 3, 4}, y = -1, o[4];
+  TT tc(B, {2, 2}, c), tx(F, {2, 2}, x), ty(F, {}, &y), to(F, {2, 2}, o);
+  Tensor out = to.t();
+  EXPECT_KERNEL_OK(native::where_out(ctx, tc.t(), tx.t(), ty.t(), out));
+  CHECK(values_are(o, {1, -1, -1, 4}));
+  // Broadcast a row condition over columns; mixed self / other dtypes.
+  bool row[2] = {false, true};
+  int64_t li[4] = {10, 20, 30, 40};
+  TT trow(B, {2}, row), tli(L, {2, 2}, li);
+  EXPECT_KERNEL_OK(native::where_out(ctx, trow.t(), tx.t(), tli.t(), out));
+  CHECK(values_are(o, {10, 2, 30, 4}));
+  TT tcf(F, {2, 2}, x);
+  EXPECT_KERNEL_FAILS(native::where_out(ctx, tcf.t(), tx.t(), ty.t(), out));  // Float condition
+  bool c3[3] = {true, true, true};
+  TT tc3(B, {3}, c3);
+  EXPECT_KERNEL_FAILS(native::where_out(ctx, tc3.t(), tx.t(), ty.t(), out));  // no broadcast
+}
+
+// ---- reductions ---------------------------------------------------------------------
+
+void check_sum() {
+  float a[6] = {1, 2, 3, 4, 5, 6};
+  double o[2];
+  TT ta(F, {2, 3}, a), to(D, {2}, o);
+  const int64_t dim1[1] = {1};
+  Tensor out = to.t();
+  EXPECT_KERNEL_OK(native::sum_dim_out(ctx, ta.t(), ints(dim1, 1), false, D, out));
+  CHECK(values_are(o, {6, 15}));
+  // Over dim 0 with keepdim, in the input dtype.
+  float k[3];
+  TT tk(F, {1, 3}, k);
+  const int64_t dim0[1] = {-2};
+  out = tk.t();
+  EXPECT_KERNEL_OK(native::sum_dim_out(ctx, ta.t(), ints(dim0, 1), true, std::nullopt, out));
+  CHECK(values_are(k, {5, 7, 9}));
+  // Every dim: a 0-dim result; integers sum into Long.
+  int64_t li[6] = {1, 2, 3, 4, 5, 6}, total = 0;
+  TT tli(L, {2, 3}, li), ttotal(L, {}, &total);
+  out = ttotal.t();
+  EXPECT_KERNEL_OK(native::sum_dim_out(ctx, tli.t(), std::nullopt, false, std::nullopt, out));
+  CHECK(total == 21);
+  out = to.t();
+  const int64_t bad_dim[1] = {2};
+  EXPECT_KERNEL_FAILS(native::sum_dim_out(ctx, ta.t(), ints(bad_dim, 1), false, D, out));
+  const int64_t twice[2] = {1, -1};
+  EXPECT_KERNEL_FAILS(native::sum_dim_out(ctx, ta.t(), ints(twice, 2), false, D, out));
+  EXPECT_KERNEL_FAILS(native::sum_dim_out(ctx, ta.t(), ints(dim1, 1), false, std::nullopt, out));  // out Double
+}
+
+void check_mean() {
+  float a[12];
+  for (int i = 0; i < 12; ++i) a[i] = static_cast<float>(i);
+  float o[4];
+  TT ta(F, {2, 3, 2}, a), to(F, {2, 2}, o);
+  const int64_t dim1[1] = {1};
+  Tensor out = to.t();
+  EXPECT_KERNEL_OK(native::mean_dim_out(ctx, ta.t(), ints(dim1, 1), false, std::nullopt, out));
+  CHECK(values_are(o, {2, 3, 8, 9}));
+  float last[6];
+  TT tlast(F, {2, 3, 1}, last);
+  const int64_t dimm1[1] = {-1};
+  out = tlast.t();
+  EXPECT_KERNEL_OK(native::mean_dim_out(ctx, ta.t(), ints(dimm1, 1), true, std::nullopt, out));
+  CHECK(values_are(last, {0.5, 2.5, 4.5, 6.5, 8.5, 10.5}));
+  float all = 0;
+  TT tall(F, {}, &all);
+  out = tall.t();
+  EXPECT_KERNEL_OK(native::mean_dim_out(ctx, ta.t(), std::nullopt, false, std::nullopt, out));
+  CHECK(near(all, 5.5));
+  int64_t li[2] = {1, 2}, lo = 0;
+  TT tli(L, {2}, li), tlo(L, {}, &lo);
+  out = tlo.t();
+  EXPECT_KERNEL_FAILS(native::mean_dim_out(ctx, tli.t(), std::nullopt, false, std::nullopt, out));  // no int mean
+  const int64_t bad[1] = {3};
+  out = to.t();
+  EXPECT_KERNEL_FAILS(native::mean_dim_out(ctx, ta.t(), ints(bad, 1), false, std::nullopt, out));
+}
+
+// ---- matrix products and convolution ------------------------------------------------
+
+void check_addmm() {
+  // [2, 3] @ [3, 2] + bias [2].
+  float bias[2] = {0.5f, -1}, m1[6] = {1, 2, 3, 4, 5, 6}, m2[6] = {1, 0, 0, 1, 1, 1}, o[4];
+  TT tb(F, {2}, bias), t1(F, {2, 3}, m1), t2(F, {3, 2}, m2), to(F, {2, 2}, o);
+  Tensor out = to.t();
+  EXPECT_KERNEL_OK(native::addmm_out(ctx, tb.t(), t1.t(), t2.t(), Scalar(int64_t(1)), Scalar(int64_t(1)), out));
+  CHECK(values_are(o, {4.5, 4, 10.5, 10}));
+  EXPECT_KERNEL_OK(native::addmm_out(ctx, tb.t(), t1.t(), t2.t(), Scalar(2.0), Scalar(0.5), out));
+  CHECK(values_are(o, {3, 0.5, 6, 3.5}));
+  // A longer inner dim and row than the unrolled blocks (k = 9, n = 11).
+  float a[2 * 9], b[9 * 11], c[2 * 11], zero = 0;
+  for (int i = 0; i < 18; ++i) a[i] = static_cast<float>(i % 5) - 2;
+  for (int i = 0; i < 99; ++i) b[i] = static_cast<float>(i % 7) * 0.5f;
+  TT ta(F, {2, 9}, a), tbb(F, {9, 11}, b), tc(F, {2, 11}, c), tz(F, {}, &zero);
+  out = tc.t();
+  EXPECT_KERNEL_OK(native::addmm_out(ctx, tz.t(), ta.t(), tbb.t(), Scalar(int64_t(1)), Scalar(int64_t(1)), out));
+  bool all_right = true;
+  for (int i = 0; i < 2; ++i) {
+    for (int j = 0; j < 11; ++j) {
+      double expected = 0;
+      for (int p = 0; p < 9; ++p) expected += a[i * 9 + p] * b[p * 11 + j];
+      all_right = all_right && near(c[i * 11 + j], expected);
+    }
+  }
+  CHECK(all_right);
+  out = to.t();
+  EXPECT_KERNEL_FAILS(native::addmm_out(ctx, tb.t(), t1.t(), t1.t(), Scalar(int64_t(1)), Scalar(int64_t(1)), out));
+  float wide[3];
+  TT tw(F, {3}, wide);
+  EXPECT_KERNEL_FAILS(native::addmm_out(ctx, tw.t(), t1.t(), t2.t(), Scalar(int64_t(1)), Scalar(int64_t(1)), out));
+}
+
+void check_bmm() {
+  float a[2 * 2 * 3] = {1, 2, 3, 4, 5, 6, 1, 0, 0, 0, 1, 0};
+  float b[2 * 3 * 1] = {1, 1, 1, 7, 8, 9};
+  float o[4];
+  TT ta(F, {2, 2, 3}, a), tb(F, {2, 3, 1}, b), to(F, {2, 2, 1}, o);
+  Tensor out = to.t();
+  EXPECT_KERNEL_OK(native::bmm_out(ctx, ta.t(), tb.t(), out));
+  CHECK(values_are(o, {6, 15, 7, 8}));
+  TT tbad(F, {1, 3, 1}, b);
+  EXPECT_KERNEL_FAILS(native::bmm_out(ctx, ta.t(), tbad.t(), out));  // batch mismatch
+  int64_t lb[6];
+  TT tl(L, {2, 3, 1}, lb);
+  EXPECT_KERNEL_FAILS(native::bmm_out(ctx, ta.t(), tl.t(), out));  // dtype mismatch
+}
+
+void check_convolution() {
+  // 1 x 1 x 4 x 4 input, one 3 x 3 kernel of ones, padding 1: neighbourhood sums.
+  float x[16], w[9], bias = 1, o[16];
+  for (int i = 0; i < 16; ++i) x[i] = static_cast<float>(i);
+  for (int i = 0; i < 9; ++i) w[i] = 1;
+  TT tx(F, {1, 1, 4, 4}, x), tw(F, {1, 1, 3, 3}, w), tb(F, {1}, &bias), to(F, {1, 1, 4, 4}, o);
+  const int64_t one[1] = {1}, zero[1] = {0};
+  std::optional<Tensor> b(tb.t());
+  Tensor out = to.t();
+  EXPECT_KERNEL_OK(native::convolution_out(ctx, tx.t(), tw.t(), b, ints(one, 1), ints(one, 1), ints(one, 1), false,
+                                           ints(zero, 1), 1, out));
+  // Corner (0,0): 0+1+4+5 = 10, plus bias; centre (1,1): 0+1+2+4+5+6+8+9+10 = 45, plus bias.
+  CHECK(near(o[0], 11) && near(o[5], 46) && near(o[15], 10 + 11 + 14 + 15 + 1));
+  // Stride 2, no padding, two groups of one channel each, no bias.
+  float x2[2 * 16], w2[2 * 4] = {1, 0, 0, 0, 0, 0, 0, 1}, o2[2 * 4];
+  for (int i = 0; i < 32; ++i) x2[i] = static_cast<float>(i);
+  TT tx2(F, {1, 2, 4, 4}, x2), tw2(F, {2, 1, 2, 2}, w2), to2(F, {1, 2, 2, 2}, o2);
+  const int64_t two[1] = {2};
+  out = to2.t();
+  EXPECT_KERNEL_OK(native::convolution_out(ctx, tx2.t(), tw2.t(), std::nullopt, ints(two, 1), ints(zero, 1),
+                                           ints(one, 1), false, ints(zero, 1), 2, out));
+  CHECK(values_are(o2, {0, 2, 8, 10, 21, 23, 29, 31}));
+  out = to.t();
+  EXPECT_KERNEL_FAILS(native::convolution_out(ctx, tx.t(), tw.t(), b, ints(one, 1), ints(one, 1), ints(one, 1), true,
+                                              ints(zero, 1), 1, out));  // transposed
+  EXPECT_KERNEL_FAILS(native::convolution_out(ctx, tx2.t(), tw.t(), b, ints(one, 1), ints(one, 1), ints(one, 1),
+                                              false, ints(zero, 1), 1, out));  // 2 channels vs weight's 1
+  EXPECT_KERNEL_FAILS(native::convolution_out(ctx, tx.t(), tw.t(), b, ints(zero, 1), ints(one, 1), ints(one, 1),
+                                              false, ints(zero, 1), 1, out));  // stride 0
+}
+
+void check_max_pool2d() {
+  float x[16] = {1, 5, 2, 0, 3, 4, 8, 1, 0, 0, 1, 2, 9, 0, 3, 7};
+  float o[4];
+  int64_t idx[4];
+  TT tx(F, {1, 1, 4, 4}, x), to(F, {1, 1, 2, 2}, o), ti(L, {1, 1, 2, 2}, idx);
+  const int64_t two[1] = {2}, zero[1] = {0}, one[1] = {1};
+  Tensor out = to.t(), indices = ti.t();
+  EXPECT_KERNEL_OK(native::max_pool2d_with_indices_out(ctx, tx.t(), ints(two, 1), ints(two, 0), ints(zero, 1),
+                                                       ints(one, 1), false, out, indices));
+  CHECK(values_are(o, {5, 8, 9, 7}));
+  CHECK(idx[0] == 1 && idx[1] == 6 && idx[2] == 12 && idx[3] == 15);
+  float fi[4];
+  TT tfi(F, {1, 1, 2, 2}, fi);
+  indices = tfi.t();
+  EXPECT_KERNEL_FAILS(native::max_pool2d_with_indices_out(ctx, tx.t(), ints(two, 1), ints(two, 0), ints(zero, 1),
+                                                          ints(one, 1), false, out, indices));  // Float indices
+  indices = ti.t();
+  EXPECT_KERNEL_FAILS(native::max_pool2d_with_indices_out(ctx, tx.t(), ints(two, 1), ints(two, 0), ints(two, 1),
+                                                          ints(one, 1), false, out, indices));  // padding > kernel/2
+  TT t2d(F, {4, 4}, x);
+  EXPECT_KERNEL_FAILS(native::max_pool2d_with_indices_out(ctx, t2d.t(), ints(two, 1), ints(two, 0), ints(zero, 1),
+                                                          ints(one, 1), false, out, indices));  // 2-D input
+}
+
+// ---- softmax and layer norm ---------------------------------------------------------
+
+void check_softmax() {
+  float x[6] = {1, 2, 3, 0, 0, 0}, o[6];
+  TT tx(F, {2, 3}, x), to(F, {2, 3}, o);
+  Tensor out = to.t();
+  EXPECT_KERNEL_OK(native::softmax_out(ctx, tx.t(), -1, false, out));
+  CHECK(values_are(o, {0.09003057, 0.24472847, 0.66524096, 1.0 / 3, 1.0 / 3, 1.0 / 3}));
+  EXPECT_KERNEL_OK(native::softmax_out(ctx, tx.t(), 0, false, out));  // a strided dim
+  CHECK(values_are(o, {0.7310586, 0.8807971, 0.95257413, 0.26894142, 0.11920292, 0.04742587}));
+  EXPECT_KERNEL_FAILS(native::softmax_out(ctx, tx.t(), 2, false, out));
+  EXPECT_KERNEL_FAILS(native::softmax_out(ctx, tx.t(), 1, true, out));
+  int64_t l[6];
+  TT tl(L, {2, 3}, l);
+  out = tl.t();
+  EXPECT_KERNEL_FAILS(native::softmax_out(ctx, tl.t(), 1, false, out));  // integer softmax
+}
+
+void check_layer_norm() {
+  float x[8] = {1, 2, 3, 4, 2, 2, 2, 6}, w[4] = {1, 1, 2, 2}, b[4] = {0, 0, 0, 1};
+  float y[8], mean[2], rstd[2];
+  TT tx(F, {2, 4}, x), tw(F, {4}, w), tb(F, {4}, b), ty(F, {2, 4}, y), tm(F, {2, 1}, mean), tr(F, {2, 1}, rstd);
+  const int64_t shape[1] = {4};
+  std::optional<Tensor> weight(tw.t()), bias(tb.t());
+  Tensor o0 = ty.t(), o1 = tm.t(), o2 = tr.t();
+  EXPECT_KERNEL_OK(native::native_layer_norm_out(ctx, tx.t(), ints(shape, 1), weight, bias, 1e-5, o0, o1, o2));
+  const double r0 = 1 / std::sqrt(1.25 + 1e-5);
+  CHECK(values_are(mean, {2.5, 3}));
+  CHECK(near(rstd[0], r0));
+  CHECK(values_are(y, {-1.5 * r0, -0.5 * r0, 2 * 0.5 * r0, 2 * 1.5 * r0 + 1}));
+  const int64_t bad_shape[1] = {3};
+  EXPECT_KERNEL_FAILS(native::native_layer_norm_out(ctx, tx.t(), ints(bad_shape, 1), weight, bias, 1e-5, o0, o1, o2));
+  TT tshort(F, {3}, w);
+  std::optional<Tensor> short_weight(tshort.t());
+  EXPECT_KERNEL_FAILS(native::native_layer_norm_out(ctx, tx.t(), ints(shape, 1), short_weight, bias, 1e-5, o0, o1,
+                                                    o2));
+}
+
+// ---- data movement ------------------------------------------------------------------
+
+void check_permute_copy() {
+  float x[24], o[24];
+  for (int i = 0; i < 24; ++i) x[i] = static_cast<float>(i);
+  TT tx(F, {2, 3, 4}, x), to(F, {4, 2, 3}, o);
+  const int64_t dims[3] = {2, 0, 1};
+  Tensor out = to.t();
+  EXPECT_KERNEL_OK(native::permute_copy_out(ctx, tx.t(), ints(dims, 3), out));
+  // out[k][i][j] = x[i][j][k]
+  CHECK(o[0] == 0 && o[1] == 4 && o[3] == 12 && o[6] == 1 && o[23] == 23);
+  const int64_t t2[2] = {1, 0};
+  float m[6] = {1, 2, 3, 4, 5, 6}, mo[6];
+  TT tm(F, {2, 3}, m), tmo(F, {3, 2}, mo);
+  out = tmo.t();
+  EXPECT_KERNEL_OK(native::permute_copy_out(ctx, tm.t(), ints(t2, 2), out));
+  CHECK(values_are(mo, {1, 4, 2, 5, 3, 6}));
+  const int64_t repeated[3] = {0, 0, 1}, negative[3] = {-1, 0, 1};
+  out = to.t();
+  EXPECT_KERNEL_FAILS(native::permute_copy_out(ctx, tx.t(), ints(repeated, 3), out));
+  EXPECT_KERNEL_FAILS(native::permute_copy_out(ctx, tx.t(), ints(dims, 2), out));
+  EXPECT_KERNEL_OK(native::permute_copy_out(ctx, tx.t(), ints(negative, 3), out));
+}
+
+void check_expand_copy() {
+  float x[3] = {1, 2, 3}, o[24];
+  TT tx(F, {3, 1}, x), to(F, {2, 3, 4}, o);
+  const int64_t size[3] = {2, -1, 4};
+  Tensor out = to.t();
+  EXPECT_KERNEL_OK(native::expand_copy_out(ctx, tx.t(), ints(size, 3), false, out));
+  CHECK(o[0] == 1 && o[3] == 1 && o[4] == 2 && o[11] == 3 && o[12] == 1 && o[23] == 3);
+  float y[6];
+  TT ty(F, {3, 2}, y);
+  const int64_t bad[2] = {3, 4};
+  EXPECT_KERNEL_FAILS(native::expand_copy_out(ctx, ty.t(), ints(bad, 2), false, out));
+  const int64_t fewer[1] = {3};
+  EXPECT_KERNEL_FAILS(native::expand_copy_out(ctx, tx.t(), ints(fewer, 1), false, out));
+}
+
+void check_split_with_sizes_copy() {
+  float x[10] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9}, a[4], b[6];
+  TT tx(F, {2, 5}, x), ta(F, {2, 2}, a), tb(F, {2, 3}, b);
+  Tensor outs[2] = {ta.t(), tb.t()};
+  const int64_t sizes[2] = {2, 3};
+  {
+    KernelRuntimeContext ctx;
+    native::split_with_sizes_copy_out(ctx, tx.t(), ints(sizes, 2), -1, ArrayRef<Tensor>(outs, 2));
+    CHECK(ctx.failure_state() == Error::Ok);
+  }
+  CHECK(values_are(a, {0, 1, 5, 6}));
+  CHECK(values_are(b, {2, 3, 4, 7, 8, 9}));
+  const int64_t bad[2] = {2, 2};
+  {
+    KernelRuntimeContext ctx;
+    native::split_with_sizes_copy_out(ctx, tx.t(), ints(bad, 2), 1, ArrayRef<Tensor>(outs, 2));
+    CHECK(ctx.failure_state() != Error::Ok);  // sizes do not add up
+  }
+  {
+    KernelRuntimeContext ctx;
+    native::split_with_sizes_copy_out(ctx, tx.t(), ints(sizes, 2), 1, ArrayRef<Tensor>(outs, 1));
+    CHECK(ctx.failure_state() != Error::Ok);  // one out for two sizes
+  }
+  {
+    KernelRuntimeContext ctx;
+    native::split_with_sizes_copy_out(ctx, tx.t(), ints(sizes, 2), 2, ArrayRef<Tensor>(outs, 2));
+    CHECK(ctx.failure_state() != Error::Ok);  // dim out of range
+  }
+}
+
+void check_embedding() {
+  float w[12] = {0, 1, 2, 10, 11, 12, 20, 21, 22, 30, 31, 32}, o[12];
+  int64_t idx[4] = {3, 0, 1, 3};
+  TT tw(F, {4, 3}, w), ti(L, {2, 2}, idx), to(F, {2, 2, 3}, o);
+  Tensor out = to.t();
+  EXPECT_KERNEL_OK(native::embedding_out(ctx, tw.t(), ti.t(), -1, false, false, out));
+  CHECK(values_are(o, {30, 31, 32, 0, 1, 2, 10, 11, 12, 30, 31, 32}));
+  int32_t idx32[2] = {2, 1};
+  float o2[6];
+  TT ti32(I, {2}, idx32), to2(F, {2, 3}, o2);
+  out = to2.t();
+  EXPECT_KERNEL_OK(native::embedding_out(ctx, tw.t(), ti32.t(), -1, false, false, out));
+  CHECK(values_are(o2, {20, 21, 22, 10, 11, 12}));
+  int64_t bad[4] = {0, 4, 1, 1};
+  TT tbad(L, {2, 2}, bad);
+  out = to.t();
+  EXPECT_KERNEL_FAILS(native::embedding_out(ctx, tw.t(), tbad.t(), -1, false, false, out));  // index 4 of 4 rows
+  TT tw1(F, {12}, w);
+  EXPECT_KERNEL_FAILS(native::embedding_out(ctx, tw1.t(), ti.t(), -1, false, false, out));  // 1-D weight
+}
+
+void check_to_dim_order_copy() {
+  int64_t x[6] = {1, 2, 3, 4, 5, 6};
+  float o[6];
+  TT tx(L, {2, 3}, x), to(F, {2, 3}, o);
+  const int64_t contiguous[2] = {0, 1};
+  Tensor out = to.t();
+  EXPECT_KERNEL_OK(native::to_dim_order_copy_out(ctx, tx.t(), false, ints(contiguous, 2), out));
+  CHECK(values_are(o, {1, 2, 3, 4, 5, 6}));
+  // Same dtype, new layout: out laid out with dim order (1, 0) holds the transpose in memory.
+  float f[6] = {1, 2, 3, 4, 5, 6}, t[6];
+  TT tf(F, {2, 3}, f), tt(F, {2, 3}, t, TensorShapeDynamism::STATIC, {1, 0});
+  const int64_t transposed[2] = {1, 0};
+  out = tt.t();
+  EXPECT_KERNEL_OK(native::to_dim_order_copy_out(ctx, tf.t(), false, ints(transposed, 2), out));
+  CHECK(values_are(t, {1, 4, 2, 5, 3, 6}));
+  // Both at once: Long -> Double into dim order (1, 0).
+  double d[6];
+  TT td(D, {2, 3}, d, TensorShapeDynamism::STATIC, {1, 0});
+  out = td.t();
+  EXPECT_KERNEL_OK(native::to_dim_order_copy_out(ctx, tx.t(), false, ints(transposed, 2), out));
+  CHECK(values_are(d, {1, 4, 2, 5, 3, 6}));
+  // No dim order: the layout is preserved (out must match self's).
+  out = to.t();
+  EXPECT_KERNEL_OK(native::to_dim_order_copy_out(ctx, tx.t(), false, std::nullopt, out));
+  out = tt.t();
+  EXPECT_KERNEL_FAILS(native::to_dim_order_copy_out(ctx, tf.t(), false, std::nullopt, out));
+  EXPECT_KERNEL_FAILS(native::to_dim_order_copy_out(ctx, tf.t(), false, ints(contiguous, 2), out));
+  const int64_t three[3] = {0, 1, 2};
+  out = to.t();
+  EXPECT_KERNEL_FAILS(native::to_dim_order_copy_out(ctx, tx.t(), false, ints(three, 3), out));
+  float wrong[4];
+  TT tw(F, {2, 2}, wrong);
+  out = tw.t();
+  EXPECT_KERNEL_FAILS(native::to_dim_order_copy_out(ctx, tx.t(), false, ints(contiguous, 2), out));  // static shape
+}
+
+int main() {
+  ::executorch::runtime::runtime_init();
+  check_add();
+  check_sub();
+  check_mul();
+  check_div();
+  check_relu();
+  check_neg();
+  check_gt();
+  check_where();
+  check_sum();
+  check_mean();
+  check_addmm();
+  check_bmm();
+  check_convolution();
+  check_max_pool2d();
+  check_softmax();
+  check_layer_norm();
+  check_permute_copy();
+  check_expand_copy();
+  check_split_with_sizes_copy();
+  check_embedding();
+  check_to_dim_order_copy();
+  std::printf("%d checks, %d failed\n", g_checks, g_failed);
+  return g_failed == 0 ? 0 : 1;
+}

@@ -1,0 +1,138 @@
+"""The examples, built by etsb's own driver from their BUILD files (no second
+build path), run on the corpus inputs and compared with torch's outputs:
+every corpus model in its op-selective and its dtype-selective binary, the
+vendor-over-portable example, `etsb size`, and a no-op rebuild."""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from conftest import MODELS_DIR, REPO, load_manifest
+
+ETSB = REPO / ".venv" / "bin" / "etsb"
+MODELS = sorted(load_manifest()["models"])
+BINARIES = ("bin", "bin_dtype_selective")
+
+
+def etsb(*argv: str, cwd: Path = REPO) -> subprocess.CompletedProcess:
+    """Run the etsb command line the way a user does."""
+    return subprocess.run([str(ETSB), *argv], cwd=cwd, capture_output=True, text=True)
+
+
+@pytest.fixture(scope="module")
+def built() -> subprocess.CompletedProcess:
+    """Every example, built once for the module."""
+    result = etsb("build", "//examples/...")
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+    return result
+
+
+def binary_path(model: str, name: str) -> Path:
+    """Where `etsb build` said the binary is."""
+    return REPO / "etsb-out" / "bin" / "examples" / model / (f"{name}_smallest/{name}" if "dtype" in name else name)
+
+
+def run_method(binary: Path, model: str, method: str, inputs: list[str], out: Path, *extra: str):
+    paths = ",".join(str(MODELS_DIR / model / f) for f in inputs)
+    return subprocess.run([str(binary), "--model", str(MODELS_DIR / model / f"{model}.pte"), "--method", method,
+                           "--inputs", paths, "--output-dir", str(out), *extra], capture_output=True, text=True)
+
+
+def assert_matches_torch(model: str, method: str, outputs: list[dict], out: Path) -> None:
+    for index, expected_meta in enumerate(outputs):
+        expected = np.load(MODELS_DIR / model / expected_meta["file"])
+        got = np.load(out / f"output_{index}.npy")
+        assert got.dtype == expected.dtype and got.shape == expected.shape, (model, method, index)
+        if np.issubdtype(expected.dtype, np.floating):
+            np.testing.assert_allclose(got, expected, rtol=1e-5, atol=1e-6, err_msg=f"{model}.{method}[{index}]")
+        else:
+            np.testing.assert_array_equal(got, expected, err_msg=f"{model}.{method}[{index}]")
+
+
+@pytest.mark.parametrize("name", BINARIES)
+@pytest.mark.parametrize("model", MODELS)
+def test_each_corpus_model_runs_in_its_trimmed_binary(built, manifest, model, name, tmp_path):
+    for method, meta in manifest["models"][model]["methods"].items():
+        out = tmp_path / method
+        result = run_method(binary_path(model, name), model, method, [i["file"] for i in meta["inputs"]], out)
+        assert result.returncode == 0, result.stderr
+        assert_matches_torch(model, method, meta["outputs"], out)
+
+
+def test_a_second_build_does_nothing(built):
+    result = etsb("build", "//examples/...")
+    assert result.returncode == 0, result.stderr
+    assert "ninja: no work to do." in result.stdout
+    assert "[1/" not in result.stdout
+
+
+def stripped_size(path: Path, tmp_path: Path) -> int:
+    stripped = tmp_path / (path.name + ".stripped")
+    subprocess.run(["strip", "-o", str(stripped), str(path)], check=True)
+    return stripped.stat().st_size
+
+
+def test_the_build_prints_each_binarys_path(built):
+    for model in MODELS:
+        for name in BINARIES:
+            path = binary_path(model, name).relative_to(REPO)
+            assert f"//examples/{model}:{name}: {path}\n" in built.stdout
+
+
+@pytest.mark.parametrize("model", MODELS)
+def test_dtype_selective_is_never_larger_than_op_selective(built, model, tmp_path):
+    """ExecuTorch's issue 13015 reports the opposite for transformers. Both
+    forms are linked and the smaller kept: where the restriction pays (most
+    models) the dtype-selective one, else the op-selective one."""
+    op_selective = stripped_size(binary_path(model, "bin"), tmp_path)
+    chosen = stripped_size(binary_path(model, "bin_dtype_selective"), tmp_path)
+    restricted = stripped_size(REPO / f"etsb-out/bin/examples/{model}/bin_dtype_selective_dtype_selective",
+                               tmp_path)
+    assert chosen <= op_selective, (model, chosen, op_selective)
+    assert chosen == min(restricted, op_selective)
+
+
+def test_dtype_restriction_pays_for_most_corpus_models(built, tmp_path):
+    smaller = [m for m in MODELS
+               if stripped_size(REPO / f"etsb-out/bin/examples/{m}/bin_dtype_selective_dtype_selective", tmp_path)
+               < stripped_size(binary_path(m, "bin"), tmp_path)]
+    assert len(smaller) >= len(MODELS) // 2, smaller
+
+
+def test_the_vendor_kernel_serves_relu_and_the_portable_fallback_the_rest(built, manifest, tmp_path):
+    meta = manifest["models"]["mlp"]["methods"]["forward"]
+    binary = REPO / "etsb-out/bin/examples/vendor_over_portable/bin"
+    result = run_method(binary, "mlp", "forward", [i["file"] for i in meta["inputs"]], tmp_path, "--log")
+    assert result.returncode == 0, result.stderr
+    assert "vendor::relu_out_float_2d ran" in result.stderr
+    assert_matches_torch("mlp", "forward", meta["outputs"], tmp_path)
+    # addmm and permute_copy came from the portable fallback: their kernels are in the binary.
+    symbols = subprocess.run(["nm", "-C", str(binary)], capture_output=True, text=True, check=True).stdout
+    assert "torch::executor::native::addmm_out" in symbols
+    assert "vendor::native::relu_out_float_2d" in symbols
+    assert "torch::executor::native::relu_out" not in symbols
+
+
+def test_size_splits_the_binary_and_compares_with_every_kernel(built):
+    result = etsb("size", "//examples/mlp:bin")
+    assert result.returncode == 0, result.stderr
+    table = result.stdout
+    for row in ("stripped binary", "op_addmm", "op_permute_copy", "op_relu", "registration", "runner",
+                "runtime: libexecutorch.so"):
+        assert row in table, table
+    assert "op_convolution" not in table  # not in the MLP, so not listed per operator
+
+    def kilobytes(row: str) -> list[float]:
+        line = next(line for line in table.splitlines() if line.strip().startswith(row))
+        return [float(v.replace(",", "")) for v in re.findall(r"([\d,]+\.\d) KB", line)]
+
+    trimmed, everything = kilobytes("kernels (")
+    assert trimmed * 5 <= everything, table  # the trimmed kernels are at most a fifth of all of them
+    total_trimmed, total_all = kilobytes("stripped binary")
+    assert total_trimmed < total_all
