@@ -5,7 +5,6 @@ and ``size``. It finds the workspace and its packages, evaluates BUILD files
 
 from __future__ import annotations
 
-import json
 import os
 import shutil
 import subprocess
@@ -159,7 +158,7 @@ class Workspace:
         from selective_build.build import ninja
         from selective_build.build.graph import TAG_ALL_KERNELS, TAG_BINARY, analyse
         from selective_build.build.labels import parse_label
-        from selective_build.files import write_text_atomic
+        from selective_build.files import write_bytes_atomic, write_text_atomic
 
         packages = self.evaluate(packages_wanted)
         labels = self.matching(packages, patterns)
@@ -179,7 +178,7 @@ class Workspace:
         files = {f for p in packages.values() for f in (*p.files, p.build_file)}
         dirs = {d for p in packages.values() for d in p.glob_dirs}
         saved = state.make_state(self.root, key, files | dirs, plan)
-        write_text_atomic(state.state_path(self.root), json.dumps(saved, sort_keys=True))
+        write_bytes_atomic(state.state_path(self.root), state.encode_state(saved))
         return plan
 
     def run_ninja(self, targets: Sequence[str], jobs: int | None = None, quiet: bool = False) -> int:

@@ -21,6 +21,10 @@ def noop_build(argv: list[str]) -> int | None:
             jobs = next(arguments, None)
             if jobs is None or not jobs.isdigit():
                 return None
+        elif argument.startswith("-j") and argument[2:].isdigit():
+            jobs = argument[2:]
+        elif argument.startswith("--jobs=") and argument[7:].isdigit():
+            jobs = argument[7:]
         elif argument.startswith("-"):
             return None
         else:
