@@ -136,3 +136,15 @@ def test_size_splits_the_binary_and_compares_with_every_kernel(built):
     assert trimmed * 5 <= everything, table  # the trimmed kernels are at most a fifth of all of them
     total_trimmed, total_all = kilobytes("stripped binary")
     assert total_trimmed < total_all
+
+
+@pytest.mark.parametrize("model", ["cnn", "embedding", "mixed_dtypes"])
+def test_repeated_runs_give_every_run_its_inputs(built, manifest, model, tmp_path):
+    """Planned memory reuses input buffers during a run: --iterations must
+    set the inputs again before each one (the outputs are the last run's)."""
+    meta = manifest["models"][model]["methods"]["forward"]
+    result = run_method(binary_path(model, "bin"), model, "forward", [i["file"] for i in meta["inputs"]],
+                        tmp_path, "--iterations", "5")
+    assert result.returncode == 0, result.stderr
+    assert "median latency:" in result.stdout
+    assert_matches_torch(model, "forward", meta["outputs"], tmp_path)

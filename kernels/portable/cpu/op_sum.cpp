@@ -17,7 +17,9 @@ namespace k = ::etsb::kernels;
 /// when given, else self's (Long for integral and Bool inputs, as in ATen);
 /// out must have it and is resized. Elements are converted to the output
 /// dtype before adding, so sum(dtype=Double) of a Float tensor adds doubles.
-/// Input: real and Bool dtypes; output: real dtypes.
+/// Input: real and Bool dtypes; output: Int, Long, Float or Double (the
+/// dtypes sums are taken in: each output dtype multiplies the instantiations
+/// by the input dtypes, so the rare narrow ones are left out).
 Tensor& sum_dim_out(KernelRuntimeContext& ctx, const Tensor& self, std::optional<ArrayRef<int64_t>> dim,
                     bool keepdim, std::optional<ScalarType> dtype, Tensor& out) {
   const ScalarType in_type = self.scalar_type();
@@ -34,7 +36,7 @@ Tensor& sum_dim_out(KernelRuntimeContext& ctx, const Tensor& self, std::optional
   ET_KERNEL_CHECK(ctx, k::resize_to(out, plan.out), InvalidArgument, out);
   if (out.numel() == 0) return out;
   ET_SWITCH_REALB_TYPES(in_type, ctx, "sum.IntList_out", IN, [&]() {
-    ET_SWITCH_REAL_TYPES(out.scalar_type(), ctx, "sum.IntList_out", OUT, [&]() {
+    ET_SWITCH_FLOAT_TYPES_AND2(Int, Long, out.scalar_type(), ctx, "sum.IntList_out", OUT, [&]() {
       k::reduce_sum(plan, self.const_data_ptr<IN>(), out.mutable_data_ptr<OUT>());
     });
   });

@@ -29,7 +29,9 @@ _HEADER = """\
 
 namespace etsb_op_variants {{
 
-constexpr bool same_name(const char* a, const char* b) {{
+// Always inlined, so that -O2 folds the name comparisons and the dropped cases
+// (GCC stops folding once the predicate lists a handful of operators otherwise).
+__attribute__((always_inline)) constexpr bool same_name(const char* a, const char* b) {{
   while (*a != '\\0' && *a == *b) {{
     ++a;
     ++b;
@@ -41,7 +43,7 @@ constexpr bool same_name(const char* a, const char* b) {{
 
 /// Whether a kernel of `operator_name` (an ET_SWITCH name such as "add.out")
 /// may run with `scalar_type` in this build.
-inline constexpr bool should_include_kernel_dtype(
+__attribute__((always_inline)) inline constexpr bool should_include_kernel_dtype(
     const char* operator_name, ::executorch::aten::ScalarType scalar_type) {{
   using ::executorch::aten::ScalarType;
   using ::etsb_op_variants::same_name;
