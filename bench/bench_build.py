@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import marshal
 import os
 import re
 import shutil
@@ -293,7 +294,7 @@ def bench_mlp(tmp: Path, noop_runs: int, edit_runs: int, env: Mapping[str, str])
         notes.append(f"the build right after the cold one re-ran: {first_noop}")
 
     ninja = shutil.which("ninja", path=env.get("PATH")) or "ninja"
-    plan = json.loads((workspace / "etsb-out" / ".etsb" / "state.json").read_text())["plan"]
+    plan = marshal.loads((workspace / "etsb-out" / ".etsb" / "state.marshal").read_bytes())["plan"]
     fast_imports = [str(VENV_PYTHON), "-c", "import re, selective_build.build.fast"]
     noop = median_ms({
         "etsb build -j 2": [ETSB, "build", "-j", "2", MLP],

@@ -243,3 +243,40 @@ def test_clean_removes_outputs_and_keeps_the_tools(tmp_path):
     (root / "etsb-out" / "tools").mkdir()
     assert etsb(root, "clean").returncode == 0
     assert sorted(os.listdir(root / "etsb-out")) == ["tools"]
+
+
+# -- the commands the rules' genrules run, on bad input --------------------------
+
+
+def test_pick_smaller_bad_input_names_the_file_and_writes_nothing(tmp_path, capsys):
+    from selective_build.cli import main
+
+    output = tmp_path / "out" / "bin"
+    assert main(["pick-smaller", "--output", str(output), str(tmp_path / "missing")]) == 2
+    assert f"{tmp_path}/missing: error: no such binary" in capsys.readouterr().err
+    not_a_binary = tmp_path / "text"
+    not_a_binary.write_text("hello")
+    assert main(["pick-smaller", "--output", str(output), str(not_a_binary)]) == 2
+    assert f"{not_a_binary}: error:" in capsys.readouterr().err
+    assert not output.parent.exists()
+
+
+def test_gen_oplist_names_a_bad_included_selection(tmp_path, capsys):
+    from selective_build.cli import main
+
+    bad = tmp_path / "s.yaml"
+    bad.write_text("operators: [\n")
+    output = tmp_path / "o.yaml"
+    assert main(["gen-oplist", "--output_path", str(output), "--selection_yaml_path", str(bad),
+                 "--selection_yaml_path", str(tmp_path / "none.yaml")]) == 2
+    err = capsys.readouterr().err
+    assert f"{bad}:2:1: error:" in err and f"{tmp_path}/none.yaml: error: no such selected_operators.yaml" in err
+    assert not output.exists()
+
+
+def test_gen_bindings_needs_a_yaml(tmp_path, capsys):
+    from selective_build.cli import main
+
+    assert main(["gen-bindings", "--output-dir", str(tmp_path / "o")]) == 2
+    assert "give --functions-yaml-path, --custom-ops-yaml-path or both" in capsys.readouterr().err
+    assert not (tmp_path / "o").exists()

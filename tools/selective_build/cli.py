@@ -453,7 +453,10 @@ def _pick_smaller(args: argparse.Namespace) -> int:
             if not os.path.isfile(candidate):
                 raise UserError("no such binary", Location(candidate))
             stripped = os.path.join(tmp, str(index))
-            subprocess.run(["strip", "-o", stripped, candidate], check=True)
+            run = subprocess.run(["strip", "-o", stripped, candidate], capture_output=True, text=True)
+            if run.returncode != 0:
+                raise UserError(f"not a binary strip can read: {run.stderr.strip().rpartition(': ')[2]}",
+                                Location(candidate))
             sizes.append(os.path.getsize(stripped))
     chosen = min(range(len(sizes)), key=lambda i: (sizes[i], i))
     write_bytes_atomic(args.output + ".map", read_bytes(args.candidates[chosen] + ".map", "link map"))

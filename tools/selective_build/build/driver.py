@@ -61,16 +61,14 @@ class Workspace:
 
     def make_variables(self) -> dict[str, str]:
         """The make variables commands and flags may use."""
-        import importlib.util
-
-        spec = importlib.util.find_spec("executorch")
-        if spec is None or not spec.submodule_search_locations:
+        executorch = state.executorch_root()
+        if executorch is None:
             raise UserError("the executorch runtime wheel is not installed in this Python: run scripts/setup.sh")
         python = sys.executable
         tool = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "etsb_tool.py")
         return {
             "ETSB_PYTHON": python,
-            "EXECUTORCH_ROOT": list(spec.submodule_search_locations)[0],
+            "EXECUTORCH_ROOT": executorch,
             "ETSB_TOOL": f"{python} {os.path.relpath(tool, self.root)}",
             **{k: v for k, v in self.defines.items()},
         }

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import re
 import shlex
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Mapping
 
 from selective_build.build.evaluate import Package, Target
@@ -88,23 +88,18 @@ class Graph:
 
 
 def referenced_packages(package: Package) -> set[str]:
-    """Packages named by absolute labels in ``package``'s label attributes
-    (the driver evaluates them too)."""
+    """Packages named by absolute labels in ``package``'s label attributes and
+    ``select()`` conditions (the driver evaluates them too)."""
     found = set()
     for target in package.targets:
         for attr in LABEL_ATTRS.get(target.rule, ()):
-            for text in _strings(target.attrs.get(attr)):
-                if text.startswith("//") or text.startswith("@//"):
+            value = target.attrs.get(attr)
+            for text in (*_strings(value), *_select_keys(value)):
+                if text.startswith(("//", "@//")) and not text.startswith("//conditions:"):
                     try:
                         found.add(parse_label(text, package.name).package)
                     except LabelError:
                         pass  # reported with its target during analysis
-            for text in _select_keys(target.attrs.get(attr)):
-                if text.startswith("//") and not text.startswith("//conditions:"):
-                    try:
-                        found.add(parse_label(text, package.name).package)
-                    except LabelError:
-                        pass
     return found
 
 

@@ -103,13 +103,11 @@ def measure(root: str, binary: str, label: str) -> BinarySize:
 
 
 def _runtime_size() -> int:
-    import importlib.util
+    from selective_build.build.state import executorch_root
 
-    spec = importlib.util.find_spec("executorch")
-    if spec is None or not spec.submodule_search_locations:
-        return 0
-    library = os.path.join(list(spec.submodule_search_locations)[0], "lib", "libexecutorch.so")
-    return os.path.getsize(library) if os.path.exists(library) else 0
+    root = executorch_root()
+    library = os.path.join(root, "lib", "libexecutorch.so") if root else ""
+    return os.path.getsize(library) if library and os.path.exists(library) else 0
 
 
 def _kb(size: int) -> str:

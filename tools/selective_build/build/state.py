@@ -110,3 +110,14 @@ def cwd_package(root: str) -> str:
 def encode_state(saved: dict) -> bytes:
     """The bytes of the state file."""
     return marshal.dumps(saved)
+
+
+def executorch_root() -> str | None:
+    """The installed executorch wheel's directory (headers in include/, the
+    runtime in lib/), found without importing it; None when it is missing."""
+    import importlib.util
+
+    spec = importlib.util.find_spec("executorch")
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    return list(spec.submodule_search_locations)[0]
