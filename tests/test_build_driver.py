@@ -143,6 +143,35 @@ def test_the_coverage_check_fails_the_build_before_linking(workspace):
         yaml.write_text(original)
 
 
+def test_size_of_a_binary_that_fails_to_build_shows_why(workspace):
+    yaml = workspace / "m" / "kernels.yaml"
+    original = yaml.read_text()
+    try:
+        yaml.write_text(original.split("- op: relu.out")[0])
+        result = etsb(workspace, "size", "//m:bin")
+        assert result.returncode != 0
+        assert "aten::relu.out: no kernel yaml entry for this operator (needed by m/m.pte)" in result.stderr
+    finally:
+        yaml.write_text(original)
+
+
+@pytest.mark.parametrize("source, part", [
+    ("etsb-out/bin/k/libk.a(kernels__portable__cpu__op_add.cpp.o)", ("kernels", "add")),
+    # A package whose name contains "op_" and a registration source in it.
+    ("etsb-out/bin/e/custom_op/libbin_lib.a(etsb-out__bin__e__custom_op__bin_lib__register_kernels.cpp.o)",
+     ("registration", None)),
+    ("etsb-out/bin/e/custom_op/libk.a(e__custom_op__op_relu_squared.cpp.o)", ("kernels", "relu_squared")),
+    ("etsb-out/bin/tools/runner/librunner.a(tools__runner__runner.cpp.o)", ("runner", None)),
+    ("etsb-out/bin/m/libk.a(m__op_runner_helpers.cpp.o)", ("kernels", "runner_helpers")),
+    ("etsb-out/bin/m/libk.a(m__util.cpp.o)", ("kernel utilities", None)),
+    ("/usr/lib/gcc/x86_64-linux-gnu/12/crtbegin.o", ("C++ library and startup", None)),
+])
+def test_size_attributes_each_object_by_its_source_file_name(source, part):
+    from selective_build.build.size import classify
+
+    assert classify(source) == part
+
+
 def test_two_libraries_registering_one_operator_fail_the_overlap_check(workspace):
     package = workspace / "overlap"
     package.mkdir()

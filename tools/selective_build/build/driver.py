@@ -189,8 +189,14 @@ class Workspace:
             command += ["-j", str(jobs)]
         if not targets:
             return 0
-        run = subprocess.run(command + list(targets), cwd=self.root,
-                             stdout=subprocess.DEVNULL if quiet else None)
+        if not quiet:
+            return subprocess.run(command + list(targets), cwd=self.root).returncode
+        # Quiet builds (`etsb size`) keep ninja's progress to themselves but
+        # still show what failed: ninja prints a failing command's output on stdout.
+        run = subprocess.run(command + list(targets), cwd=self.root, stdout=subprocess.PIPE,
+                             stderr=subprocess.STDOUT, text=True, errors="replace")
+        if run.returncode != 0:
+            sys.stderr.write(run.stdout)
         return run.returncode
 
     def build(self, texts: Sequence[str], jobs: int | None = None, quiet: bool = False) -> tuple[int, dict]:

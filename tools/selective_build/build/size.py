@@ -16,7 +16,7 @@ from typing import Mapping, Sequence
 _KEPT = re.compile(r"^\.(text|rodata|data|eh_frame|gcc_except_table|init_array|fini_array|tdata)")
 _SECTION = re.compile(r"^ (\.\S+)(?:\s+(0x[0-9a-f]+)\s+(0x[0-9a-f]+)\s+(\S.*))?$")
 _CONTINUATION = re.compile(r"^\s+(0x[0-9a-f]+)\s+(0x[0-9a-f]+)\s+(\S.*)$")
-_KERNEL_OBJECT = re.compile(r"op_(\w+?)\.(?:cpp|cc|cxx|c)\.o\)?$")
+_KERNEL_OBJECT = re.compile(r"op_(\w+?)\.(?:cpp|cc|cxx|c)\.o")
 
 PART_KERNELS = "kernels"
 PART_KERNEL_SUPPORT = "kernel utilities"
@@ -68,16 +68,25 @@ def attribute(map_text: str) -> dict[str, int]:
     return sizes
 
 
+def _object_file_name(source: str) -> str:
+    """The source file an input object was compiled from, without its directory:
+    ``lib.a(pkg__sub__op_add.cpp.o)`` gives ``op_add.cpp.o`` (the driver names an
+    archive member after its source path, with ``__`` for ``/``)."""
+    member = source[source.rindex("(") + 1:-1] if source.endswith(")") else source
+    return os.path.basename(member).rpartition("__")[2]
+
+
 def classify(source: str) -> tuple[str, str | None]:
     """The part an input object belongs to, and its operator for kernels."""
-    kernel = _KERNEL_OBJECT.search(source)
+    name = _object_file_name(source)
+    kernel = _KERNEL_OBJECT.fullmatch(name)
     if kernel:
         return PART_KERNELS, kernel.group(1)
-    if "register_kernels" in source:
+    if name.startswith("register_kernels."):
         return PART_REGISTRATION, None
-    if "runner" in source:
+    if name.startswith("runner."):
         return PART_RUNNER, None
-    if source.startswith("/") or "crt" in os.path.basename(source):
+    if source.startswith("/") or "crt" in name:
         return PART_CXX, None
     return PART_KERNEL_SUPPORT, None
 

@@ -1,7 +1,9 @@
 """How schema types appear in C++: kernel parameter types (ExecuTorch's lean
-mode conventions) and the ``EValue`` conversion that produces each."""
+mode conventions) and how the registration source unboxes each from an ``EValue``."""
 
 from __future__ import annotations
+
+from dataclasses import dataclass
 
 from selective_build.schema import Argument, BaseType, ListType, OptionalType, Return
 
@@ -62,11 +64,71 @@ def parameter_type(argument: Argument) -> str:
     return value
 
 
-def conversion(type_) -> str:
-    """The EValue member call converting to ``value_type(type_)``: a ``Result``."""
-    if isinstance(type_, OptionalType) and not isinstance(type_.elem, ListType):
-        return f"tryToOptional<{value_type(type_.elem)}>()"
-    return f"tryTo<{value_type(type_)}>()"
+# How the unboxing code reads each base type out of an EValue: the kind its
+# tag check uses (an enumerator of the registration source) and the accessor
+# that reads the value once the check passed.
+_UNBOXING = {
+    "Tensor": ("kTensor", "as_tensor"),
+    "int": ("kInt", "as_int"),
+    "SymInt": ("kInt", "as_int"),
+    "float": ("kDouble", "as_double"),
+    "bool": ("kBool", "as_bool"),
+    "str": ("kString", "as_string"),
+    "Scalar": ("kScalar", "as_scalar"),
+    "ScalarType": ("kInt", "as_scalar_type"),
+    "MemoryFormat": ("kInt", "as_memory_format"),
+    "Layout": ("kInt", "as_layout"),
+    "Device": ("kInt", "as_device"),
+}
+_LIST_UNBOXING = {
+    "int": ("kIntList", "as_int_list"),
+    "SymInt": ("kIntList", "as_int_list"),
+    "float": ("kDoubleList", "as_double_list"),
+    "bool": ("kBoolList", "as_bool_list"),
+    "Tensor": ("kTensorList", "as_tensor_list"),
+}
+
+
+@dataclass(frozen=True)
+class Unboxing:
+    """How the registration source reads an argument of one schema type out of
+    its ``EValue``: the kind of value the tag check expects (an enumerator of
+    the generated source, e.g. ``kIntList``), whether None is admitted too, and
+    the reader function that returns the checked value as the kernel's type."""
+
+    kind: str
+    optional: bool
+    reader: str
+    value_type: str  # the base type's C++ value type (for std::optional<...>)
+
+    @property
+    def kind_expression(self) -> str:
+        """The C++ constant of the tag check: ``kInt`` or ``kInt | kOptional``."""
+        return f"{self.kind} | kOptional" if self.optional else self.kind
+
+    def read(self, value: str) -> str:
+        """The C++ expression reading the ``EValue*`` expression ``value``."""
+        if self.optional:
+            return f"optional<{self.value_type}>({value}, {self.reader})"
+        return f"{self.reader}({value})"
+
+
+def unboxing(type_) -> Unboxing:
+    """How the registration source unboxes an argument of schema type ``type_``
+    (raises UnsupportedType for what no EValue carries)."""
+    optional = isinstance(type_, OptionalType)
+    base = type_.elem if optional else type_
+    base_value_type = value_type(base)
+    value_type(type_)
+    if isinstance(base, ListType):
+        elem = base.elem
+        if isinstance(elem, OptionalType):
+            kind, reader = "kOptionalTensorList", "as_optional_tensor_list"
+        else:
+            kind, reader = _LIST_UNBOXING[elem.name]
+    else:
+        kind, reader = _UNBOXING[base.name]
+    return Unboxing(kind, optional, reader, base_value_type)
 
 
 def check_signature(schema) -> None:

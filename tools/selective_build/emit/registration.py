@@ -14,7 +14,7 @@ For a library ``LIB`` the source defines, in namespace ``etsb``:
 
 from __future__ import annotations
 
-from selective_build.emit.cpp_types import CONTEXT, conversion
+from selective_build.emit.cpp_types import CONTEXT, unboxing
 from selective_build.resolve import Resolution
 
 _PRELUDE = """\
@@ -35,18 +35,93 @@ namespace {{
 using ::executorch::runtime::EValue;
 using ::executorch::runtime::Span;
 using ::executorch::ET_RUNTIME_NAMESPACE::Kernel;
+"""
 
-// Out of line, so each wrapper stays a few instructions.
-__attribute__((noinline, cold)) void fail_stack(
-    {context}& ctx, const char* op, size_t expected, size_t got) {{
-  ET_LOG(Error, "%s: expected %zu values on the stack, got %zu", op, expected, got);
-  ctx.fail(::executorch::runtime::Error::InvalidProgram);
+# The unboxing machinery, emitted when the library has kernels. Each wrapper
+# makes one out-of-line call that checks the stack against its signature (a row
+# of two tables), then reads its arguments straight from the checked EValues:
+# no per-argument Result objects or aborting conversions for the compiler to
+# instantiate and optimise, which is what keeps the source quick to compile.
+_UNBOXING = """
+// What an argument's EValue may hold; kOptional also admits None.
+enum Kind : uint8_t {{
+  kTensor, kInt, kDouble, kBool, kScalar, kString,
+  kIntList, kDoubleList, kBoolList, kTensorList, kOptionalTensorList,
+  kOptional = 0x80,
+}};
+
+// Names for messages, as offsets into kStrings: offsets need no relocation
+// at load time, as pointers in a table would.
+struct Argument {{
+  uint32_t name;
+  uint32_t type;  // as the schema spells it
+  uint32_t kind;
+}};
+
+struct Signature {{
+  uint32_t op;
+  uint32_t first;  // its first row of kArguments
+  uint32_t count;  // arguments; the stack holds one more value for the result
+}};
+
+const char kStrings[] =
+{strings};
+
+enum Check {{ kHolds, kWrongType, kBadContents }};
+
+Check check(const EValue& value, unsigned kind) {{
+  if (kind & kOptional) {{
+    if (value.isNone()) {{
+      return kHolds;
+    }}
+    kind &= ~unsigned(kOptional);
+  }}
+  // Lists and strings point elsewhere: what they point to is checked too.
+  switch (kind) {{
+{cases}
+    default:
+      return kWrongType;
+  }}
 }}
 
-__attribute__((noinline, cold)) void fail_argument(
-    {context}& ctx, const char* op, const char* argument, const char* expected) {{
-  ET_LOG(Error, "%s: argument '%s' is not a %s", op, argument, expected);
-  ctx.fail(::executorch::runtime::Error::InvalidArgument);
+// Readers of a value that check() has accepted.
+{readers}
+
+const Argument kArguments[] = {{
+{arguments}
+}};
+
+const Signature kSignatures[] = {{
+{signatures}
+}};
+
+// Out of line, so each wrapper stays a call and a branch before its kernel call.
+__attribute__((noinline)) bool unboxable({context}& ctx, Span<EValue*> stack, const Signature& signature) {{
+  if (stack.size() != size_t(signature.count) + 1) {{
+    ET_LOG(Error, "%s: expected %zu values on the stack, got %zu", kStrings + signature.op,
+           size_t(signature.count) + 1, stack.size());
+    ctx.fail(::executorch::runtime::Error::InvalidProgram);
+    return false;
+  }}
+  for (uint32_t i = 0; i < signature.count; ++i) {{
+    const Argument& argument = kArguments[signature.first + i];
+    const Check result = check(*stack[i], argument.kind);
+    if (result == kWrongType) {{
+      char held[::executorch::runtime::kTagNameBufferSize];
+      ::executorch::runtime::tag_to_string(stack[i]->tag, held, sizeof(held));
+      ET_LOG(Error, "%s: argument '%s' must be %s, got %s", kStrings + signature.op, kStrings + argument.name,
+             kStrings + argument.type, held);
+    }} else if (result == kBadContents) {{
+      ET_LOG(Error, "%s: argument '%s' (%s) holds a null pointer or an element of the wrong type",
+             kStrings + signature.op, kStrings + argument.name, kStrings + argument.type);
+    }}
+    if (result != kHolds) {{
+      ctx.fail(result == kWrongType ? ::executorch::runtime::Error::InvalidArgument
+                                    : ::executorch::runtime::Error::InvalidProgram);
+      return false;
+    }}
+  }}
+  return true;
 }}
 """
 
@@ -89,35 +164,102 @@ const ::executorch::runtime::Error registered_at_load = ::etsb::register_{lib}_k
 """
 
 
+# The EValue tag test of each kind of argument value, and for values that
+# point elsewhere (strings, lists) the conversion that checks what they point to.
+_TAG_TESTS = {"kTensor": "isTensor", "kInt": "isInt", "kDouble": "isDouble", "kBool": "isBool",
+              "kScalar": "isScalar"}
+_POINTER_TESTS = {"kString": ("isString", "tryToString"), "kIntList": ("isIntList", "tryToIntList"),
+                  "kDoubleList": ("isDoubleList", "tryToDoubleList"), "kBoolList": ("isBoolList", "tryToBoolList"),
+                  "kTensorList": ("isTensorList", "tryToTensorList"),
+                  "kOptionalTensorList": ("isListOptionalTensor", "tryToListOptionalTensor")}
+
+
+def _check_cases(kinds: set[str]) -> str:
+    """The switch cases of check() for the kinds a library uses (a small
+    library's source stays small), in a fixed order."""
+    cases = [f"case {kind}: return value.{test}() ? kHolds : kWrongType;"
+             for kind, test in _TAG_TESTS.items() if kind in kinds]
+    cases += [f"case {kind}:\n  return !value.{test}() ? kWrongType : value.{convert}().ok() ? kHolds : kBadContents;"
+              for kind, (test, convert) in _POINTER_TESTS.items() if kind in kinds]
+    return _indent("\n".join(cases), 4)
+
+
+# The reader of each kind of value (only those a library uses are emitted).
+_A = "::executorch::aten::"
+_READERS = {
+    "as_tensor": f"inline {_A}Tensor& as_tensor(EValue* v) {{ return v->payload.as_tensor; }}",
+    "as_int": "inline int64_t as_int(EValue* v) { return v->payload.copyable_union.as_int; }",
+    "as_double": "inline double as_double(EValue* v) { return v->payload.copyable_union.as_double; }",
+    "as_bool": "inline bool as_bool(EValue* v) { return v->payload.copyable_union.as_bool; }",
+    "as_string": "inline std::string_view as_string(EValue* v) { return v->toString(); }",
+    "as_scalar": f"inline {_A}Scalar as_scalar(EValue* v) {{ return v->toScalar(); }}",
+    "as_scalar_type": f"inline {_A}ScalarType as_scalar_type(EValue* v) {{ return v->toScalarType(); }}",
+    "as_memory_format": f"inline {_A}MemoryFormat as_memory_format(EValue* v) {{ return v->toMemoryFormat(); }}",
+    "as_layout": f"inline {_A}Layout as_layout(EValue* v) {{ return v->toLayout(); }}",
+    "as_device": f"inline {_A}Device as_device(EValue* v) {{ return v->toDevice(); }}",
+    "as_int_list": f"inline {_A}ArrayRef<int64_t> as_int_list(EValue* v) {{ return v->toIntList(); }}",
+    "as_double_list": f"inline {_A}ArrayRef<double> as_double_list(EValue* v) {{ return v->toDoubleList(); }}",
+    "as_bool_list": f"inline {_A}ArrayRef<bool> as_bool_list(EValue* v) {{ return v->toBoolList(); }}",
+    "as_tensor_list": f"inline {_A}ArrayRef<{_A}Tensor> as_tensor_list(EValue* v) {{ return v->toTensorList(); }}",
+    "as_optional_tensor_list": (f"inline {_A}ArrayRef<std::optional<{_A}Tensor>> as_optional_tensor_list(EValue* v) "
+                                "{\n  return v->toListOptionalTensor();\n}"),
+}
+_OPTIONAL_READER = """\
+template <typename T, typename Read>
+inline std::optional<T> optional(EValue* v, Read read) {
+  return v->isNone() ? std::optional<T>() : std::optional<T>(read(v));
+}"""
+
+
+def _indent(text: str, spaces: int) -> str:
+    return "\n".join(" " * spaces + line for line in text.splitlines())
+
+
 def _c_string(text: str) -> str:
     return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
-def _wrapper(function_name: str, operator: str, entry, kernel) -> list[str]:
-    schema = entry.schema
-    # The runtime passes the returned value as one more stack entry: the out
-    # tensor, a tensor list of them when there are several, and the out list
-    # again for an out variant returning () (measured with ExecuTorch 1.5.1).
-    size = len(schema.arguments) + 1
-    op = _c_string(operator)
-    lines = [f"// {operator} -> {kernel.cpp_function}",
-             f"void {function_name}({CONTEXT}& ctx, Span<EValue*> stack) {{",
-             f"  if (stack.size() != {size}) {{",
-             f"    fail_stack(ctx, {op}, {size}, stack.size());",
-             "    return;",
-             "  }"]
-    names = []
-    for index, argument in enumerate(schema.arguments):
-        value = f"a{index}"
-        names.append(f"{value}.get()")
-        lines += [f"  auto {value} = stack[{index}]->{conversion(argument.type)};",
-                  f"  if (!{value}.ok()) {{",
-                  f"    fail_argument(ctx, {op}, {_c_string(argument.name)}, {_c_string(str(argument.type))});",
-                  "    return;",
-                  "  }"]
-    lines.append(f"  ::{kernel.cpp_function}(ctx{''.join(', ' + n for n in names)});")
-    lines.append("}")
-    return lines
+def _wrapper(function_name: str, index: int, operator: str, schema, kernel) -> list[str]:
+    values = [unboxing(argument.type).read(f"stack[{i}]") for i, argument in enumerate(schema.arguments)]
+    return [f"// {operator} -> {kernel.cpp_function}",
+            f"void {function_name}({CONTEXT}& ctx, Span<EValue*> stack) {{",
+            f"  if (!unboxable(ctx, stack, kSignatures[{index}])) {{",
+            "    return;",
+            "  }",
+            f"  ::{kernel.cpp_function}(ctx{''.join(', ' + v for v in values)});",
+            "}"]
+
+
+class _StringPool:
+    """Strings laid end to end, each once, addressed by offset."""
+
+    def __init__(self) -> None:
+        self._offsets: dict[str, int] = {}
+        self._size = 0
+
+    def offset(self, text: str) -> int:
+        """The offset of ``text`` in the pool, adding it on first use."""
+        if text not in self._offsets:
+            self._offsets[text] = self._size
+            self._size += len(text.encode()) + 1
+        return self._offsets[text]
+
+    def literal(self) -> str:
+        """The pool as adjacent C string literals, one per line (each ends in an explicit NUL)."""
+        # An explicit NUL ends each string; the literal's own ends the last.
+        return "\n".join("    " + _c_string(text)[:-1] + '\\0"' for text in self._offsets) + ";"
+
+
+def _signature_rows(operator: str, schema, first: int, strings: _StringPool) -> tuple[list[str], str]:
+    """The kArguments rows of ``schema`` and its kSignatures row, whose arguments start at row ``first``.
+
+    The stack holds one value more than the arguments: the runtime passes the
+    result as well (the out tensor, a tensor list of them when there are
+    several, the out list again for an out variant returning (); measured with
+    ExecuTorch 1.5.1), so a signature of n arguments expects n + 1 values."""
+    rows = [f"    {{{strings.offset(a.name)}, {strings.offset(str(a.type))}, {unboxing(a.type).kind_expression}}},"
+            for a in schema.arguments]
+    return rows, f"    {{{strings.offset(operator)}, {first}, {len(schema.arguments)}}},  // {operator}"
 
 
 def render_registration(resolution: Resolution, lib_name: str, manual_registration: bool,
@@ -125,20 +267,40 @@ def render_registration(resolution: Resolution, lib_name: str, manual_registrati
     """The registration source for ``resolution`` (``lib_name`` is a C identifier)."""
     wrappers: dict[tuple[str, str], str] = {}
     body: list[str] = []
+    arguments: list[str] = []
+    signatures: list[str] = []
+    strings = _StringPool()
     for resolved in resolution.operators:
         operator = str(resolved.entry.name)
         for kernel in resolved.kernels:
-            name = f"wrap{len(wrappers)}_{kernel.kernel_name.rpartition('::')[2]}"
+            index = len(wrappers)
+            name = f"wrap{index}_{kernel.kernel_name.rpartition('::')[2]}"
             wrappers[(operator, kernel.kernel_name)] = name
-            body += [""] + _wrapper(name, operator, resolved.entry, kernel)
+            rows, signature = _signature_rows(operator, resolved.entry.schema, len(arguments), strings)
+            arguments += rows
+            signatures.append(signature)
+            body += [""] + _wrapper(name, index, operator, resolved.entry.schema, kernel)
     rows = resolution.registrations
     table = []
     for row in rows:
         wrapper = wrappers[(row.operator, row.kernel.kernel_name)]
         key = "" if row.key is None else f"{_c_string(row.key)}, "
         table.append(f"    Kernel({_c_string(row.operator)}, {key}{wrapper}),")
-    text = _PRELUDE.format(lib=lib_name, kernels=len(wrappers), rows=len(rows), context=CONTEXT,
+    text = _PRELUDE.format(lib=lib_name, kernels=len(wrappers), rows=len(rows),
                            includes="".join(f'#include "{h}"\n' for h in headers))
+    if wrappers:
+        if not arguments:  # a C++ array cannot be empty
+            arguments = ["    {0, 0, kTensor},  // unused: no operator takes arguments"]
+        used = [unboxing(a.type) for resolved in resolution.operators for a in resolved.entry.schema.arguments]
+        kinds = {u.kind for u in used}
+        readers = {u.reader for u in used}
+        reader_text = [text for name, text in _READERS.items() if name in readers]
+        if any(u.optional for u in used):
+            reader_text.append(_OPTIONAL_READER)
+        text += _UNBOXING.format(context=CONTEXT, strings=strings.literal(), arguments="\n".join(arguments),
+                                 cases=_check_cases(kinds),
+                                 readers="\n".join(reader_text),
+                                 signatures="\n".join(signatures))
     text += "\n".join(body) + "\n"
     if rows:
         text += "\nconst Kernel kTable[] = {\n" + "\n".join(table) + "\n};\n"

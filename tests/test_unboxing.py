@@ -1,0 +1,160 @@
+"""The generated unboxing code at run time, against the real runtime library.
+
+A probe operator takes a tensor, an optional int, an int list and an optional
+string. A C++ driver calls its generated wrapper (through the kernel table
+that `probe_kernels()` returns) with well-formed stacks and with broken ones,
+and prints what the kernel received or how the call failed: the context's
+error and the runtime's log line, captured through the platform layer."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from selective_build.cli import main
+
+import executorch
+
+ET = Path(executorch.__path__[0])
+CXX = ["g++", "-std=c++17", "-O1", f"-I{ET / 'include'}",
+       f"-I{ET / 'include/executorch/runtime/core/portable_type/c10'}", "-DC10_USING_CUSTOM_GENERATED_MACROS"]
+
+YAML = """\
+- func: probe::probe.out(Tensor self, int? k, int[] dims, str? note, *, Tensor(a!) out) -> Tensor(a!)
+  kernels:
+    - arg_meta: null
+      kernel_name: probe::probe_out
+"""
+
+DRIVER = r"""
+#include <cstdio>
+#include <cstring>
+
+#include <executorch/runtime/core/evalue.h>
+#include <executorch/runtime/core/exec_aten/exec_aten.h>
+#include <executorch/runtime/kernel/operator_registry.h>
+#include <executorch/runtime/platform/platform.h>
+#include <executorch/runtime/platform/runtime.h>
+
+#include "CustomOpsNativeFunctions.h"
+
+using executorch::aten::ArrayRef;
+using executorch::aten::ScalarType;
+using executorch::aten::Tensor;
+using executorch::runtime::BoxedEvalueList;
+using executorch::runtime::EValue;
+using executorch::runtime::Span;
+using executorch::runtime::etensor::TensorImpl;
+
+namespace etsb {
+Span<const executorch::ET_RUNTIME_NAMESPACE::Kernel> probe_kernels();
+}
+
+namespace probe { namespace native {
+Tensor& probe_out(torch::executor::KernelRuntimeContext&, const Tensor& self, std::optional<int64_t> k,
+                  ArrayRef<int64_t> dims, std::optional<std::string_view> note, Tensor& out) {
+  std::printf("kernel: self.numel=%d k=", int(self.numel()));
+  if (k) std::printf("%lld", (long long)*k); else std::printf("none");
+  std::printf(" dims=");
+  for (size_t i = 0; i < dims.size(); ++i) std::printf("%s%lld", i ? "," : "", (long long)dims[i]);
+  std::printf(" note=%s out.numel=%d\n", note ? std::string(*note).c_str() : "none", int(out.numel()));
+  return out;
+}
+}}  // namespace probe::native
+
+static void log_line(et_timestamp_t, et_pal_log_level_t,
+                     const char*, const char*, size_t, const char* message, size_t length) {
+  std::printf("log: %.*s\n", int(length), message);
+}
+
+static void call(const char* label, EValue** values, size_t count) {
+  executorch::runtime::KernelRuntimeContext ctx;
+  std::printf("== %s\n", label);
+  etsb::probe_kernels()[0].op_(ctx, Span<EValue*>(values, count));
+  std::printf("error: %d\n", int(ctx.failure_state()));
+}
+
+int main() {
+  executorch::runtime::register_pal(executorch::runtime::PalImpl::create(log_line, __FILE__));
+  executorch::runtime::runtime_init();
+  float data[3] = {1, 2, 3};
+  TensorImpl::SizesType sizes[1] = {3};
+  TensorImpl::DimOrderType dim_order[1] = {0};
+  TensorImpl impl(ScalarType::Float, 1, sizes, data, dim_order);
+  EValue self{Tensor(&impl)}, out{Tensor(&impl)};
+  EValue none, k{int64_t(7)}, wrong_k{2.5};
+  EValue d0{int64_t(1)}, d1{int64_t(2)}, bad_element{true};
+  EValue* good_dims[2] = {&d0, &d1};
+  EValue* bad_dims[2] = {&d0, &bad_element};
+  int64_t unwrapped[2];
+  BoxedEvalueList<int64_t> good_list(good_dims, unwrapped, 2), bad_list(bad_dims, unwrapped, 2);
+  EValue dims{&good_list}, broken_dims{&bad_list};
+  char text[] = "hi";
+  ArrayRef<char> chars(text, 2);
+  EValue note{&chars};
+
+  EValue* full[] = {&self, &k, &dims, &note, &out, &out};
+  call("every argument", full, 6);
+  EValue* nones[] = {&self, &none, &dims, &none, &out, &out};
+  call("optionals absent", nones, 6);
+  call("short stack", full, 5);
+  EValue* wrong[] = {&self, &wrong_k, &dims, &note, &out, &out};
+  call("double for int?", wrong, 6);
+  EValue* not_tensor[] = {&k, &k, &dims, &note, &out, &out};
+  call("int for Tensor", not_tensor, 6);
+  EValue* bad_list_stack[] = {&self, &k, &broken_dims, &note, &out, &out};
+  call("bool in int[]", bad_list_stack, 6);
+  return 0;
+}
+"""
+
+
+@pytest.fixture(scope="module")
+def transcript(tmp_path_factory) -> dict[str, list[str]]:
+    """The driver's output, split by case: each case's lines after its '== label'."""
+    tmp = tmp_path_factory.mktemp("unboxing")
+    (tmp / "probe.yaml").write_text(YAML)
+    assert main(["gen-bindings", "--custom-ops-yaml-path", str(tmp / "probe.yaml"), "--output-dir", str(tmp),
+                 "--lib-name", "probe", "--manual-registration"]) == 0
+    (tmp / "driver.cpp").write_text(DRIVER)
+    binary = tmp / "driver"
+    subprocess.run([*CXX, f"-I{tmp}", str(tmp / "driver.cpp"), str(tmp / "register_kernels.cpp"), "-o", str(binary),
+                    f"-L{ET / 'lib'}", "-lexecutorch", f"-Wl,-rpath,{ET / 'lib'}"], check=True)
+    output = subprocess.run([str(binary)], check=True, capture_output=True, text=True).stdout
+    cases: dict[str, list[str]] = {}
+    for line in output.splitlines():
+        if line.startswith("== "):
+            current = cases.setdefault(line[3:], [])
+        elif cases:
+            current.append(line)
+    return cases
+
+
+def test_every_argument_reaches_the_kernel(transcript):
+    assert transcript["every argument"] == ["kernel: self.numel=3 k=7 dims=1,2 note=hi out.numel=3", "error: 0"]
+
+
+def test_absent_optionals_reach_the_kernel_as_nullopt(transcript):
+    assert transcript["optionals absent"] == ["kernel: self.numel=3 k=none dims=1,2 note=none out.numel=3",
+                                              "error: 0"]
+
+
+def test_wrong_stack_size_fails_as_invalid_program(transcript):
+    assert transcript["short stack"] == ["log: probe::probe.out: expected 6 values on the stack, got 5",
+                                         "error: 35"]
+
+
+@pytest.mark.parametrize("case, message", [
+    ("double for int?", "log: probe::probe.out: argument 'k' must be int?, got Double"),
+    ("int for Tensor", "log: probe::probe.out: argument 'self' must be Tensor, got Int"),
+])
+def test_wrong_argument_type_fails_as_invalid_argument_without_calling_the_kernel(transcript, case, message):
+    assert transcript[case] == [message, "error: 18"]
+
+
+def test_a_list_with_a_wrong_element_fails_without_calling_the_kernel(transcript):
+    assert transcript["bool in int[]"] == [
+        "log: probe::probe.out: argument 'dims' (int[]) holds a null pointer or an element of the wrong type",
+        "error: 35"]
