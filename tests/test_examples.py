@@ -1,12 +1,14 @@
 """The examples, built by etsb's own driver from their BUILD files (no second
 build path), run on the corpus inputs and compared with torch's outputs:
 every corpus model in its op-selective and its dtype-selective binary, the
-vendor-over-portable example, `etsb size`, and a no-op rebuild."""
+vendor-over-portable example, the custom-operator example (and its build
+failing when its yaml lacks the operator), `etsb size`, and a no-op rebuild."""
 
 from __future__ import annotations
 
 import os
 import re
+import shutil
 import subprocess
 from pathlib import Path
 
@@ -18,6 +20,7 @@ from conftest import MODELS_DIR, REPO, load_manifest
 ETSB = REPO / ".venv" / "bin" / "etsb"
 MODELS = sorted(load_manifest()["models"])
 BINARIES = ("bin", "bin_dtype_selective")
+CUSTOM_OP = REPO / "examples" / "custom_op"
 
 
 def etsb(*argv: str, cwd: Path = REPO) -> subprocess.CompletedProcess:
@@ -148,3 +151,96 @@ def test_repeated_runs_give_every_run_its_inputs(built, manifest, model, tmp_pat
     assert result.returncode == 0, result.stderr
     assert "median latency:" in result.stdout
     assert_matches_torch(model, "forward", meta["outputs"], tmp_path)
+
+
+# -- the custom operator example (examples/custom_op) ------------------------------
+
+
+def kernel_symbol_size(binary: Path, name: str) -> int:
+    """The size of the function `name` in `binary` (0 when it is not there)."""
+    symbols = subprocess.run(["nm", "-C", "-S", str(binary)], capture_output=True, text=True, check=True).stdout
+    sizes = [int(line.split()[1], 16) for line in symbols.splitlines()
+             if line.split(" ", 3)[-1].startswith(name + "(") and line.split()[2] in "Tt"]
+    return sum(sizes)
+
+
+@pytest.mark.parametrize("name", BINARIES)
+def test_the_custom_operator_example_runs_its_own_kernel(built, name, tmp_path):
+    """The output matches torch's only if my_ops::relu_squared was computed:
+    no other code in the binary computes it, and without its registration the
+    method would not load. The kernel and its registration wrapper are linked."""
+    binary = binary_path("custom_op", name)
+    result = subprocess.run([str(binary), "--model", str(CUSTOM_OP / "model.pte"), "--inputs",
+                             str(CUSTOM_OP / "forward.input_0.npy"), "--output-dir", str(tmp_path)],
+                            capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+    expected = np.load(CUSTOM_OP / "forward.output_0.npy")
+    got = np.load(tmp_path / "output_0.npy")
+    assert got.dtype == expected.dtype == np.float32 and got.shape == expected.shape == (2, 3)
+    np.testing.assert_allclose(got, expected, rtol=1e-5, atol=1e-6)
+    assert kernel_symbol_size(binary, "my_ops::native::relu_squared_out") > 0
+    symbols = subprocess.run(["nm", "-C", str(binary)], capture_output=True, text=True, check=True).stdout
+    assert re.search(r"wrap\w*_relu_squared_out\(", symbols)
+    assert "torch::executor::native::relu_out" not in symbols  # a portable kernel the model does not call
+
+
+def test_the_custom_operator_is_selected_with_its_kernel_key(built):
+    selected = (REPO / "etsb-out/bin/examples/custom_op/bin_ops/selected_operators.yaml").read_text()
+    assert "my_ops::relu_squared.out:\n  - v1/6;0,1|6;0,1|6;0,1\n" in selected  # Float 2-D in and out
+    header = (REPO / "etsb-out/bin/examples/custom_op/bin_lib/CustomOpsNativeFunctions.h").read_text()
+    assert ("relu_squared_out(::torch::executor::KernelRuntimeContext& ctx, const ::executorch::aten::Tensor& self, "
+            "double scale, ::executorch::aten::Tensor& out);") in header
+
+
+def test_the_dtype_selective_build_trims_the_custom_kernel_too(built):
+    """The kernel's switch is named "relu_squared.out", as the selection spells
+    the operator: its Double case is dropped (and the Float case kept, or the
+    run above would abort)."""
+    op_selective = kernel_symbol_size(binary_path("custom_op", "bin"), "my_ops::native::relu_squared_out")
+    restricted = kernel_symbol_size(REPO / "etsb-out/bin/examples/custom_op/bin_dtype_selective_dtype_selective",
+                                    "my_ops::native::relu_squared_out")
+    assert 0 < restricted < op_selective
+
+
+@pytest.fixture(scope="module")
+def custom_op_workspace(tmp_path_factory) -> Path:
+    """A workspace of its own with etsb's rules, tools, runtime and portable
+    kernels and a copy of the custom operator example, to break."""
+    root = tmp_path_factory.mktemp("ws") / "w"
+    root.mkdir()
+    (root / "MODULE.bazel").write_text("")
+    ignore = shutil.ignore_patterns("__pycache__", "*.pyc", "starlark")
+    for part in ("rules", "runtime", "yaml", "tools", "kernels", "examples/custom_op"):
+        shutil.copytree(REPO / part, root / part, ignore=ignore)
+    return root
+
+
+@pytest.mark.parametrize("mistake", ["no custom_ops_yaml_target", "the yaml declares another operator"])
+def test_a_custom_op_yaml_without_the_operator_fails_the_build_naming_it(custom_op_workspace, mistake):
+    package = custom_op_workspace / "examples" / "custom_op"
+    build, yaml = package / "BUILD", package / "my_ops.yaml"
+    originals = build.read_text(), yaml.read_text()
+    try:
+        if mistake == "no custom_ops_yaml_target":
+            build.write_text(originals[0].replace('    custom_ops_yaml_target = "my_ops.yaml",\n', ""))
+        else:
+            yaml.write_text(originals[1].replace("relu_squared", "relu_cubed"))
+        result = etsb("build", "//examples/custom_op:bin", cwd=custom_op_workspace)
+        assert result.returncode != 0
+        assert ("my_ops::relu_squared.out: no kernel yaml entry for this operator "
+                "(needed by examples/custom_op/model.pte)") in result.stdout, result.stdout + result.stderr
+        assert "aten::" not in result.stdout  # the portable kernels cover the rest
+        assert not any(line.split("] ", 1)[-1].startswith("LINK") for line in result.stdout.splitlines())
+    finally:
+        build.write_text(originals[0])
+        yaml.write_text(originals[1])
+
+
+def test_the_custom_op_export_is_reproducible(tmp_path, export_python):
+    """Re-exporting with torch gives the committed model and npy files byte for byte (export environment)."""
+    subprocess.run([str(export_python), str(CUSTOM_OP / "export_model.py"), "--out", str(tmp_path)],
+                   check=True, capture_output=True, cwd=REPO)
+    written = sorted(p.name for p in tmp_path.iterdir())
+    assert written == ["forward.input_0.npy", "forward.output_0.npy", "model.pte"]
+    for name in written:
+        assert (tmp_path / name).read_bytes() == (CUSTOM_OP / name).read_bytes(), name
