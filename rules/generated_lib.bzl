@@ -120,7 +120,9 @@ def executorch_generated_lib(
         )
         etsb_cxx_library(
             name = name + "_kernels",
-            srcs = [sibling_label(k, "_srcs") for k in kernel_deps] + [sibling_label(k, "_hdrs") for k in kernel_deps] + [":" + name + "_op_variants"],
+            srcs = [sibling_label(k, "_srcs") for k in kernel_deps] + [":" + name + "_op_variants"],
+            # hdrs, not srcs: Bazel rejects a srcs entry that yields no file, such as an empty `_hdrs`.
+            hdrs = [sibling_label(k, "_hdrs") for k in kernel_deps],
             copts = ["-include", "$(location :%s_op_variants)" % name],
             deps = [RUNTIME],
             tags = tags,

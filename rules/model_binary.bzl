@@ -3,7 +3,7 @@
 load(":generated_lib.bzl", "executorch_generated_lib")
 load(":operator_library.bzl", "et_operator_library")
 load(":private/checks.bzl", "check_bool", "check_identifier", "check_model", "check_string", "check_string_list")
-load(":private/shim.bzl", "ETSB_COMMAND", "ETSB_TOOL", "ETSB_TOOL_SOURCES", "RUNNER", "RUNTIME", "etsb_cxx_binary", "etsb_genrule")
+load(":private/shim.bzl", "ETSB_COMMAND", "ETSB_TOOL", "ETSB_TOOL_SOURCES", "LINK_MAPS", "RUNNER", "RUNTIME", "etsb_cxx_binary", "etsb_genrule")
 
 PORTABLE_FUNCTIONS_YAML = "//kernels/portable:functions.yaml"
 PORTABLE_KERNELS = "//kernels/portable:kernels"
@@ -73,8 +73,12 @@ def et_model_binary(
         etsb_genrule(
             name = name,
             srcs = candidates,
-            outs = [output, output + ".map"],
-            cmd = ETSB_COMMAND + " pick-smaller --output $(location %s) %s" % (output, " ".join(["$(location %s)" % c for c in candidates])),
+            outs = [output, output + ".map"] if LINK_MAPS else [output],
+            cmd = ETSB_COMMAND + " pick-smaller --output $(location %s) %s%s" % (
+                output,
+                " ".join(["$(location %s)" % c for c in candidates]),
+                "" if LINK_MAPS else " --no_link_map",
+            ),
             tools = [ETSB_TOOL, ETSB_TOOL_SOURCES],
             tags = binary_tags + ["etsb_binary"],
             visibility = visibility,

@@ -6,7 +6,7 @@ def et_runtime_library(name):
     """The ExecuTorch runtime (`libexecutorch.so` and its headers, from the wheel).
 
     In etsb's driver the wheel's place is the make variable `$(EXECUTORCH_ROOT)`;
-    Bazel reads the wheel through the `@executorch_runtime` repository.
+    Bazel reads the wheel through the `@executorch_runtime` repository (`//bazel:repositories.bzl`).
 
     Args:
       name: the target name (etsb's rules refer to `//runtime:executorch`).
@@ -33,10 +33,9 @@ def etsb_tool(name, sources_name, data = []):
       sources_name: the target of the package's Python sources and `data`.
       data: other files the tool reads (the ATen schemas).
     """
-    if BUILD_SYSTEM == "bazel":
-        native.py_binary(name = name, srcs = native.glob(["**/*.py"]), main = "etsb_tool.py", data = data,
-                         visibility = ["//visibility:public"])
-    else:
-        etsb_export_file("etsb_tool.py")
-        native.filegroup(name = name, srcs = ["etsb_tool.py"])
+    # A plain file everywhere (not a py_binary under Bazel): genrules run it with
+    # $(ETSB_PYTHON), the environment that has etsb's dependencies, and nothing
+    # else picks the interpreter.
+    etsb_export_file("etsb_tool.py")
+    etsb_filegroup(name = name, srcs = ["etsb_tool.py"])
     etsb_filegroup(name = sources_name, srcs = native.glob(["**/*.py"]) + data)

@@ -115,6 +115,9 @@ ensure_venv() {
 }
 
 install_debian_packages "${DEBIAN_PACKAGES[@]}"
+# Bazel, for tests/test_bazel.py (Debian's bazel-bootstrap is Bazel 4.2.3; see
+# docs/bazel.md). Any bazel already on PATH is kept.
+command -v bazel >/dev/null 2>&1 || install_debian_packages bazel-bootstrap
 ensure_venv "$ROOT/.venv" "$ROOT/scripts/requirements.txt" editable
 if [ "$want_export_env" = 1 ]; then
   ensure_venv "$ROOT/.venv-export" "$ROOT/scripts/requirements-export.txt"

@@ -11,6 +11,7 @@ onto the build system evaluating it:
 Genrule commands use Bazel's notation (`$(location ...)`, `$(RULEDIR)`, `$@`)
 plus two make variables set by the build system: `$(ETSB_PYTHON)`, the Python
 that runs etsb's tools, and `$(EXECUTORCH_ROOT)`, the ExecuTorch runtime wheel.
+Under Bazel they come from `MAKE_VARIABLES` (`--define` overrides them).
 """
 
 BUILD_SYSTEM = "bazel" if hasattr(native, "cc_library") else ("buck2" if hasattr(native, "read_config") else "etsb")
@@ -24,6 +25,14 @@ ETSB_COMMAND = "$(ETSB_PYTHON) $(location %s)" % ETSB_TOOL
 
 # The ExecuTorch runtime library (libexecutorch.so and its headers).
 RUNTIME = "@executorch_runtime//:executorch" if BUILD_SYSTEM == "bazel" else "//runtime:executorch"
+
+# Under Bazel, the target that supplies the make variables of every genrule
+# (made by //bazel:repositories.bzl beside the runtime).
+MAKE_VARIABLES = "@executorch_runtime//:make_variables"
+
+# Whether a linked binary has its link map beside it (`<binary>.map`): etsb's
+# driver writes one, Bazel and Buck2 do not.
+LINK_MAPS = BUILD_SYSTEM == "etsb"
 
 # The model runner library, the `main` of every model binary (it calls
 # etsb::register_model_kernels(), which the binary's generated library defines).
@@ -58,6 +67,9 @@ def etsb_genrule(name, srcs, outs, cmd, tools = [], tags = [], visibility = None
             labels = tags,
             visibility = _visibility(visibility),
         )
+    elif BUILD_SYSTEM == "bazel":
+        native.genrule(name = name, srcs = srcs, outs = outs, cmd = cmd, tools = tools, toolchains = [MAKE_VARIABLES],
+                       tags = tags, visibility = _visibility(visibility))
     else:
         native.genrule(name = name, srcs = srcs, outs = outs, cmd = cmd, tools = tools, tags = tags, visibility = _visibility(visibility))
 

@@ -435,6 +435,8 @@ def _size(args: argparse.Namespace) -> int:
 
 def _pick_smaller_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--output", required=True, metavar="PATH", help="the binary to write (and PATH.map)")
+    parser.add_argument("--no-link-map", "--no_link_map", action="store_true",
+                        help="the candidates have no link maps (Bazel, Buck2): write the binary alone")
     parser.add_argument("candidates", nargs="+", metavar="BINARY",
                         help="linked binaries with their link maps beside them (BINARY.map); the first wins ties")
 
@@ -459,7 +461,8 @@ def _pick_smaller(args: argparse.Namespace) -> int:
                                 Location(candidate))
             sizes.append(os.path.getsize(stripped))
     chosen = min(range(len(sizes)), key=lambda i: (sizes[i], i))
-    write_bytes_atomic(args.output + ".map", read_bytes(args.candidates[chosen] + ".map", "link map"))
+    if not args.no_link_map:
+        write_bytes_atomic(args.output + ".map", read_bytes(args.candidates[chosen] + ".map", "link map"))
     write_bytes_atomic(args.output, read_bytes(args.candidates[chosen], "binary"))
     os.chmod(args.output, 0o755)
     print(f"{args.output}: {os.path.basename(args.candidates[chosen])} ({sizes[chosen]:,} bytes stripped; "
