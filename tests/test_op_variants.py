@@ -3,10 +3,12 @@ drop the switch cases a selection does not use."""
 
 from __future__ import annotations
 
+import re
 import subprocess
 from pathlib import Path
 
 import executorch
+import pytest
 
 from conftest import MODELS_DIR, REPO
 from selective_build.cli import main
@@ -67,3 +69,99 @@ def test_bad_selection_gives_a_located_error_and_no_header(tmp_path, capsys):
         f"{tmp_path}/none.yaml: error: no such selected_operators.yaml",
     ]
     assert not (tmp_path / "o").exists()
+
+
+def mixed_predicate(header: str) -> dict[str, str]:
+    """etsb_selects_mixed_dtypes's answer per switch name, and its default under '*'."""
+    body = header.split("etsb_selects_mixed_dtypes(const char* operator_name) {", 1)[1].split("\n}\n", 1)[0]
+    answers = dict(re.findall(r'same_name\(operator_name, "([^"]+)"\)\) \{\n    return (\w+);', body))
+    answers["*"] = re.search(r"\n  return (\w+);", body).group(1)
+    return answers
+
+
+def variants_header(tmp_path: Path, *source: str) -> str:
+    selection = tmp_path / "s.yaml"
+    assert main(["gen-oplist", "--output_path", str(selection), *source]) == 0
+    assert main(["gen-op-variants", "--yaml-file-path", str(selection), "--output-dir", str(tmp_path)]) == 0
+    return (tmp_path / "selected_op_variants.h").read_text()
+
+
+def test_mixed_dtype_predicate_follows_the_keys(tmp_path):
+    answers = mixed_predicate(variants_header(tmp_path, "--model_file_path",
+                                              str(MODELS_DIR / "mixed_dtypes/mixed_dtypes.pte")))
+    # add is called on Float tensors and on Long ones, never on both at once;
+    # where's Bool condition meets Float values; sum(dtype=Double) of Floats.
+    assert answers["add.out"] == "false"
+    assert answers["where.self_out"] == "true"
+    assert answers["sum.IntList_out"] == "true"
+    assert answers["*"] == "false"
+
+
+@pytest.mark.parametrize("ops_dict, expected", [
+    ('{"aten::add.out": ["Float"]}', "false"),
+    ('{"aten::add.out": ["Float", "Long"]}', "true"),  # dtype names say nothing about pairs
+    ('{"aten::add.out": ["v1/6;0|6;0|6;0", "v1/4;0|4;0|4;0"]}', "false"),
+    ('{"aten::add.out": ["v1/6;0|7;0|7;0"]}', "true"),
+    ('{"aten::add.out": []}', "true"),  # every dtype
+])
+def test_mixed_dtype_predicate_for_ops_dicts(tmp_path, ops_dict, expected):
+    assert mixed_predicate(variants_header(tmp_path, "--ops_dict", ops_dict))["add.out"] == expected
+
+
+def test_every_operator_selected_may_mix(tmp_path):
+    assert mixed_predicate(variants_header(tmp_path, "--include_all_operators"))["*"] == "true"
+
+
+ADD_DRIVER = r"""
+#include <cstdio>
+
+#include <executorch/runtime/kernel/kernel_includes.h>
+#include <executorch/runtime/platform/runtime.h>
+
+using executorch::aten::Scalar;
+using executorch::aten::ScalarType;
+using executorch::aten::Tensor;
+using executorch::runtime::etensor::TensorImpl;
+
+namespace torch { namespace executor { namespace native {
+Tensor& add_out(KernelRuntimeContext& ctx, const Tensor& self, const Tensor& other, const Scalar& alpha, Tensor& out);
+}}}
+
+int main() {
+  executorch::runtime::runtime_init();
+  TensorImpl::SizesType sizes[1] = {2};
+  TensorImpl::DimOrderType order[1] = {0};
+  float a[2] = {1.5f, 2.5f};
+  double b[2] = {0.25, 0.5}, out[2] = {0, 0};
+  TensorImpl ta(ScalarType::Float, 1, sizes, a, order), tb(ScalarType::Double, 1, sizes, b, order),
+      tout(ScalarType::Double, 1, sizes, out, order);
+  Tensor self(&ta), other(&tb), result(&tout);
+  torch::executor::KernelRuntimeContext ctx;
+  torch::executor::native::add_out(ctx, self, other, Scalar(int64_t(1)), result);
+  std::printf("%d %g %g\n", int(ctx.failure_state()), out[0], out[1]);
+  return 0;
+}
+"""
+
+
+def test_a_kernel_drops_its_mixed_path_where_no_call_mixes(tmp_path):
+    """op_add.cpp built for Float+Double calls adds them; built for Float-only
+    calls its mixed-dtype path is not compiled (smaller object) and a Float+Double
+    call fails through the context with InvalidArgument instead of aborting."""
+    source = REPO / "kernels/portable/cpu/op_add.cpp"
+    (tmp_path / "driver.cpp").write_text(ADD_DRIVER)
+    outputs, sizes = {}, {}
+    for name, key in (("mixed", "v1/6;0|7;0|7;0"), ("float", "v1/6;0|6;0|6;0")):
+        work = tmp_path / name
+        work.mkdir()
+        variants_header(work, "--ops_dict", f'{{"aten::add.out": ["{key}"]}}')
+        header = ["-include", str(work / "selected_op_variants.h")]
+        subprocess.run([*CXX, *header, "-c", str(source), "-o", str(work / "add.o")], check=True)
+        subprocess.run([*CXX, str(tmp_path / "driver.cpp"), str(work / "add.o"), "-o", str(work / "driver"),
+                        f"-L{ET / 'lib'}", "-lexecutorch", f"-Wl,-rpath,{ET / 'lib'}"], check=True)
+        run = subprocess.run([str(work / "driver")], capture_output=True, text=True)
+        assert run.returncode == 0, run.stderr
+        outputs[name], sizes[name] = run.stdout.split(), text_size(work / "add.o")
+    assert outputs["mixed"] == ["0", "1.75", "3"]
+    assert outputs["float"][0] == "18"  # Error::InvalidArgument
+    assert sizes["float"] < 0.8 * sizes["mixed"]

@@ -166,3 +166,27 @@ def dtypes_by_operator(selection: Selection) -> Mapping[str, tuple[int, ...]]:
         found.update(SCALAR_TYPES[name] for name in selection.kernel_metadata.get(operator, ()) if name in SCALAR_TYPES)
         result[operator] = tuple(sorted(found))
     return MappingProxyType(result)
+
+
+def mixed_dtype_operators(selection: Selection) -> frozenset[str]:
+    """The operators of ``dtypes_by_operator(selection)`` that a selected call
+    may give tensors of different dtypes (add of Long and Float): a key whose
+    tensors differ in dtype, or whose op's ScalarType arguments name a dtype
+    the key lacks. A key of a single entry (an ops dict's ``v1/6;``) says
+    nothing about pairs, so it counts as mixed when the operator has more than
+    one dtype. The others call their kernels with one dtype at a time, which
+    lets a kernel drop its mixed-dtype path (`selected_op_variants.h`)."""
+    from selective_build.dtypes import SCALAR_TYPES
+    from selective_build.kernel_keys import parse_kernel_key
+
+    mixed = set()
+    for operator, dtypes in dtypes_by_operator(selection).items():
+        from_arguments = {SCALAR_TYPES[name] for name in selection.kernel_metadata.get(operator, ())
+                          if name in SCALAR_TYPES}
+        for key in selection.et_kernel_metadata[operator]:
+            tensors = parse_kernel_key(key).tensors
+            in_call = {t.dtype for t in tensors} | from_arguments
+            if len(in_call) > 1 or (len(tensors) == 1 and len(dtypes) > 1):
+                mixed.add(operator)
+                break
+    return frozenset(mixed)

@@ -44,7 +44,7 @@ Tensor& add_out(KernelRuntimeContext& ctx, const Tensor& self, const Tensor& oth
     });
     return out;
   }
-  k::with_compute_type(result, [&](auto tag) {
+  k::with_compute_type<kName>(ctx, result, [&](auto tag) {
     using CT = decltype(tag);
     k::binary_mixed<CT, kName>(ctx, self, other, out, add_fn<CT>(alpha));
   });

@@ -45,7 +45,7 @@ Tensor& sub_out(KernelRuntimeContext& ctx, const Tensor& self, const Tensor& oth
     });
     return out;
   }
-  k::with_compute_type(result, [&](auto tag) {
+  k::with_compute_type<kName>(ctx, result, [&](auto tag) {
     using CT = decltype(tag);
     k::binary_mixed<CT, kName>(ctx, self, other, out, sub_fn<CT>(alpha));
   });

@@ -75,7 +75,7 @@ Tensor& where_out(KernelRuntimeContext& ctx, const Tensor& condition, const Tens
     ET_KERNEL_CHECK(ctx, handled, InvalidArgument, out);
     return out;
   }
-  k::with_compute_type(result, [&](auto tag) {
+  k::with_compute_type<kName>(ctx, result, [&](auto tag) {
     using CT = decltype(tag);
     const k::LoadFn<CT> la = k::loader_for<CT, kName>(self.scalar_type(), ctx);
     const k::LoadFn<CT> lb = k::loader_for<CT, kName>(other.scalar_type(), ctx);

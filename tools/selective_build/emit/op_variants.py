@@ -11,6 +11,13 @@ keys) keep every dtype. Operators not selected at all keep none: their kernels
 are not linked, and compiling their switches away makes a dtype-selective
 build of a whole kernel library fast. Only a selection of every operator
 keeps every dtype of every switch.
+
+Beyond ExecuTorch's hook, the header answers a question per-dtype predicates
+cannot: ``etsb_selects_mixed_dtypes(name)``, whether any selected call gives
+the operator's tensors different dtypes (from the full kernel keys). etsb's
+kernels test it (``ETSB_SELECTED_OP_VARIANTS`` is defined) and leave out
+their mixed-dtype paths where no call needs them: a model adding Float to
+Float and Long to Long keeps neither Float+Long code nor its conversions.
 """
 
 from __future__ import annotations
@@ -51,6 +58,16 @@ __attribute__((always_inline)) inline constexpr bool should_include_kernel_dtype
   return {otherwise};
 }}
 
+/// Whether a selected call of `operator_name` may give its tensors different
+/// dtypes (etsb's kernels drop their mixed-dtype paths where none does).
+__attribute__((always_inline)) inline constexpr bool etsb_selects_mixed_dtypes(const char* operator_name) {{
+  using ::etsb_op_variants::same_name;
+{mixed_body}
+  return {mixed_otherwise};
+}}
+
+#define ETSB_SELECTED_OP_VARIANTS 1
+
 #define ET_INTERNAL_CHECK_SELECTIVE_BUILD(enum_type)                   \\
   do {{                                                                 \\
     if (!should_include_kernel_dtype(et_switch_name, enum_type)) {{     \\
@@ -67,22 +84,32 @@ def switch_name(operator: str) -> str:
     return operator.rsplit("::", 1)[-1]
 
 
-def render_op_variants(dtypes: Mapping[str, tuple[int, ...]], selected: Iterable[str] | None) -> str:
+def render_op_variants(dtypes: Mapping[str, tuple[int, ...]], selected: Iterable[str] | None,
+                       mixed: Iterable[str] = ()) -> str:
     """The header for operator -> allowed dtype numbers. ``selected`` is every
     selected operator (those missing from ``dtypes`` keep every dtype, the
-    others none), or None when the selection includes all operators."""
+    others none), or None when the selection includes all operators. ``mixed``
+    are the operators of ``dtypes`` that a selected call may give tensors of
+    different dtypes."""
     # Switches are named without namespace, so operators may share a name: a
     # name keeps every dtype if any selected operator with it lacks dtype information.
-    branches = {switch_name(op): "true" for op in selected or () if op not in dtypes}
+    unrestricted = {switch_name(op) for op in selected or () if op not in dtypes}
     allowed: dict[str, set[int]] = {}
     for operator, numbers in dtypes.items():
         allowed.setdefault(switch_name(operator), set()).update(numbers)
+    mixing = unrestricted | {switch_name(op) for op in mixed}
+    branches = {name: "true" for name in unrestricted}
     for name, numbers in allowed.items():
         if name not in branches:
             branches[name] = " || ".join(f"scalar_type == ScalarType::{SCALAR_TYPE_NAMES[d]}"
                                          for d in sorted(numbers)) or "false"
     lines = [f'  if (same_name(operator_name, "{name}")) {{\n    return {branches[name]};\n  }}'
              for name in sorted(branches)]
-    otherwise = ("true;  // every operator is selected" if selected is None
-                 else "false;  // not selected: not linked, so the switches compile away")
-    return _HEADER.format(body="\n".join(lines), otherwise=otherwise)
+    mixed_lines = [f'  if (same_name(operator_name, "{name}")) {{\n    return {str(name in mixing).lower()};\n  }}'
+                   for name in sorted(branches)]
+    if selected is None:
+        otherwise = "true;  // every operator is selected"
+    else:
+        otherwise = "false;  // not selected: not linked, so the switches compile away"
+    return _HEADER.format(body="\n".join(lines), otherwise=otherwise, mixed_body="\n".join(mixed_lines),
+                          mixed_otherwise="true" if selected is None else "false")

@@ -167,17 +167,38 @@ inline void binary_mixed(KernelRuntimeContext& ctx, const Tensor& a, const Tenso
   });
 }
 
-/// Calls `body(CT{})` with CT the compute type of a mixed-dtype op whose
-/// result dtype is `result`: double for floating results, bool for Bool,
-/// int64_t otherwise.
-template <typename Body>
-ET_INLINE void with_compute_type(ScalarType result, const Body& body) {
-  if (is_floating(result)) {
-    body(double{});
-  } else if (result == ScalarType::Bool) {
-    body(bool{});
+/// Whether this build may call the operator whose switches are named `name`
+/// with tensors of different dtypes: always, except in a dtype-selective
+/// build whose selected_op_variants.h says that no selected call does.
+constexpr bool may_mix_dtypes(const char* name) {
+#if defined(ETSB_SELECTED_OP_VARIANTS)
+  return etsb_selects_mixed_dtypes(name);
+#else
+  return name != nullptr;
+#endif
+}
+
+/// Calls `body(CT{})` with CT the compute type of a mixed-dtype call of the
+/// operator `Name` whose result dtype is `result`: double for floating
+/// results, bool for Bool, int64_t otherwise. Where `Name` never mixes dtypes
+/// in this build the mixed path is not compiled, and reaching it fails the
+/// call with InvalidArgument (as an unselected dtype would).
+template <const char* Name, typename Body>
+ET_INLINE void with_compute_type(KernelRuntimeContext& ctx, ScalarType result, const Body& body) {
+  if constexpr (may_mix_dtypes(Name)) {
+    (void)ctx;
+    if (is_floating(result)) {
+      body(double{});
+    } else if (result == ScalarType::Bool) {
+      body(bool{});
+    } else {
+      body(int64_t{});
+    }
   } else {
-    body(int64_t{});
+    (void)result;
+    (void)body;
+    ET_LOG(Error, "%s: tensors of different dtypes are not selected in this build", Name);
+    ctx.fail(::executorch::runtime::Error::InvalidArgument);
   }
 }
 
