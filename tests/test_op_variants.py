@@ -73,9 +73,9 @@ def test_bad_selection_gives_a_located_error_and_no_header(tmp_path, capsys):
 
 def mixed_predicate(header: str) -> dict[str, str]:
     """etsb_selects_mixed_dtypes's answer per switch name, and its default under '*'."""
-    body = header.split("etsb_selects_mixed_dtypes(const char* operator_name) {", 1)[1].split("\n}\n", 1)[0]
-    answers = dict(re.findall(r'same_name\(operator_name, "([^"]+)"\)\) \{\n    return (\w+);', body))
-    answers["*"] = re.search(r"\n  return (\w+);", body).group(1)
+    body = header.split("etsb_selects_mixed_dtypes(const char* operator_name,", 1)[1].split("\n}\n", 1)[0]
+    answers = dict(re.findall(r'same_name\(operator_name, "([^"]+)"\)\) \{\n    return ([^;]+);', body))
+    answers["*"] = re.search(r"\n  return ([^;]+);", body).group(1)
     return answers
 
 
@@ -90,10 +90,11 @@ def test_mixed_dtype_predicate_follows_the_keys(tmp_path):
     answers = mixed_predicate(variants_header(tmp_path, "--model_file_path",
                                               str(MODELS_DIR / "mixed_dtypes/mixed_dtypes.pte")))
     # add is called on Float tensors and on Long ones, never on both at once;
-    # where's Bool condition meets Float values; sum(dtype=Double) of Floats.
+    # where's Bool condition (tensor 0) meets Float values that never mix;
+    # sum(dtype=Double) reads Float into a Double out.
     assert answers["add.out"] == "false"
-    assert answers["where.self_out"] == "true"
-    assert answers["sum.IntList_out"] == "true"
+    assert answers["where.self_out"] == "first_tensor < 1"
+    assert answers["sum.IntList_out"] == "first_tensor < 1"
     assert answers["*"] == "false"
 
 
@@ -101,7 +102,8 @@ def test_mixed_dtype_predicate_follows_the_keys(tmp_path):
     ('{"aten::add.out": ["Float"]}', "false"),
     ('{"aten::add.out": ["Float", "Long"]}', "true"),  # dtype names say nothing about pairs
     ('{"aten::add.out": ["v1/6;0|6;0|6;0", "v1/4;0|4;0|4;0"]}', "false"),
-    ('{"aten::add.out": ["v1/6;0|7;0|7;0"]}', "true"),
+    ('{"aten::add.out": ["v1/6;0|7;0|7;0"]}', "first_tensor < 1"),
+    ('{"aten::add.out": ["v1/6;0|6;0|7;0", "v1/6;0|7;0|7;0"]}', "first_tensor < 2"),
     ('{"aten::add.out": []}', "true"),  # every dtype
 ])
 def test_mixed_dtype_predicate_for_ops_dicts(tmp_path, ops_dict, expected):

@@ -311,12 +311,12 @@ def _gen_op_variants(args: argparse.Namespace) -> int:
 
     from selective_build.emit.op_variants import render_op_variants
     from selective_build.files import write_text_atomic
-    from selective_build.selection import dtypes_by_operator, mixed_dtype_operators
+    from selective_build.selection import dtypes_by_operator, mixed_dtype_spans
 
     selection = _read_selection(args.yaml_file_path)
     selected = None if selection.include_all_operators else tuple(selection.operators)
     write_text_atomic(os.path.join(args.output_dir, "selected_op_variants.h"),
-                      render_op_variants(dtypes_by_operator(selection), selected, mixed_dtype_operators(selection)))
+                      render_op_variants(dtypes_by_operator(selection), selected, mixed_dtype_spans(selection)))
     return 0
 
 

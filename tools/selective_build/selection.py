@@ -168,25 +168,31 @@ def dtypes_by_operator(selection: Selection) -> Mapping[str, tuple[int, ...]]:
     return MappingProxyType(result)
 
 
-def mixed_dtype_operators(selection: Selection) -> frozenset[str]:
-    """The operators of ``dtypes_by_operator(selection)`` that a selected call
-    may give tensors of different dtypes (add of Long and Float): a key whose
-    tensors differ in dtype, or whose op's ScalarType arguments name a dtype
-    the key lacks. A key of a single entry (an ops dict's ``v1/6;``) says
-    nothing about pairs, so it counts as mixed when the operator has more than
-    one dtype. The others call their kernels with one dtype at a time, which
-    lets a kernel drop its mixed-dtype path (`selected_op_variants.h`)."""
+def mixed_dtype_spans(selection: Selection) -> Mapping[str, int | None]:
+    """For each operator of ``dtypes_by_operator(selection)``, how far into its
+    tensors (in kernel key order: tensor arguments in call order, then out) a
+    selected call may still mix dtypes: n means that for some call the tensors
+    from position j on differ in dtype for every j < n (add of Long and Float
+    gives at least 1; where's Bool condition beside Float values gives exactly
+    1, its values never mixing); 0 means no call mixes. ScalarType arguments
+    naming a dtype a call's tensors lack count as mixing. A key of a single
+    entry (an ops dict's ``v1/6;``) says nothing about pairs: None (mixing
+    anywhere) when the operator has more than one dtype. Kernels use it to
+    leave out mixed-dtype paths that no call needs (`selected_op_variants.h`)."""
     from selective_build.dtypes import SCALAR_TYPES
     from selective_build.kernel_keys import parse_kernel_key
 
-    mixed = set()
+    spans: dict[str, int | None] = {}
     for operator, dtypes in dtypes_by_operator(selection).items():
         from_arguments = {SCALAR_TYPES[name] for name in selection.kernel_metadata.get(operator, ())
                           if name in SCALAR_TYPES}
+        span: int | None = 0
         for key in selection.et_kernel_metadata[operator]:
-            tensors = parse_kernel_key(key).tensors
-            in_call = {t.dtype for t in tensors} | from_arguments
-            if len(in_call) > 1 or (len(tensors) == 1 and len(dtypes) > 1):
-                mixed.add(operator)
+            tensors = [t.dtype for t in parse_kernel_key(key).tensors]
+            if len(tensors) == 1 and len(dtypes) > 1:
+                span = None
                 break
-    return frozenset(mixed)
+            mixed_from = [j for j in range(len(tensors)) if len(set(tensors[j:]) | from_arguments) > 1]
+            span = max(span, len(mixed_from))
+        spans[operator] = span
+    return MappingProxyType(spans)

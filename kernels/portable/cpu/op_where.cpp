@@ -75,7 +75,8 @@ Tensor& where_out(KernelRuntimeContext& ctx, const Tensor& condition, const Tens
     ET_KERNEL_CHECK(ctx, handled, InvalidArgument, out);
     return out;
   }
-  k::with_compute_type<kName>(ctx, result, [&](auto tag) {
+  // The condition is read as bool; only self, other and out (tensors 1 to 3) may mix.
+  k::with_compute_type<kName, 1>(ctx, result, [&](auto tag) {
     using CT = decltype(tag);
     const k::LoadFn<CT> la = k::loader_for<CT, kName>(self.scalar_type(), ctx);
     const k::LoadFn<CT> lb = k::loader_for<CT, kName>(other.scalar_type(), ctx);

@@ -58,9 +58,11 @@ __attribute__((always_inline)) inline constexpr bool should_include_kernel_dtype
   return {otherwise};
 }}
 
-/// Whether a selected call of `operator_name` may give its tensors different
-/// dtypes (etsb's kernels drop their mixed-dtype paths where none does).
-__attribute__((always_inline)) inline constexpr bool etsb_selects_mixed_dtypes(const char* operator_name) {{
+/// Whether a selected call of `operator_name` may give its tensors, from the
+/// `first_tensor`-th on in kernel key order (tensor arguments, then out),
+/// different dtypes: etsb's kernels drop their mixed-dtype paths where none does.
+__attribute__((always_inline)) inline constexpr bool etsb_selects_mixed_dtypes(const char* operator_name,
+                                                                              int first_tensor = 0) {{
   using ::etsb_op_variants::same_name;
 {mixed_body}
   return {mixed_otherwise};
@@ -84,20 +86,31 @@ def switch_name(operator: str) -> str:
     return operator.rsplit("::", 1)[-1]
 
 
+def _mixed_answer(span: int | None) -> str:
+    if span is None:
+        return "true"
+    return "first_tensor < %d" % span if span else "false"
+
+
 def render_op_variants(dtypes: Mapping[str, tuple[int, ...]], selected: Iterable[str] | None,
-                       mixed: Iterable[str] = ()) -> str:
+                       mixed_spans: Mapping[str, int | None] | None = None) -> str:
     """The header for operator -> allowed dtype numbers. ``selected`` is every
     selected operator (those missing from ``dtypes`` keep every dtype, the
-    others none), or None when the selection includes all operators. ``mixed``
-    are the operators of ``dtypes`` that a selected call may give tensors of
-    different dtypes."""
+    others none), or None when the selection includes all operators.
+    ``mixed_spans`` gives, for operators of ``dtypes``, how far into their
+    tensors a selected call may mix dtypes (``selection.mixed_dtype_spans``);
+    an operator missing from it may mix anywhere."""
     # Switches are named without namespace, so operators may share a name: a
     # name keeps every dtype if any selected operator with it lacks dtype information.
     unrestricted = {switch_name(op) for op in selected or () if op not in dtypes}
     allowed: dict[str, set[int]] = {}
+    spans: dict[str, int | None] = {}
     for operator, numbers in dtypes.items():
-        allowed.setdefault(switch_name(operator), set()).update(numbers)
-    mixing = unrestricted | {switch_name(op) for op in mixed}
+        name = switch_name(operator)
+        allowed.setdefault(name, set()).update(numbers)
+        span = (mixed_spans or {}).get(operator)
+        previous = spans.get(name, 0)
+        spans[name] = None if span is None or previous is None else max(span, previous)
     branches = {name: "true" for name in unrestricted}
     for name, numbers in allowed.items():
         if name not in branches:
@@ -105,7 +118,8 @@ def render_op_variants(dtypes: Mapping[str, tuple[int, ...]], selected: Iterable
                                          for d in sorted(numbers)) or "false"
     lines = [f'  if (same_name(operator_name, "{name}")) {{\n    return {branches[name]};\n  }}'
              for name in sorted(branches)]
-    mixed_lines = [f'  if (same_name(operator_name, "{name}")) {{\n    return {str(name in mixing).lower()};\n  }}'
+    mixed_lines = [f'  if (same_name(operator_name, "{name}")) {{\n'
+                   f'    return {_mixed_answer(None if name in unrestricted else spans[name])};\n  }}'
                    for name in sorted(branches)]
     if selected is None:
         otherwise = "true;  // every operator is selected"

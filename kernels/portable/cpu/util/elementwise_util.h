@@ -168,24 +168,26 @@ inline void binary_mixed(KernelRuntimeContext& ctx, const Tensor& a, const Tenso
 }
 
 /// Whether this build may call the operator whose switches are named `name`
-/// with tensors of different dtypes: always, except in a dtype-selective
-/// build whose selected_op_variants.h says that no selected call does.
-constexpr bool may_mix_dtypes(const char* name) {
+/// with tensors of different dtypes among those from its `first_tensor`-th on
+/// (in kernel key order: tensor arguments, then out): always, except in a
+/// dtype-selective build whose selected_op_variants.h says no selected call does.
+constexpr bool may_mix_dtypes(const char* name, int first_tensor) {
 #if defined(ETSB_SELECTED_OP_VARIANTS)
-  return etsb_selects_mixed_dtypes(name);
+  return etsb_selects_mixed_dtypes(name, first_tensor);
 #else
-  return name != nullptr;
+  return name != nullptr && first_tensor >= 0;
 #endif
 }
 
 /// Calls `body(CT{})` with CT the compute type of a mixed-dtype call of the
 /// operator `Name` whose result dtype is `result`: double for floating
-/// results, bool for Bool, int64_t otherwise. Where `Name` never mixes dtypes
-/// in this build the mixed path is not compiled, and reaching it fails the
-/// call with InvalidArgument (as an unselected dtype would).
-template <const char* Name, typename Body>
+/// results, bool for Bool, int64_t otherwise. The mixed operands are its
+/// tensors from the `FirstTensor`-th on (where's values, not its condition).
+/// Where they never mix in this build the mixed path is not compiled, and
+/// reaching it fails the call with InvalidArgument (as an unselected dtype would).
+template <const char* Name, int FirstTensor = 0, typename Body>
 ET_INLINE void with_compute_type(KernelRuntimeContext& ctx, ScalarType result, const Body& body) {
-  if constexpr (may_mix_dtypes(Name)) {
+  if constexpr (may_mix_dtypes(Name, FirstTensor)) {
     (void)ctx;
     if (is_floating(result)) {
       body(double{});
