@@ -13,8 +13,9 @@ build of a whole kernel library fast. Only a selection of every operator
 keeps every dtype of every switch.
 
 Beyond ExecuTorch's hook, the header answers a question per-dtype predicates
-cannot: ``etsb_selects_mixed_dtypes(name)``, whether any selected call gives
-the operator's tensors different dtypes (from the full kernel keys). etsb's
+cannot: ``etsb_selects_mixed_dtypes(name, first_tensor)``, whether any
+selected call gives the operator's tensors (from the ``first_tensor``-th on,
+in kernel key order) different dtypes, from the full kernel keys. etsb's
 kernels test it (``ETSB_SELECTED_OP_VARIANTS`` is defined) and leave out
 their mixed-dtype paths where no call needs them: a model adding Float to
 Float and Long to Long keeps neither Float+Long code nor its conversions.
