@@ -494,8 +494,14 @@ SUBCOMMANDS = (
 )
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """The top-level parser with every subcommand."""
+_COMMAND_NAMES = frozenset(entry[0] for entry in SUBCOMMANDS)
+
+
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The top-level parser with every subcommand, or with ``command`` alone.
+
+    A run of one subcommand declares only its own flags: declaring all of them
+    costs more than some commands' whole work (build actions run them often)."""
     parser = argparse.ArgumentParser(
         prog="etsb",
         description="Selective builds of ExecuTorch kernel libraries: select the "
@@ -505,15 +511,18 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"etsb {__version__}")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name, help_text, add_arguments, run in SUBCOMMANDS:
-        sub = commands.add_parser(name, help=help_text, description=help_text)
-        add_arguments(sub)
-        sub.set_defaults(run=run)
+        if command is None or name == command:
+            sub = commands.add_parser(name, help=help_text, description=help_text)
+            add_arguments(sub)
+            sub.set_defaults(run=run)
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run ``etsb`` with ``argv`` (default: the process arguments); return the exit status."""
-    parser = build_parser()
+    argv = sys.argv[1:] if argv is None else list(argv)
+    command = argv[0] if argv and argv[0] in _COMMAND_NAMES else None
+    parser = build_parser(command)
     args = parser.parse_args(argv)
     if getattr(args, "run", None) is None:
         parser.print_help()
