@@ -1,0 +1,610 @@
+# etsb's rules for CMake: the rules of rules/executorch.bzl, same names, same
+# attributes (upper-cased), same generated files.
+#
+#   cmake_minimum_required(VERSION 3.20)
+#   project(app LANGUAGES CXX)
+#   include(<etsb>/rules/etsb.cmake)
+#   et_model_binary(NAME bin MODEL model.pte)
+#
+# Rules:
+#   et_operator_library       which operators (dtypes, dim orders) to build: selected_operators.yaml
+#   merge_yaml                a vendor kernel yaml over a fallback yaml: merged.yaml
+#   executorch_generated_lib  selection resolved to kernels, registration generated and compiled
+#   et_kernel_library         a library of kernels (recompilable for dtype-selective builds)
+#   et_model_binary           the model runner linked with exactly the kernels a model needs
+#
+# Cache variables:
+#   ETSB_PYTHON           the Python that runs etsb's tool (default: <etsb>/.venv/bin/python)
+#   EXECUTORCH_ROOT       the executorch wheel's directory, holding include/ and
+#                         lib/libexecutorch.so (default: asked from ETSB_PYTHON)
+#   ETSB_COMPILE_OPTIONS  flags of every C++ target the rules make (default: the driver's
+#                         -O2 -ffunction-sections -fdata-sections)
+#   ETSB_LINK_OPTIONS     flags of every binary the rules link (default: -Wl,--gc-sections)
+#
+# Defined for the including directory:
+#   ETSB_ROOT                      the etsb repository
+#   ETSB_PORTABLE_FUNCTIONS_YAML   etsb's portable kernel yaml (kernels/portable/functions.yaml)
+#   ETSB_RUNNER_SOURCE             tools/runner/runner.cpp, the `main` of model binaries
+# and, once, the targets etsb::executorch (the runtime, imported),
+# etsb_portable_kernels (the portable kernels, an et_kernel_library) and
+# etsb_runner (the runner compiled with -DETSB_MODEL_ENTRY, an object library).
+#
+# Arguments name files (relative to the calling directory's sources) or
+# targets made earlier by these rules; a target must be defined before a rule
+# names it. Generated files go under ${CMAKE_CURRENT_BINARY_DIR}/<NAME>/. A
+# mistake in a call stops the configuration with a message naming the rule,
+# the target and the argument; CMake adds the CMakeLists.txt line.
+
+if(CMAKE_VERSION VERSION_LESS 3.20)
+  message(FATAL_ERROR "etsb.cmake needs CMake 3.20 or newer (this is ${CMAKE_VERSION})")
+endif()
+
+cmake_path(GET CMAKE_CURRENT_LIST_DIR PARENT_PATH ETSB_ROOT)
+set(ETSB_PORTABLE_FUNCTIONS_YAML "${ETSB_ROOT}/kernels/portable/functions.yaml")
+set(ETSB_RUNNER_SOURCE "${ETSB_ROOT}/tools/runner/runner.cpp")
+
+include_guard(GLOBAL)
+
+get_property(_etsb_languages GLOBAL PROPERTY ENABLED_LANGUAGES)
+if(NOT "CXX" IN_LIST _etsb_languages)
+  message(FATAL_ERROR "etsb.cmake: include it after project(... LANGUAGES CXX): its rules compile C++")
+endif()
+
+include("${CMAKE_CURRENT_LIST_DIR}/private/etsb_internal.cmake")
+
+set(ETSB_PYTHON "${ETSB_ROOT}/.venv/bin/python" CACHE FILEPATH "the Python that runs etsb's tool (and finds the executorch wheel)")
+set(EXECUTORCH_ROOT "" CACHE PATH "the executorch wheel's directory (include/, lib/libexecutorch.so); empty: ask ETSB_PYTHON")
+set(ETSB_COMPILE_OPTIONS "-O2;-ffunction-sections;-fdata-sections" CACHE STRING "compile flags of the C++ targets etsb's rules make")
+set(ETSB_LINK_OPTIONS "-Wl,--gc-sections" CACHE STRING "link flags of the binaries etsb's rules make")
+
+if(NOT EXISTS "${ETSB_PYTHON}")
+  message(FATAL_ERROR "etsb: ETSB_PYTHON '${ETSB_PYTHON}' does not exist: run scripts/setup.sh, or pass -DETSB_PYTHON=<a Python with etsb's dependencies>")
+endif()
+file(GLOB_RECURSE _etsb_tool_inputs "${ETSB_ROOT}/tools/selective_build/*.py")
+list(APPEND _etsb_tool_inputs "${ETSB_ROOT}/yaml/aten_ops.yaml")
+set_property(GLOBAL PROPERTY ETSB_ROOT "${ETSB_ROOT}")
+set_property(GLOBAL PROPERTY ETSB_PYTHON_EXE "${ETSB_PYTHON}")
+set_property(GLOBAL PROPERTY ETSB_TOOL "${ETSB_ROOT}/tools/selective_build/etsb_tool.py")
+set_property(GLOBAL PROPERTY ETSB_TOOL_INPUTS "${_etsb_tool_inputs}")
+_etsb_find_runtime()
+
+# ---------------------------------------------------------------------------
+# et_operator_library(NAME <name>
+#                     [OPS <op>...] [OPS_DICT <json>] [MODEL <pte>] [MODELS <pte>...]
+#                     [INCLUDE_ALL_OPERATORS] [OPS_SCHEMA_YAML_TARGET <yaml>] [DEPS <lib>...])
+#
+# Selects operators, and their dtypes and dim orders, for a binary. Every
+# source given is used and the selection is their union (`debug_info` in the
+# output names the source of each operator). Output:
+# ${CMAKE_CURRENT_BINARY_DIR}/<name>/selected_operators.yaml, in ExecuTorch's
+# format, made by `etsb gen-oplist`; the target <name> stands for it.
+#
+#   NAME                    the target name.
+#   OPS                     operator names, e.g. aten::add.out aten::mm.out (`aten::` may be left out).
+#   OPS_DICT                a JSON object: operator -> list of dtype names (["Float"]) or kernel
+#                           keys; [] keeps every dtype. Write it as a bracket argument:
+#                           OPS_DICT [[{"aten::add.out": ["Float"]}]].
+#   MODEL                   a .pte program whose operators and exact kernel keys are selected.
+#   MODELS                  more .pte programs, as MODEL.
+#   INCLUDE_ALL_OPERATORS   select every operator (the build is then not selective).
+#   OPS_SCHEMA_YAML_TARGET  a kernel yaml (file or merge_yaml target) whose every operator is
+#                           selected. Also spelt OPS_SCHEMA_YAML.
+#   DEPS                    et_operator_library targets (or selected_operators.yaml files)
+#                           whose selections are included.
+# ---------------------------------------------------------------------------
+function(et_operator_library)
+  set(macro et_operator_library)
+  cmake_parse_arguments(PARSE_ARGV 0 ARG "INCLUDE_ALL_OPERATORS"
+    "NAME;OPS_DICT;MODEL;OPS_SCHEMA_YAML_TARGET;OPS_SCHEMA_YAML" "OPS;MODELS;DEPS")
+  _etsb_check_arguments(${macro} ALIASES OPS_SCHEMA_YAML OPS_SCHEMA_YAML_TARGET
+    KEYWORDS NAME OPS OPS_DICT MODEL MODELS INCLUDE_ALL_OPERATORS OPS_SCHEMA_YAML_TARGET DEPS)
+  foreach(attr OPS MODELS DEPS)
+    _etsb_check_list_values(${macro} ${name} ${attr} ${ARG_${attr}})
+  endforeach()
+
+  set(dir "${CMAKE_CURRENT_BINARY_DIR}/${name}")
+  set(output "${dir}/selected_operators.yaml")
+  set(args --output_path "${output}")
+  set(depends "")
+  set(members 0)
+  if(ARG_OPS)
+    list(JOIN ARG_OPS "," ops)
+    list(APPEND args --root_ops "${ops}")
+  endif()
+  if(DEFINED ARG_OPS_DICT)
+    _etsb_check_ops_dict(${macro} ${name} "${ARG_OPS_DICT}" members)
+    if(members GREATER 0)
+      # Kernel keys hold ';', which would split the argument in a CMake list.
+      string(REPLACE ";" "$<SEMICOLON>" ops_dict "${ARG_OPS_DICT}")
+      list(APPEND args --ops_dict "${ops_dict}")
+    endif()
+  endif()
+  set(models "")
+  if(DEFINED ARG_MODEL)
+    list(APPEND models "${ARG_MODEL}")
+  endif()
+  list(APPEND models ${ARG_MODELS})
+  set(seen "")
+  foreach(model IN LISTS models)
+    if(model STREQUAL ARG_MODEL)
+      set(attr MODEL)
+    else()
+      set(attr MODELS)
+    endif()
+    _etsb_check_model(${macro} ${name} ${attr} "${model}")
+    _etsb_source_file(${macro} ${name} ${attr} "${model}" path)
+    if(path IN_LIST seen)
+      _etsb_fail(${macro} ${name} "the model '${model}' is given twice")
+    endif()
+    list(APPEND seen "${path}")
+    _etsb_tool_path("${path}" arg)
+    list(APPEND args --model_file_path "${arg}")
+    list(APPEND depends "${path}")
+  endforeach()
+  if(DEFINED ARG_OPS_SCHEMA_YAML_TARGET)
+    _etsb_input(${macro} ${name} OPS_SCHEMA_YAML_TARGET "${ARG_OPS_SCHEMA_YAML_TARGET}" yaml KINDS merge_yaml)
+    _etsb_tool_path("${yaml_FILE}" arg)
+    list(APPEND args --ops_schema_yaml_path "${arg}")
+    list(APPEND depends ${yaml_DEPENDS})
+  endif()
+  foreach(dep IN LISTS ARG_DEPS)
+    _etsb_input(${macro} ${name} DEPS "${dep}" sel KINDS et_operator_library)
+    _etsb_tool_path("${sel_FILE}" arg)
+    list(APPEND args --selection_yaml_path "${arg}")
+    list(APPEND depends ${sel_DEPENDS})
+  endforeach()
+  if(ARG_INCLUDE_ALL_OPERATORS)
+    list(APPEND args --include_all_operators)
+  endif()
+  if(NOT (ARG_OPS OR members GREATER 0 OR models OR ARG_INCLUDE_ALL_OPERATORS
+          OR DEFINED ARG_OPS_SCHEMA_YAML_TARGET OR ARG_DEPS))
+    _etsb_fail(${macro} ${name}
+      "selects nothing: give OPS, OPS_DICT, MODEL, MODELS, OPS_SCHEMA_YAML_TARGET, DEPS or INCLUDE_ALL_OPERATORS")
+  endif()
+
+  _etsb_run(SUBCOMMAND gen-oplist TARGET ${name} OUTPUTS "${output}" DEPENDS ${depends} ARGS ${args})
+  _etsb_output_target(${name} et_operator_library "${output}")
+endfunction()
+
+# ---------------------------------------------------------------------------
+# merge_yaml(NAME <name> FUNCTIONS_YAML <yaml> FALLBACK_YAML <yaml>)
+#
+# Merges FUNCTIONS_YAML over FALLBACK_YAML, the first winning per operator
+# (matched by full name, overload included); both are validated first. Output:
+# ${CMAKE_CURRENT_BINARY_DIR}/<name>/merged.yaml, made by `etsb merge-yaml`;
+# the target <name> stands for it (usable as any rule's *_YAML_TARGET).
+#
+#   NAME            the target name.
+#   FUNCTIONS_YAML  the vendor kernel yaml (a file or a merge_yaml target).
+#   FALLBACK_YAML   the fallback kernel yaml, e.g. ${ETSB_PORTABLE_FUNCTIONS_YAML}.
+# ---------------------------------------------------------------------------
+function(merge_yaml)
+  set(macro merge_yaml)
+  cmake_parse_arguments(PARSE_ARGV 0 ARG "" "NAME;FUNCTIONS_YAML;FALLBACK_YAML" "")
+  _etsb_check_arguments(${macro} KEYWORDS NAME FUNCTIONS_YAML FALLBACK_YAML)
+  foreach(attr FUNCTIONS_YAML FALLBACK_YAML)
+    if(NOT DEFINED ARG_${attr})
+      _etsb_fail(${macro} ${name} "${attr} is missing")
+    endif()
+  endforeach()
+  _etsb_input(${macro} ${name} FUNCTIONS_YAML "${ARG_FUNCTIONS_YAML}" functions KINDS merge_yaml)
+  _etsb_input(${macro} ${name} FALLBACK_YAML "${ARG_FALLBACK_YAML}" fallback KINDS merge_yaml)
+  if(functions_FILE STREQUAL fallback_FILE)
+    _etsb_fail(${macro} ${name} "FUNCTIONS_YAML and FALLBACK_YAML are the same file '${ARG_FUNCTIONS_YAML}'")
+  endif()
+  set(dir "${CMAKE_CURRENT_BINARY_DIR}/${name}")
+  _etsb_tool_path("${functions_FILE}" functions_arg)
+  _etsb_tool_path("${fallback_FILE}" fallback_arg)
+  _etsb_run(SUBCOMMAND merge-yaml TARGET ${name} OUTPUTS "${dir}/merged.yaml"
+    DEPENDS ${functions_DEPENDS} ${fallback_DEPENDS}
+    ARGS --functions_yaml_path "${functions_arg}" --fallback_yaml_path "${fallback_arg}" --output_dir "${dir}")
+  _etsb_output_target(${name} merge_yaml "${dir}/merged.yaml")
+endfunction()
+
+# ---------------------------------------------------------------------------
+# et_kernel_library(NAME <name> SRCS <file>... [HDRS <file>...] [DEPS <lib>...] [COPTS <flag>...])
+#
+# A static library of kernels, usable in the KERNEL_DEPS of the other rules.
+# The linker keeps only the kernels that registration refers to; a
+# dtype-selective executorch_generated_lib compiles SRCS again with its
+# selected_op_variants.h (which is why it must know them).
+#
+#   NAME   the target name.
+#   SRCS   the kernel sources (op_<name>.cpp). Also spelt SOURCES.
+#   HDRS   headers the kernels share (their utility layer). Also spelt HEADERS.
+#   DEPS   other libraries the kernels need (the runtime, etsb::executorch, is always added).
+#   COPTS  extra compiler flags for the kernels (kept in the dtype-selective recompile).
+# ---------------------------------------------------------------------------
+function(et_kernel_library)
+  set(macro et_kernel_library)
+  cmake_parse_arguments(PARSE_ARGV 0 ARG "" "NAME" "SRCS;SOURCES;HDRS;HEADERS;DEPS;COPTS")
+  _etsb_check_arguments(${macro} ALIASES SOURCES SRCS HEADERS HDRS KEYWORDS NAME SRCS HDRS DEPS COPTS)
+  foreach(attr SRCS HDRS DEPS)
+    _etsb_check_list_values(${macro} ${name} ${attr} ${ARG_${attr}})
+  endforeach()
+  if(NOT ARG_SRCS)
+    _etsb_fail(${macro} ${name} "SRCS is empty")
+  endif()
+  foreach(attr SRCS HDRS)
+    set(${attr} "")
+    foreach(file IN LISTS ARG_${attr})
+      _etsb_source_file(${macro} ${name} ${attr} "${file}" path)
+      list(APPEND ${attr} "${path}")
+    endforeach()
+  endforeach()
+  foreach(dep IN LISTS ARG_DEPS)
+    if(NOT TARGET "${dep}" AND NOT dep MATCHES "^-")
+      _etsb_fail(${macro} ${name} "DEPS names '${dep}', which is not a target defined before this call")
+    endif()
+  endforeach()
+  set(exclude "")
+  if(_ETSB_EXCLUDE_FROM_ALL)
+    set(exclude EXCLUDE_FROM_ALL)
+  endif()
+  add_library(${name} STATIC ${exclude} ${SRCS} ${HDRS})
+  _etsb_cxx_target(${name})
+  target_compile_options(${name} PRIVATE ${ARG_COPTS})
+  target_link_libraries(${name} PUBLIC ${ARG_DEPS} etsb::executorch)
+  set_target_properties(${name} PROPERTIES ETSB_KIND et_kernel_library ETSB_SRCS "${SRCS}" ETSB_HDRS "${HDRS}"
+    ETSB_COPTS "${ARG_COPTS}" ETSB_DEPS "${ARG_DEPS}")
+endfunction()
+
+# ---------------------------------------------------------------------------
+# executorch_generated_lib(NAME <name>
+#                          [FUNCTIONS_YAML_TARGET <yaml>] [CUSTOM_OPS_YAML_TARGET <yaml>]
+#                          [FALLBACK_YAML_TARGET <yaml>] [DEPS <operator lib>...]
+#                          KERNEL_DEPS <kernel lib>...
+#                          [DTYPE_SELECTIVE_BUILD] [MANUAL_REGISTRATION] [MODEL_ENTRY])
+#
+# Resolves the selected operators to kernels and builds their registration.
+# For every operator and kernel key that DEPS select, the kernel yaml names the
+# C++ kernel (a specialised kernel whose arg_meta matches the key, else the
+# operator's default). A selected operator or key without a kernel fails the
+# build (`etsb gen-bindings`) with one message listing every gap. The static
+# library <name> holds the generated registration and links the kernels; its
+# generated headers are <name>/NativeFunctions.h, <name>/CustomOpsNativeFunctions.h
+# and <name>/Functions.h (the library's include path has their parent).
+# Helper targets: <name>_merged (with FALLBACK_YAML_TARGET), <name>_selected_operators,
+# <name>_bindings and, with DTYPE_SELECTIVE_BUILD, <name>_op_variants and
+# <name>_kernels_<kernel lib> (each kernel library recompiled).
+#
+#   NAME                    the target name; also names the C++ functions
+#                           etsb::register_<name>_kernels() and etsb::<name>_kernels() ('-' becomes '_').
+#   FUNCTIONS_YAML_TARGET   the kernel yaml of ATen operators (a file or a merge_yaml target),
+#                           e.g. ${ETSB_PORTABLE_FUNCTIONS_YAML}. Also spelt FUNCTIONS_YAML.
+#   CUSTOM_OPS_YAML_TARGET  a kernel yaml of custom operators (func: entries). Also spelt CUSTOM_OPS_YAML.
+#   FALLBACK_YAML_TARGET    a kernel yaml that FUNCTIONS_YAML_TARGET is merged over (see merge_yaml).
+#                           Also spelt FALLBACK_YAML.
+#   DEPS                    et_operator_library targets; their union is what gets registered.
+#                           With none, every operator of the yamls is registered.
+#   KERNEL_DEPS             the libraries implementing the kernels: et_kernel_library targets
+#                           (any library without DTYPE_SELECTIVE_BUILD). Also spelt KERNEL_LIBS.
+#   DTYPE_SELECTIVE_BUILD   recompile the KERNEL_DEPS' sources so that their dtype switches keep
+#                           only the dtypes the selection uses (-include selected_op_variants.h).
+#   MANUAL_REGISTRATION     no static initialiser: the program calls etsb::register_<name>_kernels()
+#                           (or passes etsb::<name>_kernels() to Program::load_method). Without it,
+#                           the library's users link with --undefined=etsb::register_<name>_kernels(),
+#                           which keeps the registration object without whole-archive linking.
+#   MODEL_ENTRY             also define etsb::register_model_kernels(), the entry point that the
+#                           runner (etsb_runner) calls; et_model_binary sets it.
+# ---------------------------------------------------------------------------
+function(executorch_generated_lib)
+  set(macro executorch_generated_lib)
+  cmake_parse_arguments(PARSE_ARGV 0 ARG "DTYPE_SELECTIVE_BUILD;MANUAL_REGISTRATION;MODEL_ENTRY"
+    "NAME;FUNCTIONS_YAML_TARGET;CUSTOM_OPS_YAML_TARGET;FALLBACK_YAML_TARGET;FUNCTIONS_YAML;CUSTOM_OPS_YAML;FALLBACK_YAML"
+    "DEPS;KERNEL_DEPS;KERNEL_LIBS")
+  _etsb_check_arguments(${macro}
+    ALIASES FUNCTIONS_YAML FUNCTIONS_YAML_TARGET CUSTOM_OPS_YAML CUSTOM_OPS_YAML_TARGET
+            FALLBACK_YAML FALLBACK_YAML_TARGET KERNEL_LIBS KERNEL_DEPS
+    KEYWORDS NAME FUNCTIONS_YAML_TARGET CUSTOM_OPS_YAML_TARGET FALLBACK_YAML_TARGET DEPS KERNEL_DEPS
+             DTYPE_SELECTIVE_BUILD MANUAL_REGISTRATION MODEL_ENTRY)
+  foreach(attr DEPS KERNEL_DEPS)
+    _etsb_check_list_values(${macro} ${name} ${attr} ${ARG_${attr}})
+  endforeach()
+  if(NOT DEFINED ARG_FUNCTIONS_YAML_TARGET AND NOT DEFINED ARG_CUSTOM_OPS_YAML_TARGET)
+    _etsb_fail(${macro} ${name} "give FUNCTIONS_YAML_TARGET, CUSTOM_OPS_YAML_TARGET or both")
+  endif()
+  if(DEFINED ARG_FALLBACK_YAML_TARGET AND NOT DEFINED ARG_FUNCTIONS_YAML_TARGET)
+    _etsb_fail(${macro} ${name} "FALLBACK_YAML_TARGET needs a FUNCTIONS_YAML_TARGET to merge over it")
+  endif()
+  if(NOT ARG_KERNEL_DEPS)
+    _etsb_fail(${macro} ${name} "KERNEL_DEPS is empty: name the kernel libraries that implement the yaml")
+  endif()
+  if(ARG_DTYPE_SELECTIVE_BUILD AND NOT ARG_DEPS)
+    _etsb_fail(${macro} ${name} "DTYPE_SELECTIVE_BUILD needs DEPS (an operator selection to take dtypes from)")
+  endif()
+  set(kernels "")
+  foreach(dep IN LISTS ARG_KERNEL_DEPS)
+    if(NOT TARGET "${dep}")
+      _etsb_fail(${macro} ${name} "KERNEL_DEPS names '${dep}', which is not a target defined before this call")
+    endif()
+    _etsb_real_target("${dep}" dep)
+    get_target_property(kind "${dep}" ETSB_KIND)
+    if(ARG_DTYPE_SELECTIVE_BUILD AND NOT kind STREQUAL "et_kernel_library")
+      _etsb_fail(${macro} ${name}
+        "KERNEL_DEPS names '${dep}', which is not an et_kernel_library: DTYPE_SELECTIVE_BUILD recompiles its sources")
+    endif()
+    list(APPEND kernels "${dep}")
+  endforeach()
+  set(exclude "")
+  if(_ETSB_EXCLUDE_FROM_ALL)
+    set(exclude EXCLUDE_FROM_ALL)
+  endif()
+  # Operator libraries made here are parts of this library, not built on their own.
+  set(_ETSB_PART ON)
+
+  set(functions_yaml "${ARG_FUNCTIONS_YAML_TARGET}")
+  if(DEFINED ARG_FALLBACK_YAML_TARGET)
+    merge_yaml(NAME ${name}_merged FUNCTIONS_YAML "${ARG_FUNCTIONS_YAML_TARGET}" FALLBACK_YAML "${ARG_FALLBACK_YAML_TARGET}")
+    set(functions_yaml ${name}_merged)
+  endif()
+
+  # Without DEPS every operator of the yamls is registered: select them all.
+  set(selection_deps ${ARG_DEPS})
+  if(NOT ARG_DEPS)
+    if(DEFINED ARG_FUNCTIONS_YAML_TARGET)
+      et_operator_library(NAME ${name}_all_functions OPS_SCHEMA_YAML_TARGET "${functions_yaml}")
+      list(APPEND selection_deps ${name}_all_functions)
+    endif()
+    if(DEFINED ARG_CUSTOM_OPS_YAML_TARGET)
+      et_operator_library(NAME ${name}_all_custom_ops OPS_SCHEMA_YAML_TARGET "${ARG_CUSTOM_OPS_YAML_TARGET}")
+      list(APPEND selection_deps ${name}_all_custom_ops)
+    endif()
+  endif()
+  et_operator_library(NAME ${name}_selected_operators DEPS ${selection_deps})
+  get_target_property(selection ${name}_selected_operators ETSB_OUTPUT)
+
+  string(REPLACE "-" "_" lib_name "${name}")
+  set(dir "${CMAKE_CURRENT_BINARY_DIR}/${name}")
+  set(args "")
+  set(depends "")
+  if(DEFINED ARG_FUNCTIONS_YAML_TARGET)
+    _etsb_input(${macro} ${name} FUNCTIONS_YAML_TARGET "${functions_yaml}" functions KINDS merge_yaml)
+    _etsb_tool_path("${functions_FILE}" arg)
+    list(APPEND args --functions_yaml_path "${arg}")
+    list(APPEND depends ${functions_DEPENDS})
+  endif()
+  if(DEFINED ARG_CUSTOM_OPS_YAML_TARGET)
+    _etsb_input(${macro} ${name} CUSTOM_OPS_YAML_TARGET "${ARG_CUSTOM_OPS_YAML_TARGET}" custom KINDS merge_yaml)
+    _etsb_tool_path("${custom_FILE}" arg)
+    list(APPEND args --custom_ops_yaml_path "${arg}")
+    list(APPEND depends ${custom_DEPENDS})
+  endif()
+  list(APPEND args --op_selection_yaml_path "${selection}")
+  list(APPEND depends "${selection}" ${name}_selected_operators)
+  if(ARG_MANUAL_REGISTRATION)
+    list(APPEND args --manual_registration)
+  endif()
+  if(ARG_MODEL_ENTRY)
+    list(APPEND args --model_entry)
+  endif()
+  set(bindings "")
+  foreach(file register_kernels.cpp NativeFunctions.h CustomOpsNativeFunctions.h Functions.h)
+    list(APPEND bindings "${dir}/${file}")
+  endforeach()
+  _etsb_run(SUBCOMMAND gen-bindings TARGET ${name} OUTPUTS ${bindings} DEPENDS ${depends}
+    ARGS ${args} --lib_name ${lib_name} --output_dir "${dir}")
+  add_custom_target(${name}_bindings DEPENDS ${bindings})
+
+  if(ARG_DTYPE_SELECTIVE_BUILD)
+    set(variants "${dir}/selected_op_variants.h")
+    _etsb_run(SUBCOMMAND gen-op-variants TARGET ${name} OUTPUTS "${variants}"
+      DEPENDS "${selection}" ${name}_selected_operators
+      ARGS --yaml_file_path "${selection}" --output_dir "${dir}")
+    add_custom_target(${name}_op_variants DEPENDS "${variants}")
+    set(recompiled "")
+    foreach(kernel IN LISTS kernels)
+      string(REPLACE "::" "_" suffix "${kernel}")
+      set(target ${name}_kernels_${suffix})
+      get_target_property(srcs ${kernel} ETSB_SRCS)
+      get_target_property(hdrs ${kernel} ETSB_HDRS)
+      get_target_property(copts ${kernel} ETSB_COPTS)
+      get_target_property(deps ${kernel} ETSB_DEPS)
+      add_library(${target} STATIC ${exclude} ${srcs} ${hdrs} "${variants}")
+      _etsb_cxx_target(${target})
+      target_compile_options(${target} PRIVATE ${copts} "SHELL:-include ${variants}")
+      target_link_libraries(${target} PUBLIC ${deps} etsb::executorch)
+      add_dependencies(${target} ${name}_op_variants)
+      list(APPEND recompiled ${target})
+    endforeach()
+    set(kernels ${recompiled})
+  endif()
+
+  add_library(${name} STATIC ${exclude} ${bindings})
+  _etsb_cxx_target(${name})
+  add_dependencies(${name} ${name}_bindings)
+  target_include_directories(${name} PUBLIC "${CMAKE_CURRENT_BINARY_DIR}")
+  target_link_libraries(${name} PUBLIC ${kernels} etsb::executorch)
+  if(NOT ARG_MANUAL_REGISTRATION)
+    # The static initialiser sits in the object that defines etsb::register_<lib>_kernels():
+    # asking for that symbol keeps it (the archive's only object) in every binary.
+    set(function "register_${lib_name}_kernels")
+    string(LENGTH "${function}" length)
+    target_link_options(${name} INTERFACE "LINKER:--undefined=_ZN4etsb${length}${function}Ev")
+  endif()
+  set_target_properties(${name} PROPERTIES ETSB_KIND executorch_generated_lib)
+endfunction()
+
+# ---------------------------------------------------------------------------
+# et_model_binary(NAME <name> MODEL <pte>
+#                 [FUNCTIONS_YAML_TARGET <yaml>] [KERNEL_DEPS <kernel lib>...]
+#                 [CUSTOM_OPS_YAML_TARGET <yaml>] [FALLBACK_YAML_TARGET <yaml>]
+#                 [DEPS <operator lib>...] [DTYPE_SELECTIVE_BUILD])
+#
+# The runner linked with exactly the kernels MODEL needs, in one call: selects
+# the operators and kernel keys of MODEL (plus DEPS), resolves them against the
+# kernel yaml (the build fails if any is not covered) and links the runner
+# (etsb_runner, tools/runner/runner.cpp compiled with -DETSB_MODEL_ENTRY), the
+# generated library and libexecutorch.so:
+#   <name> --model M.pte --inputs a.npy,... --output-dir D [--method M] [--iterations N] [--log]
+# The binary is ${CMAKE_CURRENT_BINARY_DIR}/<name> (with DTYPE_SELECTIVE_BUILD,
+# <name>_smallest/<name>), its link map beside it (<binary>.map). A companion
+# <name>_all_kernels, not built by default, links every kernel of the yaml:
+# what the trimming is measured against.
+#
+#   NAME                    the target name; the binary is named after it.
+#   MODEL                   the .pte program the binary must run.
+#   FUNCTIONS_YAML_TARGET   the kernel yaml (default: ${ETSB_PORTABLE_FUNCTIONS_YAML}).
+#                           Also spelt FUNCTIONS_YAML.
+#   KERNEL_DEPS             the kernel libraries implementing it (default: etsb_portable_kernels).
+#                           Also spelt KERNEL_LIBS.
+#   CUSTOM_OPS_YAML_TARGET  a kernel yaml of custom operators the model calls. Also spelt CUSTOM_OPS_YAML.
+#   FALLBACK_YAML_TARGET    a kernel yaml that FUNCTIONS_YAML_TARGET is merged over. Also spelt FALLBACK_YAML.
+#   DEPS                    more et_operator_library targets to include (operators other models need).
+#   DTYPE_SELECTIVE_BUILD   keep, within each kernel, only the dtypes the model uses. Both forms
+#                           are linked (<name>_dtype_selective, <name>_op_selective) and `etsb
+#                           pick-smaller` copies the smaller to <name>_smallest/<name> (target
+#                           <name>): a dtype restriction that would not pay is not kept.
+# ---------------------------------------------------------------------------
+function(et_model_binary)
+  set(macro et_model_binary)
+  cmake_parse_arguments(PARSE_ARGV 0 ARG "DTYPE_SELECTIVE_BUILD"
+    "NAME;MODEL;FUNCTIONS_YAML_TARGET;CUSTOM_OPS_YAML_TARGET;FALLBACK_YAML_TARGET;FUNCTIONS_YAML;CUSTOM_OPS_YAML;FALLBACK_YAML"
+    "KERNEL_DEPS;KERNEL_LIBS;DEPS")
+  _etsb_check_arguments(${macro}
+    ALIASES FUNCTIONS_YAML FUNCTIONS_YAML_TARGET CUSTOM_OPS_YAML CUSTOM_OPS_YAML_TARGET
+            FALLBACK_YAML FALLBACK_YAML_TARGET KERNEL_LIBS KERNEL_DEPS
+    KEYWORDS NAME MODEL FUNCTIONS_YAML_TARGET KERNEL_DEPS CUSTOM_OPS_YAML_TARGET FALLBACK_YAML_TARGET DEPS
+             DTYPE_SELECTIVE_BUILD)
+  foreach(attr KERNEL_DEPS DEPS)
+    _etsb_check_list_values(${macro} ${name} ${attr} ${ARG_${attr}})
+  endforeach()
+  if(NOT DEFINED ARG_MODEL)
+    _etsb_fail(${macro} ${name} "MODEL is missing (the .pte program the binary runs)")
+  endif()
+  _etsb_check_model(${macro} ${name} MODEL "${ARG_MODEL}")
+  _etsb_source_file(${macro} ${name} MODEL "${ARG_MODEL}" model)
+  if(NOT DEFINED ARG_FUNCTIONS_YAML_TARGET)
+    get_property(root GLOBAL PROPERTY ETSB_ROOT)
+    set(ARG_FUNCTIONS_YAML_TARGET "${root}/kernels/portable/functions.yaml")
+  endif()
+  if(NOT ARG_KERNEL_DEPS)
+    set(ARG_KERNEL_DEPS etsb_portable_kernels)
+  endif()
+  set(yamls KERNEL_DEPS ${ARG_KERNEL_DEPS})
+  foreach(attr FUNCTIONS_YAML_TARGET CUSTOM_OPS_YAML_TARGET FALLBACK_YAML_TARGET)
+    if(DEFINED ARG_${attr})
+      _etsb_input(${macro} ${name} ${attr} "${ARG_${attr}}" yaml KINDS merge_yaml)
+      list(APPEND yamls ${attr} "${ARG_${attr}}")
+    endif()
+  endforeach()
+
+  set(_ETSB_PART ON)
+  set(deps "")
+  if(ARG_DEPS)
+    set(deps DEPS ${ARG_DEPS})
+  endif()
+  et_operator_library(NAME ${name}_ops MODEL "${ARG_MODEL}" ${deps})
+  if(NOT ARG_DTYPE_SELECTIVE_BUILD)
+    _etsb_model_binary(${name} ${name}_ops OFF "" ${yamls})
+  else()
+    # Restricting dtypes usually shrinks kernels, but can grow them (ExecuTorch's
+    # issue 13015): link both forms and keep the smaller, so it never costs bytes.
+    _etsb_model_binary(${name}_dtype_selective ${name}_ops ON EXCLUDE_FROM_ALL ${yamls})
+    _etsb_model_binary(${name}_op_selective ${name}_ops OFF EXCLUDE_FROM_ALL ${yamls})
+    set(output "${CMAKE_CURRENT_BINARY_DIR}/${name}_smallest/${name}")
+    _etsb_run(SUBCOMMAND pick-smaller TARGET ${name} OUTPUTS "${output}" "${output}.map"
+      DEPENDS ${name}_dtype_selective ${name}_op_selective
+      ARGS --output "${output}" "$<TARGET_FILE:${name}_dtype_selective>" "$<TARGET_FILE:${name}_op_selective>")
+    add_custom_target(${name} ALL DEPENDS "${output}")
+  endif()
+
+  # The same binary with every kernel of the yaml: what the trimming is measured against.
+  set(_ETSB_EXCLUDE_FROM_ALL ON)
+  executorch_generated_lib(NAME ${name}_all_kernels_lib MANUAL_REGISTRATION MODEL_ENTRY ${yamls})
+  _etsb_runner_binary(${name}_all_kernels ${name}_all_kernels_lib EXCLUDE_FROM_ALL)
+endfunction()
+
+# The runner of et_model_binary linked with a generated library registering
+# `selection`: `<binary>_lib` and the binary `<binary>`.
+function(_etsb_model_binary binary selection dtype_selective exclude)
+  set(dtype "")
+  if(dtype_selective)
+    set(dtype DTYPE_SELECTIVE_BUILD)
+  endif()
+  if(exclude)
+    set(_ETSB_EXCLUDE_FROM_ALL ON)
+  endif()
+  executorch_generated_lib(NAME ${binary}_lib DEPS ${selection} MANUAL_REGISTRATION MODEL_ENTRY ${dtype} ${ARGN})
+  _etsb_runner_binary(${binary} ${binary}_lib "${exclude}")
+endfunction()
+
+# The executable `binary`: etsb_runner's object, the generated library `lib`
+# (which defines etsb::register_model_kernels()) and the runtime, linked with
+# ETSB_LINK_OPTIONS and a link map beside it.
+function(_etsb_runner_binary binary lib exclude)
+  _etsb_runner_objects()
+  add_executable(${binary} ${exclude} $<TARGET_OBJECTS:etsb_runner>)
+  _etsb_cxx_target(${binary})
+  target_link_libraries(${binary} PRIVATE ${lib} etsb::executorch)
+  target_link_options(${binary} PRIVATE ${ETSB_LINK_OPTIONS} "LINKER:-Map=$<TARGET_FILE:${binary}>.map")
+  get_property(root GLOBAL PROPERTY ETSB_EXECUTORCH_ROOT)
+  # The build tree's run path finds libexecutorch.so; an installed copy should too.
+  set_target_properties(${binary} PROPERTIES INSTALL_RPATH "${root}/lib")
+endfunction()
+
+# etsb_runner: runner.cpp compiled once with -DETSB_MODEL_ENTRY (an object library).
+function(_etsb_runner_objects)
+  if(TARGET etsb_runner)
+    return()
+  endif()
+  get_property(root GLOBAL PROPERTY ETSB_ROOT)
+  add_library(etsb_runner OBJECT EXCLUDE_FROM_ALL "${root}/tools/runner/runner.cpp")
+  _etsb_cxx_target(etsb_runner)
+  target_compile_definitions(etsb_runner PRIVATE ETSB_MODEL_ENTRY)
+  target_link_libraries(etsb_runner PRIVATE etsb::executorch)
+endfunction()
+
+# The target `name` standing for the generated file `output`. Built by default
+# when a CMakeLists.txt calls the rule; one made inside another rule is built
+# when that rule's outputs need it.
+function(_etsb_output_target name kind output)
+  set(all ALL)
+  if(_ETSB_PART)
+    set(all "")
+  endif()
+  add_custom_target(${name} ${all} DEPENDS "${output}")
+  set_target_properties(${name} PROPERTIES ETSB_KIND ${kind} ETSB_OUTPUT "${output}")
+endfunction()
+
+# Checks that `json` is a JSON object of operator -> list of strings (dtype
+# names or kernel keys); sets `out` to its number of operators.
+function(_etsb_check_ops_dict macro name json out)
+  string(JSON type ERROR_VARIABLE error TYPE "${json}")
+  if(error OR NOT type STREQUAL "OBJECT")
+    _etsb_fail(${macro} ${name} "OPS_DICT must be a JSON object of operator -> list of dtypes, got '${json}'")
+  endif()
+  string(JSON count LENGTH "${json}")
+  if(count GREATER 0)
+    math(EXPR last "${count} - 1")
+    foreach(i RANGE ${last})
+      string(JSON op MEMBER "${json}" ${i})
+      string(JSON type TYPE "${json}" "${op}")
+      if(NOT type STREQUAL "ARRAY")
+        _etsb_fail(${macro} ${name} "OPS_DICT: the value for '${op}' must be a list of dtype names or kernel keys")
+      endif()
+      string(JSON length LENGTH "${json}" "${op}")
+      if(length GREATER 0)
+        math(EXPR last_item "${length} - 1")
+        foreach(j RANGE ${last_item})
+          string(JSON type TYPE "${json}" "${op}" ${j})
+          if(NOT type STREQUAL "STRING")
+            _etsb_fail(${macro} ${name} "OPS_DICT: the list for '${op}' holds a ${type}, not a dtype name")
+          endif()
+        endforeach()
+      endif()
+    endforeach()
+  endif()
+  set(${out} ${count} PARENT_SCOPE)
+endfunction()
+
+# etsb_portable_kernels: etsb's portable kernels, the default KERNEL_DEPS (built only when used).
+function(_etsb_portable_kernels)
+  set(_ETSB_EXCLUDE_FROM_ALL ON)
+  file(GLOB srcs "${ETSB_ROOT}/kernels/portable/cpu/op_*.cpp" "${ETSB_ROOT}/kernels/portable/cpu/util/*.cpp")
+  file(GLOB hdrs "${ETSB_ROOT}/kernels/portable/cpu/util/*.h")
+  et_kernel_library(NAME etsb_portable_kernels SRCS ${srcs} HDRS ${hdrs})
+endfunction()
+
+_etsb_portable_kernels()
+_etsb_runner_objects()

@@ -1,0 +1,201 @@
+# Private helpers of rules/etsb.cmake: argument checks, input resolution, the
+# runtime target and the custom commands that run etsb's tool. Nothing here is
+# part of the public interface; names start with `_etsb_`.
+#
+# Internal state lives in global properties (readable from any directory):
+#   ETSB_ROOT          the etsb repository (rules/ is below it)
+#   ETSB_PYTHON_EXE    the Python that runs the tool (the ETSB_PYTHON cache variable)
+#   ETSB_TOOL          tools/selective_build/etsb_tool.py
+#   ETSB_TOOL_INPUTS   every file the tool reads besides its arguments (its Python
+#                      sources and yaml/aten_ops.yaml): each command depends on them
+#
+# Targets made by the rules carry these properties:
+#   ETSB_KIND     et_operator_library, merge_yaml, executorch_generated_lib or et_kernel_library
+#   ETSB_OUTPUT   the file an et_operator_library or merge_yaml target produces
+#   ETSB_SRCS, ETSB_HDRS, ETSB_COPTS, ETSB_DEPS   an et_kernel_library's attributes
+
+# Fails the configuration with `<macro> '<name>': <text>`. CMake adds the
+# CMakeLists.txt line of the rule call and the call stack.
+function(_etsb_fail macro name text)
+  if(name STREQUAL "")
+    message(FATAL_ERROR "${macro}: ${text}")
+  endif()
+  message(FATAL_ERROR "${macro} '${name}': ${text}")
+endfunction()
+
+# Checks what cmake_parse_arguments(PARSE_ARGV 0 ARG ...) left in the caller's
+# ARG_* variables: no unknown argument, no keyword without its value, NAME
+# given and usable as a C++ identifier fragment. `ALIASES` pairs (ALIAS
+# CANONICAL ...) map accepted alternative spellings onto the canonical keyword;
+# giving both is an error. Sets `name` in the caller.
+function(_etsb_check_arguments macro)
+  cmake_parse_arguments(PARSE_ARGV 1 CHECK "" "" "ALIASES;KEYWORDS")
+  set(name "${ARG_NAME}")
+  if(DEFINED ARG_UNPARSED_ARGUMENTS)
+    list(GET ARG_UNPARSED_ARGUMENTS 0 first)
+    list(JOIN CHECK_KEYWORDS ", " known)
+    if(NOT DEFINED ARG_NAME AND first MATCHES "^[A-Za-z0-9_-]+$" AND NOT first MATCHES "^[A-Z][A-Z0-9_]*$")
+      _etsb_fail(${macro} "" "unknown argument '${first}': give the target name as NAME ${first}")
+    endif()
+    _etsb_fail(${macro} "${name}" "unknown argument '${first}' (the arguments are ${known})")
+  endif()
+  if(DEFINED ARG_KEYWORDS_MISSING_VALUES)
+    list(GET ARG_KEYWORDS_MISSING_VALUES 0 keyword)
+    _etsb_fail(${macro} "${name}" "${keyword} is given without a value")
+  endif()
+  while(CHECK_ALIASES)
+    list(POP_FRONT CHECK_ALIASES alias canonical)
+    if(DEFINED ARG_${alias})
+      if(DEFINED ARG_${canonical})
+        _etsb_fail(${macro} "${name}" "${alias} is another spelling of ${canonical}: give one of them")
+      endif()
+      set(ARG_${canonical} "${ARG_${alias}}" PARENT_SCOPE)
+    endif()
+  endwhile()
+  if(NOT DEFINED ARG_NAME)
+    _etsb_fail(${macro} "" "NAME is missing (the target name)")
+  endif()
+  if(NOT name MATCHES "^[A-Za-z0-9_-]+$")
+    _etsb_fail(${macro} "" "NAME '${name}' may hold only letters, digits, '_' and '-' (it names generated C++ symbols)")
+  endif()
+  set(name "${name}" PARENT_SCOPE)
+endfunction()
+
+# Fails when a value of the list argument `attr` looks like a keyword: with
+# CMake's keyword arguments a misspelt keyword after a list is read as one of
+# its values.
+function(_etsb_check_list_values macro name attr)
+  foreach(value IN LISTS ARGN)
+    if(value MATCHES "^[A-Z][A-Z0-9_]*$" AND NOT TARGET "${value}" AND NOT EXISTS "${CMAKE_CURRENT_SOURCE_DIR}/${value}")
+      _etsb_fail(${macro} "${name}" "${attr} holds '${value}', which is no target or file: a misspelt keyword?")
+    endif()
+  endforeach()
+endfunction()
+
+# Fails unless `value` names a .pte program.
+function(_etsb_check_model macro name attr value)
+  if(NOT value MATCHES "\\.pte$")
+    _etsb_fail(${macro} "${name}" "${attr} must name a .pte program, got '${value}'")
+  endif()
+endfunction()
+
+# The target `target` stands for (an ALIAS resolved), in `out`.
+function(_etsb_real_target target out)
+  get_target_property(aliased "${target}" ALIASED_TARGET)
+  if(aliased)
+    set(target "${aliased}")
+  endif()
+  set(${out} "${target}" PARENT_SCOPE)
+endfunction()
+
+# The absolute path of the file `value` (relative to the calling directory's
+# sources), in `out`. Fails when it does not exist and no rule generates it.
+function(_etsb_source_file macro name attr value out)
+  cmake_path(ABSOLUTE_PATH value BASE_DIRECTORY "${CMAKE_CURRENT_SOURCE_DIR}" NORMALIZE OUTPUT_VARIABLE path)
+  if(NOT EXISTS "${path}")
+    get_source_file_property(generated "${path}" GENERATED)
+    if(NOT generated)
+      _etsb_fail(${macro} "${name}" "${attr}: no such file '${value}' (looked for ${path})")
+    endif()
+  endif()
+  set(${out} "${path}" PARENT_SCOPE)
+endfunction()
+
+# Resolves `value` of attribute `attr` to a file: the output of an etsb target
+# of one of the kinds `KINDS`, or a file. Sets `<out>_FILE` (absolute) and
+# `<out>_DEPENDS` (the file, and the target that makes it, for DEPENDS).
+function(_etsb_input macro name attr value out)
+  cmake_parse_arguments(PARSE_ARGV 5 INPUT "" "" "KINDS")
+  if(TARGET "${value}")
+    _etsb_real_target("${value}" target)
+    get_target_property(kind "${target}" ETSB_KIND)
+    if(NOT kind IN_LIST INPUT_KINDS)
+      list(JOIN INPUT_KINDS " or " kinds)
+      _etsb_fail(${macro} "${name}" "${attr}: the target '${value}' was not made by ${kinds}")
+    endif()
+    get_target_property(file "${target}" ETSB_OUTPUT)
+    set(${out}_FILE "${file}" PARENT_SCOPE)
+    set(${out}_DEPENDS "${file};${target}" PARENT_SCOPE)
+    return()
+  endif()
+  cmake_path(ABSOLUTE_PATH value BASE_DIRECTORY "${CMAKE_CURRENT_SOURCE_DIR}" NORMALIZE OUTPUT_VARIABLE path)
+  get_source_file_property(generated "${path}" GENERATED)
+  if(NOT EXISTS "${path}" AND NOT generated)
+    list(JOIN INPUT_KINDS " or " kinds)
+    _etsb_fail(${macro} "${name}"
+      "${attr}: '${value}' names no ${kinds} target defined before this call and no file (looked for ${path})")
+  endif()
+  _etsb_source_file(${macro} "${name}" "${attr}" "${value}" file)
+  set(${out}_FILE "${file}" PARENT_SCOPE)
+  set(${out}_DEPENDS "${file}" PARENT_SCOPE)
+endfunction()
+
+# `path` as the tool gets it, in `out`: relative to the top source directory
+# (the commands run there), so that generated files name inputs the same way
+# whatever the build directory; files in the build tree stay absolute.
+function(_etsb_tool_path path out)
+  cmake_path(IS_PREFIX CMAKE_BINARY_DIR "${path}" NORMALIZE in_build)
+  if(NOT in_build)
+    cmake_path(RELATIVE_PATH path BASE_DIRECTORY "${CMAKE_SOURCE_DIR}")
+  endif()
+  set(${out} "${path}" PARENT_SCOPE)
+endfunction()
+
+# A custom command running `etsb <SUBCOMMAND> <ARGS...>`:
+#   _etsb_run(SUBCOMMAND <sub> TARGET <name> OUTPUTS <files...> DEPENDS <inputs...> ARGS <args...>)
+# It depends on every input and on the tool's own files; it runs in the top
+# source directory and is described as `etsb <sub> <name>`.
+function(_etsb_run)
+  cmake_parse_arguments(PARSE_ARGV 0 RUN "" "SUBCOMMAND;TARGET" "OUTPUTS;DEPENDS;ARGS")
+  get_property(python GLOBAL PROPERTY ETSB_PYTHON_EXE)
+  get_property(tool GLOBAL PROPERTY ETSB_TOOL)
+  get_property(tool_inputs GLOBAL PROPERTY ETSB_TOOL_INPUTS)
+  add_custom_command(
+    OUTPUT ${RUN_OUTPUTS}
+    COMMAND "${python}" "${tool}" ${RUN_SUBCOMMAND} ${RUN_ARGS}
+    DEPENDS ${RUN_DEPENDS} ${tool_inputs}
+    WORKING_DIRECTORY "${CMAKE_SOURCE_DIR}"
+    COMMENT "etsb ${RUN_SUBCOMMAND} ${RUN_TARGET}"
+    VERBATIM)
+endfunction()
+
+# Compile settings of every C++ target the rules make: C++17 and the
+# ETSB_COMPILE_OPTIONS (by default the driver's -O2 with a section per function).
+function(_etsb_cxx_target target)
+  set_target_properties("${target}" PROPERTIES CXX_STANDARD 17 CXX_STANDARD_REQUIRED ON CXX_EXTENSIONS OFF)
+  target_compile_options("${target}" PRIVATE ${ETSB_COMPILE_OPTIONS})
+endfunction()
+
+# Finds the ExecuTorch runtime and defines the imported target etsb::executorch:
+# libexecutorch.so, its include directories and C10_USING_CUSTOM_GENERATED_MACROS.
+# EXECUTORCH_ROOT wins; when it is empty, ETSB_PYTHON is asked where the wheel is.
+function(_etsb_find_runtime)
+  set(root "${EXECUTORCH_ROOT}")
+  if(root STREQUAL "")
+    execute_process(
+      COMMAND "${ETSB_PYTHON}" -c "import executorch; print(executorch.__path__[0])"
+      RESULT_VARIABLE status OUTPUT_VARIABLE root ERROR_VARIABLE error OUTPUT_STRIP_TRAILING_WHITESPACE)
+    if(NOT status EQUAL 0)
+      string(STRIP "${error}" error)
+      string(REGEX REPLACE ".*\n" "" error "${error}")
+      message(FATAL_ERROR
+        "etsb: ETSB_PYTHON (${ETSB_PYTHON}) cannot import executorch (${error}).\n"
+        "Install the runtime wheel (scripts/setup.sh does), or pass "
+        "-DEXECUTORCH_ROOT=<the executorch package directory, holding include/ and lib/libexecutorch.so>.")
+    endif()
+  endif()
+  set(library "${root}/lib/libexecutorch.so")
+  if(NOT EXISTS "${library}" OR NOT IS_DIRECTORY "${root}/include/executorch/runtime")
+    message(FATAL_ERROR
+      "etsb: no ExecuTorch runtime in '${root}': it must hold lib/libexecutorch.so and include/executorch/runtime/ "
+      "(set EXECUTORCH_ROOT to the executorch package directory of the wheel).")
+  endif()
+  add_library(etsb::executorch SHARED IMPORTED GLOBAL)
+  set_target_properties(etsb::executorch PROPERTIES
+    IMPORTED_LOCATION "${library}"
+    IMPORTED_SONAME "libexecutorch.so"
+    INTERFACE_INCLUDE_DIRECTORIES "${root}/include;${root}/include/executorch/runtime/core/portable_type/c10"
+    INTERFACE_COMPILE_DEFINITIONS "C10_USING_CUSTOM_GENERATED_MACROS"
+    INTERFACE_COMPILE_FEATURES "cxx_std_17")
+  set_property(GLOBAL PROPERTY ETSB_EXECUTORCH_ROOT "${root}")
+endfunction()

@@ -1,0 +1,327 @@
+"""etsb's rules from CMake (rules/etsb.cmake): examples/cmake configured with
+Ninja and built into pytest's temporary directory, its binaries run on the
+MLP's corpus inputs and compared with torch's outputs; a second build doing
+nothing; an edited yaml or model re-running only the generators that read it;
+generated files identical whatever the build directory; a kernel gap failing
+the build; and mistakes in a CMakeLists.txt failing the configuration with the
+rule's message at the CMakeLists.txt line.
+
+Nothing is written into the repository (examples/cmake is only read). The
+example build compiles the portable kernels twice (once as they are, once for
+the dtype-selective binary): about 20 s on two cores."""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from conftest import MODELS_DIR, REPO, load_manifest
+
+CMAKE = shutil.which("cmake")
+NINJA = shutil.which("ninja")
+EXAMPLE = REPO / "examples" / "cmake"
+RULES = REPO / "rules" / "etsb.cmake"
+MLP = "mlp"
+
+# target -> the binary under the build directory (a dtype-selective binary is
+# the smaller of its two candidates, copied by pick-smaller one directory down)
+BINARIES = {
+    "mlp_bin": "mlp_bin",
+    "mlp_bin_dtype_selective": "mlp_bin_dtype_selective_smallest/mlp_bin_dtype_selective",
+    "vendor_bin": "vendor_bin",
+}
+
+
+def cmake(*argv: str | Path) -> subprocess.CompletedProcess:
+    return subprocess.run([CMAKE, *map(str, argv)], capture_output=True, text=True, timeout=900)
+
+
+def configure(source: Path, build: Path, *options: str) -> subprocess.CompletedProcess:
+    return cmake("-G", "Ninja", "-S", source, "-B", build, *options)
+
+
+def build(build_dir: Path, *targets: str) -> subprocess.CompletedProcess:
+    return cmake("--build", build_dir, "-j", "2", *(a for t in targets for a in ("--target", t)))
+
+
+def ran(result: subprocess.CompletedProcess) -> set[str]:
+    """The etsb generators a build ran (their descriptions: `etsb <command> <target>`)."""
+    return set(re.findall(r"^\[\d+/\d+\] (etsb \S+ \S+)$", result.stdout, re.M))
+
+
+def one_line(text: str) -> str:
+    """CMake wraps messages: compare with whitespace collapsed."""
+    return " ".join(text.split())
+
+
+@pytest.fixture(scope="module")
+def example_build(tmp_path_factory) -> Path:
+    """examples/cmake configured and built once for the module."""
+    assert CMAKE and NINJA, "cmake and ninja are needed: scripts/setup.sh installs them"
+    build_dir = tmp_path_factory.mktemp("cmake") / "build"
+    result = configure(EXAMPLE, build_dir)
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+    result = build(build_dir)
+    assert result.returncode == 0, result.stdout[-5000:] + result.stderr[-3000:]
+    return build_dir
+
+
+def run_mlp(binary: Path, out: Path, *extra: str) -> subprocess.CompletedProcess:
+    """The binary on the MLP's forward inputs, as tests/test_examples.py runs it."""
+    meta = load_manifest()["models"][MLP]["methods"]["forward"]
+    inputs = ",".join(str(MODELS_DIR / MLP / i["file"]) for i in meta["inputs"])
+    return subprocess.run([str(binary), "--model", str(MODELS_DIR / MLP / f"{MLP}.pte"), "--method", "forward",
+                           "--inputs", inputs, "--output-dir", str(out), *extra], capture_output=True, text=True)
+
+
+def assert_matches_torch(manifest: dict, out: Path) -> None:
+    for method, meta in manifest["models"][MLP]["methods"].items():
+        for index, expected_meta in enumerate(meta["outputs"]):
+            expected = np.load(MODELS_DIR / MLP / expected_meta["file"])
+            got = np.load(out / f"output_{index}.npy")
+            assert got.dtype == expected.dtype and got.shape == expected.shape, (method, index)
+            if np.issubdtype(expected.dtype, np.floating):
+                np.testing.assert_allclose(got, expected, rtol=1e-5, atol=1e-6, err_msg=f"{MLP}.{method}[{index}]")
+            else:
+                np.testing.assert_array_equal(got, expected, err_msg=f"{MLP}.{method}[{index}]")
+
+
+def stripped_size(path: Path, tmp_path: Path) -> int:
+    stripped = tmp_path / (path.name + ".stripped")
+    subprocess.run(["strip", "-o", str(stripped), str(path)], check=True)
+    return stripped.stat().st_size
+
+
+def symbols(binary: Path) -> str:
+    return subprocess.run(["nm", "-C", str(binary)], capture_output=True, text=True, check=True).stdout
+
+
+# -- examples/cmake ---------------------------------------------------------------
+
+
+@pytest.mark.parametrize("target", sorted(BINARIES))
+def test_each_cmake_built_binary_runs_the_model_like_torch(example_build, manifest, target, tmp_path):
+    assert set(manifest["models"][MLP]["methods"]) == {"forward"}
+    result = run_mlp(example_build / BINARIES[target], tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert_matches_torch(manifest, tmp_path)
+
+
+def test_the_model_binary_holds_only_the_models_kernels(example_build):
+    table = symbols(example_build / "mlp_bin")
+    for kernel in ("addmm_out", "permute_copy_out", "relu_out"):
+        assert f"torch::executor::native::{kernel}(" in table, kernel
+    assert "torch::executor::native::convolution_out" not in table
+    assert (example_build / "mlp_bin.map").exists()  # the link map, as the driver writes
+
+
+def test_the_dtype_selective_binary_is_the_smaller_candidate(example_build, tmp_path):
+    chosen = example_build / BINARIES["mlp_bin_dtype_selective"]
+    sizes = [stripped_size(example_build / f"mlp_bin_dtype_selective_{form}", tmp_path)
+             for form in ("dtype_selective", "op_selective")]
+    assert stripped_size(chosen, tmp_path) == min(sizes)
+    assert Path(f"{chosen}.map").exists()
+    # The selection's dtypes reached the recompiled kernels.
+    header = (example_build / "mlp_bin_dtype_selective_dtype_selective_lib" / "selected_op_variants.h").read_text()
+    assert "relu.out" in header
+
+
+def test_the_vendor_kernel_serves_relu_through_static_registration(example_build, tmp_path):
+    """vendor_lib is registered by its static initialiser (no MANUAL_REGISTRATION)
+    and runner.cpp, compiled without -DETSB_MODEL_ENTRY, calls nothing: the
+    method loads only if the linker kept the registration object."""
+    binary = example_build / "vendor_bin"
+    result = run_mlp(binary, tmp_path, "--log")
+    assert result.returncode == 0, result.stderr
+    assert "vendor::relu_out_float_2d ran" in result.stderr
+    table = symbols(binary)
+    assert "torch::executor::native::addmm_out" in table
+    assert "torch::executor::native::relu_out" not in table
+
+
+def test_a_second_build_does_nothing(example_build):
+    result = build(example_build)
+    assert result.returncode == 0, result.stderr
+    assert "ninja: no work to do." in result.stdout
+    assert "[1/" not in result.stdout
+
+
+def test_the_all_kernels_companion_is_not_built_by_default(example_build):
+    assert not (example_build / "mlp_bin_all_kernels").exists()
+
+
+# -- rebuilds and determinism -----------------------------------------------------
+
+EDIT_PROJECT = """\
+cmake_minimum_required(VERSION 3.20)
+project(edit LANGUAGES CXX)
+include({rules})
+et_operator_library(NAME mlp_ops MODEL mlp.pte)
+et_operator_library(NAME relu_ops OPS {ops})
+merge_yaml(NAME merged FUNCTIONS_YAML vendor.yaml FALLBACK_YAML ${{ETSB_PORTABLE_FUNCTIONS_YAML}})
+executorch_generated_lib(NAME vendor_lib FUNCTIONS_YAML_TARGET merged DEPS mlp_ops
+                         KERNEL_DEPS etsb_portable_kernels)
+executorch_generated_lib(NAME portable_lib FUNCTIONS_YAML_TARGET ${{ETSB_PORTABLE_FUNCTIONS_YAML}} DEPS relu_ops
+                         KERNEL_DEPS etsb_portable_kernels)
+"""
+# The registration objects (compiling them needs no kernel) and, through them, every generator.
+OBJECTS = ("CMakeFiles/vendor_lib.dir/vendor_lib/register_kernels.cpp.o",
+           "CMakeFiles/portable_lib.dir/portable_lib/register_kernels.cpp.o")
+
+
+@pytest.fixture
+def edit_project(tmp_path) -> Path:
+    """A project of two generated libraries: vendor_lib reads vendor.yaml and
+    mlp.pte (copies, free to edit), portable_lib neither."""
+    source = tmp_path / "src"
+    source.mkdir()
+    shutil.copy(REPO / "examples/vendor_over_portable/vendor.yaml", source / "vendor.yaml")
+    shutil.copy(MODELS_DIR / MLP / f"{MLP}.pte", source / "mlp.pte")
+    (source / "CMakeLists.txt").write_text(EDIT_PROJECT.format(rules=RULES, ops="aten::relu.out"))
+    return source
+
+
+def test_an_edit_reruns_only_what_reads_the_edited_file(edit_project, tmp_path):
+    build_dir = tmp_path / "build"
+    assert configure(edit_project, build_dir).returncode == 0
+    first = build(build_dir, *OBJECTS)
+    assert first.returncode == 0, first.stdout + first.stderr
+    assert ran(first) == {"etsb gen-oplist mlp_ops", "etsb gen-oplist relu_ops", "etsb merge-yaml merged",
+                          "etsb gen-oplist vendor_lib_selected_operators",
+                          "etsb gen-oplist portable_lib_selected_operators",
+                          "etsb gen-bindings vendor_lib", "etsb gen-bindings portable_lib"}
+    assert "ninja: no work to do." in build(build_dir, *OBJECTS).stdout
+
+    # Touched, unchanged: its generator runs; its output is left as it was, so nothing after it does.
+    (edit_project / "vendor.yaml").touch()
+    (edit_project / "mlp.pte").touch()
+    touched = build(build_dir, *OBJECTS)
+    assert ran(touched) == {"etsb merge-yaml merged", "etsb gen-oplist mlp_ops"}, touched.stdout
+    assert "Building CXX" not in touched.stdout
+
+    # Changed: the vendor yaml loses its Float 2-D relu kernel; vendor_lib's generators and
+    # its registration object run again, portable_lib's do not.
+    yaml = edit_project / "vendor.yaml"
+    text = yaml.read_text()
+    kernel = "    - arg_meta:\n        self: [T0, D0]\n        out: [T0, D0]\n      kernel_name: vendor::relu_out_float_2d\n"
+    assert kernel in text
+    yaml.write_text(text.replace(kernel, ""))
+    changed = build(build_dir, *OBJECTS)
+    assert changed.returncode == 0, changed.stdout + changed.stderr
+    assert ran(changed) == {"etsb merge-yaml merged", "etsb gen-bindings vendor_lib"}, changed.stdout
+    assert "Building CXX object CMakeFiles/vendor_lib.dir/" in changed.stdout
+    assert "portable_lib.dir" not in changed.stdout
+
+    # A changed argument in CMakeLists.txt: CMake reconfigures, and only relu_ops' chain runs.
+    (edit_project / "CMakeLists.txt").write_text(EDIT_PROJECT.format(rules=RULES, ops="aten::relu.out aten::add.out"))
+    reconfigured = build(build_dir, *OBJECTS)
+    assert reconfigured.returncode == 0, reconfigured.stdout + reconfigured.stderr
+    assert ran(reconfigured) == {"etsb gen-oplist relu_ops", "etsb gen-oplist portable_lib_selected_operators",
+                                 "etsb gen-bindings portable_lib"}, reconfigured.stdout
+    assert "vendor_lib.dir" not in reconfigured.stdout
+
+
+def test_generated_files_do_not_depend_on_the_build_directory(edit_project, tmp_path):
+    outputs = {}
+    for name in ("one", "two"):
+        build_dir = tmp_path / name
+        assert configure(edit_project, build_dir).returncode == 0
+        assert build(build_dir, "vendor_lib_bindings", "portable_lib_bindings").returncode == 0
+        outputs[name] = {p.relative_to(build_dir): p.read_bytes() for p in build_dir.glob("*/*")
+                         if p.suffix in (".yaml", ".h", ".cpp") and p.parent.name != "CMakeFiles"}
+    assert len(outputs["one"]) == 13  # 4 selections, merged.yaml, 2 x (register_kernels.cpp + 3 headers)
+    assert outputs["one"] == outputs["two"]
+
+
+def test_a_kernel_gap_fails_the_build_naming_the_operator(tmp_path):
+    """The custom-operator model without its custom ops yaml: gen-bindings stops the build."""
+    source = tmp_path / "src"
+    source.mkdir()
+    (source / "CMakeLists.txt").write_text(f"""\
+cmake_minimum_required(VERSION 3.20)
+project(gap LANGUAGES CXX)
+include({RULES})
+et_model_binary(NAME bin MODEL {REPO}/examples/custom_op/model.pte)
+""")
+    assert configure(source, tmp_path / "build").returncode == 0
+    result = build(tmp_path / "build", "bin_lib_bindings")
+    assert result.returncode != 0
+    assert "my_ops::relu_squared.out: no kernel yaml entry for this operator" in result.stdout + result.stderr
+
+
+# -- mistakes in a CMakeLists.txt -------------------------------------------------
+
+PTE = f"{MODELS_DIR}/{MLP}/{MLP}.pte"
+# case -> (the call on line 4 of CMakeLists.txt, the rule, what the message says)
+BAD_CALLS = {
+    "unknown_keyword": (f"et_model_binary(NAME bin MODEL {PTE} DTYPE_SELECTIV_BUILD)", "et_model_binary",
+                        "et_model_binary 'bin': unknown argument 'DTYPE_SELECTIV_BUILD'"),
+    "no_name": (f"et_operator_library(MODEL {PTE})", "et_operator_library",
+                "et_operator_library: NAME is missing"),
+    "positional_name": (f"et_operator_library(ops MODEL {PTE})", "et_operator_library",
+                        "et_operator_library: unknown argument 'ops': give the target name as NAME ops"),
+    "no_model": ("et_model_binary(NAME bin)", "et_model_binary", "et_model_binary 'bin': MODEL is missing"),
+    "not_a_pte": ("et_model_binary(NAME bin MODEL mlp.onnx)", "et_model_binary",
+                  "et_model_binary 'bin': MODEL must name a .pte program, got 'mlp.onnx'"),
+    "missing_model": ("et_model_binary(NAME bin MODEL missing.pte)", "et_model_binary",
+                      "et_model_binary 'bin': MODEL: no such file 'missing.pte'"),
+    "selects_nothing": ("et_operator_library(NAME ops)", "et_operator_library",
+                        "et_operator_library 'ops': selects nothing"),
+    "bad_ops_dict": ('et_operator_library(NAME ops OPS_DICT [[{"aten::add.out": "Float"}]])', "et_operator_library",
+                     "OPS_DICT: the value for 'aten::add.out' must be a list of dtype names or kernel keys"),
+    "same_yaml": ("merge_yaml(NAME m FUNCTIONS_YAML k.yaml FALLBACK_YAML k.yaml)", "merge_yaml",
+                  "merge_yaml 'm': FUNCTIONS_YAML and FALLBACK_YAML are the same file 'k.yaml'"),
+    "dtype_without_deps": ("executorch_generated_lib(NAME lib FUNCTIONS_YAML_TARGET k.yaml "
+                           "KERNEL_DEPS etsb_portable_kernels DTYPE_SELECTIVE_BUILD)", "executorch_generated_lib",
+                           "executorch_generated_lib 'lib': DTYPE_SELECTIVE_BUILD needs DEPS"),
+    "keyword_read_as_a_value": ("executorch_generated_lib(NAME lib FUNCTIONS_YAML_TARGET k.yaml "
+                                "KERNEL_DEPS etsb_portable_kernels MANUAL_REGISTRATON)", "executorch_generated_lib",
+                                "KERNEL_DEPS holds 'MANUAL_REGISTRATON', which is no target or file: "
+                                "a misspelt keyword?"),
+    "no_kernels": ("executorch_generated_lib(NAME lib FUNCTIONS_YAML_TARGET k.yaml)", "executorch_generated_lib",
+                   "executorch_generated_lib 'lib': KERNEL_DEPS is empty"),
+    "two_spellings": ("executorch_generated_lib(NAME lib FUNCTIONS_YAML k.yaml FUNCTIONS_YAML_TARGET k.yaml "
+                      "KERNEL_DEPS etsb_portable_kernels)", "executorch_generated_lib",
+                      "FUNCTIONS_YAML is another spelling of FUNCTIONS_YAML_TARGET: give one of them"),
+    "unknown_dep": ("et_operator_library(NAME ops DEPS other_ops)", "et_operator_library",
+                    "DEPS: 'other_ops' names no et_operator_library target defined before this call and no file"),
+    "kernels_without_sources": ("add_library(mine STATIC k.cpp)\n"
+                                f"et_model_binary(NAME bin MODEL {PTE} KERNEL_DEPS mine DTYPE_SELECTIVE_BUILD)",
+                                "et_model_binary",
+                                "KERNEL_DEPS names 'mine', which is not an et_kernel_library"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(BAD_CALLS))
+def test_a_bad_call_fails_the_configuration_at_its_line(case, tmp_path):
+    call, rule, message = BAD_CALLS[case]
+    source = tmp_path / "src"
+    source.mkdir()
+    (source / "k.yaml").write_text("")
+    (source / "k.cpp").write_text("")
+    (source / "CMakeLists.txt").write_text(
+        f"cmake_minimum_required(VERSION 3.20)\nproject(bad LANGUAGES CXX)\ninclude({RULES})\n{call}\n")
+    result = configure(source, tmp_path / "build")
+    assert result.returncode != 0
+    line = 4 + call.count("\n")
+    assert f"CMakeLists.txt:{line} ({rule})" in result.stderr, result.stderr
+    assert one_line(message) in one_line(result.stderr), result.stderr
+    assert "Configuring incomplete, errors occurred!" in result.stdout + result.stderr
+
+
+def test_a_missing_runtime_fails_the_configuration_clearly(tmp_path):
+    source = tmp_path / "src"
+    source.mkdir()
+    (source / "CMakeLists.txt").write_text(
+        f"cmake_minimum_required(VERSION 3.20)\nproject(bad LANGUAGES CXX)\ninclude({RULES})\n")
+    result = configure(source, tmp_path / "build", f"-DEXECUTORCH_ROOT={tmp_path}/nowhere")
+    assert result.returncode != 0
+    assert one_line(f"etsb: no ExecuTorch runtime in '{tmp_path}/nowhere'") in one_line(result.stderr), result.stderr
+    result = configure(source, tmp_path / "build2", f"-DETSB_PYTHON={tmp_path}/python")
+    assert result.returncode != 0
+    assert one_line(f"etsb: ETSB_PYTHON '{tmp_path}/python' does not exist") in one_line(result.stderr), result.stderr
