@@ -16,10 +16,10 @@ import shutil
 import subprocess
 from pathlib import Path
 
-import numpy as np
 import pytest
 
-from conftest import MODELS_DIR, REPO, load_manifest
+from conftest import REPO
+from model_runs import assert_matches_torch, run_model, stripped_size
 
 BAZEL = shutil.which("bazel")
 STARTUP = ("--host_jvm_args=-Xmx1g", "--max_idle_secs=600")
@@ -68,38 +68,15 @@ def bazel_bin(bazel) -> Path:
     return Path(info.stdout.strip())
 
 
-def run_mlp(binary: Path, out: Path, *extra: str) -> subprocess.CompletedProcess:
-    """The binary on the MLP's forward inputs, as tests/test_examples.py runs it."""
-    meta = load_manifest()["models"][MLP]["methods"]["forward"]
-    inputs = ",".join(str(MODELS_DIR / MLP / i["file"]) for i in meta["inputs"])
-    return subprocess.run([str(binary), "--model", str(MODELS_DIR / MLP / f"{MLP}.pte"), "--method", "forward",
-                           "--inputs", inputs, "--output-dir", str(out), *extra], capture_output=True, text=True)
-
-
-def assert_matches_torch(manifest: dict, out: Path) -> None:
-    for method, meta in manifest["models"][MLP]["methods"].items():
-        for index, expected_meta in enumerate(meta["outputs"]):
-            expected = np.load(MODELS_DIR / MLP / expected_meta["file"])
-            got = np.load(out / f"output_{index}.npy")
-            assert got.dtype == expected.dtype and got.shape == expected.shape, (method, index)
-            np.testing.assert_allclose(got, expected, rtol=1e-5, atol=1e-6, err_msg=f"{MLP}.{method}[{index}]")
-
-
-def stripped_size(path: Path, tmp_path: Path) -> int:
-    stripped = tmp_path / (path.name + ".stripped")
-    subprocess.run(["strip", "-o", str(stripped), str(path)], check=True)
-    return stripped.stat().st_size
-
-
 @pytest.mark.parametrize("label", sorted(BINARIES))
 def test_each_bazel_built_binary_runs_the_model_like_torch(bazel_bin, manifest, label, tmp_path):
     assert set(manifest["models"][MLP]["methods"]) == {"forward"}
-    result = run_mlp(bazel_bin / BINARIES[label], tmp_path)
+    result = run_model(bazel_bin / BINARIES[label], MLP, tmp_path)
     assert result.returncode == 0, result.stderr
-    assert_matches_torch(manifest, tmp_path)
+    assert_matches_torch(MLP, tmp_path)
 
 
-def test_the_dtype_selective_binary_is_the_smaller_candidate_and_runs_from_a_copy(bazel_bin, manifest, tmp_path):
+def test_the_dtype_selective_binary_is_the_smaller_candidate_and_runs_from_a_copy(bazel_bin, tmp_path):
     """pick-smaller copies the chosen binary one directory down; without link maps
     under Bazel it writes the binary alone. The copy finds libexecutorch.so
     through the absolute run path, so it runs from anywhere on this machine."""
@@ -111,14 +88,14 @@ def test_the_dtype_selective_binary_is_the_smaller_candidate_and_runs_from_a_cop
     moved = tmp_path / "elsewhere" / "bin"
     moved.parent.mkdir()
     shutil.copy(chosen, moved)
-    result = run_mlp(moved, tmp_path / "out")
+    result = run_model(moved, MLP, tmp_path / "out")
     assert result.returncode == 0, result.stderr
-    assert_matches_torch(manifest, tmp_path / "out")
+    assert_matches_torch(MLP, tmp_path / "out")
 
 
 def test_the_vendor_kernel_serves_relu_under_bazel(bazel_bin, tmp_path):
     binary = bazel_bin / BINARIES["//examples/vendor_over_portable:bin"]
-    result = run_mlp(binary, tmp_path, "--log")
+    result = run_model(binary, MLP, tmp_path, "--log")
     assert result.returncode == 0, result.stderr
     assert "vendor::relu_out_float_2d ran" in result.stderr
     symbols = subprocess.run(["nm", "-C", str(binary)], capture_output=True, text=True, check=True).stdout

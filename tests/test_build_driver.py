@@ -10,10 +10,10 @@ import shutil
 import subprocess
 from pathlib import Path
 
-import numpy as np
 import pytest
 
 from conftest import MODELS_DIR, REPO
+from model_runs import assert_matches_torch, run_model
 
 ETSB = REPO / ".venv" / "bin" / "etsb"
 KERNELS = REPO / "tests" / "data" / "kernels"
@@ -70,12 +70,9 @@ def steps(output: str) -> list[str]:
 
 
 def run_mlp(binary: Path, out: Path) -> None:
-    result = subprocess.run([str(binary), "--model", str(MLP / "mlp.pte"), "--inputs",
-                             str(MLP / "forward.input_0.npy"), "--output-dir", str(out)],
-                            capture_output=True, text=True)
+    result = run_model(binary, "mlp", out)
     assert result.returncode == 0, result.stderr
-    np.testing.assert_allclose(np.load(out / "output_0.npy"), np.load(MLP / "forward.output_0.npy"),
-                               rtol=1e-5, atol=1e-6)
+    assert_matches_torch("mlp", out)
 
 
 def test_a_users_package_builds_a_binary_that_runs(workspace, tmp_path):

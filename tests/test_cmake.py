@@ -17,10 +17,10 @@ import shutil
 import subprocess
 from pathlib import Path
 
-import numpy as np
 import pytest
 
-from conftest import MODELS_DIR, REPO, load_manifest
+from conftest import MODELS_DIR, REPO
+from model_runs import assert_matches_torch, run_model, stripped_size
 
 CMAKE = shutil.which("cmake")
 NINJA = shutil.which("ninja")
@@ -71,32 +71,6 @@ def example_build(tmp_path_factory) -> Path:
     return build_dir
 
 
-def run_mlp(binary: Path, out: Path, *extra: str) -> subprocess.CompletedProcess:
-    """The binary on the MLP's forward inputs, as tests/test_examples.py runs it."""
-    meta = load_manifest()["models"][MLP]["methods"]["forward"]
-    inputs = ",".join(str(MODELS_DIR / MLP / i["file"]) for i in meta["inputs"])
-    return subprocess.run([str(binary), "--model", str(MODELS_DIR / MLP / f"{MLP}.pte"), "--method", "forward",
-                           "--inputs", inputs, "--output-dir", str(out), *extra], capture_output=True, text=True)
-
-
-def assert_matches_torch(manifest: dict, out: Path) -> None:
-    for method, meta in manifest["models"][MLP]["methods"].items():
-        for index, expected_meta in enumerate(meta["outputs"]):
-            expected = np.load(MODELS_DIR / MLP / expected_meta["file"])
-            got = np.load(out / f"output_{index}.npy")
-            assert got.dtype == expected.dtype and got.shape == expected.shape, (method, index)
-            if np.issubdtype(expected.dtype, np.floating):
-                np.testing.assert_allclose(got, expected, rtol=1e-5, atol=1e-6, err_msg=f"{MLP}.{method}[{index}]")
-            else:
-                np.testing.assert_array_equal(got, expected, err_msg=f"{MLP}.{method}[{index}]")
-
-
-def stripped_size(path: Path, tmp_path: Path) -> int:
-    stripped = tmp_path / (path.name + ".stripped")
-    subprocess.run(["strip", "-o", str(stripped), str(path)], check=True)
-    return stripped.stat().st_size
-
-
 def symbols(binary: Path) -> str:
     return subprocess.run(["nm", "-C", str(binary)], capture_output=True, text=True, check=True).stdout
 
@@ -107,9 +81,9 @@ def symbols(binary: Path) -> str:
 @pytest.mark.parametrize("target", sorted(BINARIES))
 def test_each_cmake_built_binary_runs_the_model_like_torch(example_build, manifest, target, tmp_path):
     assert set(manifest["models"][MLP]["methods"]) == {"forward"}
-    result = run_mlp(example_build / BINARIES[target], tmp_path)
+    result = run_model(example_build / BINARIES[target], MLP, tmp_path)
     assert result.returncode == 0, result.stderr
-    assert_matches_torch(manifest, tmp_path)
+    assert_matches_torch(MLP, tmp_path)
 
 
 def test_the_model_binary_holds_only_the_models_kernels(example_build):
@@ -136,7 +110,7 @@ def test_the_vendor_kernel_serves_relu_through_static_registration(example_build
     and runner.cpp, compiled without -DETSB_MODEL_ENTRY, calls nothing: the
     method loads only if the linker kept the registration object."""
     binary = example_build / "vendor_bin"
-    result = run_mlp(binary, tmp_path, "--log")
+    result = run_model(binary, MLP, tmp_path, "--log")
     assert result.returncode == 0, result.stderr
     assert "vendor::relu_out_float_2d ran" in result.stderr
     table = symbols(binary)

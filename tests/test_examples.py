@@ -6,16 +6,15 @@ failing when its yaml lacks the operator), `etsb size`, and a no-op rebuild."""
 
 from __future__ import annotations
 
-import os
 import re
 import shutil
 import subprocess
 from pathlib import Path
 
-import numpy as np
 import pytest
 
-from conftest import MODELS_DIR, REPO, load_manifest
+from conftest import REPO, load_manifest
+from model_runs import assert_matches_torch, assert_outputs_match, run_model, stripped_size
 
 ETSB = REPO / ".venv" / "bin" / "etsb"
 MODELS = sorted(load_manifest()["models"])
@@ -41,31 +40,14 @@ def binary_path(model: str, name: str) -> Path:
     return REPO / "etsb-out" / "bin" / "examples" / model / (f"{name}_smallest/{name}" if "dtype" in name else name)
 
 
-def run_method(binary: Path, model: str, method: str, inputs: list[str], out: Path, *extra: str):
-    paths = ",".join(str(MODELS_DIR / model / f) for f in inputs)
-    return subprocess.run([str(binary), "--model", str(MODELS_DIR / model / f"{model}.pte"), "--method", method,
-                           "--inputs", paths, "--output-dir", str(out), *extra], capture_output=True, text=True)
-
-
-def assert_matches_torch(model: str, method: str, outputs: list[dict], out: Path) -> None:
-    for index, expected_meta in enumerate(outputs):
-        expected = np.load(MODELS_DIR / model / expected_meta["file"])
-        got = np.load(out / f"output_{index}.npy")
-        assert got.dtype == expected.dtype and got.shape == expected.shape, (model, method, index)
-        if np.issubdtype(expected.dtype, np.floating):
-            np.testing.assert_allclose(got, expected, rtol=1e-5, atol=1e-6, err_msg=f"{model}.{method}[{index}]")
-        else:
-            np.testing.assert_array_equal(got, expected, err_msg=f"{model}.{method}[{index}]")
-
-
 @pytest.mark.parametrize("name", BINARIES)
 @pytest.mark.parametrize("model", MODELS)
 def test_each_corpus_model_runs_in_its_trimmed_binary(built, manifest, model, name, tmp_path):
-    for method, meta in manifest["models"][model]["methods"].items():
+    for method in manifest["models"][model]["methods"]:
         out = tmp_path / method
-        result = run_method(binary_path(model, name), model, method, [i["file"] for i in meta["inputs"]], out)
+        result = run_model(binary_path(model, name), model, out, method=method)
         assert result.returncode == 0, result.stderr
-        assert_matches_torch(model, method, meta["outputs"], out)
+        assert_matches_torch(model, out, method)
 
 
 def test_a_second_build_does_nothing(built):
@@ -73,12 +55,6 @@ def test_a_second_build_does_nothing(built):
     assert result.returncode == 0, result.stderr
     assert "ninja: no work to do." in result.stdout
     assert "[1/" not in result.stdout
-
-
-def stripped_size(path: Path, tmp_path: Path) -> int:
-    stripped = tmp_path / (path.name + ".stripped")
-    subprocess.run(["strip", "-o", str(stripped), str(path)], check=True)
-    return stripped.stat().st_size
 
 
 def test_the_build_prints_each_binarys_path(built):
@@ -109,12 +85,11 @@ def test_dtype_restriction_pays_for_most_corpus_models(built, tmp_path):
 
 
 def test_the_vendor_kernel_serves_relu_and_the_portable_fallback_the_rest(built, manifest, tmp_path):
-    meta = manifest["models"]["mlp"]["methods"]["forward"]
     binary = REPO / "etsb-out/bin/examples/vendor_over_portable/bin"
-    result = run_method(binary, "mlp", "forward", [i["file"] for i in meta["inputs"]], tmp_path, "--log")
+    result = run_model(binary, "mlp", tmp_path, "--log")
     assert result.returncode == 0, result.stderr
     assert "vendor::relu_out_float_2d ran" in result.stderr
-    assert_matches_torch("mlp", "forward", meta["outputs"], tmp_path)
+    assert_matches_torch("mlp", tmp_path)
     # addmm and permute_copy came from the portable fallback: their kernels are in the binary.
     symbols = subprocess.run(["nm", "-C", str(binary)], capture_output=True, text=True, check=True).stdout
     assert "torch::executor::native::addmm_out" in symbols
@@ -145,12 +120,10 @@ def test_size_splits_the_binary_and_compares_with_every_kernel(built):
 def test_repeated_runs_give_every_run_its_inputs(built, manifest, model, tmp_path):
     """Planned memory reuses input buffers during a run: --iterations must
     set the inputs again before each one (the outputs are the last run's)."""
-    meta = manifest["models"][model]["methods"]["forward"]
-    result = run_method(binary_path(model, "bin"), model, "forward", [i["file"] for i in meta["inputs"]],
-                        tmp_path, "--iterations", "5")
+    result = run_model(binary_path(model, "bin"), model, tmp_path, "--iterations", "5")
     assert result.returncode == 0, result.stderr
     assert "median latency:" in result.stdout
-    assert_matches_torch(model, "forward", meta["outputs"], tmp_path)
+    assert_matches_torch(model, tmp_path)
 
 
 # -- the custom operator example (examples/custom_op) ------------------------------
@@ -174,10 +147,7 @@ def test_the_custom_operator_example_runs_its_own_kernel(built, name, tmp_path):
                              str(CUSTOM_OP / "forward.input_0.npy"), "--output-dir", str(tmp_path)],
                             capture_output=True, text=True)
     assert result.returncode == 0, result.stderr
-    expected = np.load(CUSTOM_OP / "forward.output_0.npy")
-    got = np.load(tmp_path / "output_0.npy")
-    assert got.dtype == expected.dtype == np.float32 and got.shape == expected.shape == (2, 3)
-    np.testing.assert_allclose(got, expected, rtol=1e-5, atol=1e-6)
+    assert_outputs_match([CUSTOM_OP / "forward.output_0.npy"], tmp_path, "custom_op.forward")
     assert kernel_symbol_size(binary, "my_ops::native::relu_squared_out") > 0
     symbols = subprocess.run(["nm", "-C", str(binary)], capture_output=True, text=True, check=True).stdout
     assert re.search(r"wrap\w*_relu_squared_out\(", symbols)
