@@ -38,11 +38,7 @@ Tensor& permute_copy_out(KernelRuntimeContext& ctx, const Tensor& self, ArrayRef
   if (out.numel() == 0) return out;
   k::StridedPlan plan;
   k::make_strided_plan(sizes, strides, rank, &plan);
-  const bool handled = k::with_element_word(self.scalar_type(), [&](auto word) {
-    using W = decltype(word);
-    k::strided_copy(self.const_data_ptr<W>(), out.mutable_data_ptr<W>(), plan);
-  });
-  ET_KERNEL_CHECK(ctx, handled, InvalidArgument, out);
+  ET_KERNEL_CHECK(ctx, k::strided_move(self, out, plan), InvalidArgument, out);
   return out;
 }
 

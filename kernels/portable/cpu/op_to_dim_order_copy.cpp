@@ -74,10 +74,7 @@ Tensor& to_dim_order_copy_out(KernelRuntimeContext& ctx, const Tensor& self, boo
   if (in_type == out_type) {
     k::StridedPlan plan;
     plan_in_out_order(self, out, &plan);
-    k::with_element_word(in_type, [&](auto word) {
-      using W = decltype(word);
-      k::strided_copy(self.const_data_ptr<W>(), out.mutable_data_ptr<W>(), plan);
-    });
+    k::strided_move(self, out, plan);
     return out;
   }
   if (same_layout) {

@@ -219,8 +219,8 @@ def _c_string(text: str) -> str:
     return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
-def _wrapper(function_name: str, index: int, operator: str, schema, kernel) -> list[str]:
-    values = [unboxing(argument.type).read(f"stack[{i}]") for i, argument in enumerate(schema.arguments)]
+def _wrapper(function_name: str, index: int, operator: str, unboxings: list, kernel) -> list[str]:
+    values = [u.read(f"stack[{i}]") for i, u in enumerate(unboxings)]
     return [f"// {operator} -> {kernel.cpp_function}",
             f"void {function_name}({CONTEXT}& ctx, Span<EValue*> stack) {{",
             f"  if (!unboxable(ctx, stack, kSignatures[{index}])) {{",
@@ -250,15 +250,16 @@ class _StringPool:
         return "\n".join("    " + _c_string(text)[:-1] + '\\0"' for text in self._offsets) + ";"
 
 
-def _signature_rows(operator: str, schema, first: int, strings: _StringPool) -> tuple[list[str], str]:
+def _signature_rows(operator: str, schema, unboxings: list, first: int,
+                    strings: _StringPool) -> tuple[list[str], str]:
     """The kArguments rows of ``schema`` and its kSignatures row, whose arguments start at row ``first``.
 
     The stack holds one value more than the arguments: the runtime passes the
     result as well (the out tensor, a tensor list of them when there are
     several, the out list again for an out variant returning (); measured with
     ExecuTorch 1.5.1), so a signature of n arguments expects n + 1 values."""
-    rows = [f"    {{{strings.offset(a.name)}, {strings.offset(str(a.type))}, {unboxing(a.type).kind_expression}}},"
-            for a in schema.arguments]
+    rows = [f"    {{{strings.offset(a.name)}, {strings.offset(str(a.type))}, {u.kind_expression}}},"
+            for a, u in zip(schema.arguments, unboxings)]
     return rows, f"    {{{strings.offset(operator)}, {first}, {len(schema.arguments)}}},  // {operator}"
 
 
@@ -270,16 +271,19 @@ def render_registration(resolution: Resolution, lib_name: str, manual_registrati
     arguments: list[str] = []
     signatures: list[str] = []
     strings = _StringPool()
+    used = []  # how each argument of every operator is unboxed
     for resolved in resolution.operators:
         operator = str(resolved.entry.name)
+        unboxings = [unboxing(a.type) for a in resolved.entry.schema.arguments]
+        used += unboxings
         for kernel in resolved.kernels:
             index = len(wrappers)
             name = f"wrap{index}_{kernel.kernel_name.rpartition('::')[2]}"
             wrappers[(operator, kernel.kernel_name)] = name
-            rows, signature = _signature_rows(operator, resolved.entry.schema, len(arguments), strings)
+            rows, signature = _signature_rows(operator, resolved.entry.schema, unboxings, len(arguments), strings)
             arguments += rows
             signatures.append(signature)
-            body += [""] + _wrapper(name, index, operator, resolved.entry.schema, kernel)
+            body += [""] + _wrapper(name, index, operator, unboxings, kernel)
     rows = resolution.registrations
     table = []
     for row in rows:
@@ -291,7 +295,6 @@ def render_registration(resolution: Resolution, lib_name: str, manual_registrati
     if wrappers:
         if not arguments:  # a C++ array cannot be empty
             arguments = ["    {0, 0, kTensor},  // unused: no operator takes arguments"]
-        used = [unboxing(a.type) for resolved in resolution.operators for a in resolved.entry.schema.arguments]
         kinds = {u.kind for u in used}
         readers = {u.reader for u in used}
         reader_text = [text for name, text in _READERS.items() if name in readers]

@@ -116,5 +116,14 @@ inline void strided_copy(const In* in, Out* out, const StridedPlan& p) {
   }
 }
 
+/// out = in walked by `plan`, for tensors of one dtype: the elements are moved
+/// as words of their width. False (nothing copied) for an unsupported width.
+inline bool strided_move(const Tensor& in, Tensor& out, const StridedPlan& plan) {
+  return with_element_word(in.scalar_type(), [&](auto word) {
+    using W = decltype(word);
+    strided_copy(in.const_data_ptr<W>(), out.mutable_data_ptr<W>(), plan);
+  });
+}
+
 }  // namespace kernels
 }  // namespace etsb

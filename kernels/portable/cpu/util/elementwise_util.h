@@ -82,6 +82,19 @@ inline bool elementwise_layout_ok(const Tensor* const* tensors, size_t count) {
   return true;
 }
 
+/// Walks out (of the broadcast shape of a and b) in runs along its last dim:
+/// `run(out_offset, a_offset, a_step, b_offset, b_step, length)` per run, in
+/// elements; a step is 0 where that operand is stretched.
+template <typename Run>
+inline void for_each_binary_run(const Tensor& a, const Tensor& b, const Tensor& out, const Run& run) {
+  BroadcastPlan<2> plan;
+  const Tensor* inputs[2] = {&a, &b};
+  make_broadcast_plan(shape_of(out), inputs, &plan);
+  const int64_t sa = plan.strides[0][plan.ndim - 1];
+  const int64_t sb = plan.strides[1][plan.ndim - 1];
+  for_each_run(plan, [&](int64_t o, const int64_t* in, int64_t len) { run(o, in[0], sa, in[1], sb, len); });
+}
+
 /// out = op(a, b) elementwise with broadcasting; a and b are of C type T, out
 /// of Out; out already has the broadcast shape.
 template <typename T, typename Out, typename Op>
@@ -97,13 +110,8 @@ inline void binary_same_dtype(const Tensor& a, const Tensor& b, const Tensor& ou
   if ((na == n || na == 1) && (nb == n || nb == 1)) {
     return map_binary(pa, na == 1 ? 0 : 1, pb, nb == 1 ? 0 : 1, po, n, op);
   }
-  BroadcastPlan<2> plan;
-  const Tensor* inputs[2] = {&a, &b};
-  make_broadcast_plan(shape_of(out), inputs, &plan);
-  const int64_t sa = plan.strides[0][plan.ndim - 1];
-  const int64_t sb = plan.strides[1][plan.ndim - 1];
-  for_each_run(plan, [&](int64_t o, const int64_t* in, int64_t len) {
-    map_binary(pa + in[0], sa, pb + in[1], sb, po + o, len, op);
+  for_each_binary_run(a, b, out, [&](int64_t o, int64_t ia, int64_t sa, int64_t ib, int64_t sb, int64_t len) {
+    map_binary(pa + ia, sa, pb + ib, sb, po + o, len, op);
   });
 }
 
@@ -155,14 +163,9 @@ inline void binary_mixed(KernelRuntimeContext& ctx, const Tensor& a, const Tenso
   const void* pa = a.const_data_ptr();
   const void* pb = b.const_data_ptr();
   void* po = out.mutable_data_ptr();
-  BroadcastPlan<2> plan;
-  const Tensor* inputs[2] = {&a, &b};
-  make_broadcast_plan(shape_of(out), inputs, &plan);
-  const int64_t sa = plan.strides[0][plan.ndim - 1];
-  const int64_t sb = plan.strides[1][plan.ndim - 1];
-  for_each_run(plan, [&](int64_t o, const int64_t* in, int64_t len) {
+  for_each_binary_run(a, b, out, [&](int64_t o, int64_t ia, int64_t sa, int64_t ib, int64_t sb, int64_t len) {
     for (int64_t j = 0; j < len; ++j) {
-      so(po, o + j, op(la(pa, in[0] + j * sa), lb(pb, in[1] + j * sb)));
+      so(po, o + j, op(la(pa, ia + j * sa), lb(pb, ib + j * sb)));
     }
   });
 }
