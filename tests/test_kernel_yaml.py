@@ -8,6 +8,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
+import yaml
 
 from conftest import REPO, VENV
 from selective_build.cli import main
@@ -84,6 +85,20 @@ def test_specialised_kernels_and_aliases(aten):
     assert special.cpp_function == "vendor::native::add_out"
     assert default.is_default and default.cpp_function == "native::add_out_any"
     assert (special.location.line, special.location.column) == (8, 7)
+
+
+def test_dim_orders_read_yaml_integers_as_pyyaml_does(aten):
+    text = """
+- func: custom::f.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+  type_alias: {T0: [Float]}
+  dim_order_alias: {D0: [[0x0, 0b1, 02, +3]]}
+  kernels:
+    - arg_meta: {self: [T0, D0], out: [T0, D0]}
+      kernel_name: custom::f_out
+"""
+    entry = parse_kernel_yaml(text, "ints.yaml", aten).entries[0]
+    by_pyyaml = yaml.safe_load(text)[0]["dim_order_alias"]["D0"]
+    assert entry.dim_order_alias == (("D0", tuple(map(tuple, by_pyyaml))),) == (("D0", ((0, 1, 2, 3),)),)
 
 
 def test_every_problem_in_a_file_is_reported(aten):

@@ -8,8 +8,9 @@ import pytest
 import yaml
 from hypothesis import given, settings, strategies as st
 
-from selective_build.errors import UserError
-from selective_build.yaml_nodes import BOOL, FLOAT, INT, MAPPING, NULL, SCALAR, SEQUENCE, STR, compose
+from selective_build.errors import Location, UserError
+from selective_build.yaml_nodes import (BOOL, FLOAT, INT, MAPPING, NULL, SCALAR, SEQUENCE, STR, compose, end_line,
+                                        location, tag_of)
 
 ET_ROOT = Path(__import__("executorch").__path__[0])
 TYPES = {NULL: type(None), BOOL: bool, INT: int, FLOAT: float, STR: str}
@@ -17,15 +18,16 @@ TYPES = {NULL: type(None), BOOL: bool, INT: int, FLOAT: float, STR: str}
 
 def same(node, value) -> bool:
     """The node tree and PyYAML's value agree in shape, types and strings."""
-    if node.kind == SCALAR:
-        if not isinstance(value, TYPES[node.tag]) or (node.tag == INT and isinstance(value, bool)):
+    if node.id == SCALAR:
+        tag = tag_of(node)
+        if not isinstance(value, TYPES[tag]) or (tag == INT and isinstance(value, bool)):
             return False
-        return node.tag != STR or node.value == value
-    if node.kind == SEQUENCE:
+        return tag != STR or node.value == value
+    if node.id == SEQUENCE:
         return isinstance(value, list) and len(node.value) == len(value) and all(
             same(n, v) for n, v in zip(node.value, value))
     return isinstance(value, dict) and len(node.value) == len(value) and all(
-        k.kind == SCALAR and k.value in value and same(v, value[k.value]) for k, v in node.value)
+        k.id == SCALAR and k.value in value and same(v, value[k.value]) for k, v in node.value)
 
 
 @pytest.mark.parametrize("relative", ["kernels/portable/functions.yaml", "kernels/quantized/quantized.yaml",
@@ -60,16 +62,35 @@ def test_plain_scalars_resolve_like_pyyaml(word):
 
 def test_positions_styles_and_aliases():
     root = compose("a: &x [1, 2]\nb: *x\nc: 'q'\n", "p.yaml")
-    assert root.kind == MAPPING and (root.line, root.column) == (1, 1)
+    assert root.id == MAPPING and location("p.yaml", root) == Location("p.yaml", 1, 1)
     (a, seq), (b, alias), (c, quoted) = root.value
-    assert (seq.line, seq.column) == (1, 4) and alias is seq  # libyaml marks the anchor
-    assert quoted.style == "'" and quoted.tag == STR and (quoted.line, quoted.column) == (3, 4)
+    assert location("p.yaml", seq) == Location("p.yaml", 1, 4) and alias is seq  # libyaml marks the anchor
+    assert quoted.style == "'" and tag_of(quoted) == STR and location("p.yaml", quoted) == Location("p.yaml", 3, 4)
+
+
+def test_end_lines_of_multi_line_scalars():
+    root = compose("a: one\n  two\nb: \"x\\\n  y\"\nc: z\n", "m.yaml")
+    (_, plain), (_, quoted), (_, single) = root.value
+    assert (plain.value, end_line(plain)) == ("one two", 2)
+    assert (quoted.value, end_line(quoted)) == ("xy", 4)  # an escaped line break leaves no space
+    assert end_line(single) == 5
+
+
+def test_explicit_tags():
+    root = compose("a: !!int '3'\nb: !!str 3\nc: ! 4\nd: !custom 5\ne: !!null ''\n", "t.yaml")
+    assert [tag_of(value) for _, value in root.value] == [INT, STR, INT, STR, NULL]
+
+
+def test_types_are_worked_out_once_and_then_read_as_pyyaml_tags():
+    node = compose("k: 12\n", "o.yaml").value[0][1]
+    assert tag_of(node) == INT and node.tag == "tag:yaml.org,2002:int"
 
 
 @pytest.mark.parametrize("text, place, message", [
     ("a: [1, 2\n", (2, 1), "invalid YAML: did not find expected ',' or ']'"),
     ("a: *nope\n", (1, 4), "invalid YAML: found undefined alias 'nope'"),
     ("- 1\n---\n- 2\n", (2, 1), "invalid YAML: but found another document"),
+    ("a: &x 1\nb: &x 2\n", (2, 4), "invalid YAML: found duplicate anchor 'x' (first defined at line 1)"),
     ("a: b: c\n", (1, 5), "invalid YAML: mapping values are not allowed in this context"),
 ])
 def test_syntax_errors_are_located(text, place, message):

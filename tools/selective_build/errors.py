@@ -8,16 +8,19 @@ the problems it found in a file. The CLI prints each as
 from __future__ import annotations
 
 from dataclasses import dataclass
+from collections import namedtuple
 from collections.abc import Iterable
 
 
-@dataclass(frozen=True, order=True)
-class Location:
-    """A place in an input file; ``line`` and ``column`` count from 1, 0 if unknown."""
+class Location(namedtuple("Location", ("path", "line", "column"), defaults=(0, 0))):
+    """A place in an input file (``path``, ``line``, ``column``); line and
+    column count from 1, 0 if unknown.
 
-    path: str
-    line: int = 0
-    column: int = 0
+    Immutable and ordered by (path, line, column). A named tuple rather than a
+    frozen dataclass: one is made for every entry, kernel and arg_meta of a
+    kernel yaml, and a tuple is built three times faster."""
+
+    __slots__ = ()
 
     def __str__(self) -> str:
         if self.line and self.column:
@@ -27,7 +30,7 @@ class Location:
         return self.path
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Problem:
     """One thing wrong with the input, and where."""
 

@@ -20,12 +20,14 @@ in the file is reported at once as a :class:`~selective_build.errors.UserError`.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from selective_build.aten_schemas import AtenSchemas, load_default_aten_schemas, parse_aten_schemas  # noqa: F401
 from selective_build.dtypes import SCALAR_TYPES
 from selective_build.errors import Location, Problem, UserError, did_you_mean
-from selective_build.yaml_nodes import INT, MAPPING, NULL, SCALAR, SEQUENCE, STR, compose, gc_paused
+from selective_build.yaml_nodes import (MAPPING, NULL, SCALAR, SEQUENCE, STR, compose, end_line, gc_paused, int_of,
+                                        is_null, str_of, tag_of)
 from selective_build.schema import (
     BaseType,
     FunctionSchema,
@@ -51,6 +53,9 @@ SUPPORTED_BASE_TYPES = frozenset({
 ENTRY_KEYS = ("op", "func", "kernels", "type_alias", "dim_order_alias")
 PASSTHROUGH_KEYS = ("variants", "tags", "dispatch", "cpp_no_default_args")
 KERNEL_KEYS = ("arg_meta", "kernel_name")
+_ENTRY_KEYS = frozenset(ENTRY_KEYS)
+_ENTRY_OR_PASSTHROUGH_KEYS = frozenset(ENTRY_KEYS + PASSTHROUGH_KEYS)
+_KERNEL_KEYS = frozenset(KERNEL_KEYS)
 VARIANTS = frozenset({"function", "method"})
 
 _CPP_KEYWORDS = frozenset(
@@ -59,6 +64,8 @@ _CPP_KEYWORDS = frozenset(
     "goto if inline int long mutable namespace new noexcept not nullptr operator or private "
     "protected public register return short signed sizeof static struct switch template this "
     "throw true try typedef typeid typename union unsigned using virtual void volatile while".split())
+# An optionally global (leading ::) C++ qualified name of ASCII identifiers.
+_CPP_QUALIFIED_NAME = re.compile(r"(?:::)?[A-Za-z_][A-Za-z0-9_]*(?:::[A-Za-z_][A-Za-z0-9_]*)*")
 
 
 # ----------------------------------------------------------------------------
@@ -70,7 +77,7 @@ class FrozenMapping(tuple):
     """A YAML mapping carried as data: a tuple of (key, value) pairs, in order."""
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class ArgMeta:
     """One ``arg_meta`` item: a tensor argument and the aliases of its dtypes and dim orders."""
 
@@ -80,7 +87,7 @@ class ArgMeta:
     location: Location
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Kernel:
     """A C++ kernel for an operator; ``arg_meta`` is None for the default kernel."""
 
@@ -101,7 +108,7 @@ class Kernel:
         return f"{namespace}::native::{function}" if sep else f"native::{function}"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class OperatorEntry:
     """One operator of a kernel yaml with its schema and kernels."""
 
@@ -121,7 +128,7 @@ class OperatorEntry:
         return next((k for k in self.kernels if k.is_default), None)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class KernelYaml:
     """A parsed and validated kernel yaml file."""
 
@@ -155,7 +162,8 @@ class _Reader:
         self.problems: list[Problem] = []
 
     def at(self, node) -> Location:
-        return Location(self.path, node.line, node.column)
+        mark = node.start_mark
+        return Location(self.path, mark.line + 1, mark.column + 1)
 
     def problem(self, node_or_location, message: str) -> None:
         location = node_or_location if isinstance(node_or_location, Location) else self.at(node_or_location)
@@ -164,37 +172,76 @@ class _Reader:
     # -- generic node shapes ------------------------------------------------
 
     def mapping(self, node, what: str) -> list | None:
-        if node.kind != MAPPING:
+        """The (key, value) pairs of a mapping node, less keys that are not
+        plain names or that repeat (each reported)."""
+        if node.id != MAPPING:
             self.problem(node, f"{what} must be a mapping, not {self.describe(node)}")
             return None
-        seen: dict[str, object] = {}
-        pairs = []
-        for key, value in node.value:
-            if key.kind != SCALAR:
+        pairs = node.value
+        # Most mappings are well formed: check that in one pass and hand the
+        # node's own (read-only) pair list back.
+        if all(key.id == SCALAR for key, _ in pairs) and len({key.value for key, _ in pairs}) == len(pairs):
+            return pairs
+        seen: set[str] = set()
+        kept = []
+        for key, value in pairs:
+            if key.id != SCALAR:
                 self.problem(key, f"keys of {what} must be plain names")
-                continue
-            if key.value in seen:
+            elif key.value in seen:
                 self.problem(key, f"'{key.value}' appears twice in {what}")
-                continue
-            seen[key.value] = key
-            pairs.append((key, value))
-        return pairs
+            else:
+                seen.add(key.value)
+                kept.append((key, value))
+        return kept
+
+    def fields(self, node, what: str, known: frozenset, expected: str) -> dict | None:
+        """A mapping node's values by key, for a mapping with a fixed set of
+        keys: reports keys that are not plain names, repeat, or are not in
+        ``known`` (then ``expected`` lists the keys that are)."""
+        if node.id != MAPPING:
+            self.problem(node, f"{what} must be a mapping, not {self.describe(node)}")
+            return None
+        pairs = node.value
+        fields = {key.value: value for key, value in pairs if key.id == SCALAR}
+        if len(fields) == len(pairs) and fields.keys() <= known:
+            return fields
+        fields = {}
+        seen: set[str] = set()
+        for key, value in pairs:
+            if key.id != SCALAR:
+                self.problem(key, f"keys of {what} must be plain names")
+            elif key.value in seen:
+                self.problem(key, f"'{key.value}' appears twice in {what}")
+            elif key.value not in known:
+                seen.add(key.value)
+                self.problem(key, f"unknown key '{key.value}' in {what}{did_you_mean(key.value, sorted(known))}; "
+                                  f"expected {expected}")
+            else:
+                seen.add(key.value)
+                fields[key.value] = value
+        return fields
+
+    @staticmethod
+    def has_unknown_key(node, known: frozenset) -> bool:
+        """Whether a mapping node has a key outside ``known`` (already reported by fields())."""
+        return any(key.id == SCALAR and key.value not in known for key, _ in node.value)
 
     def string(self, node, what: str) -> str | None:
-        if node.kind != SCALAR or node.tag != STR or not node.value.strip():
+        text = str_of(node)
+        if text is None or not text.strip():
             self.problem(node, f"{what} must be a non-empty string, not {self.describe(node)}")
             return None
-        return node.value.strip()
+        return text.strip()
 
     @staticmethod
     def describe(node) -> str:
-        if node.kind == SCALAR:
-            if node.tag == NULL:
+        if node.id == SCALAR:
+            if tag_of(node) == NULL:
                 return "null"
-            if node.tag == STR:
+            if tag_of(node) == STR:
                 return f"the string '{node.value}'"
             return f"'{node.value}'"
-        return "a list" if node.kind == SEQUENCE else "a mapping"
+        return "a list" if node.id == SEQUENCE else "a mapping"
 
     # -- the file -----------------------------------------------------------
 
@@ -202,7 +249,7 @@ class _Reader:
         if root is None:
             self.problem(Location(self.path, 1, 1), "empty file: expected a list of operator entries")
             return ()
-        if root.kind != SEQUENCE:
+        if root.id != SEQUENCE:
             self.problem(root, f"expected a list of operator entries ('- op: ...'), not {self.describe(root)}")
             return ()
         entries: list[OperatorEntry] = []
@@ -220,22 +267,10 @@ class _Reader:
         return tuple(entries)
 
     def entry(self, node) -> OperatorEntry | None:
-        pairs = self.mapping(node, "an operator entry")
-        if pairs is None:
+        fields = self.fields(node, "an operator entry", _ENTRY_OR_PASSTHROUGH_KEYS,
+                             ", ".join(ENTRY_KEYS + PASSTHROUGH_KEYS))
+        if fields is None:
             return None
-        fields = {}
-        passthrough = []
-        misspelt = set()
-        for key, value in pairs:
-            if key.value in ENTRY_KEYS:
-                fields[key.value] = value
-            elif key.value in PASSTHROUGH_KEYS:
-                passthrough.append((key.value, self.passthrough(key.value, value)))
-            else:
-                misspelt.add(key.value)
-                hint = did_you_mean(key.value, ENTRY_KEYS + PASSTHROUGH_KEYS)
-                self.problem(key, f"unknown key '{key.value}' in an operator entry{hint}; "
-                                  f"expected {', '.join(ENTRY_KEYS + PASSTHROUGH_KEYS)}")
         if ("op" in fields) == ("func" in fields):
             self.problem(node, "an operator entry needs exactly one of 'op' (an ATen operator) "
                                "or 'func' (a custom operator's schema)")
@@ -246,16 +281,20 @@ class _Reader:
             return None
         spelling, schema = named
         location = self.at(fields[kind])
-        type_alias = self.type_alias(fields.get("type_alias"))
-        dim_order_alias = self.dim_order_alias(fields.get("dim_order_alias"))
+        type_alias = self.type_alias(fields["type_alias"]) if "type_alias" in fields else ()
+        dim_order_alias = self.dim_order_alias(fields["dim_order_alias"]) if "dim_order_alias" in fields else ()
+        passthrough = ()
+        if not fields.keys() <= _ENTRY_KEYS:
+            passthrough = tuple((key, self.passthrough(key, value)) for key, value in fields.items()
+                                if key in PASSTHROUGH_KEYS)
         self.check_schema(schema, fields[kind])
         if "kernels" not in fields:
-            if not misspelt:  # else the unknown key already says what is wrong
+            if not self.has_unknown_key(node, _ENTRY_OR_PASSTHROUGH_KEYS):  # else that key is the mistake
                 self.problem(node, f"{schema.name} has no 'kernels' list")
             return None
         kernels = self.kernels(fields["kernels"], schema, dict(type_alias), dict(dim_order_alias))
         return OperatorEntry(schema.name, kind, spelling, schema, type_alias, dim_order_alias,
-                             kernels, tuple(passthrough), location)
+                             kernels, passthrough, location)
 
     def passthrough(self, key: str, node) -> object:
         value = _plain(node)
@@ -275,6 +314,9 @@ class _Reader:
             except SchemaSyntaxError as error:
                 self.problem(self.column_in(node, error.column), f"bad schema: {error.message}")
                 return None
+        schema = self.aten.lookup(text[6:] if text.startswith("aten::") else text)
+        if schema is not None:  # a known name is a well-formed one
+            return text, schema
         try:
             name = parse_operator_name(text)
         except SchemaSyntaxError as error:
@@ -297,29 +339,34 @@ class _Reader:
 
     def column_in(self, node, column: int) -> Location:
         """The place of a column within a scalar, when the scalar sits on one line as written."""
-        if node.line != node.end_line or node.style not in ("", "'", '"'):
-            return self.at(node)
+        start = self.at(node)
+        if start.line != end_line(node) or node.style not in ("", "'", '"'):
+            return start
         offset = 1 if node.style else 0  # the opening quote
-        return Location(self.path, node.line, node.column + offset + column - 1)
+        return Location(self.path, start.line, start.column + offset + column - 1)
 
     # -- schema rules ---------------------------------------------------------
 
     def check_schema(self, schema: FunctionSchema, node) -> None:
         name = schema.name
+        writes = []
         for arg in schema.arguments:
-            problem = _unsupported_type(arg.type)
-            if problem:
-                self.problem(node, f"{name}: argument '{arg.name}' has type {arg.type}: {problem}")
+            type_ = arg.type
+            # Most arguments are plain supported types: decide those inline.
+            if type(type_) is not BaseType or type_.name not in SUPPORTED_BASE_TYPES:
+                problem = _unsupported_type(type_)
+                if problem:
+                    self.problem(node, f"{name}: argument '{arg.name}' has type {type_}: {problem}")
+            if arg.annotation is not None and arg.annotation.is_write:
+                writes.append(arg)
+                if base_of(type_).name != "Tensor":
+                    self.problem(node, f"{name}: argument '{arg.name}' is written but is a {type_}")
         for ret in schema.returns:
-            if not (isinstance(ret.type, BaseType) and ret.type.name == "Tensor"):
+            if not (type(ret.type) is BaseType and ret.type.name == "Tensor"):
                 self.problem(node, f"{name}: returns {ret.type}; an ExecuTorch operator returns "
                                    "only Tensors (its out arguments) or ()")
                 return
-        writes = [a for a in schema.arguments if a.is_write]
-        outs = schema.out_arguments
-        for arg in writes:
-            if base_of(arg.type).name != "Tensor":
-                self.problem(node, f"{name}: argument '{arg.name}' is written but is a {arg.type}")
+        outs = [arg for arg in writes if arg.kwarg_only]
         if outs:
             # Written positional arguments are state the operator updates in
             # place (batch norm's running statistics); the outputs are the outs.
@@ -347,7 +394,7 @@ class _Reader:
         for key, value in self.mapping(node, section) or ():
             if not key.value.isidentifier():
                 self.problem(key, f"{what} name '{key.value}' is not an identifier")
-            elif value.kind != SEQUENCE or not value.value:
+            elif value.id != SEQUENCE or not value.value:
                 self.problem(value, f"{what} {key.value} must be a non-empty list of {example}, "
                                     f"not {self.describe(value)}")
             else:
@@ -362,8 +409,8 @@ class _Reader:
     def dtypes(self, alias: str, node) -> tuple[str, ...]:
         dtypes: list[str] = []
         for item in node.value:
-            if item.kind != SCALAR or item.value not in SCALAR_TYPES:
-                word = item.value if item.kind == SCALAR else self.describe(item)
+            if item.id != SCALAR or item.value not in SCALAR_TYPES:
+                word = item.value if item.id == SCALAR else self.describe(item)
                 self.problem(item, f"unknown dtype '{word}' in type alias {alias}"
                                    f"{did_you_mean(str(word), SCALAR_TYPES)}; dtypes are ScalarType "
                                    "names: Byte, Char, Short, Int, Long, Half, Float, Double, Bool, BFloat16, ...")
@@ -378,18 +425,26 @@ class _Reader:
                             self.dim_orders)
 
     def dim_orders(self, alias: str, node) -> tuple[tuple[int, ...], ...] | None:
-        if all(item.kind == SCALAR for item in node.value):
+        if all(item.id == SCALAR for item in node.value):
             flat = ", ".join(item.value for item in node.value)
             self.problem(node, f"dim order alias {alias} is a list of dim orders: write [[{flat}]], not [{flat}]")
             return None
-        orders = (self.dim_order(item, alias) for item in node.value)
-        return tuple(order for order in orders if order is not None)
+        orders = []
+        for item in node.value:
+            order = self.dim_order(item, alias)
+            if order is not None:
+                orders.append(order)
+        return tuple(orders)
 
     def dim_order(self, node, alias: str) -> tuple[int, ...] | None:
-        if node.kind != SEQUENCE or any(i.kind != SCALAR or i.tag != INT for i in node.value):
+        if node.id != SEQUENCE:
             self.problem(node, f"a dim order of alias {alias} must be a list of integers, not {self.describe(node)}")
             return None
-        order = tuple(int(i.value) for i in node.value)
+        order = tuple(int_of(item) for item in node.value)
+        if None in order:
+            item = node.value[order.index(None)]
+            self.problem(item, f"a dim order of alias {alias} is a list of integers; {self.describe(item)} is not one")
+            return None
         if sorted(order) != list(range(len(order))):
             self.problem(node, f"dim order {list(order)} of alias {alias} is not a permutation "
                                f"of 0..{len(order) - 1}")
@@ -399,56 +454,42 @@ class _Reader:
     # -- kernels --------------------------------------------------------------
 
     def kernels(self, node, schema: FunctionSchema, type_alias: dict, dim_order_alias: dict) -> tuple[Kernel, ...]:
-        if node.kind != SEQUENCE or not node.value:
+        if node.id != SEQUENCE or not node.value:
             self.problem(node, f"'kernels' of {schema.name} must be a non-empty list, not {self.describe(node)}")
             return ()
         kernels: list[Kernel] = []
         default_at: Location | None = None
         for item in node.value:
-            kernel = self.kernel(item, schema, type_alias, dim_order_alias)
-            if kernel is None:
+            fields = self.fields(item, "a kernel", _KERNEL_KEYS, " and ".join(KERNEL_KEYS))
+            if fields is None:
                 continue
-            if kernel.is_default:
+            if "kernel_name" not in fields:
+                if not self.has_unknown_key(item, _KERNEL_KEYS):
+                    self.problem(item, f"a kernel of {schema.name} has no 'kernel_name'")
+                continue
+            kernel_name = self.kernel_name(fields["kernel_name"])
+            meta_node = fields.get("arg_meta")
+            arg_meta = None
+            if meta_node is not None and not is_null(meta_node):
+                arg_meta = self.arg_meta(meta_node, schema, type_alias, dim_order_alias)
+            if kernel_name is None:
+                continue
+            location = self.at(item)
+            if arg_meta is None:
                 if default_at is not None:
-                    self.problem(item, f"{schema.name} has a second default kernel (arg_meta: null); "
-                                       f"the first is at line {default_at.line}")
+                    self.problem(location, f"{schema.name} has a second default kernel (arg_meta: null); "
+                                           f"the first is at line {default_at.line}")
                     continue
-                default_at = kernel.location
-            kernels.append(kernel)
+                default_at = location
+            kernels.append(Kernel(kernel_name, arg_meta, location))
         return tuple(kernels)
-
-    def kernel(self, node, schema: FunctionSchema, type_alias: dict, dim_order_alias: dict) -> Kernel | None:
-        pairs = self.mapping(node, "a kernel")
-        if pairs is None:
-            return None
-        fields = {}
-        misspelt = False
-        for key, value in pairs:
-            if key.value in KERNEL_KEYS:
-                fields[key.value] = value
-            else:
-                misspelt = True
-                self.problem(key, f"unknown key '{key.value}' in a kernel{did_you_mean(key.value, KERNEL_KEYS)}; "
-                                  f"expected {' and '.join(KERNEL_KEYS)}")
-        if "kernel_name" not in fields:
-            if not misspelt:
-                self.problem(node, f"a kernel of {schema.name} has no 'kernel_name'")
-            return None
-        kernel_name = self.kernel_name(fields["kernel_name"])
-        meta_node = fields.get("arg_meta")
-        arg_meta = None
-        if meta_node is not None and not (meta_node.kind == SCALAR and meta_node.tag == NULL):
-            arg_meta = self.arg_meta(meta_node, schema, type_alias, dim_order_alias)
-        if kernel_name is None:
-            return None
-        return Kernel(kernel_name, arg_meta, self.at(node))
 
     def kernel_name(self, node) -> str | None:
         name = self.string(node, "kernel_name")
         if name is None:
             return None
-        parts = name[2:].split("::") if name.startswith("::") else name.split("::")
-        if not all(_is_cpp_identifier(p) for p in parts):
+        parts = name.split("::")
+        if not _CPP_QUALIFIED_NAME.fullmatch(name) or not _CPP_KEYWORDS.isdisjoint(parts):
             self.problem(node, f"kernel_name '{name}' is not a C++ qualified name such as torch::executor::add_out")
             return None
         if len(parts) > 1 and parts[-2] == "native":
@@ -462,46 +503,47 @@ class _Reader:
         pairs = self.mapping(node, "arg_meta")
         if pairs is None:
             return ()
+        arguments = {arg.name: arg for arg in schema.arguments}
         metas = []
-        names = ", ".join(a.name for a in schema.arguments if is_single_tensor(a.type))
         for key, value in pairs:
-            arg = schema.argument(key.value)
-            if arg is None:
-                self.problem(key, f"arg_meta names '{key.value}', which is not an argument of "
-                                  f"{schema.name}{did_you_mean(key.value, [a.name for a in schema.arguments])}; "
-                                  f"its tensor arguments are {names}")
+            arg = arguments.get(key.value)
+            if arg is None or not is_single_tensor(arg.type):
+                self.arg_meta_argument_problem(key, arg, schema)
                 continue
-            if not is_single_tensor(arg.type):
-                self.problem(key, f"arg_meta names '{key.value}', a {arg.type} argument; arg_meta describes "
-                                  f"single tensor arguments only ({names})")
-                continue
-            if value.kind != SEQUENCE or len(value.value) != 2 or any(i.kind != SCALAR for i in value.value):
+            items = value.value
+            if value.id != SEQUENCE or len(items) != 2 or items[0].id != SCALAR or items[1].id != SCALAR:
                 self.problem(value, f"arg_meta of '{key.value}' must be [type alias, dim order alias], "
                                     f"such as [T0, D0], not {self.describe(value)}")
                 continue
-            dtype_node, order_node = value.value
-            ok = True
+            dtype_node, order_node = items
+            if dtype_node.value in type_alias and order_node.value in dim_order_alias:
+                metas.append(ArgMeta(key.value, dtype_node.value, order_node.value, self.at(key)))
+                continue
             if dtype_node.value not in type_alias:
                 self.problem(dtype_node, f"type alias '{dtype_node.value}' is not defined in type_alias"
                                          f"{did_you_mean(dtype_node.value, type_alias)}")
-                ok = False
             if order_node.value not in dim_order_alias:
                 self.problem(order_node, f"dim order alias '{order_node.value}' is not defined in dim_order_alias"
                                          f"{did_you_mean(order_node.value, dim_order_alias)}")
-                ok = False
-            if ok:
-                metas.append(ArgMeta(key.value, dtype_node.value, order_node.value, self.at(key)))
-        described = {m.argument for m in metas}
-        missing = [a.name for a in schema.arguments
-                   if isinstance(a.type, BaseType) and a.type.name == "Tensor" and a.name not in described]
-        if missing and len(metas) == len(pairs):
-            self.problem(node, f"arg_meta must describe every tensor argument of {schema.name}: "
-                               f"missing {', '.join(missing)}")
+        if len(metas) == len(pairs):  # else what is wrong is already said
+            described = {meta.argument for meta in metas}
+            missing = [arg.name for arg in schema.arguments
+                       if arg.name not in described and type(arg.type) is BaseType and arg.type.name == "Tensor"]
+            if missing:
+                self.problem(node, f"arg_meta must describe every tensor argument of {schema.name}: "
+                                   f"missing {', '.join(missing)}")
         return tuple(metas)
 
-
-def _is_cpp_identifier(word: str) -> bool:
-    return word.isidentifier() and word.isascii() and word not in _CPP_KEYWORDS
+    def arg_meta_argument_problem(self, key, arg, schema: FunctionSchema) -> None:
+        """arg_meta names something other than a single tensor argument."""
+        names = ", ".join(a.name for a in schema.arguments if is_single_tensor(a.type))
+        if arg is None:
+            self.problem(key, f"arg_meta names '{key.value}', which is not an argument of "
+                              f"{schema.name}{did_you_mean(key.value, [a.name for a in schema.arguments])}; "
+                              f"its tensor arguments are {names}")
+        else:
+            self.problem(key, f"arg_meta names '{key.value}', a {arg.type} argument; arg_meta describes "
+                              f"single tensor arguments only ({names})")
 
 
 def _unsupported_type(type_: Type) -> str:
@@ -534,9 +576,9 @@ def _returns_alias(returns, written) -> bool:
 
 def _plain(node) -> object:
     """A node as plain immutable data (for keys etsb carries but does not interpret)."""
-    if node.kind == SCALAR:
-        return None if node.tag == NULL else node.value
-    if node.kind == SEQUENCE:
+    if node.id == SCALAR:
+        return None if tag_of(node) == NULL else node.value
+    if node.id == SEQUENCE:
         return tuple(_plain(item) for item in node.value)
     return FrozenMapping((key.value, _plain(value)) for key, value in node.value)
 

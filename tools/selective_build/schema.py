@@ -35,7 +35,7 @@ class SchemaSyntaxError(ValueError):
         self.column = column
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class OperatorName:
     """``namespace::name.overload``; ``overload`` is ``""`` when there is none."""
 
@@ -75,7 +75,7 @@ def parse_operator_name(text: str) -> OperatorName:
     return OperatorName(namespace, name, overload)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class BaseType:
     """A plain type: ``Tensor``, ``int``, ``Scalar``..."""
 
@@ -85,7 +85,7 @@ class BaseType:
         return self.name
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class OptionalType:
     """``T?``."""
 
@@ -95,7 +95,7 @@ class OptionalType:
         return f"{self.elem}?"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class ListType:
     """``T[]``, or ``T[N]`` when ``size`` is set."""
 
@@ -124,7 +124,7 @@ def is_single_tensor(type_: Type) -> bool:
     return isinstance(type_, BaseType) and type_.name == "Tensor"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Annotation:
     """An alias annotation: ``(a!)`` is ``alias_sets=("a",), is_write=True``."""
 
@@ -148,7 +148,7 @@ def _annotated(type_: Type, annotation: Annotation | None) -> str:
     return f"{base}({annotation}){text[len(base):]}"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Argument:
     """One argument of a schema."""
 
@@ -168,7 +168,7 @@ class Argument:
         return text if self.default is None else f"{text}={self.default}"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Return:
     """One returned value of a schema; ``name`` may be empty."""
 
@@ -181,7 +181,7 @@ class Return:
         return f"{text} {self.name}" if self.name else text
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class FunctionSchema:
     """A parsed function schema."""
 
@@ -418,10 +418,10 @@ class _Parser:
 
 # The fast path: one regular expression per argument. Text it does not match
 # goes to _Parser, which either accepts it or says precisely what is wrong.
-_ARGUMENT = re.compile(
-    r" *(\w+)(\([^()]*\))?((?:\?|\[\d*\])*) +(\w+) *"
-    r"(?:= *(\"(?:[^\"\\]|\\.)*\"|'(?:[^'\\]|\\.)*'|\[[^\]]*\]|[^,()\[\]\"' ]+) *)?([,)])")
-_STAR = re.compile(r" *\* *([,)])")
+_DEFAULT = r"(?:\"(?:[^\"\\]|\\.)*\"|'(?:[^'\\]|\\.)*'|\[[^\]]*\]|[^,()\[\]\"' ]+)"
+_ARGUMENT = re.compile(r" *(\w+)(\([^()]*\))?((?:\?|\[\d*\])*) +(\w+) *(?:= *(" + _DEFAULT + r") *)?")
+# One argument or '*' with its comma: an argument list is a run of these.
+_PIECE = re.compile(r" *(?:\*|\w+(?:\([^()]*\))?(?:\?|\[\d*\])* +\w+ *(?:= *" + _DEFAULT + r" *)?) *(?:,|\Z)")
 _RETURN = re.compile(r" *(\w+)(\([^()]*\))?((?:\?|\[\d*\])*)(?: +(\w+))? *([,)]|$)")
 _NAME = re.compile(r" *(?:(\w+)::)?(\w+)(?:\.(\w+))?\(")
 
@@ -461,60 +461,88 @@ def _fast_parse(text: str) -> FunctionSchema | None:
     if match is None:
         return None
     namespace, name, overload = match.groups()
-    pos = match.end()
+    # Split at the first '->': text that makes this split wrong (an arrow in an
+    # annotation or a default) fails one of the two parts and goes to _Parser.
+    arrow = text.find("->", match.end())
+    if arrow < 0:
+        return None
+    head = text[match.end():arrow].rstrip(" ")
+    if not head.endswith(")"):
+        return None
+    arguments = _fast_arguments(head[:-1])
+    returns = _fast_returns(text[arrow + 2:].strip(" "))
+    if arguments is None or returns is None:
+        return None
+    return FunctionSchema(OperatorName(namespace or DEFAULT_NAMESPACE, name, overload or ""), arguments, returns)
+
+
+# Argument and return lists repeat across operators (every unary out variant
+# has the same ones), so each distinct text is parsed once per process.
+@functools.lru_cache(maxsize=4096)
+def _fast_arguments(text: str) -> tuple[Argument, ...] | None:
+    """The arguments between a schema's parentheses, or None to defer to _Parser."""
+    if not text.strip(" "):
+        return ()
+    pieces = _PIECE.findall(text)
+    if sum(map(len, pieces)) != len(text):  # the pieces must tile the text
+        return None
     args: list[Argument] = []
     kwarg_only = False
-    if text.startswith(")", pos):
-        pos += 1
-    else:
-        while True:
-            star = _STAR.match(text, pos)
-            if star is not None and not kwarg_only:
-                kwarg_only = True
-                pos, end = star.end(), star.group(1)
-            else:
-                arg = _ARGUMENT.match(text, pos)
-                if arg is None:
-                    return None
-                base, annotation_text, suffixes, arg_name, default, end = arg.groups()
-                type_ = _fast_type(base, suffixes)
-                annotation = _fast_annotation(annotation_text) if annotation_text else None
-                if type_ is None or (annotation_text and annotation is None):
-                    return None
-                args.append(Argument(arg_name, type_, default, annotation, kwarg_only))
-                pos = arg.end()
-            if end == ")":
-                break
-    if len({a.name for a in args}) != len(args):
+    for piece in pieces:
+        if piece.strip(" ,") == "*":
+            if kwarg_only:
+                return None
+            kwarg_only = True
+            continue
+        arg = _fast_argument(piece.rstrip(","), kwarg_only)
+        if arg is None:
+            return None
+        args.append(arg)
+    if pieces[-1].endswith(",") or len({a.name for a in args}) != len(args):
         return None
-    arrow = text.find("->", pos)
-    if arrow < 0 or text[pos:arrow].strip():
+    return tuple(args)
+
+
+@functools.lru_cache(maxsize=4096)
+def _fast_argument(text: str, kwarg_only: bool) -> Argument | None:
+    """One argument (``Tensor(a!) out``, ``int[2] stride=[1, 1]``), or None."""
+    match = _ARGUMENT.fullmatch(text)
+    if match is None:
         return None
-    rest = text[arrow + 2:].strip()
-    returns: list[Return] = []
-    if rest.startswith("("):
-        body, pos = rest, 1
-        if rest == "()":
-            pos = len(rest)
-        while pos < len(body):
-            ret = _RETURN.match(body, pos)
+    base, annotation_text, suffixes, name, default = match.groups()
+    type_ = _fast_type(base, suffixes)
+    annotation = _fast_annotation(annotation_text) if annotation_text else None
+    if type_ is None or (annotation_text and annotation is None):
+        return None
+    return Argument(name, type_, default, annotation, kwarg_only)
+
+
+@functools.lru_cache(maxsize=1024)
+def _fast_returns(text: str) -> tuple[Return, ...] | None:
+    """A schema's returns (the text after '->'), or None to defer to _Parser."""
+    returns: list[Return | None] = []
+    if text.startswith("("):
+        pos = 1
+        if text == "()":
+            pos = len(text)
+        while pos < len(text):
+            ret = _RETURN.match(text, pos)
             if ret is None or ret.group(5) == "":
                 return None
             returns.append(_fast_return(ret))
             pos = ret.end()
             if ret.group(5) == ")":
                 break
-        if body[pos:].strip():
+        if text[pos:].strip():
             return None
     else:
-        ret = _RETURN.match(rest)
-        if ret is None or ret.group(5) != "" or ret.end() != len(rest):
+        ret = _RETURN.match(text)
+        if ret is None or ret.group(5) != "" or ret.end() != len(text):
             return None
         returns.append(_fast_return(ret))
     if None in returns:
         return None
-    operator = OperatorName(namespace or DEFAULT_NAMESPACE, name, overload or "")
-    return FunctionSchema(operator, tuple(args), tuple(returns))
+    return tuple(returns)
 
 
 def _fast_return(match) -> Return | None:

@@ -11,7 +11,7 @@ from __future__ import annotations
 from selective_build.errors import Location, Problem, UserError, did_you_mean
 from selective_build.kernel_keys import check_key_entry
 from selective_build.selection import SelectedOperator, Selection, make_selection
-from selective_build.yaml_nodes import BOOL, MAPPING, NULL, SCALAR, SEQUENCE, STR, compose, gc_paused
+from selective_build.yaml_nodes import BOOL, MAPPING, NULL, SCALAR, SEQUENCE, STR, compose, gc_paused, location, tag_of
 
 TOP_LEVEL_KEYS = ("build_features", "custom_classes", "debug_info", "et_kernel_metadata",
                   "include_all_non_op_selectives", "include_all_operators", "kernel_metadata", "operators")
@@ -25,34 +25,34 @@ class _Reader:
         self.problems: list[Problem] = []
 
     def problem(self, node, message: str) -> None:
-        self.problems.append(Problem(message, Location(self.path, node.line, node.column)))
+        self.problems.append(Problem(message, location(self.path, node)))
 
     def mapping(self, node, what: str) -> list:
-        if node.kind == MAPPING:
+        if node.id == MAPPING:
             return node.value
-        if node.kind == SCALAR and node.tag == NULL:
+        if node.id == SCALAR and tag_of(node) == NULL:
             return []
         self.problem(node, f"{what} must be a mapping, found {_describe(node)}")
         return []
 
     def strings(self, node, what: str, allow_null_items: bool = False) -> list[str]:
-        if node.kind == SCALAR and node.tag == NULL:
+        if node.id == SCALAR and tag_of(node) == NULL:
             return []
-        if node.kind != SEQUENCE:
+        if node.id != SEQUENCE:
             self.problem(node, f"{what} must be a list, found {_describe(node)}")
             return []
         found = []
         for item in node.value:
-            if item.kind == SCALAR and item.tag == NULL and allow_null_items:
+            if item.id == SCALAR and tag_of(item) == NULL and allow_null_items:
                 continue  # ExecuTorch writes 'debug_info: [null]' for sources without a name
-            if item.kind != SCALAR or item.tag not in (STR, "int", "float"):
+            if item.id != SCALAR or tag_of(item) not in (STR, "int", "float"):
                 self.problem(item, f"{what} must hold strings, found {_describe(item)}")
                 continue
             found.append(item.value)
         return found
 
     def boolean(self, node, what: str) -> bool:
-        if node.kind == SCALAR and node.tag == BOOL:
+        if node.id == SCALAR and tag_of(node) == BOOL:
             return node.value in ("true", "True", "TRUE", "yes", "Yes", "YES", "on", "On", "ON")
         self.problem(node, f"{what} must be true or false, found {_describe(node)}")
         return False
@@ -60,7 +60,7 @@ class _Reader:
     def operator_name(self, node) -> str | None:
         from selective_build.schema import SchemaSyntaxError, parse_operator_name
 
-        if node.kind != SCALAR or node.tag != STR:
+        if node.id != SCALAR or tag_of(node) != STR:
             self.problem(node, f"an operator name must be a string, found {_describe(node)}")
             return None
         try:
@@ -123,11 +123,11 @@ class _Reader:
 
     def kernel_keys(self, node) -> list[str]:
         keys = []
-        if node.kind != SEQUENCE:
+        if node.id != SEQUENCE:
             self.strings(node, "kernel keys")  # reports the problem
             return keys
         for item in node.value:
-            if item.kind != SCALAR or item.tag != STR:
+            if item.id != SCALAR or tag_of(item) != STR:
                 self.problem(item, f"a kernel key must be a string, found {_describe(item)}")
                 continue
             try:
@@ -138,9 +138,9 @@ class _Reader:
 
 
 def _describe(node) -> str:
-    if node.kind == SCALAR:
-        return "null" if node.tag == NULL else f"{node.tag} '{node.value}'"
-    return f"a {node.kind}"
+    if node.id == SCALAR:
+        return "null" if tag_of(node) == NULL else f"{tag_of(node)} '{node.value}'"
+    return f"a {node.id}"
 
 
 def parse_selected_operators(text: str, path: str) -> Selection:

@@ -1,10 +1,17 @@
-"""A light YAML node tree with source positions, built from libyaml's events.
+"""YAML node trees with source positions, composed by libyaml.
 
-PyYAML's C parser (``CSafeLoader``) does the parsing; this module only turns
-its event stream into slotted nodes, resolving plain scalars the way PyYAML's
-safe loader does (YAML 1.1: null, bool, int, float, else str). That is about
-three times faster than ``yaml.compose``, whose Python node and mark objects
-dominate the time of reading a large kernel yaml.
+PyYAML's C composer (:class:`yaml.cyaml.CParser`) builds the tree of
+``yaml.nodes`` objects with no Python work per parser event. etsb replaces
+only its resolver: PyYAML's matches a list of regular expressions against
+every scalar and tracks a path per node, which costs three times the
+composing itself. Here a plain scalar's type is worked out when a reader asks
+(:func:`tag_of`), the way PyYAML's safe loader would (YAML 1.1: null, bool,
+int, float, else str); mapping keys and names are never asked.
+
+A node is PyYAML's: ``node.id`` is ``"scalar"``, ``"sequence"`` or
+``"mapping"``; ``node.value`` is a scalar's text, a list of nodes, or a list
+of (key, value) node pairs; ``node.style`` is a scalar's quote character
+(``""`` when plain). :func:`location` and :func:`end_line` give 1-based places.
 """
 
 from __future__ import annotations
@@ -24,28 +31,99 @@ _BOOLS = frozenset("yes Yes YES no No NO true True TRUE false False FALSE on On 
 _INT = re.compile(r"[-+]?(?:0b[0-1_]+|0[0-7_]+|(?:0|[1-9][0-9_]*)|0x[0-9a-fA-F_]+|[1-9][0-9_]*(?::[0-5]?[0-9])+)\Z")
 _FLOAT = re.compile(r"(?:[-+]?(?:[0-9][0-9_]*)\.[0-9_]*(?:[eE][-+][0-9]+)?|\.[0-9][0-9_]*(?:[eE][-+][0-9]+)?"
                     r"|[-+]?[0-9][0-9_]*(?::[0-5]?[0-9])+\.[0-9_]*|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN))\Z")
-_EXPLICIT_TAGS = {
-    "tag:yaml.org,2002:null": NULL, "tag:yaml.org,2002:bool": BOOL, "tag:yaml.org,2002:int": INT,
-    "tag:yaml.org,2002:float": FLOAT, "tag:yaml.org,2002:str": STR,
-}
+# Plain words that are not strings, and the characters a number can start with.
+_PLAIN_WORDS = {**dict.fromkeys(_NULLS, NULL), **dict.fromkeys(_BOOLS, BOOL)}
+_NUMBER_STARTS = frozenset("0123456789-+.")
+
+_YAML_TAGS = {NULL: "tag:yaml.org,2002:null", BOOL: "tag:yaml.org,2002:bool", INT: "tag:yaml.org,2002:int",
+              FLOAT: "tag:yaml.org,2002:float", STR: "tag:yaml.org,2002:str"}
+_TYPES = {tag: name for name, tag in _YAML_TAGS.items()}
+# The tag the resolver gives a plain scalar until tag_of() types it.
+_PLAIN = "etsb:plain"
+_STR_TAG = _YAML_TAGS[STR]
+_ANCHOR = re.compile(r"[&*]?([^\s,\[\]{}]+)")
 
 
-class Node:
-    """One node: ``kind`` is scalar, sequence or mapping; ``value`` is the
-    scalar's text, a list of nodes, or a list of (key, value) node pairs.
-    ``line`` and ``column`` count from 1; ``style`` is the scalar's quote
-    character or ``""`` when plain; ``end_line`` is where the scalar ends."""
+def resolve_plain(text: str) -> str:
+    """The type PyYAML's safe loader gives a plain scalar."""
+    word = _PLAIN_WORDS.get(text)
+    if word is not None:
+        return word
+    if text[:1] in _NUMBER_STARTS:
+        if _INT.match(text):
+            return INT
+        if _FLOAT.match(text):
+            return FLOAT
+    return STR
 
-    __slots__ = ("kind", "tag", "value", "line", "column", "end_line", "style")
 
-    def __init__(self, kind, tag, value, line, column, end_line=0, style=""):
-        self.kind = kind
-        self.tag = tag
-        self.value = value
-        self.line = line
-        self.column = column
-        self.end_line = end_line
-        self.style = style
+def tag_of(node) -> str:
+    """A scalar node's type: null, bool, int, float or str (an unknown
+    explicit tag, such as ``!custom x``, reads as str)."""
+    tag = node.tag
+    if tag is _PLAIN:
+        # Typed once, then tagged as PyYAML's own resolver would have.
+        tag = node.tag = _YAML_TAGS[resolve_plain(node.value)]
+    return _TYPES.get(tag, STR)
+
+
+def str_of(node) -> str | None:
+    """The text of a scalar PyYAML reads as a str, else None."""
+    if node.id != SCALAR:
+        return None
+    text = node.value
+    if node.tag is _PLAIN and text[:1] not in _NUMBER_STARTS and text not in _PLAIN_WORDS:
+        return text  # the common case, decided without typing the node
+    return text if tag_of(node) == STR else None
+
+
+def int_of(node) -> int | None:
+    """The value of a scalar PyYAML reads as an int, else None."""
+    if node.id != SCALAR:
+        return None
+    text = node.value
+    if node.tag is _PLAIN and text.isdigit() and text.isascii() and (text[0] != "0" or text == "0"):
+        return int(text)  # the common case: plain decimal digits
+    return int_value(text) if tag_of(node) == INT else None
+
+
+def is_null(node) -> bool:
+    """Whether the node is a scalar PyYAML reads as None."""
+    return node.id == SCALAR and tag_of(node) == NULL
+
+
+def int_value(text: str) -> int:
+    """The value of a YAML 1.1 int scalar (``tag_of`` gave INT): decimal,
+    ``0b`` binary, ``0x`` hex, leading-zero octal, or base 60 (``1:30``),
+    with ``_`` separators, as PyYAML's safe loader reads it."""
+    digits = text.replace("_", "")
+    sign = -1 if digits[:1] == "-" else 1
+    digits = digits.lstrip("+-")
+    if digits == "0":
+        return 0
+    if digits.startswith("0b"):
+        return sign * int(digits[2:], 2)
+    if digits.startswith("0x"):
+        return sign * int(digits[2:], 16)
+    if digits[0] == "0":
+        return sign * int(digits, 8)
+    if ":" in digits:
+        value = 0
+        for part in digits.split(":"):
+            value = value * 60 + int(part)
+        return sign * value
+    return sign * int(digits)
+
+
+def location(path: str, node) -> Location:
+    """Where ``node`` starts in ``path``."""
+    mark = node.start_mark
+    return Location(path, mark.line + 1, mark.column + 1)
+
+
+def end_line(node) -> int:
+    """The 1-based line a node ends on."""
+    return node.end_mark.line + 1
 
 
 @contextlib.contextmanager
@@ -62,104 +140,64 @@ def gc_paused():
             gc.enable()
 
 
-def resolve_plain(text: str) -> str:
-    """The type PyYAML's safe loader gives a plain scalar."""
-    if text in _NULLS:
-        return NULL
-    if text in _BOOLS:
-        return BOOL
-    first = text[0]
-    if first.isdigit() or first in "-+.":
-        if _INT.match(text):
-            return INT
-        if _FLOAT.match(text):
-            return FLOAT
-    return STR
-
-
-def yaml_error(error, path: str) -> UserError:
-    """A PyYAML error as a UserError at its place in ``path``."""
+def yaml_error(error, path: str, text: str = "") -> UserError:
+    """A PyYAML error as a UserError at its place in ``path`` (``text`` is the
+    document, to name an undefined or repeated anchor)."""
     mark = getattr(error, "problem_mark", None) or getattr(error, "context_mark", None)
     problem = getattr(error, "problem", None) or getattr(error, "context", None) or str(error)
-    location = Location(path, mark.line + 1, mark.column + 1) if mark else Location(path)
-    return UserError(f"invalid YAML: {problem}", location)
+    context = getattr(error, "context", None) or ""
+    if mark is not None and text:
+        # libyaml's composer leaves the anchor's name out of these two.
+        name = _anchor_at(text, mark.line, mark.column)
+        if problem == "found undefined alias":
+            problem = f"found undefined alias '{name}'"
+        elif context.startswith("found duplicate anchor"):
+            first = error.context_mark
+            problem = f"found duplicate anchor '{name}' (first defined at line {first.line + 1})"
+    place = Location(path, mark.line + 1, mark.column + 1) if mark else Location(path)
+    return UserError(f"invalid YAML: {problem}", place)
 
 
-def compose(text: str, path: str) -> Node | None:
+def _anchor_at(text: str, line: int, column: int) -> str:
+    """The anchor or alias name written at a 0-based place (``&name`` or ``*name``)."""
+    lines = text.splitlines()
+    match = _ANCHOR.match(lines[line], column) if line < len(lines) else None
+    return match.group(1) if match else ""
+
+
+def _composer():
+    from yaml.cyaml import CParser
+
+    class Composer(CParser):
+        """libyaml's composer with a resolver that defers typing to tag_of()."""
+
+        def resolve(self, kind, value, implicit):
+            if value is None:  # a collection
+                return None
+            return _PLAIN if implicit[0] else _STR_TAG  # plain, or quoted / block
+
+        def descend_resolver(self, parent, index):
+            pass
+
+        def ascend_resolver(self):
+            pass
+
+    return Composer
+
+
+_COMPOSER = None
+
+
+def compose(text: str, path: str):
     """The root node of the single document in ``text`` (None when it is empty);
     a YAML syntax error is a UserError at its place."""
     import yaml
 
-    loader = yaml.CSafeLoader(text)
+    global _COMPOSER
+    if _COMPOSER is None:
+        _COMPOSER = _composer()
     try:
         with gc_paused():
-            return _build(loader)
+            return _COMPOSER(text).get_single_node()
     except yaml.YAMLError as error:
-        raise yaml_error(error, path) from None
-    finally:
-        loader.dispose()
-
-
-def _build(loader) -> Node | None:
-    import yaml
-
-    ScalarEvent, SequenceStartEvent, MappingStartEvent = yaml.ScalarEvent, yaml.SequenceStartEvent, yaml.MappingStartEvent
-    AliasEvent, CollectionEndEvent = yaml.AliasEvent, yaml.CollectionEndEvent
-    get_event = loader.get_event
-    get_event()  # stream start
-    if loader.check_event(yaml.StreamEndEvent):
-        return None
-    get_event()  # document start
-    anchors: dict[str, Node] = {}
-    root_holder: list[Node] = []
-    # The open collections, innermost last: [node, pending mapping key or None].
-    root = Node(SEQUENCE, None, root_holder, 0, 0)
-    stack: list[list] = [[root, None]]
-    frame = stack[-1]
-    while True:
-        event = get_event()
-        kind = type(event)
-        opens = False
-        if kind is ScalarEvent:
-            mark = event.start_mark
-            style = event.style or ""
-            tag = _EXPLICIT_TAGS.get(event.tag) if event.tag and event.tag != "!" else None
-            if tag is None:
-                tag = resolve_plain(event.value) if not style and event.implicit[0] else STR
-            node = Node(SCALAR, tag, event.value, mark.line + 1, mark.column + 1, event.end_mark.line + 1, style)
-        elif kind is SequenceStartEvent or kind is MappingStartEvent:
-            mark = event.start_mark
-            node = Node(SEQUENCE if kind is SequenceStartEvent else MAPPING, None, [], mark.line + 1, mark.column + 1)
-            opens = True
-        elif kind is AliasEvent:
-            node = anchors.get(event.anchor)
-            if node is None:
-                raise yaml.composer.ComposerError(None, None, f"found undefined alias '{event.anchor}'",
-                                                  event.start_mark)
-        elif issubclass(kind, CollectionEndEvent):
-            stack.pop()
-            frame = stack[-1]
-            continue
-        else:  # document end
-            break
-        if kind is not AliasEvent and event.anchor:
-            anchors[event.anchor] = node
-        # Attach to the open collection (inline: this runs once per node).
-        parent = frame[0]
-        if parent.kind == SEQUENCE:
-            parent.value.append(node)
-        elif frame[1] is None:
-            frame[1] = node
-        else:
-            parent.value.append((frame[1], node))
-            frame[1] = None
-        if opens:
-            frame = [node, None]
-            stack.append(frame)
-    if not loader.check_event(yaml.StreamEndEvent):
-        event = loader.get_event()
-        mark = event.start_mark
-        raise yaml.composer.ComposerError("expected a single document in the stream", None,
-                                          "but found another document", mark)
-    return root_holder[0] if root_holder else None
-
+        raise yaml_error(error, path, text) from None
