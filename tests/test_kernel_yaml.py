@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 import yaml
+from hypothesis import given, settings, strategies as st
 
 from conftest import REPO, VENV
 from selective_build.cli import main
@@ -188,3 +189,43 @@ def test_aten_schema_line_scan_matches_pyyaml():
     loaded = yaml.load(path.read_text(), Loader=yaml.CSafeLoader)
     assert dict(scanned) == {e["func"].partition("(")[0]: e["func"] for e in loaded}
     assert len(scanned) > 1400
+
+
+_SEED_YAML = """\
+- op: add.out
+  type_alias:
+    T0: [Float, Double]
+  dim_order_alias:
+    D0: [[0, 1, 2, 3], [0, 2, 3, 1]]
+  kernels:
+    - arg_meta:
+        self: [T0, D0]
+        other: [T0, D0]
+        out: [T0, D0]
+      kernel_name: vendor::add_out
+    - arg_meta: null
+      kernel_name: torch::executor::add_out
+- func: custom::op.out(Tensor self, int[2] size=[1, 1], *, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)
+  variants: function
+  kernels:
+    - arg_meta: null
+      kernel_name: custom::op_out
+"""
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, len(_SEED_YAML) - 1), st.integers(0, 3),
+                          st.sampled_from(list(" \n-:[],{}&*!'\"#|>?%@`\t0aT_.()") + ["null", "::", "  "])),
+                min_size=1, max_size=4))
+def test_mutated_kernel_yaml_gives_located_errors_only(aten, edits):
+    """Any corruption of a valid file parses or fails with located problems, never another exception."""
+    text = _SEED_YAML
+    for position, removed, inserted in edits:
+        text = text[:position] + inserted + text[position + removed:]
+    try:
+        parsed = parse_kernel_yaml(text, "mutated.yaml", aten)
+    except UserError as error:
+        assert all(p.location is not None and p.location.path == "mutated.yaml" for p in error.problems), text
+        assert all(p.location.line >= 1 for p in error.problems), text
+    else:
+        assert all(entry.kernels for entry in parsed.entries)
