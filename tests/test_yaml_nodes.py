@@ -10,7 +10,7 @@ from hypothesis import given, settings, strategies as st
 
 from selective_build.errors import Location, UserError
 from selective_build.yaml_nodes import (BOOL, FLOAT, INT, MAPPING, NULL, SCALAR, SEQUENCE, STR, compose, end_line,
-                                        location, tag_of)
+                                        int_of, location, tag_of)
 
 ET_ROOT = Path(__import__("executorch").__path__[0])
 TYPES = {NULL: type(None), BOOL: bool, INT: int, FLOAT: float, STR: str}
@@ -103,3 +103,14 @@ def test_syntax_errors_are_located(text, place, message):
 def test_empty_documents():
     assert compose("", "e.yaml") is None
     assert compose("# only a comment\n", "e.yaml") is None
+
+
+@pytest.mark.parametrize("word, value", [("0", 0), ("12", 12), ("-7", -7), ("+5", 5), ("017", 15), ("0x1f", 31),
+                                         ("0b101", 5), ("1_000", 1000), ("1:30", 90), ("'3'", None), ("1.5", None),
+                                         ("0x_", None), ("null", None), ("!!str 4", None), ("!!int '8'", 8)])
+def test_int_of_reads_yaml_ints_like_pyyaml(word, value):
+    node = compose(f"k: {word}\n", "i.yaml").value[0][1]
+    assert int_of(node) == value
+    loaded = yaml.safe_load(f"k: {word}\n")["k"] if word != "0x_" else None
+    if value is not None:
+        assert loaded == value

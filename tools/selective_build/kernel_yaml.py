@@ -198,27 +198,20 @@ class _Reader:
         """A mapping node's values by key, for a mapping with a fixed set of
         keys: reports keys that are not plain names, repeat, or are not in
         ``known`` (then ``expected`` lists the keys that are)."""
-        if node.id != MAPPING:
-            self.problem(node, f"{what} must be a mapping, not {self.describe(node)}")
+        if node.id == MAPPING:  # the common case: distinct known names, in one pass
+            fields = {key.value: value for key, value in node.value if key.id == SCALAR}
+            if len(fields) == len(node.value) and fields.keys() <= known:
+                return fields
+        pairs = self.mapping(node, what)
+        if pairs is None:
             return None
-        pairs = node.value
-        fields = {key.value: value for key, value in pairs if key.id == SCALAR}
-        if len(fields) == len(pairs) and fields.keys() <= known:
-            return fields
         fields = {}
-        seen: set[str] = set()
         for key, value in pairs:
-            if key.id != SCALAR:
-                self.problem(key, f"keys of {what} must be plain names")
-            elif key.value in seen:
-                self.problem(key, f"'{key.value}' appears twice in {what}")
-            elif key.value not in known:
-                seen.add(key.value)
+            if key.value in known:
+                fields[key.value] = value
+            else:
                 self.problem(key, f"unknown key '{key.value}' in {what}{did_you_mean(key.value, sorted(known))}; "
                                   f"expected {expected}")
-            else:
-                seen.add(key.value)
-                fields[key.value] = value
         return fields
 
     @staticmethod
@@ -460,29 +453,34 @@ class _Reader:
         kernels: list[Kernel] = []
         default_at: Location | None = None
         for item in node.value:
-            fields = self.fields(item, "a kernel", _KERNEL_KEYS, " and ".join(KERNEL_KEYS))
-            if fields is None:
+            kernel = self.kernel(item, schema, type_alias, dim_order_alias)
+            if kernel is None:
                 continue
-            if "kernel_name" not in fields:
-                if not self.has_unknown_key(item, _KERNEL_KEYS):
-                    self.problem(item, f"a kernel of {schema.name} has no 'kernel_name'")
-                continue
-            kernel_name = self.kernel_name(fields["kernel_name"])
-            meta_node = fields.get("arg_meta")
-            arg_meta = None
-            if meta_node is not None and not is_null(meta_node):
-                arg_meta = self.arg_meta(meta_node, schema, type_alias, dim_order_alias)
-            if kernel_name is None:
-                continue
-            location = self.at(item)
-            if arg_meta is None:
+            if kernel.is_default:
                 if default_at is not None:
-                    self.problem(location, f"{schema.name} has a second default kernel (arg_meta: null); "
-                                           f"the first is at line {default_at.line}")
+                    self.problem(kernel.location, f"{schema.name} has a second default kernel (arg_meta: null); "
+                                                  f"the first is at line {default_at.line}")
                     continue
-                default_at = location
-            kernels.append(Kernel(kernel_name, arg_meta, location))
+                default_at = kernel.location
+            kernels.append(kernel)
         return tuple(kernels)
+
+    def kernel(self, node, schema: FunctionSchema, type_alias: dict, dim_order_alias: dict) -> Kernel | None:
+        fields = self.fields(node, "a kernel", _KERNEL_KEYS, " and ".join(KERNEL_KEYS))
+        if fields is None:
+            return None
+        if "kernel_name" not in fields:
+            if not self.has_unknown_key(node, _KERNEL_KEYS):  # else that key is the mistake
+                self.problem(node, f"a kernel of {schema.name} has no 'kernel_name'")
+            return None
+        kernel_name = self.kernel_name(fields["kernel_name"])
+        meta_node = fields.get("arg_meta")
+        arg_meta = None
+        if meta_node is not None and not is_null(meta_node):
+            arg_meta = self.arg_meta(meta_node, schema, type_alias, dim_order_alias)
+        if kernel_name is None:
+            return None
+        return Kernel(kernel_name, arg_meta, self.at(node))
 
     def kernel_name(self, node) -> str | None:
         name = self.string(node, "kernel_name")

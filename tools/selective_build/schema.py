@@ -416,7 +416,8 @@ class _Parser:
             self.pos += 1
 
 
-# The fast path: one regular expression per argument. Text it does not match
+# The fast path: one regular expression cuts the argument list into pieces, one
+# per argument, and another reads each distinct piece. Text they do not match
 # goes to _Parser, which either accepts it or says precisely what is wrong.
 _DEFAULT = r"(?:\"(?:[^\"\\]|\\.)*\"|'(?:[^'\\]|\\.)*'|\[[^\]]*\]|[^,()\[\]\"' ]+)"
 _ARGUMENT = re.compile(r" *(\w+)(\([^()]*\))?((?:\?|\[\d*\])*) +(\w+) *(?:= *(" + _DEFAULT + r") *)?")

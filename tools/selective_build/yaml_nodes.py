@@ -84,7 +84,12 @@ def int_of(node) -> int | None:
     text = node.value
     if node.tag is _PLAIN and text.isdigit() and text.isascii() and (text[0] != "0" or text == "0"):
         return int(text)  # the common case: plain decimal digits
-    return int_value(text) if tag_of(node) == INT else None
+    if tag_of(node) != INT:
+        return None
+    try:
+        return int_value(text)
+    except ValueError:  # "0x_" has the form of an int and no digits
+        return None
 
 
 def is_null(node) -> bool:
