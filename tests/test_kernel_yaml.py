@@ -61,8 +61,8 @@ def test_portable_yaml_model(aten):
     assert parsed.entry("dim_order_ops::_to_dim_order_copy.out").kind == "func"
 
 
-def test_specialised_kernels_and_aliases(aten):
-    text = """
+# A vendor's add.out: a kernel specialised by dtype and dim order, and a default.
+VENDOR_ADD = """
 - op: add.out
   type_alias:
     T0: [Double, Float]
@@ -77,7 +77,10 @@ def test_specialised_kernels_and_aliases(aten):
     - arg_meta: null
       kernel_name: add_out_any
 """
-    entry = parse_kernel_yaml(text, "v.yaml", aten).entries[0]
+
+
+def test_specialised_kernels_and_aliases(aten):
+    entry = parse_kernel_yaml(VENDOR_ADD, "v.yaml", aten).entries[0]
     assert entry.type_alias == (("T0", ("Double", "Float")),)
     assert entry.dim_order_alias == (("D0", ((0, 1, 2, 3), (0, 2, 3, 1))),)
     special, default = entry.kernels
@@ -191,20 +194,7 @@ def test_aten_schema_line_scan_matches_pyyaml():
     assert len(scanned) > 1400
 
 
-_SEED_YAML = """\
-- op: add.out
-  type_alias:
-    T0: [Float, Double]
-  dim_order_alias:
-    D0: [[0, 1, 2, 3], [0, 2, 3, 1]]
-  kernels:
-    - arg_meta:
-        self: [T0, D0]
-        other: [T0, D0]
-        out: [T0, D0]
-      kernel_name: vendor::add_out
-    - arg_meta: null
-      kernel_name: torch::executor::add_out
+_SEED_YAML = VENDOR_ADD + """\
 - func: custom::op.out(Tensor self, int[2] size=[1, 1], *, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)
   variants: function
   kernels:
