@@ -7,9 +7,9 @@ the problems it found in a file. The CLI prints each as
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from collections import namedtuple
 from collections.abc import Iterable
+from dataclasses import dataclass
 
 
 class Location(namedtuple("Location", ("path", "line", "column"), defaults=(0, 0))):

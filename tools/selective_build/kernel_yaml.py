@@ -27,7 +27,7 @@ from selective_build.aten_schemas import AtenSchemas, load_default_aten_schemas,
 from selective_build.dtypes import SCALAR_TYPES
 from selective_build.errors import Location, Problem, UserError, did_you_mean
 from selective_build.yaml_nodes import (MAPPING, NULL, SCALAR, SEQUENCE, STR, compose, end_line, gc_paused, int_of,
-                                        is_null, str_of, tag_of)
+                                        is_null, location, str_of, tag_of)
 from selective_build.schema import (
     BaseType,
     FunctionSchema,
@@ -162,8 +162,7 @@ class _Reader:
         self.problems: list[Problem] = []
 
     def at(self, node) -> Location:
-        mark = node.start_mark
-        return Location(self.path, mark.line + 1, mark.column + 1)
+        return location(self.path, node)
 
     def problem(self, node_or_location, message: str) -> None:
         location = node_or_location if isinstance(node_or_location, Location) else self.at(node_or_location)
@@ -221,10 +220,11 @@ class _Reader:
 
     def string(self, node, what: str) -> str | None:
         text = str_of(node)
-        if text is None or not text.strip():
+        text = text.strip() if text is not None else ""
+        if not text:
             self.problem(node, f"{what} must be a non-empty string, not {self.describe(node)}")
             return None
-        return text.strip()
+        return text
 
     @staticmethod
     def describe(node) -> str:
@@ -575,7 +575,7 @@ def _returns_alias(returns, written) -> bool:
 def _plain(node) -> object:
     """A node as plain immutable data (for keys etsb carries but does not interpret)."""
     if node.id == SCALAR:
-        return None if tag_of(node) == NULL else node.value
+        return None if is_null(node) else node.value
     if node.id == SEQUENCE:
         return tuple(_plain(item) for item in node.value)
     return FrozenMapping((key.value, _plain(value)) for key, value in node.value)

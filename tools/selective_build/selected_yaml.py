@@ -11,7 +11,8 @@ from __future__ import annotations
 from selective_build.errors import Location, Problem, UserError, did_you_mean
 from selective_build.kernel_keys import check_key_entry
 from selective_build.selection import SelectedOperator, Selection, make_selection
-from selective_build.yaml_nodes import BOOL, MAPPING, NULL, SCALAR, SEQUENCE, STR, compose, gc_paused, location, tag_of
+from selective_build.yaml_nodes import (BOOL, FLOAT, INT, MAPPING, NULL, SCALAR, SEQUENCE, STR, compose, gc_paused,
+                                        is_null, location, str_of, tag_of)
 
 TOP_LEVEL_KEYS = ("build_features", "custom_classes", "debug_info", "et_kernel_metadata",
                   "include_all_non_op_selectives", "include_all_operators", "kernel_metadata", "operators")
@@ -30,22 +31,22 @@ class _Reader:
     def mapping(self, node, what: str) -> list:
         if node.id == MAPPING:
             return node.value
-        if node.id == SCALAR and tag_of(node) == NULL:
+        if is_null(node):
             return []
         self.problem(node, f"{what} must be a mapping, found {_describe(node)}")
         return []
 
     def strings(self, node, what: str, allow_null_items: bool = False) -> list[str]:
-        if node.id == SCALAR and tag_of(node) == NULL:
+        if is_null(node):
             return []
         if node.id != SEQUENCE:
             self.problem(node, f"{what} must be a list, found {_describe(node)}")
             return []
         found = []
         for item in node.value:
-            if item.id == SCALAR and tag_of(item) == NULL and allow_null_items:
+            if allow_null_items and is_null(item):
                 continue  # ExecuTorch writes 'debug_info: [null]' for sources without a name
-            if item.id != SCALAR or tag_of(item) not in (STR, "int", "float"):
+            if item.id != SCALAR or tag_of(item) not in (STR, INT, FLOAT):
                 self.problem(item, f"{what} must hold strings, found {_describe(item)}")
                 continue
             found.append(item.value)
@@ -60,7 +61,7 @@ class _Reader:
     def operator_name(self, node) -> str | None:
         from selective_build.schema import SchemaSyntaxError, parse_operator_name
 
-        if node.id != SCALAR or tag_of(node) != STR:
+        if str_of(node) is None:
             self.problem(node, f"an operator name must be a string, found {_describe(node)}")
             return None
         try:
@@ -127,7 +128,7 @@ class _Reader:
             self.strings(node, "kernel keys")  # reports the problem
             return keys
         for item in node.value:
-            if item.id != SCALAR or tag_of(item) != STR:
+            if str_of(item) is None:
                 self.problem(item, f"a kernel key must be a string, found {_describe(item)}")
                 continue
             try:

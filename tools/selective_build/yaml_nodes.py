@@ -17,6 +17,7 @@ of (key, value) node pairs; ``node.style`` is a scalar's quote character
 from __future__ import annotations
 
 import contextlib
+import functools
 import gc
 import re
 
@@ -170,7 +171,9 @@ def _anchor_at(text: str, line: int, column: int) -> str:
     return match.group(1) if match else ""
 
 
+@functools.cache
 def _composer():
+    """The composer class (made on first use: building it imports PyYAML)."""
     from yaml.cyaml import CParser
 
     class Composer(CParser):
@@ -190,19 +193,13 @@ def _composer():
     return Composer
 
 
-_COMPOSER = None
-
-
 def compose(text: str, path: str):
     """The root node of the single document in ``text`` (None when it is empty);
     a YAML syntax error is a UserError at its place."""
     import yaml
 
-    global _COMPOSER
-    if _COMPOSER is None:
-        _COMPOSER = _composer()
     try:
         with gc_paused():
-            return _COMPOSER(text).get_single_node()
+            return _composer()(text).get_single_node()
     except yaml.YAMLError as error:
         raise yaml_error(error, path, text) from None
