@@ -40,7 +40,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from common import REPO, VENV_PYTHON, table, time_call, time_commands  # noqa: E402
 
 sys.path.insert(0, str(REPO / "tools"))
-from selective_build.cli import main as etsb_main  # noqa: E402
+from selective_build.__main__ import main as etsb_main  # noqa: E402
 
 ETSB = str(REPO / ".venv" / "bin" / "etsb")
 EXPORT_PYTHON = REPO / ".venv-export" / "bin" / "python"

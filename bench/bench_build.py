@@ -43,7 +43,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from common import REPO, VENV_PYTHON, table  # noqa: E402
 
 sys.path.insert(0, str(REPO / "tools"))
-from selective_build.build import state  # noqa: E402
+from selective_build.driver import state  # noqa: E402
 
 ETSB = str(REPO / ".venv" / "bin" / "etsb")
 STARLARK = str(REPO / "etsb-out" / "tools" / "etsb-starlark")
@@ -171,9 +171,9 @@ SPLIT_PROBE = r"""
 import time
 t0 = time.perf_counter()
 import gc, json, re, subprocess, sys
-import selective_build.cli, selective_build.launch
-from selective_build.build import driver, evaluate, graph, state
-from selective_build.build.labels import parse_pattern
+import selective_build.__main__, selective_build.arguments, selective_build.commands
+from selective_build.driver import evaluate, graph, state, workspace
+from selective_build.driver.labels import parse_pattern
 root, starlark, pause = sys.argv[1], sys.argv[2], sys.argv[3] == "1"
 t = [t0, time.perf_counter()]
 pkgs = state.discover_packages(root); t.append(time.perf_counter())
@@ -187,11 +187,11 @@ gc.enable()
 for p in packages.values():
     graph.referenced_packages(p)
 t.append(time.perf_counter())
-labels = driver.Workspace.matching(packages, [parse_pattern("//...", "")]); t.append(time.perf_counter())
+labels = workspace.Workspace.matching(packages, [parse_pattern("//...", "")]); t.append(time.perf_counter())
 text = "\n".join(str(label) for label in labels); t.append(time.perf_counter())
 print(json.dumps({"steps": [(b - a) * 1000 for a, b in zip(t, t[1:])], "json_bytes": len(out)}))
 """
-SPLIT_STEPS = ["imports (cli, driver, evaluate, graph)", "find packages", "etsb-starlark (process)", "JSON parse",
+SPLIT_STEPS = ["imports (command line, driver, evaluate, graph)", "find packages", "etsb-starlark (process)", "JSON parse",
                "JSON -> Package/Target objects", "referenced packages", "match //... and sort", "format the labels"]
 
 
@@ -258,7 +258,7 @@ def copy_workspace(destination: Path) -> None:
     destination.mkdir()
     for name in ("MODULE.bazel", "BUILD"):
         shutil.copy2(REPO / name, destination / name)
-    for name in ("rules", "runtime", "yaml", "kernels", "tools/runner", "tools/selective_build",
+    for name in ("rules", "runtime", "kernels", "tools/runner", "tools/selective_build",
                  "examples/mlp", "tests/models/mlp"):
         shutil.copytree(REPO / name, destination / name, ignore=ignore)
     shutil.copy2(REPO / "tests/models/BUILD", destination / "tests/models/BUILD")
@@ -295,13 +295,13 @@ def bench_mlp(tmp: Path, noop_runs: int, edit_runs: int, env: Mapping[str, str])
 
     ninja = shutil.which("ninja", path=env.get("PATH")) or "ninja"
     plan = marshal.loads((workspace / "etsb-out" / ".etsb" / "state.marshal").read_bytes())["plan"]
-    fast_imports = [str(VENV_PYTHON), "-c", "import re, selective_build.build.fast"]
+    fast_imports = [str(VENV_PYTHON), "-c", "import re, selective_build.driver.fast"]
     noop = median_ms({
         "etsb build -j 2": [ETSB, "build", "-j", "2", MLP],
         "etsb build -j2": [ETSB, "build", "-j2", MLP],
         "python -c pass": [str(VENV_PYTHON), "-c", "pass"],
         "python, fast-path imports": fast_imports,
-        "ninja alone": [ninja, "-f", "etsb-out/build.ninja", "-j", "2", *plan["targets"]],
+        "ninja alone": [ninja, "-f", "etsb-out/build.ninja", "-j", "2", *plan[0]],
     }, noop_runs, ws, env)
 
     # A BUILD file touched: the plan is made again (evaluation, analysis, build.ninja), nothing compiles.
@@ -339,7 +339,7 @@ def bench_mlp(tmp: Path, noop_runs: int, edit_runs: int, env: Mapping[str, str])
     print(f"\nNo-op, where the time goes (median ms of {noop_runs} interleaved runs)")
     print(table(["command", "ms"], [
         ["python -c pass (interpreter start)", f"{noop['python -c pass']:.1f}"],
-        ["python -c 'import re, selective_build.build.fast'", f"{noop['python, fast-path imports']:.1f}"],
+        ["python -c 'import re, selective_build.driver.fast'", f"{noop['python, fast-path imports']:.1f}"],
         ["ninja -f etsb-out/build.ninja -j 2 TARGETS (ninja's own no-op)", f"{noop['ninja alone']:.1f}"],
         ["etsb build -j 2 //examples/mlp:bin", f"{noop['etsb build -j 2']:.1f}"],
         ["etsb build -j2 //examples/mlp:bin", f"{noop['etsb build -j2']:.1f}"],

@@ -31,7 +31,7 @@ definition that registers nothing.
    dtype-selective binary (and the dtype-restricted candidate it was chosen
    from) and the all-kernels companion (`bin_all_kernels`, every kernel of
    //kernels/portable); and their kernel + registration code, attributed by
-   the link map exactly as `etsb size` does (selective_build.build.size).
+   the link map exactly as `etsb size` does (selective_build.driver.size).
    Goals: a trimmed binary's kernel + registration code at most a fifth of the
    all-kernels binary's; dtype-selective never larger than op-selective. The
    script exits 1 when a size goal is missed (or a binary fails or is wrong).
@@ -58,8 +58,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from common import REPO, table  # noqa: E402
 
 sys.path.insert(0, str(REPO / "tools"))
-from selective_build.build import size as size_mod  # noqa: E402
-from selective_build.build.state import executorch_root  # noqa: E402
+from selective_build.driver import size as size_mod  # noqa: E402
+from selective_build.driver.state import executorch_root  # noqa: E402
 
 ETSB = str(REPO / ".venv" / "bin" / "etsb")
 STARLARK = str(REPO / "etsb-out" / "tools" / "etsb-starlark")

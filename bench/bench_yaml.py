@@ -26,8 +26,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from common import REPO, VENV_PYTHON, table, time_commands  # noqa: E402
 
 sys.path.insert(0, str(REPO / "tools"))
-from selective_build.errors import UserError  # noqa: E402
-from selective_build.kernel_yaml import load_default_aten_schemas, parse_kernel_yaml  # noqa: E402
+from selective_build.model.errors import UserError  # noqa: E402
+from selective_build.readers.aten_schemas import load_default_aten_schemas  # noqa: E402
+from selective_build.readers.kernel_yaml import parse_kernel_yaml  # noqa: E402
 
 ETSB = str(REPO / ".venv" / "bin" / "etsb")
 
@@ -65,8 +66,9 @@ def synthetic_yaml(count: int) -> str:
 _IN_PROCESS = """
 import gc, json, sys, time
 sys.path.insert(0, sys.argv[1])
-from selective_build.kernel_yaml import load_default_aten_schemas, parse_kernel_yaml
-from selective_build.yaml_nodes import compose
+from selective_build.readers.aten_schemas import load_default_aten_schemas  # noqa: E402
+from selective_build.readers.kernel_yaml import parse_kernel_yaml
+from selective_build.readers.yaml_nodes import compose
 import yaml.cyaml  # imported on first use by the parser: an import, not parsing
 text = open(sys.argv[2], encoding="utf-8").read()
 

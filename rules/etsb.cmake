@@ -60,11 +60,11 @@ set(ETSB_LINK_OPTIONS "-Wl,--gc-sections" CACHE STRING "link flags of the binari
 if(NOT EXISTS "${ETSB_PYTHON}")
   message(FATAL_ERROR "etsb: ETSB_PYTHON '${ETSB_PYTHON}' does not exist: run scripts/setup.sh, or pass -DETSB_PYTHON=<a Python with etsb's dependencies>")
 endif()
-file(GLOB_RECURSE _etsb_tool_inputs "${ETSB_ROOT}/tools/selective_build/*.py")
-list(APPEND _etsb_tool_inputs "${ETSB_ROOT}/yaml/aten_ops.yaml")
+file(GLOB_RECURSE _etsb_tool_inputs "${ETSB_ROOT}/tools/selective_build/*.py"
+     "${ETSB_ROOT}/tools/selective_build/data/*.yaml")
 set_property(GLOBAL PROPERTY ETSB_ROOT "${ETSB_ROOT}")
 set_property(GLOBAL PROPERTY ETSB_PYTHON_EXE "${ETSB_PYTHON}")
-set_property(GLOBAL PROPERTY ETSB_TOOL "${ETSB_ROOT}/tools/selective_build/etsb_tool.py")
+set_property(GLOBAL PROPERTY ETSB_TOOL "${ETSB_ROOT}/tools/selective_build/__main__.py")
 set_property(GLOBAL PROPERTY ETSB_TOOL_INPUTS "${_etsb_tool_inputs}")
 _etsb_find_runtime()
 

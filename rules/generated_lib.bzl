@@ -4,7 +4,7 @@ generated registration code, compiled into one library."""
 load(":merge_yaml.bzl", "merge_yaml")
 load(":operator_library.bzl", "et_operator_library")
 load(":private/checks.bzl", "check_bool", "check_identifier", "check_string", "check_string_list", "cxx_identifier", "sibling_label")
-load(":private/shim.bzl", "ETSB_COMMAND", "ETSB_TOOL", "ETSB_TOOL_SOURCES", "RUNTIME", "etsb_cxx_library", "etsb_genrule")
+load(":private/shim.bzl", "ETSB_COMMAND", "ETSB_TOOL", "ETSB_TOOL_SOURCES", "RUNTIME", "TAG_REGISTERS", "etsb_cxx_library", "etsb_genrule")
 
 # The files `etsb gen-bindings` writes.
 BINDINGS_FILES = ["register_kernels.cpp", "NativeFunctions.h", "CustomOpsNativeFunctions.h", "Functions.h"]
@@ -135,6 +135,6 @@ def executorch_generated_lib(
         deps = kernels + [RUNTIME],
         link_whole = not manual_registration,
         # The driver's overlap check reads which selection each registration library registers.
-        tags = tags + ["etsb_registers=//%s:%s_selected_operators" % (native.package_name(), name)],
+        tags = tags + ["%s//%s:%s_selected_operators" % (TAG_REGISTERS, native.package_name(), name)],
         visibility = visibility,
     )

@@ -3,7 +3,7 @@
 load(":generated_lib.bzl", "executorch_generated_lib")
 load(":operator_library.bzl", "et_operator_library")
 load(":private/checks.bzl", "check_bool", "check_identifier", "check_model", "check_string", "check_string_list")
-load(":private/shim.bzl", "ETSB_COMMAND", "ETSB_TOOL", "ETSB_TOOL_SOURCES", "LINK_MAPS", "RUNNER", "RUNTIME", "etsb_cxx_binary", "etsb_genrule")
+load(":private/shim.bzl", "ETSB_COMMAND", "ETSB_TOOL", "ETSB_TOOL_SOURCES", "LINK_MAPS", "RUNNER", "RUNTIME", "TAG_ALL_KERNELS", "TAG_BINARY", "TAG_MANUAL", "etsb_cxx_binary", "etsb_genrule")
 
 PORTABLE_FUNCTIONS_YAML = "//kernels/portable:functions.yaml"
 PORTABLE_KERNELS = "//kernels/portable:kernels"
@@ -59,13 +59,13 @@ def et_model_binary(
         kernel_deps = kernel_deps,
     )
     et_operator_library(name = name + "_ops", model = model, deps = deps, tags = tags)
-    binary_tags = tags + ["etsb_all_kernels=:" + name + "_all_kernels"]
+    binary_tags = tags + [TAG_ALL_KERNELS + ":" + name + "_all_kernels"]
     if not dtype_selective_build:
         _binary(name, [":" + name + "_ops"], False, tags, binary_tags, visibility, yamls)
     else:
         # Restricting dtypes usually shrinks kernels, but can grow them (ExecuTorch's issue
         # 13015): link both forms and keep the smaller, so it never costs bytes.
-        candidate_tags = tags + ["manual"]
+        candidate_tags = tags + [TAG_MANUAL]
         _binary(name + "_dtype_selective", [":" + name + "_ops"], True, tags, candidate_tags, visibility, yamls)
         _binary(name + "_op_selective", [":" + name + "_ops"], False, tags, candidate_tags, visibility, yamls)
         candidates = [":" + name + "_dtype_selective", ":" + name + "_op_selective"]
@@ -80,17 +80,17 @@ def et_model_binary(
                 "" if LINK_MAPS else " --no_link_map",
             ),
             tools = [ETSB_TOOL, ETSB_TOOL_SOURCES],
-            tags = binary_tags + ["etsb_binary"],
+            tags = binary_tags + [TAG_BINARY],
             visibility = visibility,
         )
 
     # The same binary with every kernel of the yaml: what the trimming is measured against.
     executorch_generated_lib(name = name + "_all_kernels_lib", manual_registration = True, model_entry = True,
-                             tags = tags + ["manual"], **yamls)
+                             tags = tags + [TAG_MANUAL], **yamls)
     etsb_cxx_binary(
         name = name + "_all_kernels",
         deps = [RUNNER, ":" + name + "_all_kernels_lib", RUNTIME],
-        tags = tags + ["manual"],
+        tags = tags + [TAG_MANUAL],
         visibility = visibility,
     )
 

@@ -25,17 +25,16 @@ def et_runtime_library(name):
         visibility = ["PUBLIC"] if BUILD_SYSTEM == "buck2" else ["//visibility:public"],
     )
 
-def etsb_tool(name, sources_name, data = []):
+def etsb_tool(name, sources_name):
     """etsb's command-line tool, as genrules run it, and every file it reads.
 
     Args:
-      name: the target of the launcher script (`etsb_tool.py` in the package).
-      sources_name: the target of the package's Python sources and `data`.
-      data: other files the tool reads (the ATen schemas).
+      name: the target of the entry script (`__main__.py` in the package).
+      sources_name: the target of the package's Python sources and package data.
     """
     # A plain file everywhere (not a py_binary under Bazel): genrules run it with
     # $(ETSB_PYTHON), the environment that has etsb's dependencies, and nothing
     # else picks the interpreter.
-    etsb_export_file("etsb_tool.py")
-    etsb_filegroup(name = name, srcs = ["etsb_tool.py"])
-    etsb_filegroup(name = sources_name, srcs = native.glob(["**/*.py"]) + data)
+    etsb_export_file("__main__.py")
+    etsb_filegroup(name = name, srcs = ["__main__.py"])
+    etsb_filegroup(name = sources_name, srcs = native.glob(["**/*.py", "data/*.yaml"]))

@@ -1,4 +1,4 @@
-"""Generate yaml/aten_ops.yaml: the schemas of ATen's operators that write to an
+"""Generate tools/selective_build/data/aten_ops.yaml: the schemas of ATen's operators that write to an
 argument (out variants and in-place variants), which ``op:`` entries of kernel
 yaml files are resolved against.
 
@@ -24,10 +24,10 @@ sys.path.insert(0, str(ROOT / "tools"))
 
 import yaml  # noqa: E402
 
-from selective_build.files import write_text_atomic  # noqa: E402
-from selective_build.schema import parse_schema  # noqa: E402
+from selective_build.readers.files import write_text_atomic  # noqa: E402
+from selective_build.model.schema import parse_schema  # noqa: E402
 
-DEFAULT_OUTPUT = ROOT / "yaml" / "aten_ops.yaml"
+DEFAULT_OUTPUT = ROOT / "tools" / "selective_build" / "data" / "aten_ops.yaml"
 
 
 def native_functions_dir() -> Path:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import struct
 
-from selective_build.pte import _Reader, flatbuffer_size
+from selective_build.readers.pte import _Reader, flatbuffer_size
 
 _PLANS, _VALUES, _CHAINS, _INSTRUCTIONS = 1, 2, 5, 2
 _TENSOR = 5

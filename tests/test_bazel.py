@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from conftest import REPO
-from model_runs import assert_matches_torch, run_model, stripped_size
+from helpers import assert_matches_torch, run_model, stripped_size
 
 BAZEL = shutil.which("bazel")
 STARTUP = ("--host_jvm_args=-Xmx1g", "--max_idle_secs=600")

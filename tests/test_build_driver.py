@@ -12,26 +12,21 @@ from pathlib import Path
 
 import pytest
 
-from conftest import MODELS_DIR, REPO
-from model_runs import assert_matches_torch, run_model
+from conftest import MODELS_DIR
+from helpers import TEST_KERNELS as KERNELS, assert_matches_torch, new_workspace, run_model
+from helpers import etsb as run_etsb
 
-ETSB = REPO / ".venv" / "bin" / "etsb"
-KERNELS = REPO / "tests" / "data" / "kernels"
 MLP = MODELS_DIR / "mlp"
 
 
 def etsb(workspace: Path, *argv: str, cwd: Path | None = None) -> subprocess.CompletedProcess:
-    return subprocess.run([str(ETSB), *argv], cwd=cwd or workspace, capture_output=True, text=True)
+    return run_etsb(*argv, cwd=cwd or workspace)
 
 
 def make_workspace(root: Path) -> Path:
     """A workspace with etsb's rules, tools and runtime, and a package `m`
     holding the MLP model and hand-written test kernels (quick to compile)."""
-    root.mkdir()
-    (root / "MODULE.bazel").write_text("")
-    ignore = shutil.ignore_patterns("__pycache__", "*.pyc", "starlark")
-    for part in ("rules", "runtime", "yaml", "tools"):
-        shutil.copytree(REPO / part, root / part, ignore=ignore)
+    new_workspace(root)
     package = root / "m"
     package.mkdir()
     shutil.copy(KERNELS / "mlp.yaml", package / "kernels.yaml")
@@ -164,7 +159,7 @@ def test_size_of_a_binary_that_fails_to_build_shows_why(workspace):
     ("/usr/lib/gcc/x86_64-linux-gnu/12/crtbegin.o", ("C++ library and startup", None)),
 ])
 def test_size_attributes_each_object_by_its_source_file_name(source, part):
-    from selective_build.build.size import classify
+    from selective_build.driver.size import classify
 
     assert classify(source) == part
 
@@ -275,7 +270,7 @@ def test_clean_removes_outputs_and_keeps_the_tools(tmp_path):
 
 
 def test_pick_smaller_bad_input_names_the_file_and_writes_nothing(tmp_path, capsys):
-    from selective_build.cli import main
+    from selective_build.__main__ import main
 
     output = tmp_path / "out" / "bin"
     assert main(["pick-smaller", "--output", str(output), str(tmp_path / "missing")]) == 2
@@ -288,7 +283,7 @@ def test_pick_smaller_bad_input_names_the_file_and_writes_nothing(tmp_path, caps
 
 
 def test_gen_oplist_names_a_bad_included_selection(tmp_path, capsys):
-    from selective_build.cli import main
+    from selective_build.__main__ import main
 
     bad = tmp_path / "s.yaml"
     bad.write_text("operators: [\n")
@@ -301,8 +296,84 @@ def test_gen_oplist_names_a_bad_included_selection(tmp_path, capsys):
 
 
 def test_gen_bindings_needs_a_yaml(tmp_path, capsys):
-    from selective_build.cli import main
+    from selective_build.__main__ import main
 
     assert main(["gen-bindings", "--output-dir", str(tmp_path / "o")]) == 2
     assert "give --functions-yaml-path, --custom-ops-yaml-path or both" in capsys.readouterr().err
     assert not (tmp_path / "o").exists()
+
+
+# -- every attribute of the primitive rules is honoured (or refused by the evaluator) ---------
+
+
+def _analysed_with_every_attribute():
+    """A package whose targets set every non-inert attribute of every primitive
+    rule, in every spelling, each to a value of its own; analysed."""
+    from selective_build.driver.evaluate import Package, Target
+    from selective_build.driver.graph import Config, analyse
+    from selective_build.driver.labels import Label
+
+    def target(rule, name, **attrs):
+        return Target("p", rule, name, attrs, ())
+
+    targets = (
+        target("config_setting", "on", values={"define": "mode=on"}, define_values={"extra": "1"}),
+        target("export_file", "exported", src="exported.txt"),
+        target("filegroup", "group", srcs=["grouped.txt"]),
+        target("genrule", "gen", srcs=["gen_input.txt"], tools=[":group"], outs=["gen_out.h"],
+               cmd="touch $@ MARK_CMD", message="MARK_MESSAGE", tags=["MARK_TAG"], labels=["MARK_LABEL"]),
+        target("cxx_library", "dep", srcs=["dep.cc"], exported_deps=[], linker_flags=["-lMARK_LINKER_FLAGS"],
+               exported_linker_flags=["-lMARK_EXPORTED_LINKER_FLAGS"], alwayslink=True),
+        target("cxx_library", "lib", srcs=["lib.cc"], hdrs=["h1.h"], headers=["h2.h"], exported_headers=[":gen"],
+               deps=[], exported_deps=[":dep"], copts=["-DMARK_COPTS"], compiler_flags=["-DMARK_COMPILER_FLAGS"],
+               preprocessor_flags=["-DMARK_PREPROCESSOR_FLAGS"], linkopts=["-lMARK_LINKOPTS"],
+               defines={"$select": [["MARK_DEFINE"], {"$conditions": {":on": ["MARK_SELECTED"],
+                                                                        "//conditions:default": []}}]},
+               includes=["inc_a"], include_directories=["inc_b"], link_whole=False),
+        target("cxx_binary", "bin", srcs=["main.cc"], deps=[":lib"], copts=["-DMARK_BIN_COPTS"],
+               compiler_flags=["-DMARK_BIN_COMPILER_FLAGS"], preprocessor_flags=["-DMARK_BIN_PREPROCESSOR_FLAGS"],
+               linkopts=["-lMARK_BIN_LINKOPTS"], linker_flags=["-lMARK_BIN_LINKER_FLAGS"], defines=["MARK_BIN_DEFINE"],
+               includes=["bin_inc_a"], include_directories=["bin_inc_b"]),
+    )
+    package = Package("p", "p/BUILD", ("p/BUILD",), (), targets)
+    config = Config({}, {"mode": "on", "extra": "1"}, "c++", lambda path: True)
+    return analyse({"p": package}, [Label("p", "bin"), Label("p", "exported"), Label("p", "gen")], config)
+
+
+def test_every_attribute_spelling_reaches_the_build():
+    graph = _analysed_with_every_attribute()
+    text = "\n".join(" ".join([a.command, a.description, *a.inputs, *a.outputs, *a.implicit, *a.order_only])
+                     for a in graph.actions)
+    for mark in ("MARK_CMD", "MARK_MESSAGE", "gen_input.txt", "grouped.txt",
+                 "-DMARK_COPTS", "-DMARK_COMPILER_FLAGS", "-DMARK_PREPROCESSOR_FLAGS", "-DMARK_DEFINE",
+                 "-DMARK_SELECTED", "-Ip/inc_a", "-Ip/inc_b", "-lMARK_LINKOPTS", "-lMARK_LINKER_FLAGS",
+                 "-lMARK_EXPORTED_LINKER_FLAGS", "p/h1.h", "p/h2.h", "etsb-out/bin/p/gen_out.h", "p/dep.cc",
+                 "-DMARK_BIN_COPTS", "-DMARK_BIN_COMPILER_FLAGS", "-DMARK_BIN_PREPROCESSOR_FLAGS",
+                 "-DMARK_BIN_DEFINE", "-Ip/bin_inc_a", "-Ip/bin_inc_b", "-lMARK_BIN_LINKOPTS",
+                 "-lMARK_BIN_LINKER_FLAGS", "--whole-archive"):
+        assert mark in text, mark
+    nodes = {label.name: node for label, node in graph.nodes.items()}
+    assert nodes["exported"].outputs == ("p/exported.txt",)
+    assert nodes["gen"].target.tags == ("MARK_TAG", "MARK_LABEL")  # Buck2's labels are tags
+
+
+def test_analysis_reads_every_attribute_of_the_table():
+    """What the table declares, analysis reads: nothing accepted and dropped (but the inert ones)."""
+    from selective_build.driver import graph as graph_module
+    from selective_build.driver.primitives import RULES
+
+    read: set[tuple[str, str]] = set()
+    original = graph_module._Analysis.attr
+
+    def recording(self, target, name, default=None):
+        read.add((target.rule, name))
+        return original(self, target, name, default)
+
+    graph_module._Analysis.attr = recording
+    try:
+        _analysed_with_every_attribute()
+    finally:
+        graph_module._Analysis.attr = original
+    canonical = {(rule, name) for rule, attrs in RULES.items() for name, attr in attrs.items()
+                 if not attr.same_as and not attr.inert and name not in ("name", "tags")}
+    assert canonical - read == set()

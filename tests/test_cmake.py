@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 
 from conftest import MODELS_DIR, REPO
-from model_runs import assert_matches_torch, run_model, stripped_size
+from helpers import assert_matches_torch, run_model, stripped_size
 
 CMAKE = shutil.which("cmake")
 NINJA = shutil.which("ninja")

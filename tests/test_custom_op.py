@@ -20,12 +20,10 @@ import pytest
 import yaml
 
 from conftest import MODELS_DIR, REPO
-from selective_build.cli import main
-from selective_build.schema import parse_schema
+from selective_build.__main__ import main
+from selective_build.model.schema import parse_schema
 
-import executorch
-
-ET = Path(executorch.__path__[0])
+from helpers import ET, cxx
 PORTABLE = ET / "kernels/portable/functions.yaml"
 KERNELS = REPO / "tests" / "data" / "kernels"
 CUSTOM_YAML = KERNELS / "custom_op.yaml"
@@ -33,8 +31,7 @@ MODEL = MODELS_DIR / "custom_op"
 PTE = MODEL / "custom_op.pte"
 DESCRIPTION = json.loads((MODEL / "custom_op.json").read_text())
 OPERATOR = "etsb_test::encode_args.out"
-CXX = ["g++", "-std=c++17", "-O1", f"-I{ET / 'include'}",
-       f"-I{ET / 'include/executorch/runtime/core/portable_type/c10'}", "-DC10_USING_CUSTOM_GENERATED_MACROS"]
+CXX = cxx("-O1")
 
 
 def test_committed_files_are_those_the_export_wrote():

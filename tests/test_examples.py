@@ -7,24 +7,17 @@ failing when its yaml lacks the operator), `etsb size`, and a no-op rebuild."""
 from __future__ import annotations
 
 import re
-import shutil
 import subprocess
 from pathlib import Path
 
 import pytest
 
 from conftest import REPO, load_manifest
-from model_runs import assert_matches_torch, assert_outputs_match, run_model, stripped_size
+from helpers import assert_matches_torch, assert_outputs_match, etsb, new_workspace, run_model, stripped_size
 
-ETSB = REPO / ".venv" / "bin" / "etsb"
 MODELS = sorted(load_manifest()["models"])
 BINARIES = ("bin", "bin_dtype_selective")
 CUSTOM_OP = REPO / "examples" / "custom_op"
-
-
-def etsb(*argv: str, cwd: Path = REPO) -> subprocess.CompletedProcess:
-    """Run the etsb command line the way a user does."""
-    return subprocess.run([str(ETSB), *argv], cwd=cwd, capture_output=True, text=True)
 
 
 @pytest.fixture(scope="module")
@@ -176,13 +169,7 @@ def test_the_dtype_selective_build_trims_the_custom_kernel_too(built):
 def custom_op_workspace(tmp_path_factory) -> Path:
     """A workspace of its own with etsb's rules, tools, runtime and portable
     kernels and a copy of the custom operator example, to break."""
-    root = tmp_path_factory.mktemp("ws") / "w"
-    root.mkdir()
-    (root / "MODULE.bazel").write_text("")
-    ignore = shutil.ignore_patterns("__pycache__", "*.pyc", "starlark")
-    for part in ("rules", "runtime", "yaml", "tools", "kernels", "examples/custom_op"):
-        shutil.copytree(REPO / part, root / part, ignore=ignore)
-    return root
+    return new_workspace(tmp_path_factory.mktemp("ws") / "w", "kernels", "examples/custom_op")
 
 
 @pytest.mark.parametrize("mistake", ["no custom_ops_yaml_target", "the yaml declares another operator"])

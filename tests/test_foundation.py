@@ -33,7 +33,7 @@ def test_python_module_entry_point_matches_console_script():
 def test_unknown_subcommand_is_a_usage_error():
     result = run(str(ETSB), "no-such-command")
     assert result.returncode == 2
-    assert "invalid choice" in result.stderr and "Traceback" not in result.stderr
+    assert "unknown command 'no-such-command'" in result.stderr and "Traceback" not in result.stderr
 
 
 def test_setup_second_run_is_fast_and_changes_nothing():

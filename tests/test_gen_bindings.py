@@ -9,15 +9,11 @@ from pathlib import Path
 import pytest
 
 from conftest import MODELS_DIR
-from selective_build.cli import main
+from helpers import ET, cxx
+from selective_build.__main__ import main
 
-import executorch
-
-ET = Path(executorch.__path__[0])
 PORTABLE = ET / "kernels/portable/functions.yaml"
 CUSTOM = ET / "kernels/portable/custom_ops.yaml"
-CXXFLAGS = ["-std=c++17", f"-I{ET / 'include'}", f"-I{ET / 'include/executorch/runtime/core/portable_type/c10'}",
-            "-DC10_USING_CUSTOM_GENERATED_MACROS"]
 
 
 def generate(out: Path, *argv) -> int:
@@ -30,7 +26,7 @@ def test_all_portable_kernels_generate_and_compile(tmp_path):
     assert source.count("\nvoid wrap") == 211  # 209 portable kernels and 2 custom ones
     (tmp_path / "headers.cpp").write_text('#include "Functions.h"\n')
     for name in ("register_kernels.cpp", "headers.cpp"):
-        subprocess.run(["g++", *CXXFLAGS, "-O0", "-c", name, "-o", name + ".o"], cwd=tmp_path, check=True)
+        subprocess.run([*cxx("-O0"), "-c", name, "-o", name + ".o"], cwd=tmp_path, check=True)
 
 
 def test_executorch_selection_is_accepted_and_output_is_deterministic(tmp_path, export_python):
@@ -69,10 +65,15 @@ def test_lib_name_must_be_a_c_identifier(lib, tmp_path, capsys):
     assert f"--lib-name: error: --lib-name '{lib}' is not a C identifier" in capsys.readouterr().err
 
 
-def test_unsupported_argument_type_is_located(tmp_path, capsys):
+@pytest.mark.parametrize("command", ["gen-bindings", "validate-yaml"])
+def test_unsupported_argument_type_is_located(tmp_path, capsys, command):
+    """A type no EValue carries is refused where the yaml is read, by every command alike."""
     custom = tmp_path / "custom.yaml"
     custom.write_text("- func: my::op.out(Tensor self, Scalar[] values, *, Tensor(a!) out) -> Tensor(a!)\n"
                       "  kernels:\n    - arg_meta: null\n      kernel_name: my::op_out\n")
-    assert main(["gen-bindings", "--functions-yaml-path", str(custom), "--output-dir", str(tmp_path / "o")]) == 2
-    assert capsys.readouterr().err.startswith(f"{custom}:1:9: error: my::op.out: list type 'Scalar[]' has no "
-                                              "EValue conversion")
+    argv = ([command, "--functions-yaml-path", str(custom), "--output-dir", str(tmp_path / "o")]
+            if command == "gen-bindings" else [command, str(custom)])
+    assert main(argv) == 2
+    assert capsys.readouterr().err.startswith(f"{custom}:1:9: error: my::op.out: argument 'values' has type "
+                                              "Scalar[]: a list of Scalar is not supported")
+    assert not (tmp_path / "o").exists()

@@ -11,8 +11,8 @@ import yaml
 
 from conftest import MODELS_DIR, VENV, load_manifest
 from pte_mutations import with_operator_index, with_unknown_dtype, with_value_index
-from selective_build.cli import main
-from selective_build.selected_yaml import parse_selected_operators
+from selective_build.__main__ import main
+from selective_build.readers.selected_yaml import parse_selected_operators
 
 MODELS = load_manifest()["models"]
 
@@ -106,8 +106,9 @@ def test_executorch_reads_ours_and_we_read_theirs(tmp_path, capsys, export_pytho
     for model, text in peer_outputs.items():
         selection = parse_selected_operators(text, f"{model}.yaml")
         peer = yaml.safe_load(text)
-        assert set(selection.operators) == set(peer["operators"])
-        assert {op: list(keys) for op, keys in selection.et_kernel_metadata.items()} == peer["et_kernel_metadata"]
+        assert set(map(str, selection.operators)) == set(peer["operators"])
+        assert {str(op): [key.text for key in keys] for op, keys in selection.et_kernel_metadata.items()} == \
+            peer["et_kernel_metadata"]
 
 
 def test_all_sources_compose_with_their_debug_info(tmp_path, capsys):

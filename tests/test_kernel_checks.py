@@ -10,32 +10,18 @@ from __future__ import annotations
 
 import re
 import subprocess
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
 
 from conftest import REPO
-from selective_build.cli import main
+from selective_build.__main__ import main
 
-import executorch
-
-ET = Path(executorch.__path__[0])
-CXX = ["g++", "-std=c++17", "-O2", f"-I{ET / 'include'}",
-       f"-I{ET / 'include/executorch/runtime/core/portable_type/c10'}", "-DC10_USING_CUSTOM_GENERATED_MACROS"]
+from helpers import ET, compile_objects, cxx
+CXX = cxx("-O2")
 KERNELS = REPO / "kernels" / "portable"
 KERNEL_SOURCES = sorted((KERNELS / "cpu").glob("op_*.cpp"))
 CHECKS = REPO / "tests" / "kernels" / "kernel_checks.cpp"
-
-
-def compile_objects(jobs: list[tuple[list[str], Path, Path]]) -> None:
-    """Compiles (flags, source, object) jobs two at a time; fails with the compiler's message."""
-    def one(job):
-        flags, source, obj = job
-        return subprocess.run([*CXX, *flags, "-c", str(source), "-o", str(obj)], capture_output=True, text=True)
-    with ThreadPoolExecutor(max_workers=2) as pool:
-        for (flags, source, _), result in zip(jobs, pool.map(one, jobs)):
-            assert result.returncode == 0, f"{source}:\n{result.stderr}"
 
 
 @pytest.fixture(scope="module")
@@ -48,7 +34,7 @@ def checks_binary(tmp_path_factory) -> Path:
     jobs = [(["-Wall", "-Wextra", "-Werror"], source, out / f"{source.stem}.o") for source in KERNEL_SOURCES]
     jobs += [([f"-I{out}"], out / "register_kernels.cpp", out / "register_kernels.o"),
              ([f"-I{out}"], CHECKS, out / "kernel_checks.o")]
-    compile_objects(jobs)
+    compile_objects(jobs, "-O2")
     binary = out / "kernel_checks"
     link = subprocess.run(["g++", *[str(obj) for _, _, obj in jobs], f"-L{ET / 'lib'}", "-lexecutorch",
                            f"-Wl,-rpath,{ET / 'lib'}", "-o", str(binary)], capture_output=True, text=True)

@@ -21,15 +21,12 @@ import pytest
 import yaml
 
 from conftest import MODELS_DIR, REPO
-from selective_build.cli import main
+from selective_build.__main__ import main
 
-import executorch
-
-ET = Path(executorch.__path__[0])
+from helpers import ET, cxx
 KERNELS = REPO / "tests" / "data" / "kernels"
 KERNEL_YAML = KERNELS / "mixed_dtypes.yaml"
-CXX = ["g++", "-std=c++17", "-O1", f"-I{ET / 'include'}",
-       f"-I{ET / 'include/executorch/runtime/core/portable_type/c10'}", "-DC10_USING_CUSTOM_GENERATED_MACROS"]
+CXX = cxx("-O1")
 MODEL = MODELS_DIR / "mixed_dtypes"
 PTE = MODEL / "mixed_dtypes.pte"
 INPUTS = ",".join(str(MODEL / f"forward.input_{i}.npy") for i in range(2))

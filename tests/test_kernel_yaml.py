@@ -3,7 +3,6 @@ expected message at its expected place, through the CLI, with exit status 2."""
 
 from __future__ import annotations
 
-import os
 import subprocess
 from pathlib import Path
 
@@ -12,15 +11,14 @@ import yaml
 from hypothesis import given, settings, strategies as st
 
 from conftest import REPO, VENV
-from selective_build.cli import main
-from selective_build.errors import UserError
-from selective_build.kernel_yaml import (
-    load_default_aten_schemas,
-    parse_aten_schemas,
-    parse_kernel_yaml,
-)
+from selective_build.__main__ import main
+from selective_build.model.errors import UserError
+from selective_build.model.names import parse_operator_name
+from selective_build.readers.aten_schemas import load_default_aten_schemas, parse_aten_schemas
+from selective_build.readers.kernel_yaml import parse_kernel_yaml
 
 BAD = REPO / "tests" / "data" / "bad_yaml"
+ATEN_OPS = REPO / "tools" / "selective_build" / "data" / "aten_ops.yaml"
 ET_ROOT = Path(__import__("executorch").__path__[0])
 WHEEL_YAMLS = [
     "kernels/portable/functions.yaml",
@@ -51,14 +49,14 @@ def test_portable_yaml_model(aten):
     parsed = parse_kernel_yaml(path.read_text(), str(path), aten)
     assert len(parsed.entries) == 209
     assert sum(e.kind == "func" for e in parsed.entries) == 9
-    add = parsed.entry("aten::add.out")
+    add = parsed.entry(parse_operator_name("aten::add.out"))
     assert str(add.schema) == "add.out(Tensor self, Tensor other, *, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)"
     assert add.default_kernel.cpp_function == "torch::executor::native::add_out"
-    layer_norm = parsed.entry("aten::native_layer_norm.out")
+    layer_norm = parsed.entry(parse_operator_name("aten::native_layer_norm.out"))
     assert [a.name for a in layer_norm.schema.out_arguments] == ["out0", "out1", "out2"]
-    clamp = parsed.entry("aten::clamp.out")
+    clamp = parsed.entry(parse_operator_name("aten::clamp.out"))
     assert clamp.passthrough == (("cpp_no_default_args", ("min",)),)
-    assert parsed.entry("dim_order_ops::_to_dim_order_copy.out").kind == "func"
+    assert parsed.entry(parse_operator_name("dim_order_ops::_to_dim_order_copy.out")).is_custom
 
 
 # A vendor's add.out: a kernel specialised by dtype and dim order, and a default.
@@ -177,17 +175,17 @@ def test_aten_yaml_option_takes_full_native_functions(export_python, capsys):
 
 
 def test_aten_schema_data_is_regenerable(export_python, tmp_path):
-    """yaml/aten_ops.yaml is what scripts/gen_aten_schemas.py makes from torch's torchgen."""
+    """The packaged aten_ops.yaml is what scripts/gen_aten_schemas.py makes from torch's torchgen."""
     out = tmp_path / "aten_ops.yaml"
     subprocess.run([str(export_python), str(REPO / "scripts" / "gen_aten_schemas.py"), "--output", str(out)],
                    check=True, capture_output=True)
-    assert out.read_bytes() == (REPO / "yaml" / "aten_ops.yaml").read_bytes()
+    assert out.read_bytes() == ATEN_OPS.read_bytes()
 
 
 def test_aten_schema_line_scan_matches_pyyaml():
     import yaml
 
-    path = REPO / "yaml" / "aten_ops.yaml"
+    path = ATEN_OPS
     scanned = parse_aten_schemas(path.read_text(), str(path)).texts
     loaded = yaml.load(path.read_text(), Loader=yaml.CSafeLoader)
     assert dict(scanned) == {e["func"].partition("(")[0]: e["func"] for e in loaded}

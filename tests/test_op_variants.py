@@ -7,15 +7,13 @@ import re
 import subprocess
 from pathlib import Path
 
-import executorch
 import pytest
 
 from conftest import MODELS_DIR, REPO
-from selective_build.cli import main
+from helpers import ET, cxx
+from selective_build.__main__ import main
 
-ET = Path(executorch.__path__[0])
-CXX = ["g++", "-std=c++17", "-O2", f"-I{ET / 'include'}",
-       f"-I{ET / 'include/executorch/runtime/core/portable_type/c10'}", "-DC10_USING_CUSTOM_GENERATED_MACROS"]
+CXX = cxx("-O2")
 
 
 def text_size(obj: Path) -> int:

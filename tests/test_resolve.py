@@ -4,10 +4,13 @@ from __future__ import annotations
 
 import pytest
 
-from selective_build.errors import UserError
-from selective_build.kernel_yaml import load_default_aten_schemas, parse_kernel_yaml
-from selective_build.resolve import kernel_keys_of, resolve
-from selective_build.selection import SelectedOperator, make_selection
+from selective_build.model.errors import UserError
+from selective_build.model.keys import parse_kernel_key
+from selective_build.model.names import parse_operator_name
+from selective_build.model.selection import SelectedOperator, make_selection
+from selective_build.readers.aten_schemas import load_default_aten_schemas
+from selective_build.readers.kernel_yaml import parse_kernel_yaml
+from selective_build.stages.resolve import kernel_keys_of, resolve
 
 ATEN = load_default_aten_schemas()
 
@@ -54,23 +57,33 @@ def kernels(text: str = YAML):
 
 
 def select(keys: dict[str, list[str]], **flags):
-    return make_selection([SelectedOperator(op, debug_info=("m.pte",), **flags) for op in keys], keys)
+    """A selection of operators (names as text) with kernel keys (as text)."""
+    parsed = {parse_operator_name(op): [parse_kernel_key(k) for k in ks] for op, ks in keys.items()}
+    return make_selection([SelectedOperator(op, debug_info=("m.pte",), **flags) for op in parsed], parsed)
+
+
+def texts(keys) -> list[str]:
+    return [key.text for key in keys]
+
+
+def rows(resolution) -> list[tuple[str | None, str]]:
+    """The kernel table: (key text or None, kernel name) per row."""
+    return [(r.key.text if r.key else None, r.kernel.kernel_name) for r in resolution.registrations]
 
 
 def test_keys_follow_the_runtime_layout_and_aliases_bind_once():
     parsed = kernels()
-    add = parsed.entry("aten::add.out")
+    add = parsed.entry(parse_operator_name("aten::add.out"))
     # self, other, out, and the returned out again; one alias is one value throughout.
-    assert kernel_keys_of(add, add.kernels[0]) == (FLOAT_2D, "v1/7;0,1|7;0,1|7;0,1|7;0,1")
+    assert texts(kernel_keys_of(add, add.kernels[0])) == [FLOAT_2D, "v1/7;0,1|7;0,1|7;0,1|7;0,1"]
     assert kernel_keys_of(add, add.kernels[2]) == ()
-    relu = parsed.entry("aten::relu.out")
-    assert kernel_keys_of(relu, relu.kernels[0]) == ("v1/6;0,1|6;0,1|6;0,1", "v1/6;1,0|6;1,0|6;1,0")
+    relu = parsed.entry(parse_operator_name("aten::relu.out"))
+    assert texts(kernel_keys_of(relu, relu.kernels[0])) == ["v1/6;0,1|6;0,1|6;0,1", "v1/6;1,0|6;1,0|6;1,0"]
 
 
 def test_specialised_kernel_for_its_key_default_for_others():
     resolution = resolve([kernels()], select({"aten::add.out": [FLOAT_2D, "v1/3;0|3;0|3;0|3;0"]}))
-    rows = [(r.key, r.kernel.kernel_name) for r in resolution.registrations]
-    assert rows == [(FLOAT_2D, "vendor::add_out_float"), (None, "torch::executor::add_out")]
+    assert rows(resolution) == [(FLOAT_2D, "vendor::add_out_float"), (None, "torch::executor::add_out")]
 
 
 def test_any_key_registers_every_kernel():
@@ -82,7 +95,7 @@ def test_any_key_registers_every_kernel():
 
 def test_dtype_only_keys_pick_kernels_of_that_dtype():
     resolution = resolve([kernels()], select({"aten::add.out": ["v1/4;"]}))
-    assert [(r.key, r.kernel.kernel_name) for r in resolution.registrations] == [
+    assert rows(resolution) == [
         ("v1/4;0,1|4;0,1|4;0,1|4;0,1", "vendor::add_out_long"), (None, "torch::executor::add_out")]
 
 

@@ -12,14 +12,11 @@ import numpy as np
 import pytest
 
 from conftest import MODELS_DIR, REPO
-from selective_build.cli import main
+from selective_build.__main__ import main
 
-import executorch
-
-ET = Path(executorch.__path__[0])
+from helpers import ET, cxx
 KERNELS = REPO / "tests" / "data" / "kernels"
-CXX = ["g++", "-std=c++17", "-O1", f"-I{ET / 'include'}",
-       f"-I{ET / 'include/executorch/runtime/core/portable_type/c10'}", "-DC10_USING_CUSTOM_GENERATED_MACROS"]
+CXX = cxx("-O1")
 
 
 @pytest.fixture(scope="module")

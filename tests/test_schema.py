@@ -1,38 +1,38 @@
 """The function-schema parser: every ATen schema, every type form, and syntax
-errors with their columns. The regex fast path and the precise parser agree."""
+errors with their columns. One parser: the whole-argument shortcut it takes
+for the common shape reads exactly what its step-by-step productions read."""
 
 from __future__ import annotations
+
+import re
 
 import pytest
 import yaml
 from hypothesis import given, strategies as st
 
 from conftest import REPO
-from selective_build import schema as S
-from selective_build.schema import (
-    BaseType,
-    ListType,
-    OptionalType,
-    SchemaSyntaxError,
-    parse_operator_name,
-    parse_schema,
-    parse_schema_precisely,
-)
+from selective_build.model.names import OperatorName, SchemaSyntaxError, parse_operator_name
+from selective_build.model import schema as schema_module
+from selective_build.model.schema import BaseType, ListType, OptionalType, parse_schema
+
+ATEN_OPS = REPO / "tools" / "selective_build" / "data" / "aten_ops.yaml"
 
 
 def aten_schema_texts() -> list[str]:
-    return [line[len("- func: "):] for line in (REPO / "yaml" / "aten_ops.yaml").read_text().splitlines()
-            if line.startswith("- func: ")]
+    return [line[len("- func: "):] for line in ATEN_OPS.read_text().splitlines() if line.startswith("- func: ")]
 
 
-def test_every_aten_schema_parses_both_ways_and_round_trips():
+def test_every_aten_schema_parses_and_round_trips(monkeypatch):
     texts = aten_schema_texts()
     assert len(texts) > 1400
-    for text in texts:
-        fast = S._fast_parse(text)
-        assert fast is not None, text
-        assert fast == parse_schema_precisely(text), text
-        assert str(fast) == text
+    parsed = [parse_schema(text) for text in texts]
+    for text, schema in zip(texts, parsed):
+        assert str(schema) == text
+    with monkeypatch.context() as patch:
+        patch.setattr(schema_module, "_ARGUMENT", re.compile(r"(?!)"))
+        schema_module._signature.cache_clear()
+        assert [parse_schema(text) for text in texts] == parsed
+    schema_module._signature.cache_clear()
 
 
 def test_full_native_functions_parse(export_python):
@@ -41,7 +41,8 @@ def test_full_native_functions_parse(export_python):
     funcs = [entry["func"] for entry in yaml.load(native.read_text(), Loader=yaml.CSafeLoader)]
     assert len(funcs) > 2000
     for text in funcs:
-        assert parse_schema(text) == parse_schema_precisely(text), text
+        schema = parse_schema(text)
+        assert parse_schema(str(schema)) == schema, text
 
 
 def test_type_forms():
@@ -73,7 +74,7 @@ def test_returns_forms():
 
 
 def test_operator_names():
-    assert parse_operator_name("add.out") == S.OperatorName("aten", "add", "out")
+    assert parse_operator_name("add.out") == OperatorName("aten", "add", "out")
     assert str(parse_operator_name("quantized_decomposed::add.out")) == "quantized_decomposed::add.out"
     assert parse_operator_name("copy_").base_name == "copy"
     for bad in ("add.", "9add.out", "a-b::add", "add.o-ut"):
@@ -109,24 +110,26 @@ _types = st.sampled_from(["Tensor", "Tensor?", "Tensor[]", "Tensor?[]", "int", "
 
 
 @given(st.lists(st.tuples(_types, _names), max_size=5, unique_by=lambda t: t[1]), st.booleans())
-def test_generated_schemas_parse_both_ways_and_round_trip(args, with_out):
+def test_generated_schemas_parse_and_round_trip(args, with_out):
     parts = [f"{t} {n}" for t, n in args]
     if with_out:
         parts += ["*", "Tensor(a!) out"]
     text = f"custom::gen.out({', '.join(parts)}) -> {'Tensor(a!)' if with_out else '()'}"
-    fast = S._fast_parse(text)
-    assert fast == parse_schema_precisely(text)
-    assert str(fast) == text
+    schema = parse_schema(text)
+    assert str(schema) == text
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(schema_module, "_ARGUMENT", re.compile(r"(?!)"))
+        schema_module._signature.cache_clear()
+        assert parse_schema(text) == schema
+    schema_module._signature.cache_clear()
 
 
 @given(st.text(alphabet="abT(),*-> ![]?=0123456789:.", max_size=40))
 def test_garbage_never_crashes(text):
-    """Any text either parses (both ways, the same) or raises SchemaSyntaxError with a column inside it."""
+    """Any text either parses (and round-trips) or raises SchemaSyntaxError with a column inside it."""
     try:
-        precise = parse_schema_precisely(text)
+        schema = parse_schema(text)
     except SchemaSyntaxError as error:
         assert 1 <= error.column <= len(text) + 1
-        with pytest.raises(SchemaSyntaxError):
-            parse_schema(text)
     else:
-        assert parse_schema(text) == precise
+        assert parse_schema(str(schema)) == schema

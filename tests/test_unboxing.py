@@ -9,17 +9,13 @@ error and the runtime's log line, captured through the platform layer."""
 from __future__ import annotations
 
 import subprocess
-from pathlib import Path
 
 import pytest
 
-from selective_build.cli import main
+from selective_build.__main__ import main
 
-import executorch
-
-ET = Path(executorch.__path__[0])
-CXX = ["g++", "-std=c++17", "-O1", f"-I{ET / 'include'}",
-       f"-I{ET / 'include/executorch/runtime/core/portable_type/c10'}", "-DC10_USING_CUSTOM_GENERATED_MACROS"]
+from helpers import ET, cxx
+CXX = cxx("-O1")
 
 YAML = """\
 - func: probe::probe.out(Tensor self, int? k, int[] dims, str? note, *, Tensor(a!) out) -> Tensor(a!)

@@ -4,16 +4,18 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import datetime
+
 import pytest
 import yaml
 from hypothesis import given, settings, strategies as st
 
-from selective_build.errors import Location, UserError
-from selective_build.yaml_nodes import (BOOL, FLOAT, INT, MAPPING, NULL, SCALAR, SEQUENCE, STR, compose, end_line,
-                                        int_of, location, tag_of)
+from selective_build.model.errors import Location, UserError
+from selective_build.readers.yaml_nodes import (BOOL, FLOAT, INT, MAPPING, NULL, SCALAR, SEQUENCE, STR, compose, end_line,
+                                        int_of, location, str_of, tag_of)
 
 ET_ROOT = Path(__import__("executorch").__path__[0])
-TYPES = {NULL: type(None), BOOL: bool, INT: int, FLOAT: float, STR: str}
+TYPES = {NULL: type(None), BOOL: bool, INT: int, FLOAT: float, STR: str, "timestamp": datetime.date}
 
 
 def same(node, value) -> bool:
@@ -55,9 +57,17 @@ def test_generated_documents_match_pyyaml(document, flow):
 
 
 @given(st.sampled_from(["yes", "off", "~", "1_000", "0x1f", "1e5", "1.5e+3", ".5", "-.inf", "12:30", "017", "null",
-                        "True", "+1", "1.", "0b101", ".nan", "1e", "a1", "1-2"]))
+                        "True", "+1", "1.", "0b101", ".nan", "1e", "a1", "1-2", "2001-12-14", "2001-12-14t21:59:43.10-05:00",
+                        "2001-12-14 21:59:43.10 -5", "2001-1-14 2:59:43", "2001-12-1", "12001-12-14"]))
 def test_plain_scalars_resolve_like_pyyaml(word):
     assert same(compose(f"k: {word}\n", "s.yaml"), yaml.safe_load(f"k: {word}\n"))
+
+
+def test_merge_and_value_keys_are_not_strings():
+    """PyYAML types '<<' and '=' apart from strings (its safe loader refuses '=' as a value)."""
+    root = compose("a: <<\nb: =\nc: '='\n", "m.yaml")
+    assert [tag_of(value) for _, value in root.value] == ["merge", "value", STR]
+    assert [str_of(value) for _, value in root.value] == [None, None, "="]
 
 
 def test_positions_styles_and_aliases():

@@ -5,9 +5,9 @@
 # Internal state lives in global properties (readable from any directory):
 #   ETSB_ROOT          the etsb repository (rules/ is below it)
 #   ETSB_PYTHON_EXE    the Python that runs the tool (the ETSB_PYTHON cache variable)
-#   ETSB_TOOL          tools/selective_build/etsb_tool.py
+#   ETSB_TOOL          tools/selective_build/__main__.py
 #   ETSB_TOOL_INPUTS   every file the tool reads besides its arguments (its Python
-#                      sources and yaml/aten_ops.yaml): each command depends on them
+#                      sources and package data): each command depends on them
 #
 # Targets made by the rules carry these properties:
 #   ETSB_KIND     et_operator_library, merge_yaml, executorch_generated_lib or et_kernel_library

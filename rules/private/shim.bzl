@@ -41,6 +41,13 @@ RUNNER = "//tools/runner:runner"
 # Flags every C++ target gets: the runtime's headers expect C++17.
 CXX_FLAGS = ["-std=c++17"]
 
+# Tags that tell etsb's driver about a target (tools/selective_build/driver/layout.py
+# spells them for the driver; a test keeps the two the same).
+TAG_MANUAL = "manual"  # not matched by `...` and `:all` patterns
+TAG_REGISTERS = "etsb_registers="  # + the et_operator_library a registration library registers
+TAG_ALL_KERNELS = "etsb_all_kernels="  # + the all-kernels companion of a binary, for `etsb size`
+TAG_BINARY = "etsb_binary"  # a genrule whose output is a binary
+
 def _visibility(visibility):
     if visibility != None:
         return visibility

@@ -42,9 +42,10 @@ ROOT = Path(__file__).resolve().parent
 # etsb's own package is pure Python: the export environment uses it from source
 # for facts and file writing; the operators and keys are read independently.
 sys.path.insert(0, str(ROOT.parent.parent / "tools"))
-from selective_build.dtypes import SCALAR_TYPE_NAMES  # noqa: E402
-from selective_build.files import write_bytes_atomic  # noqa: E402
-from selective_build.pte import needs_no_kernel  # noqa: E402
+from selective_build.model.dtypes import SCALAR_TYPE_NAMES  # noqa: E402
+from selective_build.readers.files import write_bytes_atomic  # noqa: E402
+from selective_build.model.names import parse_operator_name  # noqa: E402
+from selective_build.model.program import needs_no_kernel  # noqa: E402
 
 MANIFEST_VERSION = 1
 
@@ -228,7 +229,7 @@ def describe_plan(plan) -> dict:
                 elif isinstance(getattr(val, "int_val", None), ScalarType):
                     entry["dtypes"].add(_dtype_name(val.int_val))
             entry["keys"].add("v1/" + "|".join(key_parts))
-    kernel_ops = {n: e for n, e in ops.items() if not needs_no_kernel(n)}
+    kernel_ops = {n: e for n, e in ops.items() if not needs_no_kernel(parse_operator_name(n))}
     return {
         "operators": sorted(kernel_ops),
         "runtime_prim_operators": sorted(set(ops) - set(kernel_ops)),

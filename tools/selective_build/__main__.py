@@ -1,7 +1,57 @@
-"""``python -m selective_build`` runs the ``etsb`` command line."""
+"""The one entry point of the ``etsb`` command line.
 
+It runs the same way three ways: as the installed ``etsb`` console script
+(:func:`main`), as ``python -m selective_build``, and by path
+(``python tools/selective_build/__main__.py``), which is how build actions
+run etsb from a checkout without installing it. Run by path, it first puts
+the package's parent directory first on ``sys.path`` in place of this
+directory, so that the package's own module names cannot shadow the standard
+library's.
+
+:func:`main` parses the arguments (:mod:`selective_build.arguments`), runs
+the command (:mod:`selective_build.commands`), and prints user errors as
+``file:line:col: error: message`` with exit status 2, never a traceback.
+"""
+
+import os
 import sys
 
-from selective_build.launch import main
+if not __package__:  # run by path: python .../selective_build/__main__.py
+    sys.path[0] = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
-sys.exit(main())
+
+def main(argv: "list[str] | None" = None) -> int:
+    """Run ``etsb`` with ``argv`` (default: the process arguments); return the exit status."""
+    from selective_build.arguments import UsageError, parse, usage_line
+    from selective_build.model.errors import UserError
+
+    argv = sys.argv[1:] if argv is None else list(argv)
+    try:
+        parsed = parse(argv)
+        if isinstance(parsed, str):
+            print(parsed)
+            return 0
+        command, values = parsed
+        from selective_build.commands import function_of
+
+        return function_of(command.name)(values)
+    except UsageError as error:
+        if error.command:
+            from selective_build.arguments import COMMANDS
+
+            command = next(c for c in COMMANDS if c.name == error.command)
+            print(f"{usage_line(command)}\netsb {error.command}: error: {error}", file=sys.stderr)
+        else:
+            print(f"usage: etsb COMMAND [options] (see etsb --help)\netsb: error: {error}", file=sys.stderr)
+        return 2
+    except UserError as error:
+        for problem in error.problems:
+            prefix = "" if problem.location else "etsb: "
+            print(f"{prefix}{problem}", file=sys.stderr)
+        return error.exit_code
+    except KeyboardInterrupt:
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

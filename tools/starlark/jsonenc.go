@@ -71,12 +71,13 @@ func appendBool(buf []byte, b bool) []byte {
 	return append(buf, "false"...)
 }
 
-// appendValue appends an attribute value as JSON.
+// appendValue appends an attribute value as JSON: None, bools, ints and
+// strings as such, lists and tuples as arrays, dicts (string keys) as objects
+// in insertion order, select() as {"$select": [...]}.
 func appendValue(buf []byte, v starlark.Value, depth int) ([]byte, error) {
 	if depth > 64 {
 		return buf, fmt.Errorf("value nested too deeply (does a list contain itself?)")
 	}
-	var err error
 	switch x := v.(type) {
 	case starlark.NoneType:
 		return append(buf, "null"...), nil
@@ -90,76 +91,78 @@ func appendValue(buf []byte, v starlark.Value, depth int) ([]byte, error) {
 	case starlark.String:
 		return appendString(buf, string(x)), nil
 	case *starlark.List:
-		buf = append(buf, '[')
-		for i := 0; i < x.Len(); i++ {
-			if i > 0 {
-				buf = append(buf, ',')
-			}
-			if buf, err = appendValue(buf, x.Index(i), depth+1); err != nil {
-				return buf, err
-			}
-		}
-		return append(buf, ']'), nil
+		return appendArray(buf, x, depth)
 	case starlark.Tuple:
-		buf = append(buf, '[')
-		for i, e := range x {
-			if i > 0 {
-				buf = append(buf, ',')
-			}
-			if buf, err = appendValue(buf, e, depth+1); err != nil {
-				return buf, err
-			}
-		}
-		return append(buf, ']'), nil
+		return appendArray(buf, x, depth)
 	case *starlark.Dict:
-		buf = append(buf, '{')
-		for i, item := range x.Items() {
-			key, ok := item[0].(starlark.String)
-			if !ok {
-				return buf, fmt.Errorf("a dict with a %s key cannot be converted to JSON", item[0].Type())
-			}
-			if i > 0 {
-				buf = append(buf, ',')
-			}
-			buf = appendString(buf, string(key))
-			buf = append(buf, ':')
-			if buf, err = appendValue(buf, item[1], depth+1); err != nil {
-				return buf, err
-			}
-		}
-		return append(buf, '}'), nil
+		return appendObject(buf, x.Items(), depth)
 	case *selectValue:
-		buf = append(buf, `{"$select":[`...)
-		for i, part := range x.parts {
-			if i > 0 {
-				buf = append(buf, ',')
-			}
-			if part.conditions == nil {
-				if buf, err = appendValue(buf, part.value, depth+1); err != nil {
-					return buf, err
-				}
-				continue
-			}
+		return appendSelect(buf, x, depth)
+	}
+	return buf, fmt.Errorf("a %s cannot be converted to JSON", v.Type())
+}
+
+// appendArray appends the elements of a list or tuple as a JSON array.
+func appendArray(buf []byte, elems starlark.Indexable, depth int) ([]byte, error) {
+	var err error
+	buf = append(buf, '[')
+	for i := 0; i < elems.Len(); i++ {
+		if i > 0 {
+			buf = append(buf, ',')
+		}
+		if buf, err = appendValue(buf, elems.Index(i), depth+1); err != nil {
+			return buf, err
+		}
+	}
+	return append(buf, ']'), nil
+}
+
+// appendObject appends (key, value) items with string keys as a JSON object, in order.
+func appendObject(buf []byte, items []starlark.Tuple, depth int) ([]byte, error) {
+	var err error
+	buf = append(buf, '{')
+	for i, item := range items {
+		key, ok := item[0].(starlark.String)
+		if !ok {
+			return buf, fmt.Errorf("a dict with a %s key cannot be converted to JSON", item[0].Type())
+		}
+		if i > 0 {
+			buf = append(buf, ',')
+		}
+		buf = appendString(buf, string(key))
+		buf = append(buf, ':')
+		if buf, err = appendValue(buf, item[1], depth+1); err != nil {
+			return buf, err
+		}
+	}
+	return append(buf, '}'), nil
+}
+
+// appendSelect appends a select() value: its parts in '+' order, each a plain
+// value or {"$conditions": {...}} with the conditions sorted by label.
+func appendSelect(buf []byte, x *selectValue, depth int) ([]byte, error) {
+	var err error
+	buf = append(buf, `{"$select":[`...)
+	for i, part := range x.parts {
+		if i > 0 {
+			buf = append(buf, ',')
+		}
+		if part.conditions == nil {
+			buf, err = appendValue(buf, part.value, depth+1)
+		} else {
 			items := part.conditions.Items()
 			sort.Slice(items, func(i, j int) bool {
 				return items[i][0].(starlark.String) < items[j][0].(starlark.String)
 			})
-			buf = append(buf, `{"$conditions":{`...)
-			for j, item := range items {
-				if j > 0 {
-					buf = append(buf, ',')
-				}
-				buf = appendString(buf, string(item[0].(starlark.String)))
-				buf = append(buf, ':')
-				if buf, err = appendValue(buf, item[1], depth+1); err != nil {
-					return buf, err
-				}
-			}
-			buf = append(buf, "}}"...)
+			buf = append(buf, `{"$conditions":`...)
+			buf, err = appendObject(buf, items, depth+1)
+			buf = append(buf, '}')
 		}
-		return append(buf, "]}"...), nil
+		if err != nil {
+			return buf, err
+		}
 	}
-	return buf, fmt.Errorf("a %s cannot be converted to JSON", v.Type())
+	return append(buf, "]}"...), nil
 }
 
 func appendStrings(buf []byte, strs []string) []byte {
@@ -173,7 +176,7 @@ func appendStrings(buf []byte, strs []string) []byte {
 	return append(buf, ']')
 }
 
-// writeResults prints {"packages": [...]} followed by a newline.
+// writeResults prints {"packages": [...]} followed by a newline, one package a line.
 func writeResults(out *bufio.Writer, results []*pkgResult) {
 	buf := make([]byte, 0, 1<<16)
 	buf = append(buf, `{"packages":[`...)
@@ -195,53 +198,63 @@ func writeResults(out *bufio.Writer, results []*pkgResult) {
 			if j > 0 {
 				buf = append(buf, ',')
 			}
-			buf = append(buf, `{"rule":`...)
-			buf = appendString(buf, t.rule)
-			buf = append(buf, `,"name":`...)
-			buf = appendString(buf, t.name)
-			buf = append(buf, `,"attrs":`...)
-			buf = append(buf, t.attrs...)
-			buf = append(buf, `,"stack":[`...)
-			for k, fr := range t.stack {
-				if k > 0 {
-					buf = append(buf, ',')
-				}
-				buf = append(buf, `{"function":`...)
-				buf = appendString(buf, fr.Name)
-				buf = append(buf, `,"file":`...)
-				buf = appendString(buf, fr.Pos.Filename())
-				buf = append(buf, `,"line":`...)
-				buf = strconv.AppendInt(buf, int64(fr.Pos.Line), 10)
-				buf = append(buf, `,"col":`...)
-				buf = strconv.AppendInt(buf, int64(fr.Pos.Col), 10)
-				buf = append(buf, '}')
-			}
-			buf = append(buf, "]}"...)
+			buf = appendTarget(buf, t)
 			if len(buf) > 1<<15 {
 				out.Write(buf)
 				buf = buf[:0]
 			}
 		}
 		buf = append(buf, `],"error":`...)
-		if e := r.err; e == nil {
-			buf = append(buf, "null"...)
-		} else {
-			buf = append(buf, `{"message":`...)
-			buf = appendString(buf, e.message)
-			buf = append(buf, `,"file":`...)
-			buf = appendString(buf, e.file)
-			buf = append(buf, `,"line":`...)
-			buf = strconv.AppendInt(buf, int64(e.line), 10)
-			buf = append(buf, `,"col":`...)
-			buf = strconv.AppendInt(buf, int64(e.col), 10)
-			buf = append(buf, `,"backtrace":`...)
-			buf = appendString(buf, e.backtrace)
-			buf = append(buf, '}')
-		}
+		buf = appendError(buf, r.err)
 		buf = append(buf, '}')
 		out.Write(buf)
 		buf = buf[:0]
 	}
 	buf = append(buf, "\n]}\n"...)
 	out.Write(buf)
+}
+
+// appendTarget appends one target: its rule, name, attributes (encoded when
+// the rule was called) and call stack.
+func appendTarget(buf []byte, t *target) []byte {
+	buf = append(buf, `{"rule":`...)
+	buf = appendString(buf, t.rule)
+	buf = append(buf, `,"name":`...)
+	buf = appendString(buf, t.name)
+	buf = append(buf, `,"attrs":`...)
+	buf = append(buf, t.attrs...)
+	buf = append(buf, `,"stack":[`...)
+	for k, fr := range t.stack {
+		if k > 0 {
+			buf = append(buf, ',')
+		}
+		buf = append(buf, `{"function":`...)
+		buf = appendString(buf, fr.Name)
+		buf = append(buf, `,"file":`...)
+		buf = appendString(buf, fr.Pos.Filename())
+		buf = append(buf, `,"line":`...)
+		buf = strconv.AppendInt(buf, int64(fr.Pos.Line), 10)
+		buf = append(buf, `,"col":`...)
+		buf = strconv.AppendInt(buf, int64(fr.Pos.Col), 10)
+		buf = append(buf, '}')
+	}
+	return append(buf, "]}"...)
+}
+
+// appendError appends a package's error, or null.
+func appendError(buf []byte, e *evalError) []byte {
+	if e == nil {
+		return append(buf, "null"...)
+	}
+	buf = append(buf, `{"message":`...)
+	buf = appendString(buf, e.message)
+	buf = append(buf, `,"file":`...)
+	buf = appendString(buf, e.file)
+	buf = append(buf, `,"line":`...)
+	buf = strconv.AppendInt(buf, int64(e.line), 10)
+	buf = append(buf, `,"col":`...)
+	buf = strconv.AppendInt(buf, int64(e.col), 10)
+	buf = append(buf, `,"backtrace":`...)
+	buf = appendString(buf, e.backtrace)
+	return append(buf, '}')
 }

@@ -43,6 +43,7 @@ type options struct {
 	pkgs []string
 }
 
+// parseArgs reads the command line: --root DIR, --jobs N, and the packages.
 func parseArgs(args []string) (*options, error) {
 	opts := &options{jobs: runtime.NumCPU()}
 	rootSet := false
@@ -64,9 +65,7 @@ func parseArgs(args []string) (*options, error) {
 		if eq := strings.IndexByte(arg, '='); eq >= 0 {
 			name, value, hasValue = arg[:eq], arg[eq+1:], true
 		}
-		switch name {
-		case "--root", "--jobs":
-		default:
+		if name != "--root" && name != "--jobs" {
 			return nil, usageError{fmt.Sprintf("unknown option '%s'", name)}
 		}
 		if !hasValue {
@@ -76,31 +75,45 @@ func parseArgs(args []string) (*options, error) {
 			i++
 			value = args[i]
 		}
-		switch name {
-		case "--root":
-			opts.root, rootSet = value, true
-		case "--jobs":
-			n, err := strconv.Atoi(value)
-			if err != nil || n < 1 {
-				return nil, usageError{fmt.Sprintf("--jobs wants a positive integer, got '%s'", value)}
-			}
-			opts.jobs = n
+		if err := opts.set(name, value); err != nil {
+			return nil, err
 		}
+		rootSet = rootSet || name == "--root"
 	}
 	if !rootSet || opts.root == "" {
 		return nil, usageError{"missing --root DIR"}
 	}
+	return opts, opts.normalizePackages()
+}
+
+// set records the value of option name.
+func (opts *options) set(name, value string) error {
+	switch name {
+	case "--root":
+		opts.root = value
+	case "--jobs":
+		n, err := strconv.Atoi(value)
+		if err != nil || n < 1 {
+			return usageError{fmt.Sprintf("--jobs wants a positive integer, got '%s'", value)}
+		}
+		opts.jobs = n
+	}
+	return nil
+}
+
+// normalizePackages checks that packages were given and normalises each.
+func (opts *options) normalizePackages() error {
 	if len(opts.pkgs) == 0 {
-		return nil, usageError{"no package given"}
+		return usageError{"no package given"}
 	}
 	for i, p := range opts.pkgs {
 		norm, err := normalizePackage(p)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		opts.pkgs[i] = norm
 	}
-	return opts, nil
+	return nil
 }
 
 // normalizePackage turns a command-line package into a clean path relative to
@@ -124,6 +137,7 @@ func normalizePackage(p string) (string, error) {
 	return clean, nil
 }
 
+// run is the whole program: arguments in, JSON on stdout, the exit status out.
 func run(args []string, stdout, stderr io.Writer) int {
 	opts, err := parseArgs(args)
 	if err != nil {
@@ -136,48 +150,13 @@ func run(args []string, stdout, stderr io.Writer) int {
 		}
 		return 2
 	}
-	root, err := filepath.Abs(opts.root)
-	if err == nil {
-		var st os.FileInfo
-		if st, err = os.Stat(root); err == nil && !st.IsDir() {
-			err = fmt.Errorf("not a directory")
-		}
-	}
+	root, err := checkedRoot(opts.root)
 	if err != nil {
 		fmt.Fprintf(stderr, "etsb-starlark: bad --root '%s': %v\n", opts.root, err)
 		return 2
 	}
-
-	// Bazel's dialect: top-level names are bound once, no while loops or
-	// recursion; set() is available.
-	resolve.AllowSet = true
-	resolve.AllowGlobalReassign = false
-	resolve.AllowRecursion = false
-	resolve.LoadBindsGlobally = false
-
-	ev := newEvaluator(root, stderr)
-	results := make([]*pkgResult, len(opts.pkgs))
-	jobs := opts.jobs
-	if jobs > len(opts.pkgs) {
-		jobs = len(opts.pkgs)
-	}
-	var wg sync.WaitGroup
-	next := make(chan int)
-	for w := 0; w < jobs; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range next {
-				results[i] = ev.evalPackage(opts.pkgs[i])
-			}
-		}()
-	}
-	for i := range opts.pkgs {
-		next <- i
-	}
-	close(next)
-	wg.Wait()
-
+	useBazelDialect()
+	results := evalAll(newEvaluator(root, stderr), opts.pkgs, opts.jobs)
 	out := bufio.NewWriterSize(stdout, 1<<16)
 	status := 0
 	writeResults(out, results)
@@ -191,4 +170,54 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	return status
+}
+
+// checkedRoot is --root as an absolute path to a directory.
+func checkedRoot(dir string) (string, error) {
+	root, err := filepath.Abs(dir)
+	if err != nil {
+		return "", err
+	}
+	st, err := os.Stat(root)
+	if err != nil {
+		return "", err
+	}
+	if !st.IsDir() {
+		return "", fmt.Errorf("not a directory")
+	}
+	return root, nil
+}
+
+// useBazelDialect sets the language options of Bazel's Starlark: top-level
+// names are bound once, no recursion; set() is available.
+func useBazelDialect() {
+	resolve.AllowSet = true
+	resolve.AllowGlobalReassign = false
+	resolve.AllowRecursion = false
+	resolve.LoadBindsGlobally = false
+}
+
+// evalAll evaluates the packages, jobs at a time; the results are in the packages' order.
+func evalAll(ev *evaluator, pkgs []string, jobs int) []*pkgResult {
+	results := make([]*pkgResult, len(pkgs))
+	if jobs > len(pkgs) {
+		jobs = len(pkgs)
+	}
+	var wg sync.WaitGroup
+	next := make(chan int)
+	for w := 0; w < jobs; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				results[i] = ev.evalPackage(pkgs[i])
+			}
+		}()
+	}
+	for i := range pkgs {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	return results
 }

@@ -16,7 +16,6 @@ const (
 	kString attrKind = iota
 	kBool
 	kStringList
-	kList
 	kStringDict
 )
 
@@ -24,14 +23,16 @@ var kindNames = map[attrKind]string{
 	kString:     "a string",
 	kBool:       "a bool",
 	kStringList: "a list of strings",
-	kList:       "a list",
 	kStringDict: "a dict of string to string",
 }
 
+// attrSpec is one attribute of a primitive rule (rules_table.go lists them);
+// a fixed attribute takes no select(), as in Bazel.
 type attrSpec struct {
 	kind     attrKind
 	required bool
 	nonEmpty bool
+	fixed    bool
 }
 
 type ruleSpec struct {
@@ -54,52 +55,12 @@ type namedValue struct {
 	value starlark.Value
 }
 
+// ruleSpecs are the primitive rules, from the generated ruleTables.
 var ruleSpecs = func() map[string]*ruleSpec {
-	sl := attrSpec{kind: kStringList}
-	str := attrSpec{kind: kString}
-	boolean := attrSpec{kind: kBool}
-	common := map[string]attrSpec{
-		"name":       {kind: kString, required: true},
-		"visibility": sl,
-		"tags":       sl,
-		"labels":     sl,
-		"licenses":   sl,
-	}
-	tables := map[string]map[string]attrSpec{
-		"genrule": {
-			"srcs":    sl,
-			"outs":    {kind: kStringList, required: true, nonEmpty: true},
-			"cmd":     {kind: kString, required: true},
-			"tools":   sl,
-			"message": str,
-		},
-		"cxx_library": {
-			"srcs": sl, "hdrs": sl, "headers": sl, "exported_headers": sl,
-			"deps": sl, "exported_deps": sl,
-			"copts": sl, "compiler_flags": sl, "linkopts": sl, "linker_flags": sl,
-			"defines": sl, "includes": sl, "include_directories": {kind: kList},
-			"link_whole": boolean, "alwayslink": boolean,
-			"preprocessor_flags": sl, "header_namespace": str,
-		},
-		"cxx_binary": {
-			"srcs": sl, "deps": sl, "copts": sl, "compiler_flags": sl,
-			"linkopts": sl, "linker_flags": sl, "defines": sl, "includes": sl,
-			"preprocessor_flags": sl,
-		},
-		"filegroup":      {"srcs": sl},
-		"export_file":    {"src": str, "out": str, "mode": str},
-		"config_setting": {"values": {kind: kStringDict}, "define_values": {kind: kStringDict}},
-	}
 	specs := map[string]*ruleSpec{}
-	for rule, table := range tables {
-		spec := &ruleSpec{name: rule, attrs: map[string]attrSpec{}}
-		for k, v := range common {
-			spec.attrs[k] = v
-		}
-		for k, v := range table {
-			spec.attrs[k] = v
-		}
-		for k := range spec.attrs {
+	for rule, table := range ruleTables {
+		spec := &ruleSpec{name: rule, attrs: table}
+		for k := range table {
 			spec.names = append(spec.names, k)
 		}
 		sort.Strings(spec.names)
@@ -121,8 +82,34 @@ func makeRule(spec *ruleSpec) *starlark.Builtin {
 	})
 }
 
+// addTarget records a rule call: its name and attributes checked against
+// the rule's table, the attributes encoded as JSON, and the call stack.
 func (ctx *pkgCtx) addTarget(thread *starlark.Thread, spec *ruleSpec, kwargs []starlark.Tuple) error {
-	// The name first: later messages name the target.
+	name, err := targetName(spec, kwargs)
+	if err != nil {
+		return err
+	}
+	values, err := checkAttrs(spec, name, kwargs)
+	if err != nil {
+		return err
+	}
+	if first := ctx.byName[name]; first != nil {
+		return fmt.Errorf("duplicate target '%s' in package '%s' (first defined at %s)", name, ctx.pkg, first.stack[0].Pos)
+	}
+	attrs, err := encodeAttrs(spec, name, values)
+	if err != nil {
+		return err
+	}
+	stack := thread.CallStack()
+	stack = ctx.ev.callStack(stack[:len(stack)-1]) // without the rule itself
+	t := &target{rule: spec.name, name: name, attrs: attrs, values: values, stack: stack}
+	ctx.targets = append(ctx.targets, t)
+	ctx.byName[name] = t
+	return nil
+}
+
+// targetName returns the checked 'name' of a rule call (first: later messages name the target).
+func targetName(spec *ruleSpec, kwargs []starlark.Tuple) (string, error) {
 	name := ""
 	for _, kv := range kwargs {
 		if string(kv[0].(starlark.String)) != "name" || kv[1] == starlark.None {
@@ -130,19 +117,26 @@ func (ctx *pkgCtx) addTarget(thread *starlark.Thread, spec *ruleSpec, kwargs []s
 		}
 		s, ok := kv[1].(starlark.String)
 		if !ok {
-			return fmt.Errorf("%s: attribute 'name' must be a string, got %s", spec.name, describeType(kv[1]))
+			return "", fmt.Errorf("%s: attribute 'name' must be a string, got %s", spec.name, describeType(kv[1]))
 		}
 		name = string(s)
 	}
 	if name == "" {
-		return fmt.Errorf("%s: missing required attribute 'name'", spec.name)
+		return "", fmt.Errorf("%s: missing required attribute 'name'", spec.name)
 	}
 	if problem := checkTargetName(name); problem != "" {
-		return fmt.Errorf("%s: invalid target name '%s': %s", spec.name, name, problem)
+		return "", fmt.Errorf("%s: invalid target name '%s': %s", spec.name, name, problem)
 	}
-	who := fmt.Sprintf("%s '%s'", spec.name, name)
+	return name, nil
+}
 
+// checkAttrs checks every attribute given against the rule's table (known,
+// given once, of its kind, not empty when it must not be, every required
+// one given) and returns those given, None ones left out, sorted by name.
+func checkAttrs(spec *ruleSpec, name string, kwargs []starlark.Tuple) ([]namedValue, error) {
+	who := fmt.Sprintf("%s '%s'", spec.name, name)
 	values := make([]namedValue, 0, len(kwargs))
+	given := map[string]bool{}
 	for _, kv := range kwargs {
 		key := string(kv[0].(starlark.String))
 		attr, ok := spec.attrs[key]
@@ -151,49 +145,46 @@ func (ctx *pkgCtx) addTarget(thread *starlark.Thread, spec *ruleSpec, kwargs []s
 			if near := nearest(key, spec.names); near != "" {
 				msg += fmt.Sprintf(" (did you mean '%s'?)", near)
 			}
-			return fmt.Errorf("%s", msg)
+			return nil, fmt.Errorf("%s", msg)
 		}
-		for _, seen := range values {
-			if seen.name == key {
-				return fmt.Errorf("%s: attribute '%s' given twice", who, key)
-			}
+		if given[key] {
+			return nil, fmt.Errorf("%s: attribute '%s' given twice", who, key)
 		}
-		if kv[1] == starlark.None { // None means "not given", as in Bazel
+		given[key] = true
+		if kv[1] == starlark.None || key == "name" { // None means "not given", as in Bazel
 			continue
 		}
-		if key == "name" {
-			continue
+		if _, isSelect := kv[1].(*selectValue); isSelect && attr.fixed {
+			return nil, fmt.Errorf("%s: attribute '%s' is not configurable: it takes no select()", who, key)
 		}
 		if got := checkKind(attr.kind, kv[1]); got != "" {
-			return fmt.Errorf("%s: attribute '%s' must be %s, got %s", who, key, kindNames[attr.kind], got)
+			return nil, fmt.Errorf("%s: attribute '%s' must be %s, got %s", who, key, kindNames[attr.kind], got)
 		}
-		if attr.nonEmpty {
-			if l, ok := kv[1].(starlark.Indexable); ok && l.Len() == 0 {
-				return fmt.Errorf("%s: attribute '%s' must not be empty", who, key)
-			}
+		if l, ok := kv[1].(starlark.Indexable); ok && attr.nonEmpty && l.Len() == 0 {
+			return nil, fmt.Errorf("%s: attribute '%s' must not be empty", who, key)
 		}
 		values = append(values, namedValue{key, kv[1]})
 	}
 	for _, attrName := range spec.names {
-		if !spec.attrs[attrName].required || attrName == "name" {
-			continue
-		}
-		found := false
-		for _, v := range values {
-			if v.name == attrName {
-				found = true
-				break
-			}
-		}
-		if !found {
-			return fmt.Errorf("%s: missing required attribute '%s'", who, attrName)
+		if spec.attrs[attrName].required && attrName != "name" && !hasValue(values, attrName) {
+			return nil, fmt.Errorf("%s: missing required attribute '%s'", who, attrName)
 		}
 	}
-	if first := ctx.byName[name]; first != nil {
-		return fmt.Errorf("duplicate target '%s' in package '%s' (first defined at %s)", name, ctx.pkg, first.stack[0].Pos)
-	}
-
 	sort.Slice(values, func(i, j int) bool { return values[i].name < values[j].name })
+	return values, nil
+}
+
+func hasValue(values []namedValue, name string) bool {
+	for _, v := range values {
+		if v.name == name {
+			return true
+		}
+	}
+	return false
+}
+
+// encodeAttrs encodes checked attributes as the JSON object of the output.
+func encodeAttrs(spec *ruleSpec, name string, values []namedValue) ([]byte, error) {
 	buf := make([]byte, 0, 256)
 	buf = append(buf, '{')
 	for i, v := range values {
@@ -206,17 +197,10 @@ func (ctx *pkgCtx) addTarget(thread *starlark.Thread, spec *ruleSpec, kwargs []s
 		if spec.attrs[v.name].kind == kBool {
 			buf = appendBool(buf, isTrue(v.value))
 		} else if buf, err = appendValue(buf, v.value, 0); err != nil {
-			return fmt.Errorf("%s: attribute '%s': %v", who, v.name, err)
+			return nil, fmt.Errorf("%s '%s': attribute '%s': %v", spec.name, name, v.name, err)
 		}
 	}
-	buf = append(buf, '}')
-
-	stack := thread.CallStack()
-	stack = ctx.ev.callStack(stack[:len(stack)-1]) // without the rule itself
-	t := &target{rule: spec.name, name: name, attrs: buf, values: values, stack: stack}
-	ctx.targets = append(ctx.targets, t)
-	ctx.byName[name] = t
-	return nil
+	return append(buf, '}'), nil
 }
 
 // checkTargetName returns what is wrong with a target name, or "".
@@ -267,7 +251,7 @@ func checkKind(kind attrKind, v starlark.Value) string {
 			}
 			return "int other than 0 or 1"
 		}
-	case kStringList, kList:
+	case kStringList:
 		switch x := v.(type) {
 		case *selectValue:
 			for _, part := range x.parts {

@@ -2,11 +2,9 @@
 
 from __future__ import annotations
 
-from selective_build.emit.cpp_types import UnsupportedType, check_signature
 from selective_build.emit.headers import render_functions, render_native_functions
 from selective_build.emit.registration import render_registration
-from selective_build.errors import Problem, UserError
-from selective_build.resolve import Resolution
+from selective_build.model.resolution import Resolution
 
 NATIVE_FUNCTIONS = "NativeFunctions.h"
 CUSTOM_OPS_NATIVE_FUNCTIONS = "CustomOpsNativeFunctions.h"
@@ -16,17 +14,9 @@ REGISTRATION = "register_kernels.cpp"
 
 def render_bindings(resolution: Resolution, lib_name: str, manual_registration: bool,
                     model_entry: bool = False) -> dict[str, str]:
-    """File name -> text. An operator whose types no EValue carries is a UserError at its entry."""
-    problems = []
-    for resolved in resolution.operators:
-        try:
-            check_signature(resolved.entry.schema)
-        except UnsupportedType as error:
-            problems.append(Problem(f"{resolved.entry.name}: {error}", resolved.entry.location))
-    if problems:
-        raise UserError.of(problems)
-    aten = [(r.entry, k) for r in resolution.operators if r.entry.kind == "op" for k in r.kernels]
-    custom = [(r.entry, k) for r in resolution.operators if r.entry.kind != "op" for k in r.kernels]
+    """File name -> text (every entry's types were checked when its yaml was read)."""
+    aten = [(r.entry, k) for r in resolution.operators if not r.entry.is_custom for k in r.kernels]
+    custom = [(r.entry, k) for r in resolution.operators if r.entry.is_custom for k in r.kernels]
     headers = (NATIVE_FUNCTIONS, CUSTOM_OPS_NATIVE_FUNCTIONS)
     return {
         NATIVE_FUNCTIONS: render_native_functions(aten),

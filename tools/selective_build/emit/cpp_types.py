@@ -1,54 +1,38 @@
 """How schema types appear in C++: kernel parameter types (ExecuTorch's lean
-mode conventions) and how the registration source unboxes each from an ``EValue``."""
+mode conventions) and how the registration source unboxes each from an
+``EValue``, spelled from the one table of
+:mod:`selective_build.model.evalue_types`. Types reach here checked (the
+kernel yaml reader rejects what no ``EValue`` carries)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from selective_build.model.evalue_types import BASE_TYPES, OPTIONAL_TENSOR_LIST, TENSOR_CPP, EValueType
+from selective_build.model.records import record
+from selective_build.model.schema import Argument, BaseType, OptionalType, Return, Type, is_tensor
 
-from selective_build.schema import Argument, BaseType, ListType, OptionalType, Return
-
-TENSOR = "::executorch::aten::Tensor"
+TENSOR = TENSOR_CPP
 CONTEXT = "::torch::executor::KernelRuntimeContext"
 
-# Value types of plain bases: the C++ type an EValue converts to.
-_VALUE_TYPES = {
-    "Tensor": TENSOR,
-    "int": "int64_t",
-    "SymInt": "int64_t",
-    "float": "double",
-    "bool": "bool",
-    "str": "std::string_view",
-    "Scalar": "::executorch::aten::Scalar",
-    "ScalarType": "::executorch::aten::ScalarType",
-    "MemoryFormat": "::executorch::aten::MemoryFormat",
-    "Layout": "::executorch::aten::Layout",
-    "Device": "::executorch::aten::Device",
-}
-# Bases that are passed by const reference rather than by value.
-_BY_REFERENCE = frozenset({"Tensor", "Scalar"})
-# List element types an EValue can hold.
-_LIST_ELEMENTS = {"int": "int64_t", "SymInt": "int64_t", "float": "double", "bool": "bool", "Tensor": TENSOR}
 
-
-class UnsupportedType(ValueError):
-    """A schema type that ExecuTorch's EValue cannot carry."""
-
-
-def value_type(type_) -> str:
-    """The C++ type an EValue is converted to for this schema type."""
-    if isinstance(type_, BaseType):
-        if type_.name not in _VALUE_TYPES:
-            raise UnsupportedType(f"type '{type_.name}' has no EValue conversion")
-        return _VALUE_TYPES[type_.name]
-    if isinstance(type_, OptionalType):
-        return f"std::optional<{value_type(type_.elem)}>"
+def _list_info(type_) -> EValueType:
+    """How an EValue carries the list type ``type_`` (``int[]``, ``Tensor?[]``...)."""
     elem = type_.elem
-    if isinstance(elem, OptionalType) and isinstance(elem.elem, BaseType) and elem.elem.name == "Tensor":
-        return f"::executorch::aten::ArrayRef<std::optional<{TENSOR}>>"
-    if not isinstance(elem, BaseType) or elem.name not in _LIST_ELEMENTS:
-        raise UnsupportedType(f"list type '{type_}' has no EValue conversion (lists of int, float, bool, "
-                              f"Tensor and Tensor? exist)")
-    return f"::executorch::aten::ArrayRef<{_LIST_ELEMENTS[elem.name]}>"
+    if type(elem) is OptionalType:
+        return OPTIONAL_TENSOR_LIST
+    info = BASE_TYPES[elem.name]
+    return EValueType(f"::executorch::aten::ArrayRef<{info.list_cpp_element}>", info.list_kind, info.list_reader)
+
+
+def _info(type_: Type) -> EValueType:
+    """How an EValue carries ``type_`` without its outer optional."""
+    return BASE_TYPES[type_.name] if type(type_) is BaseType else _list_info(type_)
+
+
+def value_type(type_: Type) -> str:
+    """The C++ type an EValue is converted to for this schema type."""
+    if type(type_) is OptionalType:
+        return f"std::optional<{value_type(type_.elem)}>"
+    return _info(type_).cpp
 
 
 def parameter_type(argument: Argument) -> str:
@@ -56,40 +40,15 @@ def parameter_type(argument: Argument) -> str:
     tensor, ``int64_t``, ``const std::optional<Scalar>&``, ``ArrayRef<int64_t>``..."""
     type_ = argument.type
     value = value_type(type_)
-    if isinstance(type_, BaseType) and type_.name == "Tensor" and argument.is_write:
+    if is_tensor(type_) and argument.is_write:
         return f"{value}&"
-    base = type_.elem if isinstance(type_, OptionalType) else type_
-    if isinstance(base, BaseType) and base.name in _BY_REFERENCE:
+    base = type_.elem if type(type_) is OptionalType else type_
+    if type(base) is BaseType and BASE_TYPES[base.name].by_reference:
         return f"const {value}&"
     return value
 
 
-# How the unboxing code reads each base type out of an EValue: the kind its
-# tag check uses (an enumerator of the registration source) and the accessor
-# that reads the value once the check passed.
-_UNBOXING = {
-    "Tensor": ("kTensor", "as_tensor"),
-    "int": ("kInt", "as_int"),
-    "SymInt": ("kInt", "as_int"),
-    "float": ("kDouble", "as_double"),
-    "bool": ("kBool", "as_bool"),
-    "str": ("kString", "as_string"),
-    "Scalar": ("kScalar", "as_scalar"),
-    "ScalarType": ("kInt", "as_scalar_type"),
-    "MemoryFormat": ("kInt", "as_memory_format"),
-    "Layout": ("kInt", "as_layout"),
-    "Device": ("kInt", "as_device"),
-}
-_LIST_UNBOXING = {
-    "int": ("kIntList", "as_int_list"),
-    "SymInt": ("kIntList", "as_int_list"),
-    "float": ("kDoubleList", "as_double_list"),
-    "bool": ("kBoolList", "as_bool_list"),
-    "Tensor": ("kTensorList", "as_tensor_list"),
-}
-
-
-@dataclass(frozen=True)
+@record
 class Unboxing:
     """How the registration source reads an argument of one schema type out of
     its ``EValue``: the kind of value the tag check expects (an enumerator of
@@ -99,7 +58,7 @@ class Unboxing:
     kind: str
     optional: bool
     reader: str
-    value_type: str  # the base type's C++ value type (for std::optional<...>)
+    value_type: str  # the C++ value type without the optional (for std::optional<...>)
 
     @property
     def kind_expression(self) -> str:
@@ -113,28 +72,11 @@ class Unboxing:
         return f"{self.reader}({value})"
 
 
-def unboxing(type_) -> Unboxing:
-    """How the registration source unboxes an argument of schema type ``type_``
-    (raises UnsupportedType for what no EValue carries)."""
-    optional = isinstance(type_, OptionalType)
-    base = type_.elem if optional else type_
-    base_value_type = value_type(base)
-    value_type(type_)
-    if isinstance(base, ListType):
-        elem = base.elem
-        if isinstance(elem, OptionalType):
-            kind, reader = "kOptionalTensorList", "as_optional_tensor_list"
-        else:
-            kind, reader = _LIST_UNBOXING[elem.name]
-    else:
-        kind, reader = _UNBOXING[base.name]
-    return Unboxing(kind, optional, reader, base_value_type)
-
-
-def check_signature(schema) -> None:
-    """Raise UnsupportedType if an argument or return of ``schema`` has no EValue conversion."""
-    for item in schema.arguments + schema.returns:
-        value_type(item.type)
+def unboxing(type_: Type) -> Unboxing:
+    """How the registration source unboxes an argument of schema type ``type_``."""
+    optional = type(type_) is OptionalType
+    info = _info(type_.elem if optional else type_)
+    return Unboxing(info.kind, optional, info.reader, info.cpp)
 
 
 def return_type(returns: tuple[Return, ...]) -> str:

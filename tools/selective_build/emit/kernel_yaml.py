@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from selective_build.emit.yaml_text import scalar
-from selective_build.kernel_yaml import FrozenMapping, Kernel, OperatorEntry
+from selective_build.model.kernels import FrozenMapping, Kernel, OperatorEntry
 
 def _flow(value: object) -> str:
     """Plain data as YAML flow text (JSON-like, which YAML reads)."""

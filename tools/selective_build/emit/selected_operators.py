@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 
 from selective_build.emit.yaml_text import scalar
-from selective_build.selection import Selection
+from selective_build.model.selection import Selection
 
 
 def _flag(value: bool) -> str:
@@ -28,12 +28,13 @@ def _key_with_list(key: str, items: tuple[str, ...], indent: str) -> list[str]:
     return [f"{indent}{scalar(key)}:"] + _list(items, indent)
 
 
-def _lists(name: str, mapping: Mapping[str, tuple[str, ...]]) -> list[str]:
+def _lists(name: str, mapping: Mapping[object, tuple[object, ...]]) -> list[str]:
+    """A mapping of lists (keys and items rendered with str(), in sorted order)."""
     if not mapping:
         return [f"{name}: {{}}"]
     lines = [f"{name}:"]
     for key in sorted(mapping):
-        lines += _key_with_list(key, mapping[key], "  ")
+        lines += _key_with_list(str(key), tuple(map(str, mapping[key])), "  ")
     return lines
 
 
@@ -53,7 +54,7 @@ def render_selected_operators(selection: Selection) -> str:
     operators = ["operators: {}"] if not selection.operators else ["operators:"]
     for name in sorted(selection.operators):
         operator = selection.operators[name]
-        operators.append(f"  {scalar(name)}:")
+        operators.append(f"  {scalar(str(name))}:")
         if operator.debug_info:
             operators += _key_with_list("debug_info", operator.debug_info, "    ")
         operators += [

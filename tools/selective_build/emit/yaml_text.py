@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from selective_build.yaml_nodes import STR, resolve_plain
+from selective_build.model.yaml_scalars import STR, resolve_plain
 
 # Characters that give a plain scalar another meaning at its start.
 _INDICATORS = frozenset("-?:,[]{}#&*!|>'\"%@`")

@@ -1,0 +1,154 @@
+"""The shape of the code, checked: which layer of ``selective_build`` may
+import which (docs/architecture.md draws it), no import cycle, contracts
+defined once (the kernel key format, the driver's output root and tags, the
+rule attribute table shared with the Go evaluator), every command declared
+and implemented, and no function grown past a screen."""
+
+from __future__ import annotations
+
+import ast
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from conftest import REPO
+
+PACKAGE = REPO / "tools" / "selective_build"
+STARLARK = REPO / "tools" / "starlark"
+
+sys.path.insert(0, str(REPO / "scripts"))
+import architecture  # noqa: E402  (scripts/architecture.py: the layers and the pictures)
+
+
+def test_each_layer_imports_only_the_layers_it_may():
+    graph = architecture.import_graph()
+    crossings = [f"{module} ({architecture.layer_of(module)}) imports {other} ({architecture.layer_of(other)})"
+                 for module, imported in graph.items() for other in sorted(imported)
+                 if not architecture.may_import(architecture.layer_of(module), architecture.layer_of(other))]
+    assert not crossings, "\n".join(crossings)
+
+
+def test_no_import_cycle():
+    graph = architecture.import_graph()
+    state: dict[str, int] = {}  # 1: on the stack, 2: done
+    stack: list[str] = []
+
+    def visit(module: str) -> list[str] | None:
+        state[module] = 1
+        stack.append(module)
+        for other in sorted(graph[module]):
+            if state.get(other) == 1:
+                return stack[stack.index(other):] + [other]
+            if other not in state:
+                cycle = visit(other)
+                if cycle:
+                    return cycle
+        stack.pop()
+        state[module] = 2
+        return None
+
+    for module in sorted(graph):
+        if module not in state:
+            cycle = visit(module)
+            assert cycle is None, "import cycle: " + " -> ".join(cycle)
+
+
+def test_the_pictures_are_current():
+    assert (REPO / "docs" / "layers.dot").read_text() == architecture.layers_dot(), \
+        "run: python scripts/architecture.py"
+    for dot_file in sorted((REPO / "docs").glob("*.dot")):
+        assert dot_file.with_suffix(".svg").read_text() == architecture.render(dot_file), \
+            f"{dot_file.with_suffix('.svg').name} is stale: run python scripts/architecture.py"
+
+
+def code_strings(path: Path) -> list[str]:
+    """The string constants of a module's code (docstrings left out)."""
+    tree = ast.parse(path.read_text())
+    docstrings = {id(node.body[0].value) for node in ast.walk(tree)
+                  if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef)) and node.body
+                  and isinstance(node.body[0], ast.Expr) and isinstance(node.body[0].value, ast.Constant)}
+    return [node.value for node in ast.walk(tree)
+            if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in docstrings]
+
+
+@pytest.mark.parametrize("needle, owner", [
+    ("v1/", "model/keys.py"),                # the kernel key format
+    ("etsb-out", "driver/layout.py"),        # the driver's output root
+    ("etsb_registers=", "driver/layout.py"),
+    ("etsb_all_kernels=", "driver/layout.py"),
+    ("etsb_binary", "driver/layout.py"),
+    ("kIntList", "model/evalue_types.py"),   # how an EValue carries each type
+])
+def test_each_contract_is_spelled_in_one_module(needle, owner):
+    spelled = sorted(str(path.relative_to(PACKAGE)) for path in PACKAGE.rglob("*.py")
+                     if any(needle in text for text in code_strings(path)))
+    assert spelled == [owner]
+
+
+def test_the_rules_spell_the_driver_tags_once_and_as_the_driver_does():
+    from selective_build.driver import layout
+
+    shim = (REPO / "rules" / "private" / "shim.bzl").read_text()
+    for name in ("TAG_REGISTERS", "TAG_ALL_KERNELS", "TAG_BINARY", "TAG_MANUAL"):
+        assert f'{name} = "{getattr(layout, name)}"' in shim, name
+    for path in (REPO / "rules").rglob("*.bzl"):
+        if path.name != "shim.bzl":
+            text = path.read_text()
+            for tag in (layout.TAG_REGISTERS, layout.TAG_ALL_KERNELS, layout.TAG_BINARY):
+                assert f'"{tag}' not in text, f"{path.name} spells {tag} instead of using the shim's constant"
+
+
+def test_the_setup_builds_the_evaluator_where_the_driver_looks():
+    from selective_build.driver import layout
+
+    setup = (REPO / "scripts" / "setup.sh").read_text()
+    assert f'bin="$ROOT/{layout.TOOLS}/etsb-starlark"' in setup
+
+
+def test_the_go_rule_table_is_generated_from_the_python_one():
+    from selective_build.driver.primitives import go_table
+
+    assert (STARLARK / "rules_table.go").read_text() == go_table(), \
+        "run: python -m selective_build.driver.primitives > tools/starlark/rules_table.go"
+
+
+def test_every_command_is_declared_and_implemented():
+    from selective_build import commands
+    from selective_build.arguments import COMMANDS
+
+    declared = {command.name.replace("-", "_") for command in COMMANDS}
+    implemented = {name for name, value in vars(commands).items()
+                   if callable(value) and not name.startswith("_") and value.__module__ == commands.__name__
+                   and name != "function_of"}
+    assert declared == implemented
+
+
+def test_python_functions_fit_on_a_screen():
+    long = [f"{path.relative_to(PACKAGE)}:{node.lineno} {node.name} ({node.end_lineno - node.lineno + 1} lines)"
+            for path in PACKAGE.rglob("*.py") for node in ast.walk(ast.parse(path.read_text()))
+            if isinstance(node, ast.FunctionDef) and node.end_lineno - node.lineno + 1 > 60]
+    assert not long, "\n".join(long)
+
+
+def test_go_functions_fit_on_a_screen():
+    long = []
+    for path in STARLARK.glob("*.go"):
+        if path.name.endswith("_test.go") or path.name == "rules_table.go":
+            continue
+        lines = path.read_text().splitlines()
+        for number, line in enumerate(lines):
+            match = re.match(r"func (?:\([^)]*\) )?(\w+)", line)
+            if match and line.endswith("{"):
+                end = next(i for i in range(number, len(lines)) if lines[i] == "}")
+                if end - number + 1 > 60:
+                    long.append(f"{path.name}:{number + 1} {match.group(1)} ({end - number + 1} lines)")
+    assert not long, "\n".join(long)
+
+
+def test_python_passes_pyflakes():
+    result = subprocess.run([str(REPO / ".venv" / "bin" / "ruff"), "check", "--select", "F,E9", "--quiet",
+                             "tools", "tests", "bench", "scripts"], cwd=REPO, capture_output=True, text=True)
+    assert result.returncode == 0, result.stdout + result.stderr

@@ -1,0 +1,306 @@
+"""The ``etsb`` command line: every command's flags, declared once, and the
+parser that reads ``argv`` against them.
+
+Each :class:`Command` lists its :class:`Flag` values; :func:`parse` returns
+the command's name and its values by flag destination. Every flag has a
+dashed and an underscored spelling (``--output-dir``, ``--output_dir``, as
+ExecuTorch's tools spell theirs), takes ``--flag value`` or ``--flag=value``,
+and is checked here: unknown flags, missing values and required flags, and
+integers. Help text is made from the same declarations.
+
+Not argparse: importing it costs more than many of these commands' whole
+work, and build actions run them many times per build.
+"""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+from selective_build import __version__
+from selective_build.driver.layout import OUT
+from selective_build.model.records import record
+
+# How a flag takes its value.
+VALUE = "value"      # --flag X; the last one given wins
+LIST = "list"        # --flag X, repeatable; every value kept in order
+SWITCH = "switch"    # --flag, no value
+INT = "int"          # --flag N, a non-negative integer
+
+
+@record
+class Flag:
+    """One option: its spellings (the first is the canonical one), where its
+    value goes, how it takes it, and its help."""
+
+    names: tuple[str, ...]
+    dest: str
+    kind: str
+    help: str
+    metavar: str = ""
+    required: bool = False
+    default: object = None
+    choices: tuple[str, ...] = ()
+
+
+@record
+class Positional:
+    """Arguments that are not flags: ``at_least`` to ``at_most`` (None: any number) of them."""
+
+    dest: str
+    metavar: str
+    help: str
+    at_least: int = 0
+    at_most: int | None = None
+    default: tuple[str, ...] = ()
+
+
+@record
+class Command:
+    """A subcommand, its help line, and its arguments."""
+
+    name: str
+    help: str
+    flags: tuple[Flag, ...] = ()
+    positional: Positional | None = None
+
+
+class UsageError(Exception):
+    """A command line that does not fit its command; printed with the usage, exit status 2."""
+
+    def __init__(self, message: str, command: str | None = None) -> None:
+        super().__init__(message)
+        self.command = command
+
+
+def _flag(name: str, kind: str, help: str, metavar: str = "", required: bool = False, default: object = None,
+          choices: tuple[str, ...] = (), short: str = "") -> Flag:
+    """A flag spelled ``--name-with-dashes`` and ``--name_with_underscores`` (and ``short``, if given)."""
+    dashed = "--" + name.replace("_", "-")
+    underscored = "--" + name.replace("-", "_")
+    names = (dashed,) + ((underscored,) if underscored != dashed else ()) + ((short,) if short else ())
+    if default is None and kind == LIST:
+        default = ()
+    return Flag(names, name.replace("-", "_"), kind, help, metavar, required, default, choices)
+
+
+_ATEN_YAML = _flag("aten-yaml", VALUE, "ATen schemas to resolve 'op:' entries against: a full "
+                   "native_functions.yaml (default: etsb's aten_ops.yaml)", "PATH")
+_DEFINE = _flag("define", LIST, "a value for select() conditions and a make variable for commands (repeatable)",
+                "NAME=VALUE")
+_OUTPUT_DIR = "DIR"
+
+COMMANDS: tuple[Command, ...] = (
+    Command("merge-yaml", "Merge a vendor kernel yaml over a fallback yaml into OUTPUT_DIR/merged.yaml.", (
+        _flag("functions-yaml-path", VALUE, "the vendor kernel yaml; its entries win per operator", "PATH",
+              required=True),
+        _flag("fallback-yaml-path", VALUE, "the fallback kernel yaml; its operators that the vendor yaml lacks "
+              "are added", "PATH"),
+        _flag("output-dir", VALUE, "where merged.yaml is written (created if missing)", _OUTPUT_DIR, required=True),
+        _ATEN_YAML,
+    )),
+    Command("gen-oplist", "Select operators and kernel keys from models, op lists, ops dicts and kernel yamls; "
+            "write selected_operators.yaml.", (
+        _flag("output-path", VALUE, "the selected_operators.yaml to write (in it, if PATH is a directory)", "PATH",
+              required=True),
+        _flag("model-file-path", LIST, "a .pte program whose operators and kernel keys to select (repeatable)",
+              "PTE"),
+        _flag("root-ops", LIST, "operators separated by commas or spaces, e.g. aten::add.out,aten::mm.out "
+              "('aten::' is implied; repeatable)", "OPS"),
+        _flag("include-all-overloads", SWITCH, "a --root_ops name without overload (aten::add) selects all its "
+              "overloads"),
+        _flag("ops-dict", LIST, "a JSON object of operator -> dtype names or kernel keys ([] for any), or @FILE "
+              "holding one (repeatable)", "JSON"),
+        _flag("ops-schema-yaml-path", LIST, "a kernel yaml whose every operator is selected (repeatable)", "YAML"),
+        _flag("include-all-operators", SWITCH, "select every operator: the build is not selective"),
+        _flag("selection-yaml-path", LIST, "a selected_operators.yaml to include in the union, e.g. another "
+              "operator library's (repeatable)", "YAML"),
+        _ATEN_YAML,
+    )),
+    Command("gen-all-oplist", "Union several selected_operators.yaml files into OUTPUT_DIR/selected_operators.yaml.", (
+        _flag("model-file-list-path", LIST, "@FILE listing selected_operators.yaml files (or directories holding "
+              "one), separated by white space; or one such path (repeatable)", "@LIST|PATH", required=True),
+        _flag("output-dir", VALUE, "where selected_operators.yaml is written (created if missing)", _OUTPUT_DIR,
+              required=True),
+        _flag("check-ops-not-overlapping", SWITCH, "fail if two inputs select the same operator"),
+        _flag("allow-include-all-overloads", SWITCH, "accept operators selected with include_all_overloads "
+              "(rejected otherwise, as ExecuTorch's gen_all_oplist.py does)"),
+    )),
+    Command("gen-bindings", "Resolve the selection to kernels, check coverage, and generate the registration "
+            "source and headers.", (
+        _flag("functions-yaml-path", VALUE, "the (merged) kernel yaml of ATen operators", "YAML"),
+        _flag("custom-ops-yaml-path", VALUE, "a kernel yaml of custom operators ('func:' entries)", "YAML"),
+        _flag("op-selection-yaml-path", VALUE, "selected_operators.yaml (default: every operator of the yamls)",
+              "YAML"),
+        _flag("output-dir", VALUE, "where register_kernels.cpp, NativeFunctions.h, CustomOpsNativeFunctions.h "
+              "and Functions.h are written", _OUTPUT_DIR, required=True),
+        _flag("lib-name", VALUE, "names register_NAME_kernels() and NAME_kernels() (a C identifier)", "NAME",
+              default="all"),
+        _flag("manual-registration", SWITCH, "no static initialiser: call etsb::register_NAME_kernels() or pass "
+              "etsb::NAME_kernels() to Program::load_method"),
+        _flag("model-entry", SWITCH, "also define etsb::register_model_kernels(), which the model runner library "
+              "(tools/runner, compiled once with -DETSB_MODEL_ENTRY) calls"),
+        _ATEN_YAML,
+    )),
+    Command("gen-op-variants", "Write selected_op_variants.h: the dtypes each selected operator's kernels may "
+            "switch on.", (
+        _flag("yaml-file-path", VALUE, "selected_operators.yaml (ours or ExecuTorch's)", "YAML", required=True),
+        _flag("output-dir", VALUE, "where selected_op_variants.h is written", _OUTPUT_DIR, required=True),
+    )),
+    Command("validate-yaml", "Parse and validate kernel yaml files; report every problem with its place.",
+            (_ATEN_YAML,), Positional("paths", "YAML", "kernel yaml files to check", at_least=1)),
+    Command("build", f"Evaluate BUILD files and build the targets with ninja (outputs under {OUT}/).", (
+        _flag("jobs", INT, "parallel jobs (ninja's default otherwise)", "N", short="-j"),
+        _DEFINE,
+    ), Positional("targets", "TARGET", "labels or patterns: //examples/mlp:bin, //examples/..., :bin "
+                                       "(default //...)", default=("//...",))),
+    Command("query", "List targets, their dependencies or their outputs.", (
+        _flag("output", VALUE, "what to print per target: its label, its rule and where it was made, every target "
+              "it depends on, its output files, or everything as JSON", "FORMAT", default="label",
+              choices=("label", "rule", "deps", "outputs", "json")),
+        _DEFINE,
+    ), Positional("targets", "TARGET", "labels or patterns (default //...)", default=("//...",))),
+    Command("pick-smaller", "Copy the smallest (stripped) of several linked binaries, with its link map.", (
+        _flag("output", VALUE, "the binary to write (and PATH.map)", "PATH", required=True),
+        _flag("no-link-map", SWITCH, "the candidates have no link maps (Bazel, Buck2): write the binary alone"),
+    ), Positional("candidates", "BINARY", "linked binaries with their link maps beside them (BINARY.map); the "
+                                          "first wins ties", at_least=1)),
+    Command("clean", f"Remove every build output under {OUT}/."),
+    Command("size", "Stripped size of a binary by part (runtime, kernels per operator, registration), beside the "
+            "same binary with every kernel.", (
+        _flag("top", INT, "list only the N largest operators (default: all)", "N", default=0),
+        _DEFINE,
+    ), Positional("target", "TARGET", "an et_model_binary (or any cxx_binary) label", at_least=1, at_most=1)),
+)
+
+_BY_NAME = {command.name: command for command in COMMANDS}
+_HELP = ("-h", "--help")
+
+
+def parse(argv: list[str]) -> tuple[Command, SimpleNamespace] | str:
+    """The command ``argv`` runs and its values by destination; or the text to
+    print and exit with 0 (``--help``, ``--version``, no command). Raise
+    UsageError for anything that does not fit."""
+    if not argv or argv[0] in _HELP:
+        return main_help()
+    if argv[0] == "--version":
+        return f"etsb {__version__}"
+    command = _BY_NAME.get(argv[0])
+    if command is None:
+        from selective_build.model.errors import did_you_mean
+
+        what = "option" if argv[0].startswith("-") else "command"
+        raise UsageError(f"unknown {what} '{argv[0]}'{did_you_mean(argv[0], _BY_NAME)}; commands: "
+                         f"{', '.join(_BY_NAME)}")
+    if any(arg in _HELP for arg in argv[1:argv.index("--") if "--" in argv else len(argv)]):
+        return command_help(command)
+    return command, _values(command, argv[1:])
+
+
+def _values(command: Command, argv: list[str]) -> SimpleNamespace:
+    """Each flag's value by destination, and the positional arguments."""
+    flags = {name: flag for flag in command.flags for name in flag.names}
+    values: dict[str, object] = {}
+    for flag in command.flags:
+        values[flag.dest] = list(flag.default) if flag.kind == LIST else (False if flag.kind == SWITCH
+                                                                         else flag.default)
+    given: set[str] = set()
+    positional: list[str] = []
+    arguments = iter(argv)
+    for argument in arguments:
+        if argument == "--":
+            positional.extend(arguments)
+            break
+        if not argument.startswith("-") or argument == "-":
+            positional.append(argument)
+            continue
+        name, equals, inline = argument.partition("=")
+        if not equals and name not in flags and name[:2] in flags and flags[name[:2]].kind == INT:
+            name, equals, inline = name[:2], "=", name[2:]  # -j4
+        flag = flags.get(name)
+        if flag is None:
+            from selective_build.model.errors import did_you_mean
+
+            raise UsageError(f"unknown option '{name}'{did_you_mean(name, flags)}", command.name)
+        given.add(flag.dest)
+        if flag.kind == SWITCH:
+            if equals:
+                raise UsageError(f"{name} takes no value", command.name)
+            values[flag.dest] = True
+            continue
+        value = inline if equals else next(arguments, None)
+        if value is None:
+            raise UsageError(f"{name} needs a value ({flag.metavar or 'VALUE'})", command.name)
+        if flag.kind == LIST:
+            values[flag.dest].append(value)
+        else:
+            values[flag.dest] = _checked(command, flag, name, value)
+    missing = [flag.names[0] for flag in command.flags if flag.required and flag.dest not in given]
+    if missing:
+        raise UsageError(f"missing {', '.join(missing)}", command.name)
+    if command.positional is not None:
+        values[command.positional.dest] = _positional(command, command.positional, positional)
+    elif positional:
+        raise UsageError(f"unexpected argument '{positional[0]}'", command.name)
+    return SimpleNamespace(**values)
+
+
+def _checked(command: Command, flag: Flag, name: str, value: str) -> object:
+    """A flag's value, converted and checked against its kind and choices."""
+    if flag.kind == INT:
+        if not (value.isdigit() and value.isascii()):
+            raise UsageError(f"{name} takes a non-negative integer, not '{value}'", command.name)
+        return int(value)
+    if flag.choices and value not in flag.choices:
+        raise UsageError(f"{name} must be one of {', '.join(flag.choices)}, not '{value}'", command.name)
+    return value
+
+
+def _positional(command: Command, spec: Positional, given: list[str]) -> object:
+    """The positional arguments: a list, or the one value when at most one is taken."""
+    if len(given) < spec.at_least:
+        raise UsageError(f"missing {spec.metavar} ({spec.help})", command.name)
+    if spec.at_most is not None and len(given) > spec.at_most:
+        raise UsageError(f"unexpected argument '{given[spec.at_most]}'", command.name)
+    values = given or list(spec.default)
+    return values[0] if spec.at_most == 1 else values
+
+
+# -- help ---------------------------------------------------------------------------
+
+
+def usage_line(command: Command) -> str:
+    """``usage: etsb NAME [flags] ...`` for one command."""
+    parts = [f"usage: etsb {command.name}"]
+    for flag in command.flags:
+        spelled = flag.names[0] if flag.kind == SWITCH else f"{flag.names[0]} {flag.metavar or 'VALUE'}"
+        parts.append(spelled if flag.required else f"[{spelled}]")
+    if command.positional is not None:
+        spec = command.positional
+        text = spec.metavar + (" ..." if spec.at_most != 1 else "")
+        parts.append(text if spec.at_least else f"[{text}]")
+    return " ".join(parts)
+
+
+def command_help(command: Command) -> str:
+    """The ``etsb NAME --help`` text."""
+    lines = [usage_line(command), "", command.help]
+    if command.positional is not None:
+        lines += ["", "arguments:", f"  {command.positional.metavar:28} {command.positional.help}"]
+    if command.flags:
+        lines += ["", "options:"]
+        for flag in command.flags:
+            spelled = ", ".join(flag.names) + ("" if flag.kind == SWITCH else f" {flag.metavar or 'VALUE'}")
+            lines.append(f"  {spelled}")
+            lines.append(f"      {flag.help}" + (" (required)" if flag.required else ""))
+    return "\n".join(lines)
+
+
+def main_help() -> str:
+    """The ``etsb --help`` text: every command and its help line."""
+    width = max(len(c.name) for c in COMMANDS)
+    return "\n".join(["usage: etsb COMMAND [options]  (etsb COMMAND --help for a command's options)", "",
+                      "Selective builds of ExecuTorch kernel libraries: select the operators a model needs, "
+                      "resolve them to kernels, generate registration code and build a size-trimmed binary.",
+                      "", "commands:"]
+                     + [f"  {c.name:{width}}  {c.help}" for c in COMMANDS]
+                     + ["", "  --version  print etsb's version"])

@@ -1,0 +1,126 @@
+"""BUILD files evaluated by etsb's starlark-go program (``tools/starlark/``),
+run as a subprocess; its JSON becomes frozen values here."""
+
+from __future__ import annotations
+
+import gc
+import json
+import os
+import subprocess
+from collections.abc import Mapping, Sequence
+
+from selective_build.driver.labels import Label
+from selective_build.driver.primitives import canonical_attrs, joined_list
+from selective_build.driver.state import evaluator_path
+from selective_build.model.errors import Location, Problem, UserError
+from selective_build.model.records import record
+
+
+@record
+class Frame:
+    """One Starlark call frame: the function and where it was called."""
+
+    function: str
+    file: str
+    line: int
+    column: int
+
+    def __str__(self) -> str:
+        return f"{self.file}:{self.line}:{self.column}: in {self.function}"
+
+
+@record
+class Target:
+    """A primitive rule call recorded while a BUILD file ran."""
+
+    package: str
+    rule: str
+    name: str
+    attrs: Mapping[str, object]
+    stack: tuple[Frame, ...]
+
+    @property
+    def label(self) -> Label:
+        """The target's label."""
+        return Label(self.package, self.name)
+
+    @property
+    def location(self) -> Location:
+        """Where the BUILD file made this target (its outermost frame)."""
+        if not self.stack:
+            return Location(f"{self.package}/BUILD" if self.package else "BUILD")
+        frame = self.stack[0]
+        return Location(frame.file, frame.line, frame.column)
+
+    def backtrace(self) -> str:
+        """The call stack that made the target, outermost first, one frame a line."""
+        return "\n".join(f"  {frame}" for frame in self.stack)
+
+    @property
+    def tags(self) -> tuple[str, ...]:
+        """The target's tags (``labels``, Buck2's spelling, included)."""
+        return tuple(joined_list(canonical_attrs(self.rule, self.attrs).get("tags")))
+
+
+@record
+class Package:
+    """An evaluated package: its targets in call order, and every file and
+    directory listing its evaluation read (to know when to evaluate again)."""
+
+    name: str
+    build_file: str
+    files: tuple[str, ...]
+    glob_dirs: tuple[str, ...]
+    targets: tuple[Target, ...]
+
+
+def _package(entry: dict) -> Package:
+    name = entry["package"]
+    targets = tuple(
+        Target(name, t["rule"], t["name"], t["attrs"],
+               tuple(Frame(f["function"], f["file"], f["line"], f["col"]) for f in t.get("stack") or ()))
+        for t in entry.get("targets") or ())
+    return Package(name, entry["build_file"], tuple(entry.get("files") or ()),
+                   tuple(entry.get("glob_dirs") or ()), targets)
+
+
+def _problem(entry: dict) -> Problem:
+    error = entry["error"]
+    message = error.get("message", "evaluation failed")
+    backtrace = (error.get("backtrace") or "").rstrip()
+    if backtrace.startswith("Traceback"):  # a syntax error has none: only its position again
+        message += "\n" + backtrace
+    return Problem(message, Location(error.get("file") or entry.get("build_file", ""),
+                                     error.get("line") or 0, error.get("col") or 0))
+
+
+def evaluate(root: str, packages: Sequence[str]) -> dict[str, Package]:
+    """Evaluate the BUILD files of ``packages`` (paths relative to ``root``).
+    Any package that fails raises one UserError listing every failure."""
+    if not packages:
+        return {}
+    binary = evaluator_path()
+    if not os.path.exists(binary):
+        raise UserError(f"the BUILD file evaluator {binary} is missing: run scripts/setup.sh")
+    try:
+        run = subprocess.run([binary, "--root", root, *packages], capture_output=True)
+    except OSError as error:
+        raise UserError(f"cannot run the BUILD file evaluator {binary}: {error.strerror}") from None
+    if run.stderr:
+        os.write(2, run.stderr)  # print() of BUILD files, as the evaluator formats it
+    # Many small objects and no cycles: the collector would only slow the parse down.
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        try:
+            document = json.loads(run.stdout)
+        except ValueError:
+            raise UserError(f"the BUILD file evaluator failed (exit {run.returncode}): "
+                            f"{run.stderr.decode(errors='replace').strip()}") from None
+        problems = [_problem(entry) for entry in document["packages"] if entry.get("error")]
+        if problems:
+            raise UserError.of(problems)
+        return {entry["package"]: _package(entry) for entry in document["packages"]}
+    finally:
+        if collecting:
+            gc.enable()

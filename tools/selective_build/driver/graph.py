@@ -1,0 +1,535 @@
+"""From evaluated packages to build actions: labels resolved to targets or
+files, ``select()`` resolved against the configuration, genrule commands
+expanded, C++ targets turned into compile, archive and link steps. Pure: the
+file system is seen only through ``Config.exists``."""
+
+from __future__ import annotations
+
+import re
+import shlex
+from collections.abc import Callable, Iterable, Mapping
+
+from selective_build.driver.evaluate import Package, Target
+from selective_build.driver.labels import Label, LabelError, parse_label
+from selective_build.driver.layout import BIN, CHECKS, OBJ, TAG_REGISTERS
+from selective_build.driver.primitives import RULES, canonical_attrs, label_attrs
+from selective_build.model.errors import Location, Problem, UserError, did_you_mean
+from selective_build.model.records import record
+
+CXX_SOURCE = (".cc", ".cpp", ".cxx", ".c++", ".C", ".c")
+# Flags every C++ compile gets: optimised, each function in its own section so
+# that the linker drops what registration does not reach.
+BASE_CXXFLAGS = ("-O2", "-ffunction-sections", "-fdata-sections")
+
+
+@record
+class Config:
+    """What the build depends on besides the BUILD files: make variables
+    (``$(NAME)`` in commands and flags), ``--define`` values for ``select()``,
+    the compiler, and a view of which source files exist."""
+
+    make_variables: Mapping[str, str]
+    defines: Mapping[str, str]
+    cxx: str
+    exists: Callable[[str], bool]
+
+
+@record
+class Action:
+    """One build step: a shell command from inputs to outputs."""
+
+    outputs: tuple[str, ...]
+    inputs: tuple[str, ...]
+    command: str
+    description: str
+    implicit: tuple[str, ...] = ()
+    order_only: tuple[str, ...] = ()
+    depfile: bool = False  # a gcc-style depfile at <first output>.d
+    restat: bool = False   # the command may leave an unchanged output untouched
+
+
+@record
+class Node:
+    """An analysed target: the files it provides, and for C++ libraries what
+    propagates to dependents."""
+
+    target: Target
+    outputs: tuple[str, ...]
+    archive: str | None = None
+    link_whole: bool = False
+    includes: tuple[str, ...] = ()
+    defines: tuple[str, ...] = ()
+    linkopts: tuple[str, ...] = ()
+    headers: tuple[str, ...] = ()
+    libraries: tuple["Node", ...] = ()  # C++ dependencies, direct
+
+
+@record
+class Graph:
+    """Every action needed for the requested targets, and what each provides."""
+
+    actions: tuple[Action, ...]
+    nodes: Mapping[Label, Node]
+
+
+def referenced_packages(package: Package) -> set[str]:
+    """Packages named by absolute labels in ``package``'s label attributes and
+    ``select()`` conditions (the driver evaluates them too)."""
+    found = set()
+    for target in package.targets:
+        for attr in label_attrs(target.rule):
+            value = target.attrs.get(attr)
+            for text in (*_strings(value), *_select_keys(value)):
+                if text.startswith(("//", "@//")) and not text.startswith("//conditions:"):
+                    try:
+                        found.add(parse_label(text, package.name).package)
+                    except LabelError:
+                        pass  # reported with its target during analysis
+    return found
+
+
+def _strings(value: object) -> Iterable[str]:
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, list):
+        for item in value:
+            yield from _strings(item)
+    elif isinstance(value, dict):
+        if "$select" in value:
+            for part in value["$select"]:
+                if isinstance(part, dict) and "$conditions" in part:
+                    for chosen in part["$conditions"].values():
+                        yield from _strings(chosen)
+                else:
+                    yield from _strings(part)
+
+
+def _select_keys(value: object) -> Iterable[str]:
+    if isinstance(value, dict) and "$select" in value:
+        for part in value["$select"]:
+            if isinstance(part, dict) and "$conditions" in part:
+                yield from part["$conditions"]
+
+
+class _Failed(Exception):
+    """Analysis of one target failed; its problem is already recorded."""
+
+
+class _Analysis:
+    """The state of one analysis: resolved nodes, emitted actions, problems."""
+
+    def __init__(self, packages: Mapping[str, Package], config: Config) -> None:
+        self.packages = packages
+        self.config = config
+        self.targets = {pkg: {t.name: t for t in p.targets} for pkg, p in packages.items()}
+        self.outputs_of = {}  # (package, output name) -> genrule target
+        for pkg, p in packages.items():
+            for t in p.targets:
+                if t.rule == "genrule":
+                    for out in _strings(t.attrs.get("outs")):
+                        self.outputs_of[(pkg, out)] = t
+        self.canonical_attrs: dict[Label, dict] = {}
+        self.attrs_read: set[tuple[str, str]] = set()  # (rule, attribute): what analysis honoured
+        self.nodes: dict[Label, Node] = {}
+        self.failed: set[Label] = set()
+        self.in_progress: list[Label] = []
+        self.actions: list[Action] = []
+        self.problems: list[Problem] = []
+
+    # -- problems ------------------------------------------------------------
+
+    def fail(self, target: Target, message: str) -> _Failed:
+        """Record a problem located at ``target``'s BUILD line, with its call stack."""
+        text = f"{target.rule} '{target.label}': {message}"
+        trace = target.backtrace()
+        self.problems.append(Problem(text + ("\n" + trace if trace else ""), target.location))
+        return _Failed()
+
+    # -- attributes ----------------------------------------------------------
+
+    def attr(self, target: Target, name: str, default: object = None) -> object:
+        """An attribute's value under its canonical name (every spelling of it
+        joined, see :mod:`~selective_build.driver.primitives`), with ``select()`` resolved."""
+        spec = RULES[target.rule].get(name)
+        assert spec is not None and not spec.same_as, f"{target.rule} has no canonical attribute '{name}'"
+        self.attrs_read.add((target.rule, name))
+        attrs = self.canonical_attrs.get(target.label)
+        if attrs is None:
+            attrs = self.canonical_attrs[target.label] = canonical_attrs(target.rule, target.attrs)
+        value = attrs.get(name)
+        if value is None:
+            return default
+        return self.resolve_select(target, name, value)
+
+    def resolve_select(self, target: Target, name: str, value: object) -> object:
+        if not (isinstance(value, dict) and "$select" in value):
+            return value
+        result = None
+        for part in value["$select"]:
+            if isinstance(part, dict) and "$conditions" in part:
+                part = self.choose(target, name, part["$conditions"])
+            if result is None:
+                result = part
+            elif isinstance(result, list):
+                result = result + list(part)
+            elif isinstance(result, dict):
+                result = {**result, **part}
+            else:
+                result = result + part
+        return result
+
+    def choose(self, target: Target, name: str, conditions: Mapping[str, object]) -> object:
+        matched = []
+        for key, value in conditions.items():
+            if key == "//conditions:default":
+                continue
+            setting = self.config_setting(target, key)
+            if all(self.config.defines.get(k) == v for k, v in setting.items()):
+                matched.append((key, value))
+        if len(matched) > 1:
+            raise self.fail(target, f"attribute '{name}': select() matches more than one condition: "
+                                    f"{', '.join(key for key, _ in matched)}")
+        if matched:
+            return matched[0][1]
+        if "//conditions:default" in conditions:
+            return conditions["//conditions:default"]
+        raise self.fail(target, f"attribute '{name}': select() matches no condition and has no "
+                                f"//conditions:default (conditions: {', '.join(sorted(conditions))})")
+
+    def config_setting(self, target: Target, key: str) -> dict[str, str]:
+        """The ``--define`` values that config_setting ``key`` requires."""
+        try:
+            label = parse_label(key, target.package)
+        except LabelError as error:
+            raise self.fail(target, str(error)) from None
+        setting = self.targets.get(label.package, {}).get(label.name)
+        if setting is None or setting.rule != "config_setting":
+            raise self.fail(target, f"select() condition '{key}' is not a config_setting target")
+        required = dict(self.attr(setting, "define_values") or {})
+        for k, v in (self.attr(setting, "values") or {}).items():
+            if k != "define" or "=" not in v:
+                raise self.fail(setting, f"values: only 'define': 'NAME=VALUE' is supported, not '{k}'")
+            name, _, wanted = v.partition("=")
+            required[name] = wanted
+        return required
+
+    # -- labels --------------------------------------------------------------
+
+    def resolve_label(self, target: Target, text: str) -> tuple[Node | None, tuple[str, ...]]:
+        """The node (for a target) and the files that ``text``, written in
+        ``target``'s package, stands for."""
+        try:
+            label = parse_label(text, target.package)
+        except LabelError as error:
+            raise self.fail(target, str(error)) from None
+        package = self.targets.get(label.package)
+        if package is None:
+            raise self.fail(target, f"no such package '{label.package}' (no BUILD file in "
+                                    f"'{label.package or '.'}') for label '{text}'")
+        if label.name in package:
+            node = self.node(package[label.name], requested_by=target)
+            return node, node.outputs
+        producer = self.outputs_of.get((label.package, label.name))
+        if producer is not None:
+            self.node(producer, requested_by=target)
+            return None, (f"{BIN}/{label.path}",)
+        if self.config.exists(label.path):
+            return None, (label.path,)
+        hint = did_you_mean(label.name, list(package))
+        raise self.fail(target, f"'{text}' is neither a target of package '//{label.package}' "
+                                f"nor a file ({label.path} does not exist){hint}")
+
+    def files(self, target: Target, attr: str) -> tuple[str, ...]:
+        """The files an attribute's labels stand for, in order, without repeats."""
+        result: list[str] = []
+        for text in _strings(self.attr(target, attr, [])):
+            for path in self.resolve_label(target, text)[1]:
+                if path not in result:
+                    result.append(path)
+        return tuple(result)
+
+    # -- nodes ---------------------------------------------------------------
+
+    def node(self, target: Target, requested_by: Target | None = None) -> Node:
+        """The analysed ``target``, analysing it on first use."""
+        label = target.label
+        if label in self.nodes:
+            return self.nodes[label]
+        if label in self.failed:
+            raise _Failed()
+        if label in self.in_progress:
+            cycle = self.in_progress[self.in_progress.index(label):] + [label]
+            raise self.fail(requested_by or target, "dependency cycle: " + " -> ".join(map(str, cycle)))
+        self.in_progress.append(label)
+        try:
+            node = getattr(self, "_" + target.rule)(target)
+        except _Failed:
+            self.failed.add(label)
+            raise
+        finally:
+            self.in_progress.pop()
+        self.nodes[label] = node
+        return node
+
+    def _export_file(self, target: Target) -> Node:
+        src = self.attr(target, "src") or target.name
+        path = Label(target.package, src).path
+        if not self.config.exists(path):
+            raise self.fail(target, f"the exported file {path} does not exist")
+        return Node(target, (path,))
+
+    def _filegroup(self, target: Target) -> Node:
+        return Node(target, self.files(target, "srcs"))
+
+    def _config_setting(self, target: Target) -> Node:
+        return Node(target, ())
+
+    # -- genrule -------------------------------------------------------------
+
+    def _genrule(self, target: Target) -> Node:
+        outs = tuple(f"{BIN}/{Label(target.package, out).path}" for out in _strings(self.attr(target, "outs")))
+        named: dict[str, tuple[str, ...]] = {}
+        inputs: list[str] = []
+        for attr in ("srcs", "tools"):
+            for text in _strings(self.attr(target, attr, [])):
+                files = self.resolve_label(target, text)[1]
+                named[self.canonical(target, text)] = files
+                inputs.extend(f for f in files if f not in inputs)
+        for out, path in zip(_strings(self.attr(target, "outs")), outs):
+            named[self.canonical(target, out)] = (path,)
+        srcs = [f for text in _strings(self.attr(target, "srcs", []))
+                for f in named[self.canonical(target, text)]]
+        command = self.expand(target, self.attr(target, "cmd"), named, srcs, outs)
+        directories = sorted({path.rsplit("/", 1)[0] for path in outs})
+        mkdir = "mkdir -p " + " ".join(shlex.quote(d) for d in directories)
+        message = self.attr(target, "message")
+        self.actions.append(Action(outs, tuple(inputs), f"{mkdir} && {command}",
+                                   f"{message} ({target.label})" if message else f"GEN {target.label}",
+                                   restat=True))
+        return Node(target, outs)
+
+    def canonical(self, target: Target, text: str) -> str:
+        try:
+            return str(parse_label(text, target.package))
+        except LabelError as error:
+            raise self.fail(target, str(error)) from None
+
+    _MAKE = re.compile(r"\$\((\w+)(?:\s+([^)]*))?\)|\$\$|\$@|\$<|\$\(@D\)")
+
+    def expand(self, target: Target, command: str, named: Mapping[str, tuple[str, ...]],
+               srcs: list[str], outs: tuple[str, ...]) -> str:
+        """A genrule command with Bazel's make variables and location functions expanded."""
+        def location(argument: str, many: bool) -> str:
+            files = named.get(self.canonical(target, argument.strip()))
+            if files is None:
+                raise self.fail(target, f"cmd: $(location {argument.strip()}): the label is not in "
+                                        f"srcs, tools or outs")
+            if not many and len(files) != 1:
+                raise self.fail(target, f"cmd: $(location {argument.strip()}) stands for {len(files)} "
+                                        f"files; use $(locations ...)")
+            return " ".join(shlex.quote(f) for f in files)
+
+        def replace(match: re.Match) -> str:
+            whole = match.group(0)
+            if whole == "$$":
+                return "$"
+            if whole == "$@":
+                if len(outs) != 1:
+                    raise self.fail(target, "cmd: $@ needs exactly one output")
+                return shlex.quote(outs[0])
+            if whole == "$<":
+                if len(srcs) != 1:
+                    raise self.fail(target, "cmd: $< needs exactly one source")
+                return shlex.quote(srcs[0])
+            if whole == "$(@D)":
+                return shlex.quote(outs[0].rsplit("/", 1)[0] if len(outs) == 1 else self.ruledir(target))
+            function, argument = match.group(1), match.group(2)
+            if argument is not None:
+                if function in ("location", "execpath", "rootpath"):
+                    return location(argument, False)
+                if function in ("locations", "execpaths", "rootpaths"):
+                    return location(argument, True)
+                raise self.fail(target, f"cmd: unknown function $({function} ...)")
+            if function == "SRCS":
+                return " ".join(shlex.quote(s) for s in srcs)
+            if function == "OUTS":
+                return " ".join(shlex.quote(o) for o in outs)
+            if function == "RULEDIR":
+                return self.ruledir(target)
+            if function in self.config.make_variables:
+                return self.config.make_variables[function]
+            raise self.fail(target, f"cmd: unknown make variable $({function})")
+
+        return self._MAKE.sub(replace, command)
+
+    @staticmethod
+    def ruledir(target: Target) -> str:
+        return f"{BIN}/{target.package}" if target.package else BIN
+
+    def expand_flag(self, target: Target, flag: str, named: Mapping[str, tuple[str, ...]]) -> str:
+        """Make variables and ``$(location)`` in a compiler or linker flag."""
+        return self.expand(target, flag, named, [], ())
+
+    # -- C++ -----------------------------------------------------------------
+
+    def cxx_inputs(self, target: Target) -> tuple[list[str], list[str], dict[str, tuple[str, ...]]]:
+        """Sources to compile, headers (and other files) they may read, and the label -> files map."""
+        sources, others, named = [], [], {}
+        for attr in ("srcs", "hdrs") if "hdrs" in RULES[target.rule] else ("srcs",):
+            for text in _strings(self.attr(target, attr, [])):
+                files = self.resolve_label(target, text)[1]
+                named[self.canonical(target, text)] = files
+                for path in files:
+                    (sources if attr == "srcs" and path.endswith(CXX_SOURCE) else others).append(path)
+        return sources, others, named
+
+    def libraries(self, target: Target) -> tuple[Node, ...]:
+        result = []
+        for text in _strings(self.attr(target, "deps", [])):
+            node = self.resolve_label(target, text)[0]
+            if node is None or node.target.rule != "cxx_library":
+                raise self.fail(target, f"deps: '{text}' is not a cxx_library")
+            result.append(node)
+        return tuple(result)
+
+    def compile(self, target: Target, sources: list[str], headers: list[str], libraries: tuple[Node, ...],
+                named: Mapping[str, tuple[str, ...]]) -> list[str]:
+        """One compile action per source; returns the objects."""
+        closure = _closure(libraries)
+        includes = _unique([*self.includes(target), *(i for lib in closure for i in lib.includes)])
+        defines = _unique(list(_strings(self.attr(target, "defines", [])))
+                          + [d for lib in closure for d in lib.defines])
+        copts = [self.expand_flag(target, flag, named) for flag in _strings(self.attr(target, "copts", []))]
+        flags = [*BASE_CXXFLAGS, *copts, "-I.", f"-I{BIN}", *(f"-I{i}" for i in includes),
+                 *(f"-D{d}" for d in defines)]
+        # Headers (generated ones included) must exist before a compile; once it
+        # ran, its depfile says which it read.
+        order_only = tuple(_unique(headers + [h for lib in closure for h in lib.headers]))
+        objects = []
+        for source in sources:
+            obj = f"{OBJ}/{target.package or '_root'}/{target.name}/{source.replace('/', '__')}.o"
+            command = " ".join([self.config.cxx, *(shlex.quote(f) for f in flags), "-MMD -MF", f"{obj}.d",
+                                "-c", shlex.quote(source), "-o", shlex.quote(obj)])
+            self.actions.append(Action((obj,), (source,), command, f"CXX {source} ({target.label})",
+                                       order_only=order_only, depfile=True))
+            objects.append(obj)
+        return objects
+
+    def _cxx_library(self, target: Target) -> Node:
+        sources, headers, named = self.cxx_inputs(target)
+        libraries = self.libraries(target)
+        objects = self.compile(target, sources, headers, libraries, named)
+        archive = None
+        if objects:
+            archive = f"{BIN}/{target.package}/lib{target.name}.a" if target.package else f"{BIN}/lib{target.name}.a"
+            self.actions.append(Action((archive,), tuple(objects),
+                                       f"rm -f {shlex.quote(archive)} && ar rcsD {shlex.quote(archive)} "
+                                       + " ".join(shlex.quote(o) for o in objects),
+                                       f"AR {target.label}"))
+        linkopts = tuple(self.expand_flag(target, f, named) for f in _strings(self.attr(target, "linkopts", [])))
+        return Node(target, (archive,) if archive else (), archive=archive,
+                    link_whole=bool(self.attr(target, "link_whole", False)),
+                    includes=self.includes(target), defines=tuple(_strings(self.attr(target, "defines", []))),
+                    linkopts=linkopts, headers=tuple(headers), libraries=libraries)
+
+    def includes(self, target: Target) -> tuple[str, ...]:
+        """A target's include directories, relative to the workspace root (or absolute)."""
+        result = []
+        for include in _strings(self.attr(target, "includes", [])):
+            expanded = self.expand(target, include, {}, [], ())
+            result.append(expanded if expanded.startswith("/") or not target.package
+                          else f"{target.package}/{expanded}")
+        return tuple(result)
+
+    def _cxx_binary(self, target: Target) -> Node:
+        sources, headers, named = self.cxx_inputs(target)
+        libraries = self.libraries(target)
+        objects = self.compile(target, sources, headers, libraries, named)
+        binary = f"{BIN}/{target.package}/{target.name}" if target.package else f"{BIN}/{target.name}"
+        closure = _closure(libraries)
+        archives = []
+        for lib in closure:
+            if lib.archive:
+                archives += (["-Wl,--whole-archive", lib.archive, "-Wl,--no-whole-archive"]
+                             if lib.link_whole else [lib.archive])
+        linkopts = _unique([lo for lib in closure for lo in lib.linkopts]
+                           + [self.expand_flag(target, f, named) for f in _strings(self.attr(target, "linkopts", []))])
+        checks = self.overlap_check(target, closure)
+        command = " ".join([self.config.cxx, "-o", shlex.quote(binary), *(shlex.quote(o) for o in objects),
+                            *(shlex.quote(a) for a in archives), *(shlex.quote(f) for f in linkopts),
+                            "-Wl,--gc-sections", f"-Wl,-Map={shlex.quote(binary)}.map"])
+        self.actions.append(Action((binary, f"{binary}.map"),
+                                   tuple(objects) + tuple(lib.archive for lib in closure if lib.archive),
+                                   command, f"LINK {target.label}", implicit=checks))
+        return Node(target, (binary,), libraries=libraries)
+
+    def overlap_check(self, target: Target, closure: list[Node]) -> tuple[str, ...]:
+        """When two registration libraries are linked into one binary, an action
+        that fails if they register the same operator (the link waits for it)."""
+        selections = []
+        for lib in closure:
+            for tag in lib.target.tags:
+                if tag.startswith(TAG_REGISTERS):
+                    selections.extend(self.resolve_label(lib.target, tag[len(TAG_REGISTERS):])[1])
+        if len(selections) < 2:
+            return ()
+        out = f"{CHECKS}/{target.package or '_root'}/{target.name}"
+        tool = self.config.make_variables["ETSB_TOOL"]
+        command = (f"{tool} gen-all-oplist --check_ops_not_overlapping --allow_include_all_overloads "
+                   + " ".join(f"--model_file_list_path {shlex.quote(s)}" for s in selections)
+                   + f" --output_dir {shlex.quote(out)}")
+        stamp = f"{out}/selected_operators.yaml"
+        self.actions.append(Action((stamp,), tuple(selections), command,
+                                   f"CHECK no operator registered twice in {target.label}"))
+        return (stamp,)
+
+
+def _closure(libraries: Iterable[Node]) -> list[Node]:
+    """Every library reachable from ``libraries``, each before the ones it
+    depends on (the order a static link needs), siblings in the order given."""
+    order: list[Node] = []
+    seen: set[int] = set()
+
+    def visit(node: Node) -> None:
+        if id(node) in seen:
+            return
+        seen.add(id(node))
+        for dep in reversed(node.libraries):
+            visit(dep)
+        order.append(node)
+
+    for lib in reversed(list(libraries)):
+        visit(lib)
+    return order[::-1]
+
+
+def _unique(items: Iterable[str]) -> list[str]:
+    seen: dict[str, None] = {}
+    for item in items:
+        seen.setdefault(item, None)
+    return list(seen)
+
+
+def analyse(packages: Mapping[str, Package], requested: Iterable[Label], config: Config) -> Graph:
+    """The actions that build ``requested`` (and everything they need). Every
+    problem found (missing file, unknown target, bad select, bad command) is
+    raised together as one UserError located at the BUILD lines."""
+    analysis = _Analysis(packages, config)
+    for label in requested:
+        target = analysis.targets.get(label.package, {}).get(label.name)
+        if target is None:
+            analysis.problems.append(Problem(f"no target '{label.name}' in package '//{label.package}'"
+                                             + did_you_mean(label.name, list(analysis.targets.get(label.package, {}))),
+                                             Location(packages[label.package].build_file
+                                                      if label.package in packages else label.package)))
+            continue
+        try:
+            analysis.node(target)
+        except _Failed:
+            pass
+    if analysis.problems:
+        raise UserError.of(analysis.problems)
+    unique: dict[tuple[str, ...], Action] = {}
+    for action in analysis.actions:
+        unique.setdefault(action.outputs, action)
+    return Graph(tuple(sorted(unique.values(), key=lambda a: a.outputs)), dict(analysis.nodes))

@@ -1,0 +1,33 @@
+"""Where etsb's build driver keeps things in a workspace, and the names it
+shares with the rules: each defined here once.
+
+The rules (``rules/private/shim.bzl``) spell the tags again in Starlark, and
+the set-up spells the output root in shell; ``tests/test_architecture.py``
+checks that they agree with this module.
+"""
+
+from __future__ import annotations
+
+# A workspace's root holds one of these; a package's directory holds a BUILD file.
+ROOT_MARKERS = ("MODULE.bazel", "WORKSPACE", "WORKSPACE.bazel")
+BUILD_FILES = ("BUILD.bazel", "BUILD")
+
+# Every output goes under the output root, relative to the workspace root.
+OUT = "etsb-out"
+BIN = f"{OUT}/bin"            # generated files and linked binaries, by package
+OBJ = f"{OUT}/obj"            # objects, by package and target
+CHECKS = f"{OUT}/checks"      # outputs of build-time checks (operators registered twice)
+NINJA_FILE = f"{OUT}/build.ninja"
+STATE_FILE = f"{OUT}/.etsb/state.marshal"  # the last plan and what it was made from
+TOOLS = f"{OUT}/tools"        # the set-up's tools (the BUILD file evaluator)
+GO_CACHE = f"{OUT}/go-cache"  # the Go build cache of the set-up
+KEPT_BY_CLEAN = ("tools", "go-cache")
+
+# Directories never searched for packages.
+SKIP_DIRS = (OUT, "node_modules", "__pycache__")
+
+# Tags the rules put on targets for the driver.
+TAG_MANUAL = "manual"                  # not matched by `...` and `:all` patterns
+TAG_REGISTERS = "etsb_registers="      # + the et_operator_library a registration library registers
+TAG_ALL_KERNELS = "etsb_all_kernels="  # + the binary's all-kernels companion, for `etsb size`
+TAG_BINARY = "etsb_binary"             # a genrule whose output is a binary (with its link map beside it)

@@ -1,0 +1,155 @@
+"""``etsb size``: where a binary's bytes go. The stripped size of the binary,
+split by the linker's map (every input section the link kept, attributed to
+the object that brought it): kernels per operator, registration, runner, the
+C++ runtime; and the ExecuTorch runtime library it loads."""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import tempfile
+from collections.abc import Mapping, Sequence
+
+from selective_build.model.records import record
+
+# Input sections that end up in the stripped file (bss takes no file space).
+_KEPT = re.compile(r"^\.(text|rodata|data|eh_frame|gcc_except_table|init_array|fini_array|tdata)")
+_SECTION = re.compile(r"^ (\.\S+)(?:\s+(0x[0-9a-f]+)\s+(0x[0-9a-f]+)\s+(\S.*))?$")
+_CONTINUATION = re.compile(r"^\s+(0x[0-9a-f]+)\s+(0x[0-9a-f]+)\s+(\S.*)$")
+_KERNEL_OBJECT = re.compile(r"op_(\w+?)\.(?:cpp|cc|cxx|c)\.o")
+
+PART_KERNELS = "kernels"
+PART_KERNEL_SUPPORT = "kernel utilities"
+PART_REGISTRATION = "registration"
+PART_RUNNER = "runner"
+PART_CXX = "C++ library and startup"
+PART_OTHER = "ELF headers, symbols, dynamic linking"
+
+
+@record
+class BinarySize:
+    """A binary's stripped size and its parts, in bytes."""
+
+    label: str
+    path: str
+    stripped: int
+    parts: Mapping[str, int]       # part -> bytes (kernels summed)
+    operators: Mapping[str, int]   # kernel file (op_<name>) -> bytes
+    runtime: int                   # libexecutorch.so, loaded at run time
+
+
+def attribute(map_text: str) -> dict[str, int]:
+    """Bytes per input object from a GNU ld map (only sections the link kept)."""
+    sizes: dict[str, int] = {}
+    lines = map_text.split("\n")
+    try:
+        start = lines.index("Linker script and memory map")
+    except ValueError:
+        start = 0
+    pending = None
+    for line in lines[start:]:
+        if pending is not None:
+            match = _CONTINUATION.match(line)
+            if match:
+                size, source = int(match.group(2), 16), match.group(3).strip()
+                if size:
+                    sizes[source] = sizes.get(source, 0) + size
+            pending = None
+            continue
+        match = _SECTION.match(line)
+        if not match or not _KEPT.match(match.group(1)):
+            continue
+        if match.group(2) is None:
+            pending = match.group(1)  # a long section name: its numbers are on the next line
+            continue
+        size, source = int(match.group(3), 16), match.group(4).strip()
+        if size and not source.startswith("0x"):
+            sizes[source] = sizes.get(source, 0) + size
+    return sizes
+
+
+def _object_file_name(source: str) -> str:
+    """The source file an input object was compiled from, without its directory:
+    ``lib.a(pkg__sub__op_add.cpp.o)`` gives ``op_add.cpp.o`` (the driver names an
+    archive member after its source path, with ``__`` for ``/``)."""
+    member = source[source.rindex("(") + 1:-1] if source.endswith(")") else source
+    return os.path.basename(member).rpartition("__")[2]
+
+
+def classify(source: str) -> tuple[str, str | None]:
+    """The part an input object belongs to, and its operator for kernels."""
+    name = _object_file_name(source)
+    kernel = _KERNEL_OBJECT.fullmatch(name)
+    if kernel:
+        return PART_KERNELS, kernel.group(1)
+    if name.startswith("register_kernels."):
+        return PART_REGISTRATION, None
+    if name.startswith("runner."):
+        return PART_RUNNER, None
+    if source.startswith("/") or "crt" in name:
+        return PART_CXX, None
+    return PART_KERNEL_SUPPORT, None
+
+
+def measure(root: str, binary: str, label: str) -> BinarySize:
+    """Measure ``binary`` (a path relative to ``root``) with its link map beside it."""
+    path = os.path.join(root, binary)
+    with open(path + ".map", encoding="utf-8", errors="replace") as handle:
+        objects = attribute(handle.read())
+    with tempfile.TemporaryDirectory() as tmp:
+        stripped_path = os.path.join(tmp, "stripped")
+        subprocess.run(["strip", "-o", stripped_path, path], check=True)
+        stripped = os.path.getsize(stripped_path)
+    parts: dict[str, int] = {}
+    operators: dict[str, int] = {}
+    for source, size in objects.items():
+        part, operator = classify(source)
+        parts[part] = parts.get(part, 0) + size
+        if operator:
+            operators[operator] = operators.get(operator, 0) + size
+    parts[PART_OTHER] = max(0, stripped - sum(parts.values()))
+    return BinarySize(label, binary, stripped, parts, operators, _runtime_size())
+
+
+def _runtime_size() -> int:
+    from selective_build.driver.state import executorch_root
+
+    root = executorch_root()
+    library = os.path.join(root, "lib", "libexecutorch.so") if root else ""
+    return os.path.getsize(library) if library and os.path.exists(library) else 0
+
+
+def _kb(size: int) -> str:
+    return f"{size / 1024:,.1f} KB"
+
+
+def render_size_table(label: str, sizes: Sequence[BinarySize], top: int = 0) -> str:
+    """The table ``etsb size`` prints: one column per binary (trimmed first,
+    then the all-kernels one), one row per part and per operator."""
+    trimmed = sizes[0]
+    columns = [s.label for s in sizes]
+    rows: list[tuple[str, list[int]]] = [("stripped binary", [s.stripped for s in sizes])]
+    kernels = [s.parts.get(PART_KERNELS, 0) for s in sizes]
+    rows.append((f"  kernels ({len(trimmed.operators)} files op_*)", kernels))
+    operators = sorted(trimmed.operators, key=lambda op: (-trimmed.operators[op], op))
+    if top:
+        operators = operators[:top]
+    for op in operators:
+        rows.append((f"    op_{op}", [s.operators.get(op, 0) for s in sizes]))
+    for part in (PART_KERNEL_SUPPORT, PART_REGISTRATION, PART_RUNNER, PART_CXX, PART_OTHER):
+        rows.append((f"  {part}", [s.parts.get(part, 0) for s in sizes]))
+    rows.append(("runtime: libexecutorch.so (shared)", [s.runtime for s in sizes]))
+    name_width = max(len(name) for name, _ in rows)
+    widths = [max(len(c), 12) for c in columns]
+    header = "  ".join([f"{'part':{name_width}}", *(f"{c:>{w}}" for c, w in zip(columns, widths))])
+    if len(sizes) > 1:
+        header += "  trimmed/all"
+    lines = [f"size of {label} (stripped; kernels, registration and runner from the link map)", header,
+             "-" * len(header)]
+    for name, values in rows:
+        line = "  ".join([f"{name:{name_width}}", *(f"{_kb(v):>{w}}" for v, w in zip(values, widths))])
+        if len(values) > 1 and values[1]:
+            line += f"  {values[0] / values[1]:>10.1%}"
+        lines.append(line)
+    return "\n".join(lines)

@@ -1,0 +1,124 @@
+"""What a build plan was made from, and whether it still holds: the workspace
+root, its packages, and the stamps (mtime and size) of every file and
+directory listing that the last evaluation read. Only ``os`` and ``marshal``
+(built in, unlike ``json``, which imports ``re`` and more) here, so that a
+no-op build decides in a few milliseconds."""
+
+from __future__ import annotations
+
+import marshal
+import os
+import sys
+
+from selective_build.driver.layout import BUILD_FILES, NINJA_FILE, ROOT_MARKERS, SKIP_DIRS, STATE_FILE, TOOLS
+from selective_build.driver.plan import Plan, from_data, to_data
+
+STATE_VERSION = 4
+# etsb's own checkout, where the set-up builds the evaluator.
+REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
+
+
+def evaluator_path() -> str:
+    """The BUILD file evaluator: ``$ETSB_STARLARK``, else the one the set-up builds."""
+    return os.environ.get("ETSB_STARLARK") or os.path.join(REPO, TOOLS, "etsb-starlark")
+
+
+def find_root(start: str) -> str | None:
+    """The nearest directory at or above ``start`` with a root marker (MODULE.bazel, WORKSPACE...)."""
+    directory = os.path.abspath(start)
+    while True:
+        if any(os.path.isfile(os.path.join(directory, m)) for m in ROOT_MARKERS):
+            return directory
+        parent = os.path.dirname(directory)
+        if parent == directory:
+            return None
+        directory = parent
+
+
+def discover_packages(root: str, under: str = "") -> list[str]:
+    """Every package (a directory with a BUILD file) at or below ``under``,
+    skipping hidden directories, the output root and ``bazel-*`` links."""
+    found = []
+    stack = [under]
+    while stack:
+        relative = stack.pop()
+        try:
+            entries = list(os.scandir(os.path.join(root, relative) if relative else root))
+        except OSError:
+            continue
+        if any(entry.name in BUILD_FILES for entry in entries):
+            found.append(relative)
+        for entry in entries:
+            name = entry.name
+            if (not name.startswith(".") and not name.startswith("bazel-") and name not in SKIP_DIRS
+                    and entry.is_dir(follow_symlinks=False)):
+                stack.append(f"{relative}/{name}" if relative else name)
+    return sorted(found)
+
+
+def stamps(root: str, paths) -> dict[str, list[int]]:
+    """``[mtime_ns, size]`` of each path under ``root`` (``[0, -1]`` when missing)."""
+    result = {}
+    for path in paths:
+        try:
+            st = os.stat(os.path.join(root, path))
+            result[path] = [st.st_mtime_ns, st.st_size]
+        except OSError:
+            result[path] = [0, -1]
+    return result
+
+
+def plan_key(root: str, cwd_package: str, patterns, defines: dict) -> dict:
+    """Everything besides file contents that a plan depends on."""
+    return {"patterns": sorted(patterns), "cwd": cwd_package, "defines": defines,
+            "packages": discover_packages(root), "cxx": os.environ.get("CXX", "g++"), "python": sys.executable}
+
+
+def make_state(root: str, key: dict, paths, plan: Plan) -> dict:
+    """The state to save with a fresh plan."""
+    return {"version": STATE_VERSION, "key": key, "files": stamps(root, sorted(set(paths))),
+            "evaluator": stamps("/", [evaluator_path().lstrip("/")]), "plan": to_data(plan)}
+
+
+def state_path(root: str) -> str:
+    """Where the last plan and its stamps are kept."""
+    return os.path.join(root, STATE_FILE)
+
+
+def current_plan(root: str, key: dict) -> Plan | None:
+    """The last plan if it was made for ``key`` and nothing it read has changed."""
+    try:
+        with open(state_path(root), "rb") as handle:
+            state = marshal.load(handle)
+        if (state.get("version") != STATE_VERSION or state.get("key") != key
+                or not os.path.exists(os.path.join(root, NINJA_FILE))):
+            return None
+        if state["files"] != stamps(root, state["files"]):
+            return None
+        if state["evaluator"] != stamps("/", [evaluator_path().lstrip("/")]):
+            return None
+        return from_data(state["plan"])
+    except (OSError, ValueError, KeyError, TypeError, EOFError, AttributeError):
+        return None
+
+
+def cwd_package(root: str) -> str:
+    """The package path of the current directory."""
+    relative = os.path.relpath(os.getcwd(), root)
+    return "" if relative == "." else relative.replace(os.sep, "/")
+
+
+def encode_state(saved: dict) -> bytes:
+    """The bytes of the state file."""
+    return marshal.dumps(saved)
+
+
+def executorch_root() -> str | None:
+    """The installed executorch wheel's directory (headers in include/, the
+    runtime in lib/), found without importing it; None when it is missing."""
+    import importlib.util
+
+    spec = importlib.util.find_spec("executorch")
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    return list(spec.submodule_search_locations)[0]

@@ -1,0 +1,52 @@
+"""What a ``.pte`` program needs from its kernels, as values: per method, the
+operators its kernel calls use and the exact key of every call.
+
+:mod:`selective_build.readers.pte` builds these from a file.
+"""
+
+from __future__ import annotations
+
+from selective_build.model.keys import KernelKey
+from selective_build.model.names import OperatorName
+from selective_build.model.records import record
+
+# Operators ExecuTorch's runtime registers itself: a binary needs no kernel for them.
+RUNTIME_PRIM_OPERATORS = frozenset({"aten::sym_size.int", "aten::sym_numel", "aten::_local_scalar_dense"})
+RUNTIME_PRIM_NAMESPACE = "executorch_prim"
+
+
+def needs_no_kernel(operator: OperatorName) -> bool:
+    """The runtime registers this operator itself."""
+    return operator.namespace == RUNTIME_PRIM_NAMESPACE or str(operator) in RUNTIME_PRIM_OPERATORS
+
+
+@record
+class KernelCall:
+    """One kernel call: the operator, the key the runtime looks up, and the
+    dtypes passed as ScalarType arguments (enum numbers)."""
+
+    operator: OperatorName
+    key: KernelKey
+    scalar_type_arguments: tuple[int, ...] = ()
+
+
+@record
+class Method:
+    """What one method of a program needs.
+
+    ``operators`` need a kernel (in the plan's order); ``runtime_operators``
+    are registered by the runtime itself."""
+
+    name: str
+    operators: tuple[OperatorName, ...]
+    runtime_operators: tuple[OperatorName, ...]
+    kernel_calls: tuple[KernelCall, ...]
+    delegate_calls: int
+
+
+@record
+class Program:
+    """The methods of a ``.pte`` file."""
+
+    path: str
+    methods: tuple[Method, ...]

@@ -1,0 +1,1 @@
+"""Stages: pure functions from model values to model values (select, merge, resolve)."""

@@ -1,0 +1,87 @@
+"""Selection sources: root operator lists, ops dicts, models, kernel yamls and
+"everything". Each turns its input into a :class:`~selective_build.model.selection.Selection`;
+:func:`selective_build.model.selection.union` combines any number of them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from types import MappingProxyType
+
+from selective_build.model.dtypes import SCALAR_TYPE_NAMES
+from selective_build.model.keys import ANY_KEY, KernelKey
+from selective_build.model.kernels import KernelYaml
+from selective_build.model.names import OperatorName
+from selective_build.model.program import Program
+from selective_build.model.schema import FunctionSchema, base_of
+from selective_build.model.selection import (OPS_DICT_SOURCE, ROOT_OPS_SOURCE, SelectedOperator, Selection,
+                                             make_selection)
+
+def from_root_ops(names: Sequence[OperatorName], include_all_overloads: bool = False,
+                  source: str = ROOT_OPS_SOURCE) -> Selection:
+    """Select ``names``, with any key. With ``include_all_overloads``, a name
+    without overload (``aten::add``) stands for all of its overloads."""
+    return make_selection(
+        (SelectedOperator(name, include_all_overloads=include_all_overloads and not name.has_overload,
+                          debug_info=(source,)) for name in names),
+        {name: (ANY_KEY,) for name in names},
+    )
+
+
+def from_ops_dict(entries: Mapping[OperatorName, Sequence[KernelKey]], source: str = OPS_DICT_SOURCE) -> Selection:
+    """Select the dict's operators with its keys."""
+    return make_selection((SelectedOperator(name, debug_info=(source,)) for name in entries), entries)
+
+
+def from_program(program: Program) -> Selection:
+    """Every operator a program's methods call a kernel for, with the exact keys
+    the runtime looks up, and the dtypes passed to them as ScalarType values."""
+    keys: dict[OperatorName, set[KernelKey]] = {}
+    dtypes: dict[str, set[str]] = {}
+    for method in program.methods:
+        for call in method.kernel_calls:
+            if call.operator in method.operators:
+                keys.setdefault(call.operator, set()).add(call.key)
+                if call.scalar_type_arguments:
+                    dtypes.setdefault(str(call.operator), set()).update(
+                        SCALAR_TYPE_NAMES[d] for d in call.scalar_type_arguments)
+    return make_selection((SelectedOperator(name, debug_info=(program.path,)) for name in keys), keys, dtypes)
+
+
+def scalar_type_positions(aten, custom: Mapping[OperatorName, FunctionSchema] = MappingProxyType({})):
+    """A lookup for :func:`selective_build.readers.pte.read_program`: operator
+    name -> positions of its ScalarType arguments, from the custom operators'
+    schemas or else ATen's (an AtenSchemas); None if unknown. ATen schemas are
+    parsed only when their text mentions a ScalarType."""
+    cache: dict[OperatorName, tuple[int, ...] | None] = {}
+
+    def positions(operator: OperatorName):
+        if operator not in cache:
+            cache[operator] = _scalar_type_positions(operator, aten, custom)
+        return cache[operator]
+
+    return positions
+
+
+def _scalar_type_positions(operator: OperatorName, aten, custom: Mapping[OperatorName, FunctionSchema]):
+    schema = custom.get(operator)
+    if schema is None:
+        text = aten.texts.get(operator.unqualified) if operator.namespace == "aten" else None
+        if text is None:
+            return None
+        if "ScalarType" not in text:
+            return ()
+        schema = aten.lookup(operator.unqualified)
+    return tuple(i for i, argument in enumerate(schema.arguments) if base_of(argument.type).name == "ScalarType")
+
+
+def from_kernel_yaml(kernel_yaml: KernelYaml) -> Selection:
+    """Every operator of a kernel yaml, with any key (``--ops_schema_yaml_path``)."""
+    names = [entry.name for entry in kernel_yaml.entries]
+    return make_selection((SelectedOperator(name, debug_info=(kernel_yaml.path,)) for name in names),
+                          {name: (ANY_KEY,) for name in names})
+
+
+def everything() -> Selection:
+    """``include_all_operators``: a build that is not selective."""
+    return make_selection(include_all_operators=True)

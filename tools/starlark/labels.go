@@ -1,0 +1,113 @@
+package main
+
+// Load labels: '//pkg:file.bzl', '@//pkg:file.bzl' and ':file.bzl', checked
+// and resolved to a file inside the workspace.
+
+import (
+	"fmt"
+	"os"
+	"path"
+	"strings"
+)
+
+// parseLoadLabel splits a load label, written in package from, into the
+// package and the file name within it, checking its form: nothing outside the
+// workspace, no empty or '.'/'..' segments, a .bzl file.
+func parseLoadLabel(label, from string) (pkg, name string, err error) {
+	rest := label
+	if strings.HasPrefix(rest, "@//") {
+		rest = rest[1:]
+	} else if strings.HasPrefix(rest, "@") {
+		return "", "", fmt.Errorf("invalid label '%s': external repositories are not supported", label)
+	}
+	switch {
+	case strings.HasPrefix(rest, "//"):
+		body := rest[2:]
+		colon := strings.IndexByte(body, ':')
+		if colon < 0 {
+			return "", "", fmt.Errorf("invalid label '%s': no ':' before the file name (write '//pkg:file.bzl')", label)
+		}
+		pkg, name = body[:colon], body[colon+1:]
+	case strings.HasPrefix(rest, ":"):
+		pkg, name = from, rest[1:]
+	default:
+		return "", "", fmt.Errorf("invalid label '%s': a label starts with '//', '@//' or ':'", label)
+	}
+	if err := checkPackagePath(label, pkg); err != nil {
+		return "", "", err
+	}
+	if err := checkFileName(label, name); err != nil {
+		return "", "", err
+	}
+	return pkg, name, nil
+}
+
+func checkPackagePath(label, pkg string) error {
+	if pkg == "" {
+		return nil
+	}
+	if strings.HasPrefix(pkg, "/") {
+		return fmt.Errorf("label '%s' escapes the workspace root", label)
+	}
+	for _, seg := range strings.Split(pkg, "/") {
+		switch seg {
+		case ".", "..":
+			return fmt.Errorf("label '%s' escapes the workspace root", label)
+		case "":
+			return fmt.Errorf("invalid label '%s': empty package path segment", label)
+		}
+	}
+	return nil
+}
+
+func checkFileName(label, name string) error {
+	if name == "" {
+		return fmt.Errorf("invalid label '%s': empty file name", label)
+	}
+	if strings.HasPrefix(name, "/") {
+		return fmt.Errorf("label '%s' escapes the workspace root", label)
+	}
+	if strings.ContainsAny(name, ":\\") {
+		return fmt.Errorf("invalid label '%s': bad character in file name", label)
+	}
+	for _, seg := range strings.Split(name, "/") {
+		switch seg {
+		case ".", "..":
+			return fmt.Errorf("label '%s' escapes the workspace root", label)
+		case "":
+			return fmt.Errorf("invalid label '%s': empty path segment in file name", label)
+		}
+	}
+	if !strings.HasSuffix(name, ".bzl") {
+		return fmt.Errorf("cannot load '%s': only .bzl files can be loaded", label)
+	}
+	return nil
+}
+
+// resolveLabel turns a load label into the loaded file's path relative to
+// the root and its package. from is the package of the loading file.
+func (ev *evaluator) resolveLabel(label, from string) (file, pkg string, err error) {
+	pkg, name, err := parseLoadLabel(label, from)
+	if err != nil {
+		return "", "", err
+	}
+	if ev.buildFile(pkg) == "" {
+		return "", "", fmt.Errorf("no such package '%s' (no BUILD file in %s)", pkg, ev.abs(pkg))
+	}
+	// A file belongs to its nearest enclosing package: the label must not
+	// reach into a subdirectory that is a package of its own.
+	if dir := path.Dir(name); dir != "." {
+		for d := dir; d != "."; d = path.Dir(d) {
+			sub := path.Join(pkg, d)
+			if ev.buildFile(sub) != "" {
+				return "", "", fmt.Errorf("label '%s' crosses into package '%s' (write '//%s:%s')",
+					label, sub, sub, strings.TrimPrefix(name, d+"/"))
+			}
+		}
+	}
+	file = path.Join(pkg, name)
+	if st, err := os.Stat(ev.abs(file)); err != nil || st.IsDir() {
+		return "", "", fmt.Errorf("no such file '%s'", file)
+	}
+	return file, pkg, nil
+}
