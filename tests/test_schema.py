@@ -29,7 +29,7 @@ def test_every_aten_schema_parses_and_round_trips(monkeypatch):
     for text, schema in zip(texts, parsed):
         assert str(schema) == text
     with monkeypatch.context() as patch:
-        patch.setattr(schema_module, "_ARGUMENT", re.compile(r"(?!)"))
+        patch.setattr(schema_module._grammar(), "argument", re.compile(r"(?!)"))
         schema_module._signature.cache_clear()
         assert [parse_schema(text) for text in texts] == parsed
     schema_module._signature.cache_clear()
@@ -118,7 +118,7 @@ def test_generated_schemas_parse_and_round_trip(args, with_out):
     schema = parse_schema(text)
     assert str(schema) == text
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(schema_module, "_ARGUMENT", re.compile(r"(?!)"))
+        patch.setattr(schema_module._grammar(), "argument", re.compile(r"(?!)"))
         schema_module._signature.cache_clear()
         assert parse_schema(text) == schema
     schema_module._signature.cache_clear()

@@ -13,7 +13,6 @@ satisfy is checked by :mod:`selective_build.readers.kernel_yaml`.
 from __future__ import annotations
 
 import functools
-import re
 
 from selective_build.model.names import (DEFAULT_NAMESPACE, OperatorName, SchemaSyntaxError,
                                          parse_operator_name)
@@ -202,13 +201,26 @@ def _signature(text: str) -> tuple[tuple[Argument, ...], tuple[Return, ...]]:
     return _Parser(text).signature()
 
 
-# The pieces of the grammar; each is matched at the parser's position.
-_SPACES = re.compile(r" *")
-# One whole argument of the common shape, followed by ',' or ')'; a plain
-# default holds no space, bracket, quote or parenthesis.
-_ARGUMENT = re.compile(r" *(\w+)(\([^()]*\))?((?:\?|\[\d*\])*) +(\w+)(?: *= *([^,()\[\]\"' ]+|\[[\d, ]*\]))? *(?=[,)])")
-_WORD = re.compile(r"\w+")
-_SUFFIXES = re.compile(r"(?:\?|\[\d*\])*")
+class _Grammar:
+    """The grammar's pieces, each matched at the parser's position: compiled
+    on first use (importing ``re`` costs ~4 ms, and most runs parse no schema)."""
+
+    spaces = word = suffixes = None
+    # One whole argument of the common shape, followed by ',' or ')'; a plain
+    # default holds no space, bracket, quote or parenthesis.
+    argument = None
+
+
+def _grammar() -> type[_Grammar]:
+    if _Grammar.word is None:
+        import re
+
+        _Grammar.spaces = re.compile(r" *")
+        _Grammar.word = re.compile(r"\w+")
+        _Grammar.suffixes = re.compile(r"(?:\?|\[\d*\])*")
+        _Grammar.argument = re.compile(r" *(\w+)(\([^()]*\))?((?:\?|\[\d*\])*) +(\w+)"
+                                       r"(?: *= *([^,()\[\]\"' ]+|\[[\d, ]*\]))? *(?=[,)])")
+    return _Grammar
 
 
 class _Parser:
@@ -217,6 +229,7 @@ class _Parser:
     def __init__(self, text: str) -> None:
         self.text = text
         self.pos = 0
+        self.grammar = _grammar()
 
     def error(self, message: str, pos: int | None = None) -> SchemaSyntaxError:
         return SchemaSyntaxError(message, (self.pos if pos is None else pos) + 1)
@@ -225,14 +238,14 @@ class _Parser:
         """The next character after spaces ('' at the end)."""
         char = self.text[self.pos:self.pos + 1]
         if char == " ":
-            self.pos = _SPACES.match(self.text, self.pos).end()
+            self.pos = self.grammar.spaces.match(self.text, self.pos).end()
             char = self.text[self.pos:self.pos + 1]
         return char
 
     def found(self) -> str:
         """The word or character at the current position, for messages."""
         self.peek()
-        word = _WORD.match(self.text, self.pos)
+        word = self.grammar.word.match(self.text, self.pos)
         return word.group() if word else (self.text[self.pos] if self.pos < len(self.text) else "end of schema")
 
     def expect(self, token: str) -> None:
@@ -244,7 +257,7 @@ class _Parser:
 
     def identifier(self, what: str) -> str:
         self.peek()
-        word = _WORD.match(self.text, self.pos)
+        word = self.grammar.word.match(self.text, self.pos)
         if word is None or not word.group().isidentifier() or not word.group().isascii():
             found = self.text[self.pos:self.pos + 12] or "end of schema"
             raise self.error(f"expected {what} but found '{found}'")
@@ -290,7 +303,7 @@ class _Parser:
 
     def argument(self, kwarg_only: bool) -> Argument:
         # The common shape in one match: `Type(annotation)[] name=default`.
-        match = _ARGUMENT.match(self.text, self.pos)
+        match = self.grammar.argument.match(self.text, self.pos)
         if match is not None:
             base, annotation_text, suffixes, name, default = match.groups()
             annotation = _annotation(annotation_text[1:-1]) if annotation_text else None
@@ -342,7 +355,7 @@ class _Parser:
         if base not in KNOWN_BASE_TYPES:
             raise self.error(f"unknown type '{base}'", start)
         annotation = self.annotation() if self.text.startswith("(", self.pos) else None
-        suffixes = _SUFFIXES.match(self.text, self.pos)
+        suffixes = self.grammar.suffixes.match(self.text, self.pos)
         self.pos = suffixes.end()
         if self.text.startswith("[", self.pos):
             close = self.text.find("]", self.pos)

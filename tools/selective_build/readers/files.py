@@ -5,7 +5,6 @@ driver call this module."""
 
 from __future__ import annotations
 
-import contextlib
 import mmap
 import os
 
@@ -14,38 +13,48 @@ from selective_build.model.errors import Location, UserError
 
 def read_bytes(path: str | os.PathLike, what: str = "file") -> bytes:
     """The bytes of ``path``; a missing file, a directory or an unreadable file is a UserError."""
-    with _opening(path, what):
+    try:
         with open(path, "rb") as handle:
             return handle.read()
-
-
-@contextlib.contextmanager
-def mapped(path: str | os.PathLike, what: str = "file"):
-    """``path`` memory-mapped read-only for the ``with`` block (``b""`` when
-    empty), so that only the pages a reader touches are loaded."""
-    with _opening(path, what):
-        handle = open(path, "rb")
-    with handle:
-        if os.fstat(handle.fileno()).st_size == 0:
-            yield b""
-            return
-        with mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ) as data:
-            yield data
-
-
-@contextlib.contextmanager
-def _opening(path: str | os.PathLike, what: str):
-    """Turn the OS errors of opening ``path`` into UserErrors."""
-    try:
-        yield
-    except FileNotFoundError:
-        raise UserError(f"no such {what}", Location(str(path))) from None
-    except IsADirectoryError:
-        raise UserError(f"is a directory, expected a {what}", Location(str(path))) from None
-    except PermissionError:
-        raise UserError(f"permission denied reading this {what}", Location(str(path))) from None
     except OSError as error:
-        raise UserError(f"cannot read this {what}: {error.strerror}", Location(str(path))) from None
+        raise _reading_error(error, path, what) from None
+
+
+class mapped:
+    """``with mapped(path) as data``: ``path`` memory-mapped read-only for the
+    block (``b""`` when empty), so that only the pages a reader touches are
+    loaded. Opening problems are UserErrors, as for :func:`read_bytes`."""
+
+    def __init__(self, path: str | os.PathLike, what: str = "file") -> None:
+        self.path, self.what = path, what
+        self.handle = self.map = None
+
+    def __enter__(self):
+        try:
+            self.handle = open(self.path, "rb")
+        except OSError as error:
+            raise _reading_error(error, self.path, self.what) from None
+        if os.fstat(self.handle.fileno()).st_size == 0:
+            return b""
+        self.map = mmap.mmap(self.handle.fileno(), 0, access=mmap.ACCESS_READ)
+        return self.map
+
+    def __exit__(self, *exception) -> None:
+        if self.map is not None:
+            self.map.close()
+        self.handle.close()
+
+
+def _reading_error(error: OSError, path: str | os.PathLike, what: str) -> UserError:
+    """An OS error of opening or reading ``path`` as a UserError."""
+    where = Location(str(path))
+    if isinstance(error, FileNotFoundError):
+        return UserError(f"no such {what}", where)
+    if isinstance(error, IsADirectoryError):
+        return UserError(f"is a directory, expected a {what}", where)
+    if isinstance(error, PermissionError):
+        return UserError(f"permission denied reading this {what}", where)
+    return UserError(f"cannot read this {what}: {error.strerror}", where)
 
 
 def read_text(path: str | os.PathLike, what: str = "file") -> str:
