@@ -3,96 +3,99 @@ generated registration code, compiled into one library."""
 
 load(":merge_yaml.bzl", "merge_yaml")
 load(":operator_library.bzl", "et_operator_library")
-load(":private/checks.bzl", "check_bool", "check_identifier", "check_string", "check_string_list", "cxx_identifier", "sibling_label")
+load(":private/attrs.bzl", "attrs", "check_call", "internal", "rule_info", "with_tags")
+load(":private/names.bzl", "cxx_identifier", "sibling_label")
 load(":private/shim.bzl", "ETSB_COMMAND", "ETSB_TOOL", "ETSB_TOOL_SOURCES", "RUNTIME", "TAG_REGISTERS", "etsb_cxx_library", "etsb_genrule")
 
 # The files `etsb gen-bindings` writes.
 BINDINGS_FILES = ["register_kernels.cpp", "NativeFunctions.h", "CustomOpsNativeFunctions.h", "Functions.h"]
 
-def executorch_generated_lib(
-        name,
-        functions_yaml_target = None,
-        custom_ops_yaml_target = None,
-        fallback_yaml_target = None,
-        deps = [],
-        kernel_deps = [],
-        dtype_selective_build = False,
-        manual_registration = False,
-        model_entry = False,
-        tags = [],
-        visibility = None):
-    """Resolves the selected operators to kernels and builds their registration.
+EXECUTORCH_GENERATED_LIB = rule_info(
+    name = "executorch_generated_lib",
+    doc = """Resolves the selected operators to kernels and builds their registration.
 
-    For every operator and kernel key selected by `deps`, the kernel yaml names
-    the C++ kernel (a specialised kernel whose `arg_meta` matches the key, else
-    the operator's default). A selected operator or key without a kernel fails
-    the build with one message listing every gap. The library `<name>` holds
-    the generated registration source and links the kernels; its generated
-    headers are `<name>/NativeFunctions.h`, `<name>/CustomOpsNativeFunctions.h`
-    and `<name>/Functions.h`.
+For every operator and kernel key selected by `deps`, the kernel yaml names the
+C++ kernel (a specialised kernel whose `arg_meta` matches the key, else the
+operator's default). A selected operator or key without a kernel fails the
+build with one message listing every gap. The library `<name>` holds the
+generated registration source and links the kernels; the C++ functions it
+defines are `etsb::register_<name>_kernels()` and `etsb::<name>_kernels()`
+('-' becomes '_').""",
+    attrs = {
+        "functions_yaml_target": attrs.label("the kernel yaml of ATen operators (e.g. `//kernels/portable:functions.yaml`)"),
+        "custom_ops_yaml_target": attrs.label("a kernel yaml of custom operators (`func:` entries)"),
+        "fallback_yaml_target": attrs.label("a kernel yaml that `functions_yaml_target` is merged over (see `merge_yaml`)"),
+        "deps": attrs.label_list("`et_operator_library` targets; their union is what gets registered. With none, every operator of the yamls is registered"),
+        "kernel_deps": attrs.label_list("`et_kernel_library` targets implementing the kernels"),
+        "dtype_selective_build": attrs.bool("recompile the kernels of `kernel_deps` so that their dtype switches keep only the dtypes the selection uses"),
+        "manual_registration": attrs.bool("no static initialiser: the binary calls `etsb::register_<name>_kernels()` (or passes `etsb::<name>_kernels()` to `Program::load_method`), and no whole-archive linking is needed"),
+        "model_entry": attrs.bool("also define `etsb::register_model_kernels()`, the entry point that the runner library `//tools/runner:runner` calls (`et_model_binary` sets it)"),
+    },
+    outputs = {
+        "library": "`<name>`",
+        "headers": "`<name>/NativeFunctions.h`, `<name>/CustomOpsNativeFunctions.h`, `<name>/Functions.h`",
+    },
+)
+
+def executorch_generated_lib(name, **kwargs):
+    """Resolves the selected operators to kernels and builds their registration (see `EXECUTORCH_GENERATED_LIB`).
 
     Args:
-      name: the target name; also names the C++ functions `etsb::register_<name>_kernels()`
-        and `etsb::<name>_kernels()` ('-' becomes '_').
-      functions_yaml_target: the kernel yaml of ATen operators (e.g. `//kernels/portable:functions.yaml`).
-      custom_ops_yaml_target: a kernel yaml of custom operators (`func:` entries).
-      fallback_yaml_target: a kernel yaml that `functions_yaml_target` is merged over (see `merge_yaml`).
-      deps: `et_operator_library` targets; their union is what gets registered. With none,
-        every operator of the yamls is registered.
-      kernel_deps: `et_kernel_library` targets implementing the kernels.
-      dtype_selective_build: recompile the kernels of `kernel_deps` so that their dtype switches
-        keep only the dtypes the selection uses.
-      manual_registration: no static initialiser; the binary calls `etsb::register_<name>_kernels()`
-        (or passes `etsb::<name>_kernels()` to `Program::load_method`), and no whole-archive
-        linking is needed.
-      model_entry: also define `etsb::register_model_kernels()`, the entry point that the
-        runner library `//tools/runner:runner` calls (`et_model_binary` sets it).
-      tags: free-form tags passed to the generated targets.
-      visibility: who may depend on the library (public when None).
+      name: the target name.
+      **kwargs: the attributes of `EXECUTORCH_GENERATED_LIB`, and `tags`, `visibility`, `testonly`.
     """
-    macro = "executorch_generated_lib"
-    check_identifier(macro, name)
-    check_string(macro, name, "functions_yaml_target", functions_yaml_target, allow_none = True)
-    check_string(macro, name, "custom_ops_yaml_target", custom_ops_yaml_target, allow_none = True)
-    check_string(macro, name, "fallback_yaml_target", fallback_yaml_target, allow_none = True)
-    check_string_list(macro, name, "deps", deps)
-    check_string_list(macro, name, "kernel_deps", kernel_deps)
-    check_bool(macro, name, "dtype_selective_build", dtype_selective_build)
-    check_bool(macro, name, "manual_registration", manual_registration)
-    check_bool(macro, name, "model_entry", model_entry)
-    if functions_yaml_target == None and custom_ops_yaml_target == None:
-        fail("%s '%s': give functions_yaml_target, custom_ops_yaml_target or both" % (macro, name))
-    if fallback_yaml_target != None and functions_yaml_target == None:
-        fail("%s '%s': fallback_yaml_target needs a functions_yaml_target to merge over it" % (macro, name))
-    if not kernel_deps:
-        fail("%s '%s': kernel_deps is empty: name the kernel libraries that implement the yaml" % (macro, name))
-    if dtype_selective_build and not deps:
-        fail("%s '%s': dtype_selective_build needs deps (an operator selection to take dtypes from)" % (macro, name))
+    a, common = check_call(EXECUTORCH_GENERATED_LIB, name, kwargs)
+    where = "executorch_generated_lib '%s'" % name
+    if a.functions_yaml_target == None and a.custom_ops_yaml_target == None:
+        fail("%s: give functions_yaml_target, custom_ops_yaml_target or both" % where)
+    if a.fallback_yaml_target != None and a.functions_yaml_target == None:
+        fail("%s: fallback_yaml_target needs a functions_yaml_target to merge over it" % where)
+    if not a.kernel_deps:
+        fail("%s: kernel_deps is empty: name the kernel libraries that implement the yaml" % where)
+    if a.dtype_selective_build and not a.deps:
+        fail("%s: dtype_selective_build needs deps (an operator selection to take dtypes from)" % where)
+    helper = internal(common)
 
-    functions_yaml = functions_yaml_target
-    if fallback_yaml_target != None:
-        merge_yaml(name = name + "_merged", functions_yaml = functions_yaml_target, fallback_yaml = fallback_yaml_target, tags = tags)
+    functions_yaml = a.functions_yaml_target
+    if a.fallback_yaml_target != None:
+        merge_yaml(name = name + "_merged", functions_yaml = a.functions_yaml_target, fallback_yaml = a.fallback_yaml_target, **helper)
         functions_yaml = ":" + name + "_merged"
+    selection = _selection(name, a.deps, functions_yaml, a.custom_ops_yaml_target, helper)
+    _bindings(name, functions_yaml, a.custom_ops_yaml_target, selection, a.manual_registration, a.model_entry, helper)
 
-    # Without deps every operator of the yamls is registered: select them all, so that
-    # every library has a selection for the driver's overlap check.
+    kernels = a.kernel_deps
+    if a.dtype_selective_build:
+        kernels = [_dtype_selective_kernels(name, a.kernel_deps, selection, helper)]
+    etsb_cxx_library(
+        name = name,
+        srcs = [":" + name + "_bindings"],
+        deps = kernels + [RUNTIME],
+        link_whole = not a.manual_registration,
+        # The driver's overlap check reads which selection each registration library registers.
+        **with_tags(common, ["%s//%s:%s_selected_operators" % (TAG_REGISTERS, native.package_name(), name)])
+    )
+
+def _selection(name, deps, functions_yaml, custom_ops_yaml, helper):
+    """The label of the union of `deps`; with none, of every operator of the yamls
+    (so that every library has a selection for the driver's overlap check)."""
     selection_deps = deps
     if not deps:
-        for suffix, yaml in (("_all_functions", functions_yaml), ("_all_custom_ops", custom_ops_yaml_target)):
+        for suffix, yaml in (("_all_functions", functions_yaml), ("_all_custom_ops", custom_ops_yaml)):
             if yaml != None:
-                et_operator_library(name = name + suffix, ops_schema_yaml_target = yaml, tags = tags)
+                et_operator_library(name = name + suffix, ops_schema_yaml_target = yaml, **helper)
                 selection_deps = selection_deps + [":" + name + suffix]
-    et_operator_library(name = name + "_selected_operators", deps = selection_deps, tags = tags)
-    selection = ":" + name + "_selected_operators"
+    et_operator_library(name = name + "_selected_operators", deps = selection_deps, **helper)
+    return ":" + name + "_selected_operators"
 
-    lib_name = cxx_identifier(name)
+def _bindings(name, functions_yaml, custom_ops_yaml, selection, manual_registration, model_entry, helper):
+    """The genrule writing the registration source and headers."""
     srcs, args = [], []
     if functions_yaml != None:
         srcs.append(functions_yaml)
         args.append("--functions_yaml_path $(location %s)" % functions_yaml)
-    if custom_ops_yaml_target != None:
-        srcs.append(custom_ops_yaml_target)
-        args.append("--custom_ops_yaml_path $(location %s)" % custom_ops_yaml_target)
+    if custom_ops_yaml != None:
+        srcs.append(custom_ops_yaml)
+        args.append("--custom_ops_yaml_path $(location %s)" % custom_ops_yaml)
     srcs.append(selection)
     args.append("--op_selection_yaml_path $(location %s)" % selection)
     if manual_registration:
@@ -103,38 +106,28 @@ def executorch_generated_lib(
         name = name + "_bindings",
         srcs = srcs,
         outs = [name + "/" + f for f in BINDINGS_FILES],
-        cmd = ETSB_COMMAND + " gen-bindings " + " ".join(args) + " --lib_name %s --output_dir $(RULEDIR)/%s" % (lib_name, name),
+        cmd = ETSB_COMMAND + " gen-bindings " + " ".join(args) + " --lib_name %s --output_dir $(RULEDIR)/%s" % (cxx_identifier(name), name),
         tools = [ETSB_TOOL, ETSB_TOOL_SOURCES],
-        tags = tags,
+        **helper
     )
 
-    kernels = kernel_deps
-    if dtype_selective_build:
-        etsb_genrule(
-            name = name + "_op_variants",
-            srcs = [selection],
-            outs = [name + "/selected_op_variants.h"],
-            cmd = ETSB_COMMAND + " gen-op-variants --yaml_file_path $(location %s) --output_dir $(RULEDIR)/%s" % (selection, name),
-            tools = [ETSB_TOOL, ETSB_TOOL_SOURCES],
-            tags = tags,
-        )
-        etsb_cxx_library(
-            name = name + "_kernels",
-            srcs = [sibling_label(k, "_srcs") for k in kernel_deps] + [":" + name + "_op_variants"],
-            # hdrs, not srcs: Bazel rejects a srcs entry that yields no file, such as an empty `_hdrs`.
-            hdrs = [sibling_label(k, "_hdrs") for k in kernel_deps],
-            copts = ["-include", "$(location :%s_op_variants)" % name],
-            deps = [RUNTIME],
-            tags = tags,
-        )
-        kernels = [":" + name + "_kernels"]
-
+def _dtype_selective_kernels(name, kernel_deps, selection, helper):
+    """The kernels of `kernel_deps` compiled again with the selection's `selected_op_variants.h`."""
+    etsb_genrule(
+        name = name + "_op_variants",
+        srcs = [selection],
+        outs = [name + "/selected_op_variants.h"],
+        cmd = ETSB_COMMAND + " gen-op-variants --yaml_file_path $(location %s) --output_dir $(RULEDIR)/%s" % (selection, name),
+        tools = [ETSB_TOOL, ETSB_TOOL_SOURCES],
+        **helper
+    )
     etsb_cxx_library(
-        name = name,
-        srcs = [":" + name + "_bindings"],
-        deps = kernels + [RUNTIME],
-        link_whole = not manual_registration,
-        # The driver's overlap check reads which selection each registration library registers.
-        tags = tags + ["%s//%s:%s_selected_operators" % (TAG_REGISTERS, native.package_name(), name)],
-        visibility = visibility,
+        name = name + "_kernels",
+        srcs = [sibling_label(k, "_srcs") for k in kernel_deps] + [":" + name + "_op_variants"],
+        # hdrs, not srcs: Bazel rejects a srcs entry that yields no file, such as an empty `_hdrs`.
+        hdrs = [sibling_label(k, "_hdrs") for k in kernel_deps],
+        copts = ["-include", "$(location :%s_op_variants)" % name],
+        deps = [RUNTIME],
+        **helper
     )
+    return ":" + name + "_kernels"

@@ -1,34 +1,36 @@
 """`et_kernel_library`: C++ kernels that generated libraries can link, or
 recompile for a dtype-selective build."""
 
-load(":private/checks.bzl", "check_identifier", "check_string_list")
+load(":private/attrs.bzl", "attrs", "check_call", "rule_info")
 load(":private/shim.bzl", "RUNTIME", "etsb_cxx_library", "etsb_filegroup")
 
-def et_kernel_library(name, srcs, hdrs = [], deps = [], copts = [], tags = [], visibility = None):
-    """A library of kernels, usable as `kernel_deps` of the other rules.
+ET_KERNEL_LIBRARY = rule_info(
+    name = "et_kernel_library",
+    doc = """A library of kernels, usable as `kernel_deps` of the other rules.
 
-    Creates `<name>` (the compiled static library: the linker keeps only the
-    kernels that registration refers to), `<name>_srcs` and `<name>_hdrs`
-    (its sources and headers, which a dtype-selective `executorch_generated_lib`
-    compiles again with its `selected_op_variants.h`).
+Creates `<name>` (the compiled static library: the linker keeps only the
+kernels that registration refers to), `<name>_srcs` and `<name>_hdrs` (its
+sources and headers, which a dtype-selective `executorch_generated_lib`
+compiles again with its `selected_op_variants.h`).""",
+    attrs = {
+        "srcs": attrs.label_list("the kernel sources (`op_<name>.cpp`)"),
+        "hdrs": attrs.label_list("headers the kernels share (utility layer)"),
+        "deps": attrs.label_list("other libraries the kernels need (the runtime is always added)"),
+        "copts": attrs.string_list("extra compiler flags for the kernels"),
+    },
+    outputs = {"library": "`<name>`", "sources": "`<name>_srcs`", "headers": "`<name>_hdrs`"},
+)
+
+def et_kernel_library(name, **kwargs):
+    """A library of kernels (see `ET_KERNEL_LIBRARY`).
 
     Args:
       name: the target name.
-      srcs: the kernel sources (`op_<name>.cpp`).
-      hdrs: headers the kernels share (utility layer).
-      deps: other libraries the kernels need (the runtime is always added).
-      copts: extra compiler flags for the kernels.
-      tags: free-form tags.
-      visibility: who may depend on it (public when None).
+      **kwargs: the attributes of `ET_KERNEL_LIBRARY`, and `tags`, `visibility`, `testonly`.
     """
-    macro = "et_kernel_library"
-    check_identifier(macro, name)
-    check_string_list(macro, name, "srcs", srcs)
-    check_string_list(macro, name, "hdrs", hdrs)
-    check_string_list(macro, name, "deps", deps)
-    check_string_list(macro, name, "copts", copts)
-    if not srcs:
-        fail("%s '%s': srcs is empty" % (macro, name))
-    etsb_cxx_library(name = name, srcs = srcs + hdrs, hdrs = hdrs, deps = deps + [RUNTIME], copts = copts, tags = tags, visibility = visibility)
-    etsb_filegroup(name = name + "_srcs", srcs = srcs, tags = tags, visibility = visibility)
-    etsb_filegroup(name = name + "_hdrs", srcs = hdrs, tags = tags, visibility = visibility)
+    a, common = check_call(ET_KERNEL_LIBRARY, name, kwargs)
+    if not a.srcs:
+        fail("et_kernel_library '%s': srcs is empty" % name)
+    etsb_cxx_library(name = name, srcs = a.srcs + a.hdrs, hdrs = a.hdrs, deps = a.deps + [RUNTIME], copts = a.copts, **common)
+    etsb_filegroup(name = name + "_srcs", srcs = a.srcs, **common)
+    etsb_filegroup(name = name + "_hdrs", srcs = a.hdrs, **common)

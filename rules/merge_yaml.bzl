@@ -1,34 +1,38 @@
 """`merge_yaml`: a vendor kernel yaml over a fallback yaml."""
 
-load(":private/checks.bzl", "check_identifier", "check_string")
+load(":private/attrs.bzl", "attrs", "check_call", "rule_info")
 load(":private/shim.bzl", "ETSB_COMMAND", "ETSB_TOOL", "ETSB_TOOL_SOURCES", "etsb_genrule")
 
-def merge_yaml(name, functions_yaml, fallback_yaml, tags = [], visibility = None):
-    """Merges `functions_yaml` over `fallback_yaml`, the first winning per operator.
+MERGE_YAML = rule_info(
+    name = "merge_yaml",
+    doc = """Merges `functions_yaml` over `fallback_yaml`, the first winning per operator.
 
-    The output, `<name>/merged.yaml`, holds every operator of `functions_yaml`
-    and those of `fallback_yaml` that it lacks (matched by full name, overload
-    included). Both inputs are validated first.
+The output, `<name>/merged.yaml`, holds every operator of `functions_yaml` and
+those of `fallback_yaml` that it lacks (matched by full name, overload
+included). Both inputs are validated first.""",
+    attrs = {
+        "functions_yaml": attrs.label("the vendor kernel yaml (a file or a target producing one)", mandatory = True),
+        "fallback_yaml": attrs.label("the fallback kernel yaml, e.g. the portable library's", mandatory = True),
+    },
+    outputs = {"merged.yaml": "`<name>/merged.yaml`"},
+)
+
+def merge_yaml(name, **kwargs):
+    """Merges a vendor kernel yaml over a fallback yaml (see `MERGE_YAML`).
 
     Args:
       name: the target name.
-      functions_yaml: the vendor kernel yaml (a file or a target producing one).
-      fallback_yaml: the fallback kernel yaml, e.g. the portable library's.
-      tags: free-form tags passed to the generated target.
-      visibility: who may depend on it (public when None).
+      **kwargs: the attributes of `MERGE_YAML`, and `tags`, `visibility`, `testonly`.
     """
-    check_identifier("merge_yaml", name)
-    check_string("merge_yaml", name, "functions_yaml", functions_yaml)
-    check_string("merge_yaml", name, "fallback_yaml", fallback_yaml)
-    if functions_yaml == fallback_yaml:
-        fail("merge_yaml '%s': functions_yaml and fallback_yaml are the same file '%s'" % (name, functions_yaml))
+    a, common = check_call(MERGE_YAML, name, kwargs)
+    if a.functions_yaml == a.fallback_yaml:
+        fail("merge_yaml '%s': functions_yaml and fallback_yaml are the same file '%s'" % (name, a.functions_yaml))
     output = name + "/merged.yaml"
     etsb_genrule(
         name = name,
-        srcs = [functions_yaml, fallback_yaml],
+        srcs = [a.functions_yaml, a.fallback_yaml],
         outs = [output],
-        cmd = ETSB_COMMAND + " merge-yaml --functions_yaml_path $(location %s) --fallback_yaml_path $(location %s) --output_dir $(RULEDIR)/%s" % (functions_yaml, fallback_yaml, name),
+        cmd = ETSB_COMMAND + " merge-yaml --functions_yaml_path $(location %s) --fallback_yaml_path $(location %s) --output_dir $(RULEDIR)/%s" % (a.functions_yaml, a.fallback_yaml, name),
         tools = [ETSB_TOOL, ETSB_TOOL_SOURCES],
-        tags = tags,
-        visibility = visibility,
+        **common
     )

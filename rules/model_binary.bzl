@@ -2,72 +2,59 @@
 
 load(":generated_lib.bzl", "executorch_generated_lib")
 load(":operator_library.bzl", "et_operator_library")
-load(":private/checks.bzl", "check_bool", "check_identifier", "check_model", "check_string", "check_string_list")
+load(":private/attrs.bzl", "attrs", "check_call", "internal", "rule_info", "with_tags")
 load(":private/shim.bzl", "ETSB_COMMAND", "ETSB_TOOL", "ETSB_TOOL_SOURCES", "LINK_MAPS", "RUNNER", "RUNTIME", "TAG_ALL_KERNELS", "TAG_BINARY", "TAG_MANUAL", "etsb_cxx_binary", "etsb_genrule")
 
 PORTABLE_FUNCTIONS_YAML = "//kernels/portable:functions.yaml"
 PORTABLE_KERNELS = "//kernels/portable:kernels"
 
-def et_model_binary(
-        name,
-        model,
-        functions_yaml_target = PORTABLE_FUNCTIONS_YAML,
-        kernel_deps = [PORTABLE_KERNELS],
-        custom_ops_yaml_target = None,
-        fallback_yaml_target = None,
-        deps = [],
-        dtype_selective_build = False,
-        tags = [],
-        visibility = None):
-    """The runner linked with exactly the kernels `model` needs.
+ET_MODEL_BINARY = rule_info(
+    name = "et_model_binary",
+    doc = """The runner linked with exactly the kernels `model` needs.
 
-    Selects the operators and kernel keys of `model` (plus `deps`), resolves
-    them against the kernel yaml (failing the build if any is not covered),
-    and links the model runner, which registers the kernels explicitly:
-    `<name> --model M.pte --inputs a.npy,... --output-dir D [--method M] [--iterations N]`.
-    A companion `<name>_all_kernels` (tagged `manual`) links every kernel of
-    the yaml, for `etsb size` to compare against.
+Selects the operators and kernel keys of `model` (plus `deps`), resolves them
+against the kernel yaml (failing the build if any is not covered), and links
+the model runner, which registers the kernels explicitly:
+`<name> --model M.pte --inputs a.npy,... --output-dir D [--method M] [--iterations N]`.
+A companion `<name>_all_kernels` (tagged `manual`) links every kernel of the
+yaml, for `etsb size` to compare against.""",
+    attrs = {
+        "model": attrs.model("the `.pte` program the binary must run", mandatory = True),
+        "functions_yaml_target": attrs.label("the kernel yaml (default: etsb's portable kernels)", default = PORTABLE_FUNCTIONS_YAML),
+        "kernel_deps": attrs.label_list("the kernel libraries implementing it (default: etsb's portable kernels)", default = [PORTABLE_KERNELS]),
+        "custom_ops_yaml_target": attrs.label("a kernel yaml of custom operators the model calls"),
+        "fallback_yaml_target": attrs.label("a kernel yaml that `functions_yaml_target` is merged over"),
+        "deps": attrs.label_list("more `et_operator_library` targets to include (operators other models need)"),
+        "dtype_selective_build": attrs.bool("keep, within each kernel, only the dtypes the model uses. Both forms are linked (`<name>_dtype_selective`, `<name>_op_selective`) and `<name>` is the smaller, at `<name>_smallest/<name>`: a dtype restriction that would not pay is not kept"),
+    },
+    outputs = {"binary": "`<name>` (or `<name>_smallest/<name>` with `dtype_selective_build`)", "companion": "`<name>_all_kernels`"},
+)
+
+def et_model_binary(name, **kwargs):
+    """The runner linked with exactly the kernels a model needs (see `ET_MODEL_BINARY`).
 
     Args:
       name: the target name; the binary is named after it.
-      model: the `.pte` program the binary must run.
-      functions_yaml_target: the kernel yaml (default: etsb's portable kernels).
-      kernel_deps: the kernel libraries implementing it (default: etsb's portable kernels).
-      custom_ops_yaml_target: a kernel yaml of custom operators the model calls.
-      fallback_yaml_target: a kernel yaml that `functions_yaml_target` is merged over.
-      deps: more `et_operator_library` targets to include (operators other models need).
-      dtype_selective_build: keep, within each kernel, only the dtypes the model uses. Both
-        forms are linked (`<name>_dtype_selective`, `<name>_op_selective`) and `<name>` is the
-        smaller, at `<name>_smallest/<name>`: a dtype restriction that would not pay is not kept.
-      tags: free-form tags passed to the generated targets.
-      visibility: who may depend on the binary (public when None).
+      **kwargs: the attributes of `ET_MODEL_BINARY`, and `tags`, `visibility`, `testonly`.
     """
-    macro = "et_model_binary"
-    check_identifier(macro, name)
-    check_model(macro, name, "model", model)
-    check_string(macro, name, "functions_yaml_target", functions_yaml_target, allow_none = True)
-    check_string_list(macro, name, "kernel_deps", kernel_deps)
-    check_string(macro, name, "custom_ops_yaml_target", custom_ops_yaml_target, allow_none = True)
-    check_string(macro, name, "fallback_yaml_target", fallback_yaml_target, allow_none = True)
-    check_string_list(macro, name, "deps", deps)
-    check_bool(macro, name, "dtype_selective_build", dtype_selective_build)
-
+    a, common = check_call(ET_MODEL_BINARY, name, kwargs)
     yamls = dict(
-        functions_yaml_target = functions_yaml_target,
-        custom_ops_yaml_target = custom_ops_yaml_target,
-        fallback_yaml_target = fallback_yaml_target,
-        kernel_deps = kernel_deps,
+        functions_yaml_target = a.functions_yaml_target,
+        custom_ops_yaml_target = a.custom_ops_yaml_target,
+        fallback_yaml_target = a.fallback_yaml_target,
+        kernel_deps = a.kernel_deps,
     )
-    et_operator_library(name = name + "_ops", model = model, deps = deps, tags = tags)
-    binary_tags = tags + [TAG_ALL_KERNELS + ":" + name + "_all_kernels"]
-    if not dtype_selective_build:
-        _binary(name, [":" + name + "_ops"], False, tags, binary_tags, visibility, yamls)
+    helper = internal(common)
+    et_operator_library(name = name + "_ops", model = a.model, deps = a.deps, **helper)
+    binary = with_tags(common, [TAG_ALL_KERNELS + ":" + name + "_all_kernels"])
+    if not a.dtype_selective_build:
+        _binary(name, [":" + name + "_ops"], False, helper, binary, yamls)
     else:
         # Restricting dtypes usually shrinks kernels, but can grow them (ExecuTorch's issue
         # 13015): link both forms and keep the smaller, so it never costs bytes.
-        candidate_tags = tags + [TAG_MANUAL]
-        _binary(name + "_dtype_selective", [":" + name + "_ops"], True, tags, candidate_tags, visibility, yamls)
-        _binary(name + "_op_selective", [":" + name + "_ops"], False, tags, candidate_tags, visibility, yamls)
+        candidate = with_tags(common, [TAG_MANUAL])
+        _binary(name + "_dtype_selective", [":" + name + "_ops"], True, helper, candidate, yamls)
+        _binary(name + "_op_selective", [":" + name + "_ops"], False, helper, candidate, yamls)
         candidates = [":" + name + "_dtype_selective", ":" + name + "_op_selective"]
         output = name + "_smallest/" + name
         etsb_genrule(
@@ -80,21 +67,15 @@ def et_model_binary(
                 "" if LINK_MAPS else " --no_link_map",
             ),
             tools = [ETSB_TOOL, ETSB_TOOL_SOURCES],
-            tags = binary_tags + [TAG_BINARY],
-            visibility = visibility,
+            **with_tags(binary, [TAG_BINARY])
         )
 
     # The same binary with every kernel of the yaml: what the trimming is measured against.
-    executorch_generated_lib(name = name + "_all_kernels_lib", manual_registration = True, model_entry = True,
-                             tags = tags + [TAG_MANUAL], **yamls)
-    etsb_cxx_binary(
-        name = name + "_all_kernels",
-        deps = [RUNNER, ":" + name + "_all_kernels_lib", RUNTIME],
-        tags = tags + [TAG_MANUAL],
-        visibility = visibility,
-    )
+    manual = with_tags(helper, [TAG_MANUAL])
+    executorch_generated_lib(name = name + "_all_kernels_lib", manual_registration = True, model_entry = True, **dict(yamls, **manual))
+    etsb_cxx_binary(name = name + "_all_kernels", deps = [RUNNER, ":" + name + "_all_kernels_lib", RUNTIME], **with_tags(common, [TAG_MANUAL]))
 
-def _binary(name, selections, dtype_selective_build, lib_tags, binary_tags, visibility, yamls):
+def _binary(name, selections, dtype_selective_build, helper, binary, yamls):
     """The runner linked with a generated library registering `selections`."""
     executorch_generated_lib(
         name = name + "_lib",
@@ -102,12 +83,6 @@ def _binary(name, selections, dtype_selective_build, lib_tags, binary_tags, visi
         dtype_selective_build = dtype_selective_build,
         manual_registration = True,
         model_entry = True,
-        tags = lib_tags,
-        **yamls
+        **dict(yamls, **helper)
     )
-    etsb_cxx_binary(
-        name = name,
-        deps = [RUNNER, ":" + name + "_lib", RUNTIME],
-        tags = binary_tags,
-        visibility = visibility,
-    )
+    etsb_cxx_binary(name = name, deps = [RUNNER, ":" + name + "_lib", RUNTIME], **binary)

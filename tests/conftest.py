@@ -37,3 +37,29 @@ def export_python() -> Path:
     python = EXPORT_VENV / "bin" / "python"
     assert python.exists(), "no .venv-export: run scripts/setup.sh --export-env (scripts/test.sh does)"
     return python
+
+
+@pytest.fixture(scope="session")
+def driver_examples():
+    """The MLP and vendor examples built by etsb's driver (in this checkout's etsb-out)."""
+    from helpers import Driver
+
+    return Driver()
+
+
+@pytest.fixture(scope="session")
+def bazel_examples(tmp_path_factory):
+    """The MLP and vendor examples built by Bazel on a private output base (server stopped at the end)."""
+    from helpers import BazelFrontEnd
+
+    built = BazelFrontEnd(tmp_path_factory.mktemp("bazel") / "output_base")
+    yield built
+    built.bazel.close()
+
+
+@pytest.fixture(scope="session")
+def cmake_examples(tmp_path_factory):
+    """examples/cmake configured and built with Ninja in a temporary directory."""
+    from helpers import CMakeFrontEnd
+
+    return CMakeFrontEnd(tmp_path_factory.mktemp("cmake") / "build")

@@ -6,6 +6,7 @@ them to the same standard)."""
 
 from __future__ import annotations
 
+import re
 import shutil
 import subprocess
 from concurrent.futures import ThreadPoolExecutor
@@ -98,3 +99,139 @@ def stripped_size(path: Path, tmp_path: Path) -> int:
     stripped = tmp_path / (path.name + ".stripped")
     subprocess.run(["strip", "-o", str(stripped), str(path)], check=True)
     return stripped.stat().st_size
+
+
+# -- the other front ends ------------------------------------------------------------------
+
+BAZEL_STARTUP = ("--host_jvm_args=-Xmx1g", "--max_idle_secs=600")
+# Every command gets the same build options, so none discards the analysis cache;
+# no convenience symlinks (bazel-*) in the repository.
+BAZEL_BUILD = ("--jobs=2", "--symlink_prefix=/", "--color=no", "--curses=no")
+
+
+class Bazel:
+    """Bazel commands in the repository, on a private output base (two jobs, a 1 GB heap)."""
+
+    def __init__(self, output_base: Path) -> None:
+        self.output_base = output_base
+        self.binary = shutil.which("bazel")
+        assert self.binary, "no bazel on PATH: scripts/setup.sh installs Debian's bazel-bootstrap"
+
+    def __call__(self, command: str, *argv: str) -> subprocess.CompletedProcess:
+        return subprocess.run([self.binary, f"--output_base={self.output_base}", *BAZEL_STARTUP, command, *argv],
+                              cwd=REPO, capture_output=True, text=True, timeout=1200)
+
+    def close(self) -> None:
+        """Stop the server and remove the output base."""
+        if self("clean", "--expunge").returncode != 0:
+            self("shutdown")
+
+
+def cmake(*argv: str | Path) -> subprocess.CompletedProcess:
+    """cmake with ``argv``."""
+    binary = shutil.which("cmake")
+    assert binary and shutil.which("ninja"), "cmake and ninja are needed: scripts/setup.sh installs them"
+    return subprocess.run([binary, *map(str, argv)], capture_output=True, text=True, timeout=900)
+
+
+def cmake_configure(source: Path, build: Path, *options: str) -> subprocess.CompletedProcess:
+    """Configure ``source`` into ``build`` with Ninja."""
+    return cmake("-G", "Ninja", "-S", source, "-B", build, *options)
+
+
+def cmake_build(build_dir: Path, *targets: str) -> subprocess.CompletedProcess:
+    """Build ``targets`` (default: all) two jobs at a time."""
+    return cmake("--build", build_dir, "-j", "2", *(a for t in targets for a in ("--target", t)))
+
+
+def symbols(binary: Path) -> str:
+    """The demangled symbol table of ``binary``."""
+    return subprocess.run(["nm", "-C", str(binary)], capture_output=True, text=True, check=True).stdout
+
+
+# -- the examples as each front end builds them ------------------------------------------------
+
+
+class FrontEnd:
+    """The example binaries as one front end built them, and how to build again."""
+
+    name = ""
+    link_maps = True  # whether a binary's link map sits beside it
+
+    def binary(self, kind: str) -> Path:
+        raise NotImplementedError
+
+    def candidates(self) -> list[Path]:
+        """The two linked forms the dtype-selective binary was chosen from."""
+        raise NotImplementedError
+
+    def rebuild_ran_nothing(self) -> bool:
+        raise NotImplementedError
+
+
+class Driver(FrontEnd):
+    name = "driver"
+    LABELS = ("//examples/mlp:bin", "//examples/mlp:bin_dtype_selective", "//examples/vendor_over_portable:bin")
+
+    def __init__(self) -> None:
+        result = etsb("build", *self.LABELS)
+        assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+        self.out = REPO / "etsb-out" / "bin" / "examples"
+
+    def binary(self, kind: str) -> Path:
+        return {"op_selective": self.out / "mlp/bin",
+                "dtype_selective": self.out / "mlp/bin_dtype_selective_smallest/bin_dtype_selective",
+                "vendor": self.out / "vendor_over_portable/bin"}[kind]
+
+    def candidates(self) -> list[Path]:
+        return [self.out / f"mlp/bin_dtype_selective_{form}" for form in ("dtype_selective", "op_selective")]
+
+    def rebuild_ran_nothing(self) -> bool:
+        result = etsb("build", *self.LABELS)
+        return result.returncode == 0 and "ninja: no work to do." in result.stdout
+
+
+class BazelFrontEnd(FrontEnd):
+    name = "bazel"
+    link_maps = False
+
+    def __init__(self, output_base: Path) -> None:
+        self.bazel = Bazel(output_base)
+        result = self.bazel("build", *BAZEL_BUILD, *Driver.LABELS)
+        assert result.returncode == 0, result.stderr[-5000:]
+        info = self.bazel("info", *BAZEL_BUILD, "bazel-bin")
+        assert info.returncode == 0, info.stderr
+        self.out = Path(info.stdout.strip()) / "examples"
+
+    binary = Driver.binary
+    candidates = Driver.candidates
+
+    def rebuild_ran_nothing(self) -> bool:
+        result = self.bazel("build", *BAZEL_BUILD, *Driver.LABELS)
+        # Bazel 4 counts its own bookkeeping as "internal" processes; nothing else may run.
+        processes = re.search(r"INFO: (\d+) process(?:es)?: (.*)\.", result.stderr)
+        return result.returncode == 0 and processes is not None and \
+            all(part.endswith("internal") for part in processes.group(2).split(", "))
+
+
+class CMakeFrontEnd(FrontEnd):
+    name = "cmake"
+
+    def __init__(self, build_dir: Path) -> None:
+        result = cmake_configure(REPO / "examples" / "cmake", build_dir)
+        assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+        result = cmake_build(build_dir)
+        assert result.returncode == 0, result.stdout[-5000:] + result.stderr[-3000:]
+        self.out = build_dir
+
+    def binary(self, kind: str) -> Path:
+        return {"op_selective": self.out / "mlp_bin",
+                "dtype_selective": self.out / "mlp_bin_dtype_selective_smallest/mlp_bin_dtype_selective",
+                "vendor": self.out / "vendor_bin"}[kind]
+
+    def candidates(self) -> list[Path]:
+        return [self.out / f"mlp_bin_dtype_selective_{form}" for form in ("dtype_selective", "op_selective")]
+
+    def rebuild_ran_nothing(self) -> bool:
+        result = cmake_build(self.out)
+        return result.returncode == 0 and "ninja: no work to do." in result.stdout and "[1/" not in result.stdout

@@ -133,16 +133,20 @@ def test_python_functions_fit_on_a_screen():
     assert not long, "\n".join(long)
 
 
-def test_go_functions_fit_on_a_screen():
+@pytest.mark.parametrize("files, start", [
+    (sorted(p for p in STARLARK.glob("*.go") if not p.name.endswith("_test.go") and p.name != "rules_table.go"),
+     r"func (?:\([^)]*\) )?(\w+)"),
+    ([REPO / "tools" / "runner" / "runner.cpp"], r"(?:[\w:<>,*& ]+ )?(\w+)\(.*\) \{$"),
+], ids=["go", "runner"])
+def test_go_and_cxx_functions_fit_on_a_screen(files, start):
+    """Functions start at column 0 and end with a '}' alone at column 0 (gofmt's and the runner's layout)."""
     long = []
-    for path in STARLARK.glob("*.go"):
-        if path.name.endswith("_test.go") or path.name == "rules_table.go":
-            continue
+    for path in files:
         lines = path.read_text().splitlines()
         for number, line in enumerate(lines):
-            match = re.match(r"func (?:\([^)]*\) )?(\w+)", line)
-            if match and line.endswith("{"):
-                end = next(i for i in range(number, len(lines)) if lines[i] == "}")
+            match = re.match(start, line)
+            if match and line.endswith("{") and not line.startswith(("namespace", "struct", "enum")):
+                end = next(i for i in range(number, len(lines)) if lines[i] in ("}", "};"))
                 if end - number + 1 > 60:
                     long.append(f"{path.name}:{number + 1} {match.group(1)} ({end - number + 1} lines)")
     assert not long, "\n".join(long)
@@ -152,3 +156,10 @@ def test_python_passes_pyflakes():
     result = subprocess.run([str(REPO / ".venv" / "bin" / "ruff"), "check", "--select", "F,E9", "--quiet",
                              "tools", "tests", "bench", "scripts"], cwd=REPO, capture_output=True, text=True)
     assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_the_rules_documentation_is_made_from_the_rules_declarations():
+    import gen_rules_doc  # scripts/gen_rules_doc.py
+
+    assert (REPO / "docs" / "rules.md").read_text() == gen_rules_doc.render(gen_rules_doc.declarations()), \
+        "run: python scripts/gen_rules_doc.py"

@@ -5,6 +5,7 @@ nothing built)."""
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
@@ -194,7 +195,14 @@ BAD_BUILDS = {
     "syntax error": ('et_model_binary(name = "bin" model = "m.pte")\n', "BUILD:2:35", "got identifier, want ','"),
     "undefined name": ('et_model_binary(name = "bin", model = MODEL)\n', "BUILD:2:", "undefined: MODEL"),
     "unknown attribute": ('et_model_binary(name = "bin", model = "m.pte", modle = "x.pte")\n', "BUILD:2:",
-                          "modle"),
+                          "et_model_binary 'bin': unknown attribute 'modle' (did you mean 'model'?)"),
+    "missing mandatory attribute": ('et_model_binary(name = "bin")\n', "BUILD:2:",
+                                    "et_model_binary 'bin': missing mandatory attribute 'model'"),
+    "ops_dict of the wrong shape": ('et_operator_library(name = "o", ops_dict = {"aten::add.out": "Float"})\n',
+                                    "BUILD:2:", "attribute 'ops_dict['aten::add.out']' must be a list of strings"),
+    "common attribute of the wrong type": ('et_operator_library(name = "o", ops = ["aten::add.out"], '
+                                           'testonly = "yes")\n', "BUILD:2:",
+                                           "attribute 'testonly' must be True or False, got string"),
     "wrong attribute type": ('et_model_binary(name = "bin", model = "m.pte", kernel_deps = "k")\n', "BUILD:2:",
                              "attribute 'kernel_deps' must be a list of strings, got string"),
     "model that is not a .pte": ('et_model_binary(name = "bin", model = "m.onnx")\n', "BUILD:2:",
@@ -244,7 +252,7 @@ def test_a_macro_error_carries_the_backtrace_through_the_rules(workspace):
         result = etsb(workspace, "build", "//bad:bin")
         assert result.returncode != 0
         assert "bad/BUILD:2:1" in result.stderr and "rules/model_binary.bzl" in result.stderr
-        assert "rules/private/checks.bzl" in result.stderr
+        assert "rules/private/attrs.bzl" in result.stderr
     finally:
         shutil.rmtree(package)
 
@@ -377,3 +385,20 @@ def test_analysis_reads_every_attribute_of_the_table():
     canonical = {(rule, name) for rule, attrs in RULES.items() for name, attr in attrs.items()
                  if not attr.same_as and not attr.inert and name not in ("name", "tags")}
     assert canonical - read == set()
+
+
+def test_rules_pass_tags_visibility_and_testonly_through(workspace):
+    """The common attributes reach the targets a rule makes (ExecuTorch's include_all_ops spelling works too)."""
+    package = workspace / "common"
+    package.mkdir()
+    try:
+        (package / "BUILD").write_text(PRELUDE + 'et_operator_library(name = "o", include_all_ops = True, '
+                                       'tags = ["mine"], visibility = ["//m:__pkg__"], testonly = True)\n')
+        result = etsb(workspace, "query", "//common:o", "--output", "json")
+        assert result.returncode == 0, result.stderr
+        (target,) = json.loads(result.stdout)
+        assert target["attrs"]["tags"] == ["mine"] and target["attrs"]["testonly"] is True
+        assert target["attrs"]["visibility"] == ["//m:__pkg__"]
+        assert "--include_all_operators" in target["attrs"]["cmd"]
+    finally:
+        shutil.rmtree(package)

@@ -1,10 +1,10 @@
-"""etsb's rules from CMake (rules/etsb.cmake): examples/cmake configured with
-Ninja and built into pytest's temporary directory, its binaries run on the
-MLP's corpus inputs and compared with torch's outputs; a second build doing
-nothing; an edited yaml or model re-running only the generators that read it;
-generated files identical whatever the build directory; a kernel gap failing
-the build; and mistakes in a CMakeLists.txt failing the configuration with the
-rule's message at the CMakeLists.txt line.
+"""What is CMake's own in etsb's rules from CMake (rules/etsb.cmake): the
+example's link maps and selected dtypes, the all-kernels companion left out of
+the default build; an edited yaml or model re-running only the generators that
+read it; generated files identical whatever the build directory; a kernel gap
+failing the build; and mistakes in a CMakeLists.txt failing the configuration
+with the rule's message at the CMakeLists.txt line. What CMake must do like
+the other front ends is in test_front_ends.py.
 
 Nothing is written into the repository (examples/cmake is only read). The
 example build compiles the portable kernels twice (once as they are, once for
@@ -20,33 +20,14 @@ from pathlib import Path
 import pytest
 
 from conftest import MODELS_DIR, REPO
-from helpers import assert_matches_torch, run_model, stripped_size
+from helpers import cmake_build, cmake_configure
 
-CMAKE = shutil.which("cmake")
-NINJA = shutil.which("ninja")
 EXAMPLE = REPO / "examples" / "cmake"
 RULES = REPO / "rules" / "etsb.cmake"
 MLP = "mlp"
 
-# target -> the binary under the build directory (a dtype-selective binary is
-# the smaller of its two candidates, copied by pick-smaller one directory down)
-BINARIES = {
-    "mlp_bin": "mlp_bin",
-    "mlp_bin_dtype_selective": "mlp_bin_dtype_selective_smallest/mlp_bin_dtype_selective",
-    "vendor_bin": "vendor_bin",
-}
-
-
-def cmake(*argv: str | Path) -> subprocess.CompletedProcess:
-    return subprocess.run([CMAKE, *map(str, argv)], capture_output=True, text=True, timeout=900)
-
-
-def configure(source: Path, build: Path, *options: str) -> subprocess.CompletedProcess:
-    return cmake("-G", "Ninja", "-S", source, "-B", build, *options)
-
-
-def build(build_dir: Path, *targets: str) -> subprocess.CompletedProcess:
-    return cmake("--build", build_dir, "-j", "2", *(a for t in targets for a in ("--target", t)))
+configure = cmake_configure
+build = cmake_build
 
 
 def ran(result: subprocess.CompletedProcess) -> set[str]:
@@ -59,74 +40,20 @@ def one_line(text: str) -> str:
     return " ".join(text.split())
 
 
-@pytest.fixture(scope="module")
-def example_build(tmp_path_factory) -> Path:
-    """examples/cmake configured and built once for the module."""
-    assert CMAKE and NINJA, "cmake and ninja are needed: scripts/setup.sh installs them"
-    build_dir = tmp_path_factory.mktemp("cmake") / "build"
-    result = configure(EXAMPLE, build_dir)
-    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
-    result = build(build_dir)
-    assert result.returncode == 0, result.stdout[-5000:] + result.stderr[-3000:]
-    return build_dir
+# -- examples/cmake (built by conftest.py's cmake_examples) --------------------------
 
 
-def symbols(binary: Path) -> str:
-    return subprocess.run(["nm", "-C", str(binary)], capture_output=True, text=True, check=True).stdout
+def test_the_model_binary_has_its_link_map_as_the_driver_writes(cmake_examples):
+    assert (cmake_examples.out / "mlp_bin.map").exists()
 
 
-# -- examples/cmake ---------------------------------------------------------------
-
-
-@pytest.mark.parametrize("target", sorted(BINARIES))
-def test_each_cmake_built_binary_runs_the_model_like_torch(example_build, manifest, target, tmp_path):
-    assert set(manifest["models"][MLP]["methods"]) == {"forward"}
-    result = run_model(example_build / BINARIES[target], MLP, tmp_path)
-    assert result.returncode == 0, result.stderr
-    assert_matches_torch(MLP, tmp_path)
-
-
-def test_the_model_binary_holds_only_the_models_kernels(example_build):
-    table = symbols(example_build / "mlp_bin")
-    for kernel in ("addmm_out", "permute_copy_out", "relu_out"):
-        assert f"torch::executor::native::{kernel}(" in table, kernel
-    assert "torch::executor::native::convolution_out" not in table
-    assert (example_build / "mlp_bin.map").exists()  # the link map, as the driver writes
-
-
-def test_the_dtype_selective_binary_is_the_smaller_candidate(example_build, tmp_path):
-    chosen = example_build / BINARIES["mlp_bin_dtype_selective"]
-    sizes = [stripped_size(example_build / f"mlp_bin_dtype_selective_{form}", tmp_path)
-             for form in ("dtype_selective", "op_selective")]
-    assert stripped_size(chosen, tmp_path) == min(sizes)
-    assert Path(f"{chosen}.map").exists()
-    # The selection's dtypes reached the recompiled kernels.
-    header = (example_build / "mlp_bin_dtype_selective_dtype_selective_lib" / "selected_op_variants.h").read_text()
+def test_the_selections_dtypes_reached_the_recompiled_kernels(cmake_examples):
+    header = (cmake_examples.out / "mlp_bin_dtype_selective_dtype_selective_lib" / "selected_op_variants.h").read_text()
     assert "relu.out" in header
 
 
-def test_the_vendor_kernel_serves_relu_through_static_registration(example_build, tmp_path):
-    """vendor_lib is registered by its static initialiser (no MANUAL_REGISTRATION)
-    and runner.cpp, compiled without -DETSB_MODEL_ENTRY, calls nothing: the
-    method loads only if the linker kept the registration object."""
-    binary = example_build / "vendor_bin"
-    result = run_model(binary, MLP, tmp_path, "--log")
-    assert result.returncode == 0, result.stderr
-    assert "vendor::relu_out_float_2d ran" in result.stderr
-    table = symbols(binary)
-    assert "torch::executor::native::addmm_out" in table
-    assert "torch::executor::native::relu_out" not in table
-
-
-def test_a_second_build_does_nothing(example_build):
-    result = build(example_build)
-    assert result.returncode == 0, result.stderr
-    assert "ninja: no work to do." in result.stdout
-    assert "[1/" not in result.stdout
-
-
-def test_the_all_kernels_companion_is_not_built_by_default(example_build):
-    assert not (example_build / "mlp_bin_all_kernels").exists()
+def test_the_all_kernels_companion_is_not_built_by_default(cmake_examples):
+    assert not (cmake_examples.out / "mlp_bin_all_kernels").exists()
 
 
 # -- rebuilds and determinism -----------------------------------------------------

@@ -77,19 +77,6 @@ def test_dtype_restriction_pays_for_most_corpus_models(built, tmp_path):
     assert len(smaller) >= len(MODELS) // 2, smaller
 
 
-def test_the_vendor_kernel_serves_relu_and_the_portable_fallback_the_rest(built, manifest, tmp_path):
-    binary = REPO / "etsb-out/bin/examples/vendor_over_portable/bin"
-    result = run_model(binary, "mlp", tmp_path, "--log")
-    assert result.returncode == 0, result.stderr
-    assert "vendor::relu_out_float_2d ran" in result.stderr
-    assert_matches_torch("mlp", tmp_path)
-    # addmm and permute_copy came from the portable fallback: their kernels are in the binary.
-    symbols = subprocess.run(["nm", "-C", str(binary)], capture_output=True, text=True, check=True).stdout
-    assert "torch::executor::native::addmm_out" in symbols
-    assert "vendor::native::relu_out_float_2d" in symbols
-    assert "torch::executor::native::relu_out" not in symbols
-
-
 def test_size_splits_the_binary_and_compares_with_every_kernel(built):
     result = etsb("size", "//examples/mlp:bin")
     assert result.returncode == 0, result.stderr

@@ -53,7 +53,7 @@ def _visibility(visibility):
         return visibility
     return ["PUBLIC"] if BUILD_SYSTEM == "buck2" else ["//visibility:public"]
 
-def etsb_genrule(name, srcs, outs, cmd, tools = [], tags = [], visibility = None):
+def etsb_genrule(name, srcs, outs, cmd, tools = [], tags = [], visibility = None, testonly = False):
     """A command that turns `srcs` into `outs`; `tools` are the programs it runs.
 
     Args:
@@ -64,6 +64,7 @@ def etsb_genrule(name, srcs, outs, cmd, tools = [], tags = [], visibility = None
       tools: programs and their data that `cmd` runs.
       tags: free-form tags (`manual` keeps a target out of `...` patterns).
       visibility: who may depend on it (public when None).
+      testonly: only test targets may depend on it.
     """
     if BUILD_SYSTEM == "buck2":
         native.genrule(
@@ -76,11 +77,12 @@ def etsb_genrule(name, srcs, outs, cmd, tools = [], tags = [], visibility = None
         )
     elif BUILD_SYSTEM == "bazel":
         native.genrule(name = name, srcs = srcs, outs = outs, cmd = cmd, tools = tools, toolchains = [MAKE_VARIABLES],
-                       tags = tags, visibility = _visibility(visibility))
+                       tags = tags, visibility = _visibility(visibility), testonly = testonly)
     else:
-        native.genrule(name = name, srcs = srcs, outs = outs, cmd = cmd, tools = tools, tags = tags, visibility = _visibility(visibility))
+        native.genrule(name = name, srcs = srcs, outs = outs, cmd = cmd, tools = tools, tags = tags, visibility = _visibility(visibility),
+                       testonly = testonly)
 
-def etsb_cxx_library(name, srcs = [], hdrs = [], deps = [], copts = [], defines = [], linkopts = [], link_whole = False, tags = [], visibility = None):
+def etsb_cxx_library(name, srcs = [], hdrs = [], deps = [], copts = [], defines = [], linkopts = [], link_whole = False, tags = [], visibility = None, testonly = False):
     """A static C++ library.
 
     Args:
@@ -94,19 +96,22 @@ def etsb_cxx_library(name, srcs = [], hdrs = [], deps = [], copts = [], defines 
       link_whole: link every object even if nothing refers to it (static registration).
       tags: free-form tags.
       visibility: who may depend on it (public when None).
+      testonly: only test targets may depend on it.
     """
     if BUILD_SYSTEM == "bazel":
         native.cc_library(name = name, srcs = srcs, hdrs = hdrs, deps = deps, copts = CXX_FLAGS + copts, defines = defines,
-                          linkopts = linkopts, alwayslink = link_whole, tags = tags, visibility = _visibility(visibility))
+                          linkopts = linkopts, alwayslink = link_whole, tags = tags, visibility = _visibility(visibility),
+                          testonly = testonly)
     elif BUILD_SYSTEM == "buck2":
         native.cxx_library(name = name, srcs = srcs, exported_headers = hdrs, exported_deps = deps,
                            compiler_flags = CXX_FLAGS + copts, exported_preprocessor_flags = ["-D" + d for d in defines],
                            exported_linker_flags = linkopts, link_whole = link_whole, labels = tags, visibility = _visibility(visibility))
     else:
         native.cxx_library(name = name, srcs = srcs, hdrs = hdrs, deps = deps, copts = CXX_FLAGS + copts, defines = defines,
-                           linkopts = linkopts, link_whole = link_whole, tags = tags, visibility = _visibility(visibility))
+                           linkopts = linkopts, link_whole = link_whole, tags = tags, visibility = _visibility(visibility),
+                           testonly = testonly)
 
-def etsb_cxx_binary(name, srcs = [], deps = [], copts = [], defines = [], linkopts = [], tags = [], visibility = None):
+def etsb_cxx_binary(name, srcs = [], deps = [], copts = [], defines = [], linkopts = [], tags = [], visibility = None, testonly = False):
     """A C++ executable.
 
     Args:
@@ -118,19 +123,20 @@ def etsb_cxx_binary(name, srcs = [], deps = [], copts = [], defines = [], linkop
       linkopts: extra linker flags.
       tags: free-form tags.
       visibility: who may depend on it (public when None).
+      testonly: only test targets may depend on it.
     """
     if BUILD_SYSTEM == "bazel":
         native.cc_binary(name = name, srcs = srcs, deps = deps, copts = CXX_FLAGS + copts, defines = defines,
-                         linkopts = linkopts, tags = tags, visibility = _visibility(visibility))
+                         linkopts = linkopts, tags = tags, visibility = _visibility(visibility), testonly = testonly)
     elif BUILD_SYSTEM == "buck2":
         native.cxx_binary(name = name, srcs = srcs, deps = deps, compiler_flags = CXX_FLAGS + copts,
                           preprocessor_flags = ["-D" + d for d in defines], linker_flags = linkopts, labels = tags,
                           visibility = _visibility(visibility))
     else:
         native.cxx_binary(name = name, srcs = srcs, deps = deps, copts = CXX_FLAGS + copts, defines = defines,
-                          linkopts = linkopts, tags = tags, visibility = _visibility(visibility))
+                          linkopts = linkopts, tags = tags, visibility = _visibility(visibility), testonly = testonly)
 
-def etsb_filegroup(name, srcs, tags = [], visibility = None):
+def etsb_filegroup(name, srcs, tags = [], visibility = None, testonly = False):
     """A named set of files.
 
     Args:
@@ -138,11 +144,12 @@ def etsb_filegroup(name, srcs, tags = [], visibility = None):
       srcs: the files (or targets whose outputs to include).
       tags: free-form tags.
       visibility: who may depend on it (public when None).
+      testonly: only test targets may depend on it.
     """
     if BUILD_SYSTEM == "buck2":
         native.filegroup(name = name, srcs = srcs, labels = tags, visibility = _visibility(visibility))
     else:
-        native.filegroup(name = name, srcs = srcs, tags = tags, visibility = _visibility(visibility))
+        native.filegroup(name = name, srcs = srcs, tags = tags, visibility = _visibility(visibility), testonly = testonly)
 
 def etsb_export_file(name):
     """Makes the package's file `name` referable from other packages.

@@ -69,6 +69,12 @@ int fail(const std::string& message) {
   return 1;
 }
 
+// fail() for the steps of main that answer whether they succeeded.
+bool refuse(const std::string& message) {
+  fail(message);
+  return false;
+}
+
 std::string error_name(Error error) {
   char buffer[64];
   std::snprintf(buffer, sizeof(buffer), "error 0x%x", static_cast<unsigned>(error));
@@ -282,148 +288,199 @@ std::vector<std::string> split(const std::string& text, char separator) {
   return parts;
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
+// The command line.
+struct Options {
   std::string model, method_name = "forward", inputs_text, output_dir;
   long iterations = 0;
   bool has_inputs = false, print_log = false;
+};
+
+// Reads argv into `options`; returns false (after saying why) on a bad command line.
+bool parse_options(int argc, char** argv, Options& options) {
   for (int i = 1; i < argc; ++i) {
     std::string flag = argv[i];
     if (flag == "--log") {
-      print_log = true;
+      options.print_log = true;
       continue;
     }
-    if (i + 1 >= argc) return fail("missing value after " + flag);
+    if (i + 1 >= argc) return refuse("missing value after " + flag);
     std::string value = argv[++i];
-    if (flag == "--model") model = value;
-    else if (flag == "--method") method_name = value;
-    else if (flag == "--inputs") inputs_text = value, has_inputs = true;
-    else if (flag == "--output-dir") output_dir = value;
-    else if (flag == "--iterations") iterations = std::strtol(value.c_str(), nullptr, 10);
-    else return fail("unknown flag " + flag + " (usage: --model M.pte [--method NAME] --inputs a.npy,... "
+    if (flag == "--model") options.model = value;
+    else if (flag == "--method") options.method_name = value;
+    else if (flag == "--inputs") options.inputs_text = value, options.has_inputs = true;
+    else if (flag == "--output-dir") options.output_dir = value;
+    else if (flag == "--iterations") options.iterations = std::strtol(value.c_str(), nullptr, 10);
+    else return refuse("unknown flag " + flag + " (usage: --model M.pte [--method NAME] --inputs a.npy,... "
                      "--output-dir DIR [--iterations N] [--log])");
   }
-  if (model.empty() || output_dir.empty()) return fail("--model and --output-dir are required");
-  executorch::runtime::register_pal(executorch::runtime::PalImpl::create(keep_log_message, __FILE__));
-  executorch::runtime::runtime_init();
+  if (options.model.empty() || options.output_dir.empty()) return refuse("--model and --output-dir are required");
+  return true;
+}
+
+// Registers the binary's kernels, the way it was built to (static
+// initialisers need nothing here); returns false after saying why it failed.
+bool register_kernels() {
 #if defined(ETSB_REGISTER_LIB)
   Error registered = etsb::ETSB_CAT(ETSB_CAT(register_, ETSB_REGISTER_LIB), _kernels)();
-  if (registered != Error::Ok) return fail("kernel registration failed: " + error_name(registered));
+  if (registered != Error::Ok) return refuse("kernel registration failed: " + error_name(registered));
 #elif defined(ETSB_MODEL_ENTRY)
   Error registered = etsb::register_model_kernels();
-  if (registered != Error::Ok) return fail("kernel registration failed: " + error_name(registered));
+  if (registered != Error::Ok) return refuse("kernel registration failed: " + error_name(registered));
 #endif
-  auto loader = executorch::extension::MmapDataLoader::from(
-      model.c_str(), executorch::extension::MmapDataLoader::MlockConfig::NoMlock);
-  if (!loader.ok()) return fail(model + ": cannot open (" + error_name(loader.error()) + ")");
-  auto program = Program::load(&loader.get());
-  if (!program.ok()) return fail(model + ": not a valid program (" + error_name(program.error()) + ")");
-  auto meta = program->method_meta(method_name.c_str());
-  if (!meta.ok()) return fail(model + ": no method '" + method_name + "'");
+  return true;
+}
 
-  std::vector<std::vector<uint8_t>> planned(meta->num_memory_planned_buffers());
+// The planned memory of a method: one buffer per planned arena, and the
+// allocators the method loads with. It must outlive the method.
+struct MethodMemory {
+  std::vector<std::vector<uint8_t>> planned;
   std::vector<Span<uint8_t>> spans;
-  for (size_t i = 0; i < planned.size(); ++i) {
-    planned[i].resize(static_cast<size_t>(meta->memory_planned_buffer_size(i).get()));
-    spans.emplace_back(planned[i].data(), planned[i].size());
-  }
-  HierarchicalAllocator planned_memory({spans.data(), spans.size()});
+  std::unique_ptr<HierarchicalAllocator> planned_memory;
   executorch::extension::MallocMemoryAllocator method_allocator, temp_allocator;
-  MemoryManager memory(&method_allocator, &planned_memory, &temp_allocator);
-#if defined(ETSB_KERNEL_TABLE_LIB)
-  auto method = program->load_method(method_name.c_str(), &memory, nullptr, nullptr, nullptr,
-                                     etsb::ETSB_CAT(ETSB_KERNEL_TABLE_LIB, _kernels)());
-#else
-  auto method = program->load_method(method_name.c_str(), &memory);
-#endif
-  if (!method.ok()) {
-    if (method.error() == Error::OperatorMissing) {
-      std::string message = "method '" + method_name + "' of " + model + " needs kernels this binary lacks:";
-      for (const auto& missing : missing_kernels()) message += "\n  " + missing;
-      return fail(message);
-    }
-    print_logged_errors();
-    return fail("cannot load method '" + method_name + "': " + error_name(method.error()));
-  }
+  std::unique_ptr<MemoryManager> manager;
 
-  std::vector<std::string> input_paths = split(inputs_text, ',');
-  if (!has_inputs && meta->num_inputs() > 0) return fail("--inputs is required");
-  if (input_paths.size() != meta->num_inputs())
-    return fail("method '" + method_name + "' takes " + std::to_string(meta->num_inputs()) + " inputs, got " +
+  explicit MethodMemory(const MethodMeta& meta) : planned(meta.num_memory_planned_buffers()) {
+    for (size_t i = 0; i < planned.size(); ++i) {
+      planned[i].resize(static_cast<size_t>(meta.memory_planned_buffer_size(i).get()));
+      spans.emplace_back(planned[i].data(), planned[i].size());
+    }
+    planned_memory.reset(new HierarchicalAllocator({spans.data(), spans.size()}));
+    manager.reset(new MemoryManager(&method_allocator, planned_memory.get(), &temp_allocator));
+  }
+};
+
+// Says why a method did not load: the kernels it lacks, or the runtime's errors.
+int explain_load_failure(const Options& options, Error error) {
+  if (error == Error::OperatorMissing) {
+    std::string message = "method '" + options.method_name + "' of " + options.model + " needs kernels this binary lacks:";
+    for (const auto& missing : missing_kernels()) message += "\n  " + missing;
+    return fail(message);
+  }
+  print_logged_errors();
+  return fail("cannot load method '" + options.method_name + "': " + error_name(error));
+}
+
+// Reads the .npy inputs, checks them against the method and sets them;
+// returns false after saying what is wrong.
+bool set_inputs(const Options& options, const MethodMeta& meta, Method& method, std::vector<Array>& arrays) {
+  std::vector<std::string> input_paths = split(options.inputs_text, ',');
+  if (!options.has_inputs && meta.num_inputs() > 0) return refuse("--inputs is required");
+  if (input_paths.size() != meta.num_inputs())
+    return refuse("method '" + options.method_name + "' takes " + std::to_string(meta.num_inputs()) + " inputs, got " +
                 std::to_string(input_paths.size()));
-  std::vector<Array> arrays(input_paths.size());
+  arrays.resize(input_paths.size());
   for (size_t i = 0; i < input_paths.size(); ++i) {
     std::string why;
-    if (!read_npy(input_paths[i], arrays[i], why)) return fail("input " + std::to_string(i) + " (" + input_paths[i] + "): " + why);
-    auto info = meta->input_tensor_meta(i);
-    if (!info.ok()) return fail("input " + std::to_string(i) + " is not a tensor input");
+    std::string which = "input " + std::to_string(i) + " (" + input_paths[i] + "): ";
+    if (!read_npy(input_paths[i], arrays[i], why)) return refuse(which + why);
+    auto info = meta.input_tensor_meta(i);
+    if (!info.ok()) return refuse("input " + std::to_string(i) + " is not a tensor input");
     std::vector<int32_t> expected(info->sizes().begin(), info->sizes().end());
     if (info->scalar_type() != arrays[i].dtype->type) {
       const DtypeInfo* want = by_type(info->scalar_type());
-      return fail("input " + std::to_string(i) + " (" + input_paths[i] + "): dtype " + arrays[i].dtype->name +
-                  ", the method expects " + (want ? want->name : "another dtype"));
+      return refuse(which + "dtype " + arrays[i].dtype->name + ", the method expects " +
+                  (want ? want->name : "another dtype"));
     }
     if (expected != arrays[i].sizes)
-      return fail("input " + std::to_string(i) + " (" + input_paths[i] + "): shape " + shape_text(arrays[i].sizes) +
-                  ", the method expects " + shape_text(expected));
+      return refuse(which + "shape " + shape_text(arrays[i].sizes) + ", the method expects " + shape_text(expected));
     arrays[i].impl.reset(new TensorImpl(arrays[i].dtype->type, static_cast<ssize_t>(arrays[i].sizes.size()),
                                         arrays[i].sizes.data(), arrays[i].data.data(), arrays[i].dim_order.data()));
-    Error set = method->set_input(EValue(Tensor(arrays[i].impl.get())), i);
-    if (set != Error::Ok) return fail("input " + std::to_string(i) + ": rejected (" + error_name(set) + ")");
+    Error set = method.set_input(EValue(Tensor(arrays[i].impl.get())), i);
+    if (set != Error::Ok) return refuse("input " + std::to_string(i) + ": rejected (" + error_name(set) + ")");
   }
+  return true;
+}
 
-  std::vector<double> times;
-  long runs = iterations > 0 ? iterations : 1;
+// Runs the method `runs` times, each with its inputs set again (planned memory
+// may reuse an input's buffer); the time of each run in `times`.
+bool execute(Method& method, std::vector<Array>& arrays, long runs, std::vector<double>& times) {
   for (long run = 0; run < runs; ++run) {
-    // Planned memory may reuse an input's buffer during a run: give every run
-    // its inputs again (untimed).
     for (size_t i = 0; run > 0 && i < arrays.size(); ++i) {
-      Error set = method->set_input(EValue(Tensor(arrays[i].impl.get())), i);
-      if (set != Error::Ok) return fail("input " + std::to_string(i) + ": rejected (" + error_name(set) + ")");
+      Error set = method.set_input(EValue(Tensor(arrays[i].impl.get())), i);
+      if (set != Error::Ok) return refuse("input " + std::to_string(i) + ": rejected (" + error_name(set) + ")");
     }
     auto start = std::chrono::steady_clock::now();
-    Error executed = method->execute();
+    Error executed = method.execute();
     times.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
     if (executed != Error::Ok) {
       print_logged_errors();
-      return fail("execution failed: " + error_name(executed));
+      return refuse("execution failed: " + error_name(executed));
     }
   }
+  return true;
+}
 
-  std::vector<EValue> outputs(method->outputs_size());
-  if (method->get_outputs(outputs.data(), outputs.size()) != Error::Ok) return fail("cannot read the outputs");
+// Writes one output as .npy: a tensor, or an int, double or bool as a 0-D array.
+bool write_output(const EValue& output, const std::string& path, size_t index) {
+  if (output.isTensor()) {
+    const Tensor& tensor = output.toTensor();
+    const DtypeInfo* dtype = by_type(tensor.scalar_type());
+    if (dtype == nullptr) return refuse("output " + std::to_string(index) + " has an unsupported dtype");
+    std::vector<int32_t> sizes(tensor.sizes().begin(), tensor.sizes().end());
+    return write_npy(path, *dtype, sizes, tensor.const_data_ptr(), tensor.nbytes()) || refuse("cannot write " + path);
+  }
+  bool ok;
+  if (output.isInt()) {
+    int64_t value = output.toInt();
+    ok = write_npy(path, *by_type(ScalarType::Long), {}, &value, sizeof(value));
+  } else if (output.isDouble()) {
+    double value = output.toDouble();
+    ok = write_npy(path, *by_type(ScalarType::Double), {}, &value, sizeof(value));
+  } else if (output.isBool()) {
+    bool value = output.toBool();
+    ok = write_npy(path, *by_type(ScalarType::Bool), {}, &value, sizeof(value));
+  } else {
+    return refuse("output " + std::to_string(index) + " is neither a tensor nor a scalar");
+  }
+  return ok || refuse("cannot write " + path);
+}
+
+// Writes every output of the method into the output directory (created).
+bool write_outputs(Method& method, const std::string& output_dir) {
+  std::vector<EValue> outputs(method.outputs_size());
+  if (method.get_outputs(outputs.data(), outputs.size()) != Error::Ok) return refuse("cannot read the outputs");
   std::error_code created;
   std::filesystem::create_directories(output_dir, created);
-  if (created) return fail("cannot create the output directory " + output_dir + ": " + created.message());
+  if (created) return refuse("cannot create the output directory " + output_dir + ": " + created.message());
   for (size_t i = 0; i < outputs.size(); ++i) {
-    std::string path = output_dir + "/output_" + std::to_string(i) + ".npy";
-    bool ok;
-    if (outputs[i].isTensor()) {
-      const Tensor& tensor = outputs[i].toTensor();
-      const DtypeInfo* dtype = by_type(tensor.scalar_type());
-      if (dtype == nullptr) return fail("output " + std::to_string(i) + " has an unsupported dtype");
-      std::vector<int32_t> sizes(tensor.sizes().begin(), tensor.sizes().end());
-      ok = write_npy(path, *dtype, sizes, tensor.const_data_ptr(), tensor.nbytes());
-    } else if (outputs[i].isInt()) {
-      int64_t value = outputs[i].toInt();
-      ok = write_npy(path, *by_type(ScalarType::Long), {}, &value, sizeof(value));
-    } else if (outputs[i].isDouble()) {
-      double value = outputs[i].toDouble();
-      ok = write_npy(path, *by_type(ScalarType::Double), {}, &value, sizeof(value));
-    } else if (outputs[i].isBool()) {
-      bool value = outputs[i].toBool();
-      ok = write_npy(path, *by_type(ScalarType::Bool), {}, &value, sizeof(value));
-    } else {
-      return fail("output " + std::to_string(i) + " is neither a tensor nor a scalar");
-    }
-    if (!ok) return fail("cannot write " + path);
+    if (!write_output(outputs[i], output_dir + "/output_" + std::to_string(i) + ".npy", i)) return false;
   }
-  if (iterations > 0) {
+  return true;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Options options;
+  if (!parse_options(argc, argv, options)) return 1;
+  executorch::runtime::register_pal(executorch::runtime::PalImpl::create(keep_log_message, __FILE__));
+  executorch::runtime::runtime_init();
+  if (!register_kernels()) return 1;
+  auto loader = executorch::extension::MmapDataLoader::from(
+      options.model.c_str(), executorch::extension::MmapDataLoader::MlockConfig::NoMlock);
+  if (!loader.ok()) return fail(options.model + ": cannot open (" + error_name(loader.error()) + ")");
+  auto program = Program::load(&loader.get());
+  if (!program.ok()) return fail(options.model + ": not a valid program (" + error_name(program.error()) + ")");
+  auto meta = program->method_meta(options.method_name.c_str());
+  if (!meta.ok()) return fail(options.model + ": no method '" + options.method_name + "'");
+  MethodMemory memory(meta.get());
+#if defined(ETSB_KERNEL_TABLE_LIB)
+  auto method = program->load_method(options.method_name.c_str(), memory.manager.get(), nullptr, nullptr, nullptr,
+                                     etsb::ETSB_CAT(ETSB_KERNEL_TABLE_LIB, _kernels)());
+#else
+  auto method = program->load_method(options.method_name.c_str(), memory.manager.get());
+#endif
+  if (!method.ok()) return explain_load_failure(options, method.error());
+  std::vector<Array> arrays;
+  if (!set_inputs(options, meta.get(), method.get(), arrays)) return 1;
+  std::vector<double> times;
+  long runs = options.iterations > 0 ? options.iterations : 1;
+  if (!execute(method.get(), arrays, runs, times) || !write_outputs(method.get(), options.output_dir)) return 1;
+  if (options.iterations > 0) {
     std::sort(times.begin(), times.end());
     std::printf("median latency: %.6f ms over %ld runs\n", times[times.size() / 2], runs);
   }
-  if (print_log) {
+  if (options.print_log) {
     for (const auto& line : g_log) std::fprintf(stderr, "runtime: %s\n", line.text.c_str());
   }
   return 0;

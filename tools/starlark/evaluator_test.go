@@ -258,3 +258,23 @@ func TestRuleTablesAreComplete(t *testing.T) {
 		}
 	}
 }
+
+func TestGlobalsOfABzlFile(t *testing.T) {
+	root := workspace(t, map[string]string{
+		"r/BUILD":    "",
+		"r/defs.bzl": "A = struct(z = 1, a = [\"x\"])\n_HIDDEN = 2\ndef f():\n    pass\nB = {\"k\": None}\n",
+		"r/bad.bzl":  "fail(\"no\")\n",
+	})
+	var stdout, stderr bytes.Buffer
+	if status := run([]string{"--root", root, "--globals", "//r:defs.bzl"}, &stdout, &stderr); status != 0 {
+		t.Fatalf("status %d: %s", status, stderr.String())
+	}
+	if want := `{"A":{"a":["x"],"z":1},"B":{"k":null}}` + "\n"; stdout.String() != want {
+		t.Errorf("got %q, want %q", stdout.String(), want)
+	}
+	stdout.Reset()
+	if status := run([]string{"--root", root, "--globals", "//r:bad.bzl"}, &stdout, &stderr); status != 1 ||
+		!strings.Contains(stderr.String(), "no") || stdout.Len() != 0 {
+		t.Errorf("a failing file: status %d, stderr %q", status, stderr.String())
+	}
+}

@@ -7,9 +7,11 @@ import (
 	"fmt"
 	"sort"
 	"strconv"
+	"strings"
 	"unicode/utf8"
 
 	"go.starlark.net/starlark"
+	"go.starlark.net/starlarkstruct"
 )
 
 const hexDigits = "0123456789abcdef"
@@ -98,6 +100,8 @@ func appendValue(buf []byte, v starlark.Value, depth int) ([]byte, error) {
 		return appendObject(buf, x.Items(), depth)
 	case *selectValue:
 		return appendSelect(buf, x, depth)
+	case *starlarkstruct.Struct:
+		return appendStruct(buf, x, depth)
 	}
 	return buf, fmt.Errorf("a %s cannot be converted to JSON", v.Type())
 }
@@ -136,6 +140,34 @@ func appendObject(buf []byte, items []starlark.Tuple, depth int) ([]byte, error)
 		}
 	}
 	return append(buf, '}'), nil
+}
+
+// appendStruct appends a struct as a JSON object of its fields, sorted by name.
+func appendStruct(buf []byte, x *starlarkstruct.Struct, depth int) ([]byte, error) {
+	names := x.AttrNames()
+	sort.Strings(names)
+	items := make([]starlark.Tuple, len(names))
+	for i, name := range names {
+		value, _ := x.Attr(name)
+		items[i] = starlark.Tuple{starlark.String(name), value}
+	}
+	return appendObject(buf, items, depth)
+}
+
+// appendGlobals appends a module's public values (not functions), sorted by name.
+func appendGlobals(buf []byte, globals starlark.StringDict) ([]byte, error) {
+	var items []starlark.Tuple
+	for _, name := range globals.Keys() { // sorted
+		value := globals[name]
+		switch value.(type) {
+		case *starlark.Function, *starlark.Builtin:
+			continue
+		}
+		if !strings.HasPrefix(name, "_") {
+			items = append(items, starlark.Tuple{starlark.String(name), value})
+		}
+	}
+	return appendObject(buf, items, 0)
 }
 
 // appendSelect appends a select() value: its parts in '+' order, each a plain

@@ -19,12 +19,15 @@ import (
 	"sync"
 
 	"go.starlark.net/resolve"
+	"go.starlark.net/starlark"
 )
 
 const usage = `usage: etsb-starlark --root DIR [--jobs N] PKG [PKG ...]
+       etsb-starlark --root DIR --globals //pkg:file.bzl
 
 Evaluates DIR/PKG/BUILD.bazel (or DIR/PKG/BUILD) for every PKG ("" or "." is
-the root package) and prints the declared targets as JSON on stdout.
+the root package) and prints the declared targets as JSON on stdout; with
+--globals, prints the public values a .bzl file defines (functions left out).
 Exit status: 0 all packages evaluated, 1 some package has an error, 2 usage.
 `
 
@@ -38,9 +41,10 @@ type usageError struct{ msg string }
 func (e usageError) Error() string { return e.msg }
 
 type options struct {
-	root string
-	jobs int
-	pkgs []string
+	root    string
+	jobs    int
+	pkgs    []string
+	globals string // a .bzl label: print its values instead of evaluating packages
 }
 
 // parseArgs reads the command line: --root DIR, --jobs N, and the packages.
@@ -65,7 +69,7 @@ func parseArgs(args []string) (*options, error) {
 		if eq := strings.IndexByte(arg, '='); eq >= 0 {
 			name, value, hasValue = arg[:eq], arg[eq+1:], true
 		}
-		if name != "--root" && name != "--jobs" {
+		if name != "--root" && name != "--jobs" && name != "--globals" {
 			return nil, usageError{fmt.Sprintf("unknown option '%s'", name)}
 		}
 		if !hasValue {
@@ -83,6 +87,12 @@ func parseArgs(args []string) (*options, error) {
 	if !rootSet || opts.root == "" {
 		return nil, usageError{"missing --root DIR"}
 	}
+	if opts.globals != "" {
+		if len(opts.pkgs) > 0 {
+			return nil, usageError{"--globals takes no packages"}
+		}
+		return opts, nil
+	}
 	return opts, opts.normalizePackages()
 }
 
@@ -91,6 +101,8 @@ func (opts *options) set(name, value string) error {
 	switch name {
 	case "--root":
 		opts.root = value
+	case "--globals":
+		opts.globals = value
 	case "--jobs":
 		n, err := strconv.Atoi(value)
 		if err != nil || n < 1 {
@@ -156,6 +168,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	useBazelDialect()
+	if opts.globals != "" {
+		return printGlobals(newEvaluator(root, stderr), opts.globals, stdout, stderr)
+	}
 	results := evalAll(newEvaluator(root, stderr), opts.pkgs, opts.jobs)
 	out := bufio.NewWriterSize(stdout, 1<<16)
 	status := 0
@@ -220,4 +235,28 @@ func evalAll(ev *evaluator, pkgs []string, jobs int) []*pkgResult {
 	close(next)
 	wg.Wait()
 	return results
+}
+
+// printGlobals prints the public values of the .bzl file label names, as one
+// JSON object sorted by name (functions are left out); the exit status.
+func printGlobals(ev *evaluator, label string, stdout, stderr io.Writer) int {
+	file, pkg, err := ev.resolveLabel(label, "")
+	if err == nil {
+		var globals starlark.StringDict
+		if globals, err = ev.load(ev.get(file, pkg)); err == nil {
+			var buf []byte
+			if buf, err = appendGlobals(nil, globals); err == nil {
+				buf = append(buf, '\n')
+				if _, err = stdout.Write(buf); err == nil {
+					return 0
+				}
+			}
+		}
+	}
+	if evalErr, ok := err.(*starlark.EvalError); ok {
+		fmt.Fprintf(stderr, "etsb-starlark: %s\n", evalErr.Backtrace())
+	} else {
+		fmt.Fprintf(stderr, "etsb-starlark: %v\n", err)
+	}
+	return 1
 }

@@ -11,6 +11,7 @@ var ruleTables = map[string]map[string]attrSpec{
 		"licenses":      {kind: kStringList, fixed: true},
 		"name":          {kind: kString, required: true, fixed: true},
 		"tags":          {kind: kStringList, fixed: true},
+		"testonly":      {kind: kBool, fixed: true},
 		"values":        {kind: kStringDict},
 		"visibility":    {kind: kStringList, fixed: true},
 	},
@@ -29,6 +30,7 @@ var ruleTables = map[string]map[string]attrSpec{
 		"preprocessor_flags":  {kind: kStringList},
 		"srcs":                {kind: kStringList},
 		"tags":                {kind: kStringList, fixed: true},
+		"testonly":            {kind: kBool, fixed: true},
 		"visibility":          {kind: kStringList, fixed: true},
 	},
 	"cxx_library": {
@@ -53,6 +55,7 @@ var ruleTables = map[string]map[string]attrSpec{
 		"preprocessor_flags":    {kind: kStringList},
 		"srcs":                  {kind: kStringList},
 		"tags":                  {kind: kStringList, fixed: true},
+		"testonly":              {kind: kBool, fixed: true},
 		"visibility":            {kind: kStringList, fixed: true},
 	},
 	"export_file": {
@@ -61,6 +64,7 @@ var ruleTables = map[string]map[string]attrSpec{
 		"name":       {kind: kString, required: true, fixed: true},
 		"src":        {kind: kString},
 		"tags":       {kind: kStringList, fixed: true},
+		"testonly":   {kind: kBool, fixed: true},
 		"visibility": {kind: kStringList, fixed: true},
 	},
 	"filegroup": {
@@ -69,6 +73,7 @@ var ruleTables = map[string]map[string]attrSpec{
 		"name":       {kind: kString, required: true, fixed: true},
 		"srcs":       {kind: kStringList},
 		"tags":       {kind: kStringList, fixed: true},
+		"testonly":   {kind: kBool, fixed: true},
 		"visibility": {kind: kStringList, fixed: true},
 	},
 	"genrule": {
@@ -80,6 +85,7 @@ var ruleTables = map[string]map[string]attrSpec{
 		"outs":       {kind: kStringList, required: true, nonEmpty: true},
 		"srcs":       {kind: kStringList},
 		"tags":       {kind: kStringList, fixed: true},
+		"testonly":   {kind: kBool, fixed: true},
 		"tools":      {kind: kStringList},
 		"visibility": {kind: kStringList, fixed: true},
 	},

@@ -48,6 +48,8 @@ _COMMON = {
                        configurable=False),
     "licenses": Attr(STRING_LIST, "license kinds (recorded, no effect on the build)", inert=True,
                      configurable=False),
+    "testonly": Attr(BOOL, "only test targets may depend on it (not enforced by the driver)", inert=True,
+                     configurable=False),
 }
 _SOURCES = Attr(STRING_LIST, "source files or targets", labels=True)
 _COPTS = Attr(STRING_LIST, "compiler flags for the target's own sources")

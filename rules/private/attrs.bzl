@@ -1,0 +1,185 @@
+"""Attribute declarations for etsb's macros.
+
+Each public rule declares its attributes once, as data: kind, default,
+whether it is mandatory, and its documentation. `check_call` checks a call
+against the declaration (a mistake fails while the BUILD file is evaluated,
+naming the rule, the target and the attribute; the build system adds the
+BUILD file's line) and returns the values with defaults filled in, and the
+common attributes (`tags`, `visibility`, `testonly`) to pass through.
+`docs/rules.md` is generated from the same declarations.
+"""
+
+# The attributes every build system gives every target; etsb's macros pass
+# them through to the targets they create.
+COMMON_ATTRS = ["tags", "visibility", "testonly"]
+
+def _attr(kind, doc, default, mandatory):
+    return struct(kind = kind, doc = doc, default = default, mandatory = mandatory)
+
+def _string(doc, default = None, mandatory = False):
+    """A string (or None when not given and not mandatory)."""
+    return _attr("string", doc, default, mandatory)
+
+def _bool(doc, default = False):
+    """True or False."""
+    return _attr("bool", doc, default, False)
+
+def _string_list(doc, default = []):
+    """A list of strings."""
+    return _attr("string_list", doc, default, False)
+
+def _label(doc, default = None, mandatory = False):
+    """A label or file path, relative to the calling package."""
+    return _attr("label", doc, default, mandatory)
+
+def _label_list(doc, default = []):
+    """A list of labels or file paths."""
+    return _attr("label_list", doc, default, False)
+
+def _model(doc, default = None, mandatory = False):
+    """A `.pte` program: a label or file path ending in `.pte`."""
+    return _attr("model", doc, default, mandatory)
+
+def _model_list(doc, default = []):
+    """A list of `.pte` programs."""
+    return _attr("model_list", doc, default, False)
+
+def _string_list_dict(doc, default = {}):
+    """A dict of string to list of strings."""
+    return _attr("string_list_dict", doc, default, False)
+
+attrs = struct(
+    string = _string,
+    bool = _bool,
+    string_list = _string_list,
+    label = _label,
+    label_list = _label_list,
+    model = _model,
+    model_list = _model_list,
+    string_list_dict = _string_list_dict,
+)
+
+def rule_info(name, doc, attrs, outputs = {}):
+    """A public rule's declaration: its name, documentation, attributes and named outputs.
+
+    Args:
+      name: the rule's name, as users call it.
+      doc: what the rule does (Markdown).
+      attrs: attribute name -> declaration made with `attrs.*`.
+      outputs: output kind -> description, for the documentation.
+    """
+    return struct(name = name, doc = doc, attrs = attrs, outputs = outputs)
+
+def _where(rule, name):
+    return "%s '%s'" % (rule.name, name)
+
+def _check_name(rule, name):
+    if type(name) != "string":
+        fail("%s: attribute 'name' must be a string, got %s" % (rule.name, type(name)))
+    if not name:
+        fail("%s: attribute 'name' must not be empty" % rule.name)
+    for c in name.elems():
+        if not (c.isalnum() or c == "_" or c == "-"):
+            fail("%s: name '%s' may hold only letters, digits, '_' and '-' (it names generated C++ symbols)" % (rule.name, name))
+
+def _check_strings(where, attr, value, what):
+    if type(value) != "list":
+        fail("%s: attribute '%s' must be %s, got %s" % (where, attr, what, type(value)))
+    for item in value:
+        if type(item) != "string":
+            fail("%s: attribute '%s' must be %s, but holds a %s" % (where, attr, what, type(item)))
+
+def _check_model(where, attr, value):
+    if not value.endswith(".pte"):
+        fail("%s: attribute '%s' must name a .pte program, got '%s'" % (where, attr, value))
+
+def _check_value(where, attr, kind, value):
+    """Fails unless `value` is of attribute kind `kind`."""
+    if kind in ("string", "label", "model"):
+        if type(value) != "string":
+            fail("%s: attribute '%s' must be a string, got %s" % (where, attr, type(value)))
+        if kind == "model":
+            _check_model(where, attr, value)
+    elif kind == "bool":
+        if type(value) != "bool":
+            fail("%s: attribute '%s' must be True or False, got %s" % (where, attr, type(value)))
+    elif kind in ("string_list", "label_list", "model_list"):
+        _check_strings(where, attr, value, "a list of strings")
+        if kind == "model_list":
+            for item in value:
+                _check_model(where, attr, item)
+    elif kind == "string_list_dict":
+        if type(value) != "dict":
+            fail("%s: attribute '%s' must be a dict of string -> list of strings, got %s" % (where, attr, type(value)))
+        for key, items in value.items():
+            if type(key) != "string":
+                fail("%s: attribute '%s' has a key that is a %s, not a string" % (where, attr, type(key)))
+            _check_strings(where, attr + "['" + key + "']", items, "a list of strings")
+
+def _edit_distance(a, b):
+    """The number of single-character edits that turn `a` into `b`."""
+    previous = list(range(len(b) + 1))
+    for i in range(1, len(a) + 1):
+        current = [i] + [0] * len(b)
+        for j in range(1, len(b) + 1):
+            cost = 0 if a[i - 1] == b[j - 1] else 1
+            current[j] = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + cost)
+        previous = current
+    return previous[len(b)]
+
+def _suggestion(word, candidates):
+    """` (did you mean 'x'?)` for the candidate nearest to `word`, when near enough."""
+    best, best_distance = None, 3
+    for candidate in candidates:
+        distance = _edit_distance(word, candidate)
+        if distance < best_distance:
+            best, best_distance = candidate, distance
+    return " (did you mean '%s'?)" % best if best else ""
+
+def check_call(rule, name, kwargs):
+    """Checks a call of `rule` and returns (values, common).
+
+    Args:
+      rule: the rule's declaration (see `rule_info`).
+      name: the target name given.
+      kwargs: every other attribute given.
+
+    Returns:
+      A struct with every attribute of `rule` (defaults filled in), and a dict
+      of the common attributes given (`tags`, `visibility`, `testonly`).
+    """
+    _check_name(rule, name)
+    where = _where(rule, name)
+    values = {}
+    common = {}
+    for attr, value in kwargs.items():
+        if attr in COMMON_ATTRS:
+            if value != None:
+                if attr == "testonly":
+                    _check_value(where, attr, "bool", value)
+                else:
+                    _check_value(where, attr, "string_list", value)
+                common[attr] = value
+            continue
+        if attr not in rule.attrs:
+            known = sorted(rule.attrs.keys()) + COMMON_ATTRS
+            fail("%s: unknown attribute '%s'%s; %s takes %s" % (where, attr, _suggestion(attr, known), rule.name, ", ".join(known)))
+        if value != None:
+            _check_value(where, attr, rule.attrs[attr].kind, value)
+            values[attr] = value
+    for attr, declared in rule.attrs.items():
+        if attr not in values:
+            if declared.mandatory:
+                fail("%s: missing mandatory attribute '%s'" % (where, attr))
+            values[attr] = declared.default
+    return struct(**values), common
+
+def with_tags(common, extra_tags):
+    """The common attributes with `extra_tags` added to their tags."""
+    result = dict(common)
+    result["tags"] = common.get("tags", []) + extra_tags
+    return result
+
+def internal(common):
+    """The common attributes for a helper target: the same tags and testonly, no visibility."""
+    return {k: v for k, v in common.items() if k != "visibility"}
