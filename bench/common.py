@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import statistics
 import subprocess
 import time
@@ -12,15 +13,27 @@ REPO = Path(__file__).resolve().parent.parent
 VENV_PYTHON = REPO / ".venv" / "bin" / "python"
 
 
+def child_environment() -> dict[str, str]:
+    """The environment commands are timed in: Python may cache bytecode (as it
+    does for any user; pip compiled the peers' at install time), so that no
+    side pays for compiling its modules on every run."""
+    env = dict(os.environ)
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
+    return env
+
+
 def time_commands(commands: dict[str, Sequence[str]], runs: int) -> dict[str, float]:
     """Median wall time in ms of each command, run interleaved (A B A B ...) so
-    that drift in machine load affects them alike. A failing command raises."""
+    that drift in machine load affects them alike, after one untimed run of
+    each (which caches bytecode). A failing command raises."""
+    env = child_environment()
     samples: dict[str, list[float]] = {name: [] for name in commands}
-    for _ in range(runs):
+    for run in range(runs + 1):
         for name, command in commands.items():
             start = time.perf_counter()
-            subprocess.run(command, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-            samples[name].append((time.perf_counter() - start) * 1000)
+            subprocess.run(command, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env)
+            if run:
+                samples[name].append((time.perf_counter() - start) * 1000)
     return {name: statistics.median(values) for name, values in samples.items()}
 
 

@@ -1,8 +1,10 @@
 """etsb: selective builds of ExecuTorch kernel libraries.
 
-The package is a pipeline of small stages, each taking immutable values and
-returning new ones; only :mod:`selective_build.cli` (and, later, the build
-driver) touches the file system.
+The package is layered (docs/architecture.md): ``model`` holds immutable
+values, ``readers`` turn files into them, ``stages`` compute new values,
+``emit`` turns values into text, ``driver`` is the build driver, and the
+command line (``__main__``, ``arguments``, ``commands``) ties them together.
+Only the commands and the driver touch the file system.
 """
 
 __version__ = "0.1.0"

@@ -46,40 +46,38 @@ func checkPackagePath(label, pkg string) error {
 	if pkg == "" {
 		return nil
 	}
-	if strings.HasPrefix(pkg, "/") {
-		return fmt.Errorf("label '%s' escapes the workspace root", label)
-	}
-	for _, seg := range strings.Split(pkg, "/") {
-		switch seg {
-		case ".", "..":
-			return fmt.Errorf("label '%s' escapes the workspace root", label)
-		case "":
-			return fmt.Errorf("invalid label '%s': empty package path segment", label)
-		}
-	}
-	return nil
+	return checkSegments(label, pkg, "empty package path segment")
 }
 
 func checkFileName(label, name string) error {
 	if name == "" {
 		return fmt.Errorf("invalid label '%s': empty file name", label)
 	}
-	if strings.HasPrefix(name, "/") {
-		return fmt.Errorf("label '%s' escapes the workspace root", label)
-	}
 	if strings.ContainsAny(name, ":\\") {
 		return fmt.Errorf("invalid label '%s': bad character in file name", label)
 	}
-	for _, seg := range strings.Split(name, "/") {
+	if err := checkSegments(label, name, "empty path segment in file name"); err != nil {
+		return err
+	}
+	if !strings.HasSuffix(name, ".bzl") {
+		return fmt.Errorf("cannot load '%s': only .bzl files can be loaded", label)
+	}
+	return nil
+}
+
+// checkSegments refuses a relative path that is absolute, climbs out with
+// '.' or '..', or has an empty segment (then saying emptySegment).
+func checkSegments(label, relative, emptySegment string) error {
+	if strings.HasPrefix(relative, "/") {
+		return fmt.Errorf("label '%s' escapes the workspace root", label)
+	}
+	for _, seg := range strings.Split(relative, "/") {
 		switch seg {
 		case ".", "..":
 			return fmt.Errorf("label '%s' escapes the workspace root", label)
 		case "":
-			return fmt.Errorf("invalid label '%s': empty path segment in file name", label)
+			return fmt.Errorf("invalid label '%s': %s", label, emptySegment)
 		}
-	}
-	if !strings.HasSuffix(name, ".bzl") {
-		return fmt.Errorf("cannot load '%s': only .bzl files can be loaded", label)
 	}
 	return nil
 }
