@@ -128,7 +128,7 @@ fi
 # in etsb-out so that it works for any user.
 build_starlark_evaluator() {
   local src="$ROOT/tools/starlark" bin="$ROOT/etsb-out/tools/etsb-starlark"
-  if [ -x "$bin" ] && [ -z "$(find "$src" -maxdepth 1 -name '*.go' -newer "$bin" -print -quit)" ]; then
+  if [ -x "$bin" ] && [ -z "$(find "$src" -maxdepth 1 -name '*.go' ! -name '*_test.go' -newer "$bin" -print -quit)" ]; then
     return 0
   fi
   say "building etsb-out/tools/etsb-starlark"

@@ -25,6 +25,7 @@ VALUE = "value"      # --flag X; the last one given wins
 LIST = "list"        # --flag X, repeatable; every value kept in order
 SWITCH = "switch"    # --flag, no value
 INT = "int"          # --flag N, a non-negative integer
+PAIRS = "pairs"      # --flag NAME=VALUE, repeatable; a dict, the last value of a name winning
 
 
 @record
@@ -85,7 +86,7 @@ def _flag(name: str, kind: str, help: str, metavar: str = "", required: bool = F
 
 _ATEN_YAML = _flag("aten-yaml", VALUE, "ATen schemas to resolve 'op:' entries against: a full "
                    "native_functions.yaml (default: etsb's aten_ops.yaml)", "PATH")
-_DEFINE = _flag("define", LIST, "a value for select() conditions and a make variable for commands (repeatable)",
+_DEFINE = _flag("define", PAIRS, "a value for select() conditions and a make variable for commands (repeatable)",
                 "NAME=VALUE")
 _OUTPUT_DIR = "DIR"
 
@@ -201,8 +202,8 @@ def _values(command: Command, argv: list[str]) -> SimpleNamespace:
     flags = {name: flag for flag in command.flags for name in flag.names}
     values: dict[str, object] = {}
     for flag in command.flags:
-        values[flag.dest] = list(flag.default) if flag.kind == LIST else (False if flag.kind == SWITCH
-                                                                         else flag.default)
+        values[flag.dest] = {LIST: lambda: list(flag.default), PAIRS: dict, SWITCH: lambda: False}.get(
+            flag.kind, lambda: flag.default)()
     given: set[str] = set()
     positional: list[str] = []
     arguments = iter(argv)
@@ -232,6 +233,11 @@ def _values(command: Command, argv: list[str]) -> SimpleNamespace:
             raise UsageError(f"{name} needs a value ({flag.metavar or 'VALUE'})", command.name)
         if flag.kind == LIST:
             values[flag.dest].append(value)
+        elif flag.kind == PAIRS:
+            key, equals, pair_value = value.partition("=")
+            if not equals or not key:
+                raise UsageError(f"{name} takes NAME=VALUE, not '{value}'", command.name)
+            values[flag.dest][key] = pair_value
         else:
             values[flag.dest] = _checked(command, flag, name, value)
     missing = [flag.names[0] for flag in command.flags if flag.required and flag.dest not in given]

@@ -238,24 +238,22 @@ def pick_smaller(args: SimpleNamespace) -> int:
 def build(args: SimpleNamespace) -> int:
     """Build the targets; a no-op build is answered from the last plan, before anything is evaluated."""
     from selective_build.driver.fast import noop_build, report
-    from selective_build.driver.workspace import parse_defines
 
-    defines = parse_defines(args.define)
-    status = noop_build(args.targets, args.jobs, defines)
+    status = noop_build(args.targets, args.jobs, args.define)
     if status is not None:
         return status
     from selective_build.driver.workspace import Workspace
 
-    return report(*Workspace.here(defines).build(args.targets, args.jobs))
+    return report(*Workspace.here(args.define).build(args.targets, args.jobs))
 
 
 def query(args: SimpleNamespace) -> int:
     """Print the targets the patterns match, or their dependencies or outputs."""
     import json
 
-    from selective_build.driver.workspace import Workspace, parse_defines
+    from selective_build.driver.workspace import Workspace
 
-    workspace = Workspace.here(parse_defines(args.define))
+    workspace = Workspace.here(args.define)
     patterns = workspace.patterns(args.targets)
     packages = workspace.evaluate(workspace.packages_for(patterns))
     labels = workspace.matching(packages, patterns)
@@ -297,9 +295,9 @@ def clean(args: SimpleNamespace) -> int:
 def size(args: SimpleNamespace) -> int:
     """Print a binary's stripped size by part, beside its all-kernels companion."""
     from selective_build.driver.size import measure, render_size_table
-    from selective_build.driver.workspace import Workspace, parse_defines
+    from selective_build.driver.workspace import Workspace
 
-    workspace = Workspace.here(parse_defines(args.define))
+    workspace = Workspace.here(args.define)
     status, plan = workspace.build([args.target], quiet=True)
     if status != 0:
         return 1

@@ -35,17 +35,6 @@ def is_package(root: str, package: str) -> bool:
     return any(os.path.isfile(os.path.join(root, package, b)) for b in BUILD_FILES)
 
 
-def parse_defines(texts: Sequence[str]) -> dict[str, str]:
-    """``--define NAME=VALUE`` values by name (the last one wins)."""
-    parsed = {}
-    for text in texts:
-        name, equals, value = text.partition("=")
-        if not equals or not name:
-            raise UserError(f"--define '{text}' is not NAME=VALUE", Location("--define"))
-        parsed[name] = value
-    return parsed
-
-
 @record
 class Workspace:
     """A workspace and the configuration of this invocation."""
