@@ -1,7 +1,7 @@
 """`et_operator_library`: which operators (and dtypes) a binary needs."""
 
 load(":private/attrs.bzl", "attrs", "check_call", "rule_info")
-load(":private/shim.bzl", "ETSB_COMMAND", "ETSB_TOOL", "ETSB_TOOL_SOURCES", "etsb_genrule")
+load(":private/shim.bzl", "ETSB_COMMAND", "ETSB_TOOL", "ETSB_TOOL_SOURCES", "command_word", "etsb_genrule")
 
 ET_OPERATOR_LIBRARY = rule_info(
     name = "et_operator_library",
@@ -11,8 +11,8 @@ Every source given is used and the selection is their union; `debug_info` in
 the output names the source of each operator. The output,
 `<name>/selected_operators.yaml`, is in ExecuTorch's format.""",
     attrs = {
-        "ops": attrs.string_list("operator names, e.g. `[\"aten::add.out\", \"aten::mm.out\"]` (`aten::` may be left out)"),
-        "ops_dict": attrs.string_list_dict("operator -> dtype names (`[\"Float\"]`) or kernel keys; `[]` keeps every dtype"),
+        "ops": attrs.operator_list("operator names, e.g. `[\"aten::add.out\", \"aten::mm.out\"]` (`aten::` may be left out)"),
+        "ops_dict": attrs.ops_dict("operator -> dtype names (`[\"Float\"]`) or kernel keys; `[]` keeps every dtype"),
         "model": attrs.model("a `.pte` program whose operators and exact kernel keys are selected"),
         "models": attrs.model_list("more `.pte` programs, as `model`"),
         "include_all_operators": attrs.bool("select every operator (the build is then not selective)"),
@@ -43,9 +43,9 @@ def et_operator_library(name, **kwargs):
     output = name + "/selected_operators.yaml"
     args = ["--output_path $(location %s)" % output]
     if a.ops:
-        args.append("--root_ops '%s'" % ",".join(a.ops))
+        args.append("--root_ops " + command_word(",".join(a.ops)))
     if a.ops_dict:
-        args.append("--ops_dict '%s'" % json.encode(a.ops_dict))
+        args.append("--ops_dict " + command_word(json.encode(a.ops_dict)))
     for m in all_models:
         args.append("--model_file_path $(location %s)" % m)
     if a.ops_schema_yaml_target:

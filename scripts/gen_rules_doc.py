@@ -22,7 +22,8 @@ OUTPUT = ROOT / "docs" / "rules.md"
 KIND_NAMES = {
     "string": "string", "bool": "bool", "string_list": "list of strings", "label": "label",
     "label_list": "list of labels", "model": "label of a `.pte`", "model_list": "list of labels of `.pte`s",
-    "string_list_dict": "dict: string -> list of strings",
+    "string_list_dict": "dict: string -> list of strings", "operator_list": "list of operator names",
+    "ops_dict": "dict: operator name -> list of dtype names or kernel keys",
 }
 
 

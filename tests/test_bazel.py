@@ -14,6 +14,7 @@ than skipping them."""
 from __future__ import annotations
 
 import shutil
+from pathlib import Path
 
 from helpers import BAZEL_BUILD, assert_matches_torch, run_model
 
@@ -43,6 +44,12 @@ et_model_binary(
     dtype_selectiv_build = True,
 )
 """,
+    # Shell text in an operator name: refused while loading, never run.
+    "shell_in_ops": """\
+load("//rules:executorch.bzl", "et_operator_library")
+
+et_operator_library(name = "bin", ops = ["aten::add.out';touch /tmp/etsb-PWNED;'"])
+""",
     # A model that is not a .pte: the attribute declarations' check (rules/private/attrs.bzl).
     "bad_model": """\
 load("//rules:executorch.bzl", "et_model_binary")
@@ -68,4 +75,7 @@ def test_bad_build_files_fail_bazels_loading_at_the_build_line(bazel_examples, t
             "'dtype_selective_build'?)") in errors, errors
     assert f'File "{tmp_path}/bad_model/BUILD", line 4, column 16, in <toplevel>' in errors, errors
     assert "et_model_binary 'bin': attribute 'model' must name a .pte program, got 'mlp.onnx'" in errors, errors
+    assert f'File "{tmp_path}/shell_in_ops/BUILD", line 3, column 20, in <toplevel>' in errors, errors
+    assert "is not an operator name such as aten::add.out" in errors, errors
+    assert not Path("/tmp/etsb-PWNED").exists()
     assert "Build did NOT complete successfully" in errors

@@ -402,3 +402,95 @@ def test_rules_pass_tags_visibility_and_testonly_through(workspace):
         assert "--include_all_operators" in target["attrs"]["cmd"]
     finally:
         shutil.rmtree(package)
+
+
+# -- nothing in a BUILD file reaches a shell as code ----------------------------------------
+
+PAYLOADS = {
+    "quote": "x'y",
+    "semicolon": "x;touch PWNED",
+    "command substitution": "$(touch PWNED)",
+    "backticks": "`touch PWNED`",
+    "newline": "x\ntouch PWNED",
+    "double quote": 'x"y',
+}
+# attribute -> the call that puts a payload P in it, and what is said about it.
+INJECTIONS = {
+    "ops": ('et_operator_library(name = "o", ops = [P])', "is not an operator name"),
+    "ops_dict key": ('et_operator_library(name = "o", ops_dict = {P: []})', "is not an operator name"),
+    "ops_dict dtype": ('et_operator_library(name = "o", ops_dict = {"aten::add.out": [P]})',
+                       "is neither a dtype name"),
+    "model": ('et_operator_library(name = "o", model = P + ".pte")', "is not a label or file name"),
+    "deps": ('et_operator_library(name = "o", deps = [P])', "is not a label or file name"),
+    "kernel yaml": ('executorch_generated_lib(name = "g", functions_yaml_target = P, kernel_deps = ["//m:kernels"])',
+                    "is not a label or file name"),
+    "kernel_deps": ('et_model_binary(name = "b", model = "//m:m.pte", kernel_deps = [P])',
+                    "is not a label or file name"),
+    "name": ('et_operator_library(name = P, ops = ["aten::add.out"])', "name"),
+}
+
+
+@pytest.mark.parametrize("payload", sorted(PAYLOADS))
+@pytest.mark.parametrize("attribute", sorted(INJECTIONS))
+def test_shell_text_in_an_attribute_is_refused_at_its_build_line(workspace, attribute, payload):
+    call, message = INJECTIONS[attribute]
+    package = workspace / "inject"
+    package.mkdir()
+    try:
+        (package / "BUILD").write_text(PRELUDE + f"P = {json.dumps(PAYLOADS[payload])}\n" + call + "\n")
+        result = etsb(workspace, "build", "//inject:all")
+        assert result.returncode != 0
+        assert "inject/BUILD:3:" in result.stderr and message in result.stderr, result.stderr
+        assert not (workspace / "PWNED").exists()
+    finally:
+        shutil.rmtree(package)
+
+
+def test_shell_text_in_flags_and_defines_stays_data(workspace):
+    """Compiler flags are passed as words, and a --define value reaches a genrule as one quoted word."""
+    package = workspace / "inject"
+    package.mkdir()
+    try:
+        (package / "BUILD").write_text(
+            'load("//rules:executorch.bzl", "etsb_cxx_library", "etsb_genrule")\n'
+            'etsb_genrule(name = "g", srcs = [], outs = ["g.txt"], cmd = "printf %s $(WORD) > $@")\n'
+            "etsb_cxx_library(name = \"l\", srcs = [\"l.cc\"], copts = [\"-DX=';touch PWNED;'\", \"-DY=`touch PWNED`\"])\n")
+        (package / "l.cc").write_text("const char* x = X; int y;\n".replace("X", "\"x\""))
+        result = etsb(workspace, "build", "//inject:g", "//inject:l", "--define", "WORD=$(touch PWNED);`touch PWNED`")
+        assert result.returncode == 0, result.stdout + result.stderr
+        assert (workspace / "etsb-out/bin/inject/g.txt").read_text() == "$(touch PWNED);`touch PWNED`"
+        assert not (workspace / "PWNED").exists()
+    finally:
+        shutil.rmtree(package)
+
+
+def test_a_multi_line_genrule_command_runs_every_line(workspace):
+    package = workspace / "lines"
+    package.mkdir()
+    try:
+        (package / "BUILD").write_text(
+            'load("//rules:executorch.bzl", "etsb_genrule")\n'
+            "etsb_genrule(name = \"g\", srcs = [], outs = [\"g.txt\"],\n"
+            "             cmd = \"echo 'one \\\\\\\\ two' > $@\\necho \\\"three\\\" >> $@\")\n")
+        result = etsb(workspace, "build", "//lines:g")
+        assert result.returncode == 0, result.stdout + result.stderr
+        assert (workspace / "etsb-out/bin/lines/g.txt").read_text() == "one \\\\ two\nthree\n"
+    finally:
+        shutil.rmtree(package)
+
+
+@pytest.mark.parametrize("command", [
+    "echo 'one \\\\ two' > x\necho \"three\" >> x",
+    "printf '%s\\n' 'a\\tb' > x\nprintf \"%s\\c\" end >> x\necho $'q\\'r' >> x",
+    "X='it'\"'\"'s'\necho \"$X\" > x\necho `echo back` >> x",
+    "cat > x <<'EOT'\n$HOME \\n literal\nEOT",
+])
+def test_a_multi_line_command_on_one_ninja_line_runs_as_bash_runs_it(command, tmp_path):
+    from selective_build.driver.ninja import one_line_command
+
+    line = one_line_command(command)
+    assert "\n" not in line
+    subprocess.run(["bash", "-c", command], cwd=tmp_path, check=True)
+    expected = (tmp_path / "x").read_text()
+    subprocess.run(["sh", "-c", line], cwd=tmp_path, check=True)  # ninja runs commands with /bin/sh
+    assert (tmp_path / "x").read_text() == expected

@@ -191,6 +191,12 @@ BAD_CALLS = {
                       "FUNCTIONS_YAML is another spelling of FUNCTIONS_YAML_TARGET: give one of them"),
     "unknown_dep": ("et_operator_library(NAME ops DEPS other_ops)", "et_operator_library",
                     "DEPS: 'other_ops' names no et_operator_library target defined before this call and no file"),
+    "operator_with_shell_text": ('et_operator_library(NAME ops OPS "aten::add.out;touch PWNED" "$(touch PWNED)")',
+                                 "et_operator_library", "OPS: 'aten::add.out;touch PWNED' is not an operator name"),
+    "ops_dict_with_shell_text": ('et_operator_library(NAME ops OPS_DICT [[{"add.out": ["`touch PWNED`"]}]])',
+                                 "et_operator_library", "OPS_DICT: '`touch PWNED`' (for add.out) is neither a dtype"),
+    "ops_dict_key_with_shell_text": ("et_operator_library(NAME ops OPS_DICT [[{\"x'; touch PWNED; '\": []}]])",
+                                     "et_operator_library", "OPS_DICT: 'x'; touch PWNED; '' is not an operator"),
     "kernels_without_sources": ("add_library(mine STATIC k.cpp)\n"
                                 f"et_model_binary(NAME bin MODEL {PTE} KERNEL_DEPS mine DTYPE_SELECTIVE_BUILD)",
                                 "et_model_binary",

@@ -48,6 +48,14 @@ def _string_list_dict(doc, default = {}):
     """A dict of string to list of strings."""
     return _attr("string_list_dict", doc, default, False)
 
+def _operator_list(doc, default = []):
+    """A list of operator names (`aten::add.out`, `add.out`, `my_ops::op`)."""
+    return _attr("operator_list", doc, default, False)
+
+def _ops_dict(doc, default = {}):
+    """A dict of operator name to dtype names (`Float`) or kernel keys (`v1/6;0,1|...`)."""
+    return _attr("ops_dict", doc, default, False)
+
 attrs = struct(
     string = _string,
     bool = _bool,
@@ -57,7 +65,51 @@ attrs = struct(
     model = _model,
     model_list = _model_list,
     string_list_dict = _string_list_dict,
+    operator_list = _operator_list,
+    ops_dict = _ops_dict,
 )
+
+# What the values that reach a command may hold: checked here, where the BUILD
+# file's line is known, rather than found out by the shell.
+_IDENTIFIER_START = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_"
+_IDENTIFIER_CHARS = _IDENTIFIER_START + "0123456789"
+_LABEL_CHARS = _IDENTIFIER_CHARS + "/.:@+=,~-"
+_KEY_CHARS = "0123456789;,|"
+
+def _is_identifier(text):
+    if not text or text[0] not in _IDENTIFIER_START:
+        return False
+    for c in text.elems():
+        if c not in _IDENTIFIER_CHARS:
+            return False
+    return True
+
+def is_operator_name(text):
+    """Whether `text` is `[namespace::]name[.overload]` of ASCII identifiers."""
+    namespace, separator, rest = text.rpartition("::")
+    if separator and not _is_identifier(namespace):
+        return False
+    name, dot, overload = rest.partition(".")
+    return _is_identifier(name) and (not dot or _is_identifier(overload))
+
+def is_dtype_entry(text):
+    """Whether `text` is `default`, a dtype name (`Float`) or a kernel key (`v1/6;0,1|6;0,1`)."""
+    if text.startswith("v1/"):
+        for c in text[3:].elems():
+            if c not in _KEY_CHARS:
+                return False
+        return True
+    return _is_identifier(text)
+
+def is_safe_label(text):
+    """Whether `text` holds only the characters etsb's labels and file names may use."""
+    if not text:
+        return False
+    for c in text.elems():
+        if c not in _LABEL_CHARS:
+            return False
+    return True
+
 
 def rule_info(name, doc, attrs, outputs = {}):
     """A public rule's declaration: its name, documentation, attributes and named outputs.
@@ -93,28 +145,54 @@ def _check_model(where, attr, value):
     if not value.endswith(".pte"):
         fail("%s: attribute '%s' must name a .pte program, got '%s'" % (where, attr, value))
 
+def _check_label(where, attr, value):
+    if not is_safe_label(value):
+        fail("%s: attribute '%s': %r is not a label or file name etsb accepts (letters, digits and _ / . : @ + = , ~ -)" % (where, attr, value))
+
+def _check_operators(where, attr, names):
+    for name in names:
+        if not is_operator_name(name):
+            fail("%s: attribute '%s': %r is not an operator name such as aten::add.out" % (where, attr, name))
+
+def _check_string_list_dict(where, attr, value):
+    if type(value) != "dict":
+        fail("%s: attribute '%s' must be a dict of string -> list of strings, got %s" % (where, attr, type(value)))
+    for key, items in value.items():
+        if type(key) != "string":
+            fail("%s: attribute '%s' has a key that is a %s, not a string" % (where, attr, type(key)))
+        _check_strings(where, attr + "['" + key + "']", items, "a list of strings")
+
 def _check_value(where, attr, kind, value):
     """Fails unless `value` is of attribute kind `kind`."""
     if kind in ("string", "label", "model"):
         if type(value) != "string":
             fail("%s: attribute '%s' must be a string, got %s" % (where, attr, type(value)))
+        if kind in ("label", "model"):
+            _check_label(where, attr, value)
         if kind == "model":
             _check_model(where, attr, value)
     elif kind == "bool":
         if type(value) != "bool":
             fail("%s: attribute '%s' must be True or False, got %s" % (where, attr, type(value)))
-    elif kind in ("string_list", "label_list", "model_list"):
+    elif kind in ("string_list", "label_list", "model_list", "operator_list"):
         _check_strings(where, attr, value, "a list of strings")
+        if kind in ("label_list", "model_list"):
+            for item in value:
+                _check_label(where, attr, item)
         if kind == "model_list":
             for item in value:
                 _check_model(where, attr, item)
+        if kind == "operator_list":
+            _check_operators(where, attr, value)
+    elif kind == "ops_dict":
+        _check_string_list_dict(where, attr, value)
+        _check_operators(where, attr, value.keys())
+        for name, entries in value.items():
+            for entry in entries:
+                if not is_dtype_entry(entry):
+                    fail("%s: attribute '%s': %r (for %s) is neither a dtype name such as Float nor a kernel key such as v1/6;0,1|6;0,1" % (where, attr, entry, name))
     elif kind == "string_list_dict":
-        if type(value) != "dict":
-            fail("%s: attribute '%s' must be a dict of string -> list of strings, got %s" % (where, attr, type(value)))
-        for key, items in value.items():
-            if type(key) != "string":
-                fail("%s: attribute '%s' has a key that is a %s, not a string" % (where, attr, type(key)))
-            _check_strings(where, attr + "['" + key + "']", items, "a list of strings")
+        _check_string_list_dict(where, attr, value)
 
 def _edit_distance(a, b):
     """The number of single-character edits that turn `a` into `b`."""

@@ -72,6 +72,22 @@ function(_etsb_check_list_values macro name attr)
   endforeach()
 endfunction()
 
+# Fails unless `op` is an operator name, `[namespace::]name[.overload]`
+# (checked here, at the calling line, before any value reaches a command).
+function(_etsb_check_operator macro name attr op)
+  if(NOT op MATCHES "^([A-Za-z_][A-Za-z0-9_]*::)?[A-Za-z_][A-Za-z0-9_]*(\\.[A-Za-z_][A-Za-z0-9_]*)?$")
+    _etsb_fail(${macro} "${name}" "${attr}: '${op}' is not an operator name such as aten::add.out")
+  endif()
+endfunction()
+
+# Fails unless `entry` is a dtype name (Float), `default` or a kernel key (v1/6;0,1|6;0,1).
+function(_etsb_check_dtype_entry macro name attr op entry)
+  if(NOT entry MATCHES "^([A-Za-z_][A-Za-z0-9_]*|v1/[0-9;,|]*)$")
+    _etsb_fail(${macro} "${name}"
+      "${attr}: '${entry}' (for ${op}) is neither a dtype name such as Float nor a kernel key such as v1/6;0,1|6;0,1")
+  endif()
+endfunction()
+
 # Fails unless `value` names a .pte program.
 function(_etsb_check_model macro name attr value)
   if(NOT value MATCHES "\\.pte$")

@@ -48,6 +48,12 @@ TAG_REGISTERS = "etsb_registers="  # + the et_operator_library a registration li
 TAG_ALL_KERNELS = "etsb_all_kernels="  # + the all-kernels companion of a binary, for `etsb size`
 TAG_BINARY = "etsb_binary"  # a genrule whose output is a binary
 
+def command_word(text):
+    """`text` as one word of a genrule command, whatever it holds: in single
+    quotes for the shell (a quote written '\\''), and with `$` doubled so that
+    the build system's make-variable expansion leaves it alone."""
+    return "'" + text.replace("'", "'\\''").replace("$", "$$") + "'"
+
 def _visibility(visibility):
     if visibility != None:
         return visibility

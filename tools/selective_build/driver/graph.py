@@ -32,6 +32,7 @@ class Config:
     defines: Mapping[str, str]
     cxx: str
     exists: Callable[[str], bool]
+    tool: tuple[str, ...] = ()  # the command that runs etsb's own tool (the driver's checks)
 
 
 @record
@@ -317,8 +318,9 @@ class _Analysis:
     _MAKE = re.compile(r"\$\((\w+)(?:\s+([^)]*))?\)|\$\$|\$@|\$<|\$\(@D\)")
 
     def expand(self, target: Target, command: str, named: Mapping[str, tuple[str, ...]],
-               srcs: list[str], outs: tuple[str, ...]) -> str:
-        """A genrule command with Bazel's make variables and location functions expanded."""
+               srcs: list[str], outs: tuple[str, ...], quote: Callable[[str], str] = shlex.quote) -> str:
+        """A genrule command with Bazel's make variables and location functions
+        expanded, every value they stand for made one shell word by ``quote``."""
         def location(argument: str, many: bool) -> str:
             files = named.get(self.canonical(target, argument.strip()))
             if files is None:
@@ -327,7 +329,7 @@ class _Analysis:
             if not many and len(files) != 1:
                 raise self.fail(target, f"cmd: $(location {argument.strip()}) stands for {len(files)} "
                                         f"files; use $(locations ...)")
-            return " ".join(shlex.quote(f) for f in files)
+            return " ".join(quote(f) for f in files)
 
         def replace(match: re.Match) -> str:
             whole = match.group(0)
@@ -336,13 +338,13 @@ class _Analysis:
             if whole == "$@":
                 if len(outs) != 1:
                     raise self.fail(target, "cmd: $@ needs exactly one output")
-                return shlex.quote(outs[0])
+                return quote(outs[0])
             if whole == "$<":
                 if len(srcs) != 1:
                     raise self.fail(target, "cmd: $< needs exactly one source")
-                return shlex.quote(srcs[0])
+                return quote(srcs[0])
             if whole == "$(@D)":
-                return shlex.quote(outs[0].rsplit("/", 1)[0] if len(outs) == 1 else self.ruledir(target))
+                return quote(outs[0].rsplit("/", 1)[0] if len(outs) == 1 else self.ruledir(target))
             function, argument = match.group(1), match.group(2)
             if argument is not None:
                 if function in ("location", "execpath", "rootpath"):
@@ -351,13 +353,13 @@ class _Analysis:
                     return location(argument, True)
                 raise self.fail(target, f"cmd: unknown function $({function} ...)")
             if function == "SRCS":
-                return " ".join(shlex.quote(s) for s in srcs)
+                return " ".join(quote(s) for s in srcs)
             if function == "OUTS":
-                return " ".join(shlex.quote(o) for o in outs)
+                return " ".join(quote(o) for o in outs)
             if function == "RULEDIR":
-                return self.ruledir(target)
+                return quote(self.ruledir(target))
             if function in self.config.make_variables:
-                return self.config.make_variables[function]
+                return quote(self.config.make_variables[function])
             raise self.fail(target, f"cmd: unknown make variable $({function})")
 
         return self._MAKE.sub(replace, command)
@@ -367,8 +369,9 @@ class _Analysis:
         return f"{BIN}/{target.package}" if target.package else BIN
 
     def expand_flag(self, target: Target, flag: str, named: Mapping[str, tuple[str, ...]]) -> str:
-        """Make variables and ``$(location)`` in a compiler or linker flag."""
-        return self.expand(target, flag, named, [], ())
+        """Make variables and ``$(location)`` in a compiler or linker flag (the
+        flag is quoted as one word when the command is made)."""
+        return self.expand(target, flag, named, [], (), quote=str)
 
     # -- C++ -----------------------------------------------------------------
 
@@ -436,7 +439,7 @@ class _Analysis:
         """A target's include directories, relative to the workspace root (or absolute)."""
         result = []
         for include in _strings(self.attr(target, "includes", [])):
-            expanded = self.expand(target, include, {}, [], ())
+            expanded = self.expand(target, include, {}, [], (), quote=str)
             result.append(expanded if expanded.startswith("/") or not target.package
                           else f"{target.package}/{expanded}")
         return tuple(result)
@@ -474,7 +477,7 @@ class _Analysis:
         if len(selections) < 2:
             return ()
         out = f"{CHECKS}/{target.package or '_root'}/{target.name}"
-        tool = self.config.make_variables["ETSB_TOOL"]
+        tool = " ".join(shlex.quote(word) for word in self.config.tool)
         command = (f"{tool} gen-all-oplist --check_ops_not_overlapping --allow_include_all_overloads "
                    + " ".join(f"--model_file_list_path {shlex.quote(s)}" for s in selections)
                    + f" --output_dir {shlex.quote(out)}")

@@ -15,8 +15,20 @@ def escape_path(path: str) -> str:
 
 
 def escape_value(value: str) -> str:
-    """A variable value as ninja reads it (one line)."""
+    """A variable value as ninja reads it (one line: a newline becomes a space)."""
     return value.replace("$", "$$").replace("\n", " ")
+
+
+def one_line_command(command: str) -> str:
+    """``command`` as one line that runs the same: a ninja file cannot hold a
+    newline, so a multi-line shell command (a genrule's ``cmd`` may have
+    several lines) is written with ``\\n`` for its newlines (backslashes
+    doubled), rebuilt by ``printf %b`` and run by bash, as Bazel runs genrules.
+    Ninja hands the line to /bin/sh, so only POSIX quoting is used."""
+    if "\n" not in command:
+        return command
+    body = command.replace("\\", "\\\\").replace("\n", "\\n").replace("'", "'\\''")
+    return f"bash -c \"$(printf '%b' '{body}')\""
 
 
 def target_name(label: str) -> str:
@@ -59,7 +71,8 @@ def render(actions: Iterable[Action], phonies: Mapping[str, tuple[str, ...]]) ->
             line += f" | {_paths(action.implicit)}"
         if action.order_only:
             line += f" || {_paths(action.order_only)}"
-        lines += [line, f"  cmd = {escape_value(action.command)}", f"  desc = {escape_value(action.description)}", ""]
+        lines += [line, f"  cmd = {escape_value(one_line_command(action.command))}",
+                  f"  desc = {escape_value(action.description)}", ""]
     for label in sorted(phonies):
         lines.append(f"build {escape_path(target_name(label))}: phony {_paths(phonies[label])}")
     lines.append("")

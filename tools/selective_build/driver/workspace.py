@@ -61,12 +61,9 @@ class Workspace:
         executorch = state.executorch_root()
         if executorch is None:
             raise UserError("the executorch runtime wheel is not installed in this Python: run scripts/setup.sh")
-        python = sys.executable
-        tool = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "__main__.py")
         return {
-            "ETSB_PYTHON": python,
+            "ETSB_PYTHON": sys.executable,
             "EXECUTORCH_ROOT": executorch,
-            "ETSB_TOOL": f"{python} {os.path.relpath(tool, self.root)}",
             **{k: v for k, v in self.defines.items()},
         }
 
@@ -75,8 +72,10 @@ class Workspace:
         from selective_build.driver.graph import Config
 
         root = self.root
+        tool = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "__main__.py")
         return Config(self.make_variables(), dict(self.defines), os.environ.get("CXX", "g++"),
-                      lambda path: os.path.isfile(os.path.join(root, path)))
+                      lambda path: os.path.isfile(os.path.join(root, path)),
+                      (sys.executable, os.path.relpath(tool, root)))
 
     # -- patterns --------------------------------------------------------------
 
