@@ -8,13 +8,15 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import signal
+import time
 import subprocess
 from pathlib import Path
 
 import pytest
 
-from conftest import MODELS_DIR
-from helpers import TEST_KERNELS as KERNELS, assert_matches_torch, new_workspace, run_model
+from conftest import MODELS_DIR, REPO
+from helpers import ETSB, TEST_KERNELS as KERNELS, assert_matches_torch, new_workspace, run_model
 from helpers import etsb as run_etsb
 
 MLP = MODELS_DIR / "mlp"
@@ -494,3 +496,145 @@ def test_a_multi_line_command_on_one_ninja_line_runs_as_bash_runs_it(command, tm
     expected = (tmp_path / "x").read_text()
     subprocess.run(["sh", "-c", line], cwd=tmp_path, check=True)  # ninja runs commands with /bin/sh
     assert (tmp_path / "x").read_text() == expected
+
+
+# -- freshness by content, one build at a time, stopping, honest actions ------------------
+
+
+def replace_keeping_an_older_time(path: Path, content: bytes) -> None:
+    """What `cp -p`, `tar x` or `rsync -a` do: new content, a modification time from the past."""
+    old = path.stat()
+    path.write_bytes(content)
+    os.utime(path, ns=(old.st_atime_ns - 10**9, old.st_mtime_ns - 10**9))
+
+
+def test_a_model_replaced_by_an_older_file_is_rebuilt(workspace, tmp_path):
+    model = workspace / "m" / "m.pte"
+    original = model.read_bytes()
+    try:
+        replace_keeping_an_older_time(model, (MODELS_DIR / "embedding" / "embedding.pte").read_bytes())
+        result = etsb(workspace, "build", "//m:bin")
+        assert result.returncode != 0, result.stdout
+        assert "no kernel yaml entry" in result.stdout and "embedding" in result.stdout
+    finally:
+        replace_keeping_an_older_time(model, original)
+    result = etsb(workspace, "build", "//m:bin")
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert any(s.startswith("GEN //m:bin_ops") for s in steps(result.stdout))
+    run_mlp(workspace / "etsb-out/bin/m/bin", tmp_path)
+
+
+def test_a_kernel_yaml_replaced_by_an_older_file_is_rebuilt_through_the_fast_path(workspace):
+    yaml = workspace / "m" / "kernels.yaml"
+    original = yaml.read_bytes()
+    assert "no work to do" in etsb(workspace, "build", "//m:bin").stdout  # the plan holds: the fast path
+    try:
+        replace_keeping_an_older_time(yaml, original.replace(b"relu_out", b"relu_gone"))
+        result = etsb(workspace, "build", "//m:bin")
+        assert result.returncode != 0
+        assert "relu_gone" in result.stdout  # the generated source names the renamed kernel
+    finally:
+        replace_keeping_an_older_time(yaml, original)
+    assert etsb(workspace, "build", "//m:bin").returncode == 0
+
+
+def test_parallel_builds_in_one_workspace_are_safe(workspace, tmp_path):
+    """Ten rounds of two builds at once (the same target, then two different ones), each
+    round after `etsb clean`: every build succeeds and every binary runs."""
+    import concurrent.futures
+
+    package = workspace / "second"
+    package.mkdir()
+    try:
+        (package / "BUILD").write_text(MODEL_BUILD.replace('"kernels.yaml"', '"//m:kernels.yaml"')
+                                       .replace('srcs = ["kernels.cpp"]', 'srcs = ["//m:kernels.cpp"]'))
+        (package / "m.pte").write_bytes((workspace / "m" / "m.pte").read_bytes())
+        (workspace / "m" / "BUILD").write_text(MODEL_BUILD + 'exports_files(["kernels.yaml", "kernels.cpp"])\n')
+        for round_ in range(10):
+            assert etsb(workspace, "clean").returncode == 0
+            targets = ("//m:bin", "//m:bin") if round_ % 2 == 0 else ("//m:bin", "//second:bin")
+            with concurrent.futures.ThreadPoolExecutor(2) as pool:
+                results = list(pool.map(lambda target: etsb(workspace, "build", target), targets))
+            for result in results:
+                assert result.returncode == 0, result.stdout + result.stderr
+            for binary in {"m": "m/bin", "second": "second/bin"}.values():
+                if (workspace / "etsb-out/bin" / binary).exists():
+                    run_mlp(workspace / "etsb-out/bin" / binary, tmp_path / f"{round_}-{binary}")
+    finally:
+        shutil.rmtree(package)
+        (workspace / "m" / "BUILD").write_text(MODEL_BUILD)
+        assert etsb(workspace, "build", "//m:bin").returncode == 0
+
+
+def test_a_second_build_waits_for_the_first(workspace):
+    from selective_build.driver.running import WorkspaceLock
+
+    with WorkspaceLock(str(workspace)):
+        waiting = subprocess.Popen([str(ETSB), "build", "//m:bin"], cwd=workspace, stdout=subprocess.PIPE,
+                                   stderr=subprocess.PIPE, text=True)
+        time.sleep(1.5)
+        assert waiting.poll() is None  # still waiting for the lock
+    out, err = waiting.communicate(timeout=120)
+    assert waiting.returncode == 0, out + err
+    assert "another build is running in this workspace; waiting" in err
+
+
+def test_sigterm_stops_ninja_and_its_actions(workspace):
+    package = workspace / "slow"
+    package.mkdir()
+    try:
+        (package / "BUILD").write_text(
+            'load("//rules:executorch.bzl", "etsb_genrule")\n'
+            'etsb_genrule(name = "g", srcs = [], outs = ["g.txt"], cmd = "sleep 600 && touch $@")\n')
+        build = subprocess.Popen([str(ETSB), "build", "//slow:g"], cwd=workspace, stdout=subprocess.PIPE,
+                                 stderr=subprocess.PIPE, text=True)
+        deadline = time.monotonic() + 60
+        while not sleeping_processes() and time.monotonic() < deadline:
+            time.sleep(0.2)
+        assert sleeping_processes(), "the action never started"
+        build.send_signal(signal.SIGTERM)
+        out, err = build.communicate(timeout=60)
+        assert build.returncode == 128 + signal.SIGTERM, out + err
+        assert "etsb: build stopped" in err
+        time.sleep(0.5)
+        assert not sleeping_processes()  # ninja stopped the action
+    finally:
+        shutil.rmtree(package)
+
+
+def sleeping_processes() -> list[str]:
+    """The `sleep 600` processes of the test above."""
+    result = subprocess.run(["pgrep", "-f", "sleep 600"], capture_output=True, text=True)
+    return result.stdout.split()
+
+
+def test_an_action_that_does_not_write_its_output_fails(workspace):
+    package = workspace / "lazy"
+    package.mkdir()
+    try:
+        (package / "BUILD").write_text(
+            'load("//rules:executorch.bzl", "etsb_genrule")\n'
+            'etsb_genrule(name = "g", srcs = [], outs = ["a.txt", "b.txt"], cmd = "touch $(location a.txt)")\n')
+        result = etsb(workspace, "build", "//lazy:g")
+        assert result.returncode != 0
+        assert "etsb: //lazy:g did not write etsb-out/bin/lazy/b.txt" in result.stdout
+    finally:
+        shutil.rmtree(package)
+
+
+def test_a_full_disk_is_one_line_and_leaves_nothing_half_written(tmp_path):
+    """Writes past a file-size limit fail as on a full disk (EFBIG; Python ignores SIGXFSZ)."""
+    import resource
+
+    out = tmp_path / "out"
+
+    def limit():
+        resource.setrlimit(resource.RLIMIT_FSIZE, (2000, 2000))
+
+    portable = REPO / "kernels" / "portable" / "functions.yaml"
+    result = subprocess.run([str(ETSB), "gen-bindings", "--functions-yaml-path", str(portable), "--output-dir",
+                             str(out)], capture_output=True, text=True, preexec_fn=limit)
+    assert result.returncode == 2, result.stderr
+    assert result.stderr.count("\n") == 1 and "cannot write: File too large" in result.stderr, result.stderr
+    assert "Traceback" not in result.stderr
+    assert not any(path.name.endswith(".tmp") for path in out.rglob("*"))

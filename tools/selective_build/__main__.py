@@ -54,6 +54,10 @@ def main(argv: "list[str] | None" = None) -> int:
     except BrokenPipeError:  # the reader of our output went away (`etsb query | head`)
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 141
+    except OSError as error:  # the system refused something the files module does not handle: one line
+        where = f": {error.filename}" if error.filename else ""
+        print(f"etsb: error: {error.strerror or error}{where}", file=sys.stderr)
+        return 1
 
 
 if __name__ == "__main__":

@@ -237,11 +237,12 @@ def pick_smaller(args: SimpleNamespace) -> int:
 
 def build(args: SimpleNamespace) -> int:
     """Build the targets; a no-op build is answered from the last plan, before anything is evaluated."""
-    from selective_build.driver.fast import noop_build, report
+    from selective_build.driver.fast import noop_build
 
     status = noop_build(args.targets, args.jobs, args.define)
     if status is not None:
         return status
+    from selective_build.driver.running import report
     from selective_build.driver.workspace import Workspace
 
     return report(*Workspace.here(args.define).build(args.targets, args.jobs))

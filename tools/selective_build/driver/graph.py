@@ -303,8 +303,11 @@ class _Analysis:
         command = self.expand(target, self.attr(target, "cmd"), named, srcs, outs)
         directories = sorted({path.rsplit("/", 1)[0] for path in outs})
         mkdir = "mkdir -p " + " ".join(shlex.quote(d) for d in directories)
+        # An action that does not write a declared output fails, naming it.
+        check = (f"for f in {' '.join(shlex.quote(o) for o in outs)}; do test -e \"$f\" || "
+                 f"{{ echo \"etsb: {target.label} did not write $f\" >&2; exit 1; }}; done")
         message = self.attr(target, "message")
-        self.actions.append(Action(outs, tuple(inputs), f"{mkdir} && {command}",
+        self.actions.append(Action(outs, tuple(inputs), f"{mkdir} && {_grouped(command)} && {check}",
                                    f"{message} ({target.label})" if message else f"GEN {target.label}",
                                    restat=True))
         return Node(target, outs)
@@ -511,6 +514,22 @@ def _unique(items: Iterable[str]) -> list[str]:
     for item in items:
         seen.setdefault(item, None)
     return list(seen)
+
+
+def _grouped(command: str) -> str:
+    """``command`` as one shell group, ``{ ...; }``; ended by a newline instead of ``;`` when a
+    comment, a trailing ``&`` or a here-document could swallow or misread the ``;``."""
+    if "#" in command or "\n" in command or command.rstrip().endswith("&"):
+        return "{ " + command + "\n}"
+    return "{ " + command + "; }"
+
+
+def source_files(actions: Iterable[Action]) -> list[str]:
+    """Every file the actions read that no action writes (the workspace's sources), sorted."""
+    actions = list(actions)
+    written = {path for action in actions for path in action.outputs}
+    return sorted({path for action in actions for path in (*action.inputs, *action.implicit, *action.order_only)
+                   if path not in written and not path.startswith("/")})
 
 
 def analyse(packages: Mapping[str, Package], requested: Iterable[Label], config: Config) -> Graph:

@@ -1,8 +1,10 @@
 """What a build plan was made from, and whether it still holds: the workspace
-root, its packages, and the stamps (mtime and size) of every file and
-directory listing that the last evaluation read. Only ``os`` and ``marshal``
-(built in, unlike ``json``, which imports ``re`` and more) here, so that a
-no-op build decides in a few milliseconds."""
+root, its packages, the fingerprints (modification time, size, inode, change
+time) of every file and directory listing that the last evaluation read, and
+of the ninja file written with it; and the last seen fingerprint and digest of
+every source the plan's actions read (driver/freshness.py). Only ``os`` and
+``marshal`` (built in, unlike ``json``, which imports ``re`` and more) here,
+so that a no-op build decides in a few milliseconds."""
 
 from __future__ import annotations
 
@@ -10,10 +12,11 @@ import marshal
 import os
 import sys
 
+from selective_build.driver.freshness import fingerprint
 from selective_build.driver.layout import BUILD_FILES, NINJA_FILE, ROOT_MARKERS, SKIP_DIRS, STATE_FILE, TOOLS
 from selective_build.driver.plan import Plan, from_data, to_data
 
-STATE_VERSION = 4
+STATE_VERSION = 5
 # etsb's own checkout, where the set-up builds the evaluator.
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
 
@@ -56,16 +59,9 @@ def discover_packages(root: str, under: str = "") -> list[str]:
     return sorted(found)
 
 
-def stamps(root: str, paths) -> dict[str, list[int]]:
-    """``[mtime_ns, size]`` of each path under ``root`` (``[0, -1]`` when missing)."""
-    result = {}
-    for path in paths:
-        try:
-            st = os.stat(os.path.join(root, path))
-            result[path] = [st.st_mtime_ns, st.st_size]
-        except OSError:
-            result[path] = [0, -1]
-    return result
+def stamps(root: str, paths) -> dict[str, list[int] | None]:
+    """The fingerprint of each path under ``root`` (None when missing)."""
+    return {path: fingerprint(os.path.join(root, path)) for path in paths}
 
 
 def plan_key(root: str, cwd_package: str, patterns, defines: dict) -> dict:
@@ -74,10 +70,32 @@ def plan_key(root: str, cwd_package: str, patterns, defines: dict) -> dict:
             "packages": discover_packages(root), "cxx": os.environ.get("CXX", "g++"), "python": sys.executable}
 
 
-def make_state(root: str, key: dict, paths, plan: Plan) -> dict:
-    """The state to save with a fresh plan."""
+def make_state(root: str, key: dict, paths, plan: Plan, sources: dict) -> dict:
+    """The state to save with a fresh plan (its ninja file written): ``sources``
+    maps each source its actions read to its fingerprint and digest."""
     return {"version": STATE_VERSION, "key": key, "files": stamps(root, sorted(set(paths))),
-            "evaluator": stamps("/", [evaluator_path().lstrip("/")]), "plan": to_data(plan)}
+            "evaluator": stamps("/", [evaluator_path().lstrip("/")]), "plan": to_data(plan),
+            "ninja": fingerprint(os.path.join(root, NINJA_FILE)), "sources": sources}
+
+
+def load_state(root: str) -> dict | None:
+    """The saved state, or None when there is none or it cannot be read."""
+    try:
+        with open(state_path(root), "rb") as handle:
+            state = marshal.load(handle)
+        return state if isinstance(state, dict) and state.get("version") == STATE_VERSION else None
+    except (OSError, ValueError, EOFError, TypeError):
+        return None
+
+
+def save_state(root: str, state: dict) -> None:
+    """Write the state (a temporary file, then a rename)."""
+    path = state_path(root)
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    temporary = f"{path}.{os.getpid()}.tmp"
+    with open(temporary, "wb") as handle:
+        marshal.dump(state, handle)
+    os.replace(temporary, path)
 
 
 def state_path(root: str) -> str:
@@ -85,20 +103,20 @@ def state_path(root: str) -> str:
     return os.path.join(root, STATE_FILE)
 
 
-def current_plan(root: str, key: dict) -> Plan | None:
-    """The last plan if it was made for ``key`` and nothing it read has changed."""
+def current_plan(state: dict | None, root: str, key: dict) -> Plan | None:
+    """The plan of ``state`` if it was made for ``key``, nothing it read has
+    changed, and its ninja file is the one written with it."""
     try:
-        with open(state_path(root), "rb") as handle:
-            state = marshal.load(handle)
-        if (state.get("version") != STATE_VERSION or state.get("key") != key
-                or not os.path.exists(os.path.join(root, NINJA_FILE))):
+        if state is None or state.get("key") != key:
+            return None
+        if state["ninja"] is None or state["ninja"] != fingerprint(os.path.join(root, NINJA_FILE)):
             return None
         if state["files"] != stamps(root, state["files"]):
             return None
         if state["evaluator"] != stamps("/", [evaluator_path().lstrip("/")]):
             return None
         return from_data(state["plan"])
-    except (OSError, ValueError, KeyError, TypeError, EOFError, AttributeError):
+    except (KeyError, TypeError, ValueError, AttributeError):
         return None
 
 
@@ -107,10 +125,6 @@ def cwd_package(root: str) -> str:
     relative = os.path.relpath(os.getcwd(), root)
     return "" if relative == "." else relative.replace(os.sep, "/")
 
-
-def encode_state(saved: dict) -> bytes:
-    """The bytes of the state file."""
-    return marshal.dumps(saved)
 
 
 def executorch_root() -> str | None:

@@ -7,15 +7,15 @@ from __future__ import annotations
 
 import os
 import shutil
-import subprocess
 import sys
 from collections.abc import Iterable, Sequence
 
-from selective_build.driver import state
+from selective_build.driver import freshness, state
 from selective_build.driver.labels import Label, LabelError, Pattern, parse_pattern
 from selective_build.driver.layout import (BUILD_FILES, KEPT_BY_CLEAN, NINJA_FILE, OUT, ROOT_MARKERS, TAG_ALL_KERNELS,
                                            TAG_BINARY, TAG_MANUAL)
 from selective_build.driver.plan import Plan, PlannedTarget
+from selective_build.driver.running import WorkspaceLock, find_ninja, run_ninja
 from selective_build.model.errors import Location, UserError
 from selective_build.model.records import record
 
@@ -138,60 +138,62 @@ class Workspace:
     # -- build -------------------------------------------------------------------
 
     def plan(self, texts: Sequence[str]) -> Plan:
-        """Bring the ninja file up to date for the patterns ``texts``; return
-        the plan. Reuses the last plan when nothing it read has changed."""
+        """Bring the ninja file and the source digests up to date for the
+        patterns ``texts``; return the plan. Reuses the last plan when nothing
+        it read has changed. Call with the workspace's lock held."""
         patterns = self.patterns(texts)
         packages_wanted = self.packages_for(patterns)
         key = state.plan_key(self.root, self.cwd_package, texts, self.defines)
-        return state.current_plan(self.root, key) or self._plan_afresh(patterns, packages_wanted, key)
+        saved = state.load_state(self.root)
+        plan = state.current_plan(saved, self.root, key)
+        if plan is None:
+            return self._plan_afresh(patterns, packages_wanted, key, saved)
+        if freshness.refresh(self.root, list(saved["sources"]), saved["sources"]):
+            state.save_state(self.root, saved)
+        return plan
 
-    def _plan_afresh(self, patterns: Sequence[Pattern], packages_wanted: Sequence[str], key: dict) -> Plan:
+    def _plan_afresh(self, patterns: Sequence[Pattern], packages_wanted: Sequence[str], key: dict,
+                     previous: dict | None) -> Plan:
         from selective_build.driver import ninja
-        from selective_build.driver.graph import analyse
-        from selective_build.readers.files import write_bytes_atomic, write_text_atomic
+        from selective_build.driver.graph import analyse, source_files
+        from selective_build.readers.files import write_text_atomic
 
         packages = self.evaluate(packages_wanted)
         labels = self.matching(packages, patterns)
         graph = analyse(packages, labels, self.config())
+        sources = source_files(graph.actions)
+        # The digests first: the ninja file names every source's stamp.
+        known = (previous or {}).get("sources") or {}
+        records = {source: known[source] for source in sources if source in known}
+        freshness.refresh(self.root, sources, records)
         phonies = {str(label): node.outputs for label, node in graph.nodes.items()}
-        write_text_atomic(os.path.join(self.root, NINJA_FILE), ninja.render(graph.actions, phonies))
+        write_text_atomic(os.path.join(self.root, NINJA_FILE),
+                          ninja.render(graph.actions, phonies, set(sources), freshness.stamp_path))
         plan = Plan(tuple(ninja.target_name(str(label)) for label in labels),
                     tuple(_planned(label, graph.nodes[label]) for label in labels))
         files = {f for p in packages.values() for f in (*p.files, p.build_file)}
         dirs = {d for p in packages.values() for d in p.glob_dirs}
-        saved = state.make_state(self.root, key, files | dirs, plan)
-        write_bytes_atomic(state.state_path(self.root), state.encode_state(saved))
+        state.save_state(self.root, state.make_state(self.root, key, files | dirs, plan, records))
         return plan
 
-    def run_ninja(self, targets: Sequence[str], jobs: int | None = None, quiet: bool = False) -> int:
-        """Run ninja on ``targets``; its exit status."""
-        ninja = shutil.which("ninja")
+    def build(self, texts: Sequence[str], jobs: int | None = None, quiet: bool = False) -> tuple[int, Plan]:
+        """Build the targets ``texts`` name, holding the workspace's lock; ninja's exit status and the plan."""
+        ninja = find_ninja()
         if ninja is None:
             raise UserError("ninja is not installed: run scripts/setup.sh (Debian package ninja-build)")
-        command = [ninja, "-f", NINJA_FILE]
-        if jobs:
-            command += ["-j", str(jobs)]
-        if not targets:
-            return 0
-        if not quiet:
-            return subprocess.run(command + list(targets), cwd=self.root).returncode
-        # Quiet builds (`etsb size`) keep ninja's progress to themselves but
-        # still show what failed: ninja prints a failing command's output on stdout.
-        run = subprocess.run(command + list(targets), cwd=self.root, stdout=subprocess.PIPE,
-                             stderr=subprocess.STDOUT, text=True, errors="replace")
-        if run.returncode != 0:
-            sys.stderr.write(run.stdout)
-        return run.returncode
-
-    def build(self, texts: Sequence[str], jobs: int | None = None, quiet: bool = False) -> tuple[int, Plan]:
-        """Build the targets ``texts`` name; ninja's exit status and the plan."""
-        plan = self.plan(texts)
-        return self.run_ninja(plan.ninja_targets, jobs, quiet), plan
+        with WorkspaceLock(self.root):
+            plan = self.plan(texts)
+            status = run_ninja(self.root, ninja, plan.ninja_targets, jobs, quiet) if plan.ninja_targets else 0
+        return status, plan
 
     def clean(self) -> None:
         """Remove every build output (the set-up's tools under etsb-out/tools stay)."""
         if not os.path.isdir(self.out):
             return
+        with WorkspaceLock(self.root):
+            self._remove_outputs()
+
+    def _remove_outputs(self) -> None:
         for name in os.listdir(self.out):
             if name not in KEPT_BY_CLEAN:
                 path = os.path.join(self.out, name)

@@ -86,7 +86,9 @@ def _holds(path: str, data: bytes) -> bool:
 def write_bytes_atomic(path: str | os.PathLike, data: bytes) -> None:
     """Write ``data`` to ``path`` atomically, creating the parent directories.
     A file that already holds ``data`` is left untouched, modification time
-    included, so that a build tool (ninja's ``restat``) skips what depends on it."""
+    included, so that a build tool (ninja's ``restat``) skips what depends on it.
+    What the system refuses (a file in the way, no space, a read-only place)
+    is a UserError naming the path, and leaves nothing behind."""
     path = os.fspath(path)
     if _holds(path, data):
         return
@@ -96,20 +98,27 @@ def write_bytes_atomic(path: str | os.PathLike, data: bytes) -> None:
     except (FileExistsError, NotADirectoryError):
         raise UserError("cannot create the output directory: a file is in the way",
                         Location(directory)) from None
+    except OSError as error:
+        raise UserError(f"cannot create the output directory: {error.strerror}", Location(directory)) from None
     # A name no other writer uses (pid and a counter); O_EXCL guards the rest.
     global _counter
     _counter += 1
     tmp = os.path.join(directory, f".{name}.{os.getpid()}.{_counter}.tmp")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+    try:
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+    except OSError as error:
+        raise UserError(f"cannot write: {error.strerror}", Location(path)) from None
     try:
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)
         os.replace(tmp, path)
-    except BaseException:
+    except BaseException as error:
         try:
             os.unlink(tmp)
         except FileNotFoundError:
             pass
+        if isinstance(error, OSError):
+            raise UserError(f"cannot write: {error.strerror}", Location(path)) from None
         raise
 
 

@@ -1,0 +1,85 @@
+"""Freshness by content, not by clock.
+
+ninja rebuilds what is older than its inputs, so a model or yaml replaced by
+a file with an older modification time (``cp -p``, ``tar x``, ``rsync -a``)
+would leave stale outputs. Every source file an action reads therefore has a
+digest stamp under the output root, an implicit input of that action; the
+driver rewrites a stamp (and so makes it newer than the outputs) exactly when
+the file's content digest changed.
+
+Hashing every input on every build would cost too much (a model can be a
+gigabyte), so each source's fingerprint is kept with its digest: modification
+time, size, inode and change time. The change time cannot be set back by a
+user, so a replaced file always shows a new fingerprint; only then is it
+hashed again. Only ``os`` and ``marshal``-friendly values here: the no-op
+path runs this.
+"""
+
+from __future__ import annotations
+
+import os
+
+from selective_build.driver.layout import DIGESTS
+
+
+def fingerprint(path: str) -> list[int] | None:
+    """``[mtime_ns, size, inode, ctime_ns]`` of ``path``, or None when it cannot be read."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return [st.st_mtime_ns, st.st_size, st.st_ino, st.st_ctime_ns]
+
+
+def stamp_path(source: str) -> str:
+    """The digest stamp of ``source`` (relative to the workspace root)."""
+    return f"{DIGESTS}/{source}"
+
+
+def _digest(path: str) -> str:
+    import hashlib  # only when a file is new or changed
+
+    hasher = hashlib.sha256()
+    with open(path, "rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            hasher.update(block)
+    return hasher.hexdigest()
+
+
+def _write_stamp(path: str, digest: str) -> None:
+    """Write ``digest`` to ``path`` unless it already holds it (a temporary file, then a rename)."""
+    try:
+        with open(path, encoding="ascii") as handle:
+            if handle.read() == digest:
+                return
+    except (OSError, ValueError):
+        pass
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    temporary = f"{path}.{os.getpid()}.tmp"
+    with open(temporary, "w", encoding="ascii") as handle:
+        handle.write(digest)
+    os.replace(temporary, path)
+
+
+def refresh(root: str, sources, records: dict) -> bool:
+    """Bring the digest stamps of ``sources`` (paths relative to ``root``) up
+    to date. ``records`` maps a source to its fingerprint and digest as last
+    seen, and is updated; returns whether it changed. A source that cannot be
+    read is left to ninja, which reports it missing."""
+    changed = False
+    for source in sources:
+        path = os.path.join(root, source)
+        current = fingerprint(path)
+        if current is None:
+            continue
+        record = records.get(source)
+        if record is not None and record[:4] == current:
+            continue
+        try:
+            digest = _digest(path)
+        except OSError:
+            continue
+        records[source] = current + [digest]
+        _write_stamp(os.path.join(root, stamp_path(source)), digest)
+        changed = True
+    return changed
