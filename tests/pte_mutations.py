@@ -18,8 +18,8 @@ def _first_kernel_call(data: bytes) -> tuple[int, int]:
     """Positions of the op_index and first argument of the first kernel call
     that stores its op_index (flatbuffers omits a field equal to its default, 0)."""
     reader = _reader(data)
-    plan = reader.tables(reader.table(reader.u32(0)), _PLANS)[0]
-    for instruction in reader.tables(reader.tables(plan, _CHAINS)[0], _INSTRUCTIONS):
+    plan = reader.tables(reader.table(reader.u32(0)), _PLANS, "methods")[0]
+    for instruction in reader.tables(reader.tables(plan, _CHAINS, "chains")[0], _INSTRUCTIONS, "instructions"):
         call = reader.child(instruction, 1, "kernel call")
         if reader.field(call, 0):
             args_start, _ = reader.vector(call, 1, 4)
@@ -44,8 +44,8 @@ def with_value_index(data: bytes, index: int) -> bytes:
 def with_unknown_dtype(data: bytes, dtype: int = 99) -> bytes:
     """``data`` whose first tensor value has dtype number ``dtype``."""
     reader = _reader(data)
-    plan = reader.tables(reader.table(reader.u32(0)), _PLANS)[0]
-    for value in reader.tables(plan, _VALUES):
+    plan = reader.tables(reader.table(reader.u32(0)), _PLANS, "methods")[0]
+    for value in reader.tables(plan, _VALUES, "values"):
         if reader.scalar(value, 0, "B") == _TENSOR:
             tensor = reader.child(value, 1, "tensor")
             mutated = bytearray(data)

@@ -17,6 +17,7 @@ import (
 type evaluator struct {
 	root        string
 	predeclared starlark.StringDict
+	maxSteps    uint64 // per file evaluated: a BUILD file or a .bzl module
 
 	mu      sync.Mutex // guards modules and the static fields of every module
 	modules map[string]*module
@@ -28,10 +29,22 @@ type evaluator struct {
 	stderr   io.Writer
 }
 
+// defaultMaxSteps bounds the work of evaluating one file: far beyond what
+// real BUILD and .bzl files need (a thousand macro calls take about a million
+// steps), and reached in seconds by a file that loops for ever.
+const defaultMaxSteps = 200_000_000
+
 func newEvaluator(root string, stderr io.Writer) *evaluator {
-	ev := &evaluator{root: root, modules: map[string]*module{}, stderr: stderr}
+	ev := &evaluator{root: root, modules: map[string]*module{}, stderr: stderr, maxSteps: defaultMaxSteps}
 	ev.predeclared = predeclared()
 	return ev
+}
+
+// newThread is a Starlark thread for evaluating one file, with the step limit.
+func (ev *evaluator) newThread(name string) *starlark.Thread {
+	thread := &starlark.Thread{Name: name, Print: ev.print}
+	thread.SetMaxExecutionSteps(ev.maxSteps)
+	return thread
 }
 
 // buildFile returns the BUILD file of package pkg relative to the root, or ""

@@ -17,12 +17,13 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 
 	"go.starlark.net/resolve"
 	"go.starlark.net/starlark"
 )
 
-const usage = `usage: etsb-starlark --root DIR [--jobs N] PKG [PKG ...]
+const usage = `usage: etsb-starlark --root DIR [--jobs N] [--max-memory-mb M] PKG [PKG ...]
        etsb-starlark --root DIR --globals //pkg:file.bzl
 
 Evaluates DIR/PKG/BUILD.bazel (or DIR/PKG/BUILD) for every PKG ("" or "." is
@@ -41,15 +42,16 @@ type usageError struct{ msg string }
 func (e usageError) Error() string { return e.msg }
 
 type options struct {
-	root    string
-	jobs    int
-	pkgs    []string
-	globals string // a .bzl label: print its values instead of evaluating packages
+	root        string
+	jobs        int
+	pkgs        []string
+	globals     string // a .bzl label: print its values instead of evaluating packages
+	maxMemoryMB int
 }
 
 // parseArgs reads the command line: --root DIR, --jobs N, and the packages.
 func parseArgs(args []string) (*options, error) {
-	opts := &options{jobs: runtime.NumCPU()}
+	opts := &options{jobs: runtime.NumCPU(), maxMemoryMB: 4096}
 	rootSet := false
 	onlyPositional := false
 	for i := 0; i < len(args); i++ {
@@ -69,7 +71,7 @@ func parseArgs(args []string) (*options, error) {
 		if eq := strings.IndexByte(arg, '='); eq >= 0 {
 			name, value, hasValue = arg[:eq], arg[eq+1:], true
 		}
-		if name != "--root" && name != "--jobs" && name != "--globals" {
+		if name != "--root" && name != "--jobs" && name != "--globals" && name != "--max-memory-mb" {
 			return nil, usageError{fmt.Sprintf("unknown option '%s'", name)}
 		}
 		if !hasValue {
@@ -103,12 +105,16 @@ func (opts *options) set(name, value string) error {
 		opts.root = value
 	case "--globals":
 		opts.globals = value
-	case "--jobs":
+	case "--jobs", "--max-memory-mb":
 		n, err := strconv.Atoi(value)
 		if err != nil || n < 1 {
-			return usageError{fmt.Sprintf("--jobs wants a positive integer, got '%s'", value)}
+			return usageError{fmt.Sprintf("%s wants a positive integer, got '%s'", name, value)}
 		}
-		opts.jobs = n
+		if name == "--jobs" {
+			opts.jobs = n
+		} else {
+			opts.maxMemoryMB = n
+		}
 	}
 	return nil
 }
@@ -165,6 +171,10 @@ func run(args []string, stdout, stderr io.Writer) int {
 	root, err := checkedRoot(opts.root)
 	if err != nil {
 		fmt.Fprintf(stderr, "etsb-starlark: bad --root '%s': %v\n", opts.root, err)
+		return 2
+	}
+	if err := limitMemory(opts.maxMemoryMB); err != nil {
+		fmt.Fprintf(stderr, "etsb-starlark: cannot limit memory: %v\n", err)
 		return 2
 	}
 	useBazelDialect()
@@ -259,4 +269,12 @@ func printGlobals(ev *evaluator, label string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "etsb-starlark: %v\n", err)
 	}
 	return 1
+}
+
+// limitMemory caps the process's data segment (the Go heap lives there) at
+// mb megabytes, so that a BUILD file building huge values stops the
+// evaluator ("out of memory") instead of exhausting the machine.
+func limitMemory(mb int) error {
+	limit := uint64(mb) << 20
+	return syscall.Setrlimit(syscall.RLIMIT_DATA, &syscall.Rlimit{Cur: limit, Max: limit})
 }

@@ -190,7 +190,7 @@ func (ev *evaluator) load(m *module) (starlark.StringDict, error) {
 		return nil, m.cycleErr
 	}
 	m.once.Do(func() {
-		thread := &starlark.Thread{Name: m.path, Print: ev.print}
+		thread := ev.newThread(m.path)
 		thread.Load = func(_ *starlark.Thread, label string) (starlark.StringDict, error) {
 			e := m.edges[label]
 			if e == nil { // cannot happen: every load statement was analysed

@@ -40,7 +40,7 @@ func (ev *evaluator) evalPackage(pkg string) *pkgResult {
 	edges, files := ev.resolveLoads(prog, pkg, build)
 	res.files = files
 	ctx := newPkgCtx(ev, pkg, build)
-	thread := &starlark.Thread{Name: build, Print: ev.print}
+	thread := ev.newThread(build)
 	thread.Load = func(_ *starlark.Thread, label string) (starlark.StringDict, error) {
 		e := edges[label]
 		if e == nil {

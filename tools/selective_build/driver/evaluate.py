@@ -94,6 +94,21 @@ def _problem(entry: dict) -> Problem:
                                      error.get("line") or 0, error.get("col") or 0))
 
 
+# The memory the evaluator may use (its --max-memory-mb).
+EVALUATOR_MEMORY_MB = 4096
+
+
+def _evaluator_failure(run: subprocess.CompletedProcess, packages: Sequence[str]) -> UserError:
+    """Why the evaluator stopped without its JSON, in one line."""
+    stderr = run.stderr.decode(errors="replace")
+    where = ", ".join(f"//{p}" for p in packages[:3]) + (" ..." if len(packages) > 3 else "")
+    if "out of memory" in stderr:
+        return UserError(f"evaluating {where} needed more than {EVALUATOR_MEMORY_MB} MB of memory: a BUILD or "
+                         ".bzl file builds values too large")
+    first = next((line for line in stderr.splitlines() if line.strip()), "no message")
+    return UserError(f"the BUILD file evaluator failed (exit {run.returncode}) on {where}: {first}")
+
+
 def evaluate(root: str, packages: Sequence[str]) -> dict[str, Package]:
     """Evaluate the BUILD files of ``packages`` (paths relative to ``root``).
     Any package that fails raises one UserError listing every failure."""
@@ -103,9 +118,12 @@ def evaluate(root: str, packages: Sequence[str]) -> dict[str, Package]:
     if not os.path.exists(binary):
         raise UserError(f"the BUILD file evaluator {binary} is missing: run scripts/setup.sh")
     try:
-        run = subprocess.run([binary, "--root", root, *packages], capture_output=True)
+        run = subprocess.run([binary, "--root", root, "--max-memory-mb", str(EVALUATOR_MEMORY_MB), "--", *packages],
+                             capture_output=True)
     except OSError as error:
         raise UserError(f"cannot run the BUILD file evaluator {binary}: {error.strerror}") from None
+    if run.returncode not in (0, 1):
+        raise _evaluator_failure(run, packages)
     if run.stderr:
         os.write(2, run.stderr)  # print() of BUILD files, as the evaluator formats it
     # Many small objects and no cycles: the collector would only slow the parse down.

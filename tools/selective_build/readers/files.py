@@ -10,14 +10,37 @@ import os
 
 from selective_build.model.errors import Location, UserError
 
+# The largest text input etsb reads (a kernel yaml, a selection, an ops dict):
+# ExecuTorch's largest yaml is well under 1 MB.
+MAX_TEXT_BYTES = 16 * 2**20
 
-def read_bytes(path: str | os.PathLike, what: str = "file") -> bytes:
-    """The bytes of ``path``; a missing file, a directory or an unreadable file is a UserError."""
+
+def read_bytes(path: str | os.PathLike, what: str = "file", limit: int | None = None) -> bytes:
+    """The bytes of ``path``; a missing file, a directory, something that is
+    not a regular file (a device, a pipe), an unreadable file, or one larger
+    than ``limit`` bytes is a UserError."""
     try:
-        with open(path, "rb") as handle:
-            return handle.read()
+        with _open_regular(path, what) as handle:
+            data = handle.read() if limit is None else handle.read(limit + 1)
     except OSError as error:
         raise _reading_error(error, path, what) from None
+    if limit is not None and len(data) > limit:
+        raise UserError(f"larger than {limit // 2**20} MB: not a {what} etsb reads", Location(str(path)))
+    return data
+
+
+def _open_regular(path: str | os.PathLike, what: str):
+    """``path`` opened for reading in binary, when it is a regular file (opened
+    without blocking, so that a named pipe cannot hang the read)."""
+    import stat
+
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+    mode = os.fstat(fd).st_mode
+    if not stat.S_ISREG(mode):
+        os.close(fd)
+        kind = "is a directory" if stat.S_ISDIR(mode) else "not a regular file"
+        raise UserError(f"{kind}, expected a {what}", Location(str(path)))
+    return os.fdopen(fd, "rb")
 
 
 class mapped:
@@ -31,7 +54,7 @@ class mapped:
 
     def __enter__(self):
         try:
-            self.handle = open(self.path, "rb")
+            self.handle = _open_regular(self.path, self.what)
         except OSError as error:
             raise _reading_error(error, self.path, self.what) from None
         if os.fstat(self.handle.fileno()).st_size == 0:
@@ -58,8 +81,9 @@ def _reading_error(error: OSError, path: str | os.PathLike, what: str) -> UserEr
 
 
 def read_text(path: str | os.PathLike, what: str = "file") -> str:
-    """The UTF-8 text of ``path`` (see :func:`read_bytes`); other encodings are a UserError."""
-    data = read_bytes(path, what)
+    """The UTF-8 text of ``path``, at most :data:`MAX_TEXT_BYTES` (see
+    :func:`read_bytes`); other encodings are a UserError."""
+    data = read_bytes(path, what, MAX_TEXT_BYTES)
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as error:

@@ -41,6 +41,8 @@ _ENTRY_KEYS = frozenset(ENTRY_KEYS)
 _ENTRY_OR_PASSTHROUGH_KEYS = frozenset(ENTRY_KEYS + PASSTHROUGH_KEYS)
 _KERNEL_KEYS = frozenset(KERNEL_KEYS)
 VARIANTS = frozenset({"function", "method"})
+# How deep a carried-through value (`tags`, `dispatch`...) may nest.
+MAX_PASSTHROUGH_DEPTH = 32
 
 _CPP_KEYWORDS = frozenset(
     "alignas alignof and asm auto bool break case catch char class const constexpr continue "
@@ -118,12 +120,26 @@ class _KernelYamlReader(NodeReader):
                              kernels, passthrough, location)
 
     def passthrough(self, key: str, node) -> object:
-        value = _plain(node)
+        value = self.plain(node, key, 0)
         if key == "variants":
             words = {w.strip() for w in str(value).split(",")} if isinstance(value, str) else set()
             if not words or not words <= VARIANTS:
                 self.problem(node, f"variants must be 'function', 'method' or 'function, method', not {value!r}")
         return value
+
+    def plain(self, node, key: str, depth: int) -> object:
+        """A node as plain immutable data (for the keys etsb carries but does
+        not interpret): scalars as text, lists as tuples, mappings of plain
+        names as FrozenMappings, at most MAX_PASSTHROUGH_DEPTH levels deep."""
+        if node.id == SCALAR:
+            return None if is_null(node) else node.value
+        if depth >= MAX_PASSTHROUGH_DEPTH:
+            self.problem(node, f"'{key}' is nested more than {MAX_PASSTHROUGH_DEPTH} levels deep")
+            return None
+        if node.id == SEQUENCE:
+            return tuple(self.plain(item, key, depth + 1) for item in node.value)
+        pairs = self.mapping(node, f"'{key}'") or ()
+        return FrozenMapping((name.value, self.plain(value, key, depth + 1)) for name, value in pairs)
 
     def operator(self, kind: str, node) -> tuple[str, FunctionSchema] | None:
         text = self.string(node, f"'{kind}'")
@@ -380,15 +396,6 @@ def _returns_alias(returns, written) -> bool:
         if ret.annotation.alias_sets != arg.annotation.alias_sets or not ret.annotation.is_write:
             return False
     return True
-
-
-def _plain(node) -> object:
-    """A node as plain immutable data (for keys etsb carries but does not interpret)."""
-    if node.id == SCALAR:
-        return None if is_null(node) else node.value
-    if node.id == SEQUENCE:
-        return tuple(_plain(item) for item in node.value)
-    return FrozenMapping((key.value, _plain(value)) for key, value in node.value)
 
 
 def parse_kernel_yaml(text: str, path: str, aten: AtenSchemas) -> KernelYaml:

@@ -43,6 +43,12 @@ _INT_VAL = 0
 _INSTR_KERNEL_CALL, _INSTR_DELEGATE_CALL = 1, 2
 _VAL_INT, _VAL_TENSOR = 2, 5
 
+# The most of each thing a program may hold: far beyond real programs, low
+# enough that a corrupt count cannot make the reader run for minutes.
+# (ExecuTorch's tensors have at most 16 dimensions: kTensorDimensionLimit.)
+LIMITS = {"methods": 1_000, "operators": 100_000, "values": 10_000_000, "chains": 10_000,
+          "instructions": 10_000_000, "arguments": 100_000, "dimensions": 16}
+
 # A schema lookup: operator name -> the indices of its ScalarType arguments.
 ScalarTypeArguments = Callable[[OperatorName], "tuple[int, ...] | None"]  # collections.abc: typing costs ~3 ms to import
 
@@ -157,13 +163,19 @@ class _Reader:
             raise self.corrupt(f"vector of {length} items at {header} runs past the program")
         return start, length
 
-    def tables(self, table, index: int) -> list:
+    def tables(self, table, index: int, what: str) -> "_Tables":
+        """The tables of a vector field, read as they are asked for; more than
+        its limit in :data:`LIMITS` is refused."""
         start, length = self.vector(table, index, 4)
-        return [self.table(self.indirect(start + 4 * i)) for i in range(length)]
+        if length > LIMITS[what]:
+            raise self.corrupt(f"{length:,} {what}, more than the {LIMITS[what]:,} etsb reads")
+        return _Tables(self, start, length)
 
-    def ints(self, table, index: int, fmt: str) -> tuple[int, ...]:
+    def ints(self, table, index: int, fmt: str, what: str) -> tuple[int, ...]:
         size = struct.calcsize(fmt)
         start, length = self.vector(table, index, size)
+        if length > LIMITS[what]:
+            raise self.corrupt(f"{length:,} {what}, more than the {LIMITS[what]:,} etsb reads")
         return struct.unpack_from(f"<{length}{fmt}", self.data, start) if length else ()
 
     def string(self, table, index: int, what: str) -> str:
@@ -183,6 +195,21 @@ class _Reader:
         return struct.unpack_from(f"<{fmt}", self.data, pos)[0]
 
 
+class _Tables:
+    """A vector of tables, each read (and checked) when it is asked for."""
+
+    def __init__(self, reader: _Reader, start: int, length: int) -> None:
+        self.reader, self.start, self.length = reader, start, length
+
+    def __len__(self) -> int:
+        return self.length
+
+    def __getitem__(self, index: int):
+        if not 0 <= index < self.length:
+            raise IndexError(index)
+        return self.reader.table(self.reader.indirect(self.start + 4 * index))
+
+
 def read_program(data, path: str, scalar_type_arguments: ScalarTypeArguments | None = None) -> Program:
     """Every method's operators and kernel keys from ``.pte`` bytes (or a memory map).
 
@@ -194,7 +221,7 @@ def read_program(data, path: str, scalar_type_arguments: ScalarTypeArguments | N
     root = reader.table(reader.u32(0))
     methods = []
     seen_names = set()
-    for plan in reader.tables(root, _PROGRAM_EXECUTION_PLAN):
+    for plan in reader.tables(root, _PROGRAM_EXECUTION_PLAN, "methods"):
         method = _read_plan(reader, plan, scalar_type_arguments)
         if method.name in seen_names:
             raise reader.corrupt(f"two methods are named '{method.name}'")
@@ -208,12 +235,12 @@ def read_program(data, path: str, scalar_type_arguments: ScalarTypeArguments | N
 def _read_plan(reader: _Reader, plan, scalar_type_arguments: ScalarTypeArguments | None) -> Method:
     name = reader.string(plan, _PLAN_NAME, "a method name")
     operators = _operators(reader, plan, name)
-    values = _Values(reader, reader.tables(plan, _PLAN_VALUES), name)
+    values = _Values(reader, reader.tables(plan, _PLAN_VALUES, "values"), name)
     calls: list[KernelCall] = []
     used: set[int] = set()
     delegate_calls = 0
-    for chain in reader.tables(plan, _PLAN_CHAINS):
-        for instruction in reader.tables(chain, _CHAIN_INSTRUCTIONS):
+    for chain in reader.tables(plan, _PLAN_CHAINS, "chains"):
+        for instruction in reader.tables(chain, _CHAIN_INSTRUCTIONS, "instructions"):
             kind = reader.scalar(instruction, _INSTRUCTION_ARGS_TYPE, "B")
             if kind == _INSTR_DELEGATE_CALL:
                 delegate_calls += 1
@@ -234,7 +261,7 @@ def _read_plan(reader: _Reader, plan, scalar_type_arguments: ScalarTypeArguments
 def _operators(reader: _Reader, plan, method: str) -> list[OperatorName]:
     """The plan's operator table, in order."""
     operators = []
-    for operator in reader.tables(plan, _PLAN_OPERATORS):
+    for operator in reader.tables(plan, _PLAN_OPERATORS, "operators"):
         op_name = reader.string(operator, _OPERATOR_NAME, "an operator name")
         overload = reader.string(operator, _OPERATOR_OVERLOAD, "an operator overload")
         if not op_name:
@@ -276,8 +303,8 @@ class _Values:
         dtype = reader.scalar(tensor, _TENSOR_SCALAR_TYPE, "b")
         if dtype not in SCALAR_TYPE_NAMES:
             raise reader.corrupt(f"method '{self.method}': value {index} has unknown dtype number {dtype}")
-        dim_order = reader.ints(tensor, _TENSOR_DIM_ORDER, "B")
-        sizes = reader.ints(tensor, _TENSOR_SIZES, "i")
+        dim_order = reader.ints(tensor, _TENSOR_DIM_ORDER, "B", "dimensions")
+        sizes = reader.ints(tensor, _TENSOR_SIZES, "i", "dimensions")
         if sorted(dim_order) != list(range(len(dim_order))) or len(dim_order) != len(sizes):
             raise reader.corrupt(f"method '{self.method}': value {index} has dim order {list(dim_order)} "
                                  f"for {len(sizes)} dimensions")
@@ -300,7 +327,7 @@ def _kernel_call(reader: _Reader, instruction, method: str, operators: list[Oper
         raise reader.corrupt(f"method '{method}': operator index {op_index} is out of range "
                              f"(the method has {len(operators)} operators)")
     operator = operators[op_index]
-    args = reader.ints(call, _KERNEL_CALL_ARGS, "i")
+    args = reader.ints(call, _KERNEL_CALL_ARGS, "i", "arguments")
     key = exact_key(meta for meta in map(values.tensor_meta, args) if meta is not None)
     positions = scalar_type_arguments(operator) if scalar_type_arguments else None
     dtypes: tuple[int, ...] = ()

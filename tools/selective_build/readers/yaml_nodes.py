@@ -170,13 +170,91 @@ def _composer():
     return Composer
 
 
+# libyaml's composer recurses once per nesting level (~300 bytes of C stack
+# each; 25,000 levels overflow a default 8 MB stack and crash the process).
+# A document is composed on the main thread when its nesting cannot be that
+# deep, else on a thread with a stack large enough for any nesting its text
+# allows; beyond MAX_NESTING_BOUND (never reached by a file under the input
+# size cap) it is refused.
+SAFE_NESTING = 10_000
+STACK_PER_LEVEL = 512
+MAX_NESTING_BOUND = 8_000_000
+# The most values a document may stand for once its aliases are expanded.
+MAX_EXPANDED_VALUES = 2_000_000
+
+
+def nesting_bound(text: str) -> int:
+    """An upper bound of the nesting depth of ``text``'s collections: every flow
+    collection opens with '[' or '{', and a block collection one level deeper
+    than its parent is indented further or opened by '- ' or '? ' on the same
+    line, so no line holds more block levels than characters."""
+    longest_line = max(map(len, text.split("\n"))) if text else 0
+    return text.count("[") + text.count("{") + longest_line + 1
+
+
 def compose(text: str, path: str):
     """The root node of the single document in ``text`` (None when it is empty);
-    a YAML syntax error is a UserError at its place."""
+    a YAML syntax error, nesting too deep to read safely, or aliases that
+    expand to more than :data:`MAX_EXPANDED_VALUES` values is a UserError."""
     import yaml
 
+    bound = nesting_bound(text)
+    if bound > MAX_NESTING_BOUND:
+        raise UserError(f"nested too deeply to read safely (up to {bound:,} levels)", Location(path, 1, 1))
     try:
         with gc_paused():
-            return _composer()(text).get_single_node()
+            root = _composer()(text).get_single_node() if bound <= SAFE_NESTING else _compose_on_big_stack(text, bound)
     except yaml.YAMLError as error:
         raise yaml_error(error, path, text) from None
+    if root is not None and "&" in text:  # no anchor, no alias
+        expanded = expanded_size(root)
+        if expanded > MAX_EXPANDED_VALUES:
+            raise UserError(f"its aliases expand it to {expanded:,} values, more than the "
+                            f"{MAX_EXPANDED_VALUES:,} etsb reads", Location(path, 1, 1))
+    return root
+
+
+def _compose_on_big_stack(text: str, bound: int):
+    """Compose ``text`` on a thread whose stack holds ``bound`` nesting levels."""
+    import threading
+
+    result: list = []
+
+    def run() -> None:
+        try:
+            result.append(_composer()(text).get_single_node())
+        except BaseException as error:  # handed back to the calling thread
+            result.append(error)
+
+    previous = threading.stack_size(bound * STACK_PER_LEVEL + (16 << 20))
+    try:
+        worker = threading.Thread(target=run, name="etsb-compose")
+        worker.start()
+    finally:
+        threading.stack_size(previous)
+    worker.join()
+    if isinstance(result[0], BaseException):
+        raise result[0]
+    return result[0]
+
+
+def expanded_size(root) -> int:
+    """How many nodes the tree below ``root`` holds when every alias (a node
+    reached again) is counted each time it is reached; computed once per
+    distinct node, without recursion."""
+    sizes: dict[int, int] = {}
+    stack = [(root, False)]
+    while stack:
+        node, children_done = stack.pop()
+        if id(node) in sizes:
+            continue
+        if node.id == SCALAR:
+            sizes[id(node)] = 1
+            continue
+        children = [child for pair in node.value for child in pair] if node.id == MAPPING else node.value
+        if children_done:
+            sizes[id(node)] = 1 + sum(sizes[id(child)] for child in children)
+        else:
+            stack.append((node, True))
+            stack.extend((child, False) for child in children if id(child) not in sizes)
+    return sizes[id(root)]
