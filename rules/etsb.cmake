@@ -439,7 +439,7 @@ endfunction()
 # kernel yaml (the build fails if any is not covered) and links the runner
 # (etsb_runner, tools/runner/runner.cpp compiled with -DETSB_MODEL_ENTRY), the
 # generated library and libexecutorch.so:
-#   <name> --model M.pte --inputs a.npy,... --output-dir D [--method M] [--iterations N] [--log]
+#   <name> --model M.pte --inputs a.npy,... --output-dir D [--method M] [--iterations N] [--log] (<name> --help)
 # The binary is ${CMAKE_CURRENT_BINARY_DIR}/<name> (with DTYPE_SELECTIVE_BUILD,
 # <name>_smallest/<name>), its link map beside it (<binary>.map). A companion
 # <name>_all_kernels, not built by default, links every kernel of the yaml:

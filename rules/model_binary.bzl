@@ -15,7 +15,7 @@ ET_MODEL_BINARY = rule_info(
 Selects the operators and kernel keys of `model` (plus `deps`), resolves them
 against the kernel yaml (failing the build if any is not covered), and links
 the model runner, which registers the kernels explicitly:
-`<name> --model M.pte --inputs a.npy,... --output-dir D [--method M] [--iterations N]`.
+`<name> --model M.pte --inputs a.npy,... --output-dir D [--method M] [--iterations N]` (`<name> --help`).
 A companion `<name>_all_kernels` (tagged `manual`) links every kernel of the
 yaml, for `etsb size` to compare against.""",
     attrs = {

@@ -6,8 +6,10 @@ import struct
 
 from selective_build.readers.pte import _Reader, flatbuffer_size
 
-_PLANS, _VALUES, _CHAINS, _INSTRUCTIONS = 1, 2, 5, 2
+# Field numbers of the schema's tables (program.fbs), and the Tensor tag of a value.
+_PLANS, _VALUES, _OUTPUTS, _CHAINS, _INSTRUCTIONS, _BUFFER_SIZES = 1, 2, 4, 5, 2, 8
 _TENSOR = 5
+_TENSOR_BUFFER = 5
 
 
 def _reader(data: bytes) -> _Reader:
@@ -41,14 +43,50 @@ def with_value_index(data: bytes, index: int) -> bytes:
     return bytes(mutated)
 
 
-def with_unknown_dtype(data: bytes, dtype: int = 99) -> bytes:
-    """``data`` whose first tensor value has dtype number ``dtype``."""
+def _tensors(data: bytes):
+    """The reader and the tensor values of the first method."""
     reader = _reader(data)
     plan = reader.tables(reader.table(reader.u32(0)), _PLANS, "methods")[0]
-    for value in reader.tables(plan, _VALUES, "values"):
-        if reader.scalar(value, 0, "B") == _TENSOR:
-            tensor = reader.child(value, 1, "tensor")
+    values = reader.tables(plan, _VALUES, "values")
+    return reader, [reader.child(v, 1, "tensor") for v in values if reader.scalar(v, 0, "B") == _TENSOR]
+
+
+def with_unknown_dtype(data: bytes, dtype: int = 99) -> bytes:
+    """``data`` whose first tensor value has dtype number ``dtype``."""
+    reader, tensors = _tensors(data)
+    mutated = bytearray(data)
+    mutated[tensors[0].Pos + reader.field(tensors[0], 0)] = dtype
+    return bytes(mutated)
+
+
+def without_constant_data(data: bytes) -> bytes:
+    """``data`` whose first constant tensor names buffer 0, which holds no data."""
+    reader, tensors = _tensors(data)
+    for tensor in tensors:
+        if reader.scalar(tensor, _TENSOR_BUFFER, "I"):
             mutated = bytearray(data)
-            mutated[tensor.Pos + reader.field(tensor, 0)] = dtype
+            struct.pack_into("<I", mutated, tensor.Pos + reader.field(tensor, _TENSOR_BUFFER), 0)
             return bytes(mutated)
-    raise AssertionError("no tensor value")
+    raise AssertionError("no constant tensor")
+
+
+def with_output_index(data: bytes, index: int) -> bytes:
+    """``data`` whose first method's first output is value ``index``."""
+    reader = _reader(data)
+    plan = reader.tables(reader.table(reader.u32(0)), _PLANS, "methods")[0]
+    start, length = reader.vector(plan, _OUTPUTS, 4)
+    assert length, "no output"
+    mutated = bytearray(data)
+    struct.pack_into("<i", mutated, start, index)
+    return bytes(mutated)
+
+
+def with_planned_buffer_size(data: bytes, size: int) -> bytes:
+    """``data`` whose first method's last planned buffer is ``size`` bytes."""
+    reader = _reader(data)
+    plan = reader.tables(reader.table(reader.u32(0)), _PLANS, "methods")[0]
+    start, length = reader.vector(plan, _BUFFER_SIZES, 8)
+    assert length > 1, "no planned buffer"
+    mutated = bytearray(data)
+    struct.pack_into("<q", mutated, start + 8 * (length - 1), size)
+    return bytes(mutated)

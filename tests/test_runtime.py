@@ -5,6 +5,8 @@ registering kernels."""
 
 from __future__ import annotations
 
+import os
+import struct
 import subprocess
 from pathlib import Path
 
@@ -14,6 +16,7 @@ import pytest
 from conftest import MODELS_DIR, REPO
 from selective_build.__main__ import main
 
+import pte_mutations
 from helpers import ET, cxx
 KERNELS = REPO / "tests" / "data" / "kernels"
 CXX = cxx("-O1")
@@ -87,31 +90,126 @@ def test_a_binary_without_a_kernel_fails_at_load_with_missing_operator(objects, 
            "Float 2-D contiguous)" in result.stderr
 
 
+def npy_bytes(header: str, data: bytes = b"", version: int = 1) -> bytes:
+    """A .npy file with ``header`` as its header text, as given (numpy would not write most of these)."""
+    text = header.encode() + b"\n"
+    length = struct.pack("<H", len(text)) if version == 1 else struct.pack("<I", len(text))
+    return b"\x93NUMPY" + bytes([version, 0]) + length + text + data
+
+
+def bad_inputs(tmp_path: Path) -> list[tuple[list, int, str]]:
+    """(arguments, exit status, start of the last stderr line) for inputs and
+    command lines the runner must refuse."""
+    good = np.load(MLP_INPUT)
+    shape = tuple(good.shape)
+    data = good.tobytes()
+    np.save(tmp_path / "shape.npy", np.zeros((shape[0] + 1,) + shape[1:], dtype=good.dtype))
+    np.save(tmp_path / "dtype.npy", good.astype(np.float64))
+    files = {
+        "garbage": b"not numpy at all",
+        "short": MLP_INPUT.read_bytes()[:-4],
+        "long": MLP_INPUT.read_bytes() + b"\0",
+        "fortran": npy_bytes(f"{{'descr': '<f4', 'fortran_order': True, 'shape': {shape}, }}", data),
+        "big_endian": npy_bytes(f"{{'descr': '>f4', 'fortran_order': False, 'shape': {shape}, }}", data),
+        "no_shape": npy_bytes("{'descr': '<f4', 'fortran_order': False, }", data),
+        "twice": npy_bytes(f"{{'descr': '<f4', 'descr': '<f4', 'fortran_order': False, 'shape': {shape}}}", data),
+        "extra_key": npy_bytes(f"{{'descr': '<f4', 'fortran_order': False, 'shape': {shape}, 'x': 1}}", data),
+        "negative": npy_bytes("{'descr': '<f4', 'fortran_order': False, 'shape': (-1, 4)}", data),
+        "huge_dim": npy_bytes("{'descr': '<f4', 'fortran_order': False, 'shape': (99999999999999999999,)}", data),
+        "overflow": npy_bytes("{'descr': '<f4', 'fortran_order': False, 'shape': (2147483647, 2147483647, 2147483647)}"),
+        "17_dims": npy_bytes("{'descr': '<f4', 'fortran_order': False, 'shape': (" + "1, " * 17 + ")}", data),
+        "not_a_dict": npy_bytes("['descr', '<f4']", data),
+        "trailing": npy_bytes(f"{{'descr': '<f4', 'fortran_order': False, 'shape': {shape}}} x", data),
+        "unclosed": npy_bytes("{'descr': '<f4", data),
+        "version_9": npy_bytes("{}", data, version=9),
+        "header_too_long": b"\x93NUMPY\x02\x00" + struct.pack("<I", 1 << 30) + b"{",
+    }
+    for name, content in files.items():
+        (tmp_path / f"{name}.npy").write_bytes(content)
+    (tmp_path / "dir.npy").mkdir()
+    os.mkfifo(tmp_path / "fifo.npy")
+    expect = {
+        "shape": f"shape ({shape[0] + 1}, {', '.join(map(str, shape[1:]))}), the method expects {shape}",
+        "dtype": "dtype Double, the method expects Float",
+        "garbage": "not a .npy file (bad magic)",
+        "short": f"holds {len(data) - 4} data bytes, its shape needs {len(data)}",
+        "long": f"holds {len(data) + 1} data bytes, its shape needs {len(data)}",
+        "fortran": "Fortran-order arrays are not supported",
+        "big_endian": "unsupported dtype '>f4'",
+        "no_shape": "the header lacks one of 'descr', 'fortran_order' and 'shape'",
+        "twice": "header key 'descr' given twice",
+        "extra_key": "unknown header key 'x'",
+        "negative": "a dimension is not an integer from 0 to 2147483647",
+        "huge_dim": "a dimension is not an integer from 0 to 2147483647",
+        "overflow": "the shape's size overflows",
+        "17_dims": "more than 16 dimensions",
+        "not_a_dict": "the header is not a dict",
+        "trailing": "text after the header's dict",
+        "unclosed": "the dtype is not a quoted string",
+        "version_9": "unsupported .npy version 9.0",
+        "header_too_long": "a header of 1073741824 bytes, more than the 65536 read",
+        "dir": "is a directory",
+        "fifo": "not a regular file",
+        "missing": "cannot open it: No such file or directory",
+    }
+    cases = [(["--inputs", tmp_path / f"{name}.npy"], 1, f"error: input 0 ({tmp_path}/{name}.npy): {message}")
+             for name, message in expect.items()]
+    usage = [
+        (["--inputs", f"{MLP_INPUT},{MLP_INPUT}"], 1, "error: method 'forward' takes 1 inputs, got 2"),
+        (["--inputs", f"{MLP_INPUT},"], 1, f"error: --inputs has an empty entry: {MLP_INPUT},"),
+        (["--inputs", MLP_INPUT, "--method", "backward"], 1, f"error: {MLP}: no method 'backward'"),
+        (["--inputs", MLP_INPUT, "--colour", "red"], 2, "error: unknown flag --colour (see --help)"),
+        (["--inputs", MLP_INPUT, "stray"], 2, "error: unexpected argument 'stray' (see --help)"),
+        (["--inputs", MLP_INPUT, "--inputs", MLP_INPUT], 2, "error: --inputs given twice"),
+        (["--inputs", MLP_INPUT, "--method", ""], 2, "error: --method needs a non-empty value"),
+        (["--inputs", MLP_INPUT, "--iterations"], 2, "error: missing value after --iterations"),
+        (["--inputs", MLP_INPUT, "--max-memory-mb", "0"], 2,
+         "error: --max-memory-mb takes a whole number of megabytes from 1 to 1073741824, not '0'"),
+    ]
+    usage += [(["--inputs", MLP_INPUT, "--iterations", value], 2,
+               f"error: --iterations takes a whole number from 1 to 1000000000, not '{value}'")
+              for value in ("0", "-3", "x", "2.5", "1e3", " 4", "99999999999999999999", "1000000001")]
+    return cases + usage
+
+
 def test_runner_bad_input_is_named_and_writes_nothing(objects, tmp_path):
+    """Every refusal is one line naming the input and what is wrong, with no
+    crash, and nothing written; the planned memory's size is checked before
+    it is allocated."""
     binary = build(objects, tmp_path, "runner")
     out = tmp_path / "out"
     out.mkdir()
-    good = np.load(MLP_INPUT)
-    np.save(tmp_path / "shape.npy", np.zeros((good.shape[0] + 1,) + good.shape[1:], dtype=good.dtype))
-    np.save(tmp_path / "dtype.npy", good.astype(np.float64))
-    (tmp_path / "garbage.npy").write_bytes(b"not numpy at all")
-    truncated = MLP_INPUT.read_bytes()
-    (tmp_path / "short.npy").write_bytes(truncated[:-4])
-    shape = f"({good.shape[0] + 1}, {', '.join(map(str, good.shape[1:]))})"
-    cases = [
-        (["--inputs", f"{MLP_INPUT},{MLP_INPUT}"], "error: method 'forward' takes 1 inputs, got 2"),
-        (["--inputs", tmp_path / "shape.npy"], f"error: input 0 ({tmp_path}/shape.npy): shape {shape}, the method "
-                                              f"expects {tuple(good.shape)}"),
-        (["--inputs", tmp_path / "dtype.npy"], f"error: input 0 ({tmp_path}/dtype.npy): dtype Double, the method "
-                                              "expects Float"),
-        (["--inputs", tmp_path / "garbage.npy"], f"error: input 0 ({tmp_path}/garbage.npy): not a .npy file"),
-        (["--inputs", tmp_path / "short.npy"], f"error: input 0 ({tmp_path}/short.npy): holds"),
-        (["--inputs", MLP_INPUT, "--method", "backward"], f"error: {MLP}: no method 'backward'"),
-        (["--inputs", MLP_INPUT, "--colour", "red"], "error: unknown flag --colour"),
-    ]
-    for argv, message in cases:
+    inputs = tmp_path / "inputs"
+    inputs.mkdir()
+    for argv, status, message in bad_inputs(inputs):
         result = run(binary, "--model", MLP, "--output-dir", out, *argv)
-        assert result.returncode == 1, argv
+        assert result.returncode == status, (argv, result.returncode, result.stderr)
         # Our message is the last line; the runtime may log before it.
         assert result.stderr.splitlines()[-1].startswith(message), (argv, result.stderr)
     assert list(out.iterdir()) == []
+
+
+def test_runner_help_and_bad_models(objects, tmp_path):
+    """--help, and programs that are corrupt or hostile: each refused in one line, none crashing the runner
+    (some crash ExecuTorch's own loader, which the runner works around)."""
+    binary = build(objects, tmp_path, "runner")
+    result = run(binary, "--help")
+    assert result.returncode == 0 and "--max-memory-mb N" in result.stdout and result.stderr == ""
+    bad = tmp_path / "bad.pte"
+    for content, message in (
+            (b"", f"{bad}: not a valid program (InvalidArgument (0x12))"),
+            (MLP.read_bytes()[:200], f"{bad}: not a valid program (InvalidProgram (0x23))"),
+            (pte_mutations.with_planned_buffer_size(MLP.read_bytes(), 1 << 40),
+             "the method's planned buffer 0 needs 1099511627776 bytes, more than --max-memory-mb 4096 allows"),
+            # ExecuTorch loads a method with an unresolvable operator when a later one resolves.
+            (pte_mutations.with_operator_index(MLP.read_bytes(), 1 << 25),
+             "cannot load method 'forward': the runtime reported errors while loading it"),
+            # ExecuTorch aborts reading an output that is not a value of the method.
+            (pte_mutations.with_output_index(MLP.read_bytes(), 1 << 20),
+             "the method's output 0 is invalid (InvalidProgram (0x23))"),
+            # A constant tensor without data reaches no kernel.
+            (pte_mutations.without_constant_data(MLP.read_bytes()), "execution failed: InvalidProgram (0x23)")):
+        bad.write_bytes(content)
+        result = run(binary, "--model", bad, "--output-dir", tmp_path / "out", "--inputs", MLP_INPUT)
+        assert result.returncode == 1 and result.stderr.splitlines()[-1] == f"error: {message}", result.stderr
+    assert not (tmp_path / "out").exists()

@@ -22,6 +22,10 @@ YAML = """\
   kernels:
     - arg_meta: null
       kernel_name: probe::probe_out
+- func: probe::lists.out(Tensor[] tensors, Tensor?[] maybe, *, Tensor(a!) out) -> Tensor(a!)
+  kernels:
+    - arg_meta: null
+      kernel_name: probe::lists_out
 """
 
 DRIVER = r"""
@@ -58,6 +62,11 @@ Tensor& probe_out(torch::executor::KernelRuntimeContext&, const Tensor& self, st
   std::printf(" note=%s out.numel=%d\n", note ? std::string(*note).c_str() : "none", int(out.numel()));
   return out;
 }
+Tensor& lists_out(torch::executor::KernelRuntimeContext&, ArrayRef<Tensor> tensors,
+                  ArrayRef<std::optional<Tensor>> maybe, Tensor& out) {
+  std::printf("kernel: %d tensors, %d optional tensors\n", int(tensors.size()), int(maybe.size()));
+  return out;
+}
 }}  // namespace probe::native
 
 static void log_line(et_timestamp_t, et_pal_log_level_t,
@@ -65,10 +74,13 @@ static void log_line(et_timestamp_t, et_pal_log_level_t,
   std::printf("log: %.*s\n", int(length), message);
 }
 
-static void call(const char* label, EValue** values, size_t count) {
+static void call(const char* label, EValue** values, size_t count, size_t op = 0) {
   executorch::runtime::KernelRuntimeContext ctx;
   std::printf("== %s\n", label);
-  etsb::probe_kernels()[0].op_(ctx, Span<EValue*>(values, count));
+  for (const auto& kernel : etsb::probe_kernels()) {
+    if (std::strcmp(kernel.name_, op == 0 ? "probe::probe.out" : "probe::lists.out") == 0)
+      kernel.op_(ctx, Span<EValue*>(values, count));
+  }
   std::printf("error: %d\n", int(ctx.failure_state()));
 }
 
@@ -102,6 +114,36 @@ int main() {
   call("int for Tensor", not_tensor, 6);
   EValue* bad_list_stack[] = {&self, &k, &broken_dims, &note, &out, &out};
   call("bool in int[]", bad_list_stack, 6);
+
+  // Tensors whose data is not there: a kernel must not be handed them.
+  TensorImpl no_data_impl(ScalarType::Float, 1, sizes, nullptr, dim_order);
+  TensorImpl::SizesType no_sizes[1] = {0};
+  TensorImpl empty_impl(ScalarType::Float, 1, no_sizes, nullptr, dim_order);
+  EValue no_data{Tensor(&no_data_impl)}, empty{Tensor(&empty_impl)};
+  EValue* no_data_stack[] = {&no_data, &k, &dims, &note, &out, &out};
+  call("tensor without data", no_data_stack, 6);
+  EValue* no_data_out[] = {&self, &k, &dims, &note, &no_data, &no_data};
+  call("out without data", no_data_out, 6);
+  EValue* empty_stack[] = {&empty, &k, &dims, &note, &out, &out};
+  call("empty tensor without data", empty_stack, 6);
+
+  EValue* good_tensors[2] = {&self, &out};
+  EValue* bad_tensors[2] = {&self, &no_data};
+  Tensor unwrapped_tensors[2] = {Tensor(&impl), Tensor(&impl)};
+  BoxedEvalueList<Tensor> good_tensor_list(good_tensors, unwrapped_tensors, 2);
+  BoxedEvalueList<Tensor> bad_tensor_list(bad_tensors, unwrapped_tensors, 2);
+  EValue* maybe_good[2] = {&none, &self};
+  EValue* maybe_bad[2] = {&none, &no_data};
+  std::optional<Tensor> unwrapped_maybe[2];
+  BoxedEvalueList<std::optional<Tensor>> good_maybe(maybe_good, unwrapped_maybe, 2);
+  BoxedEvalueList<std::optional<Tensor>> bad_maybe(maybe_bad, unwrapped_maybe, 2);
+  EValue tensors{&good_tensor_list}, broken_tensors{&bad_tensor_list}, maybe{&good_maybe}, broken_maybe{&bad_maybe};
+  EValue* lists[] = {&tensors, &maybe, &out, &out};
+  call("tensor lists", lists, 4, 1);
+  EValue* lists_bad[] = {&broken_tensors, &maybe, &out, &out};
+  call("tensor list with a tensor without data", lists_bad, 4, 1);
+  EValue* maybe_bad_stack[] = {&tensors, &broken_maybe, &out, &out};
+  call("optional tensor list with a tensor without data", maybe_bad_stack, 4, 1);
   return 0;
 }
 """
@@ -152,5 +194,24 @@ def test_wrong_argument_type_fails_as_invalid_argument_without_calling_the_kerne
 
 def test_a_list_with_a_wrong_element_fails_without_calling_the_kernel(transcript):
     assert transcript["bool in int[]"] == [
-        "log: probe::probe.out: argument 'dims' (int[]) holds a null pointer or an element of the wrong type",
+        "log: probe::probe.out: argument 'dims' (int[]) points to no data, or holds an element of the wrong type",
         "error: 35"]
+
+
+@pytest.mark.parametrize("case, message", [
+    ("tensor without data", "probe::probe.out: argument 'self' (Tensor) points to no data"),
+    ("out without data", "probe::probe.out: argument 'out' (Tensor) points to no data"),
+    ("tensor list with a tensor without data", "probe::lists.out: argument 'tensors' (Tensor[]) points to no data"),
+    ("optional tensor list with a tensor without data",
+     "probe::lists.out: argument 'maybe' (Tensor?[]) points to no data"),
+])
+def test_a_tensor_without_data_fails_without_calling_the_kernel(transcript, case, message):
+    """A corrupt program can leave any tensor's data unset: the kernel is never
+    handed one it would read through a null pointer."""
+    assert transcript[case] == [f"log: {message}, or holds an element of the wrong type", "error: 35"]
+
+
+def test_empty_tensors_and_tensor_lists_with_data_reach_the_kernel(transcript):
+    assert transcript["empty tensor without data"] == ["kernel: self.numel=0 k=7 dims=1,2 note=hi out.numel=3",
+                                                       "error: 0"]
+    assert transcript["tensor lists"] == ["kernel: 2 tensors, 2 optional tensors", "error: 0"]

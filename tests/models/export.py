@@ -159,6 +159,9 @@ class ModelSpec:
     name: str
     description: str
     methods: dict
+    # Memory planning leaves the graph's outputs unallocated: the caller gives
+    # each output its buffer (Method::set_output_data_ptr).
+    caller_outputs: bool = False
 
 
 def _randn(*shape: int) -> torch.Tensor:
@@ -182,6 +185,8 @@ MODELS = [
     ModelSpec("two_methods", "two methods: forward with two outputs, scale with one",
               {"forward": MethodSpec(PairForward, lambda: (_randn(3, 4), _randn(3, 4))),
                "scale": MethodSpec(PairScale, lambda: (_randn(3, 4),))}),
+    ModelSpec("caller_outputs", "the MLP with outputs whose memory the caller provides (not planned)",
+              {"forward": MethodSpec(Mlp, lambda: (_randn(2, 8),))}, caller_outputs=True),
 ]
 
 
@@ -278,6 +283,16 @@ def _check_with_executorch_runtime(name: str, method: str, buffer: bytes,
             raise SystemExit(f"{name}.{method} output {i}: runtime and eager differ")
 
 
+def _backend_config(spec: ModelSpec):
+    """The emitter's configuration: the default, or graph outputs left unplanned."""
+    from executorch.exir import ExecutorchBackendConfig
+    from executorch.exir.passes import MemoryPlanningPass
+
+    if not spec.caller_outputs:
+        return None
+    return ExecutorchBackendConfig(memory_planning_pass=MemoryPlanningPass(alloc_graph_output=False))
+
+
 def export_model(spec: ModelSpec, out_root: Path) -> dict:
     """Export one model, write its files, and return its manifest entry."""
     exported = {}
@@ -291,7 +306,7 @@ def export_model(spec: ModelSpec, out_root: Path) -> dict:
         exported[method] = torch.export.export(module, inputs, strict=True)
         samples[method] = (inputs, outputs)
 
-    program = to_edge(exported).to_executorch()
+    program = to_edge(exported).to_executorch(_backend_config(spec))
     buffer = program.buffer
     model_dir = out_root / spec.name
     files: dict[str, bytes] = {f"{spec.name}.pte": buffer}

@@ -12,15 +12,20 @@
 // etsb::register_model_kernels() that `gen-bindings --model-entry` defines:
 // the runner library of model binaries, compiled once), or a per-method kernel
 // table passed to Program::load_method (-DETSB_KERNEL_TABLE_LIB=<lib>).
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <cinttypes>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <memory>
-#include <sstream>
+#include <new>
 #include <string>
 #include <vector>
 
@@ -31,6 +36,8 @@
 #include <executorch/runtime/executor/program.h>
 #include <executorch/runtime/kernel/operator_registry.h>
 #include <executorch/runtime/platform/runtime.h>
+
+#include "npy.h"
 
 using executorch::aten::ScalarType;
 using executorch::aten::Tensor;
@@ -75,129 +82,89 @@ bool refuse(const std::string& message) {
   return false;
 }
 
+// "InvalidProgram (0x23)": the runtime's name for an error, and its code.
 std::string error_name(Error error) {
-  char buffer[64];
-  std::snprintf(buffer, sizeof(buffer), "error 0x%x", static_cast<unsigned>(error));
-  return buffer;
+  const char* name = executorch::runtime::to_string(error);
+  if (std::strncmp(name, "Error::", 7) == 0) name += 7;
+  char code[16];
+  std::snprintf(code, sizeof(code), " (0x%x)", static_cast<unsigned>(error));
+  return name + std::string(code);
 }
 
-struct DtypeInfo {
-  ScalarType type;
-  const char* descr;  // numpy's, little-endian
-  size_t size;
-  const char* name;
-};
-
-const DtypeInfo kDtypes[] = {
-    {ScalarType::Byte, "|u1", 1, "Byte"},    {ScalarType::Char, "|i1", 1, "Char"},
-    {ScalarType::Short, "<i2", 2, "Short"},  {ScalarType::Int, "<i4", 4, "Int"},
-    {ScalarType::Long, "<i8", 8, "Long"},    {ScalarType::Half, "<f2", 2, "Half"},
-    {ScalarType::Float, "<f4", 4, "Float"},  {ScalarType::Double, "<f8", 8, "Double"},
-    {ScalarType::Bool, "|b1", 1, "Bool"},    {ScalarType::UInt16, "<u2", 2, "UInt16"},
-};
-
-const DtypeInfo* by_type(ScalarType type) {
-  for (const auto& info : kDtypes) {
-    if (info.type == type) return &info;
-  }
-  return nullptr;
-}
-
-const DtypeInfo* by_descr(const std::string& descr) {
-  for (const auto& info : kDtypes) {
-    if (descr == info.descr || (descr.size() == 3 && info.descr[0] == '|' && descr.substr(1) == info.descr + 1))
-      return &info;
-  }
-  return nullptr;
-}
+using etsb_npy::by_type;
+using etsb_npy::DtypeInfo;
 
 // A tensor input read from .npy, with storage that outlives the method.
 struct Array {
-  const DtypeInfo* dtype = nullptr;
-  std::vector<int32_t> sizes;
-  std::vector<uint8_t> dim_order;
+  etsb_npy::Header header;
+  uint8_t dim_order[etsb_npy::kMaxDims] = {};
   std::vector<uint8_t> data;
   std::unique_ptr<TensorImpl> impl;
 };
 
-std::string header_value(const std::string& header, const std::string& key) {
-  size_t at = header.find("'" + key + "'");
-  if (at == std::string::npos) return "";
-  at = header.find(':', at);
-  size_t start = header.find_first_not_of(" ", at + 1);
-  if (start == std::string::npos) return "";
-  if (header[start] == '(') return header.substr(start, header.find(')', start) - start + 1);
-  if (header[start] == '\'') return header.substr(start + 1, header.find('\'', start + 1) - start - 1);
-  return header.substr(start, header.find_first_of(",}", start) - start);
-}
+std::string shape_text(Span<const int32_t> sizes) { return etsb_npy::shape_text(sizes.data(), sizes.size()); }
 
-bool read_npy(const std::string& path, Array& array, std::string& why) {
-  std::ifstream file(path, std::ios::binary);
-  if (!file) return why = "cannot open it", false;
-  std::string bytes((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
-  if (bytes.size() < 10 || bytes.compare(0, 6, "\x93NUMPY") != 0) return why = "not a .npy file (bad magic)", false;
-  int major = static_cast<unsigned char>(bytes[6]);
-  size_t header_length, offset;
-  if (major == 1) {
-    header_length = static_cast<unsigned char>(bytes[8]) | (static_cast<unsigned char>(bytes[9]) << 8);
-    offset = 10;
-  } else if (major == 2 || major == 3) {
-    if (bytes.size() < 12) return why = "truncated header", false;
-    header_length = 0;
-    for (int i = 0; i < 4; ++i) header_length |= static_cast<size_t>(static_cast<unsigned char>(bytes[8 + i])) << (8 * i);
-    offset = 12;
-  } else {
-    return why = "unsupported .npy version " + std::to_string(major), false;
+// A file descriptor closed when it goes out of scope.
+struct File {
+  int fd = -1;
+  ~File() {
+    if (fd >= 0) ::close(fd);
   }
-  if (offset + header_length > bytes.size()) return why = "truncated header", false;
-  std::string header = bytes.substr(offset, header_length);
-  std::string descr = header_value(header, "descr");
-  array.dtype = by_descr(descr);
-  if (array.dtype == nullptr) return why = "unsupported dtype '" + descr + "'", false;
-  if (header_value(header, "fortran_order") != "False") return why = "Fortran-order arrays are not supported", false;
-  std::string shape = header_value(header, "shape");
-  if (shape.empty()) return why = "no shape in the header", false;
-  size_t count = 1;
-  std::stringstream dims(shape.substr(1, shape.size() - 2));
-  std::string item;
-  while (std::getline(dims, item, ',')) {
-    if (item.find_first_not_of(" ") == std::string::npos) continue;
-    long long dim = std::stoll(item);
-    if (dim < 0) return why = "negative dimension", false;
-    array.sizes.push_back(static_cast<int32_t>(dim));
-    count *= static_cast<size_t>(dim);
-  }
-  size_t nbytes = count * array.dtype->size;
-  if (bytes.size() - offset - header_length != nbytes)
-    return why = "holds " + std::to_string(bytes.size() - offset - header_length) + " data bytes, its shape needs " +
-                 std::to_string(nbytes), false;
-  array.data.assign(bytes.begin() + offset + header_length, bytes.end());
-  for (size_t i = 0; i < array.sizes.size(); ++i) array.dim_order.push_back(static_cast<uint8_t>(i));
+};
+
+// Opens `path` for reading if it is a regular file (a FIFO is not waited on).
+bool open_regular(const std::string& path, File& file, size_t& size, std::string& why) {
+  file.fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  if (file.fd < 0) return why = std::string("cannot open it: ") + std::strerror(errno), false;
+  struct stat info;
+  if (::fstat(file.fd, &info) != 0) return why = std::string("cannot read it: ") + std::strerror(errno), false;
+  if (S_ISDIR(info.st_mode)) return why = "is a directory", false;
+  if (!S_ISREG(info.st_mode)) return why = "not a regular file", false;
+  size = static_cast<size_t>(info.st_size);
   return true;
 }
 
-std::string shape_text(const std::vector<int32_t>& sizes) {
-  std::string text = "(";
-  for (size_t i = 0; i < sizes.size(); ++i) text += (i ? ", " : "") + std::to_string(sizes[i]);
-  return text + (sizes.size() == 1 ? ",)" : ")");
+// Reads exactly `size` bytes at `offset`.
+bool read_at(int fd, uint8_t* into, size_t size, size_t offset) {
+  while (size > 0) {
+    ssize_t got = ::pread(fd, into, size, static_cast<off_t>(offset));
+    if (got < 0 && errno == EINTR) continue;
+    if (got <= 0) return false;
+    into += got, size -= static_cast<size_t>(got), offset += static_cast<size_t>(got);
+  }
+  return true;
 }
 
-bool write_npy(const std::string& path, const DtypeInfo& dtype, const std::vector<int32_t>& sizes,
-               const void* data, size_t nbytes) {
-  std::string header = std::string("{'descr': '") + dtype.descr + "', 'fortran_order': False, 'shape': " +
-                       shape_text(sizes) + ", }";
-  size_t total = 10 + header.size() + 1;
-  header.append((64 - total % 64) % 64, ' ');
-  header += '\n';
-  std::string tmp = path + ".tmp";
-  std::ofstream out(tmp, std::ios::binary);
-  out.write("\x93NUMPY\x01\x00", 8);
-  char length[2] = {static_cast<char>(header.size() & 0xff), static_cast<char>(header.size() >> 8)};
-  out.write(length, 2);
-  out << header;
-  out.write(static_cast<const char*>(data), static_cast<std::streamsize>(nbytes));
-  out.close();
-  return out && std::rename(tmp.c_str(), path.c_str()) == 0;
+// Reads input from the .npy at `path`, checked against the tensor the method
+// expects before its data is read: a file's claims cannot make the runner
+// allocate more than the method's own input needs.
+bool read_input(const std::string& path, const executorch::runtime::TensorInfo& expected, Array& array,
+                std::string& why) {
+  File file;
+  size_t file_size = 0;
+  if (!open_regular(path, file, file_size, why)) return false;
+  static uint8_t head[etsb_npy::kMaxPreambleBytes + etsb_npy::kMaxHeaderBytes];
+  size_t head_size = std::min(sizeof(head), file_size);
+  if (!read_at(file.fd, head, head_size, 0)) return why = "cannot read it", false;
+  etsb_npy::Header& header = array.header;
+  if (!etsb_npy::parse_header(head, head_size, header, why)) return false;
+  if (expected.scalar_type() != header.dtype->type) {
+    const DtypeInfo* want = by_type(expected.scalar_type());
+    return why = std::string("dtype ") + header.dtype->name + ", the method expects " +
+                 (want ? want->name : "another dtype"), false;
+  }
+  Span<const int32_t> sizes(header.sizes, header.dims);
+  if (!std::equal(sizes.begin(), sizes.end(), expected.sizes().begin(), expected.sizes().end()))
+    return why = "shape " + shape_text(sizes) + ", the method expects " + shape_text(expected.sizes()), false;
+  size_t data_bytes = file_size - std::min(file_size, header.data_offset);
+  if (data_bytes != header.data_bytes)
+    return why = "holds " + std::to_string(data_bytes) + " data bytes, its shape needs " +
+                 std::to_string(header.data_bytes), false;
+  array.data.resize(header.data_bytes);
+  if (!read_at(file.fd, array.data.data(), header.data_bytes, header.data_offset))
+    return why = "cannot read its data", false;
+  for (size_t i = 0; i < header.dims; ++i) array.dim_order[i] = static_cast<uint8_t>(i);
+  return true;
 }
 
 // The runtime's log, kept instead of printed: a run that works stays quiet, and
@@ -207,10 +174,16 @@ struct LogLine {
   std::string text;
 };
 std::vector<LogLine> g_log;
+// Lines kept at most: a hostile program cannot make the log grow without bound.
+constexpr size_t kMaxLogLines = 10000;
+// Errors the runtime logged, kept or not.
+size_t g_logged_errors = 0;
 
 void keep_log_message(et_timestamp_t, et_pal_log_level_t level, const char*, const char*, size_t,
                       const char* message, size_t length) {
-  std::string text(message, length);
+  if (level == kError || level == kFatal) ++g_logged_errors;
+  if (g_log.size() >= kMaxLogLines) return;
+  std::string text(message, std::min<size_t>(length, 1000));
   while (!text.empty() && (text.back() == '\n' || text.back() == ' ')) text.pop_back();
   g_log.push_back({level, text});
 }
@@ -278,40 +251,86 @@ std::vector<std::string> missing_kernels() {
   return found;
 }
 
-std::vector<std::string> split(const std::string& text, char separator) {
-  std::vector<std::string> parts;
-  std::stringstream stream(text);
-  std::string item;
-  while (std::getline(stream, item, separator)) {
-    if (!item.empty()) parts.push_back(item);
+// The items of a comma-separated list; false if one is empty ("a.npy,,b.npy").
+bool split_list(const std::string& text, std::vector<std::string>& items) {
+  size_t start = 0;
+  while (start <= text.size() && !text.empty()) {
+    size_t end = std::min(text.find(',', start), text.size());
+    if (end == start) return false;
+    items.push_back(text.substr(start, end - start));
+    start = end + 1;
   }
-  return parts;
+  return true;
 }
+
+const char kUsage[] =
+    "usage: %s --model M.pte [--method NAME] --inputs a.npy,... --output-dir DIR\n"
+    "          [--iterations N] [--max-memory-mb N] [--log]\n"
+    "\n"
+    "Runs a method of an ExecuTorch program with this binary's kernels and writes\n"
+    "its outputs as DIR/output_<i>.npy.\n"
+    "\n"
+    "  --model M.pte       the program\n"
+    "  --method NAME       the method to run (default: forward)\n"
+    "  --inputs LIST       the method's inputs, one .npy per input, comma-separated\n"
+    "  --output-dir DIR    where the outputs go (created)\n"
+    "  --iterations N      run N times (1 to 1000000000) and print the median latency\n"
+    "  --max-memory-mb N   refuse a method whose planned memory exceeds N MB (default 4096)\n"
+    "  --log               print the runtime's log after the run\n"
+    "  --help              print this and exit\n"
+    "\n"
+    "Exit status: 0 on success, 1 if the run failed, 2 for a bad command line.\n";
 
 // The command line.
 struct Options {
   std::string model, method_name = "forward", inputs_text, output_dir;
-  long iterations = 0;
-  bool has_inputs = false, print_log = false;
+  long long iterations = 0;
+  long long max_memory_mb = 4096;
+  bool has_inputs = false, print_log = false, help = false;
 };
+
+// A whole decimal number from `low` to `high`, or false.
+bool parse_count(const std::string& text, long long low, long long high, long long& value) {
+  if (text.empty() || text.size() > 18 || text.find_first_not_of("0123456789") != std::string::npos) return false;
+  value = std::strtoll(text.c_str(), nullptr, 10);
+  return value >= low && value <= high;
+}
+
+// Stores the value of `flag`; false (after saying why) if the flag is unknown
+// or its value is not what it takes.
+bool set_option(const std::string& flag, const std::string& value, Options& options) {
+  std::string* text = flag == "--model" ? &options.model : flag == "--method" ? &options.method_name
+                    : flag == "--inputs" ? &options.inputs_text : flag == "--output-dir" ? &options.output_dir
+                    : nullptr;
+  if (text != nullptr) {
+    if (value.empty()) return refuse(flag + " needs a non-empty value");
+    *text = value;
+    options.has_inputs = options.has_inputs || flag == "--inputs";
+    return true;
+  }
+  if (flag == "--iterations" && !parse_count(value, 1, 1000000000, options.iterations))
+    return refuse("--iterations takes a whole number from 1 to 1000000000, not '" + value + "'");
+  if (flag == "--max-memory-mb" && !parse_count(value, 1, 1 << 30, options.max_memory_mb))
+    return refuse("--max-memory-mb takes a whole number of megabytes from 1 to 1073741824, not '" + value + "'");
+  if (flag != "--iterations" && flag != "--max-memory-mb") return refuse("unknown flag " + flag + " (see --help)");
+  return true;
+}
 
 // Reads argv into `options`; returns false (after saying why) on a bad command line.
 bool parse_options(int argc, char** argv, Options& options) {
+  std::vector<std::string> seen;
   for (int i = 1; i < argc; ++i) {
     std::string flag = argv[i];
+    if (flag == "--help" || flag == "-h") return options.help = true;
+    if (std::find(seen.begin(), seen.end(), flag) != seen.end()) return refuse(flag + " given twice");
+    seen.push_back(flag);
     if (flag == "--log") {
       options.print_log = true;
       continue;
     }
+    if (flag.rfind("--", 0) != 0) return refuse("unexpected argument '" + flag + "' (see --help)");
     if (i + 1 >= argc) return refuse("missing value after " + flag);
-    std::string value = argv[++i];
-    if (flag == "--model") options.model = value;
-    else if (flag == "--method") options.method_name = value;
-    else if (flag == "--inputs") options.inputs_text = value, options.has_inputs = true;
-    else if (flag == "--output-dir") options.output_dir = value;
-    else if (flag == "--iterations") options.iterations = std::strtol(value.c_str(), nullptr, 10);
-    else return refuse("unknown flag " + flag + " (usage: --model M.pte [--method NAME] --inputs a.npy,... "
-                     "--output-dir DIR [--iterations N] [--log])");
+    if (!set_option(flag, argv[++i], options)) return false;
   }
   if (options.model.empty() || options.output_dir.empty()) return refuse("--model and --output-dir are required");
   return true;
@@ -330,24 +349,106 @@ bool register_kernels() {
   return true;
 }
 
-// The planned memory of a method: one buffer per planned arena, and the
-// allocators the method loads with. It must outlive the method.
+// Memory the method may take, planned arenas and the runtime's own
+// allocations together, so a program's claims cannot exhaust the machine.
+struct MemoryBudget {
+  size_t left;
+  // Takes `size` bytes from the budget; false if they are not there.
+  bool take(size_t size) {
+    if (size > left) return false;
+    left -= size;
+    return true;
+  }
+};
+
+// malloc within a budget: the runtime's allocations for a method (its values,
+// kernel arguments and scratch) fail cleanly once the budget is spent.
+class BudgetedAllocator : public executorch::extension::MallocMemoryAllocator {
+ public:
+  explicit BudgetedAllocator(MemoryBudget& budget) : budget_(budget) {}
+  void* allocate(size_t size, size_t alignment = kDefaultAlignment) override {
+    if (!budget_.take(size + alignment)) {
+      ET_LOG(Error, "the method needs more memory than --max-memory-mb allows (asked for %zu bytes)", size);
+      return nullptr;
+    }
+    return MallocMemoryAllocator::allocate(size, alignment);
+  }
+
+ private:
+  MemoryBudget& budget_;
+};
+
+// The memory of a method: one buffer per planned arena and per output the
+// program leaves to its caller, and the allocators the method loads with,
+// all within one budget. It must outlive the method.
 struct MethodMemory {
-  std::vector<std::vector<uint8_t>> planned;
+  MemoryBudget budget;
+  std::string limit_flag;
+  std::vector<std::unique_ptr<uint8_t, decltype(&std::free)>> buffers;
   std::vector<Span<uint8_t>> spans;
   std::unique_ptr<HierarchicalAllocator> planned_memory;
-  executorch::extension::MallocMemoryAllocator method_allocator, temp_allocator;
+  BudgetedAllocator method_allocator{budget}, temp_allocator{budget};
   std::unique_ptr<MemoryManager> manager;
 
-  explicit MethodMemory(const MethodMeta& meta) : planned(meta.num_memory_planned_buffers()) {
-    for (size_t i = 0; i < planned.size(); ++i) {
-      planned[i].resize(static_cast<size_t>(meta.memory_planned_buffer_size(i).get()));
-      spans.emplace_back(planned[i].data(), planned[i].size());
+  MethodMemory(size_t limit, std::string flag) : budget{limit}, limit_flag(std::move(flag)) {}
+
+  // A zeroed buffer of `bytes` for `what`, checked against the budget first;
+  // null after saying why there is none.
+  uint8_t* buffer(size_t bytes, const std::string& what) {
+    if (!budget.take(bytes))
+      return refuse(what + " needs " + std::to_string(bytes) + " bytes, more than " + limit_flag + " allows"), nullptr;
+    buffers.emplace_back(static_cast<uint8_t*>(std::calloc(std::max<size_t>(bytes, 1), 1)), &std::free);
+    if (!buffers.back()) return refuse("cannot allocate " + std::to_string(bytes) + " bytes for " + what), nullptr;
+    return buffers.back().get();
+  }
+
+  // Allocates the planned arenas `meta` declares; false after saying why.
+  bool plan(const MethodMeta& meta) {
+    for (size_t i = 0; i < meta.num_memory_planned_buffers(); ++i) {
+      auto size = meta.memory_planned_buffer_size(i);
+      if (!size.ok() || size.get() < 0) return refuse("the method's planned buffer " + std::to_string(i) + " is invalid");
+      size_t bytes = static_cast<size_t>(size.get());
+      uint8_t* arena = buffer(bytes, "the method's planned buffer " + std::to_string(i));
+      if (arena == nullptr) return false;
+      spans.emplace_back(arena, bytes);
     }
     planned_memory.reset(new HierarchicalAllocator({spans.data(), spans.size()}));
     manager.reset(new MemoryManager(&method_allocator, planned_memory.get(), &temp_allocator));
+    return true;
   }
 };
+
+// Gives each tensor output the program planned no memory for (its caller is
+// to provide it) a buffer; false after saying why it could not.
+bool bind_unplanned_outputs(const MethodMeta& meta, Method& method, MethodMemory& memory) {
+  for (size_t i = 0; i < meta.num_outputs(); ++i) {
+    auto tag = meta.output_tag(i);
+    if (!tag.ok() || tag.get() != executorch::runtime::Tag::Tensor) continue;
+    auto info = meta.output_tensor_meta(i);
+    if (!info.ok()) return refuse("output " + std::to_string(i) + " is invalid (" + error_name(info.error()) + ")");
+    if (info->is_memory_planned()) continue;
+    uint8_t* data = memory.buffer(info->nbytes(), "output " + std::to_string(i));
+    if (data == nullptr) return false;
+    Error set = method.set_output_data_ptr(data, info->nbytes(), i);
+    if (set != Error::Ok) return refuse("output " + std::to_string(i) + ": cannot set its buffer (" + error_name(set) + ")");
+  }
+  return true;
+}
+
+// Checks that the method's inputs and outputs name values it has: the
+// runtime checks them only when asked through MethodMeta, and aborts when the
+// method reads an output that is not there.
+bool check_interface(const MethodMeta& meta) {
+  for (size_t i = 0; i < meta.num_inputs(); ++i) {
+    auto tag = meta.input_tag(i);
+    if (!tag.ok()) return refuse("the method's input " + std::to_string(i) + " is invalid (" + error_name(tag.error()) + ")");
+  }
+  for (size_t i = 0; i < meta.num_outputs(); ++i) {
+    auto tag = meta.output_tag(i);
+    if (!tag.ok()) return refuse("the method's output " + std::to_string(i) + " is invalid (" + error_name(tag.error()) + ")");
+  }
+  return true;
+}
 
 // Says why a method did not load: the kernels it lacks, or the runtime's errors.
 int explain_load_failure(const Options& options, Error error) {
@@ -363,28 +464,22 @@ int explain_load_failure(const Options& options, Error error) {
 // Reads the .npy inputs, checks them against the method and sets them;
 // returns false after saying what is wrong.
 bool set_inputs(const Options& options, const MethodMeta& meta, Method& method, std::vector<Array>& arrays) {
-  std::vector<std::string> input_paths = split(options.inputs_text, ',');
+  std::vector<std::string> input_paths;
+  if (!split_list(options.inputs_text, input_paths)) return refuse("--inputs has an empty entry: " + options.inputs_text);
   if (!options.has_inputs && meta.num_inputs() > 0) return refuse("--inputs is required");
   if (input_paths.size() != meta.num_inputs())
     return refuse("method '" + options.method_name + "' takes " + std::to_string(meta.num_inputs()) + " inputs, got " +
-                std::to_string(input_paths.size()));
+                  std::to_string(input_paths.size()));
   arrays.resize(input_paths.size());
   for (size_t i = 0; i < input_paths.size(); ++i) {
-    std::string why;
-    std::string which = "input " + std::to_string(i) + " (" + input_paths[i] + "): ";
-    if (!read_npy(input_paths[i], arrays[i], why)) return refuse(which + why);
     auto info = meta.input_tensor_meta(i);
     if (!info.ok()) return refuse("input " + std::to_string(i) + " is not a tensor input");
-    std::vector<int32_t> expected(info->sizes().begin(), info->sizes().end());
-    if (info->scalar_type() != arrays[i].dtype->type) {
-      const DtypeInfo* want = by_type(info->scalar_type());
-      return refuse(which + "dtype " + arrays[i].dtype->name + ", the method expects " +
-                  (want ? want->name : "another dtype"));
-    }
-    if (expected != arrays[i].sizes)
-      return refuse(which + "shape " + shape_text(arrays[i].sizes) + ", the method expects " + shape_text(expected));
-    arrays[i].impl.reset(new TensorImpl(arrays[i].dtype->type, static_cast<ssize_t>(arrays[i].sizes.size()),
-                                        arrays[i].sizes.data(), arrays[i].data.data(), arrays[i].dim_order.data()));
+    std::string why;
+    if (!read_input(input_paths[i], info.get(), arrays[i], why))
+      return refuse("input " + std::to_string(i) + " (" + input_paths[i] + "): " + why);
+    etsb_npy::Header& header = arrays[i].header;
+    arrays[i].impl.reset(new TensorImpl(header.dtype->type, static_cast<ssize_t>(header.dims), header.sizes,
+                                        arrays[i].data.data(), arrays[i].dim_order));
     Error set = method.set_input(EValue(Tensor(arrays[i].impl.get())), i);
     if (set != Error::Ok) return refuse("input " + std::to_string(i) + ": rejected (" + error_name(set) + ")");
   }
@@ -393,8 +488,8 @@ bool set_inputs(const Options& options, const MethodMeta& meta, Method& method, 
 
 // Runs the method `runs` times, each with its inputs set again (planned memory
 // may reuse an input's buffer); the time of each run in `times`.
-bool execute(Method& method, std::vector<Array>& arrays, long runs, std::vector<double>& times) {
-  for (long run = 0; run < runs; ++run) {
+bool execute(Method& method, std::vector<Array>& arrays, long long runs, std::vector<double>& times) {
+  for (long long run = 0; run < runs; ++run) {
     for (size_t i = 0; run > 0 && i < arrays.size(); ++i) {
       Error set = method.set_input(EValue(Tensor(arrays[i].impl.get())), i);
       if (set != Error::Ok) return refuse("input " + std::to_string(i) + ": rejected (" + error_name(set) + ")");
@@ -412,27 +507,29 @@ bool execute(Method& method, std::vector<Array>& arrays, long runs, std::vector<
 
 // Writes one output as .npy: a tensor, or an int, double or bool as a 0-D array.
 bool write_output(const EValue& output, const std::string& path, size_t index) {
+  bool ok;
   if (output.isTensor()) {
     const Tensor& tensor = output.toTensor();
     const DtypeInfo* dtype = by_type(tensor.scalar_type());
     if (dtype == nullptr) return refuse("output " + std::to_string(index) + " has an unsupported dtype");
-    std::vector<int32_t> sizes(tensor.sizes().begin(), tensor.sizes().end());
-    return write_npy(path, *dtype, sizes, tensor.const_data_ptr(), tensor.nbytes()) || refuse("cannot write " + path);
-  }
-  bool ok;
-  if (output.isInt()) {
+    if (tensor.dim() > static_cast<ssize_t>(etsb_npy::kMaxDims))
+      return refuse("output " + std::to_string(index) + " has more than " + std::to_string(etsb_npy::kMaxDims) + " dims");
+    int32_t sizes[etsb_npy::kMaxDims];
+    std::copy(tensor.sizes().begin(), tensor.sizes().end(), sizes);
+    ok = etsb_npy::write(path, *dtype, sizes, tensor.dim(), tensor.const_data_ptr(), tensor.nbytes());
+  } else if (output.isInt()) {
     int64_t value = output.toInt();
-    ok = write_npy(path, *by_type(ScalarType::Long), {}, &value, sizeof(value));
+    ok = etsb_npy::write(path, *by_type(ScalarType::Long), nullptr, 0, &value, sizeof(value));
   } else if (output.isDouble()) {
     double value = output.toDouble();
-    ok = write_npy(path, *by_type(ScalarType::Double), {}, &value, sizeof(value));
+    ok = etsb_npy::write(path, *by_type(ScalarType::Double), nullptr, 0, &value, sizeof(value));
   } else if (output.isBool()) {
     bool value = output.toBool();
-    ok = write_npy(path, *by_type(ScalarType::Bool), {}, &value, sizeof(value));
+    ok = etsb_npy::write(path, *by_type(ScalarType::Bool), nullptr, 0, &value, sizeof(value));
   } else {
     return refuse("output " + std::to_string(index) + " is neither a tensor nor a scalar");
   }
-  return ok || refuse("cannot write " + path);
+  return ok || refuse("cannot write " + path + ": " + std::strerror(errno));
 }
 
 // Writes every output of the method into the output directory (created).
@@ -448,22 +545,25 @@ bool write_outputs(Method& method, const std::string& output_dir) {
   return true;
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
-  Options options;
-  if (!parse_options(argc, argv, options)) return 1;
+// Loads the program and the method, runs it and writes its outputs; the
+// process's exit status.
+int run(const Options& options) {
   executorch::runtime::register_pal(executorch::runtime::PalImpl::create(keep_log_message, __FILE__));
   executorch::runtime::runtime_init();
   if (!register_kernels()) return 1;
   auto loader = executorch::extension::MmapDataLoader::from(
       options.model.c_str(), executorch::extension::MmapDataLoader::MlockConfig::NoMlock);
   if (!loader.ok()) return fail(options.model + ": cannot open (" + error_name(loader.error()) + ")");
-  auto program = Program::load(&loader.get());
+  // Full verification: every offset and size in the file is checked before it is followed.
+  auto program = Program::load(&loader.get(), Program::Verification::InternalConsistency);
   if (!program.ok()) return fail(options.model + ": not a valid program (" + error_name(program.error()) + ")");
   auto meta = program->method_meta(options.method_name.c_str());
   if (!meta.ok()) return fail(options.model + ": no method '" + options.method_name + "'");
-  MethodMemory memory(meta.get());
+  if (!check_interface(meta.get())) return 1;
+  MethodMemory memory(static_cast<size_t>(options.max_memory_mb) << 20,
+                      "--max-memory-mb " + std::to_string(options.max_memory_mb));
+  size_t errors_before_load = g_logged_errors;
+  if (!memory.plan(meta.get())) return 1;
 #if defined(ETSB_KERNEL_TABLE_LIB)
   auto method = program->load_method(options.method_name.c_str(), memory.manager.get(), nullptr, nullptr, nullptr,
                                      etsb::ETSB_CAT(ETSB_KERNEL_TABLE_LIB, _kernels)());
@@ -471,17 +571,40 @@ int main(int argc, char** argv) {
   auto method = program->load_method(options.method_name.c_str(), memory.manager.get());
 #endif
   if (!method.ok()) return explain_load_failure(options, method.error());
+  // ExecuTorch 1.5 lets a method whose operator it could not resolve (an
+  // index out of range, a missing name) load when a later operator resolves,
+  // leaving a null kernel to call: its logged error is what tells.
+  if (g_logged_errors > errors_before_load) {
+    print_logged_errors();
+    return fail("cannot load method '" + options.method_name + "': the runtime reported errors while loading it");
+  }
   std::vector<Array> arrays;
+  if (!bind_unplanned_outputs(meta.get(), method.get(), memory)) return 1;
   if (!set_inputs(options, meta.get(), method.get(), arrays)) return 1;
   std::vector<double> times;
-  long runs = options.iterations > 0 ? options.iterations : 1;
+  long long runs = options.iterations > 0 ? options.iterations : 1;
   if (!execute(method.get(), arrays, runs, times) || !write_outputs(method.get(), options.output_dir)) return 1;
   if (options.iterations > 0) {
     std::sort(times.begin(), times.end());
-    std::printf("median latency: %.6f ms over %ld runs\n", times[times.size() / 2], runs);
+    std::printf("median latency: %.6f ms over %lld runs\n", times[times.size() / 2], runs);
   }
   if (options.print_log) {
     for (const auto& line : g_log) std::fprintf(stderr, "runtime: %s\n", line.text.c_str());
   }
   return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Options options;
+  if (!parse_options(argc, argv, options)) return 2;
+  if (options.help) return std::printf(kUsage, argv[0]) < 0;
+  // The last guard: the runner allocates only what it has checked, but the
+  // C++ library reports a failed allocation by throwing.
+  try {
+    return run(options);
+  } catch (const std::bad_alloc&) {
+    return fail("out of memory");
+  }
 }

@@ -69,6 +69,13 @@ const char kStrings[] =
 
 enum Check {{ kHolds, kWrongType, kBadContents }};
 
+// A tensor's data is there, or it has no elements: a program leaves the data
+// of inputs and unplanned outputs to the caller (a corrupt one, of any
+// tensor), and a kernel must not be handed a tensor it cannot read.
+inline bool has_data(const ::executorch::aten::Tensor& tensor) {{
+  return tensor.numel() == 0 || tensor.const_data_ptr() != nullptr;
+}}
+{list_data_checks}
 Check check(const EValue& value, unsigned kind) {{
   if (kind & kOptional) {{
     if (value.isNone()) {{
@@ -112,7 +119,7 @@ __attribute__((noinline)) bool unboxable({context}& ctx, Span<EValue*> stack, co
       ET_LOG(Error, "%s: argument '%s' must be %s, got %s", kStrings + signature.op, kStrings + argument.name,
              kStrings + argument.type, held);
     }} else if (result == kBadContents) {{
-      ET_LOG(Error, "%s: argument '%s' (%s) holds a null pointer or an element of the wrong type",
+      ET_LOG(Error, "%s: argument '%s' (%s) points to no data, or holds an element of the wrong type",
              kStrings + signature.op, kStrings + argument.name, kStrings + argument.type);
     }}
     if (result != kHolds) {{
@@ -180,10 +187,35 @@ def _check_cases(kinds: set[str]) -> str:
             continue
         if kind.contents_check:
             cases.append(f"case {kind.name}:\n  return !value.{kind.tag_test}() ? kWrongType : "
-                         f"value.{kind.contents_check}().ok() ? kHolds : kBadContents;")
+                         f"{kind.contents_check} ? kHolds : kBadContents;")
         else:
             cases.append(f"case {kind.name}: return value.{kind.tag_test}() ? kHolds : kWrongType;")
     return _indent("\n".join(cases), 4)
+
+
+_LIST_DATA_CHECKS = """\
+inline bool has_data(const std::optional<::executorch::aten::Tensor>& tensor) {
+  return !tensor.has_value() || has_data(*tensor);
+}
+// The list is there and each of its tensors has data.
+template <typename List>
+bool have_data(const ::executorch::runtime::Result<List>& list) {
+  if (!list.ok()) {
+    return false;
+  }
+  for (const auto& tensor : list.get()) {
+    if (!has_data(tensor)) {
+      return false;
+    }
+  }
+  return true;
+}
+"""
+
+
+def _list_data_checks(kinds: set[str]) -> str:
+    """The checks of tensor lists' elements, for a library that takes them."""
+    return _LIST_DATA_CHECKS if kinds & {"kTensorList", "kOptionalTensorList"} else ""
 
 
 # The reader of each kind of value (only those a library uses are emitted).
@@ -304,7 +336,7 @@ def render_registration(resolution: Resolution, lib_name: str, manual_registrati
             reader_text.append(_OPTIONAL_READER)
         text += _UNBOXING.format(context=CONTEXT, kinds=_kind_enumerators(), strings=strings.literal(),
                                  arguments="\n".join(arguments),
-                                 cases=_check_cases(kinds),
+                                 cases=_check_cases(kinds), list_data_checks=_list_data_checks(kinds),
                                  readers="\n".join(reader_text),
                                  signatures="\n".join(signatures))
     text += "\n".join(body) + "\n"

@@ -56,8 +56,8 @@ BASE_TYPES: dict[str, EValueType] = {
 class EValueKind:
     """A kind of value an argument's ``EValue`` may hold, as the registration
     source's check names it: the ``EValue`` method that tests the tag, and
-    for values that point elsewhere (strings, lists) the conversion that
-    checks what they point to."""
+    for values that point elsewhere (tensors, strings, lists) a C++ test of
+    ``value`` that what they point to is there and of the right type."""
 
     name: str
     tag_test: str
@@ -66,17 +66,17 @@ class EValueKind:
 
 # Every kind, in the order of the generated source's enum.
 KINDS: tuple[EValueKind, ...] = (
-    EValueKind("kTensor", "isTensor"),
+    EValueKind("kTensor", "isTensor", "has_data(value.toTensor())"),
     EValueKind("kInt", "isInt"),
     EValueKind("kDouble", "isDouble"),
     EValueKind("kBool", "isBool"),
     EValueKind("kScalar", "isScalar"),
-    EValueKind("kString", "isString", "tryToString"),
-    EValueKind("kIntList", "isIntList", "tryToIntList"),
-    EValueKind("kDoubleList", "isDoubleList", "tryToDoubleList"),
-    EValueKind("kBoolList", "isBoolList", "tryToBoolList"),
-    EValueKind("kTensorList", "isTensorList", "tryToTensorList"),
-    EValueKind("kOptionalTensorList", "isListOptionalTensor", "tryToListOptionalTensor"),
+    EValueKind("kString", "isString", "value.tryToString().ok()"),
+    EValueKind("kIntList", "isIntList", "value.tryToIntList().ok()"),
+    EValueKind("kDoubleList", "isDoubleList", "value.tryToDoubleList().ok()"),
+    EValueKind("kBoolList", "isBoolList", "value.tryToBoolList().ok()"),
+    EValueKind("kTensorList", "isTensorList", "have_data(value.tryToTensorList())"),
+    EValueKind("kOptionalTensorList", "isListOptionalTensor", "have_data(value.tryToListOptionalTensor())"),
 )
 
 # A list of optional tensors (``Tensor?[]``, e.g. index's indices) is its own kind.
