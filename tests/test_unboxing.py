@@ -126,6 +126,11 @@ int main() {
   call("out without data", no_data_out, 6);
   EValue* empty_stack[] = {&empty, &k, &dims, &note, &out, &out};
   call("empty tensor without data", empty_stack, 6);
+  alignas(8) char bytes[32] = {};
+  TensorImpl misaligned_impl(ScalarType::Float, 1, sizes, bytes + 2, dim_order);
+  EValue misaligned{Tensor(&misaligned_impl)};
+  EValue* misaligned_stack[] = {&misaligned, &k, &dims, &note, &out, &out};
+  call("misaligned tensor", misaligned_stack, 6);
 
   EValue* good_tensors[2] = {&self, &out};
   EValue* bad_tensors[2] = {&self, &no_data};
@@ -194,21 +199,22 @@ def test_wrong_argument_type_fails_as_invalid_argument_without_calling_the_kerne
 
 def test_a_list_with_a_wrong_element_fails_without_calling_the_kernel(transcript):
     assert transcript["bool in int[]"] == [
-        "log: probe::probe.out: argument 'dims' (int[]) points to no data, or holds an element of the wrong type",
+        "log: probe::probe.out: argument 'dims' (int[]) has no data, misaligned data, or an element of the wrong type",
         "error: 35"]
 
 
 @pytest.mark.parametrize("case, message", [
-    ("tensor without data", "probe::probe.out: argument 'self' (Tensor) points to no data"),
-    ("out without data", "probe::probe.out: argument 'out' (Tensor) points to no data"),
-    ("tensor list with a tensor without data", "probe::lists.out: argument 'tensors' (Tensor[]) points to no data"),
+    ("tensor without data", "probe::probe.out: argument 'self' (Tensor) has no data"),
+    ("out without data", "probe::probe.out: argument 'out' (Tensor) has no data"),
+    ("misaligned tensor", "probe::probe.out: argument 'self' (Tensor) has no data"),
+    ("tensor list with a tensor without data", "probe::lists.out: argument 'tensors' (Tensor[]) has no data"),
     ("optional tensor list with a tensor without data",
-     "probe::lists.out: argument 'maybe' (Tensor?[]) points to no data"),
+     "probe::lists.out: argument 'maybe' (Tensor?[]) has no data"),
 ])
 def test_a_tensor_without_data_fails_without_calling_the_kernel(transcript, case, message):
-    """A corrupt program can leave any tensor's data unset: the kernel is never
-    handed one it would read through a null pointer."""
-    assert transcript[case] == [f"log: {message}, or holds an element of the wrong type", "error: 35"]
+    """A corrupt program can leave any tensor's data unset or misaligned: the
+    kernel is never handed one it would read through a null or misaligned pointer."""
+    assert transcript[case] == [f"log: {message}, misaligned data, or an element of the wrong type", "error: 35"]
 
 
 def test_empty_tensors_and_tensor_lists_with_data_reach_the_kernel(transcript):

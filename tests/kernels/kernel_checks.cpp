@@ -654,8 +654,45 @@ void check_to_dim_order_copy() {
   EXPECT_KERNEL_FAILS(native::to_dim_order_copy_out(ctx, tx.t(), false, ints(contiguous, 2), out));  // static shape
 }
 
+// ---- integer overflow wraps around, as in ATen ---------------------------------------
+// (Signed overflow is undefined in C++: the kernels compute integers in
+// uint64_t. The sanitized build of these checks, tools/runner/fuzz, proves it.)
+void check_integer_overflow_wraps() {
+  const int64_t max = INT64_MAX, min = INT64_MIN, one = 1, two = 2;
+  int64_t o = 0;
+  int64_t maxv = max, minv = min, onev = one, twov = two;
+  TT tmax(L, {1}, &maxv), tmin(L, {1}, &minv), tone(L, {1}, &onev), ttwo(L, {1}, &twov), to(L, {1}, &o);
+  Tensor out = to.t();
+  EXPECT_KERNEL_OK(native::add_out(ctx, tmax.t(), tone.t(), Scalar(int64_t(1)), out));
+  CHECK(o == min);
+  EXPECT_KERNEL_OK(native::add_out(ctx, tone.t(), tone.t(), Scalar(max), out));  // 1 + max * 1
+  CHECK(o == min);
+  EXPECT_KERNEL_OK(native::sub_out(ctx, tmin.t(), tone.t(), Scalar(int64_t(1)), out));
+  CHECK(o == max);
+  EXPECT_KERNEL_OK(native::mul_out(ctx, tmax.t(), ttwo.t(), out));
+  CHECK(o == -2);
+  EXPECT_KERNEL_OK(native::neg_out(ctx, tmin.t(), out));
+  CHECK(o == min);
+  int64_t pair[2] = {max, 1}, total = 0;
+  TT tpair(L, {2}, pair), ttotal(L, {}, &total);
+  out = ttotal.t();
+  EXPECT_KERNEL_OK(native::sum_dim_out(ctx, tpair.t(), std::nullopt, false, std::nullopt, out));
+  CHECK(total == min);
+  int32_t imax = INT32_MAX, itwo = 2, io = 0;
+  TT timax(I, {1}, &imax), titwo(I, {1}, &itwo), tio(I, {1}, &io);
+  out = tio.t();
+  EXPECT_KERNEL_OK(native::mul_out(ctx, timax.t(), titwo.t(), out));
+  CHECK(io == -2);
+  int64_t m1[4] = {max, max, 1, 1}, m2[4] = {2, 0, 0, 2}, bias[2] = {0, 0}, mo[4] = {};
+  TT tm1(L, {2, 2}, m1), tm2(L, {2, 2}, m2), tbias(L, {2}, bias), tmo(L, {2, 2}, mo);
+  out = tmo.t();
+  EXPECT_KERNEL_OK(native::addmm_out(ctx, tbias.t(), tm1.t(), tm2.t(), Scalar(int64_t(1)), Scalar(int64_t(1)), out));
+  CHECK(mo[0] == -2 && mo[1] == -2 && mo[2] == 2 && mo[3] == 2);
+}
+
 int main() {
   ::executorch::runtime::runtime_init();
+  check_integer_overflow_wraps();
   check_add();
   check_sub();
   check_mul();

@@ -12,6 +12,9 @@
 // etsb::register_model_kernels() that `gen-bindings --model-entry` defines:
 // the runner library of model binaries, compiled once), or a per-method kernel
 // table passed to Program::load_method (-DETSB_KERNEL_TABLE_LIB=<lib>).
+//
+// The fuzz target of model loading (tools/runner/fuzz) compiles this file with
+// -DETSB_RUNNER_NO_MAIN and calls run() on each input.
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -29,7 +32,7 @@
 #include <string>
 #include <vector>
 
-#include <executorch/extension/data_loader/mmap_data_loader.h>
+#include <executorch/extension/data_loader/file_data_loader.h>
 #include <executorch/extension/memory_allocator/malloc_memory_allocator.h>
 #include <executorch/runtime/core/evalue.h>
 #include <executorch/runtime/executor/method.h>
@@ -551,8 +554,14 @@ int run(const Options& options) {
   executorch::runtime::register_pal(executorch::runtime::PalImpl::create(keep_log_message, __FILE__));
   executorch::runtime::runtime_init();
   if (!register_kernels()) return 1;
-  auto loader = executorch::extension::MmapDataLoader::from(
-      options.model.c_str(), executorch::extension::MmapDataLoader::MlockConfig::NoMlock);
+  File model;
+  size_t model_size;
+  std::string why;
+  if (!open_regular(options.model, model, model_size, why)) return fail(options.model + ": " + why);
+  // The program is read into memory of its own, not mapped read-only: a
+  // corrupt program can place an input or an output in its constant data,
+  // which the method then writes.
+  auto loader = executorch::extension::FileDataLoader::from(options.model.c_str());
   if (!loader.ok()) return fail(options.model + ": cannot open (" + error_name(loader.error()) + ")");
   // Full verification: every offset and size in the file is checked before it is followed.
   auto program = Program::load(&loader.get(), Program::Verification::InternalConsistency);
@@ -596,6 +605,7 @@ int run(const Options& options) {
 
 }  // namespace
 
+#if !defined(ETSB_RUNNER_NO_MAIN)  // the fuzz targets call run() themselves
 int main(int argc, char** argv) {
   Options options;
   if (!parse_options(argc, argv, options)) return 2;
@@ -608,3 +618,4 @@ int main(int argc, char** argv) {
     return fail("out of memory");
   }
 }
+#endif

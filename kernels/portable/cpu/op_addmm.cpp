@@ -23,12 +23,12 @@ void init_with_bias(T* out, const T* self, int64_t m, int64_t n, int64_t row_ste
     if (ignore_self) {
       for (int64_t j = 0; j < n; ++j) row[j] = 0;
     } else if (col_step == 0) {
-      const T v = static_cast<T>(beta * src[0]);
+      const T v = k::wrapping_mul(beta, src[0]);
       for (int64_t j = 0; j < n; ++j) row[j] = v;
     } else if (beta == static_cast<T>(1)) {
       for (int64_t j = 0; j < n; ++j) row[j] = src[j];
     } else {
-      for (int64_t j = 0; j < n; ++j) row[j] = static_cast<T>(beta * src[j]);
+      for (int64_t j = 0; j < n; ++j) row[j] = k::wrapping_mul(beta, src[j]);
     }
   }
 }

@@ -129,7 +129,10 @@ Tensor& convolution_out(KernelRuntimeContext& ctx, const Tensor& input, const Te
                             axis_param(dilation, i, axes, &a.dilation),
                         InvalidArgument, out, "convolution.out: stride, padding, dilation need 1 or %zu values",
                         axes);
-    ET_KERNEL_CHECK_MSG(ctx, a.stride > 0 && a.dilation > 0 && a.pad >= 0 && a.kernel > 0, InvalidArgument, out,
+    ET_KERNEL_CHECK_MSG(ctx,
+                        k::size_like(a.stride, 1) && k::size_like(a.dilation, 1) && k::size_like(a.pad, 0) &&
+                            a.kernel > 0,
+                        InvalidArgument, out,
                         "convolution.out: invalid stride, padding, dilation or kernel size");
     const int64_t span = a.dilation * (a.kernel - 1) + 1;
     ET_KERNEL_CHECK_MSG(ctx, a.in + 2 * a.pad >= span, InvalidArgument, out,

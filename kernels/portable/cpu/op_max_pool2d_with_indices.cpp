@@ -124,7 +124,8 @@ std::tuple<Tensor&, Tensor&> max_pool2d_with_indices_out(
                             pair_param(dilation, i, 1, &w.dilation),
                         InvalidArgument, outs,
                         "max_pool2d_with_indices.out: kernel_size, stride, padding, dilation need 1 or 2 values");
-    ET_KERNEL_CHECK_MSG(ctx, w.kernel > 0 && w.stride > 0 && w.dilation > 0 && w.pad >= 0 && 2 * w.pad <= w.kernel,
+    ET_KERNEL_CHECK_MSG(ctx, k::size_like(w.kernel, 1) && k::size_like(w.stride, 1) && k::size_like(w.dilation, 1) &&
+                            k::size_like(w.pad, 0) && 2 * w.pad <= w.kernel,
                         InvalidArgument, outs, "max_pool2d_with_indices.out: invalid window");
     w.out = pooled_size(w, ceil_mode);
     ET_KERNEL_CHECK_MSG(ctx, w.out > 0, InvalidArgument, outs,

@@ -24,7 +24,7 @@ inline T multiply(T x, T y) {
   if constexpr (std::is_same<T, bool>::value) {
     return x && y;
   } else {
-    return static_cast<T>(x * y);
+    return k::wrapping_mul(x, y);
   }
 }
 

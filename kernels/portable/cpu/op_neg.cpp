@@ -21,7 +21,7 @@ Tensor& neg_out(KernelRuntimeContext& ctx, const Tensor& self, Tensor& out) {
   ET_KERNEL_CHECK(ctx, k::resize_to(out, self.sizes()), InvalidArgument, out);
   ET_SWITCH_REAL_TYPES(self.scalar_type(), ctx, "neg.out", CTYPE, [&]() {
     k::map_unary(self.const_data_ptr<CTYPE>(), out.mutable_data_ptr<CTYPE>(), self.numel(),
-                 [](CTYPE x) { return static_cast<CTYPE>(-x); });
+                 [](CTYPE x) { return k::wrapping_sub(static_cast<CTYPE>(0), x); });
   });
   return out;
 }

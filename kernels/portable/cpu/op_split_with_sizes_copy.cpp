@@ -49,7 +49,8 @@ void split_with_sizes_copy_out(KernelRuntimeContext& ctx, const Tensor& self, Ar
     char* dst = static_cast<char*>(out[i].mutable_data_ptr());
     if (piece != 0) {
       for (int64_t o = 0; o < outer; ++o) {
-        std::memcpy(dst + o * piece, in + o * total * inner_bytes + offset, piece);
+        // memmove: only a corrupt program makes a piece overlap self, but then memcpy is undefined.
+        std::memmove(dst + o * piece, in + o * total * inner_bytes + offset, piece);
       }
     }
     offset += piece;

@@ -22,7 +22,7 @@ namespace {
 template <typename CT>
 auto sub_fn(const Scalar& alpha) {
   const CT a = k::scalar_to<CT>(alpha);
-  return [a](CT x, CT y) { return static_cast<CT>(x - a * y); };
+  return [a](CT x, CT y) { return k::wrapping_sub(x, k::wrapping_mul(a, y)); };
 }
 
 }  // namespace

@@ -27,6 +27,7 @@ _PRELUDE = """\
 #include <tuple>
 
 #include <executorch/runtime/core/evalue.h>
+#include <executorch/runtime/core/exec_aten/util/scalar_type_util.h>
 #include <executorch/runtime/core/span.h>
 #include <executorch/runtime/kernel/operator_registry.h>
 #include <executorch/runtime/platform/log.h>
@@ -69,11 +70,18 @@ const char kStrings[] =
 
 enum Check {{ kHolds, kWrongType, kBadContents }};
 
-// A tensor's data is there, or it has no elements: a program leaves the data
-// of inputs and unplanned outputs to the caller (a corrupt one, of any
-// tensor), and a kernel must not be handed a tensor it cannot read.
-inline bool has_data(const ::executorch::aten::Tensor& tensor) {{
-  return tensor.numel() == 0 || tensor.const_data_ptr() != nullptr;
+// A tensor a kernel can read: its data is there (or it has no elements) and
+// aligned for its element type. A program leaves the data of inputs and
+// unplanned outputs to its caller; a corrupt one can leave any tensor's data
+// unset, or misplace it.
+inline bool usable(const ::executorch::aten::Tensor& tensor) {{
+  if (tensor.numel() == 0) {{
+    return true;
+  }}
+  const auto address = reinterpret_cast<uintptr_t>(tensor.const_data_ptr());
+  const auto size = static_cast<uintptr_t>(tensor.element_size());
+  const bool complex = ::executorch::runtime::isComplexType(tensor.scalar_type());
+  return address != 0 && address % (complex ? size / 2 : size) == 0;
 }}
 {list_data_checks}
 Check check(const EValue& value, unsigned kind) {{
@@ -119,7 +127,7 @@ __attribute__((noinline)) bool unboxable({context}& ctx, Span<EValue*> stack, co
       ET_LOG(Error, "%s: argument '%s' must be %s, got %s", kStrings + signature.op, kStrings + argument.name,
              kStrings + argument.type, held);
     }} else if (result == kBadContents) {{
-      ET_LOG(Error, "%s: argument '%s' (%s) points to no data, or holds an element of the wrong type",
+      ET_LOG(Error, "%s: argument '%s' (%s) has no data, misaligned data, or an element of the wrong type",
              kStrings + signature.op, kStrings + argument.name, kStrings + argument.type);
     }}
     if (result != kHolds) {{
@@ -194,17 +202,17 @@ def _check_cases(kinds: set[str]) -> str:
 
 
 _LIST_DATA_CHECKS = """\
-inline bool has_data(const std::optional<::executorch::aten::Tensor>& tensor) {
-  return !tensor.has_value() || has_data(*tensor);
+inline bool usable(const std::optional<::executorch::aten::Tensor>& tensor) {
+  return !tensor.has_value() || usable(*tensor);
 }
-// The list is there and each of its tensors has data.
+// The list is there and a kernel can read each of its tensors.
 template <typename List>
-bool have_data(const ::executorch::runtime::Result<List>& list) {
+bool all_usable(const ::executorch::runtime::Result<List>& list) {
   if (!list.ok()) {
     return false;
   }
   for (const auto& tensor : list.get()) {
-    if (!has_data(tensor)) {
+    if (!usable(tensor)) {
       return false;
     }
   }

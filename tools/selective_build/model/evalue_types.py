@@ -66,7 +66,7 @@ class EValueKind:
 
 # Every kind, in the order of the generated source's enum.
 KINDS: tuple[EValueKind, ...] = (
-    EValueKind("kTensor", "isTensor", "has_data(value.toTensor())"),
+    EValueKind("kTensor", "isTensor", "usable(value.toTensor())"),
     EValueKind("kInt", "isInt"),
     EValueKind("kDouble", "isDouble"),
     EValueKind("kBool", "isBool"),
@@ -75,8 +75,8 @@ KINDS: tuple[EValueKind, ...] = (
     EValueKind("kIntList", "isIntList", "value.tryToIntList().ok()"),
     EValueKind("kDoubleList", "isDoubleList", "value.tryToDoubleList().ok()"),
     EValueKind("kBoolList", "isBoolList", "value.tryToBoolList().ok()"),
-    EValueKind("kTensorList", "isTensorList", "have_data(value.tryToTensorList())"),
-    EValueKind("kOptionalTensorList", "isListOptionalTensor", "have_data(value.tryToListOptionalTensor())"),
+    EValueKind("kTensorList", "isTensorList", "all_usable(value.tryToTensorList())"),
+    EValueKind("kOptionalTensorList", "isListOptionalTensor", "all_usable(value.tryToListOptionalTensor())"),
 )
 
 # A list of optional tensors (``Tensor?[]``, e.g. index's indices) is its own kind.

@@ -13,6 +13,7 @@
 #include <cinttypes>
 #include <cstdint>
 #include <cstring>
+#include <type_traits>
 
 namespace etsb {
 namespace kernels {
@@ -108,6 +109,43 @@ inline bool same_dim_order(const Tensor& a, const Tensor& b) {
     if (oa[d] != ob[d]) return false;
   }
   return true;
+}
+
+/// Whether an integer argument that enters size arithmetic (a stride, a
+/// padding, a dilation, a kernel size) lies in [low, INT32_MAX], like a
+/// tensor size: sums and products of two such values stay far from int64_t's
+/// limits, whatever a program passes.
+inline bool size_like(int64_t value, int64_t low) { return value >= low && value <= INT32_MAX; }
+
+// ---- arithmetic that wraps --------------------------------------------------
+
+/// The type in which arithmetic on T is done: for integers (Bool aside)
+/// uint64_t, so that a sum or product that overflows wraps around as ATen's
+/// does in practice (two's complement), where signed overflow in C++ is
+/// undefined; for floating types T itself (the generated code is unchanged).
+template <typename T>
+using wrap_t = typename std::conditional<std::is_integral<T>::value && !std::is_same<T, bool>::value, uint64_t,
+                                         T>::type;
+
+/// x + y in T, wrapping for integers (see wrap_t).
+template <typename T>
+inline T wrapping_add(T x, T y) {
+  return static_cast<T>(static_cast<wrap_t<T>>(x) + static_cast<wrap_t<T>>(y));
+}
+/// x - y in T, wrapping for integers.
+template <typename T>
+inline T wrapping_sub(T x, T y) {
+  return static_cast<T>(static_cast<wrap_t<T>>(x) - static_cast<wrap_t<T>>(y));
+}
+/// x * y in T, wrapping for integers.
+template <typename T>
+inline T wrapping_mul(T x, T y) {
+  return static_cast<T>(static_cast<wrap_t<T>>(x) * static_cast<wrap_t<T>>(y));
+}
+/// c + a * b in T, wrapping for integers.
+template <typename T>
+inline T wrapping_fma(T c, T a, T b) {
+  return static_cast<T>(static_cast<wrap_t<T>>(c) + static_cast<wrap_t<T>>(a) * static_cast<wrap_t<T>>(b));
 }
 
 /// Product of sizes[begin, end).

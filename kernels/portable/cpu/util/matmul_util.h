@@ -19,11 +19,15 @@ ET_INLINE void axpy4(T* c, T a0, const T* b0, T a1, const T* b1, T a2, const T* 
   for (; j + 8 <= n; j += 8) {
     T r[8];
     for (int u = 0; u < 8; ++u) {
-      r[u] = c[j + u] + a0 * b0[j + u] + a1 * b1[j + u] + a2 * b2[j + u] + a3 * b3[j + u];
+      r[u] = wrapping_fma(wrapping_fma(wrapping_fma(wrapping_fma(c[j + u], a0, b0[j + u]), a1, b1[j + u]), a2,
+                                       b2[j + u]),
+                          a3, b3[j + u]);
     }
     for (int u = 0; u < 8; ++u) c[j + u] = r[u];
   }
-  for (; j < n; ++j) c[j] = c[j] + a0 * b0[j] + a1 * b1[j] + a2 * b2[j] + a3 * b3[j];
+  for (; j < n; ++j) {
+    c[j] = wrapping_fma(wrapping_fma(wrapping_fma(wrapping_fma(c[j], a0, b0[j]), a1, b1[j]), a2, b2[j]), a3, b3[j]);
+  }
 }
 
 /// c[j] += a * b[j] for j < n.
@@ -32,10 +36,10 @@ ET_INLINE void axpy(T* c, T a, const T* b, int64_t n) {
   int64_t j = 0;
   for (; j + 8 <= n; j += 8) {
     T r[8];
-    for (int u = 0; u < 8; ++u) r[u] = c[j + u] + a * b[j + u];
+    for (int u = 0; u < 8; ++u) r[u] = wrapping_fma(c[j + u], a, b[j + u]);
     for (int u = 0; u < 8; ++u) c[j + u] = r[u];
   }
-  for (; j < n; ++j) c[j] = c[j] + a * b[j];
+  for (; j < n; ++j) c[j] = wrapping_fma(c[j], a, b[j]);
 }
 
 /// C[m x n] += A[m x k] * B[k x n], all row-major with leading dims lda, ldb,
@@ -64,7 +68,7 @@ inline void gemm_accumulate_scaled(
   for (int64_t i = 0; i < m; ++i) {
     const T* a_row = a + i * lda;
     T* c_row = c + i * ldc;
-    for (int64_t p = 0; p < k; ++p) axpy(c_row, static_cast<T>(alpha * a_row[p]), b + p * ldb, n);
+    for (int64_t p = 0; p < k; ++p) axpy(c_row, wrapping_mul(alpha, a_row[p]), b + p * ldb, n);
   }
 }
 

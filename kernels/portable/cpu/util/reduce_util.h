@@ -98,13 +98,13 @@ ET_INLINE Acc sum_contiguous(const In* in, int64_t n) {
   Acc s0 = 0, s1 = 0, s2 = 0, s3 = 0;
   int64_t j = 0;
   for (; j + 4 <= n; j += 4) {
-    s0 += static_cast<Acc>(in[j]);
-    s1 += static_cast<Acc>(in[j + 1]);
-    s2 += static_cast<Acc>(in[j + 2]);
-    s3 += static_cast<Acc>(in[j + 3]);
+    s0 = wrapping_add(s0, static_cast<Acc>(in[j]));
+    s1 = wrapping_add(s1, static_cast<Acc>(in[j + 1]));
+    s2 = wrapping_add(s2, static_cast<Acc>(in[j + 2]));
+    s3 = wrapping_add(s3, static_cast<Acc>(in[j + 3]));
   }
-  for (; j < n; ++j) s0 += static_cast<Acc>(in[j]);
-  return (s0 + s1) + (s2 + s3);
+  for (; j < n; ++j) s0 = wrapping_add(s0, static_cast<Acc>(in[j]));
+  return wrapping_add(wrapping_add(s0, s1), wrapping_add(s2, s3));
 }
 
 /// row[i] += in[i] for i < n, unrolled by 8 (see elementwise_util.h on why).
@@ -113,10 +113,10 @@ ET_INLINE void accumulate_row(Out* row, const In* in, int64_t n) {
   int64_t i = 0;
   for (; i + 8 <= n; i += 8) {
     Out x[8];
-    for (int u = 0; u < 8; ++u) x[u] = row[i + u] + static_cast<Out>(in[i + u]);
+    for (int u = 0; u < 8; ++u) x[u] = wrapping_add(row[i + u], static_cast<Out>(in[i + u]));
     for (int u = 0; u < 8; ++u) row[i + u] = x[u];
   }
-  for (; i < n; ++i) row[i] += static_cast<Out>(in[i]);
+  for (; i < n; ++i) row[i] = wrapping_add(row[i], static_cast<Out>(in[i]));
 }
 
 /// Walks an odometer over `n` dims; returns the change of offset.
