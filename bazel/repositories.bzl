@@ -46,11 +46,15 @@ cc_library(
         "include",
         "include/executorch/runtime/core/portable_type/c10",
     ],
-    # Bazel's own run path finds the library from bazel-bin; this one also
-    # from a copy of a binary elsewhere (a dtype-selective binary's pick).
-    linkopts = ["-Wl,-rpath,{root}/lib"],
+    # Bazel's own run path finds the library from bazel-bin; $ORIGIN also
+    # beside a copy of a binary (a dtype-selective binary's pick takes the
+    # library along). Nothing absolute: the binary is the same in any
+    # checkout, and its actions can be cached and run remotely.
+    linkopts = ["-Wl,-rpath,$$ORIGIN"],
     visibility = ["//visibility:public"],
 )
+
+exports_files(["lib/libexecutorch.so"])
 """
 
 def _fail(message):

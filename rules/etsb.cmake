@@ -506,9 +506,13 @@ function(et_model_binary)
     _etsb_model_binary(${name}_dtype_selective ${name}_ops ON EXCLUDE_FROM_ALL ${yamls})
     _etsb_model_binary(${name}_op_selective ${name}_ops OFF EXCLUDE_FROM_ALL ${yamls})
     set(output "${CMAKE_CURRENT_BINARY_DIR}/${name}_smallest/${name}")
-    _etsb_run(SUBCOMMAND pick-smaller TARGET ${name} OUTPUTS "${output}" "${output}.map"
-      DEPENDS ${name}_dtype_selective ${name}_op_selective
-      ARGS --output "${output}" "$<TARGET_FILE:${name}_dtype_selective>" "$<TARGET_FILE:${name}_op_selective>")
+    # The runtime goes beside the copy, where its run path ($ORIGIN) finds it.
+    get_property(runtime GLOBAL PROPERTY ETSB_RUNTIME_LIBRARY)
+    _etsb_run(SUBCOMMAND pick-smaller TARGET ${name}
+      OUTPUTS "${output}" "${output}.map" "${CMAKE_CURRENT_BINARY_DIR}/${name}_smallest/libexecutorch.so"
+      DEPENDS ${name}_dtype_selective ${name}_op_selective "${runtime}"
+      ARGS --output "${output}" --beside "${runtime}"
+           "$<TARGET_FILE:${name}_dtype_selective>" "$<TARGET_FILE:${name}_op_selective>")
     add_custom_target(${name} ALL DEPENDS "${output}")
   endif()
 
@@ -542,8 +546,11 @@ function(_etsb_runner_binary binary lib exclude)
   target_link_libraries(${binary} PRIVATE ${lib} etsb::executorch)
   target_link_options(${binary} PRIVATE ${ETSB_LINK_OPTIONS} "LINKER:-Map=$<TARGET_FILE:${binary}>.map")
   get_property(root GLOBAL PROPERTY ETSB_EXECUTORCH_ROOT)
-  # The build tree's run path finds libexecutorch.so; an installed copy should too.
-  set_target_properties(${binary} PROPERTIES INSTALL_RPATH "${root}/lib")
+  # In the build tree the run path is relative ($ORIGIN first, for a copy that
+  # takes libexecutorch.so along, then the build tree's copy of it); an
+  # installed binary finds the wheel's.
+  set_target_properties(${binary} PROPERTIES BUILD_RPATH "$ORIGIN" BUILD_RPATH_USE_ORIGIN ON
+                                             INSTALL_RPATH "${root}/lib")
 endfunction()
 
 # etsb_runner: runner.cpp compiled once with -DETSB_MODEL_ENTRY (an object library).

@@ -3,7 +3,7 @@
 load(":generated_lib.bzl", "executorch_generated_lib")
 load(":operator_library.bzl", "et_operator_library")
 load(":private/attrs.bzl", "attrs", "check_call", "internal", "rule_info", "with_tags")
-load(":private/shim.bzl", "ETSB_COMMAND", "ETSB_TOOL", "ETSB_TOOL_SOURCES", "LINK_MAPS", "RUNNER", "RUNTIME", "TAG_ALL_KERNELS", "TAG_BINARY", "TAG_MANUAL", "etsb_cxx_binary", "etsb_genrule")
+load(":private/shim.bzl", "ETSB_COMMAND", "ETSB_TOOL", "ETSB_TOOL_SOURCES", "LINK_MAPS", "RUNNER", "RUNTIME", "RUNTIME_SHARED_LIBRARY", "TAG_ALL_KERNELS", "TAG_BINARY", "TAG_MANUAL", "etsb_cxx_binary", "etsb_genrule")
 
 PORTABLE_FUNCTIONS_YAML = "//kernels/portable:functions.yaml"
 PORTABLE_KERNELS = "//kernels/portable:kernels"
@@ -57,12 +57,15 @@ def et_model_binary(name, **kwargs):
         _binary(name + "_op_selective", [":" + name + "_ops"], False, helper, candidate, yamls)
         candidates = [":" + name + "_dtype_selective", ":" + name + "_op_selective"]
         output = name + "_smallest/" + name
+        # The runtime goes beside the copy, where its run path ($ORIGIN) finds it.
+        runtime = name + "_smallest/libexecutorch.so"
         etsb_genrule(
             name = name,
-            srcs = candidates,
-            outs = [output, output + ".map"] if LINK_MAPS else [output],
-            cmd = ETSB_COMMAND + " pick-smaller --output $(location %s) %s%s" % (
+            srcs = candidates + [RUNTIME_SHARED_LIBRARY],
+            outs = ([output, output + ".map"] if LINK_MAPS else [output]) + [runtime],
+            cmd = ETSB_COMMAND + " pick-smaller --output $(location %s) --beside $(location %s) %s%s" % (
                 output,
+                RUNTIME_SHARED_LIBRARY,
                 " ".join(["$(location %s)" % c for c in candidates]),
                 "" if LINK_MAPS else " --no_link_map",
             ),

@@ -1,28 +1,50 @@
 """The external parts every etsb build uses: the ExecuTorch runtime and etsb's own tool."""
 
-load(":private/shim.bzl", "BUILD_SYSTEM", "etsb_export_file", "etsb_filegroup")
+load(":private/shim.bzl", "BUILD_SYSTEM", "etsb_export_file", "etsb_filegroup", "etsb_genrule")
 
 def et_runtime_library(name):
     """The ExecuTorch runtime (`libexecutorch.so` and its headers, from the wheel).
 
-    In etsb's driver the wheel's place is the make variable `$(EXECUTORCH_ROOT)`;
-    Bazel reads the wheel through the `@executorch_runtime` repository (`//bazel:repositories.bzl`).
+    In etsb's driver the wheel's place is the make variable `$(EXECUTORCH_ROOT)`,
+    and `libexecutorch.so` is copied into the output tree: binaries find it
+    relative to themselves (`$ORIGIN`), so that they do not depend on where the
+    checkout or the wheel is, and still run after the output tree moves.
+    Bazel reads the wheel through the `@executorch_runtime` repository
+    (`//bazel:repositories.bzl`). Either way `libexecutorch.so` is a target of
+    its own, for a copy of a binary to take along.
 
     Args:
       name: the target name (etsb's rules refer to `//runtime:executorch`).
     """
     if BUILD_SYSTEM == "bazel":
         native.alias(name = name, actual = "@executorch_runtime//:executorch", visibility = ["//visibility:public"])
+        native.alias(name = "libexecutorch.so", actual = "@executorch_runtime//:lib/libexecutorch.so",
+                     visibility = ["//visibility:public"])
         return
+    visibility = ["PUBLIC"] if BUILD_SYSTEM == "buck2" else ["//visibility:public"]
+    if BUILD_SYSTEM == "buck2":
+        native.cxx_library(
+            name = name,
+            includes = [
+                "$(EXECUTORCH_ROOT)/include",
+                "$(EXECUTORCH_ROOT)/include/executorch/runtime/core/portable_type/c10",
+            ],
+            defines = ["C10_USING_CUSTOM_GENERATED_MACROS"],
+            linkopts = ["-L$(EXECUTORCH_ROOT)/lib", "-lexecutorch", "-Wl,-rpath,$(EXECUTORCH_ROOT)/lib"],
+            visibility = visibility,
+        )
+        return
+    etsb_genrule(name = "libexecutorch_so", srcs = [], outs = ["libexecutorch.so"],
+                 cmd = "cp $(EXECUTORCH_ROOT)/lib/libexecutorch.so $@", visibility = visibility)
     native.cxx_library(
         name = name,
+        srcs = [":libexecutorch.so"],
         includes = [
             "$(EXECUTORCH_ROOT)/include",
             "$(EXECUTORCH_ROOT)/include/executorch/runtime/core/portable_type/c10",
         ],
         defines = ["C10_USING_CUSTOM_GENERATED_MACROS"],
-        linkopts = ["-L$(EXECUTORCH_ROOT)/lib", "-lexecutorch", "-Wl,-rpath,$(EXECUTORCH_ROOT)/lib"],
-        visibility = ["PUBLIC"] if BUILD_SYSTEM == "buck2" else ["//visibility:public"],
+        visibility = visibility,
     )
 
 def etsb_tool(name, sources_name):

@@ -13,24 +13,19 @@ than skipping them."""
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
-from helpers import BAZEL_BUILD, assert_matches_torch, run_model
+from helpers import BAZEL_BUILD
 
 MLP = "mlp"
 
 
-def test_the_chosen_dtype_selective_binary_runs_from_a_copy(bazel_examples, tmp_path):
-    """pick-smaller copies the chosen binary one directory down (without link
-    maps under Bazel). The copy finds libexecutorch.so through the absolute
-    run path, so it runs from anywhere on this machine."""
-    moved = tmp_path / "elsewhere" / "bin"
-    moved.parent.mkdir()
-    shutil.copy(bazel_examples.binary("dtype_selective"), moved)
-    result = run_model(moved, MLP, tmp_path / "out")
-    assert result.returncode == 0, result.stderr
-    assert_matches_torch(MLP, tmp_path / "out")
+def test_the_chosen_dtype_selective_binary_has_the_runtime_beside_it(bazel_examples):
+    """pick-smaller copies the chosen binary one directory down, without link
+    maps under Bazel, and libexecutorch.so beside it (test_front_ends.py runs
+    the directory from elsewhere)."""
+    binary = bazel_examples.binary("dtype_selective")
+    assert sorted(p.name for p in binary.parent.iterdir()) == sorted([binary.name, "libexecutorch.so"])
 
 
 BAD_PACKAGES = {

@@ -289,7 +289,26 @@ def test_pick_smaller_bad_input_names_the_file_and_writes_nothing(tmp_path, caps
     not_a_binary.write_text("hello")
     assert main(["pick-smaller", "--output", str(output), str(not_a_binary)]) == 2
     assert f"{not_a_binary}: error:" in capsys.readouterr().err
+    binary = shutil.which("true")
+    assert main(["pick-smaller", "--output", str(output), "--no-link-map", "--beside", str(tmp_path / "lib.so"),
+                 binary]) == 2
+    assert f"{tmp_path}/lib.so: error:" in capsys.readouterr().err
     assert not output.parent.exists()
+
+
+def test_binaries_are_the_same_in_any_checkout_and_run_after_moving(workspace, tmp_path):
+    """Nothing in a binary names the checkout's or the wheel's place: its run
+    path is relative ($ORIGIN), with the runtime copied into the output tree.
+    So a second checkout elsewhere links the same bytes, and a moved output
+    tree still runs."""
+    other = make_workspace(tmp_path / "a" / "longer" / "path" / "to" / "another" / "checkout")
+    result = etsb(other, "build", "//m:bin")
+    assert result.returncode == 0, result.stdout + result.stderr
+    for output in ("bin/m/bin", "bin/runtime/libexecutorch.so"):
+        assert (other / "etsb-out" / output).read_bytes() == (workspace / "etsb-out" / output).read_bytes(), output
+    moved = tmp_path / "moved"
+    (other / "etsb-out").rename(moved)
+    run_mlp(moved / "bin/m/bin", tmp_path / "out")
 
 
 def test_gen_oplist_names_a_bad_included_selection(tmp_path, capsys):

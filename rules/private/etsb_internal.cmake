@@ -206,9 +206,15 @@ function(_etsb_find_runtime)
       "etsb: no ExecuTorch runtime in '${root}': it must hold lib/libexecutorch.so and include/executorch/runtime/ "
       "(set EXECUTORCH_ROOT to the executorch package directory of the wheel).")
   endif()
+  # A copy in the build tree, which binaries find relative to themselves
+  # ($ORIGIN): nothing in them names the wheel's place, and the build tree runs
+  # wherever it moves. configure_file copies again when the wheel's changes.
+  set(copy "${CMAKE_BINARY_DIR}/etsb_runtime/libexecutorch.so")
+  configure_file("${library}" "${copy}" COPYONLY)
+  set_property(GLOBAL PROPERTY ETSB_RUNTIME_LIBRARY "${copy}")
   add_library(etsb::executorch SHARED IMPORTED GLOBAL)
   set_target_properties(etsb::executorch PROPERTIES
-    IMPORTED_LOCATION "${library}"
+    IMPORTED_LOCATION "${copy}"
     IMPORTED_SONAME "libexecutorch.so"
     INTERFACE_INCLUDE_DIRECTORIES "${root}/include;${root}/include/executorch/runtime/core/portable_type/c10"
     INTERFACE_COMPILE_DEFINITIONS "C10_USING_CUSTOM_GENERATED_MACROS"

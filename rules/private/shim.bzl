@@ -26,6 +26,10 @@ ETSB_COMMAND = "$(ETSB_PYTHON) $(location %s)" % ETSB_TOOL
 # The ExecuTorch runtime library (libexecutorch.so and its headers).
 RUNTIME = "@executorch_runtime//:executorch" if BUILD_SYSTEM == "bazel" else "//runtime:executorch"
 
+# The runtime's shared library as a file, for a copy of a binary to take along
+# (binaries find it beside themselves first: their run path starts at $ORIGIN).
+RUNTIME_SHARED_LIBRARY = "//runtime:libexecutorch.so"
+
 # Under Bazel, the target that supplies the make variables of every genrule
 # (made by //bazel:repositories.bzl beside the runtime).
 MAKE_VARIABLES = "@executorch_runtime//:make_variables"

@@ -163,6 +163,8 @@ COMMANDS: tuple[Command, ...] = (
     Command("pick-smaller", "Copy the smallest (stripped) of several linked binaries, with its link map.", (
         _flag("output", VALUE, "the binary to write (and PATH.map)", "PATH", required=True),
         _flag("no-link-map", SWITCH, "the candidates have no link maps (Bazel, Buck2): write the binary alone"),
+        _flag("beside", LIST, "a file to copy beside the output too (a shared library the binary finds at $ORIGIN)",
+              "FILE"),
     ), Positional("candidates", "BINARY", "linked binaries with their link maps beside them (BINARY.map); the "
                                           "first wins ties", at_least=1)),
     Command("clean", f"Remove every build output under {OUT}/."),

@@ -205,7 +205,8 @@ def gen_op_variants(args: SimpleNamespace) -> int:
 
 
 def pick_smaller(args: SimpleNamespace) -> int:
-    """Copy the smallest (stripped) of the candidate binaries, with its link map."""
+    """Copy the smallest (stripped) of the candidate binaries, with its link map and the
+    files it needs beside it (``--beside``)."""
     import subprocess
     import tempfile
 
@@ -223,9 +224,14 @@ def pick_smaller(args: SimpleNamespace) -> int:
                                 Location(candidate))
             sizes.append(os.path.getsize(stripped))
     chosen = min(range(len(sizes)), key=lambda i: (sizes[i], i))
+    # Everything is read before anything is written: a missing file leaves no partial output.
+    files = {args.output: read_bytes(args.candidates[chosen], "binary")}
     if not args.no_link_map:
-        write_bytes_atomic(args.output + ".map", read_bytes(args.candidates[chosen] + ".map", "link map"))
-    write_bytes_atomic(args.output, read_bytes(args.candidates[chosen], "binary"))
+        files[args.output + ".map"] = read_bytes(args.candidates[chosen] + ".map", "link map")
+    for path in args.beside:
+        files[os.path.join(os.path.dirname(args.output), os.path.basename(path))] = read_bytes(path, "file")
+    for path in sorted(files, key=lambda p: p == args.output):  # the binary last
+        write_bytes_atomic(path, files[path])
     os.chmod(args.output, 0o755)
     print(f"{args.output}: {os.path.basename(args.candidates[chosen])} ({sizes[chosen]:,} bytes stripped; "
           + ", ".join(f"{os.path.basename(c)} {s:,}" for c, s in zip(args.candidates, sizes)) + ")")

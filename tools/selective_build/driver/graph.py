@@ -5,6 +5,7 @@ file system is seen only through ``Config.exists``."""
 
 from __future__ import annotations
 
+import os
 import re
 import shlex
 from collections.abc import Callable, Iterable, Mapping
@@ -17,6 +18,8 @@ from selective_build.model.errors import Location, Problem, UserError, did_you_m
 from selective_build.model.records import record
 
 CXX_SOURCE = (".cc", ".cpp", ".cxx", ".c++", ".C", ".c")
+# A prebuilt shared library in a cxx_library's srcs: linked by path, found at run time beside the binary.
+SHARED_LIBRARY = ".so"
 # Flags every C++ compile gets: optimised, each function in its own section so
 # that the linker drops what registration does not reach.
 BASE_CXXFLAGS = ("-O2", "-ffunction-sections", "-fdata-sections")
@@ -63,6 +66,7 @@ class Node:
     linkopts: tuple[str, ...] = ()
     headers: tuple[str, ...] = ()
     libraries: tuple["Node", ...] = ()  # C++ dependencies, direct
+    shared_libraries: tuple[str, ...] = ()  # prebuilt .so files in srcs, linked by path
 
 
 @record
@@ -379,7 +383,8 @@ class _Analysis:
     # -- C++ -----------------------------------------------------------------
 
     def cxx_inputs(self, target: Target) -> tuple[list[str], list[str], dict[str, tuple[str, ...]]]:
-        """Sources to compile, headers (and other files) they may read, and the label -> files map."""
+        """Sources to compile, headers (and other files: prebuilt shared libraries too) they may
+        read, and the label -> files map."""
         sources, others, named = [], [], {}
         for attr in ("srcs", "hdrs") if "hdrs" in RULES[target.rule] else ("srcs",):
             for text in _strings(self.attr(target, attr, [])):
@@ -433,10 +438,12 @@ class _Analysis:
                                        + " ".join(shlex.quote(o) for o in objects),
                                        f"AR {target.label}"))
         linkopts = tuple(self.expand_flag(target, f, named) for f in _strings(self.attr(target, "linkopts", [])))
-        return Node(target, (archive,) if archive else (), archive=archive,
+        shared = tuple(path for path in headers if path.endswith(SHARED_LIBRARY))
+        return Node(target, (archive,) if archive else shared, archive=archive,
                     link_whole=bool(self.attr(target, "link_whole", False)),
                     includes=self.includes(target), defines=tuple(_strings(self.attr(target, "defines", []))),
-                    linkopts=linkopts, headers=tuple(headers), libraries=libraries)
+                    linkopts=linkopts, headers=tuple(h for h in headers if h not in shared), libraries=libraries,
+                    shared_libraries=shared)
 
     def includes(self, target: Target) -> tuple[str, ...]:
         """A target's include directories, relative to the workspace root (or absolute)."""
@@ -458,14 +465,16 @@ class _Analysis:
             if lib.archive:
                 archives += (["-Wl,--whole-archive", lib.archive, "-Wl,--no-whole-archive"]
                              if lib.link_whole else [lib.archive])
+        shared = _unique([so for lib in closure for so in lib.shared_libraries])
         linkopts = _unique([lo for lib in closure for lo in lib.linkopts]
                            + [self.expand_flag(target, f, named) for f in _strings(self.attr(target, "linkopts", []))])
         checks = self.overlap_check(target, closure)
         command = " ".join([self.config.cxx, "-o", shlex.quote(binary), *(shlex.quote(o) for o in objects),
-                            *(shlex.quote(a) for a in archives), *(shlex.quote(f) for f in linkopts),
+                            *(shlex.quote(a) for a in archives), *(shlex.quote(so) for so in shared),
+                            *(shlex.quote(f) for f in linkopts), *(shlex.quote(f) for f in run_path(binary, shared)),
                             "-Wl,--gc-sections", f"-Wl,-Map={shlex.quote(binary)}.map"])
         self.actions.append(Action((binary, f"{binary}.map"),
-                                   tuple(objects) + tuple(lib.archive for lib in closure if lib.archive),
+                                   tuple(objects) + tuple(lib.archive for lib in closure if lib.archive) + tuple(shared),
                                    command, f"LINK {target.label}", implicit=checks))
         return Node(target, (binary,), libraries=libraries)
 
@@ -488,6 +497,20 @@ class _Analysis:
         self.actions.append(Action((stamp,), tuple(selections), command,
                                    f"CHECK no operator registered twice in {target.label}"))
         return (stamp,)
+
+
+def run_path(binary: str, shared_libraries: list[str]) -> list[str]:
+    """The link flag giving ``binary`` its run path: its own directory first (a
+    copy of the binary finds the libraries copied beside it), then each shared
+    library's directory relative to it. Relative to ``$ORIGIN`` only, so the
+    binary is the same whatever the checkout's path, and runs after the
+    output tree moves."""
+    if not shared_libraries:
+        return []
+    here = os.path.dirname(binary)
+    entries = _unique(["$ORIGIN"] + [f"$ORIGIN/{os.path.relpath(os.path.dirname(so), here)}"
+                                     for so in shared_libraries if os.path.dirname(so) != here])
+    return ["-Wl,-rpath," + ":".join(entries)]
 
 
 def _closure(libraries: Iterable[Node]) -> list[Node]:
