@@ -5,6 +5,7 @@ nothing built)."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
@@ -60,6 +61,16 @@ def workspace(tmp_path_factory) -> Path:
     result = etsb(root, "build", "//m:bin")
     assert result.returncode == 0, result.stdout + result.stderr
     return root
+
+
+@contextlib.contextmanager
+def scratch_package(path: Path):
+    """A package directory for one test, removed afterwards (the workspace is shared)."""
+    path.mkdir(parents=True)
+    try:
+        yield path
+    finally:
+        shutil.rmtree(path)
 
 
 def steps(output: str) -> list[str]:
@@ -168,9 +179,7 @@ def test_size_attributes_each_object_by_its_source_file_name(source, part):
 
 
 def test_two_libraries_registering_one_operator_fail_the_overlap_check(workspace):
-    package = workspace / "overlap"
-    package.mkdir()
-    try:
+    with scratch_package(workspace / "overlap") as package:
         (package / "BUILD").write_text("""\
 load("//rules:executorch.bzl", "et_operator_library", "executorch_generated_lib")
 load("//rules:private/shim.bzl", "RUNNER", "RUNTIME", "etsb_cxx_binary")
@@ -187,8 +196,6 @@ etsb_cxx_binary(name = "both", srcs = ["//tools/runner:runner.cpp"], deps = [":l
         assert result.returncode != 0
         assert "operator aten::relu.out is selected by 2 libraries" in result.stdout
         assert not any(s.startswith("LINK") for s in steps(result.stdout))
-    finally:
-        shutil.rmtree(package)
 
 
 # -- bad BUILD input ---------------------------------------------------------------
@@ -229,9 +236,7 @@ PRELUDE = 'load("//rules:executorch.bzl", "et_model_binary", "et_operator_librar
 @pytest.mark.parametrize("case", sorted(BAD_BUILDS))
 def test_bad_build_input_is_located_with_a_backtrace(workspace, case):
     text, where, message = BAD_BUILDS[case]
-    package = workspace / "bad"
-    package.mkdir()
-    try:
+    with scratch_package(workspace / "bad") as package:
         (package / "a.bzl").write_text('load(":b.bzl", "b")\na = 1\n')
         (package / "b.bzl").write_text('load(":a.bzl", "a")\nb = 1\n')
         body = text if text.startswith("load(") else PRELUDE + text
@@ -242,21 +247,15 @@ def test_bad_build_input_is_located_with_a_backtrace(workspace, case):
         assert f"bad/{where}" in result.stderr, result.stderr
         assert message in result.stderr, result.stderr
         assert not (workspace / "etsb-out" / "bin" / "bad").exists()
-    finally:
-        shutil.rmtree(package)
 
 
 def test_a_macro_error_carries_the_backtrace_through_the_rules(workspace):
-    package = workspace / "bad"
-    package.mkdir()
-    try:
+    with scratch_package(workspace / "bad") as package:
         (package / "BUILD").write_text(PRELUDE + 'et_model_binary(name = "bin", model = "m.onnx")\n')
         result = etsb(workspace, "build", "//bad:bin")
         assert result.returncode != 0
         assert "bad/BUILD:2:1" in result.stderr and "rules/model_binary.bzl" in result.stderr
         assert "rules/private/attrs.bzl" in result.stderr
-    finally:
-        shutil.rmtree(package)
 
 
 def test_unknown_target_and_query(workspace):
@@ -410,9 +409,7 @@ def test_analysis_reads_every_attribute_of_the_table():
 
 def test_rules_pass_tags_visibility_and_testonly_through(workspace):
     """The common attributes reach the targets a rule makes (ExecuTorch's include_all_ops spelling works too)."""
-    package = workspace / "common"
-    package.mkdir()
-    try:
+    with scratch_package(workspace / "common") as package:
         (package / "BUILD").write_text(PRELUDE + 'et_operator_library(name = "o", include_all_ops = True, '
                                        'tags = ["mine"], visibility = ["//m:__pkg__"], testonly = True)\n')
         result = etsb(workspace, "query", "//common:o", "--output", "json")
@@ -421,8 +418,6 @@ def test_rules_pass_tags_visibility_and_testonly_through(workspace):
         assert target["attrs"]["tags"] == ["mine"] and target["attrs"]["testonly"] is True
         assert target["attrs"]["visibility"] == ["//m:__pkg__"]
         assert "--include_all_operators" in target["attrs"]["cmd"]
-    finally:
-        shutil.rmtree(package)
 
 
 # -- nothing in a BUILD file reaches a shell as code ----------------------------------------
@@ -455,23 +450,17 @@ INJECTIONS = {
 @pytest.mark.parametrize("attribute", sorted(INJECTIONS))
 def test_shell_text_in_an_attribute_is_refused_at_its_build_line(workspace, attribute, payload):
     call, message = INJECTIONS[attribute]
-    package = workspace / "inject"
-    package.mkdir()
-    try:
+    with scratch_package(workspace / "inject") as package:
         (package / "BUILD").write_text(PRELUDE + f"P = {json.dumps(PAYLOADS[payload])}\n" + call + "\n")
         result = etsb(workspace, "build", "//inject:all")
         assert result.returncode != 0
         assert "inject/BUILD:3:" in result.stderr and message in result.stderr, result.stderr
         assert not (workspace / "PWNED").exists()
-    finally:
-        shutil.rmtree(package)
 
 
 def test_shell_text_in_flags_and_defines_stays_data(workspace):
     """Compiler flags are passed as words, and a --define value reaches a genrule as one quoted word."""
-    package = workspace / "inject"
-    package.mkdir()
-    try:
+    with scratch_package(workspace / "inject") as package:
         (package / "BUILD").write_text(
             'load("//rules:executorch.bzl", "etsb_cxx_library", "etsb_genrule")\n'
             'etsb_genrule(name = "g", srcs = [], outs = ["g.txt"], cmd = "printf %s $(WORD) > $@")\n'
@@ -481,14 +470,10 @@ def test_shell_text_in_flags_and_defines_stays_data(workspace):
         assert result.returncode == 0, result.stdout + result.stderr
         assert (workspace / "etsb-out/bin/inject/g.txt").read_text() == "$(touch PWNED);`touch PWNED`"
         assert not (workspace / "PWNED").exists()
-    finally:
-        shutil.rmtree(package)
 
 
 def test_a_multi_line_genrule_command_runs_every_line(workspace):
-    package = workspace / "lines"
-    package.mkdir()
-    try:
+    with scratch_package(workspace / "lines") as package:
         (package / "BUILD").write_text(
             'load("//rules:executorch.bzl", "etsb_genrule")\n'
             "etsb_genrule(name = \"g\", srcs = [], outs = [\"g.txt\"],\n"
@@ -496,8 +481,6 @@ def test_a_multi_line_genrule_command_runs_every_line(workspace):
         result = etsb(workspace, "build", "//lines:g")
         assert result.returncode == 0, result.stdout + result.stderr
         assert (workspace / "etsb-out/bin/lines/g.txt").read_text() == "one \\\\ two\nthree\n"
-    finally:
-        shutil.rmtree(package)
 
 
 @pytest.mark.parametrize("command", [
@@ -599,9 +582,7 @@ def test_a_second_build_waits_for_the_first(workspace):
 
 
 def test_sigterm_stops_ninja_and_its_actions(workspace):
-    package = workspace / "slow"
-    package.mkdir()
-    try:
+    with scratch_package(workspace / "slow") as package:
         (package / "BUILD").write_text(
             'load("//rules:executorch.bzl", "etsb_genrule")\n'
             'etsb_genrule(name = "g", srcs = [], outs = ["g.txt"], cmd = "sleep 600 && touch $@")\n')
@@ -617,8 +598,6 @@ def test_sigterm_stops_ninja_and_its_actions(workspace):
         assert "etsb: build stopped" in err
         time.sleep(0.5)
         assert not sleeping_processes()  # ninja stopped the action
-    finally:
-        shutil.rmtree(package)
 
 
 def sleeping_processes() -> list[str]:
@@ -628,17 +607,13 @@ def sleeping_processes() -> list[str]:
 
 
 def test_an_action_that_does_not_write_its_output_fails(workspace):
-    package = workspace / "lazy"
-    package.mkdir()
-    try:
+    with scratch_package(workspace / "lazy") as package:
         (package / "BUILD").write_text(
             'load("//rules:executorch.bzl", "etsb_genrule")\n'
             'etsb_genrule(name = "g", srcs = [], outs = ["a.txt", "b.txt"], cmd = "touch $(location a.txt)")\n')
         result = etsb(workspace, "build", "//lazy:g")
         assert result.returncode != 0
         assert "etsb: //lazy:g did not write etsb-out/bin/lazy/b.txt" in result.stdout
-    finally:
-        shutil.rmtree(package)
 
 
 def test_a_full_disk_is_one_line_and_leaves_nothing_half_written(tmp_path):
