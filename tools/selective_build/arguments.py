@@ -142,6 +142,18 @@ COMMANDS: tuple[Command, ...] = (
               "(tools/runner, compiled once with -DETSB_MODEL_ENTRY) calls"),
         _ATEN_YAML,
     )),
+    Command("kernel-sources", "List the sources of a kernel library's tree that the selected kernels need: the "
+            "file defining each, and the utility sources those include.", (
+        _flag("root", VALUE, "the source tree, holding kernels/ (an ExecuTorch checkout)", "TREE", required=True),
+        _flag("sources-under", LIST, "a folder of the tree whose .cpp files (test folders aside) make up the "
+              "library (default: kernels/portable/cpu)", "DIR"),
+        _flag("functions-yaml-path", VALUE, "the (merged) kernel yaml of ATen operators", "YAML"),
+        _flag("custom-ops-yaml-path", VALUE, "a kernel yaml of custom operators ('func:' entries)", "YAML"),
+        _flag("op-selection-yaml-path", VALUE, "selected_operators.yaml (default: every operator of the yamls)",
+              "YAML"),
+        _flag("output", VALUE, "the list to write, one absolute path a line (default: standard output)", "PATH"),
+        _ATEN_YAML,
+    )),
     Command("gen-op-variants", "Write selected_op_variants.h: the dtypes each selected operator's kernels may "
             "switch on.", (
         _flag("yaml-file-path", VALUE, "selected_operators.yaml (ours or ExecuTorch's)", "YAML", required=True),

@@ -9,6 +9,7 @@ command pays only for what it uses (build actions run these many times).
 from __future__ import annotations
 
 import os
+import sys
 from collections.abc import Callable, Sequence
 from types import SimpleNamespace
 
@@ -189,6 +190,30 @@ def gen_bindings(args: SimpleNamespace) -> int:
     resolution = resolve(kernel_yamls, selection)
     for name, text in render_bindings(resolution, args.lib_name, args.manual_registration, args.model_entry).items():
         _write(args.output_dir, name, text)
+    return 0
+
+
+def kernel_sources(args: SimpleNamespace) -> int:
+    """List the tree's sources that the kernels resolved for the selection need."""
+    from selective_build.model.selection import make_selection
+    from selective_build.readers.kernel_sources import index_kernel_sources, library_sources
+    from selective_build.stages.resolve import resolve
+
+    paths = [path for path in (args.functions_yaml_path, args.custom_ops_yaml_path) if path]
+    if not paths:
+        raise UserError("give --functions-yaml-path, --custom-ops-yaml-path or both", Location("kernel-sources"))
+    kernel_yamls = _kernel_yamls(paths, _aten_schemas(args.aten_yaml))
+    selection = (_selection(args.op_selection_yaml_path) if args.op_selection_yaml_path
+                 else make_selection(include_all_operators=True))
+    resolution = resolve(kernel_yamls, selection)
+    index = index_kernel_sources(args.root, library_sources(args.root, args.sources_under or ("kernels/portable/cpu",)))
+    needed = index.sources_for((str(row.operator), row.kernel.kernel_name, row.kernel.location)
+                               for row in resolution.registrations)
+    text = "".join(os.path.join(os.path.abspath(args.root), source) + "\n" for source in needed)
+    if args.output:
+        _write(os.path.dirname(args.output) or ".", os.path.basename(args.output), text)
+    else:
+        sys.stdout.write(text)
     return 0
 
 
