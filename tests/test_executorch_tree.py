@@ -11,6 +11,7 @@ and runs like torch."""
 
 from __future__ import annotations
 
+import os
 import re
 import subprocess
 from pathlib import Path
@@ -24,9 +25,17 @@ from selective_build.readers.kernel_sources import index_kernel_sources, library
 
 from helpers import ET, assert_matches_torch, compile_objects, etsb, run_model
 
-TREE = REPO.parent / "shared" / "third_party" / "executorch"
+# The snapshot sits beside the checkout wherever the tests run; ETSB_EXECUTORCH_TREE names another.
+TREE = Path(os.environ.get("ETSB_EXECUTORCH_TREE", REPO.parent / "shared" / "third_party" / "executorch"))
 PORTABLE_YAML = TREE / "kernels" / "portable" / "functions.yaml"
 MODELS = ("mlp", "cnn", "attention", "embedding", "mixed_dtypes", "two_methods", "caller_outputs")
+
+
+@pytest.fixture(autouse=True, scope="module")
+def executorch_tree() -> Path:
+    assert (TREE / "kernels" / "portable" / "functions.yaml").is_file(), (
+        f"no ExecuTorch source tree at {TREE} (the snapshot beside the checkout; set ETSB_EXECUTORCH_TREE)")
+    return TREE
 
 
 def tree_flags(include_root: Path) -> list[str]:
