@@ -105,7 +105,7 @@ ${Functions_declarations}
 }
 
 
-def executorch_root() -> Path:
+def executorch_runtime() -> Path:
     import executorch
 
     return Path(executorch.__path__[0])
@@ -113,7 +113,7 @@ def executorch_root() -> Path:
 
 def cxx_flags() -> list[str]:
     """The compile flags of tests/test_runtime.py, at -O2."""
-    et = executorch_root()
+    et = executorch_runtime()
     return ["g++", "-std=c++17", "-O2", f"-I{et / 'include'}",
             f"-I{et / 'include/executorch/runtime/core/portable_type/c10'}", "-DC10_USING_CUSTOM_GENERATED_MACROS"]
 
@@ -181,7 +181,7 @@ def main() -> int:
     # peer's .pyc files at install time, and with PYTHONDONTWRITEBYTECODE set etsb
     # (installed from source) would recompile each of its modules on every run.
     os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
-    portable = executorch_root() / "kernels" / "portable" / "functions.yaml"
+    portable = executorch_runtime() / "kernels" / "portable" / "functions.yaml"
     peer_ready = EXPORT_PYTHON.exists() and torchgen_yamls() is not None
     gen_rows, source_rows, notes = [], [], []
     with tempfile.TemporaryDirectory() as tmp_name:

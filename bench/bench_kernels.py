@@ -59,7 +59,7 @@ from common import REPO, table  # noqa: E402
 
 sys.path.insert(0, str(REPO / "tools"))
 from selective_build.driver import size as size_mod  # noqa: E402
-from selective_build.driver.state import executorch_root  # noqa: E402
+from selective_build.driver.state import executorch_runtime  # noqa: E402
 
 ETSB = str(REPO / ".venv" / "bin" / "etsb")
 STARLARK = str(REPO / "etsb-out" / "tools" / "etsb-starlark")
@@ -86,9 +86,9 @@ etsb_cxx_library(
     deps = [RUNTIME],
     linkopts = [
         "-Wl,--no-as-needed",
-        "-L$(EXECUTORCH_ROOT)/lib",
+        "-L$(EXECUTORCH_RUNTIME)/lib",
         "-lexecutorch_kernels_optimized",
-        "-Wl,-rpath,$(EXECUTORCH_ROOT)/lib",
+        "-Wl,-rpath,$(EXECUTORCH_RUNTIME)/lib",
     ],
 )
 
@@ -343,7 +343,7 @@ def main() -> int:
     options = parser.parse_args()
     if not os.access(STARLARK, os.X_OK):
         raise SystemExit(f"{STARLARK} is missing: run scripts/setup.sh")
-    et_root = executorch_root()
+    et_root = executorch_runtime()
     if et_root is None or not os.path.exists(os.path.join(et_root, "lib", OPTIMIZED_LIB)):
         raise SystemExit(f"{OPTIMIZED_LIB} not found in the executorch wheel: run scripts/setup.sh")
 

@@ -33,7 +33,7 @@ from selective_build.readers.kernel_yaml import parse_kernel_yaml  # noqa: E402
 ETSB = str(REPO / ".venv" / "bin" / "etsb")
 
 
-def executorch_root() -> Path:
+def executorch_runtime() -> Path:
     import executorch
 
     return Path(executorch.__path__[0])
@@ -107,7 +107,7 @@ def main() -> int:
     parser.add_argument("--runs", type=int, default=15)
     args = parser.parse_args()
 
-    et = executorch_root()
+    et = executorch_runtime()
     portable = et / "kernels/portable/functions.yaml"
     custom = et / "kernels/portable/custom_ops.yaml"
     merge_py = et / "codegen/tools/merge_yaml.py"

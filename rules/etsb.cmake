@@ -15,7 +15,7 @@
 #
 # Cache variables:
 #   ETSB_PYTHON           the Python that runs etsb's tool (default: <etsb>/.venv/bin/python)
-#   EXECUTORCH_ROOT       the executorch wheel's directory, holding include/ and
+#   EXECUTORCH_RUNTIME    the executorch wheel's directory, holding include/ and
 #                         lib/libexecutorch.so (default: asked from ETSB_PYTHON)
 #   ETSB_COMPILE_OPTIONS  flags of every C++ target the rules make (default: the driver's
 #                         -O2 -ffunction-sections -fdata-sections)
@@ -53,7 +53,7 @@ endif()
 include("${CMAKE_CURRENT_LIST_DIR}/private/etsb_internal.cmake")
 
 set(ETSB_PYTHON "${ETSB_ROOT}/.venv/bin/python" CACHE FILEPATH "the Python that runs etsb's tool (and finds the executorch wheel)")
-set(EXECUTORCH_ROOT "" CACHE PATH "the executorch wheel's directory (include/, lib/libexecutorch.so); empty: ask ETSB_PYTHON")
+set(EXECUTORCH_RUNTIME "" CACHE PATH "the executorch wheel's directory (include/, lib/libexecutorch.so); empty: ask ETSB_PYTHON")
 set(ETSB_COMPILE_OPTIONS "-O2;-ffunction-sections;-fdata-sections" CACHE STRING "compile flags of the C++ targets etsb's rules make")
 set(ETSB_LINK_OPTIONS "-Wl,--gc-sections" CACHE STRING "link flags of the binaries etsb's rules make")
 
@@ -545,7 +545,7 @@ function(_etsb_runner_binary binary lib exclude)
   _etsb_cxx_target(${binary})
   target_link_libraries(${binary} PRIVATE ${lib} etsb::executorch)
   target_link_options(${binary} PRIVATE ${ETSB_LINK_OPTIONS} "LINKER:-Map=$<TARGET_FILE:${binary}>.map")
-  get_property(root GLOBAL PROPERTY ETSB_EXECUTORCH_ROOT)
+  get_property(root GLOBAL PROPERTY ETSB_EXECUTORCH_RUNTIME)
   # In the build tree the run path is relative ($ORIGIN first, for a copy that
   # takes libexecutorch.so along, then the build tree's copy of it); an
   # installed binary finds the wheel's.

@@ -5,7 +5,7 @@ load(":merge_yaml.bzl", "merge_yaml")
 load(":operator_library.bzl", "et_operator_library")
 load(":private/attrs.bzl", "attrs", "check_call", "internal", "rule_info", "with_tags")
 load(":private/names.bzl", "cxx_identifier", "sibling_label")
-load(":private/shim.bzl", "ETSB_COMMAND", "ETSB_TOOL", "ETSB_TOOL_SOURCES", "RUNTIME", "TAG_REGISTERS", "etsb_cxx_library", "etsb_genrule")
+load(":private/shim.bzl", "BUILD_SYSTEM", "ETSB_COMMAND", "ETSB_TOOL", "ETSB_TOOL_SOURCES", "RUNTIME", "TAG_REGISTERS", "etsb_cxx_library", "etsb_genrule")
 
 # The files `etsb gen-bindings` writes.
 BINDINGS_FILES = ["register_kernels.cpp", "NativeFunctions.h", "CustomOpsNativeFunctions.h", "Functions.h"]
@@ -64,7 +64,12 @@ def executorch_generated_lib(name, **kwargs):
     _bindings(name, functions_yaml, a.custom_ops_yaml_target, selection, a.manual_registration, a.model_entry, helper)
 
     kernels = a.kernel_deps
-    if a.dtype_selective_build:
+    if BUILD_SYSTEM == "etsb":
+        # Only the kernel sources the selection needs are compiled (the rest of a
+        # library as large as ExecuTorch's portable one never is).
+        kernels = [_selected_kernels(name, a.kernel_deps, functions_yaml, a.custom_ops_yaml_target, selection,
+                                     a.dtype_selective_build, helper)]
+    elif a.dtype_selective_build:
         kernels = [_dtype_selective_kernels(name, a.kernel_deps, selection, helper)]
     etsb_cxx_library(
         name = name,
@@ -111,8 +116,45 @@ def _bindings(name, functions_yaml, custom_ops_yaml, selection, manual_registrat
         **helper
     )
 
-def _dtype_selective_kernels(name, kernel_deps, selection, helper):
-    """The kernels of `kernel_deps` compiled again with the selection's `selected_op_variants.h`."""
+def _selected_kernels(name, kernel_deps, functions_yaml, custom_ops_yaml, selection, dtype_selective_build, helper):
+    """The objects of `kernel_deps` that the selection's kernels need (etsb's driver):
+    `etsb kernel-sources` lists their sources from every file the libraries
+    declare, and only those are compiled; with `dtype_selective_build`, compiled
+    again with the selection's `selected_op_variants.h`."""
+    files = []
+    for kernels in kernel_deps:
+        files += [sibling_label(kernels, "_srcs"), sibling_label(kernels, "_hdrs")]
+    args = ["--op_selection_yaml_path $(location %s)" % selection]
+    yamls = []
+    for flag, yaml in (("--functions_yaml_path", functions_yaml), ("--custom_ops_yaml_path", custom_ops_yaml)):
+        if yaml != None:
+            yamls.append(yaml)
+            args.append("%s $(location %s)" % (flag, yaml))
+    etsb_genrule(
+        name = name + "_kernel_sources",
+        srcs = [selection] + yamls + files,
+        outs = [name + "/kernel_sources.txt"],
+        cmd = ETSB_COMMAND + " kernel-sources %s --output $@ %s" % (" ".join(args), " ".join(["$(locations %s)" % f for f in files])),
+        tools = [ETSB_TOOL, ETSB_TOOL_SOURCES],
+        **helper
+    )
+    hdrs, copts = [], []
+    if dtype_selective_build:
+        variants = _op_variants(name, selection, helper)
+        # -I: ExecuTorch's selective_build.h includes it as "selected_op_variants.h".
+        hdrs, copts = [variants], ["-include", "$(location %s)" % variants, "-I$(RULEDIR)/" + name]
+    etsb_cxx_library(
+        name = name + "_kernels",
+        hdrs = hdrs,
+        copts = copts,
+        objects_of = kernel_deps,
+        object_list = ":" + name + "_kernel_sources",
+        **helper
+    )
+    return ":" + name + "_kernels"
+
+def _op_variants(name, selection, helper):
+    """The genrule writing the selection's `selected_op_variants.h`; its label."""
     etsb_genrule(
         name = name + "_op_variants",
         srcs = [selection],
@@ -121,6 +163,11 @@ def _dtype_selective_kernels(name, kernel_deps, selection, helper):
         tools = [ETSB_TOOL, ETSB_TOOL_SOURCES],
         **helper
     )
+    return ":" + name + "_op_variants"
+
+def _dtype_selective_kernels(name, kernel_deps, selection, helper):
+    """The kernels of `kernel_deps` compiled again with the selection's `selected_op_variants.h` (Bazel, Buck2)."""
+    _op_variants(name, selection, helper)
     etsb_cxx_library(
         name = name + "_kernels",
         srcs = [sibling_label(k, "_srcs") for k in kernel_deps] + [":" + name + "_op_variants"],

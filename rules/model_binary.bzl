@@ -3,10 +3,10 @@
 load(":generated_lib.bzl", "executorch_generated_lib")
 load(":operator_library.bzl", "et_operator_library")
 load(":private/attrs.bzl", "attrs", "check_call", "internal", "rule_info", "with_tags")
-load(":private/shim.bzl", "ETSB_COMMAND", "ETSB_TOOL", "ETSB_TOOL_SOURCES", "LINK_MAPS", "RUNNER", "RUNTIME", "RUNTIME_SHARED_LIBRARY", "TAG_ALL_KERNELS", "TAG_BINARY", "TAG_MANUAL", "etsb_cxx_binary", "etsb_genrule")
+load(":private/shim.bzl", "ETSB_COMMAND", "ETSB_REPOSITORY", "ETSB_TOOL", "ETSB_TOOL_SOURCES", "LINK_MAPS", "RUNNER", "RUNTIME", "RUNTIME_SHARED_LIBRARY", "TAG_ALL_KERNELS", "TAG_BINARY", "TAG_MANUAL", "etsb_cxx_binary", "etsb_genrule")
 
-PORTABLE_FUNCTIONS_YAML = "//kernels/portable:functions.yaml"
-PORTABLE_KERNELS = "//kernels/portable:kernels"
+PORTABLE_FUNCTIONS_YAML = ETSB_REPOSITORY + "//kernels/portable:functions.yaml"
+PORTABLE_KERNELS = ETSB_REPOSITORY + "//kernels/portable:kernels"
 
 ET_MODEL_BINARY = rule_info(
     name = "et_model_binary",

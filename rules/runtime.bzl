@@ -5,7 +5,7 @@ load(":private/shim.bzl", "BUILD_SYSTEM", "etsb_export_file", "etsb_filegroup", 
 def et_runtime_library(name):
     """The ExecuTorch runtime (`libexecutorch.so` and its headers, from the wheel).
 
-    In etsb's driver the wheel's place is the make variable `$(EXECUTORCH_ROOT)`,
+    In etsb's driver the wheel's place is the make variable `$(EXECUTORCH_RUNTIME)`,
     and `libexecutorch.so` is copied into the output tree: binaries find it
     relative to themselves (`$ORIGIN`), so that they do not depend on where the
     checkout or the wheel is, and still run after the output tree moves.
@@ -26,22 +26,22 @@ def et_runtime_library(name):
         native.cxx_library(
             name = name,
             includes = [
-                "$(EXECUTORCH_ROOT)/include",
-                "$(EXECUTORCH_ROOT)/include/executorch/runtime/core/portable_type/c10",
+                "$(EXECUTORCH_RUNTIME)/include",
+                "$(EXECUTORCH_RUNTIME)/include/executorch/runtime/core/portable_type/c10",
             ],
             defines = ["C10_USING_CUSTOM_GENERATED_MACROS"],
-            linkopts = ["-L$(EXECUTORCH_ROOT)/lib", "-lexecutorch", "-Wl,-rpath,$(EXECUTORCH_ROOT)/lib"],
+            linkopts = ["-L$(EXECUTORCH_RUNTIME)/lib", "-lexecutorch", "-Wl,-rpath,$(EXECUTORCH_RUNTIME)/lib"],
             visibility = visibility,
         )
         return
     etsb_genrule(name = "libexecutorch_so", srcs = [], outs = ["libexecutorch.so"],
-                 cmd = "cp $(EXECUTORCH_ROOT)/lib/libexecutorch.so $@", visibility = visibility)
+                 cmd = "cp $(EXECUTORCH_RUNTIME)/lib/libexecutorch.so $@", visibility = visibility)
     native.cxx_library(
         name = name,
         srcs = [":libexecutorch.so"],
         includes = [
-            "$(EXECUTORCH_ROOT)/include",
-            "$(EXECUTORCH_ROOT)/include/executorch/runtime/core/portable_type/c10",
+            "$(EXECUTORCH_RUNTIME)/include",
+            "$(EXECUTORCH_RUNTIME)/include/executorch/runtime/core/portable_type/c10",
         ],
         defines = ["C10_USING_CUSTOM_GENERATED_MACROS"],
         visibility = visibility,

@@ -122,6 +122,21 @@ command -v bazel >/dev/null 2>&1 || install_debian_packages bazel-bootstrap
 ensure_venv "$ROOT/.venv" "$ROOT/scripts/requirements.txt" editable
 if [ "$want_export_env" = 1 ]; then
   ensure_venv "$ROOT/.venv-export" "$ROOT/scripts/requirements-export.txt"
+  # torchvision and timm, for the real architectures of tests/models/export_real.py.
+  # --no-deps keeps the pinned torch; pillow is torchvision's one other need (timm's
+  # huggingface_hub and safetensors are optional and not wanted: no weights are fetched).
+  EXPORT_MODEL_PACKAGES=(torchvision==0.28.0 timm==1.0.31 pillow==12.2.0)
+  if ! "$ROOT/.venv-export/bin/python" - "${EXPORT_MODEL_PACKAGES[@]}" 2>/dev/null <<'PY'
+import sys
+from importlib.metadata import version
+sys.exit(any(version(name) != want for name, want in (arg.split("==") for arg in sys.argv[1:])))
+PY
+  then
+    say "installing ${EXPORT_MODEL_PACKAGES[*]} into .venv-export"
+    "$ROOT/.venv-export/bin/python" -m pip --disable-pip-version-check -q install --no-deps \
+      "${EXPORT_MODEL_PACKAGES[@]}" >&2 \
+      || die "pip could not install ${EXPORT_MODEL_PACKAGES[*]}; try by hand: $ROOT/.venv-export/bin/pip install --no-deps ${EXPORT_MODEL_PACKAGES[*]}"
+  fi
 fi
 
 # The BUILD-file evaluator (tools/starlark), rebuilt when a Go source is newer

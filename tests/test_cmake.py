@@ -226,7 +226,7 @@ def test_a_missing_runtime_fails_the_configuration_clearly(tmp_path):
     source.mkdir()
     (source / "CMakeLists.txt").write_text(
         f"cmake_minimum_required(VERSION 3.20)\nproject(bad LANGUAGES CXX)\ninclude({RULES})\n")
-    result = configure(source, tmp_path / "build", f"-DEXECUTORCH_ROOT={tmp_path}/nowhere")
+    result = configure(source, tmp_path / "build", f"-DEXECUTORCH_RUNTIME={tmp_path}/nowhere")
     assert result.returncode != 0
     assert one_line(f"etsb: no ExecuTorch runtime in '{tmp_path}/nowhere'") in one_line(result.stderr), result.stderr
     result = configure(source, tmp_path / "build2", f"-DETSB_PYTHON={tmp_path}/python")

@@ -1,18 +1,21 @@
 """ExecuTorch's own portable kernels, from the source snapshot at
-../shared/third_party/executorch (what a user's EXECUTORCH_ROOT checkout holds).
+../shared/third_party/executorch (what a user's EXECUTORCH_ROOT checkout holds),
+built by etsb's driver as `@executorch//kernels/portable`.
 
-The tree's kernels compile against the installed runtime's headers (an
-include root whose executorch/kernels is the tree's kernels/, every runtime
-header from the wheel). etsb's registration covers every entry of the tree's
-portable yaml in one binary, and `etsb kernel-sources` lists, for a selection,
-just the sources to compile: each kernel's defining file and the utility
-sources its headers need. Each corpus model links from those objects alone
-and runs like torch."""
+The tree's kernels compile against the installed runtime's headers (the tree
+only on the include path after them, every runtime header from the wheel).
+etsb's registration covers every entry of the tree's portable yaml in one
+binary; a binary compiles, of the tree's 195 files, only what `etsb
+kernel-sources` lists for its selection (each kernel's defining file and the
+utility sources its headers need), and those objects are shared between
+binaries. Each corpus model builds and runs like torch; nothing is written
+into the tree."""
 
 from __future__ import annotations
 
 import os
 import re
+import shutil
 import subprocess
 from pathlib import Path
 
@@ -23,12 +26,14 @@ from selective_build.__main__ import main
 from selective_build.model.errors import UserError
 from selective_build.readers.kernel_sources import index_kernel_sources, library_sources
 
-from helpers import ET, assert_matches_torch, compile_objects, etsb, run_model
+from helpers import assert_matches_torch, etsb, new_workspace, run_model, stripped_size
 
 # The snapshot sits beside the checkout wherever the tests run; ETSB_EXECUTORCH_TREE names another.
 TREE = Path(os.environ.get("ETSB_EXECUTORCH_TREE", REPO.parent / "shared" / "third_party" / "executorch"))
 PORTABLE_YAML = TREE / "kernels" / "portable" / "functions.yaml"
 MODELS = ("mlp", "cnn", "attention", "embedding", "mixed_dtypes", "two_methods", "caller_outputs")
+TREE_KERNELS = ('functions_yaml_target = "@executorch//kernels/portable:functions.yaml", '
+                'kernel_deps = ["@executorch//kernels/portable:kernels"]')
 
 
 @pytest.fixture(autouse=True, scope="module")
@@ -38,39 +43,24 @@ def executorch_tree() -> Path:
     return TREE
 
 
-def tree_flags(include_root: Path) -> list[str]:
-    """Compile flags for the tree's kernels: the include root, and the event tracer they expect."""
-    return [f"-I{include_root}", "-DET_EVENT_TRACER_ENABLED"]
+def tree_files() -> dict[str, float]:
+    """Every file of the tree with its modification time: what a build must leave as it is."""
+    found = {}
+    for directory, _, files in os.walk(TREE):
+        for name in files:
+            path = os.path.join(directory, name)
+            found[path] = os.stat(path).st_mtime
+    return found
 
 
-@pytest.fixture(scope="module")
-def tree_objects(tmp_path_factory) -> dict[str, Path]:
-    """Every source of the tree's portable library compiled once (-O2), by tree-relative path."""
-    out = tmp_path_factory.mktemp("tree")
-    include_root = out / "include"
-    (include_root / "executorch").mkdir(parents=True)
-    (include_root / "executorch" / "kernels").symlink_to(TREE / "kernels")
-    objects = {source: out / "obj" / (source.replace("/", "__") + ".o")
-               for source in library_sources(str(TREE), ["kernels/portable/cpu"])}
-    (out / "obj").mkdir()
-    compile_objects([(tree_flags(include_root), TREE / source, obj) for source, obj in objects.items()], "-O2")
-    objects["include_root"] = include_root
-    return objects
+def build(workspace: Path, *targets: str) -> subprocess.CompletedProcess:
+    """``etsb build`` in ``workspace`` with the snapshot as its ExecuTorch tree."""
+    return etsb("build", "--executorch-root", str(TREE), *targets, cwd=workspace)
 
 
-def link(objects: list[Path], registration_dir: Path, include_root: Path, binary: Path, runner: bool = True) -> None:
-    """Compile the registration in ``registration_dir`` and link it, the runner and ``objects``."""
-    sources = [registration_dir / "register_kernels.cpp"]
-    if runner:
-        sources.append(REPO / "tools/runner/runner.cpp")
-    else:
-        sources.append(registration_dir / "list_kernels.cpp")
-    result = subprocess.run(["g++", "-std=c++17", "-O1", *tree_flags(include_root), f"-I{registration_dir}",
-                             f"-I{ET / 'include'}", f"-I{ET / 'include/executorch/runtime/core/portable_type/c10'}",
-                             "-DC10_USING_CUSTOM_GENERATED_MACROS", *map(str, sources), *map(str, objects),
-                             f"-L{ET / 'lib'}", "-lexecutorch", f"-Wl,-rpath,{ET / 'lib'}", "-o", str(binary)],
-                            capture_output=True, text=True)
-    assert result.returncode == 0, result.stderr[-3000:]
+def compiled(result: subprocess.CompletedProcess) -> list[str]:
+    """The sources a build compiled, from its progress lines."""
+    return re.findall(r"CXX (\S+) \(", result.stdout)
 
 
 LIST_KERNELS = r"""
@@ -87,6 +77,38 @@ int main() {
 }
 """
 
+MODELS_BUILD = """load("//rules:executorch.bzl", "et_model_binary", "executorch_generated_lib")
+load("//rules:private/shim.bzl", "RUNTIME", "etsb_cxx_binary")
+
+[et_model_binary(name = m, model = m + ".pte", TREE_KERNELS) for m in MODELS]
+
+et_model_binary(name = "mlp_dtype_selective", model = "mlp.pte", dtype_selective_build = True, TREE_KERNELS)
+
+# Every kernel of the tree's yaml, registered at start-up, and a main that lists the registry.
+executorch_generated_lib(name = "everything", TREE_KERNELS)
+
+etsb_cxx_binary(name = "list_kernels", srcs = ["list_kernels.cpp"], deps = [":everything", RUNTIME])
+""".replace("TREE_KERNELS", TREE_KERNELS).replace("MODELS", repr(list(MODELS)))
+
+
+@pytest.fixture(scope="module")
+def tree_workspace(tmp_path_factory) -> tuple[Path, subprocess.CompletedProcess]:
+    """A workspace whose binaries take their kernels from the tree, built at
+    once: the whole portable library compiles once (the registry lister needs
+    all of it) and every model's binary links its part of those objects."""
+    workspace = new_workspace(tmp_path_factory.mktemp("tree") / "ws")
+    package = workspace / "models"
+    package.mkdir()
+    for model in MODELS:
+        shutil.copy(MODELS_DIR / model / f"{model}.pte", package)
+    (package / "list_kernels.cpp").write_text(LIST_KERNELS)
+    (package / "BUILD").write_text(MODELS_BUILD)
+    before = tree_files()
+    result = build(workspace, "//models:all")
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+    assert tree_files() == before, "the build wrote into the tree"
+    return workspace, result
+
 
 def yaml_operators() -> set[str]:
     names = set()
@@ -98,22 +120,115 @@ def yaml_operators() -> set[str]:
     return names
 
 
-def test_every_portable_yaml_entry_registers_in_one_binary(tree_objects, tmp_path):
+def test_every_portable_yaml_entry_registers_in_one_binary(tree_workspace):
     """Single and several out tensors, tensor lists, void returns, defaults,
-    optionals: each of the 209 entries is registered and listed by the runtime
-    (the whole library compiled, and linked with nothing left out)."""
-    assert main(["gen-bindings", "--functions-yaml-path", str(PORTABLE_YAML), "--output-dir", str(tmp_path),
-                 "--lib-name", "executorch_portable"]) == 0
-    (tmp_path / "list_kernels.cpp").write_text(LIST_KERNELS)
-    objects = [obj for source, obj in tree_objects.items() if source != "include_root"]
-    link(objects, tmp_path, tree_objects["include_root"], tmp_path / "list", runner=False)
-    listed = subprocess.run([str(tmp_path / "list")], capture_output=True, text=True, check=True).stdout.split()
+    optionals: each of the 209 entries is registered and listed by the runtime."""
+    workspace, _ = tree_workspace
+    listed = subprocess.run([str(workspace / "etsb-out/bin/models/list_kernels")], capture_output=True, text=True,
+                            check=True).stdout.split()
     expected = yaml_operators()
     assert len(expected) == 209
     # Each once; the rest of the registry is the runtime's own (its prim ops).
     assert expected <= set(listed) and len(set(listed)) == len(listed)
     assert all(name.startswith(("executorch_prim::", "aten::sym_", "aten::_local_scalar_dense"))
                for name in set(listed) - expected), sorted(set(listed) - expected)
+
+
+def test_each_tree_source_compiled_once_for_every_binary(tree_workspace):
+    """The tree's objects belong to its library: shared by every binary, none compiled twice (but
+    by the dtype-selective binary, which compiles its own with its dtype selection); and what
+    compiled is what the whole library's registration needs."""
+    workspace, result = tree_workspace
+    sources = re.findall(r"CXX (\S+) \(@executorch//kernels/portable:kernels\)", result.stdout)
+    everything = (workspace / "etsb-out/bin/models/everything/kernel_sources.txt").read_text().splitlines()
+    assert len(sources) == len(set(sources)) and set(sources) == set(everything)
+    again = re.findall(r"CXX \S+ \(//models:mlp_dtype_selective_dtype_selective_lib_kernels\)", result.stdout)
+    assert len(again) == 9, again
+
+
+@pytest.mark.parametrize("model", MODELS)
+def test_each_corpus_model_builds_from_the_tree_and_matches_torch(model, tree_workspace, tmp_path):
+    """Each binary holds only the objects its listed sources make (a missing
+    utility would be an undefined reference), and runs like torch."""
+    workspace, _ = tree_workspace
+    out = workspace / "etsb-out/bin/models"
+    listed = (out / f"{model}_lib/kernel_sources.txt").read_text().splitlines()
+    members = (out / f"lib{model}_lib_kernels.a.objects").read_text().splitlines()
+    assert 0 < len(listed) == len(members) < 25
+    for method in ("forward", "scale") if model == "two_methods" else ("forward",):
+        result = run_model(out / model, model, tmp_path / method, method=method)
+        assert result.returncode == 0, result.stderr
+        assert_matches_torch(model, tmp_path / method, method)
+
+
+def test_a_dtype_selective_tree_build_is_smaller_and_runs(tree_workspace, tmp_path):
+    workspace, result = tree_workspace
+    out = workspace / "etsb-out/bin/models"
+    dtype_selective = stripped_size(out / "mlp_dtype_selective_dtype_selective", tmp_path)
+    op_selective = stripped_size(out / "mlp_dtype_selective_op_selective", tmp_path)
+    assert dtype_selective < 0.8 * op_selective, (dtype_selective, op_selective)
+    result = run_model(out / "mlp_dtype_selective_smallest/mlp_dtype_selective", "mlp", tmp_path / "o")
+    assert result.returncode == 0, result.stderr
+    assert_matches_torch("mlp", tmp_path / "o")
+
+
+@pytest.fixture()
+def small_workspace(tmp_path) -> Path:
+    workspace = new_workspace(tmp_path / "ws")
+    (workspace / "m").mkdir()
+    for model in ("mlp", "cnn"):
+        shutil.copy(MODELS_DIR / model / f"{model}.pte", workspace / "m")
+    (workspace / "m" / "BUILD").write_text(
+        'load("//rules:executorch.bzl", "et_model_binary")\n'
+        f'et_model_binary(name = "mlp", model = "mlp.pte", {TREE_KERNELS})\n'
+        f'et_model_binary(name = "cnn", model = "cnn.pte", {TREE_KERNELS})\n')
+    return workspace
+
+
+def test_a_binary_compiles_only_the_sources_its_operators_need(small_workspace):
+    """The MLP: 9 of the tree's 195 files; the CNN next: only what the MLP did not compile."""
+    first = build(small_workspace, "//m:mlp")
+    assert first.returncode == 0, first.stdout[-2000:] + first.stderr[-2000:]
+    tree = sorted(s.split("/kernels/portable/cpu/")[1] for s in compiled(first) if "/external/executorch/" in s)
+    assert tree == ["op_addmm.cpp", "op_permute_copy.cpp", "op_relu.cpp", "util/broadcast_util.cpp",
+                    "util/copy_ops_util.cpp", "util/delinearize_index.cpp", "util/dtype_util.cpp",
+                    "util/matmul_ops_util.cpp", "util/repeat_util.cpp"]
+    second = build(small_workspace, "//m:cnn")
+    assert second.returncode == 0, second.stdout[-2000:] + second.stderr[-2000:]
+    again = [s for s in compiled(second) if "/external/executorch/" in s]
+    assert again and not set(again) & set(compiled(first)), again
+
+
+def test_labels_of_the_tree_without_a_tree_say_how_to_give_one(small_workspace):
+    result = etsb("build", "//m:mlp", cwd=small_workspace)
+    assert result.returncode != 0 and "Traceback" not in result.stderr
+    assert ("m/BUILD:2:1: error:" in result.stderr and "names the repository '@executorch', which this build does "
+            "not have" in result.stderr and "--executorch-root DIR, EXECUTORCH_ROOT" in result.stderr), result.stderr
+    missing = etsb("build", "--executorch-root", str(small_workspace / "nowhere"), "//m:mlp", cwd=small_workspace)
+    assert "is not a directory" in missing.stderr and "Traceback" not in missing.stderr, missing.stderr
+
+
+def test_the_workspace_gives_its_tree_once_in_etsbrc(small_workspace):
+    (small_workspace / ".etsbrc").write_text(f"# the tree\ncommon --executorch-root={os.path.relpath(TREE, small_workspace)}\n")
+    result = etsb("build", "//m:mlp", cwd=small_workspace / "m")
+    assert result.returncode == 0, result.stdout[-2000:] + result.stderr[-2000:]
+    (small_workspace / ".etsbrc").write_text("\n\nbuidl --executorch-root=x\n")
+    result = etsb("build", "//m:mlp", cwd=small_workspace)
+    assert result.returncode == 2 and ".etsbrc:3: 'buidl' is not a command" in result.stderr, result.stderr
+
+
+def test_a_kernel_no_tree_source_defines_fails_the_build_naming_the_operator(small_workspace):
+    (small_workspace / "m" / "vendor.yaml").write_text(
+        "- op: relu.out\n  kernels:\n    - arg_meta: null\n      kernel_name: torch::executor::no_such_relu_out\n")
+    (small_workspace / "m" / "BUILD").write_text(
+        'load("//rules:executorch.bzl", "et_model_binary")\n'
+        'et_model_binary(name = "mlp", model = "mlp.pte", functions_yaml_target = "vendor.yaml",\n'
+        '    fallback_yaml_target = "@executorch//kernels/portable:functions.yaml",\n'
+        '    kernel_deps = ["@executorch//kernels/portable:kernels"])\n')
+    result = build(small_workspace, "//m:mlp")
+    assert result.returncode != 0 and "Traceback" not in result.stderr
+    assert ("operator aten::relu.out: kernel 'torch::executor::no_such_relu_out': no source of its kernel "
+            "libraries" in result.stderr + result.stdout), result.stdout[-2000:] + result.stderr[-2000:]
 
 
 def test_every_portable_kernel_is_defined_by_exactly_one_source():
@@ -139,26 +254,6 @@ def test_kernel_sources_lists_the_mlps_files_and_their_utilities(tmp_path):
     assert listed == [cpu + name for name in (
         "op_addmm.cpp", "op_permute_copy.cpp", "op_relu.cpp", "util/broadcast_util.cpp", "util/copy_ops_util.cpp",
         "util/delinearize_index.cpp", "util/dtype_util.cpp", "util/matmul_ops_util.cpp", "util/repeat_util.cpp")]
-
-
-@pytest.mark.parametrize("model", MODELS)
-def test_each_corpus_model_links_from_its_listed_sources_alone_and_runs(model, tree_objects, tmp_path):
-    """No object beyond the list (a missing utility would be an undefined reference)."""
-    selection = tmp_path / "selected.yaml"
-    assert main(["gen-oplist", "--model_file_path", str(MODELS_DIR / model / f"{model}.pte"), "--output_path",
-                 str(selection)]) == 0
-    assert main(["gen-bindings", "--functions-yaml-path", str(PORTABLE_YAML), "--op-selection-yaml-path",
-                 str(selection), "--output-dir", str(tmp_path), "--lib-name", "model"]) == 0
-    listing = tmp_path / "sources.txt"
-    assert main(["kernel-sources", "--root", str(TREE), "--functions-yaml-path", str(PORTABLE_YAML),
-                 "--op-selection-yaml-path", str(selection), "--output", str(listing)]) == 0
-    sources = [Path(line).relative_to(TREE).as_posix() for line in listing.read_text().splitlines()]
-    assert len(sources) < 25
-    link([tree_objects[source] for source in sources], tmp_path, tree_objects["include_root"], tmp_path / "bin")
-    for method in ("forward", "scale") if model == "two_methods" else ("forward",):
-        result = run_model(tmp_path / "bin", model, tmp_path / method, method=method)
-        assert result.returncode == 0, result.stderr
-        assert_matches_torch(model, tmp_path / method, method)
 
 
 def make_tree(root: Path, files: dict[str, str]) -> Path:
@@ -196,7 +291,8 @@ def test_a_kernel_no_source_defines_or_two_define_is_an_error_at_its_yaml_entry(
         index.sources_for([("aten::a.out", "torch::executor::a_out", None), ("aten::z.out", "torch::executor::z_out", None)])
     messages = [problem.message for problem in info.value.problems]
     assert messages == [
-        f"operator aten::a.out: kernel 'torch::executor::a_out': more than one source of {tree} defines it: "
+        f"operator aten::a.out: kernel 'torch::executor::a_out': more than one source of the kernel library in {tree} "
+        "defines it: "
         "kernels/lib/op_a.cpp, kernels/lib/op_a2.cpp",
         f"operator aten::z.out: kernel 'torch::executor::z_out': no source of the kernel library in {tree} defines it"]
 

@@ -184,9 +184,9 @@ endfunction()
 
 # Finds the ExecuTorch runtime and defines the imported target etsb::executorch:
 # libexecutorch.so, its include directories and C10_USING_CUSTOM_GENERATED_MACROS.
-# EXECUTORCH_ROOT wins; when it is empty, ETSB_PYTHON is asked where the wheel is.
+# EXECUTORCH_RUNTIME wins; when it is empty, ETSB_PYTHON is asked where the wheel is.
 function(_etsb_find_runtime)
-  set(root "${EXECUTORCH_ROOT}")
+  set(root "${EXECUTORCH_RUNTIME}")
   if(root STREQUAL "")
     execute_process(
       COMMAND "${ETSB_PYTHON}" -c "import executorch; print(executorch.__path__[0])"
@@ -197,14 +197,14 @@ function(_etsb_find_runtime)
       message(FATAL_ERROR
         "etsb: ETSB_PYTHON (${ETSB_PYTHON}) cannot import executorch (${error}).\n"
         "Install the runtime wheel (scripts/setup.sh does), or pass "
-        "-DEXECUTORCH_ROOT=<the executorch package directory, holding include/ and lib/libexecutorch.so>.")
+        "-DEXECUTORCH_RUNTIME=<the executorch package directory, holding include/ and lib/libexecutorch.so>.")
     endif()
   endif()
   set(library "${root}/lib/libexecutorch.so")
   if(NOT EXISTS "${library}" OR NOT IS_DIRECTORY "${root}/include/executorch/runtime")
     message(FATAL_ERROR
       "etsb: no ExecuTorch runtime in '${root}': it must hold lib/libexecutorch.so and include/executorch/runtime/ "
-      "(set EXECUTORCH_ROOT to the executorch package directory of the wheel).")
+      "(set EXECUTORCH_RUNTIME to the executorch package directory of the wheel).")
   endif()
   # A copy in the build tree, which binaries find relative to themselves
   # ($ORIGIN): nothing in them names the wheel's place, and the build tree runs
@@ -219,5 +219,5 @@ function(_etsb_find_runtime)
     INTERFACE_INCLUDE_DIRECTORIES "${root}/include;${root}/include/executorch/runtime/core/portable_type/c10"
     INTERFACE_COMPILE_DEFINITIONS "C10_USING_CUSTOM_GENERATED_MACROS"
     INTERFACE_COMPILE_FEATURES "cxx_std_17")
-  set_property(GLOBAL PROPERTY ETSB_EXECUTORCH_ROOT "${root}")
+  set_property(GLOBAL PROPERTY ETSB_EXECUTORCH_RUNTIME "${root}")
 endfunction()

@@ -10,29 +10,40 @@ onto the build system evaluating it:
 
 Genrule commands use Bazel's notation (`$(location ...)`, `$(RULEDIR)`, `$@`)
 plus two make variables set by the build system: `$(ETSB_PYTHON)`, the Python
-that runs etsb's tools, and `$(EXECUTORCH_ROOT)`, the ExecuTorch runtime wheel.
+that runs etsb's tools, and `$(EXECUTORCH_RUNTIME)`, the ExecuTorch runtime wheel.
 Under Bazel they come from `MAKE_VARIABLES` (`--define` overrides them).
 """
 
 BUILD_SYSTEM = "bazel" if hasattr(native, "cc_library") else ("buck2" if hasattr(native, "read_config") else "etsb")
 
+# How etsb's own targets are named from any package: `@etsb//...` in etsb's
+# driver (inside etsb's checkout it is the main repository), so that macros
+# called from another repository (an ExecuTorch tree's overlay) still reach
+# them. Bazel and Buck2 name them from the main repository for now.
+ETSB_REPOSITORY = "@etsb" if BUILD_SYSTEM == "etsb" else ""
+
 # The label of etsb's command-line tool and of the Python sources it runs.
-ETSB_TOOL = "//tools/selective_build:etsb"
-ETSB_TOOL_SOURCES = "//tools/selective_build:sources"
+ETSB_TOOL = ETSB_REPOSITORY + "//tools/selective_build:etsb"
+ETSB_TOOL_SOURCES = ETSB_REPOSITORY + "//tools/selective_build:sources"
 
 # The command prefix that runs the etsb tool inside a genrule.
 ETSB_COMMAND = "$(ETSB_PYTHON) $(location %s)" % ETSB_TOOL
 
 # The ExecuTorch runtime library (libexecutorch.so and its headers).
-RUNTIME = "@executorch_runtime//:executorch" if BUILD_SYSTEM == "bazel" else "//runtime:executorch"
+RUNTIME = "@executorch_runtime//:executorch" if BUILD_SYSTEM == "bazel" else ETSB_REPOSITORY + "//runtime:executorch"
 
 # The runtime's shared library as a file, for a copy of a binary to take along
 # (binaries find it beside themselves first: their run path starts at $ORIGIN).
-RUNTIME_SHARED_LIBRARY = "//runtime:libexecutorch.so"
+RUNTIME_SHARED_LIBRARY = ETSB_REPOSITORY + "//runtime:libexecutorch.so"
 
 # Under Bazel, the target that supplies the make variables of every genrule
 # (made by //bazel:repositories.bzl beside the runtime).
 MAKE_VARIABLES = "@executorch_runtime//:make_variables"
+
+# The directory holding each external repository's tree as `<NAME>/`, relative
+# to where compilers run: an include root where `executorch/...` is an
+# ExecuTorch tree (`@executorch//...`). etsb's driver links trees there.
+EXTERNAL_INCLUDE_ROOT = "external" if BUILD_SYSTEM == "bazel" else "etsb-out/external"
 
 # Whether a linked binary has its link map beside it (`<binary>.map`): etsb's
 # driver writes one, Bazel and Buck2 do not.
@@ -40,7 +51,7 @@ LINK_MAPS = BUILD_SYSTEM == "etsb"
 
 # The model runner library, the `main` of every model binary (it calls
 # etsb::register_model_kernels(), which the binary's generated library defines).
-RUNNER = "//tools/runner:runner"
+RUNNER = ETSB_REPOSITORY + "//tools/runner:runner"
 
 # Flags every C++ target gets: the runtime's headers expect C++17.
 CXX_FLAGS = ["-std=c++17"]
@@ -92,7 +103,7 @@ def etsb_genrule(name, srcs, outs, cmd, tools = [], tags = [], visibility = None
         native.genrule(name = name, srcs = srcs, outs = outs, cmd = cmd, tools = tools, tags = tags, visibility = _visibility(visibility),
                        testonly = testonly)
 
-def etsb_cxx_library(name, srcs = [], hdrs = [], deps = [], copts = [], defines = [], linkopts = [], link_whole = False, tags = [], visibility = None, testonly = False):
+def etsb_cxx_library(name, srcs = [], hdrs = [], deps = [], copts = [], defines = [], linkopts = [], link_whole = False, objects_of = [], object_list = None, tags = [], visibility = None, testonly = False):
     """A static C++ library.
 
     Args:
@@ -104,10 +115,19 @@ def etsb_cxx_library(name, srcs = [], hdrs = [], deps = [], copts = [], defines 
       defines: preprocessor definitions for it and its dependents.
       linkopts: linker flags for every binary that links it.
       link_whole: link every object even if nothing refers to it (static registration).
+      objects_of: libraries whose objects it holds, those of the sources `object_list`
+        names (in etsb's driver, where only those compile); elsewhere they are deps.
+      object_list: a file listing the sources of `objects_of` to take, one a line.
       tags: free-form tags.
       visibility: who may depend on it (public when None).
       testonly: only test targets may depend on it.
     """
+    if BUILD_SYSTEM == "etsb" and objects_of:
+        native.cxx_library(name = name, srcs = srcs, hdrs = hdrs, deps = deps, copts = CXX_FLAGS + copts, defines = defines,
+                           linkopts = linkopts, link_whole = link_whole, objects_of = objects_of, object_list = object_list,
+                           tags = tags, visibility = _visibility(visibility), testonly = testonly)
+        return
+    deps = deps + objects_of
     if BUILD_SYSTEM == "bazel":
         native.cc_library(name = name, srcs = srcs, hdrs = hdrs, deps = deps, copts = CXX_FLAGS + copts, defines = defines,
                           linkopts = linkopts, alwayslink = link_whole, tags = tags, visibility = _visibility(visibility),

@@ -32,6 +32,9 @@ def main(argv: "list[str] | None" = None) -> int:
             print(parsed)
             return 0
         command, values = parsed
+        parsed = _with_workspace_options(argv, command.name)
+        if parsed is not None:
+            command, values = parsed
         from selective_build.commands import function_of
 
         return function_of(command.name)(values)
@@ -58,6 +61,28 @@ def main(argv: "list[str] | None" = None) -> int:
         where = f": {error.filename}" if error.filename else ""
         print(f"etsb: error: {error.strerror or error}{where}", file=sys.stderr)
         return 1
+
+
+def _with_workspace_options(argv: "list[str]", command: str):
+    """``argv`` parsed again with the workspace's .etsbrc options for
+    ``command`` before its own; None when there are none."""
+    from selective_build.driver.rc import RC_COMMANDS, rc_arguments
+
+    if command not in RC_COMMANDS:
+        return None
+    from selective_build.arguments import parse
+    from selective_build.driver.state import find_root
+    from selective_build.model.errors import UserError
+
+    root = find_root(os.getcwd())
+    try:
+        extra = rc_arguments(root, command) if root else []
+    except ValueError as error:
+        raise UserError(str(error)) from None
+    if not extra:
+        return None
+    position = argv.index(command)
+    return parse([*argv[:position + 1], *extra, *argv[position + 1:]])
 
 
 if __name__ == "__main__":

@@ -88,6 +88,8 @@ _ATEN_YAML = _flag("aten-yaml", VALUE, "ATen schemas to resolve 'op:' entries ag
                    "native_functions.yaml (default: etsb's aten_ops.yaml)", "PATH")
 _DEFINE = _flag("define", PAIRS, "a value for select() conditions and a make variable for commands (repeatable)",
                 "NAME=VALUE")
+_EXECUTORCH_ROOT = _flag("executorch-root", VALUE, "an ExecuTorch source tree, the repository '@executorch' of "
+                         "BUILD files (default: $EXECUTORCH_ROOT)", "DIR")
 _OUTPUT_DIR = "DIR"
 
 COMMANDS: tuple[Command, ...] = (
@@ -144,16 +146,18 @@ COMMANDS: tuple[Command, ...] = (
     )),
     Command("kernel-sources", "List the sources of a kernel library's tree that the selected kernels need: the "
             "file defining each, and the utility sources those include.", (
-        _flag("root", VALUE, "the source tree, holding kernels/ (an ExecuTorch checkout)", "TREE", required=True),
-        _flag("sources-under", LIST, "a folder of the tree whose .cpp files (test folders aside) make up the "
-              "library (default: kernels/portable/cpu)", "DIR"),
+        _flag("root", VALUE, "the source tree, holding kernels/ (an ExecuTorch checkout)", "TREE"),
+        _flag("sources-under", LIST, "with --root: a folder of the tree whose .cpp and .h files (test folders "
+              "aside) make up the library (default: kernels/portable/cpu)", "DIR"),
         _flag("functions-yaml-path", VALUE, "the (merged) kernel yaml of ATen operators", "YAML"),
         _flag("custom-ops-yaml-path", VALUE, "a kernel yaml of custom operators ('func:' entries)", "YAML"),
         _flag("op-selection-yaml-path", VALUE, "selected_operators.yaml (default: every operator of the yamls)",
               "YAML"),
-        _flag("output", VALUE, "the list to write, one absolute path a line (default: standard output)", "PATH"),
+        _flag("output", VALUE, "the list to write, one path a line (absolute with --root, as given with "
+              "FILE arguments; default: standard output)", "PATH"),
         _ATEN_YAML,
-    )),
+    ), Positional("library_files", "FILE", "instead of --root: the library's .cpp and .h files (the build rules "
+                                           "pass every file the library declares)")),
     Command("gen-op-variants", "Write selected_op_variants.h: the dtypes each selected operator's kernels may "
             "switch on.", (
         _flag("yaml-file-path", VALUE, "selected_operators.yaml (ours or ExecuTorch's)", "YAML", required=True),
@@ -164,6 +168,7 @@ COMMANDS: tuple[Command, ...] = (
     Command("build", f"Evaluate BUILD files and build the targets with ninja (outputs under {OUT}/).", (
         _flag("jobs", INT, "parallel jobs (ninja's default otherwise)", "N", short="-j"),
         _DEFINE,
+        _EXECUTORCH_ROOT,
     ), Positional("targets", "TARGET", "labels or patterns: //examples/mlp:bin, //examples/..., :bin "
                                        "(default //...)", default=("//...",))),
     Command("query", "List targets, their dependencies or their outputs.", (
@@ -171,6 +176,7 @@ COMMANDS: tuple[Command, ...] = (
               "it depends on, its output files, or everything as JSON", "FORMAT", default="label",
               choices=("label", "rule", "deps", "outputs", "json")),
         _DEFINE,
+        _EXECUTORCH_ROOT,
     ), Positional("targets", "TARGET", "labels or patterns (default //...)", default=("//...",))),
     Command("pick-smaller", "Copy the smallest (stripped) of several linked binaries, with its link map.", (
         _flag("output", VALUE, "the binary to write (and PATH.map)", "PATH", required=True),
@@ -184,6 +190,7 @@ COMMANDS: tuple[Command, ...] = (
             "same binary with every kernel.", (
         _flag("top", INT, "list only the N largest operators (default: all)", "N", default=0),
         _DEFINE,
+        _EXECUTORCH_ROOT,
     ), Positional("target", "TARGET", "an et_model_binary (or any cxx_binary) label", at_least=1, at_most=1)),
 )
 

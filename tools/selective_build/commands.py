@@ -206,10 +206,17 @@ def kernel_sources(args: SimpleNamespace) -> int:
     selection = (_selection(args.op_selection_yaml_path) if args.op_selection_yaml_path
                  else make_selection(include_all_operators=True))
     resolution = resolve(kernel_yamls, selection)
-    index = index_kernel_sources(args.root, library_sources(args.root, args.sources_under or ("kernels/portable/cpu",)))
+    if bool(args.root) == bool(args.library_files):
+        raise UserError("give either --root (a tree) or the library's files",
+                        Location("kernel-sources"))
+    if args.root:
+        index = index_kernel_sources(args.root, library_sources(args.root, args.sources_under or ("kernels/portable/cpu",)))
+        prefix = os.path.abspath(args.root)
+    else:
+        index, prefix = index_kernel_sources("", args.library_files), ""
     needed = index.sources_for((str(row.operator), row.kernel.kernel_name, row.kernel.location)
                                for row in resolution.registrations)
-    text = "".join(os.path.join(os.path.abspath(args.root), source) + "\n" for source in needed)
+    text = "".join(os.path.join(prefix, source) + "\n" for source in needed)
     if args.output:
         _write(os.path.dirname(args.output) or ".", os.path.basename(args.output), text)
     else:
@@ -270,13 +277,13 @@ def build(args: SimpleNamespace) -> int:
     """Build the targets; a no-op build is answered from the last plan, before anything is evaluated."""
     from selective_build.driver.fast import noop_build
 
-    status = noop_build(args.targets, args.jobs, args.define)
+    status = noop_build(args.targets, args.jobs, args.define, args.executorch_root)
     if status is not None:
         return status
     from selective_build.driver.running import report
     from selective_build.driver.workspace import Workspace
 
-    return report(*Workspace.here(args.define).build(args.targets, args.jobs))
+    return report(*Workspace.here(args.define, args.executorch_root).build(args.targets, args.jobs))
 
 
 def query(args: SimpleNamespace) -> int:
@@ -285,7 +292,7 @@ def query(args: SimpleNamespace) -> int:
 
     from selective_build.driver.workspace import Workspace
 
-    workspace = Workspace.here(args.define)
+    workspace = Workspace.here(args.define, args.executorch_root)
     patterns = workspace.patterns(args.targets)
     packages = workspace.evaluate(workspace.packages_for(patterns))
     labels = workspace.matching(packages, patterns)
@@ -329,7 +336,7 @@ def size(args: SimpleNamespace) -> int:
     from selective_build.driver.size import measure, render_size_table
     from selective_build.driver.workspace import Workspace
 
-    workspace = Workspace.here(args.define)
+    workspace = Workspace.here(args.define, args.executorch_root)
     status, plan = workspace.build([args.target], quiet=True)
     if status != 0:
         return 1

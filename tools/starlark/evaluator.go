@@ -9,6 +9,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"strings"
 	"sync"
 
 	"go.starlark.net/starlark"
@@ -16,6 +17,7 @@ import (
 
 type evaluator struct {
 	root        string
+	repos       repositories
 	predeclared starlark.StringDict
 	maxSteps    uint64 // per file evaluated: a BUILD file or a .bzl module
 
@@ -35,7 +37,8 @@ type evaluator struct {
 const defaultMaxSteps = 200_000_000
 
 func newEvaluator(root string, stderr io.Writer) *evaluator {
-	ev := &evaluator{root: root, modules: map[string]*module{}, stderr: stderr, maxSteps: defaultMaxSteps}
+	ev := &evaluator{root: root, modules: map[string]*module{}, stderr: stderr, maxSteps: defaultMaxSteps,
+		repos: repositories{overlays: map[string]string{}, mainNames: map[string]bool{}}}
 	ev.predeclared = predeclared()
 	return ev
 }
@@ -47,15 +50,24 @@ func (ev *evaluator) newThread(name string) *starlark.Thread {
 	return thread
 }
 
-// buildFile returns the BUILD file of package pkg relative to the root, or ""
-// when the package directory has neither BUILD.bazel nor BUILD.
+// buildFile returns the BUILD file of package pkg (relative to the root, or
+// absolute for an overlay outside it), or "" when the package directory has
+// neither BUILD.bazel nor BUILD. An external repository with an overlay takes
+// its BUILD files from the overlay only (the tree's own are not ours to read),
+// named BUILD.overlay there so that no build system mistakes them for packages.
 func (ev *evaluator) buildFile(pkg string) string {
 	if v, ok := ev.buildFiles.Load(pkg); ok {
 		return v.(string)
 	}
+	dir, names := pkg, []string{"BUILD.bazel", "BUILD"}
+	if name, rest, ok := splitExternal(pkg); ok {
+		if overlay := ev.repos.overlays[name]; overlay != "" {
+			dir, names = path.Join(overlay, rest), []string{overlayBuildFile}
+		}
+	}
 	found := ""
-	for _, name := range []string{"BUILD.bazel", "BUILD"} {
-		rel := path.Join(pkg, name)
+	for _, name := range names {
+		rel := path.Join(dir, name)
 		if st, err := os.Stat(ev.abs(rel)); err == nil && !st.IsDir() {
 			found = rel
 			break
@@ -65,7 +77,15 @@ func (ev *evaluator) buildFile(pkg string) string {
 	return found
 }
 
+// abs is the file a path names: relative to the root, absolute as it is, and
+// external/NAME/... inside the external repository's directory.
 func (ev *evaluator) abs(rel string) string {
+	if path.IsAbs(rel) {
+		return filepath.FromSlash(rel)
+	}
+	if _, _, ok := splitExternal(rel); ok && ev.repos.dir != "" {
+		return filepath.Join(ev.root, filepath.FromSlash(ev.repos.dir), filepath.FromSlash(strings.TrimPrefix(rel, externalPrefix)))
+	}
 	return filepath.Join(ev.root, filepath.FromSlash(rel))
 }
 

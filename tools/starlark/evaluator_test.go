@@ -21,15 +21,24 @@ func TestParseLoadLabel(t *testing.T) {
 		{":defs.bzl", "a/b", "a/b", "defs.bzl"},
 		{"//:top.bzl", "x", "", "top.bzl"},
 		{"//rules:private/shim.bzl", "", "rules", "private/shim.bzl"},
+		{"@etsb//rules:defs.bzl", "x", "rules", "defs.bzl"},
+		{"@executorch//kernels:defs.bzl", "x", "external/executorch/kernels", "defs.bzl"},
+		{"@executorch//:defs.bzl", "", "external/executorch", "defs.bzl"},
+		{"//kernels:defs.bzl", "external/executorch/a", "external/executorch/kernels", "defs.bzl"},
+		{":defs.bzl", "external/executorch/a", "external/executorch/a", "defs.bzl"},
+		{"@//rules:defs.bzl", "external/executorch/a", "rules", "defs.bzl"},
 	}
+	repos := &repositories{overlays: map[string]string{"executorch": "overlay"}, mainNames: map[string]bool{"etsb": true}}
 	for _, c := range good {
-		pkg, name, err := parseLoadLabel(c.label, c.from)
+		pkg, name, err := repos.parseLoadLabel(c.label, c.from)
 		if err != nil || pkg != c.pkg || name != c.name {
 			t.Errorf("parseLoadLabel(%q, %q) = %q, %q, %v; want %q, %q", c.label, c.from, pkg, name, err, c.pkg, c.name)
 		}
 	}
 	bad := []struct{ label, message string }{
-		{"@other//rules:defs.bzl", "external repositories are not supported"},
+		{"@other//rules:defs.bzl", "unknown repository '@other'"},
+		{"@executorch:defs.bzl", "no '//' after the repository name"},
+		{"@a b//x:defs.bzl", "bad repository name"},
 		{"//rules/defs.bzl", "no ':' before the file name"},
 		{"rules:defs.bzl", "a label starts with '//', '@//' or ':'"},
 		{"//../x:defs.bzl", "escapes the workspace root"},
@@ -40,7 +49,7 @@ func TestParseLoadLabel(t *testing.T) {
 		{"//rules:defs.py", "only .bzl files can be loaded"},
 	}
 	for _, c := range bad {
-		if _, _, err := parseLoadLabel(c.label, ""); err == nil || !strings.Contains(err.Error(), c.message) {
+		if _, _, err := repos.parseLoadLabel(c.label, ""); err == nil || !strings.Contains(err.Error(), c.message) {
 			t.Errorf("parseLoadLabel(%q): error %v, want one containing %q", c.label, err, c.message)
 		}
 	}
@@ -276,5 +285,47 @@ func TestGlobalsOfABzlFile(t *testing.T) {
 	if status := run([]string{"--root", root, "--globals", "//r:bad.bzl"}, &stdout, &stderr); status != 1 ||
 		!strings.Contains(stderr.String(), "no") || stdout.Len() != 0 {
 		t.Errorf("a failing file: status %d, stderr %q", status, stderr.String())
+	}
+}
+
+func TestExternalRepositoryWithOverlay(t *testing.T) {
+	root := workspace(t, map[string]string{
+		"MODULE.bazel":                           "",
+		"rules/BUILD":                            "",
+		"rules/defs.bzl":                         "def lib(name, srcs):\n    native.filegroup(name = name, srcs = srcs)\n",
+		"overlay/kernels/BUILD.overlay":          "load(\"@etsb//rules:defs.bzl\", \"lib\")\nlib(name = \"k\", srcs = glob([\"cpu/*.cpp\"]))\n",
+		"out/external/tree/kernels/cpu/op_a.cpp": "",
+		"out/external/tree/kernels/cpu/op_b.cpp": "",
+		"out/external/tree/kernels/BUCK":         "this is not ours to read",
+	})
+	var stdout, stderr bytes.Buffer
+	args := []string{"--root", root, "--external-dir", "out/external", "--repository", "tree=overlay", "--main-name", "etsb",
+		"external/tree/kernels"}
+	if status := run(args, &stdout, &stderr); status != 0 {
+		t.Fatalf("status %d: %s %s", status, stdout.String(), stderr.String())
+	}
+	var out output
+	if err := json.Unmarshal(stdout.Bytes(), &out); err != nil {
+		t.Fatal(err)
+	}
+	got := out.Packages[0]
+	if got.Package != "external/tree/kernels" || len(got.Targets) != 1 {
+		t.Fatalf("package %+v", got)
+	}
+	srcs, _ := json.Marshal(got.Targets[0].Attrs["srcs"])
+	if string(srcs) != `["cpu/op_a.cpp","cpu/op_b.cpp"]` {
+		t.Errorf("glob in the external repository gave %s", srcs)
+	}
+	if strings.Join(got.Files, " ") != "overlay/kernels/BUILD.overlay rules/defs.bzl" {
+		t.Errorf("files %v", got.Files)
+	}
+	// A repository the command line did not name is an error at the load.
+	stdout.Reset()
+	args[len(args)-1] = "external/other/kernels"
+	if status := run(args, &stdout, &stderr); status != 1 {
+		t.Errorf("unknown repository: status %d", status)
+	}
+	if status := run([]string{"--root", root, "--repository", "a b", "x"}, &stdout, &stderr); status != 2 {
+		t.Errorf("bad repository name: status %d", status)
 	}
 }

@@ -12,13 +12,20 @@ import (
 
 // parseLoadLabel splits a load label, written in package from, into the
 // package and the file name within it, checking its form: nothing outside the
-// workspace, no empty or '.'/'..' segments, a .bzl file.
-func parseLoadLabel(label, from string) (pkg, name string, err error) {
-	rest := label
-	if strings.HasPrefix(rest, "@//") {
-		rest = rest[1:]
-	} else if strings.HasPrefix(rest, "@") {
-		return "", "", fmt.Errorf("invalid label '%s': external repositories are not supported", label)
+// workspace, no empty or '.'/'..' segments, a .bzl file. '//' is from's own
+// repository; '@//' and the main repository's names are the main one;
+// '@NAME//' is the external repository NAME (package external/NAME/...).
+func (r *repositories) parseLoadLabel(label, from string) (pkg, name string, err error) {
+	rest, repo := label, ""
+	if strings.HasPrefix(rest, "@") {
+		at := strings.Index(rest, "//")
+		if at < 0 {
+			return "", "", fmt.Errorf("invalid label '%s': no '//' after the repository name", label)
+		}
+		repo, rest = rest[1:at], rest[at:]
+		if repo != "" && !repoName.MatchString(repo) {
+			return "", "", fmt.Errorf("invalid label '%s': bad repository name '%s'", label, repo)
+		}
 	}
 	switch {
 	case strings.HasPrefix(rest, "//"):
@@ -38,6 +45,11 @@ func parseLoadLabel(label, from string) (pkg, name string, err error) {
 	}
 	if err := checkFileName(label, name); err != nil {
 		return "", "", err
+	}
+	if !strings.HasPrefix(rest, ":") {
+		if pkg, err = r.packageOf(label, repo, pkg, from); err != nil {
+			return "", "", err
+		}
 	}
 	return pkg, name, nil
 }
@@ -85,7 +97,7 @@ func checkSegments(label, relative, emptySegment string) error {
 // resolveLabel turns a load label into the loaded file's path relative to
 // the root and its package. from is the package of the loading file.
 func (ev *evaluator) resolveLabel(label, from string) (file, pkg string, err error) {
-	pkg, name, err := parseLoadLabel(label, from)
+	pkg, name, err := ev.repos.parseLoadLabel(label, from)
 	if err != nil {
 		return "", "", err
 	}

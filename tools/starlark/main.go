@@ -23,8 +23,12 @@ import (
 	"go.starlark.net/starlark"
 )
 
-const usage = `usage: etsb-starlark --root DIR [--jobs N] [--max-memory-mb M] PKG [PKG ...]
-       etsb-starlark --root DIR --globals //pkg:file.bzl
+const usage = `usage: etsb-starlark --root DIR [--jobs N] [--max-memory-mb M] [REPOSITORIES] PKG [PKG ...]
+       etsb-starlark --root DIR [REPOSITORIES] --globals //pkg:file.bzl
+
+REPOSITORIES: --external-dir D (where external/NAME lives, relative to DIR),
+--repository NAME[=OVERLAY] (an external repository; OVERLAY holds its BUILD
+files), --main-name NAME ('@NAME//' is the main repository). Repeatable.
 
 Evaluates DIR/PKG/BUILD.bazel (or DIR/PKG/BUILD) for every PKG ("" or "." is
 the root package) and prints the declared targets as JSON on stdout; with
@@ -47,11 +51,13 @@ type options struct {
 	pkgs        []string
 	globals     string // a .bzl label: print its values instead of evaluating packages
 	maxMemoryMB int
+	repos       repositories
 }
 
 // parseArgs reads the command line: --root DIR, --jobs N, and the packages.
 func parseArgs(args []string) (*options, error) {
-	opts := &options{jobs: runtime.NumCPU(), maxMemoryMB: 4096}
+	opts := &options{jobs: runtime.NumCPU(), maxMemoryMB: 4096,
+		repos: repositories{overlays: map[string]string{}, mainNames: map[string]bool{}}}
 	rootSet := false
 	onlyPositional := false
 	for i := 0; i < len(args); i++ {
@@ -71,7 +77,7 @@ func parseArgs(args []string) (*options, error) {
 		if eq := strings.IndexByte(arg, '='); eq >= 0 {
 			name, value, hasValue = arg[:eq], arg[eq+1:], true
 		}
-		if name != "--root" && name != "--jobs" && name != "--globals" && name != "--max-memory-mb" {
+		if !knownOptions[name] {
 			return nil, usageError{fmt.Sprintf("unknown option '%s'", name)}
 		}
 		if !hasValue {
@@ -98,9 +104,19 @@ func parseArgs(args []string) (*options, error) {
 	return opts, opts.normalizePackages()
 }
 
+var knownOptions = map[string]bool{"--root": true, "--jobs": true, "--globals": true, "--max-memory-mb": true,
+	"--external-dir": true, "--repository": true, "--main-name": true}
+
 // set records the value of option name.
 func (opts *options) set(name, value string) error {
 	switch name {
+	case "--external-dir":
+		if value == "" || path.IsAbs(value) || strings.HasPrefix(path.Clean(value), "..") {
+			return usageError{fmt.Sprintf("--external-dir wants a directory inside the root, got '%s'", value)}
+		}
+		opts.repos.dir = path.Clean(value)
+	case "--repository", "--main-name":
+		return opts.repos.add(name, value)
 	case "--root":
 		opts.root = value
 	case "--globals":
@@ -179,9 +195,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 	useBazelDialect()
 	if opts.globals != "" {
-		return printGlobals(newEvaluator(root, stderr), opts.globals, stdout, stderr)
+		return printGlobals(opts.evaluator(root, stderr), opts.globals, stdout, stderr)
 	}
-	results := evalAll(newEvaluator(root, stderr), opts.pkgs, opts.jobs)
+	results := evalAll(opts.evaluator(root, stderr), opts.pkgs, opts.jobs)
 	out := bufio.NewWriterSize(stdout, 1<<16)
 	status := 0
 	writeResults(out, results)
@@ -195,6 +211,13 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	return status
+}
+
+// evaluator is a new evaluator of the workspace root with the options' repositories.
+func (opts *options) evaluator(root string, stderr io.Writer) *evaluator {
+	ev := newEvaluator(root, stderr)
+	ev.repos = opts.repos
+	return ev
 }
 
 // checkedRoot is --root as an absolute path to a directory.

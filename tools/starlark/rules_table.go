@@ -52,6 +52,8 @@ var ruleTables = map[string]map[string]attrSpec{
 		"linker_flags":          {kind: kStringList},
 		"linkopts":              {kind: kStringList},
 		"name":                  {kind: kString, required: true, fixed: true},
+		"object_list":           {kind: kString},
+		"objects_of":            {kind: kStringList},
 		"preprocessor_flags":    {kind: kStringList},
 		"srcs":                  {kind: kStringList},
 		"tags":                  {kind: kStringList, fixed: true},

@@ -9,7 +9,8 @@ import os
 import subprocess
 from collections.abc import Mapping, Sequence
 
-from selective_build.driver.labels import Label
+from selective_build.driver.labels import Label, package_label, split_external
+from selective_build.driver.layout import OUT
 from selective_build.driver.primitives import canonical_attrs, joined_list
 from selective_build.driver.state import evaluator_path
 from selective_build.model.errors import Location, Problem, UserError
@@ -74,14 +75,20 @@ class Package:
     targets: tuple[Target, ...]
 
 
+def _file(path: str) -> str:
+    """A path the evaluator read, as the driver finds it from the workspace root
+    (an external repository's files through its link under etsb-out/external)."""
+    return f"{OUT}/{path}" if split_external(path) else path
+
+
 def _package(entry: dict) -> Package:
     name = entry["package"]
     targets = tuple(
         Target(name, t["rule"], t["name"], t["attrs"],
                tuple(Frame(f["function"], f["file"], f["line"], f["col"]) for f in t.get("stack") or ()))
         for t in entry.get("targets") or ())
-    return Package(name, entry["build_file"], tuple(entry.get("files") or ()),
-                   tuple(entry.get("glob_dirs") or ()), targets)
+    return Package(name, entry["build_file"], tuple(_file(f) for f in entry.get("files") or ()),
+                   tuple(_file(d) for d in entry.get("glob_dirs") or ()), targets)
 
 
 def _problem(entry: dict) -> Problem:
@@ -101,7 +108,7 @@ EVALUATOR_MEMORY_MB = 4096
 def _evaluator_failure(run: subprocess.CompletedProcess, packages: Sequence[str]) -> UserError:
     """Why the evaluator stopped without its JSON, in one line."""
     stderr = run.stderr.decode(errors="replace")
-    where = ", ".join(f"//{p}" for p in packages[:3]) + (" ..." if len(packages) > 3 else "")
+    where = ", ".join(package_label(p) for p in packages[:3]) + (" ..." if len(packages) > 3 else "")
     if "out of memory" in stderr:
         return UserError(f"evaluating {where} needed more than {EVALUATOR_MEMORY_MB} MB of memory: a BUILD or "
                          ".bzl file builds values too large")
@@ -109,8 +116,9 @@ def _evaluator_failure(run: subprocess.CompletedProcess, packages: Sequence[str]
     return UserError(f"the BUILD file evaluator failed (exit {run.returncode}) on {where}: {first}")
 
 
-def evaluate(root: str, packages: Sequence[str]) -> dict[str, Package]:
-    """Evaluate the BUILD files of ``packages`` (paths relative to ``root``).
+def evaluate(root: str, packages: Sequence[str], flags: Sequence[str] = ()) -> dict[str, Package]:
+    """Evaluate the BUILD files of ``packages`` (paths relative to ``root``;
+    ``flags`` name the external repositories, see the evaluator's README).
     Any package that fails raises one UserError listing every failure."""
     if not packages:
         return {}
@@ -118,7 +126,8 @@ def evaluate(root: str, packages: Sequence[str]) -> dict[str, Package]:
     if not os.path.exists(binary):
         raise UserError(f"the BUILD file evaluator {binary} is missing: run scripts/setup.sh")
     try:
-        run = subprocess.run([binary, "--root", root, "--max-memory-mb", str(EVALUATOR_MEMORY_MB), "--", *packages],
+        run = subprocess.run([binary, "--root", root, "--max-memory-mb", str(EVALUATOR_MEMORY_MB), *flags, "--",
+                              *packages],
                              capture_output=True)
     except OSError as error:
         raise UserError(f"cannot run the BUILD file evaluator {binary}: {error.strerror}") from None

@@ -12,7 +12,8 @@ from selective_build.driver import freshness, state
 from selective_build.driver.running import WorkspaceLock, find_ninja, report, run_ninja
 
 
-def noop_build(patterns: Sequence[str], jobs: int | None, defines: dict[str, str]) -> int | None:
+def noop_build(patterns: Sequence[str], jobs: int | None, defines: dict[str, str],
+               executorch_root: str | None = None) -> int | None:
     """``etsb build`` when the last plan for these arguments still holds:
     ninja's outcome (see :func:`~selective_build.driver.running.report`). None
     when the plan must be made again (or ninja is not on PATH), so that the
@@ -23,7 +24,8 @@ def noop_build(patterns: Sequence[str], jobs: int | None, defines: dict[str, str
         return None
     with WorkspaceLock(root):
         saved = state.load_state(root)
-        plan = state.current_plan(saved, root, state.plan_key(root, state.cwd_package(root), patterns, defines))
+        plan = state.current_plan(saved, root, state.plan_key(root, state.cwd_package(root), patterns, defines,
+                                                                 state.executorch_tree(executorch_root)))
         if plan is None:
             return None
         if freshness.refresh(root, list(saved["sources"]), saved["sources"]):

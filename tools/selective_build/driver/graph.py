@@ -11,7 +11,7 @@ import shlex
 from collections.abc import Callable, Iterable, Mapping
 
 from selective_build.driver.evaluate import Package, Target
-from selective_build.driver.labels import Label, LabelError, parse_label
+from selective_build.driver.labels import Label, LabelError, package_label, parse_label, split_external
 from selective_build.driver.layout import BIN, CHECKS, OBJ, TAG_REGISTERS
 from selective_build.driver.primitives import RULES, canonical_attrs, label_attrs
 from selective_build.model.errors import Location, Problem, UserError, did_you_mean
@@ -36,6 +36,9 @@ class Config:
     cxx: str
     exists: Callable[[str], bool]
     tool: tuple[str, ...] = ()  # the command that runs etsb's own tool (the driver's checks)
+    main_names: tuple[str, ...] = ()  # repository names meaning the main one ('@etsb//' inside etsb)
+    repositories: tuple[str, ...] = ()  # the external repositories' names
+    missing: Mapping[str, str] | None = None  # why a repository is absent, by name
 
 
 @record
@@ -50,6 +53,9 @@ class Action:
     order_only: tuple[str, ...] = ()
     depfile: bool = False  # a gcc-style depfile at <first output>.d
     restat: bool = False   # the command may leave an unchanged output untouched
+    dyndep: str = ""       # a file (among the inputs) adding inputs found at build time, in ninja's dyndep format
+    rspfile: str = ""      # a file ninja writes with rspfile_content before running the command
+    rspfile_content: str = ""
 
 
 @record
@@ -67,6 +73,9 @@ class Node:
     headers: tuple[str, ...] = ()
     libraries: tuple["Node", ...] = ()  # C++ dependencies, direct
     shared_libraries: tuple[str, ...] = ()  # prebuilt .so files in srcs, linked by path
+    objects: tuple[tuple[str, str], ...] = ()  # (source, object) of each source it compiles
+    compile_flags: tuple[str, ...] = ()        # the flags it compiles them with
+    compile_order_only: tuple[str, ...] = ()   # the headers that must exist before they compile
 
 
 @record
@@ -77,7 +86,7 @@ class Graph:
     nodes: Mapping[Label, Node]
 
 
-def referenced_packages(package: Package) -> set[str]:
+def referenced_packages(package: Package, main_names: tuple[str, ...] = ()) -> set[str]:
     """Packages named by absolute labels in ``package``'s label attributes and
     ``select()`` conditions (the driver evaluates them too)."""
     found = set()
@@ -85,9 +94,9 @@ def referenced_packages(package: Package) -> set[str]:
         for attr in label_attrs(target.rule):
             value = target.attrs.get(attr)
             for text in (*_strings(value), *_select_keys(value)):
-                if text.startswith(("//", "@//")) and not text.startswith("//conditions:"):
+                if text.startswith(("//", "@")) and not text.startswith("//conditions:"):
                     try:
-                        found.add(parse_label(text, package.name).package)
+                        found.add(parse_label(text, package.name, main_names).package)
                     except LabelError:
                         pass  # reported with its target during analysis
     return found
@@ -204,7 +213,7 @@ class _Analysis:
     def config_setting(self, target: Target, key: str) -> dict[str, str]:
         """The ``--define`` values that config_setting ``key`` requires."""
         try:
-            label = parse_label(key, target.package)
+            label = parse_label(key, target.package, self.config.main_names)
         except LabelError as error:
             raise self.fail(target, str(error)) from None
         setting = self.targets.get(label.package, {}).get(label.name)
@@ -224,13 +233,12 @@ class _Analysis:
         """The node (for a target) and the files that ``text``, written in
         ``target``'s package, stands for."""
         try:
-            label = parse_label(text, target.package)
+            label = parse_label(text, target.package, self.config.main_names)
         except LabelError as error:
             raise self.fail(target, str(error)) from None
         package = self.targets.get(label.package)
         if package is None:
-            raise self.fail(target, f"no such package '{label.package}' (no BUILD file in "
-                                    f"'{label.package or '.'}') for label '{text}'")
+            raise self.fail(target, self.missing_package(label, text))
         if label.name in package:
             node = self.node(package[label.name], requested_by=target)
             return node, node.outputs
@@ -243,6 +251,19 @@ class _Analysis:
         hint = did_you_mean(label.name, list(package))
         raise self.fail(target, f"'{text}' is neither a target of package '//{label.package}' "
                                 f"nor a file ({label.path} does not exist){hint}")
+
+    def missing_package(self, label: Label, text: str) -> str:
+        """Why the package of ``label`` (written ``text``) is not there."""
+        external = split_external(label.package)
+        if external is None:
+            return f"no such package '{label.package}' (no BUILD file in '{label.package or '.'}') for label '{text}'"
+        if external[0] not in self.config.repositories:
+            known = ", ".join(f"@{name}" for name in self.config.repositories) or "none"
+            hint = (self.config.missing or {}).get(external[0])
+            return f"label '{text}' names the repository '@{external[0]}', which this build does not have " \
+                   f"(it has: {known})" + (f": {hint}" if hint else "")
+        return f"no such package '{package_label(label.package)}' for label '{text}' (etsb gives the repository " \
+               f"'@{external[0]}' no BUILD file there)"
 
     def files(self, target: Target, attr: str) -> tuple[str, ...]:
         """The files an attribute's labels stand for, in order, without repeats."""
@@ -318,7 +339,7 @@ class _Analysis:
 
     def canonical(self, target: Target, text: str) -> str:
         try:
-            return str(parse_label(text, target.package))
+            return str(parse_label(text, target.package, self.config.main_names))
         except LabelError as error:
             raise self.fail(target, str(error)) from None
 
@@ -403,19 +424,23 @@ class _Analysis:
             result.append(node)
         return tuple(result)
 
-    def compile(self, target: Target, sources: list[str], headers: list[str], libraries: tuple[Node, ...],
-                named: Mapping[str, tuple[str, ...]]) -> list[str]:
-        """One compile action per source; returns the objects."""
+    def compile_recipe(self, target: Target, headers: list[str], libraries: tuple[Node, ...],
+                       named: Mapping[str, tuple[str, ...]]) -> tuple[tuple[str, ...], tuple[str, ...]]:
+        """The flags ``target``'s sources compile with, and the headers that must exist first."""
         closure = _closure(libraries)
         includes = _unique([*self.includes(target), *(i for lib in closure for i in lib.includes)])
         defines = _unique(list(_strings(self.attr(target, "defines", [])))
                           + [d for lib in closure for d in lib.defines])
         copts = [self.expand_flag(target, flag, named) for flag in _strings(self.attr(target, "copts", []))]
-        flags = [*BASE_CXXFLAGS, *copts, "-I.", f"-I{BIN}", *(f"-I{i}" for i in includes),
-                 *(f"-D{d}" for d in defines)]
+        flags = (*BASE_CXXFLAGS, *copts, "-I.", f"-I{BIN}", *(f"-I{i}" for i in includes),
+                 *(f"-D{d}" for d in defines))
         # Headers (generated ones included) must exist before a compile; once it
         # ran, its depfile says which it read.
-        order_only = tuple(_unique(headers + [h for lib in closure for h in lib.headers]))
+        return flags, tuple(_unique(headers + [h for lib in closure for h in lib.headers]))
+
+    def compile(self, target: Target, sources: Iterable[str], flags: tuple[str, ...],
+                order_only: tuple[str, ...]) -> tuple[tuple[str, str], ...]:
+        """One compile action per source; returns (source, object) pairs."""
         objects = []
         for source in sources:
             obj = f"{OBJ}/{target.package or '_root'}/{target.name}/{source.replace('/', '__')}.o"
@@ -423,27 +448,67 @@ class _Analysis:
                                 "-c", shlex.quote(source), "-o", shlex.quote(obj)])
             self.actions.append(Action((obj,), (source,), command, f"CXX {source} ({target.label})",
                                        order_only=order_only, depfile=True))
-            objects.append(obj)
-        return objects
+            objects.append((source, obj))
+        return tuple(objects)
 
     def _cxx_library(self, target: Target) -> Node:
         sources, headers, named = self.cxx_inputs(target)
         libraries = self.libraries(target)
-        objects = self.compile(target, sources, headers, libraries, named)
-        archive = None
-        if objects:
-            archive = f"{BIN}/{target.package}/lib{target.name}.a" if target.package else f"{BIN}/lib{target.name}.a"
-            self.actions.append(Action((archive,), tuple(objects),
+        flags, order_only = self.compile_recipe(target, headers, libraries, named)
+        objects = self.compile(target, sources, flags, order_only)
+        archive = _archive_path(target)
+        if self.attr(target, "objects_of"):
+            libraries = self.selected_objects(target, libraries, archive, objects, flags, order_only)
+        elif objects:
+            self.actions.append(Action((archive,), tuple(obj for _, obj in objects),
                                        f"rm -f {shlex.quote(archive)} && ar rcsD {shlex.quote(archive)} "
-                                       + " ".join(shlex.quote(o) for o in objects),
+                                       + " ".join(shlex.quote(obj) for _, obj in objects),
                                        f"AR {target.label}"))
+        else:
+            archive = None
         linkopts = tuple(self.expand_flag(target, f, named) for f in _strings(self.attr(target, "linkopts", [])))
         shared = tuple(path for path in headers if path.endswith(SHARED_LIBRARY))
         return Node(target, (archive,) if archive else shared, archive=archive,
                     link_whole=bool(self.attr(target, "link_whole", False)),
                     includes=self.includes(target), defines=tuple(_strings(self.attr(target, "defines", []))),
                     linkopts=linkopts, headers=tuple(h for h in headers if h not in shared), libraries=libraries,
-                    shared_libraries=shared)
+                    shared_libraries=shared, objects=objects, compile_flags=flags, compile_order_only=order_only)
+
+    def selected_objects(self, target: Target, libraries: tuple[Node, ...], archive: str,
+                         own: tuple[tuple[str, str], ...], flags: tuple[str, ...],
+                         order_only: tuple[str, ...]) -> tuple[Node, ...]:
+        """The archive of ``target``'s own objects and those of the sources of its
+        ``objects_of`` libraries that its ``object_list`` names, found when the
+        list is written (a ninja dyndep file adds them as inputs, so only they
+        are compiled). The libraries' objects are theirs, shared by every target
+        taking them, unless ``target`` has flags of its own (copts, includes,
+        defines): then it compiles them again with those added. Returns the libraries to link instead."""
+        taken, linked = [], list(libraries)
+        for text in _strings(self.attr(target, "objects_of")):
+            node = self.resolve_label(target, text)[0]
+            if node is None or node.target.rule != "cxx_library":
+                raise self.fail(target, f"objects_of: '{text}' is not a cxx_library")
+            extra = tuple(f for f in flags if f not in node.compile_flags)
+            if extra:
+                taken += self.compile(target, (source for source, _ in node.objects), node.compile_flags + extra,
+                                      _unique([*node.compile_order_only, *order_only]))
+            else:
+                taken += node.objects
+            linked += [lib for lib in node.libraries if lib not in linked]
+        lists = self.files(target, "object_list")
+        if len(lists) != 1:
+            raise self.fail(target, f"object_list stands for {len(lists)} files; it must name one")
+        dyndep, members = f"{archive}.dd", f"{archive}.objects"
+        mapping = " ".join(f"{source}={obj}" for source, obj in (*own, *taken))
+        self.actions.append(Action(
+            (dyndep, members), (lists[0],), _DYNDEP_COMMAND.format(archive=shlex.quote(archive), rsp=shlex.quote(
+                f"{archive}.rsp"), list=shlex.quote(lists[0]), dyndep=shlex.quote(dyndep), members=shlex.quote(members),
+                label=target.label), f"SELECT objects of {target.label}", restat=True,
+            rspfile=f"{archive}.rsp", rspfile_content=mapping))
+        self.actions.append(Action((archive,), (members,), f"rm -f {shlex.quote(archive)} && xargs ar rcsD "
+                                   f"{shlex.quote(archive)} < {shlex.quote(members)}", f"AR {target.label}",
+                                   order_only=(dyndep,), dyndep=dyndep))
+        return tuple(linked)
 
     def includes(self, target: Target) -> tuple[str, ...]:
         """A target's include directories, relative to the workspace root (or absolute)."""
@@ -457,7 +522,8 @@ class _Analysis:
     def _cxx_binary(self, target: Target) -> Node:
         sources, headers, named = self.cxx_inputs(target)
         libraries = self.libraries(target)
-        objects = self.compile(target, sources, headers, libraries, named)
+        objects = [obj for _, obj in self.compile(target, sources, *self.compile_recipe(target, headers, libraries,
+                                                                                         named))]
         binary = f"{BIN}/{target.package}/{target.name}" if target.package else f"{BIN}/{target.name}"
         closure = _closure(libraries)
         archives = []
@@ -497,6 +563,28 @@ class _Analysis:
         self.actions.append(Action((stamp,), tuple(selections), command,
                                    f"CHECK no operator registered twice in {target.label}"))
         return (stamp,)
+
+
+# Turns a list of selected sources into the ninja dyndep file that makes their
+# objects inputs of the archive (and into the archive's member list). The
+# response file maps each source to its object, "source=object ...".
+_DYNDEP_COMMAND = (
+    "awk -v archive={archive} -v dyndep={dyndep} -v members={members} "
+    "'NR == FNR {{ for (i = 1; i <= NF; i++) {{ at = index($i, \"=\"); object[substr($i, 1, at - 1)] = "
+    "substr($i, at + 1) }} next }} "
+    "$0 == \"\" {{ next }} "
+    "!($0 in object) {{ print \"etsb: {label}: \" $0 \" is not a source of its objects_of libraries\" "
+    "> \"/dev/stderr\"; failed = 1; exit 1 }} "
+    "{{ taken = taken \" \" object[$0]; print object[$0] > members }} "
+    "END {{ if (failed) exit 1; printf \"\" > members; print \"ninja_dyndep_version = 1\" > dyndep; "
+    "print \"build \" archive \": dyndep\" (taken == \"\" ? \"\" : \" |\" taken) > dyndep }}' "
+    "{rsp} {list}"
+)
+
+
+def _archive_path(target: Target) -> str:
+    """Where a library's static archive goes."""
+    return f"{BIN}/{target.package}/lib{target.name}.a" if target.package else f"{BIN}/lib{target.name}.a"
 
 
 def run_path(binary: str, shared_libraries: list[str]) -> list[str]:

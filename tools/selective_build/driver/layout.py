@@ -11,6 +11,11 @@ from __future__ import annotations
 # A workspace's root holds one of these; a package's directory holds a BUILD file.
 ROOT_MARKERS = ("MODULE.bazel", "WORKSPACE", "WORKSPACE.bazel")
 BUILD_FILES = ("BUILD.bazel", "BUILD")
+# A package's BUILD file in an overlay, which gives a tree (an ExecuTorch checkout) the BUILD files it lacks.
+OVERLAY_BUILD_FILE = "BUILD.overlay"
+
+# Options for every command run in the workspace (driver/rc.py), at its root.
+RC_FILE = ".etsbrc"
 
 # Every output goes under the output root, relative to the workspace root.
 OUT = "etsb-out"
@@ -24,6 +29,10 @@ DIGESTS = f"{OUT}/.etsb/digests"           # a content digest per source file, s
 TOOLS = f"{OUT}/tools"        # the set-up's tools (the BUILD file evaluator)
 GO_CACHE = f"{OUT}/go-cache"  # the Go build cache of the set-up
 KEPT_BY_CLEAN = ("tools", "go-cache")
+# External repositories (an ExecuTorch tree: `@executorch//...`): their packages
+# are named external/NAME/..., and each tree is linked at etsb-out/external/NAME.
+EXTERNAL = "external"
+EXTERNAL_DIR = f"{OUT}/{EXTERNAL}"
 
 # Directories never searched for packages.
 SKIP_DIRS = (OUT, "node_modules", "__pycache__")

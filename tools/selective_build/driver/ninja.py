@@ -66,6 +66,8 @@ def render(actions: Iterable[Action], phonies: Mapping[str, tuple[str, ...]], so
         "  command = $cmd",
         "  description = $desc",
         "  restat = 1",
+        "  rspfile = $rsp",
+        "  rspfile_content = $rsp_content",
         "",
     ]
     for action in actions:
@@ -77,7 +79,13 @@ def render(actions: Iterable[Action], phonies: Mapping[str, tuple[str, ...]], so
         if action.order_only:
             line += f" || {_paths(action.order_only)}"
         lines += [line, f"  cmd = {escape_value(one_line_command(action.command))}",
-                  f"  desc = {escape_value(action.description)}", ""]
+                  f"  desc = {escape_value(action.description)}"]
+        if action.dyndep:
+            lines.append(f"  dyndep = {escape_path(action.dyndep)}")
+        if action.rspfile:
+            lines += [f"  rsp = {escape_path(action.rspfile)}",
+                      f"  rsp_content = {escape_value(action.rspfile_content)}"]
+        lines.append("")
     for label in sorted(phonies):
         lines.append(f"build {escape_path(target_name(label))}: phony {_paths(phonies[label])}")
     lines.append("")

@@ -84,6 +84,11 @@ RULES: dict[str, dict[str, Attr]] = {
         "include_directories": Attr(STRING_LIST, "Buck2's spelling of includes", same_as="includes"),
         "link_whole": Attr(BOOL, "link every object even if nothing refers to it"),
         "alwayslink": Attr(BOOL, "Bazel's spelling of link_whole", same_as="link_whole"),
+        "objects_of": Attr(STRING_LIST, "libraries whose objects this one holds instead of linking them whole: "
+                           "those of the sources `object_list` names (compiled again with this target's copts "
+                           "when it has any)", labels=True),
+        "object_list": Attr(STRING, "a file listing, one path a line, the sources of `objects_of` to take; only "
+                            "they are compiled", labels=True),
     },
     "cxx_binary": {
         "srcs": _SOURCES,

@@ -113,9 +113,9 @@ def measure(root: str, binary: str, label: str) -> BinarySize:
 
 
 def _runtime_size() -> int:
-    from selective_build.driver.state import executorch_root
+    from selective_build.driver.state import executorch_runtime
 
-    root = executorch_root()
+    root = executorch_runtime()
     library = os.path.join(root, "lib", "libexecutorch.so") if root else ""
     return os.path.getsize(library) if library and os.path.exists(library) else 0
 

@@ -64,10 +64,18 @@ def stamps(root: str, paths) -> dict[str, list[int] | None]:
     return {path: fingerprint(os.path.join(root, path)) for path in paths}
 
 
-def plan_key(root: str, cwd_package: str, patterns, defines: dict) -> dict:
+def plan_key(root: str, cwd_package: str, patterns, defines: dict, executorch_tree: str = "") -> dict:
     """Everything besides file contents that a plan depends on."""
     return {"patterns": sorted(patterns), "cwd": cwd_package, "defines": defines,
-            "packages": discover_packages(root), "cxx": os.environ.get("CXX", "g++"), "python": sys.executable}
+            "packages": discover_packages(root), "cxx": os.environ.get("CXX", "g++"), "python": sys.executable,
+            "executorch_tree": executorch_tree}
+
+
+def executorch_tree(flag: str | None) -> str:
+    """The ExecuTorch source tree of this invocation, absolute: ``--executorch-root``,
+    else ``$EXECUTORCH_ROOT``; '' when neither is given."""
+    tree = flag or os.environ.get("EXECUTORCH_ROOT") or ""
+    return os.path.abspath(tree) if tree else ""
 
 
 def make_state(root: str, key: dict, paths, plan: Plan, sources: dict) -> dict:
@@ -127,7 +135,7 @@ def cwd_package(root: str) -> str:
 
 
 
-def executorch_root() -> str | None:
+def executorch_runtime() -> str | None:
     """The installed executorch wheel's directory (headers in include/, the
     runtime in lib/), found without importing it; None when it is missing."""
     import importlib.util

@@ -11,9 +11,9 @@ import sys
 from collections.abc import Iterable, Sequence
 
 from selective_build.driver import freshness, state
-from selective_build.driver.labels import Label, LabelError, Pattern, parse_pattern
-from selective_build.driver.layout import (BUILD_FILES, KEPT_BY_CLEAN, NINJA_FILE, OUT, ROOT_MARKERS, TAG_ALL_KERNELS,
-                                           TAG_BINARY, TAG_MANUAL)
+from selective_build.driver.labels import Label, LabelError, Pattern, package_label, parse_pattern, split_external
+from selective_build.driver.layout import (BUILD_FILES, EXTERNAL_DIR, KEPT_BY_CLEAN, NINJA_FILE, OUT,
+                                           OVERLAY_BUILD_FILE, ROOT_MARKERS, TAG_ALL_KERNELS, TAG_BINARY, TAG_MANUAL)
 from selective_build.driver.plan import Plan, PlannedTarget
 from selective_build.driver.running import WorkspaceLock, find_ninja, run_ninja
 from selective_build.model.errors import Location, UserError
@@ -30,9 +30,21 @@ def find_root(start: str) -> str:
     return root
 
 
-def is_package(root: str, package: str) -> bool:
-    """Whether ``package`` has a BUILD file."""
-    return any(os.path.isfile(os.path.join(root, package, b)) for b in BUILD_FILES)
+# What makes a workspace hold etsb itself (a checkout or a copy): `@etsb//` is then its own.
+ETSB_PARTS = ("rules/private/shim.bzl", "runtime/BUILD", "tools/selective_build/BUILD")
+
+# The BUILD files etsb gives an ExecuTorch source tree (`@executorch//...`).
+EXECUTORCH_OVERLAY = os.path.join(state.REPO, "rules", "executorch_tree")
+
+
+@record
+class Repository:
+    """An external repository: ``@name//`` labels name files of ``tree``, and
+    its packages' BUILD files come from ``overlay`` ('' for the tree's own)."""
+
+    name: str
+    tree: str
+    overlay: str = ""
 
 
 @record
@@ -42,28 +54,89 @@ class Workspace:
     root: str
     cwd_package: str
     defines: dict[str, str]
+    executorch_tree: str = ""  # an ExecuTorch source tree, absolute ('' when none was given)
 
     @classmethod
-    def here(cls, defines: dict[str, str] | None = None) -> "Workspace":
-        """The workspace around the current directory, with ``--define`` values."""
+    def here(cls, defines: dict[str, str] | None = None, executorch_root: str | None = None) -> "Workspace":
+        """The workspace around the current directory, with ``--define`` values
+        and the ExecuTorch tree (``--executorch-root``, else ``$EXECUTORCH_ROOT``)."""
         root = find_root(os.getcwd())
-        return cls(root, state.cwd_package(root), dict(defines or {}))
+        return cls(root, state.cwd_package(root), dict(defines or {}), state.executorch_tree(executorch_root))
 
     @property
     def out(self) -> str:
         """The output root, absolute."""
         return os.path.join(self.root, OUT)
 
+    # -- repositories ----------------------------------------------------------
+
+    @property
+    def main_names(self) -> tuple[str, ...]:
+        """The repository names that mean this workspace: ``etsb`` inside etsb's
+        checkout, or a workspace holding a copy of etsb's rules and runtime."""
+        if os.path.realpath(self.root) == os.path.realpath(state.REPO) or all(
+                os.path.isfile(os.path.join(self.root, part)) for part in ETSB_PARTS):
+            return ("etsb",)
+        return ()
+
+    def repositories(self) -> tuple[Repository, ...]:
+        """The external repositories labels may name."""
+        found = []
+        if self.executorch_tree and os.path.isdir(self.executorch_tree):
+            found.append(Repository("executorch", self.executorch_tree, EXECUTORCH_OVERLAY))
+        if not self.main_names:
+            found.append(Repository("etsb", state.REPO))
+        return tuple(found)
+
+    def missing_repositories(self) -> dict[str, str]:
+        """Why a repository that labels may name is not there, by name."""
+        if self.executorch_tree and not os.path.isdir(self.executorch_tree):
+            return {"executorch": f"the ExecuTorch source tree given ({self.executorch_tree}, from --executorch-root, "
+                                  f"EXECUTORCH_ROOT or .etsbrc) is not a directory"}
+        return {"executorch": "give an ExecuTorch source tree with --executorch-root DIR, EXECUTORCH_ROOT or a "
+                              "line 'common --executorch-root=DIR' in the workspace's .etsbrc"}
+
+    def link_repositories(self) -> None:
+        """Link each external repository's tree at etsb-out/external/NAME, where
+        actions read it by a path that is the same on every machine."""
+        for repository in self.repositories():
+            link = os.path.join(self.root, EXTERNAL_DIR, repository.name)
+            if os.path.islink(link) and os.readlink(link) == repository.tree:
+                continue
+            os.makedirs(os.path.dirname(link), exist_ok=True)
+            temporary = f"{link}.{os.getpid()}.tmp"
+            os.symlink(repository.tree, temporary)
+            os.replace(temporary, link)
+
+    def build_file_place(self, package: str) -> tuple[str, tuple[str, ...]] | None:
+        """The directory holding ``package``'s BUILD file and the names it may
+        have (an overlay's are BUILD.overlay); None for a package of a
+        repository this invocation does not know."""
+        external = split_external(package)
+        if external is None:
+            return os.path.join(self.root, package), BUILD_FILES
+        repository = next((r for r in self.repositories() if r.name == external[0]), None)
+        if repository is None:
+            return None
+        if repository.overlay:
+            return os.path.join(repository.overlay, external[1]), (OVERLAY_BUILD_FILE,)
+        return os.path.join(repository.tree, external[1]), BUILD_FILES
+
+    def is_package(self, package: str) -> bool:
+        """Whether ``package`` has a BUILD file."""
+        place = self.build_file_place(package)
+        return place is not None and any(os.path.isfile(os.path.join(place[0], name)) for name in place[1])
+
     # -- configuration ---------------------------------------------------------
 
     def make_variables(self) -> dict[str, str]:
         """The make variables commands and flags may use."""
-        executorch = state.executorch_root()
+        executorch = state.executorch_runtime()
         if executorch is None:
             raise UserError("the executorch runtime wheel is not installed in this Python: run scripts/setup.sh")
         return {
             "ETSB_PYTHON": sys.executable,
-            "EXECUTORCH_ROOT": executorch,
+            "EXECUTORCH_RUNTIME": executorch,
             **{k: v for k, v in self.defines.items()},
         }
 
@@ -75,7 +148,8 @@ class Workspace:
         tool = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "__main__.py")
         return Config(self.make_variables(), dict(self.defines), os.environ.get("CXX", "g++"),
                       lambda path: os.path.isfile(os.path.join(root, path)),
-                      (sys.executable, os.path.relpath(tool, root)))
+                      (sys.executable, os.path.relpath(tool, root)), self.main_names,
+                      tuple(r.name for r in self.repositories()), self.missing_repositories())
 
     # -- patterns --------------------------------------------------------------
 
@@ -99,9 +173,10 @@ class Workspace:
                     raise UserError(f"no packages under //{pattern.package}/...")
                 packages.update(found)
             else:
-                if not is_package(self.root, pattern.package):
-                    raise UserError(f"no such package '{pattern.package}' (no BUILD file in "
-                                    f"{os.path.join(self.root, pattern.package)})")
+                if not self.is_package(pattern.package):
+                    place = self.build_file_place(pattern.package)
+                    where = place[0] if place else "a repository this invocation does not know"
+                    raise UserError(f"no such package '{package_label(pattern.package)}' (no BUILD file in {where})")
                 packages.add(pattern.package)
         return sorted(packages)
 
@@ -112,15 +187,27 @@ class Workspace:
         from selective_build.driver.evaluate import evaluate
         from selective_build.driver.graph import referenced_packages
 
+        self.link_repositories()
+        flags = self.evaluator_flags()
         evaluated = {}
         wanted = set(packages)
         while wanted:
-            batch = sorted(p for p in wanted if p not in evaluated and is_package(self.root, p))
+            batch = sorted(p for p in wanted if p not in evaluated and self.is_package(p))
             wanted = set()
-            for name, package in evaluate(self.root, batch).items():
+            for name, package in evaluate(self.root, batch, flags).items():
                 evaluated[name] = package
-                wanted |= {p for p in referenced_packages(package) if p not in evaluated}
+                wanted |= {p for p in referenced_packages(package, self.main_names) if p not in evaluated}
         return evaluated
+
+    def evaluator_flags(self) -> list[str]:
+        """The evaluator's options naming the repositories."""
+        flags = ["--external-dir", EXTERNAL_DIR] + [f"--main-name={name}" for name in self.main_names]
+        for repository in self.repositories():
+            overlay = repository.overlay
+            if overlay and os.path.commonpath([overlay, self.root]) == self.root:
+                overlay = os.path.relpath(overlay, self.root)
+            flags.append(f"--repository={repository.name}={overlay}")
+        return flags
 
     @staticmethod
     def matching(packages, patterns: Sequence[Pattern]) -> list[Label]:
@@ -143,7 +230,7 @@ class Workspace:
         it read has changed. Call with the workspace's lock held."""
         patterns = self.patterns(texts)
         packages_wanted = self.packages_for(patterns)
-        key = state.plan_key(self.root, self.cwd_package, texts, self.defines)
+        key = state.plan_key(self.root, self.cwd_package, texts, self.defines, self.executorch_tree)
         saved = state.load_state(self.root)
         plan = state.current_plan(saved, self.root, key)
         if plan is None:

@@ -36,6 +36,18 @@ _HEADER = """\
 #include <executorch/runtime/core/exec_aten/exec_aten.h>
 #include <executorch/runtime/platform/abort.h>
 
+// ExecuTorch's portable kernels (an ExecuTorch tree on the include path) reach
+// the hook through their own selective_build.h, which some of them never
+// include: include it here, first, in its selective form (its include of this
+// file is then a no-op), and replace its check with the one below.
+#if defined(__has_include)
+#if __has_include(<executorch/kernels/portable/cpu/selective_build.h>)
+#define EXECUTORCH_SELECTIVE_BUILD_DTYPE
+#include <executorch/kernels/portable/cpu/selective_build.h>
+#undef ET_INTERNAL_CHECK_SELECTIVE_BUILD
+#endif
+#endif
+
 namespace etsb_op_variants {{
 
 // Always inlined, so that -O2 folds the name comparisons and the dropped cases

@@ -14,10 +14,12 @@ uses, etsb indexes the library once:
   transitively, the library source with the header's name (``util/
   broadcast_util.h`` -> ``util/broadcast_util.cpp``).
 
-Includes are resolved as the compiler would with an include root holding
-``executorch/`` -> the tree: ``#include <executorch/kernels/portable/cpu/
-util/x.h>`` is ``<tree>/kernels/portable/cpu/util/x.h``. Headers outside the
-tree (the runtime's, the standard library's) are not followed.
+Only the library's own files are read, and an include is followed only to
+one of them: relative to the including file, or from an include root
+(``#include <executorch/kernels/portable/cpu/util/x.h>`` is the library file
+ending in that path, as a compiler with a root whose ``executorch/`` is the
+tree finds it). Headers outside the library (the runtime's, the standard
+library's) are not followed.
 """
 
 from __future__ import annotations
@@ -60,8 +62,10 @@ class KernelSources:
             function = kernel_name.rsplit("::", 1)[-1]
             found = self.definitions.get(function, ())
             if len(found) != 1:
-                where = (f"no source of the kernel library in {self.root} defines it" if not found
-                         else f"more than one source of {self.root} defines it: {', '.join(found)}")
+                library = (f"the kernel library in {self.root}" if self.root != "." else
+                           f"its kernel libraries ({len(self.needs)} sources)")
+                where = (f"no source of {library} defines it" if not found
+                         else f"more than one source of {library} defines it: {', '.join(found)}")
                 problems.append(Problem(f"operator {operator}: kernel '{kernel_name}': {where}",
                                         location or Location(self.root)))
                 continue
@@ -73,8 +77,8 @@ class KernelSources:
 
 
 def library_sources(root: str, folders: Iterable[str]) -> list[str]:
-    """The ``.cpp`` files below ``folders`` of the tree ``root`` (relative to
-    it), leaving out test folders: a kernel library's sources."""
+    """The ``.cpp`` and ``.h`` files below ``folders`` of the tree ``root``
+    (relative to it), leaving out test folders: a kernel library's files."""
     if not os.path.isdir(root):
         raise UserError("not a directory (the kernel library's source tree)", Location(root))
     found = []
@@ -85,23 +89,27 @@ def library_sources(root: str, folders: Iterable[str]) -> list[str]:
         for directory, subdirectories, files in os.walk(top):
             subdirectories[:] = sorted(d for d in subdirectories if d not in ("test", "tests"))
             found.extend(os.path.relpath(os.path.join(directory, name), root)
-                         for name in sorted(files) if name.endswith(".cpp"))
+                         for name in sorted(files) if name.endswith((".cpp", ".h")))
     return sorted(found)
 
 
-def index_kernel_sources(root: str, sources: Iterable[str]) -> KernelSources:
-    """Index the library ``sources`` (paths relative to the tree ``root``)."""
-    sources = sorted(set(sources))
-    by_header = {os.path.splitext(source)[0] + ".h": source for source in sources}
-    reader = _IncludeReader(root)
+def index_kernel_sources(root: str, files: Iterable[str]) -> KernelSources:
+    """Index a kernel library's ``files``: its ``.cpp`` sources and the headers
+    they may include (paths relative to ``root``; ``""``: to the current
+    directory). Only these files are read, and an include is followed only to
+    one of them, so the index depends on nothing undeclared."""
+    files = sorted(set(files))
+    sources = [f for f in files if not f.endswith(".h")]
+    reader = _IncludeReader(root, files)
     definitions: dict[str, list[str]] = {}
+    for source in sources:
+        for function in _defined_functions(reader.text(source)):
+            definitions.setdefault(function, []).append(source)
+    implementing = _implementing(sources, reader, {s for found in definitions.values() for s in found})
     needs: dict[str, tuple[str, ...]] = {}
     for source in sources:
-        text = reader.text(source)
-        for function in _defined_functions(text):
-            definitions.setdefault(function, []).append(source)
         headers = reader.closure(source)
-        needs[source] = tuple(sorted(by_header[h] for h in headers if h in by_header and by_header[h] != source))
+        needs[source] = tuple(sorted({s for h in headers for s in implementing.get(h, ()) if s != source}))
     # What a needed source needs is needed too (a utility source including another's header).
     for source in sources:
         pending, seen = list(needs[source]), set(needs[source])
@@ -111,7 +119,23 @@ def index_kernel_sources(root: str, sources: Iterable[str]) -> KernelSources:
                     seen.add(more)
                     pending.append(more)
         needs[source] = tuple(sorted(seen))
-    return KernelSources(root, {name: tuple(files) for name, files in sorted(definitions.items())}, needs)
+    return KernelSources(root or ".", {name: tuple(found) for name, found in sorted(definitions.items())}, needs)
+
+
+def _implementing(sources: list[str], reader: "_IncludeReader", kernel_sources: set[str]) -> dict[str, list[str]]:
+    """The sources that implement each header: its namesake (``util/x.h`` ->
+    ``util/x.cpp``); for a header with none, the utility sources (defining no
+    kernel) beside it that include it (ExecuTorch's ``pattern/pattern.h`` is
+    implemented by the ``pattern/*.cpp`` files). Too many only costs compile
+    time (the linker takes what is used); too few would not link."""
+    namesake = {os.path.splitext(source)[0] + ".h": [source] for source in sources}
+    beside: dict[str, list[str]] = {}
+    for source in sources:
+        if source not in kernel_sources:
+            for header in reader.includes(source):
+                if header not in namesake and os.path.dirname(header) == os.path.dirname(source):
+                    beside.setdefault(header, []).append(source)
+    return {**beside, **namesake}
 
 
 def _defined_functions(text: str) -> list[str]:
@@ -140,10 +164,19 @@ def _is_definition(text: str, start: int) -> bool:
 
 
 class _IncludeReader:
-    """Reads the tree's sources and headers (comments removed), once each."""
+    """Reads a library's files (comments removed), once each, and resolves
+    their includes to other files of the library."""
 
-    def __init__(self, root: str) -> None:
+    def __init__(self, root: str, files: Iterable[str]) -> None:
         self.root = root
+        self.files = set(files)
+        # "a/b/c.h" -> every file ending in it at a "/" boundary, for includes
+        # written from an include root rather than relative to the includer.
+        self._by_suffix: dict[str, list[str]] = {}
+        for path in sorted(self.files):
+            parts = path.split("/")
+            for start in range(len(parts)):
+                self._by_suffix.setdefault("/".join(parts[start:]), []).append(path)
         self._texts: dict[str, str] = {}
         self._includes: dict[str, tuple[str, ...]] = {}
 
@@ -152,18 +185,23 @@ class _IncludeReader:
             self._texts[relative] = _COMMENT.sub("", read_text(os.path.join(self.root, relative), "kernel source"))
         return self._texts[relative]
 
+    def resolve(self, includer: str, name: str) -> str | None:
+        """The library file ``#include name`` in ``includer`` reads, if any:
+        relative to the includer first, then from an include root (for
+        ``executorch/...``: a root whose ``executorch/`` is the tree)."""
+        beside = os.path.normpath(os.path.join(os.path.dirname(includer), name))
+        if beside in self.files:
+            return beside
+        if name.startswith(TREE_PREFIX) and name[len(TREE_PREFIX):] in self.files:
+            return name[len(TREE_PREFIX):]
+        matches = self._by_suffix.get(name, ())
+        return matches[0] if len(matches) == 1 else None
+
     def includes(self, relative: str) -> tuple[str, ...]:
-        """The tree headers ``relative`` includes directly (relative to the root)."""
+        """The library files ``relative`` includes directly."""
         if relative not in self._includes:
-            found = []
-            for name in _INCLUDE.findall(self.text(relative)):
-                if name.startswith(TREE_PREFIX):
-                    header = name[len(TREE_PREFIX):]
-                else:  # a quoted include, relative to the including file
-                    header = os.path.normpath(os.path.join(os.path.dirname(relative), name))
-                if os.path.isfile(os.path.join(self.root, header)):
-                    found.append(header)
-            self._includes[relative] = tuple(found)
+            found = (self.resolve(relative, name) for name in _INCLUDE.findall(self.text(relative)))
+            self._includes[relative] = tuple(header for header in found if header is not None)
         return self._includes[relative]
 
     def closure(self, relative: str) -> set[str]:
