@@ -130,17 +130,26 @@ def _selected_kernels(name, kernel_deps, functions_yaml, custom_ops_yaml, select
         if yaml != None:
             yamls.append(yaml)
             args.append("%s $(location %s)" % (flag, yaml))
+    outs = [name + "/kernel_sources.txt"]
+    if dtype_selective_build:
+        # The names the sources' dtype switches use, for selected_op_variants.h.
+        outs.append(name + "/switch_names.txt")
+        args.append("--switch_names_output $(location %s/switch_names.txt)" % name)
     etsb_genrule(
         name = name + "_kernel_sources",
         srcs = [selection] + yamls + files,
-        outs = [name + "/kernel_sources.txt"],
-        cmd = ETSB_COMMAND + " kernel-sources %s --output $@ %s" % (" ".join(args), " ".join(["$(locations %s)" % f for f in files])),
+        outs = outs,
+        cmd = ETSB_COMMAND + " kernel-sources %s --output $(location %s/kernel_sources.txt) %s" % (
+            " ".join(args),
+            name,
+            " ".join(["$(locations %s)" % f for f in files]),
+        ),
         tools = [ETSB_TOOL, ETSB_TOOL_SOURCES],
         **helper
     )
     hdrs, copts = [], []
     if dtype_selective_build:
-        variants = _op_variants(name, selection, helper)
+        variants = _op_variants(name, selection, helper, ":%s/switch_names.txt" % name)
         # -I: ExecuTorch's selective_build.h includes it as "selected_op_variants.h".
         hdrs, copts = [variants], ["-include", "$(location %s)" % variants, "-I$(RULEDIR)/" + name]
     etsb_cxx_library(
@@ -148,18 +157,23 @@ def _selected_kernels(name, kernel_deps, functions_yaml, custom_ops_yaml, select
         hdrs = hdrs,
         copts = copts,
         objects_of = kernel_deps,
-        object_list = ":" + name + "_kernel_sources",
+        object_list = ":%s/kernel_sources.txt" % name,
         **helper
     )
     return ":" + name + "_kernels"
 
-def _op_variants(name, selection, helper):
-    """The genrule writing the selection's `selected_op_variants.h`; its label."""
+def _op_variants(name, selection, helper, switch_names = None):
+    """The genrule writing the selection's `selected_op_variants.h` (with the
+    kernels' own switch names, when `switch_names` lists them); its label."""
+    srcs, extra = [selection], ""
+    if switch_names != None:
+        srcs.append(switch_names)
+        extra = " --switch_names $(location %s)" % switch_names
     etsb_genrule(
         name = name + "_op_variants",
-        srcs = [selection],
+        srcs = srcs,
         outs = [name + "/selected_op_variants.h"],
-        cmd = ETSB_COMMAND + " gen-op-variants --yaml_file_path $(location %s) --output_dir $(RULEDIR)/%s" % (selection, name),
+        cmd = ETSB_COMMAND + " gen-op-variants --yaml_file_path $(location %s) --output_dir $(RULEDIR)/%s%s" % (selection, name, extra),
         tools = [ETSB_TOOL, ETSB_TOOL_SOURCES],
         **helper
     )

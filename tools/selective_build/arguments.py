@@ -155,6 +155,8 @@ COMMANDS: tuple[Command, ...] = (
               "YAML"),
         _flag("output", VALUE, "the list to write, one path a line (absolute with --root, as given with "
               "FILE arguments; default: standard output)", "PATH"),
+        _flag("switch-names-output", VALUE, "also write the names the listed sources' dtype switches may take, "
+              "each with the operators that may run it, for gen-op-variants --switch-names", "PATH"),
         _ATEN_YAML,
     ), Positional("library_files", "FILE", "instead of --root: the library's .cpp and .h files (the build rules "
                                            "pass every file the library declares)")),
@@ -162,6 +164,8 @@ COMMANDS: tuple[Command, ...] = (
             "switch on.", (
         _flag("yaml-file-path", VALUE, "selected_operators.yaml (ours or ExecuTorch's)", "YAML", required=True),
         _flag("output-dir", VALUE, "where selected_op_variants.h is written", _OUTPUT_DIR, required=True),
+        _flag("switch-names", VALUE, "switch names other than the operators' own, each with its operators (from "
+              "kernel-sources --switch-names-output)", "PATH"),
     )),
     Command("validate-yaml", "Parse and validate kernel yaml files; report every problem with its place.",
             (_ATEN_YAML,), Positional("paths", "YAML", "kernel yaml files to check", at_least=1)),

@@ -214,8 +214,12 @@ def kernel_sources(args: SimpleNamespace) -> int:
         prefix = os.path.abspath(args.root)
     else:
         index, prefix = index_kernel_sources("", args.library_files), ""
-    needed = index.sources_for((str(row.operator), row.kernel.kernel_name, row.kernel.location)
-                               for row in resolution.registrations)
+    kernels = [(str(row.operator), row.kernel.kernel_name, row.kernel.location) for row in resolution.registrations]
+    needed = index.sources_for(kernels)
+    if args.switch_names_output:
+        names = index.switch_names_for((operator, kernel_name) for operator, kernel_name, _ in kernels)
+        _write(os.path.dirname(args.switch_names_output) or ".", os.path.basename(args.switch_names_output),
+               "".join(f"{name} {' '.join(operators)}\n" for name, operators in names.items()))
     text = "".join(os.path.join(prefix, source) + "\n" for source in needed)
     if args.output:
         _write(os.path.dirname(args.output) or ".", os.path.basename(args.output), text)
@@ -231,9 +235,27 @@ def gen_op_variants(args: SimpleNamespace) -> int:
 
     selection = _selection(args.yaml_file_path)
     selected = None if selection.include_all_operators else tuple(selection.operators)
+    aliases = _switch_names(args.switch_names) if args.switch_names else {}
     _write(args.output_dir, "selected_op_variants.h",
-           render_op_variants(dtypes_by_operator(selection), selected, mixed_dtype_spans(selection)))
+           render_op_variants(dtypes_by_operator(selection), selected, mixed_dtype_spans(selection), aliases))
     return 0
+
+
+def _switch_names(path: str) -> dict:
+    """kernel-sources' switch names: ``name operator...`` a line."""
+    from selective_build.model.names import parse_operator_name
+    from selective_build.readers.files import read_text
+
+    aliases = {}
+    for number, line in enumerate(read_text(path, "switch names").splitlines(), 1):
+        words = line.split()
+        if len(words) < 2:
+            raise UserError("expected a switch name and the operators that may run it", Location(path, number))
+        try:
+            aliases[words[0]] = tuple(parse_operator_name(word) for word in words[1:])
+        except ValueError as error:
+            raise UserError(str(error), Location(path, number)) from None
+    return aliases
 
 
 def pick_smaller(args: SimpleNamespace) -> int:

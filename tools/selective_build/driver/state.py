@@ -16,7 +16,7 @@ from selective_build.driver.freshness import fingerprint
 from selective_build.driver.layout import BUILD_FILES, NINJA_FILE, ROOT_MARKERS, SKIP_DIRS, STATE_FILE, TOOLS
 from selective_build.driver.plan import Plan, from_data, to_data
 
-STATE_VERSION = 5
+STATE_VERSION = 6
 # etsb's own checkout, where the set-up builds the evaluator.
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
 
@@ -24,6 +24,12 @@ REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.a
 def evaluator_path() -> str:
     """The BUILD file evaluator: ``$ETSB_STARLARK``, else the one the set-up builds."""
     return os.environ.get("ETSB_STARLARK") or os.path.join(REPO, TOOLS, "etsb-starlark")
+
+
+def _driver_files() -> list[str]:
+    """The driver's own sources (what turns BUILD files into the ninja file), as stamps() takes them."""
+    here = os.path.dirname(os.path.abspath(__file__))
+    return sorted(os.path.join(here, name).lstrip("/") for name in os.listdir(here) if name.endswith(".py"))
 
 
 def find_root(start: str) -> str | None:
@@ -82,7 +88,8 @@ def make_state(root: str, key: dict, paths, plan: Plan, sources: dict) -> dict:
     """The state to save with a fresh plan (its ninja file written): ``sources``
     maps each source its actions read to its fingerprint and digest."""
     return {"version": STATE_VERSION, "key": key, "files": stamps(root, sorted(set(paths))),
-            "evaluator": stamps("/", [evaluator_path().lstrip("/")]), "plan": to_data(plan),
+            "evaluator": stamps("/", [evaluator_path().lstrip("/")]), "driver": stamps("/", _driver_files()),
+            "plan": to_data(plan),
             "ninja": fingerprint(os.path.join(root, NINJA_FILE)), "sources": sources}
 
 
@@ -122,6 +129,8 @@ def current_plan(state: dict | None, root: str, key: dict) -> Plan | None:
         if state["files"] != stamps(root, state["files"]):
             return None
         if state["evaluator"] != stamps("/", [evaluator_path().lstrip("/")]):
+            return None
+        if state["driver"] != stamps("/", _driver_files()):  # etsb itself changed (an upgrade): plan again
             return None
         return from_data(state["plan"])
     except (KeyError, TypeError, ValueError, AttributeError):

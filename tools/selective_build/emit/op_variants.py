@@ -7,10 +7,13 @@ Compile kernels with ``-include selected_op_variants.h``: the header defines
 with its dtype while the switch's name (``"add.out"``) is in scope as
 ``et_switch_name``. A case the predicate rejects aborts, so the optimiser
 drops its body. Selected operators without dtype information (``default``
-keys) keep every dtype. Operators not selected at all keep none: their kernels
-are not linked, and compiling their switches away makes a dtype-selective
-build of a whole kernel library fast. Only a selection of every operator
-keeps every dtype of every switch.
+keys) keep every dtype. ExecuTorch's kernels do not always name a switch
+after its operator (``"op_embedding.out"``, ``__func__``, a shared pattern's
+own name): ``etsb kernel-sources`` finds the names their sources use, and
+each such alias allows what its operators allow together. A name matching
+nothing selected keeps every dtype (it may be a pattern serving a selected
+operator). Unselected operators' kernels are not linked
+(etsb's driver does not even compile them).
 
 Beyond ExecuTorch's hook, the header answers a question per-dtype predicates
 cannot: ``etsb_selects_mixed_dtypes(name, first_tensor)``, whether any
@@ -50,14 +53,12 @@ _HEADER = """\
 
 namespace etsb_op_variants {{
 
-// Always inlined, so that -O2 folds the name comparisons and the dropped cases
-// (GCC stops folding once the predicate lists a handful of operators otherwise).
+// The compiler's own strcmp, which it folds for two known strings however many
+// the predicate compares (a hand-written loop stops folding after a few dozen
+// names, and is then compiled into every case of every switch); always inlined
+// into each switch case, where the switch's name is known.
 __attribute__((always_inline)) constexpr bool same_name(const char* a, const char* b) {{
-  while (*a != '\\0' && *a == *b) {{
-    ++a;
-    ++b;
-  }}
-  return *a == *b;
+  return __builtin_strcmp(a, b) == 0;
 }}
 
 }}  // namespace etsb_op_variants
@@ -107,13 +108,16 @@ def _mixed_answer(span: int | None) -> str:
 
 
 def render_op_variants(dtypes: Mapping[OperatorName, tuple[int, ...]], selected: Iterable[OperatorName] | None,
-                       mixed_spans: Mapping[OperatorName, int | None] | None = None) -> str:
+                       mixed_spans: Mapping[OperatorName, int | None] | None = None,
+                       aliases: Mapping[str, tuple[OperatorName, ...]] | None = None) -> str:
     """The header for operator -> allowed dtype numbers. ``selected`` is every
     selected operator (those missing from ``dtypes`` keep every dtype, the
     others none), or None when the selection includes all operators.
     ``mixed_spans`` gives, for operators of ``dtypes``, how far into their
     tensors a selected call may mix dtypes (``selection.mixed_dtype_spans``);
-    an operator missing from it may mix anywhere."""
+    an operator missing from it may mix anywhere. ``aliases`` are other names
+    the kernels' switches take (``kernel-sources --switch-names-output``), each
+    allowing what its operators allow together."""
     # Switches are named without namespace, so operators may share a name: a
     # name keeps every dtype if any selected operator with it lacks dtype information.
     unrestricted = {switch_name(op) for op in selected or () if op not in dtypes}
@@ -132,12 +136,27 @@ def render_op_variants(dtypes: Mapping[OperatorName, tuple[int, ...]], selected:
                                          for d in sorted(numbers)) or "false"
     lines = [f'  if (same_name(operator_name, "{name}")) {{\n    return {branches[name]};\n  }}'
              for name in sorted(branches)]
+    for alias, operators in sorted((aliases or {}).items()):
+        answers = [branches.get(switch_name(op)) for op in operators if switch_name(op) in branches]
+        if alias in branches or not answers:
+            continue
+        terms = sorted({term for answer in answers for term in answer.split(" || ") if term != "false"})
+        answer = "true" if "true" in answers else " || ".join(terms) or "false"
+        lines.append(f'  if (same_name(operator_name, "{alias}")) {{\n    return {answer};\n  }}')
+    # Named with their namespace too ("dim_order_ops::_to_dim_order_copy.out"; never "aten::").
+    qualified = sorted({(str(op), switch_name(op)) for op in (*dtypes, *(selected or ()))
+                        if op.namespace != "aten" and switch_name(op) in branches})
+    lines += [f'  if (same_name(operator_name, "{full}")) {{\n    return {branches[name]};\n  }}'
+              for full, name in qualified]
     mixed_lines = [f'  if (same_name(operator_name, "{name}")) {{\n'
                    f'    return {_mixed_answer(None if name in unrestricted else spans[name])};\n  }}'
                    for name in sorted(branches)]
     if selected is None:
         otherwise = "true;  // every operator is selected"
     else:
-        otherwise = "false;  // not selected: not linked, so the switches compile away"
+        # Unselected operators' kernels are not linked; but a switch named after a
+        # function or a shared pattern (ExecuTorch's unary_ufunc_*) may serve a
+        # selected one, so a name that matches none keeps every dtype.
+        otherwise = "true;  // a switch named after no selected operator (a shared pattern, __func__)"
     return _HEADER.format(body="\n".join(lines), otherwise=otherwise, mixed_body="\n".join(mixed_lines),
                           mixed_otherwise="true" if selected is None else "false")

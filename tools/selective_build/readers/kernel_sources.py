@@ -38,6 +38,11 @@ _CONTEXT_FUNCTION = re.compile(r"\b(\w+)\s*\(\s*(?:[\w:]+::)?(?:Kernel)?RuntimeC
 _MACRO_DEFINITION = re.compile(r"^[A-Z][A-Z0-9_]*\(\s*([a-z_]\w*)\s*[,)]", re.MULTILINE)
 _INCLUDE = re.compile(r'^[ \t]*#[ \t]*include[ \t]*[<"]([^>"]+)[>"]', re.MULTILINE)
 _COMMENT = re.compile(r"//[^\n]*|/\*.*?\*/", re.DOTALL)
+# A string literal that may name a dtype switch: an operator, maybe namespaced, maybe with an overload.
+_OPERATOR_LITERAL = re.compile(r'"((?:[a-z_][a-z0-9_]*::)?[a-z_][a-z0-9_]*\.[A-Za-z0-9_]+)"')
+# A function definition's name (the parameter list is checked to open a body).
+_FUNCTION = re.compile(r"^[ \t]*(?:[\w:<>*&]+[ \t]+)+[*&]?(\w+)[ \t]*\(", re.MULTILINE)
+_STATEMENT_WORDS = frozenset({"return", "if", "else", "while", "for", "switch", "case", "do", "throw", "goto"})
 # The include prefix that stands for the tree's root.
 TREE_PREFIX = "executorch/"
 
@@ -50,6 +55,23 @@ class KernelSources:
     root: str                                    # the tree, holding kernels/ (and the prefix's other folders)
     definitions: Mapping[str, tuple[str, ...]]   # function name -> sources defining it (relative to root)
     needs: Mapping[str, tuple[str, ...]]         # source -> library sources it needs, transitively
+    switch_names: Mapping[str, tuple[str, ...]] = {}  # source -> names its dtype switches may take
+
+    def switch_names_for(self, kernels: Iterable[tuple[str, str]]) -> dict[str, tuple[str, ...]]:
+        """For ``kernels`` ((operator, C++ kernel name) pairs), each name a
+        dtype switch of their sources may take, with the operators whose
+        kernels may run it: ExecuTorch's kernels do not always name a switch
+        after its operator (``"op_embedding.out"``, ``__func__``, a shared
+        pattern's own name)."""
+        operators: dict[str, set[str]] = {}
+        for operator, kernel_name in kernels:
+            found = self.definitions.get(kernel_name.rsplit("::", 1)[-1], ())
+            if len(found) != 1:
+                continue  # sources_for reports it
+            for source in (found[0], *self.needs.get(found[0], ())):
+                for name in self.switch_names.get(source, ()):
+                    operators.setdefault(name, set()).add(operator)
+        return {name: tuple(sorted(ops)) for name, ops in sorted(operators.items())}
 
     def sources_for(self, kernels: Iterable[tuple[str, str, Location | None]]) -> tuple[str, ...]:
         """The sources to compile for ``kernels`` ((operator, C++ kernel name,
@@ -119,7 +141,9 @@ def index_kernel_sources(root: str, files: Iterable[str]) -> KernelSources:
                     seen.add(more)
                     pending.append(more)
         needs[source] = tuple(sorted(seen))
-    return KernelSources(root or ".", {name: tuple(found) for name, found in sorted(definitions.items())}, needs)
+    switch_names = {source: _switch_names(reader.text(source)) for source in sources}
+    return KernelSources(root or ".", {name: tuple(found) for name, found in sorted(definitions.items())}, needs,
+                         {source: names for source, names in switch_names.items() if names})
 
 
 def _implementing(sources: list[str], reader: "_IncludeReader", kernel_sources: set[str]) -> dict[str, list[str]]:
@@ -136,6 +160,17 @@ def _implementing(sources: list[str], reader: "_IncludeReader", kernel_sources: 
                 if header not in namesake and os.path.dirname(header) == os.path.dirname(source):
                     beside.setdefault(header, []).append(source)
     return {**beside, **namesake}
+
+
+def _switch_names(text: str) -> tuple[str, ...]:
+    """The names a source's dtype switches may take: its operator-like string
+    literals (``"add.out"``, ``"dim_order_ops::_clone_dim_order.out"``) and,
+    where a switch is named by ``__func__``, the functions it defines."""
+    names = set(_OPERATOR_LITERAL.findall(text))
+    if "__func__" in text:
+        names.update(match.group(1) for match in _FUNCTION.finditer(text)
+                     if match.group(0).split()[0] not in _STATEMENT_WORDS and _is_definition(text, match.end()))
+    return tuple(sorted(names))
 
 
 def _defined_functions(text: str) -> list[str]:
