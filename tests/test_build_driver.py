@@ -635,3 +635,42 @@ def test_a_full_disk_is_one_line_and_leaves_nothing_half_written(tmp_path):
     assert result.stderr.count("\n") == 1 and "cannot write: File too large" in result.stderr, result.stderr
     assert "Traceback" not in result.stderr
     assert not any(path.name.endswith(".tmp") for path in out.rglob("*"))
+
+
+# -- external repositories (an ExecuTorch tree as @executorch) and .etsbrc ------------------
+
+
+def test_labels_of_external_repositories():
+    from selective_build.driver.labels import Label, LabelError, package_label, parse_label
+
+    tree = parse_label("@executorch//kernels/portable:kernels", "examples/x")
+    assert tree == Label("external/executorch/kernels/portable", "kernels")
+    assert str(tree) == "@executorch//kernels/portable:kernels"
+    assert tree.path == "etsb-out/external/executorch/kernels/portable/kernels"
+    # Inside the repository, // is the repository's own root; @// is the main one.
+    assert parse_label("//kernels/portable/cpu:x", tree.package) == Label("external/executorch/kernels/portable/cpu", "x")
+    assert parse_label(":y", tree.package) == Label("external/executorch/kernels/portable", "y")
+    assert parse_label("@//runtime:executorch", tree.package) == Label("runtime", "executorch")
+    # @etsb is the main repository where the workspace is etsb's.
+    assert parse_label("@etsb//runtime:executorch", "x", ("etsb",)) == Label("runtime", "executorch")
+    assert parse_label("@etsb//runtime:executorch", "x") == Label("external/etsb/runtime", "executorch")
+    assert package_label("external/executorch/kernels") == "@executorch//kernels"
+    for bad, message in (("//external/executorch/kernels:k", "reserved for external repositories"),
+                         ("@executorch:k", "no '//' after its repository name"),
+                         ("@a b//x:y", "bad repository name")):
+        with pytest.raises(LabelError, match=message):
+            parse_label(bad, "x")
+
+
+def test_rc_files_give_options_per_command(tmp_path):
+    from selective_build.driver.rc import rc_arguments
+
+    (tmp_path / ".etsbrc").write_text("# comment\ncommon --executorch-root=../tree  # trailing\n"
+                                      "build --define a=1\nquery --executorch-root /abs\n")
+    assert rc_arguments(str(tmp_path), "build") == [f"--executorch-root={tmp_path}/../tree", "--define", "a=1"]
+    assert rc_arguments(str(tmp_path), "query") == [f"--executorch-root={tmp_path}/../tree",
+                                                    "--executorch-root", "/abs"]
+    assert rc_arguments(str(tmp_path / "none"), "build") == []
+    (tmp_path / ".etsbrc").write_bytes(b"\xff\xfe")
+    with pytest.raises(ValueError, match="cannot read it"):
+        rc_arguments(str(tmp_path), "build")

@@ -309,3 +309,15 @@ def test_a_kernel_no_source_defines_or_two_define_is_an_error_at_its_yaml_entry(
 def test_kernel_sources_bad_input(argv, message):
     result = etsb("kernel-sources", *argv)
     assert result.returncode == 2 and message in result.stderr and "Traceback" not in result.stderr, result.stderr
+
+
+def test_the_index_finds_the_names_the_trees_switches_take():
+    index = index_kernel_sources(str(TREE), library_sources(str(TREE), ["kernels/portable/cpu"]))
+    names = index.switch_names_for([("aten::as_strided_copy.out", "torch::executor::as_strided_copy_out"),
+                                    ("aten::embedding.out", "torch::executor::embedding_out"),
+                                    ("aten::trunc.out", "torch::executor::trunc_out"),
+                                    ("aten::ceil.out", "torch::executor::ceil_out")])
+    assert names["as_strided_copy_out"] == ("aten::as_strided_copy.out",)  # __func__
+    assert names["op_embedding.out"] == ("aten::embedding.out",)           # a literal of its own
+    # A shared pattern's __func__ serves every operator that uses it.
+    assert names["unary_ufunc_realhbf16"] == ("aten::ceil.out", "aten::trunc.out")

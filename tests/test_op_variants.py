@@ -165,3 +165,42 @@ def test_a_kernel_drops_its_mixed_path_where_no_call_mixes(tmp_path):
     assert outputs["mixed"] == ["0", "1.75", "3"]
     assert outputs["float"][0] == "18"  # Error::InvalidArgument
     assert sizes["float"] < 0.8 * sizes["mixed"]
+
+
+def test_switch_names_other_than_the_operators_allow_what_their_operators_allow(tmp_path):
+    """ExecuTorch names some switches after a function or a pattern: kernel-sources lists them,
+    and each is checked by name like an operator, allowing its operators' dtypes together."""
+    selection = tmp_path / "s.yaml"
+    assert main(["gen-oplist", "--output_path", str(selection), "--ops_dict",
+                 '{"aten::neg.out": ["Float"], "aten::relu.out": ["Long"], '
+                 '"dim_order_ops::_to_dim_order_copy.out": ["Float"]}']) == 0
+    names = tmp_path / "switch_names.txt"
+    names.write_text("unary_pattern aten::neg.out aten::relu.out\nneg.out aten::neg.out\n"
+                     "unused_name aten::mm.out\n")
+    assert main(["gen-op-variants", "--yaml-file-path", str(selection), "--switch-names", str(names),
+                 "--output-dir", str(tmp_path)]) == 0
+    header = (tmp_path / "selected_op_variants.h").read_text()
+    assert ('if (same_name(operator_name, "unary_pattern")) {\n'
+            "    return scalar_type == ScalarType::Float || scalar_type == ScalarType::Long;") in header
+    # The operator's own name is not repeated (once in each of the two predicates).
+    assert header.count('same_name(operator_name, "neg.out")') == 2
+    assert "unused_name" not in header  # its operator is not selected
+    assert 'if (same_name(operator_name, "dim_order_ops::_to_dim_order_copy.out")) {' in header
+    # The comparison is the compiler's strcmp, which it folds for known strings.
+    assert "__builtin_strcmp" in header
+
+
+def test_a_bad_switch_names_file_is_a_located_error(tmp_path, capsys):
+    selection = tmp_path / "s.yaml"
+    assert main(["gen-oplist", "--output_path", str(selection), "--root_ops", "aten::neg.out"]) == 0
+    names = tmp_path / "names.txt"
+    names.write_text("ok aten::neg.out\nlonely\n")
+    assert main(["gen-op-variants", "--yaml-file-path", str(selection), "--switch-names", str(names),
+                 "--output-dir", str(tmp_path / "o")]) == 2
+    names.write_text("x bad!name\n")
+    assert main(["gen-op-variants", "--yaml-file-path", str(selection), "--switch-names", str(names),
+                 "--output-dir", str(tmp_path / "o")]) == 2
+    errors = capsys.readouterr().err.splitlines()
+    assert errors[0] == f"{names}:2: error: expected a switch name and the operators that may run it"
+    assert errors[1].startswith(f"{names}:1: error:")
+    assert not (tmp_path / "o").exists()
