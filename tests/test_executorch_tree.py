@@ -321,3 +321,21 @@ def test_the_index_finds_the_names_the_trees_switches_take():
     assert names["op_embedding.out"] == ("aten::embedding.out",)           # a literal of its own
     # A shared pattern's __func__ serves every operator that uses it.
     assert names["unary_ufunc_realhbf16"] == ("aten::ceil.out", "aten::trunc.out")
+
+
+def test_a_tree_of_another_release_than_the_runtime_is_warned_about(small_workspace, tmp_path):
+    other = tmp_path / "old_tree"
+    (other / "kernels" / "portable" / "cpu").mkdir(parents=True)
+    (other / "kernels" / "portable" / "functions.yaml").write_text("")
+    (other / "kernels" / "portable" / "cpu" / "op_x.cpp").write_text("")
+    (other / "version.txt").write_text("0.7.0\n")
+    result = etsb("query", "--executorch-root", str(other), "//m:all", cwd=small_workspace)
+    assert result.returncode == 0, result.stderr
+    assert (f"etsb: warning: the ExecuTorch tree {other} is version 0.7, the installed runtime 1.5" in result.stderr
+            ), result.stderr
+    (other / "version.txt").unlink()
+    result = etsb("query", "--executorch-root", str(other), "//m:all", cwd=small_workspace)
+    assert "cannot tell the version of the ExecuTorch tree" in result.stderr, result.stderr
+    # The snapshot is of the runtime's release: no warning.
+    result = etsb("query", "--executorch-root", str(TREE), "//m:all", cwd=small_workspace)
+    assert "warning" not in result.stderr, result.stderr
