@@ -339,3 +339,36 @@ def test_a_tree_of_another_release_than_the_runtime_is_warned_about(small_worksp
     # The snapshot is of the runtime's release: no warning.
     result = etsb("query", "--executorch-root", str(TREE), "//m:all", cwd=small_workspace)
     assert "warning" not in result.stderr, result.stderr
+
+
+# PyTorch's C++ headers, which ExecuTorch's optimized kernels include (ATen's vectorization):
+# the export environment's torch, which the test command sets up.
+TORCH_INCLUDE = REPO / ".venv-export" / "lib" / "python3.11" / "site-packages" / "torch" / "include"
+
+
+@pytest.mark.parametrize("model", ["attention", "mixed_dtypes"])
+def test_the_optimized_kernels_merged_over_the_portable_ones(small_workspace, model, tmp_path):
+    """ExecuTorch's optimized yaml over its portable one, as the seeds merge them: each operator
+    runs the optimized kernel where there is one (by symbol in the link map), the portable one
+    elsewhere, and an optimized kernel's call into a portable one (opt_sum_dim_out ->
+    sum_dim_out) links; the outputs match torch."""
+    assert TORCH_INCLUDE.is_dir(), f"no torch headers at {TORCH_INCLUDE} (run scripts/setup.sh --export-env)"
+    shutil.copy(MODELS_DIR / model / f"{model}.pte", small_workspace / "m")
+    (small_workspace / "m" / "BUILD").write_text(
+        'load("//rules:executorch.bzl", "et_model_binary")\n'
+        f'et_model_binary(name = "bin", model = "{model}.pte",\n'
+        '    functions_yaml_target = "@executorch//kernels/optimized:functions.yaml",\n'
+        '    fallback_yaml_target = "@executorch//kernels/portable:functions.yaml",\n'
+        '    kernel_deps = ["@executorch//kernels/optimized:kernels", "@executorch//kernels/portable:kernels"])\n')
+    result = etsb("build", "--executorch-root", str(TREE), "--define", f"TORCH_INCLUDE={TORCH_INCLUDE}", "//m:bin",
+                  cwd=small_workspace)
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+    binary = small_workspace / "etsb-out/bin/m/bin"
+    symbols = subprocess.run(["nm", "-C", str(binary)], capture_output=True, text=True, check=True).stdout
+    expected = {"attention": ["opt_add_out", "opt_bmm_out", "opt_native_layer_norm_out"],
+                "mixed_dtypes": ["opt_add_out", "opt_mul_out", "opt_sum_dim_out", "sum_dim_out("]}[model]
+    for name in expected:
+        assert f"torch::executor::native::{name}" in symbols, name
+    run = run_model(binary, model, tmp_path)
+    assert run.returncode == 0, run.stderr
+    assert_matches_torch(model, tmp_path)

@@ -245,7 +245,7 @@ class _Analysis:
         producer = self.outputs_of.get((label.package, label.name))
         if producer is not None:
             self.node(producer, requested_by=target)
-            return None, (f"{BIN}/{label.path}",)
+            return None, (f"{BIN}/{label.relative}",)
         if self.config.exists(label.path):
             return None, (label.path,)
         hint = did_you_mean(label.name, list(package))
@@ -313,7 +313,7 @@ class _Analysis:
     # -- genrule -------------------------------------------------------------
 
     def _genrule(self, target: Target) -> Node:
-        outs = tuple(f"{BIN}/{Label(target.package, out).path}" for out in _strings(self.attr(target, "outs")))
+        outs = tuple(f"{BIN}/{Label(target.package, out).relative}" for out in _strings(self.attr(target, "outs")))
         named: dict[str, tuple[str, ...]] = {}
         inputs: list[str] = []
         for attr in ("srcs", "tools"):

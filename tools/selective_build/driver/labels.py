@@ -57,10 +57,16 @@ class Label:
         return f"//{self.package}:{self.name}"
 
     @property
+    def relative(self) -> str:
+        """``package/name``: where an output of this label goes below the output
+        tree (``external/NAME/...`` for an external repository's)."""
+        return f"{self.package}/{self.name}" if self.package else self.name
+
+    @property
     def path(self) -> str:
         """The source file this label names, relative to the workspace root
         (under ``etsb-out/external/NAME`` for an external repository's)."""
-        relative = f"{self.package}/{self.name}" if self.package else self.name
+        relative = self.relative
         return f"{EXTERNAL_DIR}/{relative[len(EXTERNAL) + 1:]}" if split_external(self.package) else relative
 
 

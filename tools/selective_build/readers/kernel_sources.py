@@ -131,7 +131,12 @@ def index_kernel_sources(root: str, files: Iterable[str]) -> KernelSources:
     needs: dict[str, tuple[str, ...]] = {}
     for source in sources:
         headers = reader.closure(source)
-        needs[source] = tuple(sorted({s for h in headers for s in implementing.get(h, ()) if s != source}))
+        needed = {s for h in headers for s in implementing.get(h, ())}
+        # A kernel it declares and calls (an optimized kernel falling back to a
+        # portable one) needs the source defining it.
+        for function in _declared_functions(reader.text(source)):
+            needed.update(definitions.get(function, ())[:1])
+        needs[source] = tuple(sorted(needed - {source}))
     # What a needed source needs is needed too (a utility source including another's header).
     for source in sources:
         pending, seen = list(needs[source]), set(needs[source])
@@ -171,6 +176,11 @@ def _switch_names(text: str) -> tuple[str, ...]:
         names.update(match.group(1) for match in _FUNCTION.finditer(text)
                      if match.group(0).split()[0] not in _STATEMENT_WORDS and _is_definition(text, match.end()))
     return tuple(sorted(names))
+
+
+def _declared_functions(text: str) -> list[str]:
+    """The kernel functions a source declares without defining them."""
+    return [match.group(1) for match in _CONTEXT_FUNCTION.finditer(text) if not _is_definition(text, match.end())]
 
 
 def _defined_functions(text: str) -> list[str]:
