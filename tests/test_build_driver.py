@@ -674,3 +674,27 @@ def test_rc_files_give_options_per_command(tmp_path):
     (tmp_path / ".etsbrc").write_bytes(b"\xff\xfe")
     with pytest.raises(ValueError, match="cannot read it"):
         rc_arguments(str(tmp_path), "build")
+
+
+def test_objects_of_must_name_a_cxx_library_and_object_list_one_file():
+    from selective_build.driver.evaluate import Package, Target
+    from selective_build.driver.graph import Config, analyse
+    from selective_build.driver.labels import Label
+    from selective_build.model.errors import UserError
+
+    def target(rule, name, **attrs):
+        return Target("p", rule, name, attrs, ())
+
+    targets = (
+        target("filegroup", "files", srcs=["a.txt", "b.txt"]),
+        target("cxx_library", "lib", srcs=["lib.cc"]),
+        target("cxx_library", "not_a_library", objects_of=[":files"], object_list="list.txt"),
+        target("cxx_library", "two_lists", objects_of=[":lib"], object_list=":files"),
+    )
+    package = Package("p", "p/BUILD", ("p/BUILD",), (), targets)
+    with pytest.raises(UserError) as info:
+        analyse({"p": package}, [Label("p", "not_a_library"), Label("p", "two_lists")],
+                Config({}, {}, "c++", lambda path: True))
+    messages = [problem.message for problem in info.value.problems]
+    assert any("objects_of: ':files' is not a cxx_library" in m for m in messages), messages
+    assert any("object_list stands for 2 files; it must name one" in m for m in messages), messages
