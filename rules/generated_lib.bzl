@@ -26,7 +26,7 @@ defines are `etsb::register_<name>_kernels()` and `etsb::<name>_kernels()`
         "custom_ops_yaml_target": attrs.label("a kernel yaml of custom operators (`func:` entries)"),
         "fallback_yaml_target": attrs.label("a kernel yaml that `functions_yaml_target` is merged over (see `merge_yaml`)"),
         "deps": attrs.label_list("`et_operator_library` targets; their union is what gets registered. With none, every operator of the yamls is registered"),
-        "kernel_deps": attrs.label_list("`et_kernel_library` targets implementing the kernels"),
+        "kernel_deps": attrs.label_list("`et_kernel_library` targets implementing the kernels; a kernel function that several define (a vendor library merged over a fallback that spells its kernels alike) is taken from the first listed, so list the vendor's first"),
         "dtype_selective_build": attrs.bool("recompile the kernels of `kernel_deps` so that their dtype switches keep only the dtypes the selection uses"),
         "manual_registration": attrs.bool("no static initialiser: the binary calls `etsb::register_<name>_kernels()` (or passes `etsb::<name>_kernels()` to `Program::load_method`), and no whole-archive linking is needed"),
         "model_entry": attrs.bool("also define `etsb::register_model_kernels()`, the entry point that the runner library `//tools/runner:runner` calls (`et_model_binary` sets it)"),
@@ -120,10 +120,15 @@ def _selected_kernels(name, kernel_deps, functions_yaml, custom_ops_yaml, select
     """The objects of `kernel_deps` that the selection's kernels need (etsb's driver):
     `etsb kernel-sources` lists their sources from every file the libraries
     declare, and only those are compiled; with `dtype_selective_build`, compiled
-    again with the selection's `selected_op_variants.h`."""
-    files = []
+    again with the selection's `selected_op_variants.h`. A kernel that several
+    libraries define (etsb's portable kernels over ExecuTorch's: the same
+    function names) comes from the first of `kernel_deps` defining it."""
+    files, libraries = [], []
     for kernels in kernel_deps:
-        files += [sibling_label(kernels, "_srcs"), sibling_label(kernels, "_hdrs")]
+        own = [sibling_label(kernels, "_srcs"), sibling_label(kernels, "_hdrs")]
+        files += own
+        # Each library's files after its name: where two define a kernel, the first listed wins.
+        libraries.append("--library '%s' %s" % (kernels, " ".join(["$(locations %s)" % f for f in own])))
     args = ["--op_selection_yaml_path $(location %s)" % selection]
     yamls = []
     for flag, yaml in (("--functions_yaml_path", functions_yaml), ("--custom_ops_yaml_path", custom_ops_yaml)):
@@ -142,7 +147,7 @@ def _selected_kernels(name, kernel_deps, functions_yaml, custom_ops_yaml, select
         cmd = ETSB_COMMAND + " kernel-sources %s --output $(location %s/kernel_sources.txt) %s" % (
             " ".join(args),
             name,
-            " ".join(["$(locations %s)" % f for f in files]),
+            " ".join(libraries),
         ),
         tools = [ETSB_TOOL, ETSB_TOOL_SOURCES],
         **helper

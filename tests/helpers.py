@@ -144,6 +144,17 @@ def cmake_build(build_dir: Path, *targets: str) -> subprocess.CompletedProcess:
     return cmake("--build", build_dir, "-j", "2", *(a for t in targets for a in ("--target", t)))
 
 
+def members_pulled_in(map_text: str) -> dict[str, str]:
+    """From a GNU ld map: for each symbol an archive member was pulled in to
+    define (demangled, as the map prints it), that member (``lib.a(member.o)``)."""
+    section = map_text.split("Archive member included to satisfy reference by file (symbol)", 1)[-1]
+    section = re.split(r"\n(?:Discarded input sections|Allocating common symbols|Memory Configuration)", section)[0]
+    found = {}
+    for match in re.finditer(r"^(\S+\.a\([^)\n]*\))\s+\S+ \((.*)\)$", section, re.MULTILINE):
+        found.setdefault(match.group(2), match.group(1))
+    return found
+
+
 def symbols(binary: Path) -> str:
     """The demangled symbol table of ``binary``."""
     return subprocess.run(["nm", "-C", str(binary)], capture_output=True, text=True, check=True).stdout

@@ -33,6 +33,13 @@ def test_repeated_lists_switches_ints_pairs_and_positionals():
     assert values("size", "--top", "3", "--", "--odd-label")["target"] == "--odd-label"
 
 
+def test_group_flags_take_the_positional_arguments_after_them():
+    parsed = values("kernel-sources", "loose.cpp", "--library", "ours", "a.cpp", "a.h", "--output", "o",
+                    "b.cpp", "--library=theirs", "c.cpp", "--library", "none")
+    assert parsed["library_files"] == ["loose.cpp"]
+    assert parsed["library"] == [("ours", ["a.cpp", "a.h", "b.cpp"]), ("theirs", ["c.cpp"]), ("none", [])]
+
+
 @pytest.mark.parametrize("argv, message", [
     (["merge-yaml", "--output-dir", "o"], "missing --functions-yaml-path"),
     (["merge-yaml", "--functions-yaml-path"], "--functions-yaml-path needs a value (PATH)"),

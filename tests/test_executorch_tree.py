@@ -297,7 +297,49 @@ def test_a_kernel_no_source_defines_or_two_define_is_an_error_at_its_yaml_entry(
         f"operator aten::z.out: kernel 'torch::executor::z_out': no source of the kernel library in {tree} defines it"]
 
 
+def test_a_kernel_several_libraries_define_comes_from_the_first(tmp_path):
+    """A vendor library over its fallback, both defining ``add_out`` (and each
+    its own ``util/broadcast.h``): the vendor's source wins, the fallback's
+    serves the rest, each with the utilities its own includes name; two
+    sources of one library defining a kernel are still an error."""
+    make_tree(tmp_path, {
+        "vendor/op_add.cpp": '#include "util/broadcast.h"\nTensor& add_out(KernelRuntimeContext& c) { }\n',
+        "vendor/util/broadcast.h": "",
+        "tree/executorch/kernels/op_add.cpp": "#include <executorch/kernels/util/broadcast.h>\n"
+                                              "Tensor& add_out(KernelRuntimeContext& c) { }\n"
+                                              "Tensor& add_scalar_out(KernelRuntimeContext& c) { }\n",
+        "tree/executorch/kernels/util/broadcast.h": "",
+        "tree/executorch/kernels/util/broadcast.cpp": "",
+        "tree/executorch/kernels/op_mul.cpp": "Tensor& mul_out(KernelRuntimeContext& c) { }\n"
+                                              "Tensor& add_out(KernelRuntimeContext& c) { }\n",
+    })
+    vendor = ["vendor/op_add.cpp", "vendor/util/broadcast.h"]
+    tree = ["tree/executorch/kernels/" + f for f in ("op_add.cpp", "util/broadcast.h", "util/broadcast.cpp",
+                                                     "op_mul.cpp")]
+    old = os.getcwd()
+    os.chdir(tmp_path)
+    try:
+        index = index_kernel_sources("", (), [("//vendor:kernels", vendor), ("@executorch//kernels", tree)])
+        assert index.sources_for([("aten::add.out", "torch::executor::native::add_out", None)]) == (
+            "vendor/op_add.cpp",)
+        assert index.sources_for([("aten::add.Scalar_out", "torch::executor::native::add_scalar_out", None)]) == (
+            "tree/executorch/kernels/op_add.cpp", "tree/executorch/kernels/util/broadcast.cpp")
+        with pytest.raises(UserError) as info:
+            index_kernel_sources("", (), [("@executorch//kernels", tree)]).sources_for(
+                [("aten::add.out", "torch::executor::native::add_out", None)])
+        assert info.value.problems[0].message == (
+            "operator aten::add.out: kernel 'torch::executor::native::add_out': more than one source of kernel "
+            "library @executorch//kernels defines it: tree/executorch/kernels/op_add.cpp, "
+            "tree/executorch/kernels/op_mul.cpp")
+    finally:
+        os.chdir(old)
+
+
 @pytest.mark.parametrize("argv, message", [
+    (["--functions-yaml-path", str(PORTABLE_YAML), "--library", "ours"],
+     "kernel-sources: error: give either --root (a tree) or the library's files"),
+    (["--functions-yaml-path", str(PORTABLE_YAML), "--library", "ours", "--library", "theirs", str(PORTABLE_YAML)],
+     "kernel-sources: error: --library ours: no files follow it"),
     (["--root", "/no/such/tree", "--functions-yaml-path", str(PORTABLE_YAML)],
      "/no/such/tree: error: not a directory (the kernel library's source tree)"),
     (["--root", str(TREE), "--sources-under", "kernels/nothing", "--functions-yaml-path", str(PORTABLE_YAML)],

@@ -2,12 +2,14 @@
 reduced widths, LSTM, GRU, a BERT-like encoder, a GPT-like decoder, a 1-D
 conv audio net; random weights) built by etsb's driver from
 examples/real_models/BUILD with ExecuTorch's own portable kernels from the
-workspace's ExecuTorch tree (.etsbrc names the snapshot), run, and compared
-with torch's outputs recorded at export time."""
+workspace's ExecuTorch tree (.etsbrc names the snapshot), and again with
+etsb's portable kernels merged over them; run, and compared with torch's
+outputs recorded at export time."""
 
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 from pathlib import Path
 
@@ -15,7 +17,7 @@ import numpy as np
 import pytest
 
 from conftest import REPO
-from helpers import etsb, stripped_size
+from helpers import etsb, members_pulled_in, stripped_size
 
 REAL = REPO / "tests" / "models" / "real"
 MANIFEST = json.loads((REAL / "manifest.json").read_text())["models"]
@@ -77,3 +79,31 @@ def test_the_dtype_selective_binary_runs_and_is_never_larger(built, model, tmp_p
     op_selective = stripped_size(OUT / f"{name}_op_selective", tmp_path)
     assert stripped_size(OUT / f"{name}_smallest" / name, tmp_path) == min(dtype_selective, op_selective)
     assert dtype_selective < op_selective, (dtype_selective, op_selective)
+
+
+def our_kernel_functions() -> set[str]:
+    """The C++ functions etsb's portable yaml names (``add_out``)."""
+    text = (REPO / "kernels" / "portable" / "functions.yaml").read_text()
+    return set(re.findall(r"kernel_name:\s*[\w:]*::(\w+)", text))
+
+
+@pytest.mark.parametrize("model", sorted(MANIFEST))
+def test_our_kernels_merged_over_the_trees_run_each_operator_they_implement(built, model, tmp_path):
+    """merge_yaml with etsb's portable yaml over the tree's, and both libraries
+    in kernel_deps: every kernel the registration calls is linked from etsb's
+    library if etsb's yaml names it, else from the tree's (read off the link
+    map's archive members); the binary matches torch."""
+    name = f"{model}_ours_over_tree"
+    run(OUT / name, model, tmp_path)
+    assert_matches_torch(model, tmp_path)
+    ours = our_kernel_functions()
+    providers = {}
+    for symbol, member in members_pulled_in((OUT / f"{name}.map").read_text()).items():
+        match = re.match(r"torch::executor::native::(\w+)\(", symbol)
+        if match and "register_kernels" not in member:
+            providers[match.group(1)] = member
+    assert providers, "no kernel in the link map"
+    for function, member in providers.items():
+        from_ours = "(kernels__portable__cpu__" in member
+        from_tree = "(etsb-out__external__executorch__kernels__portable__cpu__" in member
+        assert (from_ours, from_tree) == (function in ours, function not in ours), (function, member)

@@ -26,6 +26,7 @@ LIST = "list"        # --flag X, repeatable; every value kept in order
 SWITCH = "switch"    # --flag, no value
 INT = "int"          # --flag N, a non-negative integer
 PAIRS = "pairs"      # --flag NAME=VALUE, repeatable; a dict, the last value of a name winning
+GROUP = "group"      # --flag NAME, repeatable: the positional arguments after it, to the next one, form group NAME
 
 
 @record
@@ -157,6 +158,9 @@ COMMANDS: tuple[Command, ...] = (
               "FILE arguments; default: standard output)", "PATH"),
         _flag("switch-names-output", VALUE, "also write the names the listed sources' dtype switches may take, "
               "each with the operators that may run it, for gen-op-variants --switch-names", "PATH"),
+        _flag("library", GROUP, "names a kernel library whose files are the FILE arguments after it, up to the next "
+              "--library; a kernel that several libraries define is taken from the first given (a vendor library "
+              "before the fallback it is merged over)", "NAME"),
         _ATEN_YAML,
     ), Positional("library_files", "FILE", "instead of --root: the library's .cpp and .h files (the build rules "
                                            "pass every file the library declares)")),
@@ -227,17 +231,19 @@ def _values(command: Command, argv: list[str]) -> SimpleNamespace:
     flags = {name: flag for flag in command.flags for name in flag.names}
     values: dict[str, object] = {}
     for flag in command.flags:
-        values[flag.dest] = {LIST: lambda: list(flag.default), PAIRS: dict, SWITCH: lambda: False}.get(
-            flag.kind, lambda: flag.default)()
+        values[flag.dest] = {LIST: lambda: list(flag.default), PAIRS: dict, SWITCH: lambda: False,
+                             GROUP: list}.get(flag.kind, lambda: flag.default)()
     given: set[str] = set()
     positional: list[str] = []
+    # Where positional arguments go: the list itself, or the last GROUP flag's group.
+    collecting = positional
     arguments = iter(argv)
     for argument in arguments:
         if argument == "--":
-            positional.extend(arguments)
+            collecting.extend(arguments)
             break
         if not argument.startswith("-") or argument == "-":
-            positional.append(argument)
+            collecting.append(argument)
             continue
         name, equals, inline = argument.partition("=")
         if not equals and name not in flags and name[:2] in flags and flags[name[:2]].kind == INT:
@@ -258,6 +264,9 @@ def _values(command: Command, argv: list[str]) -> SimpleNamespace:
             raise UsageError(f"{name} needs a value ({flag.metavar or 'VALUE'})", command.name)
         if flag.kind == LIST:
             values[flag.dest].append(value)
+        elif flag.kind == GROUP:
+            collecting = []
+            values[flag.dest].append((value, collecting))
         elif flag.kind == PAIRS:
             key, equals, pair_value = value.partition("=")
             if not equals or not key:

@@ -206,14 +206,18 @@ def kernel_sources(args: SimpleNamespace) -> int:
     selection = (_selection(args.op_selection_yaml_path) if args.op_selection_yaml_path
                  else make_selection(include_all_operators=True))
     resolution = resolve(kernel_yamls, selection)
-    if bool(args.root) == bool(args.library_files):
+    listed = args.library_files or any(files for _, files in args.library)
+    if bool(args.root) == bool(listed):
         raise UserError("give either --root (a tree) or the library's files",
                         Location("kernel-sources"))
+    empty = [name for name, files in args.library if not files]
+    if empty:
+        raise UserError(f"--library {empty[0]}: no files follow it", Location("kernel-sources"))
     if args.root:
         index = index_kernel_sources(args.root, library_sources(args.root, args.sources_under or ("kernels/portable/cpu",)))
         prefix = os.path.abspath(args.root)
     else:
-        index, prefix = index_kernel_sources("", args.library_files), ""
+        index, prefix = index_kernel_sources("", args.library_files, args.library), ""
     kernels = [(str(row.operator), row.kernel.kernel_name, row.kernel.location) for row in resolution.registrations]
     needed = index.sources_for(kernels)
     if args.switch_names_output:

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 
 from selective_build.model.errors import Location, Problem, UserError
 from selective_build.model.records import record
@@ -43,6 +43,8 @@ _OPERATOR_LITERAL = re.compile(r'"((?:[a-z_][a-z0-9_]*::)?[a-z_][a-z0-9_]*\.[A-Z
 # A function definition's name (the parameter list is checked to open a body).
 _FUNCTION = re.compile(r"^[ \t]*(?:[\w:<>*&]+[ \t]+)+[*&]?(\w+)[ \t]*\(", re.MULTILINE)
 _STATEMENT_WORDS = frozenset({"return", "if", "else", "while", "for", "switch", "case", "do", "throw", "goto"})
+# The place of a file in no named library: after every library.
+_NO_LIBRARY = 1 << 30
 # The include prefix that stands for the tree's root.
 TREE_PREFIX = "executorch/"
 
@@ -56,6 +58,13 @@ class KernelSources:
     definitions: Mapping[str, tuple[str, ...]]   # function name -> sources defining it (relative to root)
     needs: Mapping[str, tuple[str, ...]]         # source -> library sources it needs, transitively
     switch_names: Mapping[str, tuple[str, ...]] = {}  # source -> names its dtype switches may take
+    libraries: tuple[str, ...] = ()              # the libraries' names, first wins (none: one unnamed library)
+    library_of: Mapping[str, int] = {}           # source -> its library's place in ``libraries``
+
+    def defining(self, function: str) -> tuple[str, ...]:
+        """The sources defining the kernel ``function`` in the first library
+        that defines it (a vendor library listed before its fallback wins)."""
+        return _first_library(self.definitions.get(function, ()), self.library_of)
 
     def switch_names_for(self, kernels: Iterable[tuple[str, str]]) -> dict[str, tuple[str, ...]]:
         """For ``kernels`` ((operator, C++ kernel name) pairs), each name a
@@ -65,7 +74,7 @@ class KernelSources:
         pattern's own name)."""
         operators: dict[str, set[str]] = {}
         for operator, kernel_name in kernels:
-            found = self.definitions.get(kernel_name.rsplit("::", 1)[-1], ())
+            found = self.defining(kernel_name.rsplit("::", 1)[-1])
             if len(found) != 1:
                 continue  # sources_for reports it
             for source in (found[0], *self.needs.get(found[0], ())):
@@ -82,10 +91,15 @@ class KernelSources:
         problems = []
         for operator, kernel_name, location in sorted(set(kernels), key=lambda k: (k[0], k[1])):
             function = kernel_name.rsplit("::", 1)[-1]
-            found = self.definitions.get(function, ())
+            found = self.defining(function)
             if len(found) != 1:
-                library = (f"the kernel library in {self.root}" if self.root != "." else
-                           f"its kernel libraries ({len(self.needs)} sources)")
+                if self.root != ".":
+                    library = f"the kernel library in {self.root}"
+                elif found and self.libraries:
+                    library = f"kernel library {self.libraries[self.library_of[found[0]]]}"
+                else:
+                    library = (f"its kernel libraries ({', '.join(self.libraries)})" if self.libraries
+                               else f"its kernel libraries ({len(self.needs)} sources)")
                 where = (f"no source of {library} defines it" if not found
                          else f"more than one source of {library} defines it: {', '.join(found)}")
                 problems.append(Problem(f"operator {operator}: kernel '{kernel_name}': {where}",
@@ -115,12 +129,23 @@ def library_sources(root: str, folders: Iterable[str]) -> list[str]:
     return sorted(found)
 
 
-def index_kernel_sources(root: str, files: Iterable[str]) -> KernelSources:
+def index_kernel_sources(root: str, files: Iterable[str],
+                         libraries: Sequence[tuple[str, Sequence[str]]] = ()) -> KernelSources:
     """Index a kernel library's ``files``: its ``.cpp`` sources and the headers
     they may include (paths relative to ``root``; ``""``: to the current
     directory). Only these files are read, and an include is followed only to
-    one of them, so the index depends on nothing undeclared."""
-    files = sorted(set(files))
+    one of them, so the index depends on nothing undeclared.
+
+    ``libraries`` ((name, files) pairs, in order of precedence) indexes several
+    libraries at once, ``files`` being any not in one: their sources may
+    include each other's headers and call each other's kernels, and a kernel
+    that several define is taken from the first (a vendor library over the
+    fallback it is merged with, as its yaml is)."""
+    library_of = {}
+    for place, (_, library_files) in enumerate(libraries):
+        for path in library_files:
+            library_of.setdefault(path, place)
+    files = sorted(set(files) | set(library_of))
     sources = [f for f in files if not f.endswith(".h")]
     reader = _IncludeReader(root, files)
     definitions: dict[str, list[str]] = {}
@@ -135,7 +160,7 @@ def index_kernel_sources(root: str, files: Iterable[str]) -> KernelSources:
         # A kernel it declares and calls (an optimized kernel falling back to a
         # portable one) needs the source defining it.
         for function in _declared_functions(reader.text(source)):
-            needed.update(definitions.get(function, ())[:1])
+            needed.update(_first_library(definitions.get(function, ()), library_of)[:1])
         needs[source] = tuple(sorted(needed - {source}))
     # What a needed source needs is needed too (a utility source including another's header).
     for source in sources:
@@ -148,7 +173,18 @@ def index_kernel_sources(root: str, files: Iterable[str]) -> KernelSources:
         needs[source] = tuple(sorted(seen))
     switch_names = {source: _switch_names(reader.text(source)) for source in sources}
     return KernelSources(root or ".", {name: tuple(found) for name, found in sorted(definitions.items())}, needs,
-                         {source: names for source, names in switch_names.items() if names})
+                         {source: names for source, names in switch_names.items() if names},
+                         tuple(name for name, _ in libraries),
+                         {source: place for source, place in sorted(library_of.items()) if source in needs})
+
+
+def _first_library(found: Sequence[str], library_of: Mapping[str, int]) -> tuple[str, ...]:
+    """Of the sources ``found``, those of the first library among them (files
+    in no library come after every library)."""
+    if len(found) < 2 or not library_of:
+        return tuple(found)
+    first = min(library_of.get(source, _NO_LIBRARY) for source in found)
+    return tuple(source for source in found if library_of.get(source, _NO_LIBRARY) == first)
 
 
 def _implementing(sources: list[str], reader: "_IncludeReader", kernel_sources: set[str]) -> dict[str, list[str]]:
@@ -237,10 +273,14 @@ class _IncludeReader:
         beside = os.path.normpath(os.path.join(os.path.dirname(includer), name))
         if beside in self.files:
             return beside
+        # The whole name first: with several libraries, "executorch/kernels/x.h"
+        # is the tree's file, not another library's "kernels/x.h".
+        matches = self._by_suffix.get(name, ())
+        if len(matches) == 1:
+            return matches[0]
         if name.startswith(TREE_PREFIX) and name[len(TREE_PREFIX):] in self.files:
             return name[len(TREE_PREFIX):]
-        matches = self._by_suffix.get(name, ())
-        return matches[0] if len(matches) == 1 else None
+        return None
 
     def includes(self, relative: str) -> tuple[str, ...]:
         """The library files ``relative`` includes directly."""
