@@ -171,20 +171,36 @@ endfunction()
 
 # ---------------------------------------------------------------------------
 # merge_yaml(NAME <name> FUNCTIONS_YAML <yaml> FALLBACK_YAML <yaml>)
+# merge_yaml(FUNCTIONS_YAML <yaml> FALLBACK_YAML <yaml> OUTPUT_DIR <dir>)
 #
 # Merges FUNCTIONS_YAML over FALLBACK_YAML, the first winning per operator
 # (matched by full name, overload included); both are validated first. Output:
 # ${CMAKE_CURRENT_BINARY_DIR}/<name>/merged.yaml, made by `etsb merge-yaml`;
-# the target <name> stands for it (usable as any rule's *_YAML_TARGET).
+# the target <name> stands for it (usable as any rule's *_YAML_TARGET). The
+# second form is ExecuTorch's (the seeds'): the output is <dir>/merged.yaml,
+# a file the other rules take as a yaml.
 #
 #   NAME            the target name.
 #   FUNCTIONS_YAML  the vendor kernel yaml (a file or a merge_yaml target).
 #   FALLBACK_YAML   the fallback kernel yaml, e.g. ${ETSB_PORTABLE_FUNCTIONS_YAML}.
+#   OUTPUT_DIR      instead of NAME: where merged.yaml goes (relative: to the
+#                   current binary directory).
 # ---------------------------------------------------------------------------
 function(merge_yaml)
   set(macro merge_yaml)
-  cmake_parse_arguments(PARSE_ARGV 0 ARG "" "NAME;FUNCTIONS_YAML;FALLBACK_YAML" "")
-  _etsb_check_arguments(${macro} KEYWORDS NAME FUNCTIONS_YAML FALLBACK_YAML)
+  cmake_parse_arguments(PARSE_ARGV 0 ARG "" "NAME;FUNCTIONS_YAML;FALLBACK_YAML;OUTPUT_DIR" "")
+  set(output_dir "")
+  if(DEFINED ARG_OUTPUT_DIR)
+    if(DEFINED ARG_NAME)
+      _etsb_fail(${macro} "${ARG_NAME}" "give NAME (output in the target's folder) or OUTPUT_DIR, not both")
+    endif()
+    cmake_path(ABSOLUTE_PATH ARG_OUTPUT_DIR BASE_DIRECTORY "${CMAKE_CURRENT_BINARY_DIR}" NORMALIZE
+      OUTPUT_VARIABLE output_dir)
+    string(SHA1 digest "${output_dir}")
+    string(SUBSTRING "${digest}" 0 12 digest)
+    set(ARG_NAME "etsb_merged_yaml_${digest}")
+  endif()
+  _etsb_check_arguments(${macro} KEYWORDS NAME FUNCTIONS_YAML FALLBACK_YAML OUTPUT_DIR)
   foreach(attr FUNCTIONS_YAML FALLBACK_YAML)
     if(NOT DEFINED ARG_${attr})
       _etsb_fail(${macro} ${name} "${attr} is missing")
@@ -196,6 +212,9 @@ function(merge_yaml)
     _etsb_fail(${macro} ${name} "FUNCTIONS_YAML and FALLBACK_YAML are the same file '${ARG_FUNCTIONS_YAML}'")
   endif()
   set(dir "${CMAKE_CURRENT_BINARY_DIR}/${name}")
+  if(output_dir)
+    set(dir "${output_dir}")
+  endif()
   _etsb_tool_path("${functions_FILE}" functions_arg)
   _etsb_tool_path("${fallback_FILE}" fallback_arg)
   _etsb_run(SUBCOMMAND merge-yaml TARGET ${name} OUTPUTS "${dir}/merged.yaml"
@@ -205,23 +224,28 @@ function(merge_yaml)
 endfunction()
 
 # ---------------------------------------------------------------------------
-# et_kernel_library(NAME <name> SRCS <file>... [HDRS <file>...] [DEPS <lib>...] [COPTS <flag>...])
+# et_kernel_library(NAME <name> SRCS <file>... [HDRS <file>...] [DEPS <lib>...] [COPTS <flag>...]
+#                   [SELECTIVE])
 #
 # A static library of kernels, usable in the KERNEL_DEPS of the other rules.
 # The linker keeps only the kernels that registration refers to; a
 # dtype-selective executorch_generated_lib compiles SRCS again with its
 # selected_op_variants.h (which is why it must know them).
 #
-#   NAME   the target name.
-#   SRCS   the kernel sources (op_<name>.cpp). Also spelt SOURCES.
-#   HDRS   headers the kernels share (their utility layer). Also spelt HEADERS.
-#   DEPS   other libraries the kernels need (the runtime, etsb::executorch, is always added).
-#   COPTS  extra compiler flags for the kernels (kept in the dtype-selective recompile).
+#   NAME       the target name.
+#   SRCS       the kernel sources (op_<name>.cpp) and the utility sources they need. Also spelt SOURCES.
+#   HDRS       headers the kernels share (their utility layer). Also spelt HEADERS.
+#   DEPS       other libraries the kernels need (the runtime, etsb::executorch, is always added).
+#   COPTS      extra compiler flags for the kernels (kept in the dtype-selective recompile).
+#   SELECTIVE  an executorch_generated_lib compiles, of SRCS, only what its kernels need (`etsb
+#              kernel-sources` reads SRCS and HDRS: the file defining each kernel, the utility
+#              sources its headers name); <name> itself is then built only when something links
+#              it. For large libraries such as ExecuTorch's portable kernels.
 # ---------------------------------------------------------------------------
 function(et_kernel_library)
   set(macro et_kernel_library)
-  cmake_parse_arguments(PARSE_ARGV 0 ARG "" "NAME" "SRCS;SOURCES;HDRS;HEADERS;DEPS;COPTS")
-  _etsb_check_arguments(${macro} ALIASES SOURCES SRCS HEADERS HDRS KEYWORDS NAME SRCS HDRS DEPS COPTS)
+  cmake_parse_arguments(PARSE_ARGV 0 ARG "SELECTIVE" "NAME" "SRCS;SOURCES;HDRS;HEADERS;DEPS;COPTS")
+  _etsb_check_arguments(${macro} ALIASES SOURCES SRCS HEADERS HDRS KEYWORDS NAME SRCS HDRS DEPS COPTS SELECTIVE)
   foreach(attr SRCS HDRS DEPS)
     _etsb_check_list_values(${macro} ${name} ${attr} ${ARG_${attr}})
   endforeach()
@@ -241,7 +265,7 @@ function(et_kernel_library)
     endif()
   endforeach()
   set(exclude "")
-  if(_ETSB_EXCLUDE_FROM_ALL)
+  if(_ETSB_EXCLUDE_FROM_ALL OR ARG_SELECTIVE)
     set(exclude EXCLUDE_FROM_ALL)
   endif()
   add_library(${name} STATIC ${exclude} ${SRCS} ${HDRS})
@@ -249,7 +273,7 @@ function(et_kernel_library)
   target_compile_options(${name} PRIVATE ${ARG_COPTS})
   target_link_libraries(${name} PUBLIC ${ARG_DEPS} etsb::executorch)
   set_target_properties(${name} PROPERTIES ETSB_KIND et_kernel_library ETSB_SRCS "${SRCS}" ETSB_HDRS "${HDRS}"
-    ETSB_COPTS "${ARG_COPTS}" ETSB_DEPS "${ARG_DEPS}")
+    ETSB_COPTS "${ARG_COPTS}" ETSB_DEPS "${ARG_DEPS}" ETSB_SELECTIVE "${ARG_SELECTIVE}")
 endfunction()
 
 # ---------------------------------------------------------------------------
@@ -317,17 +341,32 @@ function(executorch_generated_lib)
     _etsb_fail(${macro} ${name} "DTYPE_SELECTIVE_BUILD needs DEPS (an operator selection to take dtypes from)")
   endif()
   set(kernels "")
+  set(selective OFF)
   foreach(dep IN LISTS ARG_KERNEL_DEPS)
     if(NOT TARGET "${dep}")
       _etsb_fail(${macro} ${name} "KERNEL_DEPS names '${dep}', which is not a target defined before this call")
     endif()
     _etsb_real_target("${dep}" dep)
     get_target_property(kind "${dep}" ETSB_KIND)
-    if(ARG_DTYPE_SELECTIVE_BUILD AND NOT kind STREQUAL "et_kernel_library")
-      _etsb_fail(${macro} ${name}
-        "KERNEL_DEPS names '${dep}', which is not an et_kernel_library: DTYPE_SELECTIVE_BUILD recompiles its sources")
+    if(kind STREQUAL "et_kernel_library")
+      get_target_property(dep_selective "${dep}" ETSB_SELECTIVE)
+      if(dep_selective)
+        set(selective ON)
+      endif()
     endif()
     list(APPEND kernels "${dep}")
+  endforeach()
+  foreach(dep IN LISTS kernels)
+    get_target_property(kind "${dep}" ETSB_KIND)
+    if(NOT kind STREQUAL "et_kernel_library")
+      if(ARG_DTYPE_SELECTIVE_BUILD)
+        _etsb_fail(${macro} ${name}
+          "KERNEL_DEPS names '${dep}', which is not an et_kernel_library: DTYPE_SELECTIVE_BUILD recompiles its sources")
+      elseif(selective)
+        _etsb_fail(${macro} ${name} "KERNEL_DEPS names '${dep}', which is not an et_kernel_library, beside a "
+          "SELECTIVE one: the sources of every kernel library are read to choose which to compile")
+      endif()
+    endif()
   endforeach()
   set(exclude "")
   if(_ETSB_EXCLUDE_FROM_ALL)
@@ -389,13 +428,66 @@ function(executorch_generated_lib)
     ARGS ${args} --lib_name ${lib_name} --output_dir "${dir}")
   add_custom_target(${name}_bindings DEPENDS ${bindings})
 
+  if(selective)
+    # Only the kernel sources the selection needs: `etsb kernel-sources` writes,
+    # for every source of every kernel library, a file including it when needed
+    # (a comment otherwise), and each library is compiled from those files.
+    set(library_args "")
+    set(library_files "")
+    set(wrappers "")
+    set(place 0)
+    foreach(kernel IN LISTS kernels)
+      get_target_property(srcs ${kernel} ETSB_SRCS)
+      get_target_property(hdrs ${kernel} ETSB_HDRS)
+      list(APPEND library_args --library ${kernel} ${srcs} ${hdrs})
+      list(APPEND library_files ${srcs} ${hdrs})
+      set(number 0)
+      set(kernel_wrappers "")
+      foreach(src IN LISTS srcs)
+        cmake_path(GET src FILENAME base)
+        list(APPEND kernel_wrappers "${dir}/kernels/${place}/${number}_${base}")
+        math(EXPR number "${number} + 1")
+      endforeach()
+      set(wrappers_${place} ${kernel_wrappers})
+      list(APPEND wrappers ${kernel_wrappers})
+      math(EXPR place "${place} + 1")
+    endforeach()
+    set(switch_names "")
+    set(switch_args "")
+    if(ARG_DTYPE_SELECTIVE_BUILD)
+      # Only the wrappers of needed sources include selected_op_variants.h (a
+      # -include would parse it, and the runtime headers it names, in every one).
+      set(switch_names "${dir}/switch_names.txt")
+      set(switch_args --switch_names_output "${switch_names}" --wrappers_include "${dir}/selected_op_variants.h")
+    endif()
+    list(FILTER args EXCLUDE REGEX "^--(manual_registration|model_entry)$")
+    _etsb_run(SUBCOMMAND kernel-sources TARGET ${name}
+      OUTPUTS "${dir}/kernel_sources.txt" ${switch_names} ${wrappers}
+      DEPENDS ${depends} ${library_files}
+      ARGS ${args} --output "${dir}/kernel_sources.txt" ${switch_args} --wrappers_dir "${dir}/kernels" ${library_args})
+    add_custom_target(${name}_kernel_sources DEPENDS "${dir}/kernel_sources.txt")
+  endif()
+
   if(ARG_DTYPE_SELECTIVE_BUILD)
     set(variants "${dir}/selected_op_variants.h")
+    set(variants_args "")
+    set(variants_depends "")
+    if(selective)
+      # The names the tree's dtype switches use, besides the operators'.
+      set(variants_args --switch_names "${switch_names}")
+      set(variants_depends "${switch_names}" ${name}_kernel_sources)
+    endif()
     _etsb_run(SUBCOMMAND gen-op-variants TARGET ${name} OUTPUTS "${variants}"
-      DEPENDS "${selection}" ${name}_selected_operators
-      ARGS --yaml_file_path "${selection}" --output_dir "${dir}")
+      DEPENDS "${selection}" ${name}_selected_operators ${variants_depends}
+      ARGS --yaml_file_path "${selection}" --output_dir "${dir}" ${variants_args})
     add_custom_target(${name}_op_variants DEPENDS "${variants}")
+  endif()
+
+  if(ARG_DTYPE_SELECTIVE_BUILD OR selective)
+    # Each kernel library compiled again for this library: its needed sources
+    # (SELECTIVE), with selected_op_variants.h forced in (DTYPE_SELECTIVE_BUILD).
     set(recompiled "")
+    set(place 0)
     foreach(kernel IN LISTS kernels)
       string(REPLACE "::" "_" suffix "${kernel}")
       set(target ${name}_kernels_${suffix})
@@ -403,12 +495,30 @@ function(executorch_generated_lib)
       get_target_property(hdrs ${kernel} ETSB_HDRS)
       get_target_property(copts ${kernel} ETSB_COPTS)
       get_target_property(deps ${kernel} ETSB_DEPS)
-      add_library(${target} STATIC ${exclude} ${srcs} ${hdrs} "${variants}")
+      if(selective)
+        set(srcs ${wrappers_${place}})
+        set(hdrs "")
+      endif()
+      if(ARG_DTYPE_SELECTIVE_BUILD)
+        list(APPEND hdrs "${variants}")
+        # -I: ExecuTorch's selective_build.h includes it as "selected_op_variants.h".
+        list(APPEND copts "-I${dir}")
+        if(NOT selective)
+          list(APPEND copts "SHELL:-include ${variants}")
+        endif()
+      endif()
+      add_library(${target} STATIC ${exclude} ${srcs} ${hdrs})
       _etsb_cxx_target(${target})
-      target_compile_options(${target} PRIVATE ${copts} "SHELL:-include ${variants}")
+      target_compile_options(${target} PRIVATE ${copts})
       target_link_libraries(${target} PUBLIC ${deps} etsb::executorch)
-      add_dependencies(${target} ${name}_op_variants)
+      if(ARG_DTYPE_SELECTIVE_BUILD)
+        add_dependencies(${target} ${name}_op_variants)
+      endif()
+      if(selective)
+        add_dependencies(${target} ${name}_kernel_sources)
+      endif()
       list(APPEND recompiled ${target})
+      math(EXPR place "${place} + 1")
     endforeach()
     set(kernels ${recompiled})
   endif()
@@ -609,6 +719,79 @@ function(_etsb_check_ops_dict macro name json out)
     endforeach()
   endif()
   set(${out} ${count} PARENT_SCOPE)
+endfunction()
+
+# ---------------------------------------------------------------------------
+# et_executorch_tree(ROOT <dir>)
+#
+# ExecuTorch's portable kernels from an ExecuTorch source tree (a checkout's
+# root, holding kernels/portable/functions.yaml and kernels/portable/cpu/):
+# the SELECTIVE et_kernel_library executorch_portable_kernels (a generated
+# library compiles only the sources its kernels need) and the variables
+# ETSB_EXECUTORCH_PORTABLE_FUNCTIONS_YAML and ETSB_EXECUTORCH_PORTABLE_CUSTOM_OPS_YAML.
+# The tree is only read: it is reached through the link
+# ${CMAKE_BINARY_DIR}/etsb_external/executorch, so that its sources'
+# `#include <executorch/...>` find it after the installed runtime's headers,
+# which always win (the binary links that runtime). A tree of another
+# major.minor release than the runtime is warned about.
+#
+#   ROOT   the tree.
+# ---------------------------------------------------------------------------
+function(et_executorch_tree)
+  set(macro et_executorch_tree)
+  cmake_parse_arguments(PARSE_ARGV 0 ARG "" "ROOT" "")
+  if(DEFINED ARG_UNPARSED_ARGUMENTS OR NOT DEFINED ARG_ROOT)
+    _etsb_fail(${macro} "" "give ROOT <an ExecuTorch source tree>")
+  endif()
+  cmake_path(ABSOLUTE_PATH ARG_ROOT BASE_DIRECTORY "${CMAKE_CURRENT_SOURCE_DIR}" NORMALIZE OUTPUT_VARIABLE root)
+  if(NOT EXISTS "${root}/kernels/portable/functions.yaml" OR NOT IS_DIRECTORY "${root}/kernels/portable/cpu")
+    _etsb_fail(${macro} "" "'${root}' is not an ExecuTorch source tree: it has no kernels/portable/functions.yaml "
+      "and kernels/portable/cpu/")
+  endif()
+  if(TARGET executorch_portable_kernels)
+    get_property(known GLOBAL PROPERTY ETSB_EXECUTORCH_TREE)
+    if(NOT known STREQUAL root)
+      _etsb_fail(${macro} "" "a build takes one ExecuTorch tree: '${known}' is already in use, not '${root}'")
+    endif()
+  else()
+    _etsb_check_tree_version("${root}")
+    set(external "${CMAKE_BINARY_DIR}/etsb_external")
+    set(tree "${external}/executorch")
+    file(MAKE_DIRECTORY "${external}")
+    file(REMOVE "${tree}")
+    file(CREATE_LINK "${root}" "${tree}" SYMBOLIC)
+    set(portable "${tree}/kernels/portable")
+    file(GLOB srcs "${portable}/cpu/*.cpp" "${portable}/cpu/util/*.cpp" "${portable}/cpu/pattern/*.cpp")
+    file(GLOB_RECURSE hdrs "${portable}/cpu/*.h")
+    list(FILTER hdrs EXCLUDE REGEX "/test/")
+    # The flags of the driver's overlay (rules/executorch_tree/kernels/portable/BUILD.overlay),
+    # for the same reasons: the tree after every other include directory, the 1.5
+    # runtime's event tracer, a release build, no deprecation noise from the tree.
+    et_kernel_library(NAME executorch_portable_kernels SELECTIVE SRCS ${srcs} HDRS ${hdrs}
+      COPTS "SHELL:-idirafter ${external}" -DET_EVENT_TRACER_ENABLED -DNDEBUG -Wno-deprecated-declarations)
+    set_property(GLOBAL PROPERTY ETSB_EXECUTORCH_TREE "${root}")
+  endif()
+  set(ETSB_EXECUTORCH_PORTABLE_FUNCTIONS_YAML "${root}/kernels/portable/functions.yaml" PARENT_SCOPE)
+  set(ETSB_EXECUTORCH_PORTABLE_CUSTOM_OPS_YAML "${root}/kernels/portable/custom_ops.yaml" PARENT_SCOPE)
+endfunction()
+
+# Warns when the tree at `root` is of another major.minor release than the
+# runtime (or its version cannot be told): a mismatch shows up as link errors.
+# The driver's check (selective_build.driver.workspace.version_mismatch) decides.
+function(_etsb_check_tree_version root)
+  get_property(runtime GLOBAL PROPERTY ETSB_EXECUTORCH_RUNTIME)
+  get_property(python GLOBAL PROPERTY ETSB_PYTHON_EXE)
+  get_property(etsb_root GLOBAL PROPERTY ETSB_ROOT)
+  execute_process(
+    COMMAND "${python}" -c "import sys; sys.path.insert(0, sys.argv[1]); from selective_build.driver.workspace import version_mismatch; print(version_mismatch(sys.argv[2], sys.argv[3]) or '')"
+      "${etsb_root}/tools" "${root}" "${runtime}"
+    RESULT_VARIABLE status OUTPUT_VARIABLE warning ERROR_VARIABLE error OUTPUT_STRIP_TRAILING_WHITESPACE)
+  if(NOT status EQUAL 0)
+    message(FATAL_ERROR "etsb: could not check the ExecuTorch tree's version: ${error}")
+  endif()
+  if(NOT warning STREQUAL "")
+    message(WARNING "etsb: ${warning}")
+  endif()
 endfunction()
 
 # etsb_portable_kernels: etsb's portable kernels, the default KERNEL_DEPS (built only when used).

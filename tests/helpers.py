@@ -6,6 +6,7 @@ them to the same standard)."""
 
 from __future__ import annotations
 
+import json
 import re
 import shutil
 import subprocess
@@ -92,6 +93,53 @@ def assert_matches_torch(model: str, out: Path, method: str = "forward") -> None
     """The outputs of ``run_model`` equal torch's for ``model.method``."""
     files = [MODELS_DIR / model / o["file"] for o in method_meta(model, method)["outputs"]]
     assert_outputs_match(files, out, f"{model}.{method}")
+
+
+# The real architectures (tests/models/real), with their own manifest.
+REAL_MODELS_DIR = REPO / "tests" / "models" / "real"
+REAL_MANIFEST = json.loads((REAL_MODELS_DIR / "manifest.json").read_text())["models"]
+
+
+def run_real_model(binary: Path, model: str, out: Path) -> None:
+    """Run ``binary`` on real ``model``'s sample inputs; its outputs are in ``out``."""
+    info = REAL_MANIFEST[model]
+    inputs = ",".join(str(REAL_MODELS_DIR / model / i["file"]) for i in info["inputs"])
+    result = subprocess.run([str(binary), "--model", str(REAL_MODELS_DIR / info["pte"]), "--inputs", inputs,
+                             "--output-dir", str(out)], capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+
+
+def assert_real_model_matches_torch(model: str, out: Path) -> None:
+    """The outputs of ``run_real_model`` equal torch's, within what separates
+    torch's own float32 and float64 runs (and ExecuTorch's own runtime from
+    torch), scaled to the output's magnitude."""
+    info = REAL_MANIFEST[model]
+    tolerance = 10 * max(info["max_abs_diff_fp32_vs_fp64"], info["max_abs_diff_eager_vs_runtime"], 1e-7)
+    for index, output in enumerate(info["outputs"]):
+        expected = np.load(REAL_MODELS_DIR / model / output["file"])
+        got = np.load(out / f"output_{index}.npy")
+        assert got.dtype == expected.dtype and got.shape == expected.shape, (model, index)
+        if np.issubdtype(expected.dtype, np.floating):
+            np.testing.assert_allclose(got, expected, rtol=1e-4, atol=tolerance, err_msg=f"{model}[{index}]")
+        else:
+            np.testing.assert_array_equal(got, expected, err_msg=f"{model}[{index}]")
+
+
+def assert_kernels_from_ours_or_tree(map_text: str, ours_marker: str, tree_marker: str) -> None:
+    """Every kernel a binary's registration calls was linked (by the link
+    map's archive members) from etsb's portable library if etsb's yaml names
+    it, else from ExecuTorch's tree; members are told apart by the markers
+    in their names. Both libraries must have served."""
+    ours = set(re.findall(r"kernel_name:\s*[\w:]*::(\w+)", (REPO / "kernels/portable/functions.yaml").read_text()))
+    providers = {}
+    for symbol, member in members_pulled_in(map_text).items():
+        match = re.match(r"torch::executor::native::(\w+)\(", symbol)
+        if match and "register_kernels" not in member:
+            providers[match.group(1)] = member
+    assert providers, "no kernel in the link map"
+    for function, member in providers.items():
+        expected = (True, False) if function in ours else (False, True)
+        assert (ours_marker in member, tree_marker in member) == expected, (function, member)
 
 
 def stripped_size(path: Path, tmp_path: Path) -> int:

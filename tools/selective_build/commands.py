@@ -224,12 +224,30 @@ def kernel_sources(args: SimpleNamespace) -> int:
         names = index.switch_names_for((operator, kernel_name) for operator, kernel_name, _ in kernels)
         _write(os.path.dirname(args.switch_names_output) or ".", os.path.basename(args.switch_names_output),
                "".join(f"{name} {' '.join(operators)}\n" for name, operators in names.items()))
+    if args.wrappers_dir and not args.library:
+        raise UserError("--wrappers-dir needs the libraries' files after --library NAME", Location("kernel-sources"))
+    if args.wrappers_dir:
+        _write_wrappers(args.wrappers_dir, args.library, set(needed), args.wrappers_include)
     text = "".join(os.path.join(prefix, source) + "\n" for source in needed)
     if args.output:
         _write(os.path.dirname(args.output) or ".", os.path.basename(args.output), text)
     else:
         sys.stdout.write(text)
     return 0
+
+
+def _write_wrappers(directory: str, libraries: list, needed: set[str], first: str | None) -> None:
+    """One source per library source, numbered as given: including it (after
+    the header ``first``, if any) when ``needed`` lists it, so that a build
+    system fixing its sources at configure time compiles only what is needed.
+    The others hold a comment: they compile in milliseconds."""
+    prelude = f'#include "{os.path.abspath(first)}"\n' if first else ""
+    for place, (_, files) in enumerate(libraries):
+        sources = [path for path in files if not path.endswith(".h")]
+        for number, path in enumerate(sources):
+            text = (f'{prelude}#include "{os.path.abspath(path)}"\n' if path in needed
+                    else f"// {os.path.basename(path)}: not needed by this selection\n")
+            _write(os.path.join(directory, str(place)), f"{number}_{os.path.basename(path)}", text)
 
 
 def gen_op_variants(args: SimpleNamespace) -> int:
