@@ -19,6 +19,14 @@ declares, without any download:
   resolution parses). The real ones are downloads, and Debian's
   `bazel-rules-cc` does not load under Bazel 4.2.3.
 
+* `@executorch` (with `executorch_root`): an ExecuTorch source tree, whose
+  kernel libraries are then `@executorch//kernels/portable:kernels` and
+  `@executorch//kernels/optimized:kernels` with their yamls, as in etsb's
+  driver. etsb supplies the BUILD files (`rules/executorch_tree/**/
+  BUILD.overlay`); the tree is only read: the repository links to its files,
+  with real directories only where a BUILD file goes. `EXECUTORCH_ROOT` in the
+  environment (`--repo_env=EXECUTORCH_ROOT=DIR`) wins over the argument.
+
 A repository that the WORKSPACE file (or an earlier call) already declares is
 left alone.
 """
@@ -85,6 +93,70 @@ executorch_runtime = repository_rule(
     local = True,
 )
 
+def _tree_fail(message):
+    fail("@executorch: %s (give etsb_repositories(executorch_root = DIR) in WORKSPACE, or --repo_env=EXECUTORCH_ROOT=DIR)" % message)
+
+# Starlark has no recursion and no while: walks are bounded loops over a work list.
+_MAX_STEPS = 10000
+
+def _overlay_packages(directory):
+    """The packages under `directory` (rules/executorch_tree) holding a BUILD.overlay, with its path."""
+    found, pending = [], [(directory, "")]
+    for _ in range(_MAX_STEPS):
+        if not pending:
+            break
+        folder, package = pending.pop()
+        for entry in folder.readdir():
+            name = entry.basename
+            if name == "BUILD.overlay":
+                found.append((package, entry))
+            else:  # a folder (Bazel 4's paths cannot tell)
+                pending.append((entry, package + "/" + name if package else name))
+    return sorted(found)
+
+def _link_tree(ctx, tree, packages):
+    """Links the tree's entries into the repository, making a real folder for
+    each prefix of an overlay package (`packages`), so that its BUILD.bazel is
+    written into the repository, never into the tree."""
+    pending = [(tree, "")]
+    for _ in range(_MAX_STEPS):
+        if not pending:
+            break
+        source, target = pending.pop()
+        for entry in source.readdir():
+            name = entry.basename
+            path = target + "/" + name if target else name
+            if name in ("BUILD", "BUILD.bazel", "WORKSPACE", "WORKSPACE.bazel", "MODULE.bazel"):
+                continue  # a tree's own Bazel files would not fit etsb's
+            if [p for p in packages if p == path or p.startswith(path + "/")]:
+                pending.append((entry, path))
+            else:
+                ctx.symlink(entry, path)
+
+def _executorch_tree_impl(ctx):
+    root = ctx.os.environ.get("EXECUTORCH_ROOT", "") or ctx.attr.path
+    if not root:
+        _tree_fail("no ExecuTorch tree given")
+    if not root.startswith("/"):
+        root = str(ctx.path(Label("//:WORKSPACE")).dirname) + "/" + root
+    tree = ctx.path(root)
+    if not tree.get_child("kernels").get_child("portable").get_child("functions.yaml").exists:
+        _tree_fail("%s is not an ExecuTorch source tree: it has no kernels/portable/functions.yaml" % root)
+    overlays = _overlay_packages(ctx.path(Label("//rules:BUILD")).dirname.get_child("executorch_tree"))
+    _link_tree(ctx, tree, [package for package, _ in overlays])
+    for package, overlay in overlays:
+        ctx.symlink(overlay, package + "/BUILD.bazel")
+    ctx.file("WORKSPACE", 'workspace(name = "%s")\n' % ctx.name)
+    ctx.file("BUILD.bazel", "# The ExecuTorch tree at %s, with etsb's BUILD files.\n" % root)
+
+executorch_tree = repository_rule(
+    implementation = _executorch_tree_impl,
+    doc = "An ExecuTorch source tree as a repository, with etsb's BUILD files (rules/executorch_tree).",
+    attrs = {"path": attr.string(doc = "the tree: absolute, or relative to the workspace root")},
+    environ = ["EXECUTORCH_ROOT"],
+    local = True,
+)
+
 # What Bazel 4's own packages load from rules_cc and rules_java: the C++
 # toolchain set-up, and the Java toolchains that every toolchain resolution parses.
 _CC_RULES = [
@@ -134,11 +206,19 @@ native_rules = repository_rule(
     },
 )
 
-def etsb_repositories():
-    """Declares etsb's external repositories (see this file's docstring)."""
+def etsb_repositories(executorch_root = None):
+    """Declares etsb's external repositories (see this file's docstring).
+
+    Args:
+      executorch_root: an ExecuTorch source tree (absolute, or relative to the
+        workspace root), the repository `@executorch`; None: none, unless
+        `--repo_env=EXECUTORCH_ROOT=DIR` gives one.
+    """
     existing = native.existing_rules()
     if "executorch_runtime" not in existing:
         executorch_runtime(name = "executorch_runtime")
+    if "executorch" not in existing:
+        executorch_tree(name = "executorch", path = executorch_root or "")
     if "rules_cc" not in existing:
         native_rules(name = "rules_cc", bzl = "cc/defs.bzl", rules = _CC_RULES)
     if "rules_java" not in existing:

@@ -13,9 +13,12 @@ than skipping them."""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
-from helpers import BAZEL_BUILD
+from conftest import REPO
+from helpers import (BAZEL_BUILD, assert_matches_torch, assert_real_model_matches_torch, run_model,
+                     run_real_model)
 
 MLP = "mlp"
 
@@ -74,3 +77,36 @@ def test_bad_build_files_fail_bazels_loading_at_the_build_line(bazel_examples, t
     assert "is not an operator name such as aten::add.out" in errors, errors
     assert not Path("/tmp/etsb-PWNED").exists()
     assert "Build did NOT complete successfully" in errors
+
+
+# -- ExecuTorch's tree as @executorch -----------------------------------------------------
+
+TREE = REPO.parent / "shared" / "third_party" / "executorch"
+
+
+def test_the_trees_kernels_build_under_bazel_and_run_like_torch(bazel_examples, tmp_path):
+    """WORKSPACE's etsb_repositories(executorch_root = ...) makes the snapshot
+    @executorch, with etsb's BUILD files: the MLP with the tree's portable
+    kernels, and ResNet with etsb's kernels merged over them, run like torch;
+    nothing is written into the tree."""
+    before = {os.path.join(d, f): os.stat(os.path.join(d, f)).st_mtime
+              for d, _, files in os.walk(TREE) for f in files}
+    result = bazel_examples.bazel("build", *BAZEL_BUILD, "//examples/executorch_tree:mlp",
+                                  "//examples/executorch_tree:resnet_ours_over_tree")
+    assert result.returncode == 0, result.stderr[-5000:]
+    out = bazel_examples.out / "executorch_tree"
+    run = run_model(out / "mlp", MLP, tmp_path / "mlp")
+    assert run.returncode == 0, run.stderr
+    assert_matches_torch(MLP, tmp_path / "mlp")
+    run_real_model(out / "resnet_ours_over_tree", "resnet", tmp_path / "resnet")
+    assert_real_model_matches_torch("resnet", tmp_path / "resnet")
+    assert {os.path.join(d, f): os.stat(os.path.join(d, f)).st_mtime
+            for d, _, files in os.walk(TREE) for f in files} == before, "the build wrote into the tree"
+
+
+def test_a_tree_that_is_not_one_fails_the_fetch_clearly(bazel_examples, tmp_path):
+    result = bazel_examples.bazel("build", *BAZEL_BUILD, f"--repo_env=EXECUTORCH_ROOT={tmp_path}",
+                                  "//examples/executorch_tree:mlp")
+    assert result.returncode != 0
+    assert (f"@executorch: {tmp_path} is not an ExecuTorch source tree: it has no kernels/portable/functions.yaml"
+            in result.stderr), result.stderr[-3000:]
