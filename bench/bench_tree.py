@@ -22,6 +22,9 @@ examples/real_models:
                     functions_yaml_target = "@executorch//kernels/portable:functions.yaml",
                     kernel_deps = ["@executorch//kernels/portable:kernels"])
     et_model_binary(name = "M_dts", ..., dtype_selective_build = True)
+    et_model_binary(name = "M_ours", ..., functions_yaml_target = "//kernels/portable:functions.yaml",
+                    fallback_yaml_target = <the tree's yaml>,
+                    kernel_deps = ["//kernels/portable:kernels", <the tree's kernels>])
 
 and a package //bench_et with bench_kernels.py's `runner_et_optimized`: the
 same //tools/runner:runner library linked with the wheel's prebuilt
@@ -35,8 +38,9 @@ instead of a generated registration library.
    the operators of the tree's portable yaml; tagged manual, built
    explicitly). The runtime, `libexecutorch.so`, is shared by all and not in
    these sizes: one row of its own (and one for the peer's kernel library).
-2. Latency, per model: the op-selective binary against the ExecuTorch-
-   optimized runner, on the recorded inputs. Each binary's outputs are
+   And `M_ours`, etsb's portable kernels merged over the tree's (op-selective).
+2. Latency, per model: the op-selective binary and `M_ours` against the
+   ExecuTorch-optimized runner, on the recorded inputs. Each binary's outputs are
    first compared with torch's (max abs difference, and within tolerance:
    real models as tests/test_real_models.py holds them, rtol 1e-4 and atol
    10x the larger of the model's recorded float32-vs-float64 and
@@ -111,6 +115,14 @@ et_model_binary(
     functions_yaml_target = "{yaml}",
     kernel_deps = ["{kernels}"],
     dtype_selective_build = True,
+)
+
+et_model_binary(
+    name = "{name}_ours",
+    model = "{name}.pte",
+    functions_yaml_target = "//kernels/portable:functions.yaml",
+    fallback_yaml_target = "{yaml}",
+    kernel_deps = ["//kernels/portable:kernels", "{kernels}"],
 )
 '''
 # The cold-build package: the MLP with the tree's kernels, and with etsb's own (the default).
@@ -258,16 +270,17 @@ class Binaries:
     dtype_selective: Path   # the dtype-restricted link itself
     kept: Path              # what M_dts keeps: the smaller of the two
     all_kernels: Path
+    ours_over_tree: Path    # etsb's portable kernels merged over the tree's
 
 
 def binaries(workspace: Path, name: str) -> Binaries:
     out = workspace / "etsb-out" / "bin" / PACKAGE
     return Binaries(out / name, out / f"{name}_dts_dtype_selective", out / f"{name}_dts_smallest" / f"{name}_dts",
-                    out / f"{name}_all_kernels")
+                    out / f"{name}_all_kernels", out / f"{name}_ours")
 
 
 def labels_of(models: list[Model]) -> list[str]:
-    return [f"//{PACKAGE}:{m.name}{suffix}" for m in models for suffix in ("", "_dts", "_all_kernels")]
+    return [f"//{PACKAGE}:{m.name}{suffix}" for m in models for suffix in ("", "_dts", "_all_kernels", "_ours")]
 
 
 # -- sizes ------------------------------------------------------------------------------
@@ -306,11 +319,12 @@ def bench_sizes(models: list[Model], workspace: Path, tree_ops: int, optimized: 
     rows = []
     for model in models:
         b = binaries(workspace, model.name)
-        op, dtype, kept, every = (stripped(p, tmp) for p in (b.op_selective, b.dtype_selective, b.kept, b.all_kernels))
+        op, dtype, kept, every, ours = (stripped(p, tmp) for p in (b.op_selective, b.dtype_selective, b.kept,
+                                                                    b.all_kernels, b.ours_over_tree))
         rows.append([model.name, f"{model.operators}/{tree_ops}", kb(op), kb(dtype), kb(kept), kb(every),
-                     f"{op / every:.2f}", f"{dtype / op:.2f}"])
+                     f"{op / every:.2f}", f"{dtype / op:.2f}", kb(ours), f"{ours / op:.2f}"])
     runtime = runtime_library(binaries(workspace, models[0].name).op_selective)
-    blank = [""] * 5
+    blank = [""] * 7
     rows.append(["libexecutorch.so (the runtime: shared by all, not in the sizes above)", "", kb(stripped(runtime, tmp)),
                  *blank])
     rows.append([f"{OPTIMIZED_LIB} (the latency peer's kernels, for scale)", "", kb(stripped(optimized, tmp)), *blank])
@@ -378,7 +392,8 @@ def bench_latency(models: list[Model], workspace: Path, et_runner: Path, runs: i
     """The latency table's rows, problems, and the ratios ours / ET measured."""
     rows, problems, ratios = [], [], []
     for model in models:
-        sides = {"ours": binaries(workspace, model.name).op_selective, "ET": et_runner}
+        built = binaries(workspace, model.name)
+        sides = {"ours": built.op_selective, "ours over tree": built.ours_over_tree, "ET": et_runner}
         diffs, usable = {}, {}
         for side, binary in sides.items():   # the correctness run, also a warm-up (page cache)
             _, problem = run_binary(binary, model, tmp / "check")
@@ -401,8 +416,10 @@ def bench_latency(models: list[Model], workspace: Path, et_runner: Path, runs: i
         ratio = ms["ours"] / ms["ET"] if "ours" in ms and "ET" in ms else None
         if ratio is not None:
             ratios.append(ratio)
-        rows.append([model.name, ms_cell(ms.get("ours")), ms_cell(ms.get("ET")), f"{ratio:.2f}x" if ratio else "-",
-                     diff_cell(diffs.get("ours")), diff_cell(diffs.get("ET"))])
+        merged = ms["ours over tree"] / ms["ET"] if "ours over tree" in ms and "ET" in ms else None
+        rows.append([model.name, ms_cell(ms.get("ours")), ms_cell(ms.get("ours over tree")), ms_cell(ms.get("ET")),
+                     f"{ratio:.2f}x" if ratio else "-", f"{merged:.2f}x" if merged else "-",
+                     diff_cell(diffs.get("ours")), diff_cell(diffs.get("ours over tree")), diff_cell(diffs.get("ET"))])
         print(f"  {model.name}: " + ", ".join(f"{side} {ms_cell(v)} ms" for side, v in ms.items()), flush=True)
     return rows, problems, ratios
 
@@ -465,14 +482,17 @@ def report(options: argparse.Namespace, tree: Path, count: int, size_rows: list,
     """The Markdown report: the three tables, each with what it measured."""
     lines = [f"{datetime.date.today().isoformat()}, {os.cpu_count()} cores; ExecuTorch tree {tree}; {count} models",
              "", ("Size (stripped KB; all kernels = every operator of the tree's portable yaml; dtype-selective = "
-                  "the dtype-restricted link, kept = what `M_dts` keeps, the smaller form)"), ""]
+                  "the dtype-restricted link, kept = what `M_dts` keeps, the smaller form; ours over tree = "
+                  "etsb's portable kernels merged over the tree's, op-selective)"), ""]
     lines.append(markdown(["model", "ops (model/yaml)", "op-selective KB", "dtype-selective KB", "kept KB",
-                           "all-kernels KB", "op-sel/all", "dtype-sel/op-sel"], size_rows))
+                           "all-kernels KB", "op-sel/all", "dtype-sel/op-sel", "ours over tree KB",
+                           "ours-over/op-sel"], size_rows))
     lines += ["", (f"Latency (ms: median over {options.rounds} interleaved processes of the runner's median of "
                    f"1 warm-up + {options.runs} runs; load average {latency_load:.2f} at start; "
                    "max abs diff from torch's recorded outputs)"), ""]
-    lines.append(markdown(["model", "ours (ET portable) ms", "ET prebuilt optimized ms", "ours/ET",
-                           "max diff ours", "max diff ET"], latency_rows))
+    lines.append(markdown(["model", "ours (ET portable) ms", "ours over tree ms", "ET prebuilt optimized ms",
+                           "ours/ET", "ours-over/ET", "max diff ours", "max diff ours over", "max diff ET"],
+                          latency_rows))
     if ratios:
         lines += ["", (f"ours/ET: median {statistics.median(ratios):.2f}x, range {min(ratios):.2f}-{max(ratios):.2f}x "
                        f"over {len(ratios)} models; ours faster on {sum(r < 1 for r in ratios)}")]
@@ -515,7 +535,7 @@ def main() -> int:
     sync_workspace(workspace, models)
     et_label = "//bench_et:runner_et_optimized"
     seconds, actions = etsb_build(workspace, tree, labels_of(models) + [et_label])
-    print(f"built {3 * len(models) + 1} targets in {workspace} ({actions} actions, {seconds:.0f} s)", flush=True)
+    print(f"built {4 * len(models) + 1} targets in {workspace} ({actions} actions, {seconds:.0f} s)", flush=True)
     et_runner = workspace / "etsb-out" / "bin" / "bench_et" / "runner_et_optimized"
     optimized = check_et_runner(et_runner)
 

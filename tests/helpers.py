@@ -192,6 +192,23 @@ def cmake_build(build_dir: Path, *targets: str) -> subprocess.CompletedProcess:
     return cmake("--build", build_dir, "-j", "2", *(a for t in targets for a in ("--target", t)))
 
 
+def assert_call_fails_configuration(tmp_path: Path, preamble: str, call: str, function: str, message: str,
+                                    *options: str) -> subprocess.CompletedProcess:
+    """A project of ``preamble`` (whole lines) then ``call`` fails to configure
+    with ``message`` (whitespace aside: CMake wraps it), the error pointing
+    at the call's last line in ``function``."""
+    source = tmp_path / "src"
+    source.mkdir(exist_ok=True)
+    (source / "CMakeLists.txt").write_text(preamble + call + "\n")
+    result = cmake_configure(source, tmp_path / "build", *options)
+    assert result.returncode != 0
+    line = preamble.count("\n") + 1 + call.count("\n")
+    assert f"CMakeLists.txt:{line} ({function})" in result.stderr, result.stderr
+    assert " ".join(message.split()) in " ".join(result.stderr.split()), result.stderr
+    assert "Configuring incomplete, errors occurred!" in result.stdout + result.stderr
+    return result
+
+
 def members_pulled_in(map_text: str) -> dict[str, str]:
     """From a GNU ld map: for each symbol an archive member was pulled in to
     define (demangled, as the map prints it), that member (``lib.a(member.o)``)."""

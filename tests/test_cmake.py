@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 
 from conftest import MODELS_DIR, REPO
-from helpers import cmake_build, cmake_configure
+from helpers import assert_call_fails_configuration, cmake_build, cmake_configure
 
 EXAMPLE = REPO / "examples" / "cmake"
 RULES = REPO / "rules" / "etsb.cmake"
@@ -211,14 +211,8 @@ def test_a_bad_call_fails_the_configuration_at_its_line(case, tmp_path):
     source.mkdir()
     (source / "k.yaml").write_text("")
     (source / "k.cpp").write_text("")
-    (source / "CMakeLists.txt").write_text(
-        f"cmake_minimum_required(VERSION 3.20)\nproject(bad LANGUAGES CXX)\ninclude({RULES})\n{call}\n")
-    result = configure(source, tmp_path / "build")
-    assert result.returncode != 0
-    line = 4 + call.count("\n")
-    assert f"CMakeLists.txt:{line} ({rule})" in result.stderr, result.stderr
-    assert one_line(message) in one_line(result.stderr), result.stderr
-    assert "Configuring incomplete, errors occurred!" in result.stdout + result.stderr
+    preamble = f"cmake_minimum_required(VERSION 3.20)\nproject(bad LANGUAGES CXX)\ninclude({RULES})\n"
+    assert_call_fails_configuration(tmp_path, preamble, call, rule, message)
 
 
 def test_a_missing_runtime_fails_the_configuration_clearly(tmp_path):

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from conftest import REPO
-from helpers import (assert_kernels_from_ours_or_tree, assert_matches_torch, assert_real_model_matches_torch,
+from helpers import (assert_call_fails_configuration, assert_kernels_from_ours_or_tree, etsb, assert_matches_torch, assert_real_model_matches_torch,
                      cmake_build, cmake_configure, run_model, run_real_model)
 
 EXAMPLE = REPO / "examples" / "cmake_seeds"
@@ -114,14 +114,7 @@ BAD_CALLS = {
 @pytest.mark.parametrize("case", sorted(BAD_CALLS))
 def test_a_bad_seed_call_fails_the_configuration_at_its_line(case, tmp_path):
     call, function, message = BAD_CALLS[case]
-    source = tmp_path / "src"
-    source.mkdir()
-    (source / "CMakeLists.txt").write_text(PREAMBLE + call + "\n")
-    result = cmake_configure(source, tmp_path / "build", f"-Detsb_DIR={CONFIG_DIR}")
-    assert result.returncode != 0
-    line = 4 + call.count("\n")
-    assert f"CMakeLists.txt:{line} ({function})" in result.stderr, result.stderr
-    assert " ".join(message.split()) in " ".join(result.stderr.split()), result.stderr
+    assert_call_fails_configuration(tmp_path, PREAMBLE, call, function, message, f"-Detsb_DIR={CONFIG_DIR}")
 
 
 def test_an_executorch_root_that_is_no_tree_fails_the_configuration(tmp_path):
@@ -131,3 +124,9 @@ def test_an_executorch_root_that_is_no_tree_fails_the_configuration(tmp_path):
     result = cmake_configure(source, tmp_path / "build", f"-Detsb_DIR={CONFIG_DIR}", f"-DEXECUTORCH_ROOT={tmp_path}")
     assert result.returncode != 0
     assert f"EXECUTORCH_ROOT '{tmp_path}' is not an ExecuTorch source tree" in " ".join(result.stderr.split())
+
+
+def test_etsb_cmakedir_names_the_folder_find_package_reads():
+    result = etsb("--cmakedir")
+    assert result.returncode == 0 and Path(result.stdout.strip()) == CONFIG_DIR, result
+    assert (CONFIG_DIR / "etsbConfig.cmake").is_file() and (CONFIG_DIR / "etsbConfigVersion.cmake").is_file()

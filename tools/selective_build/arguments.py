@@ -219,6 +219,12 @@ def parse(argv: list[str]) -> tuple[Command, SimpleNamespace] | str:
         return main_help()
     if argv[0] == "--version":
         return f"etsb {__version__}"
+    if argv[0] == "--cmakedir":
+        import os
+
+        # The folder of etsbConfig.cmake, for find_package(etsb) (-Detsb_DIR=...).
+        return os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))),
+                            "rules", "cmake")
     command = _BY_NAME.get(argv[0])
     if command is None:
         from selective_build.model.errors import did_you_mean
@@ -348,4 +354,5 @@ def main_help() -> str:
                       "resolve them to kernels, generate registration code and build a size-trimmed binary.",
                       "", "commands:"]
                      + [f"  {c.name:{width}}  {c.help}" for c in COMMANDS]
-                     + ["", "  --version  print etsb's version"])
+                     + ["", "  --version   print etsb's version",
+                        "  --cmakedir  print the folder of etsbConfig.cmake (-Detsb_DIR=$(etsb --cmakedir))"])
