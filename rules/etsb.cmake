@@ -20,6 +20,8 @@
 #   ETSB_COMPILE_OPTIONS  flags of every C++ target the rules make (default: the driver's
 #                         -O2 -ffunction-sections -fdata-sections)
 #   ETSB_LINK_OPTIONS     flags of every binary the rules link (default: -Wl,--gc-sections)
+#   ETSB_TORCH_INCLUDE    PyTorch's C++ headers, for an ExecuTorch tree's optimized kernels
+#                         (et_executorch_tree defines them only when it is set)
 #
 # Defined for the including directory:
 #   ETSB_ROOT                      the etsb repository
@@ -56,6 +58,7 @@ set(ETSB_PYTHON "${ETSB_ROOT}/.venv/bin/python" CACHE FILEPATH "the Python that 
 set(EXECUTORCH_RUNTIME "" CACHE PATH "the executorch wheel's directory (include/, lib/libexecutorch.so); empty: ask ETSB_PYTHON")
 set(ETSB_COMPILE_OPTIONS "-O2;-ffunction-sections;-fdata-sections" CACHE STRING "compile flags of the C++ targets etsb's rules make")
 set(ETSB_LINK_OPTIONS "-Wl,--gc-sections" CACHE STRING "link flags of the binaries etsb's rules make")
+set(ETSB_TORCH_INCLUDE "" CACHE PATH "PyTorch's C++ headers (<site-packages>/torch/include), which an ExecuTorch tree's optimized kernels need; empty: no optimized kernels")
 
 if(NOT EXISTS "${ETSB_PYTHON}")
   message(FATAL_ERROR "etsb: ETSB_PYTHON '${ETSB_PYTHON}' does not exist: run scripts/setup.sh, or pass -DETSB_PYTHON=<a Python with etsb's dependencies>")
@@ -728,7 +731,10 @@ endfunction()
 # root, holding kernels/portable/functions.yaml and kernels/portable/cpu/):
 # the SELECTIVE et_kernel_library executorch_portable_kernels (a generated
 # library compiles only the sources its kernels need) and the variables
-# ETSB_EXECUTORCH_PORTABLE_FUNCTIONS_YAML and ETSB_EXECUTORCH_PORTABLE_CUSTOM_OPS_YAML.
+# ETSB_EXECUTORCH_PORTABLE_FUNCTIONS_YAML and ETSB_EXECUTORCH_PORTABLE_CUSTOM_OPS_YAML;
+# with ETSB_TORCH_INCLUDE set, also executorch_optimized_kernels and
+# ETSB_EXECUTORCH_OPTIMIZED_FUNCTIONS_YAML (merge it over the portable yaml,
+# and list both libraries, optimized first: its kernels call portable ones).
 # The tree is only read: it is reached through the link
 # ${CMAKE_BINARY_DIR}/etsb_external/executorch, so that its sources'
 # `#include <executorch/...>` find it after the installed runtime's headers,
@@ -767,12 +773,67 @@ function(et_executorch_tree)
     # The flags of the driver's overlay (rules/executorch_tree/kernels/portable/BUILD.overlay),
     # for the same reasons: the tree after every other include directory, the 1.5
     # runtime's event tracer, a release build, no deprecation noise from the tree.
-    et_kernel_library(NAME executorch_portable_kernels SELECTIVE SRCS ${srcs} HDRS ${hdrs}
-      COPTS "SHELL:-idirafter ${external}" -DET_EVENT_TRACER_ENABLED -DNDEBUG -Wno-deprecated-declarations)
+    set(tree_copts "SHELL:-idirafter ${external}" -DET_EVENT_TRACER_ENABLED -DNDEBUG -Wno-deprecated-declarations)
+    et_kernel_library(NAME executorch_portable_kernels SELECTIVE SRCS ${srcs} HDRS ${hdrs} COPTS ${tree_copts})
+    if(NOT ETSB_TORCH_INCLUDE STREQUAL "")
+      _etsb_optimized_kernels("${tree}" "${tree_copts}")
+    endif()
     set_property(GLOBAL PROPERTY ETSB_EXECUTORCH_TREE "${root}")
   endif()
   set(ETSB_EXECUTORCH_PORTABLE_FUNCTIONS_YAML "${root}/kernels/portable/functions.yaml" PARENT_SCOPE)
   set(ETSB_EXECUTORCH_PORTABLE_CUSTOM_OPS_YAML "${root}/kernels/portable/custom_ops.yaml" PARENT_SCOPE)
+  if(TARGET executorch_optimized_kernels)
+    set(ETSB_EXECUTORCH_OPTIMIZED_FUNCTIONS_YAML "${CMAKE_BINARY_DIR}/etsb_external/optimized/functions.yaml"
+        PARENT_SCOPE)
+  endif()
+endfunction()
+
+# ExecuTorch's optimized kernels from the tree linked at `tree`: the SELECTIVE
+# et_kernel_library executorch_optimized_kernels and its yaml (the tree's
+# optimized.yaml without the operators whose sources are left out), as the
+# driver's overlay (rules/executorch_tree/kernels/optimized/BUILD.overlay)
+# builds them: its LEFT_OUT_OPERATORS and LEFT_OUT_SOURCES are read from there.
+# PyTorch's headers come from ETSB_TORCH_INCLUDE, after the runtime's.
+function(_etsb_optimized_kernels tree tree_copts)
+  get_property(etsb_root GLOBAL PROPERTY ETSB_ROOT)
+  set(overlay "${etsb_root}/rules/executorch_tree/kernels/optimized/BUILD.overlay")
+  foreach(list LEFT_OUT_OPERATORS LEFT_OUT_SOURCES)
+    file(STRINGS "${overlay}" line REGEX "^${list} = \\[")
+    string(REGEX MATCHALL "\"[^\"]+\"" quoted "${line}")
+    string(REPLACE "\"" "" ${list} "${quoted}")
+    if(NOT ${list})
+      message(FATAL_ERROR "etsb: ${overlay} no longer defines ${list} on one line")
+    endif()
+  endforeach()
+  set(optimized "${tree}/kernels/optimized")
+  # The yaml: its blank-line separated entries, less those of the left-out operators.
+  file(READ "${optimized}/optimized.yaml" text)
+  # As a CMake list: the characters lists treat specially stand aside meanwhile.
+  foreach(special ";" "[" "]")
+    string(REPLACE "${special}" "<etsb-${special}>" text "${text}")
+  endforeach()
+  string(REPLACE "\n\n" ";" entries "${text}")
+  foreach(operator IN LISTS LEFT_OUT_OPERATORS)
+    string(REPLACE "." "\\." pattern "- op: ${operator}\n")
+    list(FILTER entries EXCLUDE REGEX "${pattern}")
+  endforeach()
+  list(JOIN entries "\n\n" text)
+  foreach(special ";" "[" "]")
+    string(REPLACE "<etsb-${special}>" "${special}" text "${text}")
+  endforeach()
+  set(yaml "${CMAKE_BINARY_DIR}/etsb_external/optimized/functions.yaml")
+  # Written only when it changes (no @ in a kernel yaml for @ONLY to touch).
+  file(CONFIGURE OUTPUT "${yaml}" CONTENT "${text}" @ONLY)
+  set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS "${optimized}/optimized.yaml" "${overlay}")
+
+  file(GLOB srcs "${optimized}/cpu/*.cpp" "${optimized}/blas/*.cpp")
+  file(GLOB hdrs "${optimized}/cpu/*.h" "${optimized}/blas/*.h" "${optimized}/utils/*.h" "${optimized}/vec/*.h")
+  foreach(left_out IN LISTS LEFT_OUT_SOURCES)
+    list(REMOVE_ITEM srcs "${optimized}/${left_out}")
+    list(REMOVE_ITEM hdrs "${optimized}/${left_out}")
+  endforeach()
+  et_kernel_library(NAME executorch_optimized_kernels SELECTIVE SRCS ${srcs} HDRS ${hdrs}
+    COPTS ${tree_copts} "SHELL:-isystem ${ETSB_TORCH_INCLUDE}" -DET_USE_PYTORCH_HEADERS=ET_HAS_EXCEPTIONS -Wno-psabi)
 endfunction()
 
 # Warns when the tree at `root` is of another major.minor release than the

@@ -15,12 +15,15 @@ from pathlib import Path
 import pytest
 
 from conftest import REPO
-from helpers import (assert_call_fails_configuration, assert_kernels_from_ours_or_tree, etsb, assert_matches_torch, assert_real_model_matches_torch,
-                     cmake_build, cmake_configure, run_model, run_real_model)
+from helpers import (assert_call_fails_configuration, assert_kernels_from_ours_or_tree, assert_matches_torch,
+                     assert_real_model_matches_torch, cmake_build, cmake_configure, etsb, run_model, run_real_model,
+                     symbols)
 
 EXAMPLE = REPO / "examples" / "cmake_seeds"
 CONFIG_DIR = REPO / "rules" / "cmake"
 TREE = Path(os.environ.get("ETSB_EXECUTORCH_TREE", REPO.parent / "shared" / "third_party" / "executorch"))
+# PyTorch's C++ headers (the export environment's torch), for the tree's optimized kernels.
+TORCH_INCLUDE = REPO / ".venv-export" / "lib" / "python3.11" / "site-packages" / "torch" / "include"
 
 
 def tree_state() -> dict[str, float]:
@@ -33,7 +36,9 @@ def with_tree(tmp_path_factory) -> Path:
     """The example configured with the tree and built."""
     out = tmp_path_factory.mktemp("seeds_tree")
     before = tree_state()
-    result = cmake_configure(EXAMPLE, out, f"-Detsb_DIR={CONFIG_DIR}", f"-DEXECUTORCH_ROOT={TREE}")
+    assert TORCH_INCLUDE.is_dir(), f"no torch headers at {TORCH_INCLUDE} (run scripts/setup.sh --export-env)"
+    result = cmake_configure(EXAMPLE, out, f"-Detsb_DIR={CONFIG_DIR}", f"-DEXECUTORCH_ROOT={TREE}",
+                             f"-DETSB_TORCH_INCLUDE={TORCH_INCLUDE}")
     assert result.returncode == 0, result.stdout + result.stderr
     assert "warning" not in result.stderr.lower(), result.stderr
     result = cmake_build(out)
@@ -74,6 +79,21 @@ def test_etsbs_kernels_merged_over_the_trees_serve_each_their_own_operators(with
     assert_kernels_from_ours_or_tree((with_tree / "merged_binary.map").read_text(),
                                      "libmerged_lib_kernels_etsb_portable_kernels.a(",
                                      "libmerged_lib_kernels_executorch_portable_kernels.a(")
+
+
+def test_the_trees_optimized_kernels_merged_over_its_portable_ones(with_tree, tmp_path):
+    """optimized_kernels (the tree with ETSB_TORCH_INCLUDE) and the optimized yaml
+    merged over the portable one: attention runs opt_add/opt_bmm/opt_native_layer_norm
+    and the portable kernels elsewhere, like torch; the left-out FFT operators are
+    not in the yaml."""
+    run = run_model(with_tree / "optimized_binary", "attention", tmp_path)
+    assert run.returncode == 0, run.stderr
+    assert_matches_torch("attention", tmp_path)
+    names = symbols(with_tree / "optimized_binary")
+    for kernel in ("opt_add_out", "opt_bmm_out", "opt_native_layer_norm_out", "softmax_out"):
+        assert f"torch::executor::native::{kernel}(" in names, kernel
+    yaml = (with_tree / "etsb_external" / "optimized" / "functions.yaml").read_text()
+    assert "- op: add.out" in yaml and "_fft_r2c" not in yaml and "_fft_c2r" not in yaml
 
 
 def test_without_a_tree_the_snippet_uses_etsbs_portable_kernels(tmp_path):

@@ -9,7 +9,6 @@ outputs recorded at export time."""
 from __future__ import annotations
 
 import subprocess
-from pathlib import Path
 
 import pytest
 

@@ -10,6 +10,8 @@
 #   portable_kernels      the portable kernel library: ExecuTorch's own, compiled only as far
 #                         as each generated library needs, when EXECUTORCH_ROOT is an
 #                         ExecuTorch source tree; etsb's otherwise
+#   optimized_kernels     with a tree and ETSB_TORCH_INCLUDE (PyTorch's headers): the tree's
+#                         optimized kernels, whose yaml is ${ETSB_EXECUTORCH_OPTIMIZED_FUNCTIONS_YAML}
 #   EXECUTORCH_ROOT       kept when set (a variable, or the environment's); otherwise etsb's
 #                         root, whose kernels/portable/functions.yaml goes with etsb's
 #                         portable_kernels, so `${EXECUTORCH_ROOT}/kernels/portable/functions.yaml`
@@ -37,6 +39,9 @@ if(NOT TARGET portable_kernels)
   elseif(IS_DIRECTORY "${EXECUTORCH_ROOT}/kernels/portable/cpu")
     et_executorch_tree(ROOT "${EXECUTORCH_ROOT}")
     add_library(portable_kernels ALIAS executorch_portable_kernels)
+    if(TARGET executorch_optimized_kernels AND NOT TARGET optimized_kernels)
+      add_library(optimized_kernels ALIAS executorch_optimized_kernels)
+    endif()
   else()
     message(FATAL_ERROR "etsb: EXECUTORCH_ROOT '${EXECUTORCH_ROOT}' is not an ExecuTorch source tree (it has no "
       "kernels/portable/cpu/ beside kernels/portable/functions.yaml): point it at a checkout, or leave it unset "
