@@ -54,7 +54,22 @@ endif()
 
 include("${CMAKE_CURRENT_LIST_DIR}/private/etsb_internal.cmake")
 
-set(ETSB_PYTHON "${ETSB_ROOT}/.venv/bin/python" CACHE FILEPATH "the Python that runs etsb's tool (and finds the executorch wheel)")
+# The default Python: a checkout's .venv, else the one an installed etsb (a
+# wheel: ETSB_ROOT is <site-packages>/selective_build/_root) was installed into.
+set(_etsb_python "${ETSB_ROOT}/.venv/bin/python")
+if(NOT EXISTS "${_etsb_python}")
+  cmake_path(GET ETSB_ROOT PARENT_PATH _etsb_prefix)  # selective_build
+  foreach(_etsb_up RANGE 1 4)                          # site-packages, python3.X, lib, the prefix
+    cmake_path(GET _etsb_prefix PARENT_PATH _etsb_prefix)
+  endforeach()
+  foreach(_etsb_candidate "${_etsb_prefix}/bin/python3" "${_etsb_prefix}/bin/python")
+    if(EXISTS "${_etsb_candidate}")
+      set(_etsb_python "${_etsb_candidate}")
+      break()
+    endif()
+  endforeach()
+endif()
+set(ETSB_PYTHON "${_etsb_python}" CACHE FILEPATH "the Python that runs etsb's tool (and finds the executorch wheel)")
 set(EXECUTORCH_RUNTIME "" CACHE PATH "the executorch wheel's directory (include/, lib/libexecutorch.so); empty: ask ETSB_PYTHON")
 set(ETSB_COMPILE_OPTIONS "-O2;-ffunction-sections;-fdata-sections" CACHE STRING "compile flags of the C++ targets etsb's rules make")
 set(ETSB_LINK_OPTIONS "-Wl,--gc-sections" CACHE STRING "link flags of the binaries etsb's rules make")

@@ -199,6 +199,8 @@ COMMANDS: tuple[Command, ...] = (
     ), Positional("candidates", "BINARY", "linked binaries with their link maps beside them (BINARY.map); the "
                                           "first wins ties", at_least=1)),
     Command("clean", f"Remove every build output under {OUT}/."),
+    Command("doctor", "Check what etsb needs on this machine (compiler, ninja, cmake, the BUILD file evaluator "
+            "or Go to build it, the ExecuTorch runtime wheel) and say how to get what is missing."),
     Command("size", "Stripped size of a binary by part (runtime, kernels per operator, registration), beside the "
             "same binary with every kernel.", (
         _flag("top", INT, "list only the N largest operators (default: all)", "N", default=0),
@@ -222,9 +224,10 @@ def parse(argv: list[str]) -> tuple[Command, SimpleNamespace] | str:
     if argv[0] == "--cmakedir":
         import os
 
+        from selective_build.driver.state import REPO
+
         # The folder of etsbConfig.cmake, for find_package(etsb) (-Detsb_DIR=...).
-        return os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))),
-                            "rules", "cmake")
+        return os.path.join(REPO, "rules", "cmake")
     command = _BY_NAME.get(argv[0])
     if command is None:
         from selective_build.model.errors import did_you_mean

@@ -399,6 +399,20 @@ def size(args: SimpleNamespace) -> int:
     return 0
 
 
+def doctor(args: SimpleNamespace) -> int:
+    """Report what etsb needs here, and how to get what is missing; 1 if anything required is."""
+    from selective_build.driver.doctor import checks
+
+    missing = 0
+    for check in checks():
+        mark = "ok" if check.found else ("MISSING" if check.required else "absent")
+        print(f"{mark:8} {check.name}: {check.detail}")
+        missing += check.required and not check.found
+    if missing:
+        print(f"\n{missing} required part(s) missing: see above.")
+    return 1 if missing else 0
+
+
 def function_of(command_name: str) -> Callable[[SimpleNamespace], int]:
     """The function that runs the command ``command_name`` (``merge-yaml`` -> :func:`merge_yaml`)."""
     return globals()[command_name.replace("-", "_")]

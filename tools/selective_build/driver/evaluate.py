@@ -124,7 +124,13 @@ def evaluate(root: str, packages: Sequence[str], flags: Sequence[str] = ()) -> d
         return {}
     binary = evaluator_path()
     if not os.path.exists(binary):
-        raise UserError(f"the BUILD file evaluator {binary} is missing: run scripts/setup.sh")
+        from selective_build.driver import state
+
+        if not state.INSTALLED or os.environ.get("ETSB_STARLARK"):
+            raise UserError(f"the BUILD file evaluator {binary} is missing: run scripts/setup.sh")
+        from selective_build.driver.evaluator_build import build_evaluator
+
+        build_evaluator(os.path.join(state.REPO, "tools", "starlark"), binary)
     try:
         run = subprocess.run([binary, "--root", root, "--max-memory-mb", str(EVALUATOR_MEMORY_MB), *flags, "--",
                               *packages],

@@ -17,13 +17,27 @@ from selective_build.driver.layout import BUILD_FILES, NINJA_FILE, ROOT_MARKERS,
 from selective_build.driver.plan import Plan, from_data, to_data
 
 STATE_VERSION = 6
-# etsb's own checkout, where the set-up builds the evaluator.
-REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
+_PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+# What an installed etsb (a wheel) carries beside its Python package, laid out
+# as etsb's checkout is: rules/, kernels/, runtime/, tools/ (setup.py puts it there).
+INSTALLED_ROOT = os.path.join(_PACKAGE, "_root")
+# etsb's files: the installed ones, else the checkout this package sits in.
+INSTALLED = os.path.isdir(INSTALLED_ROOT)
+REPO = INSTALLED_ROOT if INSTALLED else os.path.dirname(os.path.dirname(_PACKAGE))
 
 
 def evaluator_path() -> str:
-    """The BUILD file evaluator: ``$ETSB_STARLARK``, else the one the set-up builds."""
-    return os.environ.get("ETSB_STARLARK") or os.path.join(REPO, TOOLS, "etsb-starlark")
+    """The BUILD file evaluator: ``$ETSB_STARLARK``; in a checkout, the one the
+    set-up builds; installed, the one built on first use in the user's cache
+    (driver/evaluator_build.py)."""
+    if os.environ.get("ETSB_STARLARK"):
+        return os.environ["ETSB_STARLARK"]
+    if not INSTALLED:
+        return os.path.join(REPO, TOOLS, "etsb-starlark")
+    from selective_build import __version__
+
+    cache = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return os.path.join(cache, "etsb", __version__, "etsb-starlark")
 
 
 def _driver_files() -> list[str]:

@@ -1,0 +1,31 @@
+"""The wheel's build step beyond pyproject.toml: etsb's non-Python parts go
+into the package as ``selective_build/_root``, laid out as the checkout is,
+so that an installed etsb is whole (rules, kernels, runner, the BUILD file
+evaluator's Go sources, the CMake package). selective_build/driver/state.py
+finds them there."""
+
+import os
+import shutil
+
+from setuptools import setup
+from setuptools.command.build_py import build_py
+
+# What an installed etsb needs of its checkout, relative to it.
+PARTS = ("rules", "kernels", "runtime", "bazel", "tools/runner", "tools/starlark", "tools/selective_build")
+SKIPPED = shutil.ignore_patterns("__pycache__", "*.pyc", "fuzz", "*_test.go", "etsb-out")
+
+
+class BuildWithParts(build_py):
+    """build_py, then etsb's parts copied into the built package."""
+
+    def run(self):
+        super().run()
+        here = os.path.dirname(os.path.abspath(__file__))
+        root = os.path.join(self.build_lib, "selective_build", "_root")
+        if os.path.isdir(root):
+            shutil.rmtree(root)
+        for part in PARTS:
+            shutil.copytree(os.path.join(here, part), os.path.join(root, part), ignore=SKIPPED)
+
+
+setup(cmdclass={"build_py": BuildWithParts})
