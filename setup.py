@@ -4,6 +4,7 @@ so that an installed etsb is whole (rules, kernels, runner, the BUILD file
 evaluator's Go sources, the CMake package). selective_build/driver/state.py
 finds them there."""
 
+import hashlib
 import os
 import shutil
 
@@ -26,6 +27,14 @@ class BuildWithParts(build_py):
             shutil.rmtree(root)
         for part in PARTS:
             shutil.copytree(os.path.join(here, part), os.path.join(root, part), ignore=SKIPPED)
+        # What the installed driver keys its build of the evaluator by (driver/layout.py: EVALUATOR_DIGEST).
+        starlark = os.path.join(root, "tools", "starlark")
+        digest = hashlib.sha256()
+        for name in sorted(os.listdir(starlark)):
+            with open(os.path.join(starlark, name), "rb") as handle:
+                digest.update(name.encode() + b"\0" + handle.read())
+        with open(os.path.join(starlark, "SOURCES_DIGEST"), "w", encoding="ascii") as handle:
+            handle.write(digest.hexdigest()[:16] + "\n")
 
 
 setup(cmdclass={"build_py": BuildWithParts})

@@ -7,6 +7,7 @@ and builds its BUILD file evaluator on first use."""
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 import zipfile
@@ -42,8 +43,15 @@ class Installed:
 @pytest.fixture(scope="module")
 def installed(tmp_path_factory) -> Installed:
     root = tmp_path_factory.mktemp("package")
+    # Built from a copy: setuptools writes build/ and *.egg-info beside the sources.
+    source = root / "src"
+    source.mkdir()
+    for name in ("pyproject.toml", "setup.py", "README.md"):
+        shutil.copy(REPO / name, source / name)
+    for part in ("rules", "kernels", "runtime", "bazel", "tools"):
+        shutil.copytree(REPO / part, source / part, ignore=shutil.ignore_patterns("__pycache__", "*.egg-info"))
     built = subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q",
-                            "-w", str(root / "dist"), str(REPO)], capture_output=True, text=True)
+                            "-w", str(root / "dist"), str(source)], capture_output=True, text=True)
     assert built.returncode == 0, built.stdout + built.stderr
     subprocess.run([sys.executable, "-m", "venv", str(root / "venv")], check=True)
     target = root / "venv" / SITE_PACKAGES.relative_to(sys.prefix)

@@ -27,6 +27,8 @@ STATE_FILE = f"{OUT}/.etsb/state.marshal"  # the last plan and what it was made 
 LOCK_FILE = f"{OUT}/.etsb/lock"            # held by the build running in the workspace
 DIGESTS = f"{OUT}/.etsb/digests"           # a content digest per source file, see driver/freshness.py
 TOOLS = f"{OUT}/tools"        # the set-up's tools (the BUILD file evaluator)
+# In an installed etsb's files: the digest of the evaluator's Go sources (setup.py writes it).
+EVALUATOR_DIGEST = "tools/starlark/SOURCES_DIGEST"
 GO_CACHE = f"{OUT}/go-cache"  # the Go build cache of the set-up
 KEPT_BY_CLEAN = ("tools", "go-cache")
 # External repositories (an ExecuTorch tree: `@executorch//...`): their packages

@@ -13,7 +13,8 @@ import os
 import sys
 
 from selective_build.driver.freshness import fingerprint
-from selective_build.driver.layout import BUILD_FILES, NINJA_FILE, ROOT_MARKERS, SKIP_DIRS, STATE_FILE, TOOLS
+from selective_build.driver.layout import (BUILD_FILES, EVALUATOR_DIGEST, NINJA_FILE, ROOT_MARKERS, SKIP_DIRS,
+                                          STATE_FILE, TOOLS)
 from selective_build.driver.plan import Plan, from_data, to_data
 
 STATE_VERSION = 6
@@ -34,10 +35,15 @@ def evaluator_path() -> str:
         return os.environ["ETSB_STARLARK"]
     if not INSTALLED:
         return os.path.join(REPO, TOOLS, "etsb-starlark")
-    from selective_build import __version__
-
+    # Keyed by the digest of the evaluator's Go sources that setup.py records:
+    # another etsb (an upgrade in the same place too) builds its own.
+    try:
+        with open(os.path.join(REPO, EVALUATOR_DIGEST), encoding="ascii") as handle:
+            digest = handle.read().strip()
+    except OSError:
+        digest = "unknown"
     cache = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return os.path.join(cache, "etsb", __version__, "etsb-starlark")
+    return os.path.join(cache, "etsb", digest, "etsb-starlark")
 
 
 def _driver_files() -> list[str]:
