@@ -8,6 +8,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import re
 import shutil
 import signal
 import time
@@ -144,8 +145,13 @@ def test_the_coverage_check_fails_the_build_before_linking(workspace):
         yaml.write_text(original.split("- op: relu.out")[0])
         result = etsb(workspace, "build", "//m:bin")
         assert result.returncode != 0
-        assert "aten::relu.out: no kernel yaml entry for this operator (needed by m/m.pte)" in result.stdout
+        gap = "aten::relu.out: no kernel yaml entry for this operator (needed by m/m.pte; not in m/kernels.yaml)"
+        assert result.stdout.count(gap) == 1, result.stdout  # once: gen-bindings reports it, kernel-sources not
         assert not any(s.startswith("LINK") for s in steps(result.stdout))
+        # The failure says which BUILD line made the failing action, not ninja's command line.
+        assert re.search(r"^m/BUILD:\d+:\d+: error: GEN //m:\S+ failed:$", result.stdout, re.MULTILINE), result.stdout
+        assert "FAILED:" not in result.stdout and "mkdir -p" not in result.stdout
+        assert "ninja: build stopped" not in result.stdout
     finally:
         yaml.write_text(original)
 
@@ -157,7 +163,7 @@ def test_size_of_a_binary_that_fails_to_build_shows_why(workspace):
         yaml.write_text(original.split("- op: relu.out")[0])
         result = etsb(workspace, "size", "//m:bin")
         assert result.returncode != 0
-        assert "aten::relu.out: no kernel yaml entry for this operator (needed by m/m.pte)" in result.stderr
+        assert "aten::relu.out: no kernel yaml entry for this operator (needed by m/m.pte; not in m/kernels.yaml)" in result.stderr
     finally:
         yaml.write_text(original)
 

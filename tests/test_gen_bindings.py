@@ -53,8 +53,9 @@ def test_coverage_gap_fails_with_no_output(tmp_path, capsys):
     assert status == 2
     mlp = MODELS_DIR / "mlp" / "mlp.pte"
     assert err.splitlines() == [
-        f"etsb: error: aten::addmm.out: no kernel yaml entry for this operator (needed by {mlp})",
-        f"etsb: error: aten::permute_copy.out: no kernel yaml entry for this operator (needed by {mlp})",
+        f"etsb: error: aten::addmm.out: no kernel yaml entry for this operator (needed by {mlp}; not in {vendor})",
+        f"etsb: error: aten::permute_copy.out: no kernel yaml entry for this operator (needed by {mlp}; "
+        f"not in {vendor})",
     ]
     assert not (tmp_path / "out").exists()
 

@@ -248,6 +248,7 @@ def test_bad_model_files(case, tmp_path, capsys):
     (["--ops_dict", "@{tmp}/none.json"], "{tmp}/none.json: error: no such ops dict file"),
     (["--root_ops", "aten::add.out,::"], "--root_ops: error: '::' is not an operator name"),
     (["--ops_schema_yaml_path", "{tmp}/none.yaml"], "{tmp}/none.yaml: error: no such kernel yaml file"),
+    ([], "gen-oplist: error: no source of operators: give --model_file_path, --root_ops"),
 ])
 def test_bad_arguments(argv, message, tmp_path, capsys):
     argv = [a.replace("{tmp}", str(tmp_path)) for a in argv]

@@ -111,7 +111,7 @@ def test_every_gap_is_reported_at_once():
     with pytest.raises(UserError) as info:
         resolve([kernels()], selection)
     assert [str(p) for p in info.value.problems] == [
-        "error: aten::mm.out: no kernel yaml entry for this operator (needed by m.pte)",
+        "error: aten::mm.out: no kernel yaml entry for this operator (needed by m.pte; not in k.yaml)",
         "k.yaml:20:7: error: aten::relu.out: no kernel for key v1/7;0,1|7;0,1|7;0,1 (Double 2-D contiguous, "
         "Double 2-D contiguous, Double 2-D contiguous); needed by m.pte; add a kernel with arg_meta: null or "
         "one for these dtypes and dim orders to k.yaml",

@@ -54,22 +54,23 @@ def find_ninja() -> str | None:
 
 def run_ninja(root: str, ninja: str, targets, jobs: int | None = None, quiet: bool = False) -> int:
     """Run ninja on ``targets`` in ``root``; its exit status (128 + the signal
-    when etsb was told to stop). Quiet runs keep ninja's progress to
-    themselves and print its output only when it fails (ninja prints a failing
-    command's output on stdout)."""
+    when etsb was told to stop). Its output is relayed line by line, a failed
+    action's command line replaced by where the BUILD file made its target
+    (see :func:`relay`). Quiet runs keep ninja's progress to themselves and
+    print its output only when it fails (ninja prints a failing command's
+    output on stdout)."""
     import signal
 
     command = [ninja, "-f", NINJA_FILE, *(["-j", str(jobs)] if jobs else []), *targets]
     sys.stdout.flush()
     sys.stderr.flush()
-    read_end, write_end = os.pipe() if quiet else (-1, -1)
+    read_end, write_end = os.pipe()
     pid = os.fork()
     if pid == 0:
         try:
             os.chdir(root)
-            if quiet:
-                os.dup2(write_end, 1)
-                os.dup2(write_end, 2)
+            os.dup2(write_end, 1)
+            os.dup2(write_end, 2)
             os.execv(ninja, command)
         finally:
             os._exit(127)
@@ -84,11 +85,9 @@ def run_ninja(root: str, ninja: str, targets, jobs: int | None = None, quiet: bo
 
     previous = {name: signal.signal(getattr(signal, name), forward) for name in FORWARDED_SIGNALS}
     try:
-        output = b""
-        if quiet:
-            os.close(write_end)
-            with os.fdopen(read_end, "rb") as pipe:
-                output = pipe.read()
+        os.close(write_end)
+        with os.fdopen(read_end, "rb") as pipe:
+            relayed = relay(root, pipe, None if quiet else sys.stdout)
         status = os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1])
     finally:
         for name, handler in previous.items():
@@ -96,8 +95,66 @@ def run_ninja(root: str, ninja: str, targets, jobs: int | None = None, quiet: bo
     if received:
         return 128 + received[0]
     if quiet and status != 0:
-        sys.stderr.write(output.decode(errors="replace"))
+        sys.stderr.write(relayed)
     return status
+
+
+def relay(root: str, pipe, out) -> str:
+    """Copy ninja's output from ``pipe`` to ``out`` (None: keep it) as it
+    comes, and return it, reworded: a failed action's ``FAILED: <outputs>``
+    and command line become ``<BUILD file:line>: error: <action> failed:``
+    (what follows is the action's own output: etsb's errors, the compiler's),
+    and ninja's closing "build stopped" line goes (etsb says it)."""
+    kept = []
+    skip_command = False
+    for raw in iter(pipe.readline, b""):
+        line = raw.decode(errors="replace")
+        if skip_command:
+            skip_command = False
+            continue
+        if line.startswith("FAILED: "):
+            line = _failure_header(root, line[len("FAILED: "):].split())
+            skip_command = True
+        elif line.startswith("ninja: build stopped"):
+            continue
+        kept.append(line)
+        if out is not None:
+            out.write(line)
+            out.flush()
+    return "".join(kept)
+
+
+def _outputs_of(build_line: str) -> list[str]:
+    """The (escaped) outputs of a ninja ``build`` line: up to its first unescaped colon."""
+    import re
+
+    return re.split(r"(?<!\$):", build_line[len("build "):], maxsplit=1)[0].split()
+
+
+def _failure_header(root: str, outputs: list[str]) -> str:
+    """``<where>: error: <description> failed:`` for the ninja edge writing
+    ``outputs``, from the ninja file's ``desc`` and ``where`` of that edge."""
+    from selective_build.driver.ninja import escape_path
+
+    wanted = escape_path(outputs[0]) if outputs else ""
+    description, where = "an action", ""
+    try:
+        with open(os.path.join(root, NINJA_FILE), encoding="utf-8") as handle:
+            lines = iter(handle)
+            for line in lines:
+                if line.startswith("build ") and wanted in _outputs_of(line):
+                    for variable in lines:
+                        if not variable.startswith("  "):
+                            break
+                        name, _, value = variable.strip().partition(" = ")
+                        if name == "desc":
+                            description = value
+                        elif name == "where":
+                            where = value
+                    break
+    except OSError:
+        pass
+    return f"{where + ': ' if where else ''}error: {description} failed:\n"
 
 
 def report(status: int, plan: Plan) -> int:

@@ -289,8 +289,9 @@ class Workspace:
         records = {source: known[source] for source in sources if source in known}
         freshness.refresh(self.root, sources, records)
         phonies = {str(label): node.outputs for label, node in graph.nodes.items()}
+        where = {str(label): str(node.target.location) for label, node in graph.nodes.items()}
         write_text_atomic(os.path.join(self.root, NINJA_FILE),
-                          ninja.render(graph.actions, phonies, set(sources), freshness.stamp_path))
+                          ninja.render(graph.actions, phonies, set(sources), freshness.stamp_path, where))
         plan = Plan(tuple(ninja.target_name(str(label)) for label in labels),
                     tuple(_planned(label, graph.nodes[label]) for label in labels))
         files = {f for p in packages.values() for f in (*p.files, p.build_file)}

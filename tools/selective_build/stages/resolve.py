@@ -69,25 +69,28 @@ def _selected_entries(entries: Mapping[OperatorName, OperatorEntry], selection: 
         yield name, entries.get(name), keys
 
 
-def resolve(kernel_yamls: Sequence[KernelYaml], selection: Selection) -> Resolution:
+def resolve(kernel_yamls: Sequence[KernelYaml], selection: Selection, strict: bool = True) -> Resolution:
     """The kernels serving ``selection`` from the (merged) kernel yamls. Raise one
     UserError listing every gap (a selected operator or key that no kernel
-    serves) and every key claimed by two kernels."""
+    serves) and every key claimed by two kernels; with ``strict`` False, the
+    part that resolves (the gaps are for another step to report)."""
     entries: dict[OperatorName, OperatorEntry] = {}
     for parsed in kernel_yamls:
         for entry in parsed.entries:
             entries.setdefault(entry.name, entry)
+    yamls = ", ".join(parsed.path for parsed in kernel_yamls)
     problems: list[Problem] = []
     resolved: dict[OperatorName, ResolvedOperator] = {}
     for name, entry, needed in _selected_entries(entries, selection):
         sources = ", ".join(selection.sources_of(name)) or "the selection"
         if entry is None:
-            problems.append(Problem(f"{name}: no kernel yaml entry for this operator (needed by {sources})"))
+            problems.append(Problem(f"{name}: no kernel yaml entry for this operator (needed by {sources}; "
+                                    f"not in {yamls})"))
             continue
         result = _resolve_entry(entry, needed, sources, problems)
         if result is not None and name not in resolved:
             resolved[name] = result
-    if problems:
+    if problems and strict:
         raise UserError.of(_dedupe(problems))
     return Resolution(tuple(resolved[name] for name in sorted(resolved)))
 
