@@ -16,8 +16,8 @@ import pytest
 
 from conftest import REPO
 from helpers import (assert_call_fails_configuration, assert_kernels_from_ours_or_tree, assert_matches_torch,
-                     assert_real_model_matches_torch, cmake_build, cmake_configure, etsb, run_model, run_real_model,
-                     symbols)
+                     assert_real_model_matches_torch, cmake, cmake_build, cmake_configure, etsb, run_model,
+                     run_real_model, symbols)
 
 EXAMPLE = REPO / "examples" / "cmake_seeds"
 CONFIG_DIR = REPO / "rules" / "cmake"
@@ -150,3 +150,17 @@ def test_etsb_cmakedir_names_the_folder_find_package_reads():
     result = etsb("--cmakedir")
     assert result.returncode == 0 and Path(result.stdout.strip()) == CONFIG_DIR, result
     assert (CONFIG_DIR / "etsbConfig.cmake").is_file() and (CONFIG_DIR / "etsbConfigVersion.cmake").is_file()
+
+
+def test_the_snippet_with_the_tree_builds_with_makefiles_too(tmp_path):
+    """The wrappers that select the tree's sources are ordinary generated
+    sources: CMake's Makefile generator builds them as Ninja does."""
+    out = tmp_path / "build"
+    result = cmake("-G", "Unix Makefiles", "-S", EXAMPLE, "-B", out, f"-Detsb_DIR={CONFIG_DIR}",
+                   f"-DEXECUTORCH_ROOT={TREE}")
+    assert result.returncode == 0, result.stdout + result.stderr
+    result = cmake_build(out, "executorch_binary")
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+    run = run_model(out / "executorch_binary", "mlp", tmp_path / "out")
+    assert run.returncode == 0, run.stderr
+    assert_matches_torch("mlp", tmp_path / "out")
