@@ -25,7 +25,7 @@ defines are `etsb::register_<name>_kernels()` and `etsb::<name>_kernels()`
         "functions_yaml_target": attrs.label("the kernel yaml of ATen operators (e.g. `//kernels/portable:functions.yaml`)"),
         "custom_ops_yaml_target": attrs.label("a kernel yaml of custom operators (`func:` entries)"),
         "fallback_yaml_target": attrs.label("a kernel yaml that `functions_yaml_target` is merged over (see `merge_yaml`)"),
-        "deps": attrs.label_list("`et_operator_library` targets; their union is what gets registered. With none, every operator of the yamls is registered"),
+        "deps": attrs.label_list("`et_operator_library` targets; their union is what gets registered. With none, every operator of the yamls is registered. As in ExecuTorch's Buck2 macro, a C++ library of this package among them (a `cxx_library` or `et_kernel_library`) is taken as a kernel library instead"),
         "kernel_deps": attrs.label_list("`et_kernel_library` targets implementing the kernels; a kernel function that several define (a vendor library merged over a fallback that spells its kernels alike) is taken from the first listed, so list the vendor's first"),
         "dtype_selective_build": attrs.bool("recompile the kernels of `kernel_deps` so that their dtype switches keep only the dtypes the selection uses"),
         "manual_registration": attrs.bool("no static initialiser: the binary calls `etsb::register_<name>_kernels()` (or passes `etsb::<name>_kernels()` to `Program::load_method`), and no whole-archive linking is needed"),
@@ -50,35 +50,62 @@ def executorch_generated_lib(name, **kwargs):
         fail("%s: give functions_yaml_target, custom_ops_yaml_target or both" % where)
     if a.fallback_yaml_target != None and a.functions_yaml_target == None:
         fail("%s: fallback_yaml_target needs a functions_yaml_target to merge over it" % where)
-    if not a.kernel_deps:
+    operator_deps, kernel_libraries, plain_libraries = _split_deps(a.deps)
+    kernel_deps = a.kernel_deps + kernel_libraries
+    if not kernel_deps and not plain_libraries:
         fail("%s: kernel_deps is empty: name the kernel libraries that implement the yaml" % where)
-    if a.dtype_selective_build and not a.deps:
+    if a.dtype_selective_build and not operator_deps:
         fail("%s: dtype_selective_build needs deps (an operator selection to take dtypes from)" % where)
+    if a.dtype_selective_build and plain_libraries:
+        fail("%s: dtype_selective_build recompiles the kernels, which it cannot do for %s: make it an et_kernel_library" %
+             (where, ", ".join(plain_libraries)))
     helper = internal(common)
 
     functions_yaml = a.functions_yaml_target
     if a.fallback_yaml_target != None:
         merge_yaml(name = name + "_merged", functions_yaml = a.functions_yaml_target, fallback_yaml = a.fallback_yaml_target, **helper)
         functions_yaml = ":" + name + "_merged"
-    selection = _selection(name, a.deps, functions_yaml, a.custom_ops_yaml_target, helper)
+    selection = _selection(name, operator_deps, functions_yaml, a.custom_ops_yaml_target, helper)
     _bindings(name, functions_yaml, a.custom_ops_yaml_target, selection, a.manual_registration, a.model_entry, helper)
 
-    kernels = a.kernel_deps
-    if BUILD_SYSTEM == "etsb":
+    kernels = kernel_deps
+    if BUILD_SYSTEM == "etsb" and kernel_deps:
         # Only the kernel sources the selection needs are compiled (the rest of a
         # library as large as ExecuTorch's portable one never is).
-        kernels = [_selected_kernels(name, a.kernel_deps, functions_yaml, a.custom_ops_yaml_target, selection,
+        kernels = [_selected_kernels(name, kernel_deps, functions_yaml, a.custom_ops_yaml_target, selection,
                                      a.dtype_selective_build, helper)]
     elif a.dtype_selective_build:
-        kernels = [_dtype_selective_kernels(name, a.kernel_deps, selection, helper)]
+        kernels = [_dtype_selective_kernels(name, kernel_deps, selection, helper)]
     etsb_cxx_library(
         name = name,
         srcs = [":" + name + "_bindings"],
-        deps = kernels + [RUNTIME],
+        deps = kernels + plain_libraries + [RUNTIME],
         link_whole = not a.manual_registration,
         # The driver's overlap check reads which selection each registration library registers.
         **with_tags(common, ["%s//%s:%s_selected_operators" % (TAG_REGISTERS, native.package_name(), name)])
     )
+
+# The rule kinds of C++ libraries, as each build system's existing_rule names them.
+_LIBRARY_KINDS = ("cxx_library", "cc_library")
+
+def _split_deps(deps):
+    """`deps` as (operator libraries, et_kernel_library targets, other C++
+    libraries). A label of this package naming a C++ library is a kernel
+    library (ExecuTorch's Buck2 macro takes both in `deps`); an
+    et_kernel_library is known by its `<name>_srcs` sibling. Anything else,
+    and any label of another package, is an operator library."""
+    operators, kernels, plain = [], [], []
+    for dep in deps:
+        rule = None
+        if dep.startswith(":") or dep.startswith("//%s:" % native.package_name()):
+            rule = native.existing_rule(dep.rpartition(":")[2])
+        if rule == None or rule["kind"] not in _LIBRARY_KINDS:
+            operators.append(dep)
+        elif native.existing_rule(dep.rpartition(":")[2] + "_srcs") != None:
+            kernels.append(dep)
+        else:
+            plain.append(dep)
+    return operators, kernels, plain
 
 def _selection(name, deps, functions_yaml, custom_ops_yaml, helper):
     """The label of the union of `deps`; with none, of every operator of the yamls

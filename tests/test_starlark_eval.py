@@ -608,3 +608,35 @@ def test_ten_thousand_targets_quickly(evaluator, tmp_path):
     assert sum(len(p["targets"]) for p in run.json["packages"]) == 10_000
     # Typically under 0.1 s on two cores; the bound leaves room for a loaded machine.
     assert elapsed < 3.0, elapsed
+
+
+def test_the_prelude_gives_build_files_its_public_globals(evaluator, tmp_path):
+    """--prelude LABEL: its public globals are predeclared in BUILD files (not in
+    .bzl files), win over a built-in of the same name, lose to a BUILD file's
+    own load; its files are inputs of every package; a broken prelude fails
+    every package, naming it."""
+    root = write_tree(tmp_path, {
+        "MODULE.bazel": "",
+        "p/BUILD": "",
+        "p/prelude.bzl": ('def cxx_library(name, **kwargs):\n'
+                          '    native.cxx_library(name = name, tags = ["from_prelude"], **kwargs)\n'
+                          'def lib(name):\n    cxx_library(name = name)\n_hidden = 1\n'),
+        "p/other.bzl": 'def lib(name):\n    native.filegroup(name = name)\n',
+        "a/BUILD": 'lib(name = "one")\ncxx_library(name = "two")\n',
+        "b/BUILD": 'load("//p:other.bzl", "lib")\nlib(name = "three")\n',
+        "c/BUILD": '_hidden\n',
+    })
+    run = Run(subprocess.run([str(evaluator), "--root", str(root), "--prelude", "//p:prelude.bzl", "a", "b", "c"],
+                             capture_output=True, text=True, timeout=60))
+    assert run.returncode == 1, run.stderr
+    a, b, c = (run.package(i) for i in range(3))
+    assert {t["name"]: (t["rule"], t["attrs"].get("tags")) for t in a["targets"]} == {
+        "one": ("cxx_library", ["from_prelude"]), "two": ("cxx_library", ["from_prelude"])}
+    assert "p/prelude.bzl" in a["files"]
+    assert [(t["name"], t["rule"]) for t in b["targets"]] == [("three", "filegroup")]  # its own load wins
+    assert "undefined: _hidden" in c["error"]["message"]  # private names stay private
+    broken = write_tree(tmp_path / "broken", {"MODULE.bazel": "", "p/BUILD": "", "p/prelude.bzl": "x = 1 +\n",
+                                              "a/BUILD": ""})
+    run = Run(subprocess.run([str(evaluator), "--root", str(broken), "--prelude", "//p:prelude.bzl", "a"],
+                             capture_output=True, text=True, timeout=60))
+    assert run.returncode == 1 and "p/prelude.bzl" in json.dumps(run.package()["error"]), run.stdout

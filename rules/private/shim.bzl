@@ -53,6 +53,10 @@ LINK_MAPS = BUILD_SYSTEM == "etsb"
 # etsb::register_model_kernels(), which the binary's generated library defines).
 RUNNER = ETSB_REPOSITORY + "//tools/runner:runner"
 
+# The same runner for binaries whose kernels register at start-up (static
+# initialisers): the `main` the prelude gives a cxx_binary without sources.
+RUNNER_STATIC = ETSB_REPOSITORY + "//tools/runner:runner_static"
+
 # Flags every C++ target gets: the runtime's headers expect C++17.
 CXX_FLAGS = ["-std=c++17"]
 

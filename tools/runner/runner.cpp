@@ -280,6 +280,7 @@ const char kUsage[] =
     "  --iterations N      run N times (1 to 1000000000) and print the median latency\n"
     "  --max-memory-mb N   refuse a method whose planned memory exceeds N MB (default 4096)\n"
     "  --log               print the runtime's log after the run\n"
+    "  --list-kernels      print the name of every registered kernel, one a line, and exit\n"
     "  --help              print this and exit\n"
     "\n"
     "Exit status: 0 on success, 1 if the run failed, 2 for a bad command line.\n";
@@ -289,7 +290,7 @@ struct Options {
   std::string model, method_name = "forward", inputs_text, output_dir;
   long long iterations = 0;
   long long max_memory_mb = 4096;
-  bool has_inputs = false, print_log = false, help = false;
+  bool has_inputs = false, print_log = false, help = false, list_kernels = false;
 };
 
 // A whole decimal number from `low` to `high`, or false.
@@ -325,6 +326,7 @@ bool parse_options(int argc, char** argv, Options& options) {
   for (int i = 1; i < argc; ++i) {
     std::string flag = argv[i];
     if (flag == "--help" || flag == "-h") return options.help = true;
+    if (flag == "--list-kernels") return options.list_kernels = true;
     if (std::find(seen.begin(), seen.end(), flag) != seen.end()) return refuse(flag + " given twice");
     seen.push_back(flag);
     if (flag == "--log") {
@@ -606,10 +608,22 @@ int run(const Options& options) {
 }  // namespace
 
 #if !defined(ETSB_RUNNER_NO_MAIN)  // the fuzz targets call run() themselves
+// --list-kernels: the registered kernels' names (operator, and its kernel key
+// when it has one), after registering them the way the binary was built to.
+int list_kernels() {
+  executorch::runtime::runtime_init();
+  if (!register_kernels()) return 1;
+  for (const auto& kernel : executorch::ET_RUNTIME_NAMESPACE::get_registered_kernels()) {
+    if (std::printf("%s\n", kernel.name_) < 0) return 1;
+  }
+  return 0;
+}
+
 int main(int argc, char** argv) {
   Options options;
   if (!parse_options(argc, argv, options)) return 2;
   if (options.help) return std::printf(kUsage, argv[0]) < 0;
+  if (options.list_kernels) return list_kernels();
   // The last guard: the runner allocates only what it has checked, but the
   // C++ library reports a failed allocation by throwing.
   try {

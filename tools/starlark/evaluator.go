@@ -29,6 +29,50 @@ type evaluator struct {
 
 	stderrMu sync.Mutex
 	stderr   io.Writer
+
+	// The prelude: a .bzl file whose public globals every BUILD file sees
+	// without a load (--prelude), computed once.
+	prelude      string
+	preludeOnce  sync.Once
+	buildEnv     starlark.StringDict
+	preludeFiles []string
+	preludeErr   *evalError
+}
+
+// buildEnvironment is what BUILD files see predeclared: the built-ins and the
+// prelude's public globals (which win over a built-in of the same name), the
+// prelude's files (inputs of every package), or the error loading it.
+func (ev *evaluator) buildEnvironment() (starlark.StringDict, []string, *evalError) {
+	ev.preludeOnce.Do(func() {
+		ev.buildEnv = ev.predeclared
+		if ev.prelude == "" {
+			return
+		}
+		file, pkg, err := ev.resolveLabel(ev.prelude, "")
+		if err != nil {
+			ev.preludeErr = &evalError{message: fmt.Sprintf("the prelude %s: %v", ev.prelude, err)}
+			return
+		}
+		m := ev.get(file, pkg)
+		ev.preludeFiles = m.closure
+		globals, err := ev.load(m)
+		if err != nil {
+			ev.preludeErr = ev.describe(err, file)
+			return
+		}
+		env := starlark.StringDict{}
+		for name, value := range ev.predeclared {
+			env[name] = value
+		}
+		for name, value := range globals {
+			if !strings.HasPrefix(name, "_") {
+				env[name] = value
+			}
+		}
+		env.Freeze()
+		ev.buildEnv = env
+	})
+	return ev.buildEnv, ev.preludeFiles, ev.preludeErr
 }
 
 // defaultMaxSteps bounds the work of evaluating one file: far beyond what

@@ -29,6 +29,8 @@ const usage = `usage: etsb-starlark --root DIR [--jobs N] [--max-memory-mb M] [R
 REPOSITORIES: --external-dir D (where external/NAME lives, relative to DIR),
 --repository NAME[=OVERLAY] (an external repository; OVERLAY holds its BUILD
 files), --main-name NAME ('@NAME//' is the main repository). Repeatable.
+PRELUDE: --prelude LABEL (a .bzl file whose public globals every BUILD file
+sees without a load, as Buck2's prelude; they win over built-ins of the same name).
 
 Evaluates DIR/PKG/BUILD.bazel (or DIR/PKG/BUILD) for every PKG ("" or "." is
 the root package) and prints the declared targets as JSON on stdout; with
@@ -52,6 +54,7 @@ type options struct {
 	globals     string // a .bzl label: print its values instead of evaluating packages
 	maxMemoryMB int
 	repos       repositories
+	prelude     string // a .bzl label whose public globals BUILD files see without a load
 }
 
 // parseArgs reads the command line: --root DIR, --jobs N, and the packages.
@@ -105,7 +108,7 @@ func parseArgs(args []string) (*options, error) {
 }
 
 var knownOptions = map[string]bool{"--root": true, "--jobs": true, "--globals": true, "--max-memory-mb": true,
-	"--external-dir": true, "--repository": true, "--main-name": true}
+	"--external-dir": true, "--repository": true, "--main-name": true, "--prelude": true}
 
 // set records the value of option name.
 func (opts *options) set(name, value string) error {
@@ -119,6 +122,8 @@ func (opts *options) set(name, value string) error {
 		return opts.repos.add(name, value)
 	case "--root":
 		opts.root = value
+	case "--prelude":
+		opts.prelude = value
 	case "--globals":
 		opts.globals = value
 	case "--jobs", "--max-memory-mb":
@@ -217,6 +222,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 func (opts *options) evaluator(root string, stderr io.Writer) *evaluator {
 	ev := newEvaluator(root, stderr)
 	ev.repos = opts.repos
+	ev.prelude = opts.prelude
 	return ev
 }
 

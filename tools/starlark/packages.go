@@ -32,13 +32,20 @@ func (ev *evaluator) evalPackage(pkg string) *pkgResult {
 	}
 	res.buildFile = build
 	res.files = []string{build}
-	prog, err := ev.compileBuildFile(build)
+	env, preludeFiles, perr := ev.buildEnvironment()
+	if perr != nil {
+		res.files = append(res.files, preludeFiles...)
+		sort.Strings(res.files)
+		res.err = perr
+		return res
+	}
+	prog, err := ev.compileBuildFile(build, env)
 	if err != nil {
 		res.err = err
 		return res
 	}
 	edges, files := ev.resolveLoads(prog, pkg, build)
-	res.files = files
+	res.files = mergeSorted(files, preludeFiles)
 	ctx := newPkgCtx(ev, pkg, build)
 	thread := ev.newThread(build)
 	thread.Load = func(_ *starlark.Thread, label string) (starlark.StringDict, error) {
@@ -52,7 +59,7 @@ func (ev *evaluator) evalPackage(pkg string) *pkgResult {
 		return ev.load(e.target)
 	}
 	thread.SetLocal(pkgCtxKey, ctx)
-	if _, err := prog.Init(thread, ev.predeclared); err != nil {
+	if _, err := prog.Init(thread, env); err != nil {
 		res.err = ev.describe(err, build)
 	} else {
 		res.targets = ctx.targets
@@ -62,7 +69,7 @@ func (ev *evaluator) evalPackage(pkg string) *pkgResult {
 }
 
 // compileBuildFile reads, parses and compiles a BUILD file, which may not define functions.
-func (ev *evaluator) compileBuildFile(build string) (*starlark.Program, *evalError) {
+func (ev *evaluator) compileBuildFile(build string, env starlark.StringDict) (*starlark.Program, *evalError) {
 	src, err := os.ReadFile(ev.abs(build))
 	if err != nil {
 		return nil, &evalError{message: fmt.Sprintf("cannot read '%s': %v", build, err), file: build}
@@ -79,7 +86,7 @@ func (ev *evaluator) compileBuildFile(build string) (*starlark.Program, *evalErr
 	}
 	var prog *starlark.Program
 	if err == nil {
-		prog, err = starlark.FileProgram(f, ev.predeclared.Has)
+		prog, err = starlark.FileProgram(f, env.Has)
 	}
 	if err != nil {
 		return nil, ev.describe(err, build)
@@ -110,6 +117,18 @@ func (ev *evaluator) resolveLoads(prog *starlark.Program, pkg, build string) (ma
 		edges[label] = e
 	}
 	return edges, sortedKeys(fileSet)
+}
+
+// mergeSorted is the sorted union of two lists of files.
+func mergeSorted(a, b []string) []string {
+	set := map[string]bool{}
+	for _, f := range a {
+		set[f] = true
+	}
+	for _, f := range b {
+		set[f] = true
+	}
+	return sortedKeys(set)
 }
 
 func sortedKeys(set map[string]bool) []string {

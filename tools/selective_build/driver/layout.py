@@ -11,6 +11,8 @@ from __future__ import annotations
 # A workspace's root holds one of these; a package's directory holds a BUILD file.
 ROOT_MARKERS = ("MODULE.bazel", "WORKSPACE", "WORKSPACE.bazel")
 BUILD_FILES = ("BUILD.bazel", "BUILD")
+# What every BUILD file sees without a load (Buck2's rule names too): etsb's prelude.
+PRELUDE = "@etsb//rules:prelude.bzl"
 # A package's BUILD file in an overlay, which gives a tree (an ExecuTorch checkout) the BUILD files it lacks.
 OVERLAY_BUILD_FILE = "BUILD.overlay"
 

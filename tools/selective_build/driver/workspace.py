@@ -13,7 +13,8 @@ from collections.abc import Iterable, Sequence
 from selective_build.driver import freshness, state
 from selective_build.driver.labels import Label, LabelError, Pattern, package_label, parse_pattern, split_external
 from selective_build.driver.layout import (BUILD_FILES, EXTERNAL_DIR, KEPT_BY_CLEAN, NINJA_FILE, OUT,
-                                           OVERLAY_BUILD_FILE, ROOT_MARKERS, TAG_ALL_KERNELS, TAG_BINARY, TAG_MANUAL)
+                                           OVERLAY_BUILD_FILE, PRELUDE, ROOT_MARKERS, TAG_ALL_KERNELS, TAG_BINARY,
+                                           TAG_MANUAL)
 from selective_build.driver.plan import Plan, PlannedTarget
 from selective_build.driver.running import WorkspaceLock, find_ninja, run_ninja
 from selective_build.model.errors import Location, UserError
@@ -235,8 +236,9 @@ class Workspace:
         return evaluated
 
     def evaluator_flags(self) -> list[str]:
-        """The evaluator's options naming the repositories."""
-        flags = ["--external-dir", EXTERNAL_DIR] + [f"--main-name={name}" for name in self.main_names]
+        """The evaluator's options naming the repositories and the prelude."""
+        flags = ["--external-dir", EXTERNAL_DIR, f"--prelude={PRELUDE}"] + [
+            f"--main-name={name}" for name in self.main_names]
         for repository in self.repositories():
             overlay = repository.overlay
             if overlay and os.path.commonpath([overlay, self.root]) == self.root:

@@ -1,0 +1,62 @@
+"""etsb's prelude: what every BUILD file of etsb's driver sees without a load,
+as Buck2's prelude gives its BUILD files their rules (the driver passes it to
+its evaluator with --prelude). So the kernel registration docs' Buck2 example
+builds as pasted:
+
+    export_file(name = "functions.yaml")
+    cxx_library(name = "add_kernel", srcs = ["add.cpp"])
+    et_operator_library(name = "all_ops", include_all_ops = True)
+    executorch_generated_lib(name = "generated_lib", functions_yaml_target = ":functions.yaml",
+                             deps = [":all_ops", ":add_kernel"])
+    cxx_binary(name = "executorch_bin", deps = [":generated_lib"])
+
+It holds etsb's rules (as `//rules:executorch.bzl` exports them) and two C++
+rules in Buck2's spelling that know ExecuTorch: `cxx_library` and `cxx_binary`
+build against the runtime (its headers, flags and library), and a
+`cxx_binary` without sources of its own gets etsb's model runner as its
+`main` (kernels registered at start-up; `--help`, `--list-kernels`). Every
+other attribute goes to the driver's primitive of the same name, which takes
+both Bazel's and Buck2's spellings (`hdrs`/`exported_headers`,
+`copts`/`compiler_flags`, ...). A BUILD file's own load of a name wins.
+"""
+
+load(
+    ":executorch.bzl",
+    _et_kernel_library = "et_kernel_library",
+    _et_model_binary = "et_model_binary",
+    _et_operator_library = "et_operator_library",
+    _executorch_generated_lib = "executorch_generated_lib",
+    _merge_yaml = "merge_yaml",
+)
+load(":private/shim.bzl", "CXX_FLAGS", "RUNNER_STATIC", "RUNTIME")
+
+et_operator_library = _et_operator_library
+merge_yaml = _merge_yaml
+executorch_generated_lib = _executorch_generated_lib
+et_model_binary = _et_model_binary
+et_kernel_library = _et_kernel_library
+
+def cxx_library(name, deps = [], copts = [], **kwargs):
+    """A C++ library built against the ExecuTorch runtime (see the module doc).
+
+    Args:
+      name: the target name.
+      deps: libraries it depends on; the runtime is added.
+      copts: compiler flags for its own sources (after etsb's C++17).
+      **kwargs: the driver's cxx_library attributes, in Bazel's or Buck2's spelling.
+    """
+    native.cxx_library(name = name, deps = deps + [RUNTIME], copts = CXX_FLAGS + copts, **kwargs)
+
+def cxx_binary(name, srcs = [], deps = [], copts = [], **kwargs):
+    """A C++ executable linked with the ExecuTorch runtime; without `srcs`, etsb's
+    model runner is its `main` (see the module doc).
+
+    Args:
+      name: the target name; the binary is named after it.
+      srcs: its own sources; none: etsb's runner (tools/runner) is the main.
+      deps: libraries it links (generated libraries register their kernels at start-up).
+      copts: compiler flags for its own sources (after etsb's C++17).
+      **kwargs: the driver's cxx_binary attributes, in Bazel's or Buck2's spelling.
+    """
+    runner = [] if srcs else [RUNNER_STATIC]
+    native.cxx_binary(name = name, srcs = srcs, deps = deps + runner + [RUNTIME], copts = CXX_FLAGS + copts, **kwargs)
