@@ -40,6 +40,14 @@ def export_python() -> Path:
 
 
 @pytest.fixture(scope="session")
+def installed(tmp_path_factory):
+    """etsb's wheel installed into a fresh virtual environment (helpers.install_etsb_wheel)."""
+    from helpers import install_etsb_wheel
+
+    return install_etsb_wheel(tmp_path_factory.mktemp("package"))
+
+
+@pytest.fixture(scope="session")
 def driver_examples():
     """The MLP and vendor examples built by etsb's driver (in this checkout's etsb-out)."""
     from helpers import Driver

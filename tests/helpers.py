@@ -7,9 +7,11 @@ them to the same standard)."""
 from __future__ import annotations
 
 import json
+import os
 import re
 import shutil
 import subprocess
+import sys
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -311,3 +313,53 @@ class CMakeFrontEnd(FrontEnd):
     def rebuild_ran_nothing(self) -> bool:
         result = cmake_build(self.out)
         return result.returncode == 0 and "ninja: no work to do." in result.stdout and "[1/" not in result.stdout
+
+
+# -- etsb installed from its wheel (tests/test_package.py, test_getting_started.py) --------------------
+
+SITE_PACKAGES = Path(sys.prefix) / "lib" / f"python{sys.version_info.major}.{sys.version_info.minor}" / "site-packages"
+# What the installed etsb needs besides itself, taken from the test environment
+# (offline): the runtime wheel and the two libraries etsb's tool imports.
+DEPENDENCIES = ("executorch", "yaml", "_yaml", "flatbuffers")
+
+
+class Installed:
+    """The wheel, and a virtual environment it is installed into."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self.wheel = next((root / "dist").glob("etsb-*.whl"))
+        self.venv = root / "venv"
+        self.cache = root / "cache"  # XDG_CACHE_HOME: where the evaluator is built
+
+    def etsb(self, *argv: str, cwd: Path, **env: str) -> subprocess.CompletedProcess:
+        environment = {**os.environ, "XDG_CACHE_HOME": str(self.cache), **env}
+        environment.pop("ETSB_STARLARK", None)
+        return subprocess.run([str(self.venv / "bin" / "etsb"), *argv], cwd=cwd, env=environment,
+                              capture_output=True, text=True, timeout=900)
+
+
+def install_etsb_wheel(root: Path) -> Installed:
+    """etsb's wheel built from a copy of the checkout, installed into a fresh
+    virtual environment under ``root`` with the test environment's dependencies."""
+    # Built from a copy: setuptools writes build/ and *.egg-info beside the sources.
+    source = root / "src"
+    source.mkdir()
+    for name in ("pyproject.toml", "setup.py", "README.md"):
+        shutil.copy(REPO / name, source / name)
+    for part in ("rules", "kernels", "runtime", "bazel", "tools"):
+        shutil.copytree(REPO / part, source / part, ignore=shutil.ignore_patterns("__pycache__", "*.egg-info"))
+    built = subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q",
+                            "-w", str(root / "dist"), str(source)], capture_output=True, text=True)
+    assert built.returncode == 0, built.stdout + built.stderr
+    subprocess.run([sys.executable, "-m", "venv", str(root / "venv")], check=True)
+    target = root / "venv" / SITE_PACKAGES.relative_to(sys.prefix)
+    for name in DEPENDENCIES:
+        (target / name).symlink_to(SITE_PACKAGES / name)
+    result = Installed(root)
+    done = subprocess.run([str(result.venv / "bin" / "pip"), "install", "--no-deps", "--no-index", "-q",
+                           str(result.wheel)], capture_output=True, text=True)
+    assert done.returncode == 0, done.stdout + done.stderr
+    return result
+
+

@@ -7,62 +7,10 @@ and builds its BUILD file evaluator on first use."""
 from __future__ import annotations
 
 import os
-import shutil
-import subprocess
-import sys
 import zipfile
-from pathlib import Path
-
-import pytest
 
 from conftest import MODELS_DIR, REPO
 from helpers import assert_matches_torch, cmake_build, cmake_configure, run_model
-
-SITE_PACKAGES = Path(sys.prefix) / "lib" / f"python{sys.version_info.major}.{sys.version_info.minor}" / "site-packages"
-# What the installed etsb needs besides itself, taken from the test environment
-# (offline): the runtime wheel and the two libraries etsb's tool imports.
-DEPENDENCIES = ("executorch", "yaml", "_yaml", "flatbuffers")
-
-
-class Installed:
-    """The wheel, and a virtual environment it is installed into."""
-
-    def __init__(self, root: Path) -> None:
-        self.root = root
-        self.wheel = next((root / "dist").glob("etsb-*.whl"))
-        self.venv = root / "venv"
-        self.cache = root / "cache"  # XDG_CACHE_HOME: where the evaluator is built
-
-    def etsb(self, *argv: str, cwd: Path, **env: str) -> subprocess.CompletedProcess:
-        environment = {**os.environ, "XDG_CACHE_HOME": str(self.cache), **env}
-        environment.pop("ETSB_STARLARK", None)
-        return subprocess.run([str(self.venv / "bin" / "etsb"), *argv], cwd=cwd, env=environment,
-                              capture_output=True, text=True, timeout=900)
-
-
-@pytest.fixture(scope="module")
-def installed(tmp_path_factory) -> Installed:
-    root = tmp_path_factory.mktemp("package")
-    # Built from a copy: setuptools writes build/ and *.egg-info beside the sources.
-    source = root / "src"
-    source.mkdir()
-    for name in ("pyproject.toml", "setup.py", "README.md"):
-        shutil.copy(REPO / name, source / name)
-    for part in ("rules", "kernels", "runtime", "bazel", "tools"):
-        shutil.copytree(REPO / part, source / part, ignore=shutil.ignore_patterns("__pycache__", "*.egg-info"))
-    built = subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q",
-                            "-w", str(root / "dist"), str(source)], capture_output=True, text=True)
-    assert built.returncode == 0, built.stdout + built.stderr
-    subprocess.run([sys.executable, "-m", "venv", str(root / "venv")], check=True)
-    target = root / "venv" / SITE_PACKAGES.relative_to(sys.prefix)
-    for name in DEPENDENCIES:
-        (target / name).symlink_to(SITE_PACKAGES / name)
-    result = Installed(root)
-    done = subprocess.run([str(result.venv / "bin" / "pip"), "install", "--no-deps", "--no-index", "-q",
-                           str(result.wheel)], capture_output=True, text=True)
-    assert done.returncode == 0, done.stdout + done.stderr
-    return result
-
 
 def test_the_wheel_carries_what_etsb_needs_at_run_time(installed):
     names = set(zipfile.ZipFile(installed.wheel).namelist())
