@@ -340,6 +340,8 @@ def test_a_kernel_several_libraries_define_comes_from_the_first(tmp_path):
      "kernel-sources: error: give either --root (a tree) or the library's files"),
     (["--functions-yaml-path", str(PORTABLE_YAML), "--library", "ours", "--library", "theirs", str(PORTABLE_YAML)],
      "kernel-sources: error: --library ours: no files follow it"),
+    (["--root", str(TREE), "--functions-yaml-path", str(PORTABLE_YAML), "--wrappers-dir", "/tmp/w"],
+     "kernel-sources: error: --wrappers-dir needs the libraries' files after --library NAME"),
     (["--root", "/no/such/tree", "--functions-yaml-path", str(PORTABLE_YAML)],
      "/no/such/tree: error: not a directory (the kernel library's source tree)"),
     (["--root", str(TREE), "--sources-under", "kernels/nothing", "--functions-yaml-path", str(PORTABLE_YAML)],
