@@ -274,6 +274,18 @@ def test_unknown_target_and_query(workspace):
     assert outputs.strip() == "//m:bin_ops: etsb-out/bin/m/bin_ops/selected_operators.yaml"
 
 
+def test_query_lists_the_operators_a_binary_registers(workspace):
+    """--output ops: what the binary's generated library registers (the MLP's
+    three operators), and what an et_operator_library selects."""
+    expected = ["aten::addmm.out", "aten::permute_copy.out", "aten::relu.out"]
+    result = etsb(workspace, "query", "--output", "ops", "//m:bin", "//m:bin_ops")
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.splitlines() == [f"//m:bin: {op}" for op in expected] + [
+        f"//m:bin_ops: {op}" for op in expected]
+    result = etsb(workspace, "query", "--output", "ops", "//m:bin_lib_bindings")
+    assert result.returncode == 2 and "no target registers or selects operators" in result.stderr, result.stderr
+
+
 def test_clean_removes_outputs_and_keeps_the_tools(tmp_path):
     root = make_workspace(tmp_path / "w")
     assert etsb(root, "build", "//m:bin_ops").returncode == 0

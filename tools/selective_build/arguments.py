@@ -186,8 +186,9 @@ COMMANDS: tuple[Command, ...] = (
                                        "(default //...)", default=("//...",))),
     Command("query", "List targets, their dependencies or their outputs.", (
         _flag("output", VALUE, "what to print per target: its label, its rule and where it was made, every target "
-              "it depends on, its output files, or everything as JSON", "FORMAT", default="label",
-              choices=("label", "rule", "deps", "outputs", "json")),
+              "it depends on, its output files, everything as JSON, or the operators it registers (building "
+              "their selection)", "FORMAT", default="label",
+              choices=("label", "rule", "deps", "outputs", "json", "ops")),
         _DEFINE,
         _EXECUTORCH_ROOT,
     ), Positional("targets", "TARGET", "labels or patterns (default //...)", default=("//...",))),

@@ -362,6 +362,8 @@ def query(args: SimpleNamespace) -> int:
         return 0
     from selective_build.driver.graph import analyse
 
+    if args.output == "ops":
+        return _query_operators(workspace, packages, labels)
     graph = analyse(packages, labels, workspace.config())
     if args.output == "deps":
         for label in sorted(graph.nodes):
@@ -370,6 +372,50 @@ def query(args: SimpleNamespace) -> int:
         for label in labels:
             for path in graph.nodes[label].outputs:
                 print(f"{label}: {path}")
+    return 0
+
+
+def _query_operators(workspace, packages, labels) -> int:
+    """``query --output ops``: each target's operators, a ``label: operator``
+    line each. A target's operators are those its registration libraries
+    register (their selections built first); an et_operator_library's, those
+    it selects."""
+    from selective_build.driver.graph import analyse
+    from selective_build.driver.labels import parse_label
+    from selective_build.driver.layout import TAG_REGISTERS
+
+    config = workspace.config()
+    selections: dict[str, list[tuple[str, str]]] = {}  # label -> (selection label, its yaml)
+    for label in labels:
+        graph = analyse(packages, [label], config)
+        found = {}
+        for node in graph.nodes.values():
+            for tag in node.target.tags:
+                if tag.startswith(TAG_REGISTERS):
+                    chosen = parse_label(tag[len(TAG_REGISTERS):], node.target.package, config.main_names)
+                    found[str(chosen)] = graph.nodes[chosen].outputs[0]
+        if not found:
+            own = [path for path in graph.nodes[label].outputs if path.endswith("/selected_operators.yaml")]
+            if own:
+                found[str(label)] = own[0]
+        if found:
+            selections[str(label)] = sorted(found.items())
+    if not selections:
+        raise UserError(f"{', '.join(map(str, labels))}: no target registers or selects operators (an "
+                        "et_operator_library, an executorch_generated_lib or a binary linking one does)")
+    wanted = sorted({selection for pairs in selections.values() for selection, _ in pairs})
+    status, _ = workspace.build(wanted, quiet=True)
+    if status != 0:
+        return 1
+    for label, pairs in selections.items():
+        operators = set()
+        for _, path in pairs:
+            selection = _selection(os.path.join(workspace.root, path))
+            operators.update(str(name) for name in selection.operators)
+            if selection.include_all_operators:
+                operators.add("(every operator of its kernel yaml)")
+        for operator in sorted(operators):
+            print(f"{label}: {operator}")
     return 0
 
 
