@@ -50,7 +50,7 @@ def test_group_flags_take_the_positional_arguments_after_them():
     (["build", "-j-1"], "-j takes a non-negative integer, not '-1'"),
     (["build", "--define", "novalue"], "--define takes NAME=VALUE, not 'novalue'"),
     (["build", "--define", "=1"], "--define takes NAME=VALUE, not '=1'"),
-    (["query", "--output", "xml"], "--output must be one of label, rule, deps, outputs, json, not 'xml'"),
+    (["query", "--output", "xml"], "--output must be one of label, rule, deps, outputs, json, ops, not 'xml'"),
     (["size"], "missing TARGET"),
     (["size", "//a:b", "//c:d"], "unexpected argument '//c:d'"),
     (["clean", "extra"], "unexpected argument 'extra'"),
