@@ -25,6 +25,10 @@ class BuildWithParts(build_py):
         root = os.path.join(self.build_lib, "selective_build", "_root")
         if os.path.isdir(root):
             shutil.rmtree(root)
+        missing = [part for part in PARTS if not os.path.isdir(os.path.join(here, part))]
+        if missing:
+            raise SystemExit(f"etsb's wheel needs {', '.join(missing)} beside setup.py (an sdist carries them "
+                             "through MANIFEST.in): build from etsb's checkout or its sdist")
         for part in PARTS:
             shutil.copytree(os.path.join(here, part), os.path.join(root, part), ignore=SKIPPED)
         # What the installed driver keys its build of the evaluator by (driver/layout.py: EVALUATOR_DIGEST).

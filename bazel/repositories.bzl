@@ -110,7 +110,7 @@ def _overlay_packages(directory):
             name = entry.basename
             if name == "BUILD.overlay":
                 found.append((package, entry))
-            else:  # a folder (Bazel 4's paths cannot tell)
+            elif "." not in name:  # a folder (Bazel 4's paths cannot tell; package folders have no dot)
                 pending.append((entry, package + "/" + name if package else name))
     return sorted(found)
 

@@ -25,7 +25,7 @@ defines are `etsb::register_<name>_kernels()` and `etsb::<name>_kernels()`
         "functions_yaml_target": attrs.label("the kernel yaml of ATen operators (e.g. `//kernels/portable:functions.yaml`)"),
         "custom_ops_yaml_target": attrs.label("a kernel yaml of custom operators (`func:` entries)"),
         "fallback_yaml_target": attrs.label("a kernel yaml that `functions_yaml_target` is merged over (see `merge_yaml`)"),
-        "deps": attrs.label_list("`et_operator_library` targets; their union is what gets registered. With none, every operator of the yamls is registered. As in ExecuTorch's Buck2 macro, a C++ library of this package among them (a `cxx_library` or `et_kernel_library`) is taken as a kernel library instead"),
+        "deps": attrs.label_list("`et_operator_library` targets; their union is what gets registered. With none, every operator of the yamls is registered. As in ExecuTorch's Buck2 macro, a C++ library of this package among them (a `cxx_library` or `et_kernel_library` defined before this call) is taken as a kernel library instead"),
         "kernel_deps": attrs.label_list("`et_kernel_library` targets implementing the kernels; a kernel function that several define (a vendor library merged over a fallback that spells its kernels alike) is taken from the first listed, so list the vendor's first"),
         "dtype_selective_build": attrs.bool("recompile the kernels of `kernel_deps` so that their dtype switches keep only the dtypes the selection uses"),
         "manual_registration": attrs.bool("no static initialiser: the binary calls `etsb::register_<name>_kernels()` (or passes `etsb::<name>_kernels()` to `Program::load_method`), and no whole-archive linking is needed"),
@@ -73,7 +73,7 @@ def executorch_generated_lib(name, **kwargs):
         # Only the kernel sources the selection needs are compiled (the rest of a
         # library as large as ExecuTorch's portable one never is).
         kernels = [_selected_kernels(name, kernel_deps, functions_yaml, a.custom_ops_yaml_target, selection,
-                                     a.dtype_selective_build, helper)]
+                                     a.dtype_selective_build, helper, other_libraries = bool(plain_libraries))]
     elif a.dtype_selective_build:
         kernels = [_dtype_selective_kernels(name, kernel_deps, selection, helper)]
     etsb_cxx_library(
@@ -90,10 +90,10 @@ _LIBRARY_KINDS = ("cxx_library", "cc_library")
 
 def _split_deps(deps):
     """`deps` as (operator libraries, et_kernel_library targets, other C++
-    libraries). A label of this package naming a C++ library is a kernel
-    library (ExecuTorch's Buck2 macro takes both in `deps`); an
-    et_kernel_library is known by its `<name>_srcs` sibling. Anything else,
-    and any label of another package, is an operator library."""
+    libraries). A label of this package naming a C++ library defined before
+    this call is a kernel library (ExecuTorch's Buck2 macro takes both in
+    `deps`); an et_kernel_library is known by its `<name>_srcs` sibling.
+    Anything else, and any label of another package, is an operator library."""
     operators, kernels, plain = [], [], []
     for dep in deps:
         rule = None
@@ -143,7 +143,8 @@ def _bindings(name, functions_yaml, custom_ops_yaml, selection, manual_registrat
         **helper
     )
 
-def _selected_kernels(name, kernel_deps, functions_yaml, custom_ops_yaml, selection, dtype_selective_build, helper):
+def _selected_kernels(name, kernel_deps, functions_yaml, custom_ops_yaml, selection, dtype_selective_build, helper,
+                      other_libraries = False):
     """The objects of `kernel_deps` that the selection's kernels need (etsb's driver):
     `etsb kernel-sources` lists their sources from every file the libraries
     declare, and only those are compiled; with `dtype_selective_build`, compiled
@@ -157,6 +158,9 @@ def _selected_kernels(name, kernel_deps, functions_yaml, custom_ops_yaml, select
         # Each library's files after its name: where two define a kernel, the first listed wins.
         libraries.append("--library '%s' %s" % (kernels, " ".join(["$(locations %s)" % f for f in own])))
     args = ["--op_selection_yaml_path $(location %s)" % selection]
+    if other_libraries:
+        # Plain C++ libraries are linked too: a kernel no listed file defines may be theirs.
+        args.append("--other_libraries")
     yamls = []
     for flag, yaml in (("--functions_yaml_path", functions_yaml), ("--custom_ops_yaml_path", custom_ops_yaml)):
         if yaml != None:

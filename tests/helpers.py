@@ -127,20 +127,40 @@ def assert_real_model_matches_torch(model: str, out: Path) -> None:
             np.testing.assert_array_equal(got, expected, err_msg=f"{model}[{index}]")
 
 
-def assert_kernels_from_ours_or_tree(map_text: str, ours_marker: str, tree_marker: str) -> None:
-    """Every kernel a binary's registration calls was linked (by the link
-    map's archive members) from etsb's portable library if etsb's yaml names
-    it, else from ExecuTorch's tree; members are told apart by the markers
-    in their names. Both libraries must have served."""
+def kernel_functions_linked(map_text: str) -> dict[str, str]:
+    """From a GNU ld map (of a link with -ffunction-sections): each kernel
+    function ``torch::executor::native::<name>`` the binary kept, with the
+    archive member its code came from (every kept section is listed with its
+    object, unlike the archive-member list, which gives one reason per member)."""
+    memory_map = map_text.split("Linker script and memory map", 1)[-1]
+    found = {}
+    pattern = r"^ \.text\._ZN5torch8executor6native(\d+)(\w+)\s+0x[0-9a-f]+\s+0x[0-9a-f]+\s+(\S+)$"
+    for match in re.finditer(pattern, memory_map, re.MULTILINE):
+        length, rest, member = int(match.group(1)), match.group(2), match.group(3)
+        if rest[length:length + 1] == "E":  # the name is the last of the nested name, not a namespace
+            found.setdefault(rest[:length], member)
+    return found
+
+
+def assert_kernels_from_ours_or_tree(map_text: str, kernel_sources: list[str], ours_marker: str,
+                                     tree_marker: str) -> None:
+    """Each kernel function the binary kept was linked (by the link map) from
+    etsb's portable library where etsb's yaml names it and its etsb source is
+    among ``kernel_sources`` (what `etsb kernel-sources` chose), else from
+    ExecuTorch's tree (a tree source compiled for another kernel that defines
+    it too serves it: the two could not be linked together); archive members
+    are told apart by the markers in their names."""
     ours = set(re.findall(r"kernel_name:\s*[\w:]*::(\w+)", (REPO / "kernels/portable/functions.yaml").read_text()))
-    providers = {}
-    for symbol, member in members_pulled_in(map_text).items():
-        match = re.match(r"torch::executor::native::(\w+)\(", symbol)
-        if match and "register_kernels" not in member:
-            providers[match.group(1)] = member
-    assert providers, "no kernel in the link map"
-    for function, member in providers.items():
-        expected = (True, False) if function in ours else (False, True)
+    defining = {}
+    for source in (REPO / "kernels" / "portable" / "cpu").glob("op_*.cpp"):
+        for function in re.findall(r"\b(\w+)\(\s*KernelRuntimeContext&", source.read_text()):
+            defining[function] = f"kernels/portable/cpu/{source.name}"
+    linked = kernel_functions_linked(map_text)
+    assert linked, "no kernel in the link map"
+    for function, member in linked.items():
+        source = defining.get(function, "?")
+        chosen = function in ours and (source in kernel_sources or str(REPO / source) in kernel_sources)
+        expected = (True, False) if chosen else (False, True)
         assert (ours_marker in member, tree_marker in member) == expected, (function, member)
 
 

@@ -149,7 +149,8 @@ def test_the_coverage_check_fails_the_build_before_linking(workspace):
         assert result.stdout.count(gap) == 1, result.stdout  # once: gen-bindings reports it, kernel-sources not
         assert not any(s.startswith("LINK") for s in steps(result.stdout))
         # The failure says which BUILD line made the failing action, not ninja's command line.
-        assert re.search(r"^m/BUILD:\d+:\d+: error: GEN //m:\S+ failed:$", result.stdout, re.MULTILINE), result.stdout
+        assert re.search(r"^m/BUILD:\d+:\d+: error: GEN //m:\S+ failed \(etsb-out/bin/m/\S+\):$", result.stdout,
+                         re.MULTILINE), result.stdout
         assert "FAILED:" not in result.stdout and "mkdir -p" not in result.stdout
         assert "ninja: build stopped" not in result.stdout
     finally:

@@ -77,6 +77,7 @@ def test_etsbs_kernels_merged_over_the_trees_serve_each_their_own_operators(with
     run_real_model(with_tree / "merged_binary", "resnet", tmp_path)
     assert_real_model_matches_torch("resnet", tmp_path)
     assert_kernels_from_ours_or_tree((with_tree / "merged_binary.map").read_text(),
+                                     (with_tree / "merged_lib" / "kernel_sources.txt").read_text().splitlines(),
                                      "libmerged_lib_kernels_etsb_portable_kernels.a(",
                                      "libmerged_lib_kernels_executorch_portable_kernels.a(")
 

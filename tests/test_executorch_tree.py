@@ -324,6 +324,32 @@ def test_a_kernel_several_libraries_define_comes_from_the_first(tmp_path):
             "vendor/op_add.cpp",)
         assert index.sources_for([("aten::add.Scalar_out", "torch::executor::native::add_scalar_out", None)]) == (
             "tree/executorch/kernels/op_add.cpp", "tree/executorch/kernels/util/broadcast.cpp")
+        # Both overloads: the tree's op_add.cpp (for add.Scalar_out) defines add_out
+        # too; the two could not be linked together, so it serves add.out too, said in a note.
+        notes = []
+        assert index.sources_for([("aten::add.out", "torch::executor::native::add_out", None),
+                                  ("aten::add.Scalar_out", "torch::executor::native::add_scalar_out", None)],
+                                 notes=notes) == (
+            "tree/executorch/kernels/op_add.cpp", "tree/executorch/kernels/util/broadcast.cpp")
+        assert notes == ["add_out (for aten::add.out) comes from tree/executorch/kernels/op_add.cpp, not "
+                         "vendor/op_add.cpp: tree/executorch/kernels/op_add.cpp is compiled for another kernel and "
+                         "defines it too, and the two cannot be linked together"]
+        # When the vendor's source serves a kernel the fallback's does not define, it stays: an error.
+        (tmp_path / "vendor" / "op_sub.cpp").write_text(
+            "Tensor& add_out(KernelRuntimeContext& c) { }\nTensor& sub_out(KernelRuntimeContext& c) { }\n")
+        mixed = index_kernel_sources("", (), [
+            ("//vendor:kernels", ["vendor/op_sub.cpp"]), ("@executorch//kernels", tree)])
+        with pytest.raises(UserError) as info:
+            mixed.sources_for([("aten::add.out", "torch::executor::native::add_out", None),
+                               ("aten::sub.out", "torch::executor::native::sub_out", None),
+                               ("aten::add.Scalar_out", "torch::executor::native::add_scalar_out", None)])
+        assert info.value.problems[0].message == (
+            "kernel function 'add_out' is defined by two sources the selection needs, from different kernel "
+            "libraries: tree/executorch/kernels/op_add.cpp (for aten::add.Scalar_out), vendor/op_sub.cpp (for "
+            "aten::add.out); they cannot be linked together: take these operators from one library, or give the "
+            "vendor's kernel a name of its own")
+        # A kernel no indexed source defines may come from a library that is not indexed.
+        assert index.sources_for([("x::y.out", "ns::y_out", None)], undefined_ok=True) == ()
         with pytest.raises(UserError) as info:
             index_kernel_sources("", (), [("@executorch//kernels", tree)]).sources_for(
                 [("aten::add.out", "torch::executor::native::add_out", None)])

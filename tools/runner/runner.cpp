@@ -608,8 +608,9 @@ int run(const Options& options) {
 }  // namespace
 
 #if !defined(ETSB_RUNNER_NO_MAIN)  // the fuzz targets call run() themselves
-// --list-kernels: the registered kernels' names (operator, and its kernel key
-// when it has one), after registering them the way the binary was built to.
+// --list-kernels: the registered kernels' operator names, one a line (an
+// operator with several kernel keys appears once per key), after registering
+// them the way the binary was built to.
 int list_kernels() {
   executorch::runtime::runtime_init();
   if (!register_kernels()) return 1;

@@ -158,11 +158,13 @@ COMMANDS: tuple[Command, ...] = (
               "FILE arguments; default: standard output)", "PATH"),
         _flag("switch-names-output", VALUE, "also write the names the listed sources' dtype switches may take, "
               "each with the operators that may run it, for gen-op-variants --switch-names", "PATH"),
-        _flag("wrappers-dir", VALUE, "also write, for the i-th .cpp FILE of the k-th --library, DIR/k/i_NAME.cpp: "
+        _flag("wrappers-dir", VALUE, "also write, for the i-th source (not header) FILE of the k-th --library, DIR/k/i_NAME: "
               "an #include of it if it is listed, else a comment (for build systems that must know every "
               "source when configuring, as CMake does; a file keeps its time when its text stays)", "DIR"),
         _flag("wrappers-include", VALUE, "with --wrappers-dir: a header each wrapper that includes a source includes "
               "first (a dtype-selective build's selected_op_variants.h; the others stay empty)", "HEADER"),
+        _flag("other-libraries", SWITCH, "other kernel libraries, not listed, are linked too: a kernel no listed "
+              "file defines is theirs, not an error"),
         _flag("library", GROUP, "names a kernel library whose files are the FILE arguments after it, up to the next "
               "--library; a kernel that several libraries define is taken from the first given (a vendor library "
               "before the fallback it is merged over)", "NAME"),

@@ -207,6 +207,10 @@ def kernel_sources(args: SimpleNamespace) -> int:
     paths = [path for path in (args.functions_yaml_path, args.custom_ops_yaml_path) if path]
     if not paths:
         raise UserError("give --functions-yaml-path, --custom-ops-yaml-path or both", Location("kernel-sources"))
+    if args.wrappers_dir and not args.library:
+        raise UserError("--wrappers-dir needs the libraries' files after --library NAME", Location("kernel-sources"))
+    if args.wrappers_include and not args.wrappers_dir:
+        raise UserError("--wrappers-include goes with --wrappers-dir", Location("kernel-sources"))
     kernel_yamls = _kernel_yamls(paths, _aten_schemas(args.aten_yaml))
     selection = (_selection(args.op_selection_yaml_path) if args.op_selection_yaml_path
                  else make_selection(include_all_operators=True))
@@ -225,13 +229,14 @@ def kernel_sources(args: SimpleNamespace) -> int:
     else:
         index, prefix = index_kernel_sources("", args.library_files, args.library), ""
     kernels = [(str(row.operator), row.kernel.kernel_name, row.kernel.location) for row in resolution.registrations]
-    needed = index.sources_for(kernels)
+    notes: list[str] = []
+    needed = index.sources_for(kernels, undefined_ok=args.other_libraries, notes=notes)
+    for note in notes:
+        print(f"etsb: note: {note}", file=sys.stderr)
     if args.switch_names_output:
         names = index.switch_names_for((operator, kernel_name) for operator, kernel_name, _ in kernels)
         _write(os.path.dirname(args.switch_names_output) or ".", os.path.basename(args.switch_names_output),
                "".join(f"{name} {' '.join(operators)}\n" for name, operators in names.items()))
-    if args.wrappers_dir and not args.library:
-        raise UserError("--wrappers-dir needs the libraries' files after --library NAME", Location("kernel-sources"))
     if args.wrappers_dir:
         _write_wrappers(args.wrappers_dir, args.library, set(needed), args.wrappers_include)
     text = "".join(os.path.join(prefix, source) + "\n" for source in needed)
@@ -243,13 +248,15 @@ def kernel_sources(args: SimpleNamespace) -> int:
 
 
 def _write_wrappers(directory: str, libraries: list, needed: set[str], first: str | None) -> None:
+    from selective_build.readers.kernel_sources import is_header
+
     """One source per library source, numbered as given: including it (after
     the header ``first``, if any) when ``needed`` lists it, so that a build
     system fixing its sources at configure time compiles only what is needed.
     The others hold a comment: they compile in milliseconds."""
     prelude = f'#include "{os.path.abspath(first)}"\n' if first else ""
     for place, (_, files) in enumerate(libraries):
-        sources = [path for path in files if not path.endswith(".h")]
+        sources = [path for path in files if not is_header(path)]
         for number, path in enumerate(sources):
             text = (f'{prelude}#include "{os.path.abspath(path)}"\n' if path in needed
                     else f"// {os.path.basename(path)}: not needed by this selection\n")

@@ -34,6 +34,8 @@ def _evaluator() -> Check:
     binary = state.evaluator_path()
     if os.path.exists(binary):
         return Check("BUILD file evaluator", True, binary)
+    if os.environ.get("ETSB_STARLARK"):
+        return Check("BUILD file evaluator", False, f"ETSB_STARLARK names {binary}, which does not exist")
     if not state.INSTALLED:
         return Check("BUILD file evaluator", False, f"{binary} is missing: run scripts/setup.sh")
     from selective_build.driver.evaluator_build import HOW_TO_GET_GO, gopath

@@ -126,7 +126,9 @@ def evaluate(root: str, packages: Sequence[str], flags: Sequence[str] = ()) -> d
     if not os.path.exists(binary):
         from selective_build.driver import state
 
-        if not state.INSTALLED or os.environ.get("ETSB_STARLARK"):
+        if os.environ.get("ETSB_STARLARK"):
+            raise UserError(f"the BUILD file evaluator {binary} (ETSB_STARLARK) does not exist")
+        if not state.INSTALLED:
             raise UserError(f"the BUILD file evaluator {binary} is missing: run scripts/setup.sh")
         from selective_build.driver.evaluator_build import build_evaluator
 

@@ -102,9 +102,14 @@ def run_ninja(root: str, ninja: str, targets, jobs: int | None = None, quiet: bo
 def relay(root: str, pipe, out) -> str:
     """Copy ninja's output from ``pipe`` to ``out`` (None: keep it) as it
     comes, and return it, reworded: a failed action's ``FAILED: <outputs>``
-    and command line become ``<BUILD file:line>: error: <action> failed:``
-    (what follows is the action's own output: etsb's errors, the compiler's),
-    and ninja's closing "build stopped" line goes (etsb says it)."""
+    and command line become ``<BUILD file:line>: error: <action> failed
+    (<first output>):`` (what follows is the action's own output: etsb's
+    errors, the compiler's), and ninja's closing "build stopped" line goes
+    (etsb says it)."""
+    import re
+
+    # ninja's failure line; newer ninjas put the exit code first.
+    failure = re.compile(r"(?:\[code=\d+\] )?FAILED: ")
     kept = []
     skip_command = False
     for raw in iter(pipe.readline, b""):
@@ -112,8 +117,9 @@ def relay(root: str, pipe, out) -> str:
         if skip_command:
             skip_command = False
             continue
-        if line.startswith("FAILED: "):
-            line = _failure_header(root, line[len("FAILED: "):].split())
+        failed = failure.match(line)
+        if failed:
+            line = _failure_header(root, line[failed.end():].split())
             skip_command = True
         elif line.startswith("ninja: build stopped"):
             continue
@@ -154,7 +160,8 @@ def _failure_header(root: str, outputs: list[str]) -> str:
                     break
     except OSError:
         pass
-    return f"{where + ': ' if where else ''}error: {description} failed:\n"
+    output = f" ({outputs[0]})" if outputs else ""
+    return f"{where + ': ' if where else ''}error: {description} failed{output}:\n"
 
 
 def report(status: int, plan: Plan) -> int:

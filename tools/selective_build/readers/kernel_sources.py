@@ -82,20 +82,31 @@ class KernelSources:
                     operators.setdefault(name, set()).add(operator)
         return {name: tuple(sorted(ops)) for name, ops in sorted(operators.items())}
 
-    def sources_for(self, kernels: Iterable[tuple[str, str, Location | None]]) -> tuple[str, ...]:
+    def sources_for(self, kernels: Iterable[tuple[str, str, Location | None]],
+                    undefined_ok: bool = False, notes: list[str] | None = None) -> tuple[str, ...]:
         """The sources to compile for ``kernels`` ((operator, C++ kernel name,
         where the yaml names it) triples): each kernel's defining source and
-        what it needs, sorted. A kernel no source defines, or more than one
-        does, is an error at the yaml entry, naming the operator."""
-        chosen: set[str] = set()
+        what it needs, sorted. A kernel no source defines (unless
+        ``undefined_ok``: another library, not indexed, may), or more than one
+        of its library does, is an error at the yaml entry, naming the operator.
+
+        Whole files are compiled, so a fallback library's source taken for one
+        kernel may define another that an earlier library serves (the tree's
+        ``op_mul.cpp``, taken for ``mul.Scalar_out``, defines ``mul_out`` too):
+        the two could not be linked together. Then the earlier library's source
+        is left out if the later one defines every kernel it was taken for
+        (said in ``notes``); otherwise it is an error naming both."""
+        picks: dict[str, list[tuple[str, str]]] = {}  # kernel source -> (operator, function) it serves
         problems = []
         for operator, kernel_name, location in sorted(set(kernels), key=lambda k: (k[0], k[1])):
             function = kernel_name.rsplit("::", 1)[-1]
             found = self.defining(function)
+            if not found and undefined_ok:
+                continue
             if len(found) != 1:
                 if self.root != ".":
                     library = f"the kernel library in {self.root}"
-                elif found and self.libraries:
+                elif found and self.libraries and found[0] in self.library_of:
                     library = f"kernel library {self.libraries[self.library_of[found[0]]]}"
                 else:
                     library = (f"its kernel libraries ({', '.join(self.libraries)})" if self.libraries
@@ -105,11 +116,74 @@ class KernelSources:
                 problems.append(Problem(f"operator {operator}: kernel '{kernel_name}': {where}",
                                         location or Location(self.root)))
                 continue
-            chosen.add(found[0])
-            chosen.update(self.needs.get(found[0], ()))
+            picks.setdefault(found[0], []).append((operator, function))
         if problems:
             raise UserError.of(problems)
+        picks = self._without_shadowed(picks, notes)
+        chosen = set(picks)
+        for source in picks:
+            chosen.update(self.needs.get(source, ()))
+        clashes = self._clashes(chosen, {source: served[0][0] for source, served in picks.items()})
+        if clashes:
+            raise UserError.of(clashes)
         return tuple(sorted(chosen))
+
+    def _functions_of(self, source: str) -> set[str]:
+        return {function for function, sources in self.definitions.items() if source in sources}
+
+    def _without_shadowed(self, picks: dict[str, list[tuple[str, str]]],
+                          notes: list[str] | None) -> dict[str, list[tuple[str, str]]]:
+        """``picks`` less each source of an earlier library whose every kernel a
+        picked source of a later library defines too (that one then serves them)."""
+        picks = {source: list(served) for source, served in picks.items()}
+        for source in sorted(picks, key=lambda s: (-self.library_of.get(s, _NO_LIBRARY), s)):
+            place = self.library_of.get(source, _NO_LIBRARY)
+            later = [other for other in sorted(picks) if other != source
+                     and self.library_of.get(other, _NO_LIBRARY) > place]
+            takers = {}
+            for operator, function in picks[source]:
+                taker = next((other for other in later if function in self._functions_of(other)), None)
+                if taker is None:
+                    break
+                takers[(operator, function)] = taker
+            else:
+                if takers:
+                    for (operator, function), taker in takers.items():
+                        picks[taker].append((operator, function))
+                        if notes is not None:
+                            notes.append(f"{function} (for {operator}) comes from {taker}, not {source}: {taker} is "
+                                         "compiled for another kernel and defines it too, and the two cannot be "
+                                         "linked together")
+                    del picks[source]
+        return picks
+
+    def _clashes(self, chosen: set[str], chosen_for: Mapping[str, str]) -> list[Problem]:
+        """Kernel functions that two chosen sources of different libraries both define."""
+        by_function: dict[str, list[str]] = {}
+        for function, sources in self.definitions.items():
+            for source in sources:
+                if source in chosen:
+                    by_function.setdefault(function, []).append(source)
+        problems = []
+        for function, sources in sorted(by_function.items()):
+            places = {self.library_of.get(source, _NO_LIBRARY) for source in sources}
+            if len(sources) > 1 and len(places) > 1:
+                taken = ", ".join(f"{source} (for {chosen_for.get(source, 'a kernel it calls')})"
+                                  for source in sorted(sources))
+                problems.append(Problem(
+                    f"kernel function '{function}' is defined by two sources the selection needs, from different "
+                    f"kernel libraries: {taken}; they cannot be linked together: take these operators from one "
+                    "library, or give the vendor's kernel a name of its own", Location(sources[0])))
+        return problems
+
+
+# What a header is, here and in the build rules that number a library's sources (rules/etsb.cmake).
+HEADER_SUFFIXES = (".h", ".hpp", ".hh", ".inc")
+
+
+def is_header(path: str) -> bool:
+    """Whether ``path`` is a header (included, never compiled on its own)."""
+    return path.endswith(HEADER_SUFFIXES)
 
 
 def library_sources(root: str, folders: Iterable[str]) -> list[str]:
@@ -146,7 +220,7 @@ def index_kernel_sources(root: str, files: Iterable[str],
         for path in library_files:
             library_of.setdefault(path, place)
     files = sorted(set(files) | set(library_of))
-    sources = [f for f in files if not f.endswith(".h")]
+    sources = [f for f in files if not is_header(f)]
     reader = _IncludeReader(root, files)
     definitions: dict[str, list[str]] = {}
     for source in sources:
