@@ -146,7 +146,8 @@ COMMANDS: tuple[Command, ...] = (
         _ATEN_YAML,
     )),
     Command("kernel-sources", "List the sources of a kernel library's tree that the selected kernels need: the "
-            "file defining each, and the utility sources those include.", (
+            "file defining each, and the utility sources those include (selected operators without a kernel are "
+            "left to gen-bindings to report).", (
         _flag("root", VALUE, "the source tree, holding kernels/ (an ExecuTorch checkout)", "TREE"),
         _flag("sources-under", LIST, "with --root: a folder of the tree whose .cpp and .h files (test folders "
               "aside) make up the library (default: kernels/portable/cpu)", "DIR"),
