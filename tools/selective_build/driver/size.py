@@ -129,27 +129,32 @@ def render_size_table(label: str, sizes: Sequence[BinarySize], top: int = 0) -> 
     then the all-kernels one), one row per part and per operator."""
     trimmed = sizes[0]
     columns = [s.label for s in sizes]
-    rows: list[tuple[str, list[int]]] = [("stripped binary", [s.stripped for s in sizes])]
+    # (name, sizes, whether the ratio means something): an operator's file is
+    # not comparable across binaries, since the linker keeps one copy of the
+    # inline code files share and counts it in whichever file came first.
+    rows: list[tuple[str, list[int], bool]] = [("stripped binary", [s.stripped for s in sizes], True)]
     kernels = [s.parts.get(PART_KERNELS, 0) for s in sizes]
-    rows.append((f"  kernels ({len(trimmed.operators)} files op_*)", kernels))
+    rows.append((f"  kernels ({len(trimmed.operators)} files op_*)", kernels, True))
     operators = sorted(trimmed.operators, key=lambda op: (-trimmed.operators[op], op))
     if top:
         operators = operators[:top]
     for op in operators:
-        rows.append((f"    op_{op}", [s.operators.get(op, 0) for s in sizes]))
+        rows.append((f"    op_{op}", [s.operators.get(op, 0) for s in sizes], False))
     for part in (PART_KERNEL_SUPPORT, PART_REGISTRATION, PART_RUNNER, PART_CXX, PART_OTHER):
-        rows.append((f"  {part}", [s.parts.get(part, 0) for s in sizes]))
-    rows.append(("runtime: libexecutorch.so (shared)", [s.runtime for s in sizes]))
-    name_width = max(len(name) for name, _ in rows)
+        values = [s.parts.get(part, 0) for s in sizes]
+        if any(values):  # a part no binary has (kernel utilities, for header-only kernels) is left out
+            rows.append((f"  {part}", values, True))
+    rows.append(("runtime: libexecutorch.so (shared)", [s.runtime for s in sizes], True))
+    name_width = max(len(name) for name, _, _ in rows)
     widths = [max(len(c), 12) for c in columns]
     header = "  ".join([f"{'part':{name_width}}", *(f"{c:>{w}}" for c, w in zip(columns, widths))])
     if len(sizes) > 1:
         header += "  trimmed/all"
     lines = [f"size of {label} (stripped; kernels, registration and runner from the link map)", header,
              "-" * len(header)]
-    for name, values in rows:
+    for name, values, comparable in rows:
         line = "  ".join([f"{name:{name_width}}", *(f"{_kb(v):>{w}}" for v, w in zip(values, widths))])
-        if len(values) > 1 and values[1]:
+        if comparable and len(values) > 1 and values[1]:
             line += f"  {values[0] / values[1]:>10.1%}"
         lines.append(line)
     return "\n".join(lines)
