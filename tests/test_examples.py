@@ -6,6 +6,7 @@ failing when its yaml lacks the operator), `etsb size`, and a no-op rebuild."""
 
 from __future__ import annotations
 
+import json
 import re
 import subprocess
 from pathlib import Path
@@ -98,6 +99,49 @@ def test_size_splits_the_binary_and_compares_with_every_kernel(built):
     assert trimmed * 5 <= everything, table  # the trimmed kernels are at most a fifth of all of them
     total_trimmed, total_all = kilobytes("stripped binary")
     assert total_trimmed < total_all
+
+
+def test_size_as_json_and_as_an_html_page(built, tmp_path):
+    """--format json: every part and operator in bytes, the parts adding up to
+    the stripped size; --html: a page without scripts with a bar for every
+    part and operator of both binaries, none wider than the scale."""
+    from html.parser import HTMLParser
+
+    page = tmp_path / "size.html"
+    result = etsb("size", "--format", "json", "--html", str(page), "//examples/mlp:bin")
+    assert result.returncode == 0, result.stderr
+    report = json.loads(result.stdout)
+    trimmed, everything = report["binaries"]
+    assert trimmed["label"] == "//examples/mlp:bin" and everything["label"] == "//examples/mlp:bin_all_kernels"
+    assert sorted(trimmed["operators"]) == ["addmm", "permute_copy", "relu"]
+    for binary in (trimmed, everything):
+        assert sum(binary["parts"].values()) == binary["stripped"]
+        assert binary["parts"]["kernels"] == sum(binary["operators"].values())
+
+    class Page(HTMLParser):
+        def __init__(self):
+            super().__init__()
+            self.names, self.widths, self.tags, self.in_name = [], [], set(), False
+
+        def handle_starttag(self, tag, attrs):
+            self.tags.add(tag)
+            attrs = dict(attrs)
+            self.in_name = attrs.get("class") == "name"
+            if "width:" in (attrs.get("style") or ""):
+                self.widths.append(float(attrs["style"].split("width:")[1].rstrip("%")))
+
+        def handle_data(self, data):
+            if self.in_name:
+                self.names.append(data)
+                self.in_name = False
+
+    parsed = Page()
+    parsed.feed(page.read_text())
+    assert "script" not in parsed.tags and "link" not in parsed.tags  # self-contained, nothing to run
+    for operator in everything["operators"]:
+        assert f"op_{operator}" in parsed.names
+    assert parsed.names.count("stripped binary") == 2 and all(0 <= w <= 100 for w in parsed.widths)
+    assert max(parsed.widths) == 100.0  # the largest file shown sets the scale
 
 
 @pytest.mark.parametrize("model", ["cnn", "embedding", "mixed_dtypes"])

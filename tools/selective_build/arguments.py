@@ -208,6 +208,9 @@ COMMANDS: tuple[Command, ...] = (
     Command("size", "Stripped size of a binary by part (runtime, kernels per operator, registration), beside the "
             "same binary with every kernel.", (
         _flag("top", INT, "list only the N largest operators (default: all)", "N", default=0),
+        _flag("format", VALUE, "print a table, or JSON (every part and operator, in bytes)", "FORMAT",
+              default="text", choices=("text", "json")),
+        _flag("html", VALUE, "also write a self-contained HTML page of the parts as bars to FILE", "FILE"),
         _DEFINE,
         _EXECUTORCH_ROOT,
     ), Positional("target", "TARGET", "an et_model_binary (or any cxx_binary) label", at_least=1, at_most=1)),

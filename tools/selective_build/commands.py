@@ -436,7 +436,7 @@ def clean(args: SimpleNamespace) -> int:
 
 def size(args: SimpleNamespace) -> int:
     """Print a binary's stripped size by part, beside its all-kernels companion."""
-    from selective_build.driver.size import measure, render_size_table
+    from selective_build.driver.size import measure, render_size_table, size_report
     from selective_build.driver.workspace import Workspace
 
     workspace = Workspace.here(args.define, args.executorch_root)
@@ -454,7 +454,17 @@ def size(args: SimpleNamespace) -> int:
         if status != 0:
             return 1
         measured.append(measure(workspace.root, companion_plan.targets[0].outputs[0], target.companion))
-    print(render_size_table(target.label, measured, args.top))
+    if args.html:
+        from selective_build.emit.size_report import render_size_html
+
+        _write(os.path.dirname(args.html) or ".", os.path.basename(args.html),
+               render_size_html(size_report(target.label, measured)))
+    if args.format == "json":
+        from selective_build.emit.size_report import render_size_json
+
+        sys.stdout.write(render_size_json(size_report(target.label, measured)))
+    else:
+        print(render_size_table(target.label, measured, args.top))
     return 0
 
 

@@ -120,6 +120,24 @@ def _runtime_size() -> int:
     return os.path.getsize(library) if library and os.path.exists(library) else 0
 
 
+def size_report(label: str, sizes: Sequence[BinarySize]) -> dict:
+    """The measurements as plain data (for emit/size_report.py): the binary
+    asked for, and per binary its stripped size, parts (those it has) and
+    kernels per operator file, in bytes."""
+    return {
+        "label": label,
+        "kernels_part": PART_KERNELS,
+        "binaries": [{
+            "label": size.label,
+            "stripped": size.stripped,
+            "parts": {part: size.parts[part] for part in (PART_KERNELS, PART_KERNEL_SUPPORT, PART_REGISTRATION,
+                                                          PART_RUNNER, PART_CXX, PART_OTHER) if size.parts.get(part)},
+            "operators": dict(sorted(size.operators.items())),
+            "runtime": size.runtime,
+        } for size in sizes],
+    }
+
+
 def _kb(size: int) -> str:
     return f"{size / 1024:,.1f} KB"
 
