@@ -16,7 +16,8 @@ EXECUTORCH_VERSION=1.5.1
 # Compilers and build tools for kernels and generated code, and Go with the
 # starlark-go sources for the BUILD-file evaluator.
 # clang with libFuzzer and the sanitizers builds the fuzz targets (scripts/fuzz.sh).
-DEBIAN_PACKAGES=(g++ cmake ninja-build golang-go golang-starlark-dev graphviz clang libclang-rt-dev)
+# chromium renders `etsb size --html` pages headless in the tests.
+DEBIAN_PACKAGES=(g++ cmake ninja-build golang-go golang-starlark-dev graphviz clang libclang-rt-dev chromium)
 
 say() { echo "etsb setup: $*" >&2; }
 die() { say "error: $*"; exit 1; }

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import re
+import shutil
 import subprocess
 from pathlib import Path
 
@@ -142,6 +143,22 @@ def test_size_as_json_and_as_an_html_page(built, tmp_path):
         assert f"op_{operator}" in parsed.names
     assert parsed.names.count("stripped binary") == 2 and all(0 <= w <= 100 for w in parsed.widths)
     assert max(parsed.widths) == 100.0  # the largest file shown sets the scale
+
+    # A real browser renders it (Debian's chromium, headless): the DOM it builds
+    # names every operator, nothing is logged to its console, and a screenshot is made.
+    chromium = shutil.which("chromium")
+    assert chromium, "no chromium: scripts/setup.sh installs Debian's chromium"
+    browser = [chromium, "--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+               f"--user-data-dir={tmp_path / 'profile'}", "--enable-logging=stderr", "--v=0"]
+    dom = subprocess.run([*browser, "--dump-dom", page.as_uri()], capture_output=True, text=True, timeout=120)
+    assert dom.returncode == 0, dom.stderr[-2000:]
+    for operator in everything["operators"]:
+        assert f">op_{operator}<" in dom.stdout, operator
+    assert "CONSOLE" not in dom.stderr and "Uncaught" not in dom.stderr, dom.stderr[-2000:]
+    shot = tmp_path / "size.png"
+    run = subprocess.run([*browser, f"--screenshot={shot}", "--window-size=1200,900", page.as_uri()],
+                         capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0 and shot.stat().st_size > 10_000, run.stderr[-2000:]
 
 
 @pytest.mark.parametrize("model", ["cnn", "embedding", "mixed_dtypes"])
