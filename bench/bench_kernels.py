@@ -152,6 +152,17 @@ def build(workspace: Path, labels: list[str]) -> dict[str, Path]:
     return {label: workspace / path for label, path in BUILT_LINE.findall(run.stdout)}
 
 
+def check_setup() -> str:
+    """The executorch wheel's directory, once the set-up's evaluator and the
+    wheel's prebuilt optimized kernels are known to be there (exit otherwise)."""
+    if not os.access(STARLARK, os.X_OK):
+        raise SystemExit(f"{STARLARK} is missing: run scripts/setup.sh")
+    et_root = executorch_runtime()
+    if et_root is None or not os.path.exists(os.path.join(et_root, "lib", OPTIMIZED_LIB)):
+        raise SystemExit(f"{OPTIMIZED_LIB} not found in the executorch wheel: run scripts/setup.sh")
+    return et_root
+
+
 def check_et_runner(binary: Path) -> str:
     """ldd of the ExecuTorch runner: every dependency resolved and the
     optimized library among them. Returns the library's path."""
@@ -341,11 +352,7 @@ def main() -> int:
     parser.add_argument("--workspace", type=Path, default=DEFAULT_WORKSPACE,
                         help="where the workspace copy is built (default etsb-out/bench/kernels)")
     options = parser.parse_args()
-    if not os.access(STARLARK, os.X_OK):
-        raise SystemExit(f"{STARLARK} is missing: run scripts/setup.sh")
-    et_root = executorch_runtime()
-    if et_root is None or not os.path.exists(os.path.join(et_root, "lib", OPTIMIZED_LIB)):
-        raise SystemExit(f"{OPTIMIZED_LIB} not found in the executorch wheel: run scripts/setup.sh")
+    check_setup()
 
     started = time.perf_counter()
     print(f"machine: {os.cpu_count()} cores, load average {os.getloadavg()[0]:.1f} at start", flush=True)

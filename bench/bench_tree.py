@@ -80,11 +80,8 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from bench_kernels import ET_BUILD, ET_ENTRY, OPTIMIZED_LIB, check_et_runner
+from bench_kernels import ET_BUILD, ET_ENTRY, OPTIMIZED_LIB, check_et_runner, check_setup
 from common import REPO
-
-sys.path.insert(0, str(REPO / "tools"))
-from selective_build.driver.state import executorch_runtime
 
 ETSB = str(REPO / ".venv" / "bin" / "etsb")
 STARLARK = str(REPO / "etsb-out" / "tools" / "etsb-starlark")
@@ -521,11 +518,7 @@ def main() -> int:
     parser.add_argument("--executorch-root", type=Path, default=DEFAULT_TREE,
                         help=f"the ExecuTorch source tree (default {DEFAULT_TREE})")
     options = parser.parse_args()
-    if not os.access(STARLARK, os.X_OK):
-        raise SystemExit(f"{STARLARK} is missing: run scripts/setup.sh")
-    wheel = executorch_runtime()
-    if wheel is None or not os.path.exists(os.path.join(wheel, "lib", OPTIMIZED_LIB)):
-        raise SystemExit(f"{OPTIMIZED_LIB} not found in the executorch wheel: run scripts/setup.sh")
+    wheel = check_setup()
     tree = options.executorch_root.resolve()
     models = load_models(options.models.split(",") if options.models else None)
 

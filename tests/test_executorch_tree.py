@@ -368,6 +368,8 @@ def test_a_kernel_several_libraries_define_comes_from_the_first(tmp_path):
      "kernel-sources: error: --library ours: no files follow it"),
     (["--root", str(TREE), "--functions-yaml-path", str(PORTABLE_YAML), "--wrappers-dir", "/tmp/w"],
      "kernel-sources: error: --wrappers-dir needs the libraries' files after --library NAME"),
+    (["--root", str(TREE), "--functions-yaml-path", str(PORTABLE_YAML), "--wrappers-include", "/tmp/h.h"],
+     "kernel-sources: error: --wrappers-include goes with --wrappers-dir"),
     (["--root", "/no/such/tree", "--functions-yaml-path", str(PORTABLE_YAML)],
      "/no/such/tree: error: not a directory (the kernel library's source tree)"),
     (["--root", str(TREE), "--sources-under", "kernels/nothing", "--functions-yaml-path", str(PORTABLE_YAML)],

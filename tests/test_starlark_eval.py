@@ -640,3 +640,7 @@ def test_the_prelude_gives_build_files_its_public_globals(evaluator, tmp_path):
     run = Run(subprocess.run([str(evaluator), "--root", str(broken), "--prelude", "//p:prelude.bzl", "a"],
                              capture_output=True, text=True, timeout=60))
     assert run.returncode == 1 and "p/prelude.bzl" in json.dumps(run.package()["error"]), run.stdout
+    run = Run(subprocess.run([str(evaluator), "--root", str(broken), "--prelude", "//nowhere:prelude.bzl", "a"],
+                             capture_output=True, text=True, timeout=60))
+    assert run.returncode == 1 and "the prelude //nowhere:prelude.bzl: no such package 'nowhere'" in \
+        run.package()["error"]["message"], run.stdout

@@ -128,21 +128,23 @@ class KernelSources:
             raise UserError.of(clashes)
         return tuple(sorted(chosen))
 
-    def _functions_of(self, source: str) -> set[str]:
-        return {function for function, sources in self.definitions.items() if source in sources}
-
     def _without_shadowed(self, picks: dict[str, list[tuple[str, str]]],
                           notes: list[str] | None) -> dict[str, list[tuple[str, str]]]:
         """``picks`` less each source of an earlier library whose every kernel a
         picked source of a later library defines too (that one then serves them)."""
         picks = {source: list(served) for source, served in picks.items()}
+        defined_in: dict[str, set[str]] = {}  # picked source -> the kernel functions it defines
+        for function, sources in self.definitions.items():
+            for source in sources:
+                if source in picks:
+                    defined_in.setdefault(source, set()).add(function)
         for source in sorted(picks, key=lambda s: (-self.library_of.get(s, _NO_LIBRARY), s)):
             place = self.library_of.get(source, _NO_LIBRARY)
             later = [other for other in sorted(picks) if other != source
                      and self.library_of.get(other, _NO_LIBRARY) > place]
             takers = {}
             for operator, function in picks[source]:
-                taker = next((other for other in later if function in self._functions_of(other)), None)
+                taker = next((other for other in later if function in defined_in.get(other, ())), None)
                 if taker is None:
                     break
                 takers[(operator, function)] = taker
