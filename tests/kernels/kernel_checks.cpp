@@ -690,6 +690,283 @@ void check_integer_overflow_wraps() {
   CHECK(mo[0] == -2 && mo[1] == -2 && mo[2] == 2 && mo[3] == 2);
 }
 
+// ---- shape and copy ops ------------------------------------------------------------
+
+void check_reshapes() {
+  float x[6] = {1, 2, 3, 4, 5, 6}, o[6];
+  TT tx(F, {2, 3}, x), to(F, {3, 2}, o, DYN);
+  Tensor out = to.t();
+  const int64_t inferred[2] = {-1, 2}, two_missing[2] = {-1, -1}, wrong[2] = {4, 2};
+  EXPECT_KERNEL_OK(native::view_copy_out(ctx, tx.t(), ints(inferred, 2), out));
+  CHECK(out.sizes()[0] == 3 && out.sizes()[1] == 2 && values_are(o, {1, 2, 3, 4, 5, 6}));
+  EXPECT_KERNEL_FAILS(native::view_copy_out(ctx, tx.t(), ints(two_missing, 2), out));
+  EXPECT_KERNEL_FAILS(native::view_copy_out(ctx, tx.t(), ints(wrong, 2), out));
+  float u[6];
+  TT tu(F, {2, 1, 3}, u);
+  out = tu.t();
+  EXPECT_KERNEL_OK(native::unsqueeze_copy_out(ctx, tx.t(), -2, out));
+  EXPECT_KERNEL_FAILS(native::unsqueeze_copy_out(ctx, tx.t(), 3, out));
+  TT tsq(F, {2, 3}, o);
+  out = tsq.t();
+  const int64_t dims[2] = {1, 0}, repeated[2] = {1, -2}, far[1] = {3};
+  EXPECT_KERNEL_OK(native::squeeze_copy_dims_out(ctx, tu.t(), ints(dims, 2), out));  // dim 0 (size 2) stays
+  EXPECT_KERNEL_FAILS(native::squeeze_copy_dims_out(ctx, tu.t(), ints(repeated, 2), out));
+  EXPECT_KERNEL_FAILS(native::squeeze_copy_dims_out(ctx, tu.t(), ints(far, 1), out));
+  EXPECT_KERNEL_OK(native::squeeze_copy_dim_out(ctx, tu.t(), 1, out));
+  EXPECT_KERNEL_FAILS(native::squeeze_copy_dim_out(ctx, tu.t(), -4, out));
+  EXPECT_KERNEL_OK(native::alias_copy_out(ctx, tx.t(), out));
+  int64_t l6[6];
+  TT tl(L, {2, 3}, l6);
+  out = tl.t();
+  EXPECT_KERNEL_FAILS(native::alias_copy_out(ctx, tx.t(), out));  // dtype differs
+  // _clone_dim_order into channels-last.
+  float c[4], cx[4] = {1, 2, 3, 4};
+  TT tcx(F, {1, 2, 2, 1}, cx), tc(F, {1, 2, 2, 1}, c, TensorShapeDynamism::STATIC, {0, 2, 3, 1});
+  out = tc.t();
+  const int64_t last[4] = {0, 2, 3, 1};
+  EXPECT_KERNEL_OK(native::_clone_dim_order_out(ctx, tcx.t(), false, ints(last, 4), out));
+  CHECK(values_are(c, {1, 3, 2, 4}));
+  EXPECT_KERNEL_FAILS(native::_clone_dim_order_out(ctx, tcx.t(), false, std::nullopt, out));
+}
+
+void check_select_slice() {
+  float x[6] = {1, 2, 3, 4, 5, 6}, o[3];
+  TT tx(F, {2, 3}, x), to(F, {3}, o);
+  Tensor out = to.t();
+  EXPECT_KERNEL_OK(native::select_copy_int_out(ctx, tx.t(), 0, -1, out));
+  CHECK(values_are(o, {4, 5, 6}));
+  EXPECT_KERNEL_FAILS(native::select_copy_int_out(ctx, tx.t(), 0, 2, out));
+  EXPECT_KERNEL_FAILS(native::select_copy_int_out(ctx, tx.t(), 2, 0, out));
+  float so[4];
+  TT tso(F, {2, 2}, so, DYN);
+  out = tso.t();
+  EXPECT_KERNEL_OK(native::slice_copy_Tensor_out(ctx, tx.t(), 1, int64_t(-3), std::nullopt, 2, out));
+  CHECK(values_are(so, {1, 3, 4, 6}));
+  EXPECT_KERNEL_FAILS(native::slice_copy_Tensor_out(ctx, tx.t(), 1, int64_t(0), int64_t(2), 0, out));
+  const int64_t size[2] = {2, 2}, stride[2] = {1, 2}, big[2] = {3, 3};
+  EXPECT_KERNEL_OK(native::as_strided_copy_out(ctx, tx.t(), ints(size, 2), ints(stride, 2), int64_t(1), out));
+  CHECK(values_are(so, {2, 4, 3, 5}));
+  EXPECT_KERNEL_FAILS(native::as_strided_copy_out(ctx, tx.t(), ints(big, 2), ints(big, 2), std::nullopt, out));
+  float src[2] = {-1, -2}, sc[6];
+  TT tsrc(F, {2, 1}, src), tsc(F, {2, 3}, sc);
+  out = tsc.t();
+  EXPECT_KERNEL_OK(native::slice_scatter_out(ctx, tx.t(), tsrc.t(), 1, int64_t(1), int64_t(2), 1, out));
+  CHECK(values_are(sc, {1, -1, 3, 4, -2, 6}));
+  EXPECT_KERNEL_FAILS(native::slice_scatter_out(ctx, tx.t(), tsrc.t(), 1, int64_t(0), int64_t(3), 1, out));
+}
+
+void check_cat_pad_copy() {
+  float a[2] = {1, 2}, b[4] = {3, 4, 5, 6}, o[6], empty[1];
+  TT ta(F, {1, 2}, a), tb(F, {2, 2}, b), te(F, {0}, empty), to(F, {3, 2}, o);
+  Tensor list[3] = {ta.t(), te.t(), tb.t()};
+  Tensor out = to.t();
+  EXPECT_KERNEL_OK(native::cat_out(ctx, ArrayRef<Tensor>(list, 3), 0, out));
+  CHECK(values_are(o, {1, 2, 3, 4, 5, 6}));
+  EXPECT_KERNEL_FAILS(native::cat_out(ctx, ArrayRef<Tensor>(list, 3), 1, out));  // sizes differ along dim 0
+  EXPECT_KERNEL_FAILS(native::cat_out(ctx, ArrayRef<Tensor>(list, size_t(0)), 0, out));
+  int64_t l[2] = {7, 8};
+  TT tl(L, {1, 2}, l);
+  Tensor mixed[2] = {ta.t(), tl.t()};
+  float mo[4];
+  TT tmo(F, {2, 2}, mo);
+  out = tmo.t();
+  EXPECT_KERNEL_OK(native::cat_out(ctx, ArrayRef<Tensor>(mixed, 2), 0, out));
+  CHECK(values_are(mo, {1, 2, 7, 8}));
+  int64_t lo[4];
+  TT tlo(L, {2, 2}, lo);
+  out = tlo.t();
+  EXPECT_KERNEL_FAILS(native::cat_out(ctx, ArrayRef<Tensor>(mixed, 2), 0, out));  // Float into Long
+  float p[8];
+  TT tp(F, {1, 4}, p);
+  out = tp.t();
+  const int64_t pad[2] = {1, 1}, odd[1] = {1}, crop[2] = {-3, 0};
+  EXPECT_KERNEL_OK(native::constant_pad_nd_out(ctx, ta.t(), ints(pad, 2), Scalar(0.5), out));
+  CHECK(values_are(p, {0.5, 1, 2, 0.5}));
+  EXPECT_KERNEL_FAILS(native::constant_pad_nd_out(ctx, ta.t(), ints(odd, 1), Scalar(0.0), out));
+  EXPECT_KERNEL_FAILS(native::constant_pad_nd_out(ctx, ta.t(), ints(crop, 2), Scalar(0.0), out));
+  float c[4];
+  TT tc(F, {2, 2}, c);
+  out = tc.t();
+  EXPECT_KERNEL_OK(native::copy_out(ctx, tb.t(), tl.t(), false, out));  // Long row broadcast into Float
+  CHECK(values_are(c, {7, 8, 7, 8}));
+  float c3[3];
+  TT t3(F, {3}, c3);
+  EXPECT_KERNEL_FAILS(native::copy_out(ctx, tb.t(), t3.t(), false, out));
+}
+
+void check_indexing() {
+  float x[6] = {1, 2, 3, 4, 5, 6}, o[4];
+  int64_t idx[2] = {2, -3}, bad[2] = {0, 3};
+  TT tx(F, {2, 3}, x), ti(L, {2}, idx), tbad(L, {2}, bad), to(F, {2, 2}, o);
+  Tensor out = to.t();
+  EXPECT_KERNEL_OK(native::index_select_out(ctx, tx.t(), 1, ti.t(), out));
+  CHECK(values_are(o, {3, 1, 6, 4}));
+  EXPECT_KERNEL_FAILS(native::index_select_out(ctx, tx.t(), 1, tbad.t(), out));
+  TT tf(F, {2}, o);
+  EXPECT_KERNEL_FAILS(native::index_select_out(ctx, tx.t(), 1, tf.t(), out));  // Float index
+  // x[:, [2, -3]] through index.Tensor: None then an index tensor.
+  std::optional<Tensor> indices[2] = {std::nullopt, ti.t()};
+  EXPECT_KERNEL_OK(native::index_Tensor_out(ctx, tx.t(), ArrayRef<std::optional<Tensor>>(indices, 2), out));
+  CHECK(values_are(o, {3, 1, 6, 4}));
+  std::optional<Tensor> out_of_range[2] = {std::nullopt, tbad.t()};
+  EXPECT_KERNEL_FAILS(native::index_Tensor_out(ctx, tx.t(), ArrayRef<std::optional<Tensor>>(out_of_range, 2), out));
+  std::optional<Tensor> too_many[3] = {std::nullopt, ti.t(), ti.t()};
+  EXPECT_KERNEL_FAILS(native::index_Tensor_out(ctx, tx.t(), ArrayRef<std::optional<Tensor>>(too_many, 3), out));
+}
+
+void check_creation() {
+  float o[6];
+  TT to(F, {2, 3}, o, DYN);
+  Tensor out = to.t();
+  const int64_t size[2] = {3, 2}, negative[1] = {-1};
+  EXPECT_KERNEL_OK(native::full_out(ctx, ints(size, 2), Scalar(2.5), out));
+  CHECK(out.sizes()[0] == 3 && values_are(o, {2.5, 2.5, 2.5, 2.5, 2.5, 2.5}));
+  EXPECT_KERNEL_FAILS(native::full_out(ctx, ints(negative, 1), Scalar(1.0), out));
+  EXPECT_KERNEL_OK(native::full_like_out(ctx, to.t(), Scalar(int64_t(1)), std::nullopt, out));
+  EXPECT_KERNEL_FAILS(
+      native::full_like_out(ctx, to.t(), Scalar(int64_t(1)), static_cast<::executorch::aten::MemoryFormat>(2), out));
+  float s;
+  TT ts(F, {}, &s);
+  out = ts.t();
+  EXPECT_KERNEL_OK(native::scalar_tensor_out(ctx, Scalar(-4.0), out));
+  CHECK(s == -4.0f);
+  int64_t r[4];
+  TT tr(L, {4}, r, DYN);
+  out = tr.t();
+  EXPECT_KERNEL_OK(native::arange_start_out(ctx, Scalar(int64_t(1)), Scalar(int64_t(8)), Scalar(int64_t(3)), out));
+  CHECK(out.sizes()[0] == 3 && r[0] == 1 && r[1] == 4 && r[2] == 7);
+  EXPECT_KERNEL_FAILS(native::arange_start_out(ctx, Scalar(int64_t(1)), Scalar(int64_t(8)), Scalar(int64_t(0)), out));
+  EXPECT_KERNEL_FAILS(native::arange_out(ctx, Scalar(int64_t(-2)), out));
+  EXPECT_KERNEL_FAILS(native::arange_out(ctx, Scalar(int64_t(9)), out));  // more than out's bound
+}
+
+// ---- comparison, logic and reductions to Bool -------------------------------------
+
+void check_compare_and_logic() {
+  int32_t x[4] = {1, 0, -3, 300};
+  bool o[4];
+  TT tx(I, {4}, x), to(B, {4}, o);
+  Tensor out = to.t();
+  EXPECT_KERNEL_OK(native::eq_scalar_out(ctx, tx.t(), Scalar(int64_t(300)), out));
+  CHECK(!o[0] && !o[1] && !o[2] && o[3]);
+  EXPECT_KERNEL_OK(native::le_scalar_out(ctx, tx.t(), Scalar(0.5), out));
+  CHECK(!o[0] && o[1] && o[2] && !o[3]);
+  EXPECT_KERNEL_OK(native::logical_not_out(ctx, tx.t(), out));
+  CHECK(!o[0] && o[1] && !o[2] && !o[3]);
+  bool y[2] = {true, false};
+  TT ty(B, {2}, y);
+  EXPECT_KERNEL_FAILS(native::logical_and_out(ctx, tx.t(), ty.t(), out));  // shapes do not broadcast
+  bool z[4] = {true, true, false, false};
+  TT tz(B, {4}, z);
+  EXPECT_KERNEL_OK(native::logical_and_out(ctx, tx.t(), tz.t(), out));
+  CHECK(o[0] && !o[1] && !o[2] && !o[3]);
+  bool a[2];
+  TT ta(B, {2}, a);
+  TT tm(I, {2, 2}, x);
+  out = ta.t();
+  EXPECT_KERNEL_OK(native::any_out(ctx, tm.t(), 1, false, out));
+  CHECK(a[0] && a[1]);
+  EXPECT_KERNEL_FAILS(native::any_out(ctx, tm.t(), 2, false, out));
+  float f[2];
+  TT tf(F, {2}, f);
+  out = tf.t();
+  EXPECT_KERNEL_FAILS(native::any_out(ctx, tm.t(), 1, false, out));  // Float out
+  TT tq(ScalarType::QInt8, {4}, x);
+  out = to.t();
+  EXPECT_KERNEL_FAILS(native::ne_scalar_out(ctx, tq.t(), Scalar(int64_t(0)), out));
+}
+
+// ---- arithmetic with Scalars and unary math -----------------------------------------
+
+void check_scalar_arithmetic() {
+  int64_t x[3] = {7, -7, 2};
+  float fo[3];
+  int64_t lo[3];
+  TT tx(L, {3}, x), tfo(F, {3}, fo), tlo(L, {3}, lo);
+  Tensor out = tfo.t();
+  EXPECT_KERNEL_OK(native::mul_scalar_out(ctx, tx.t(), Scalar(0.5), out));  // Long * double -> Float
+  CHECK(values_are(fo, {3.5, -3.5, 1}));
+  out = tlo.t();
+  EXPECT_KERNEL_FAILS(native::mul_scalar_out(ctx, tx.t(), Scalar(0.5), out));  // Float result into Long
+  EXPECT_KERNEL_OK(native::fmod_Scalar_out(ctx, tx.t(), Scalar(int64_t(-3)), out));
+  CHECK(lo[0] == 1 && lo[1] == -1 && lo[2] == 2);
+  EXPECT_KERNEL_FAILS(native::fmod_Scalar_out(ctx, tx.t(), Scalar(int64_t(0)), out));
+  EXPECT_KERNEL_OK(native::sub_scalar_out(ctx, tx.t(), Scalar(int64_t(2)), Scalar(int64_t(3)), out));
+  CHECK(lo[0] == 1 && lo[1] == -13 && lo[2] == -4);
+  EXPECT_KERNEL_FAILS(native::add_scalar_out(ctx, tx.t(), Scalar(int64_t(2)), Scalar(0.5), out));
+  out = tfo.t();
+  EXPECT_KERNEL_OK(native::div_scalar_out(ctx, tx.t(), Scalar(int64_t(2)), out));
+  CHECK(values_are(fo, {3.5, -3.5, 1}));
+  EXPECT_KERNEL_OK(native::clamp_out(ctx, tx.t(), Scalar(int64_t(0)), std::nullopt, out));
+  CHECK(values_are(fo, {7, 0, 2}));
+  EXPECT_KERNEL_FAILS(native::clamp_out(ctx, tx.t(), std::nullopt, std::nullopt, out));
+  float h[3] = {-5, 0.25f, 9};
+  TT th(F, {3}, h);
+  EXPECT_KERNEL_OK(native::hardtanh_out(ctx, th.t(), Scalar(0.0), Scalar(6.0), out));
+  CHECK(values_are(fo, {0, 0.25, 6}));
+  out = tlo.t();
+  EXPECT_KERNEL_FAILS(native::hardtanh_out(ctx, th.t(), Scalar(0.0), Scalar(6.0), out));
+}
+
+void check_unary_math() {
+  float x[3] = {-1, 0, 2}, o[3];
+  TT tx(F, {3}, x), to(F, {3}, o);
+  Tensor out = to.t();
+  EXPECT_KERNEL_OK(native::sigmoid_out(ctx, tx.t(), out));
+  CHECK(values_are(o, {0.2689414, 0.5, 0.8807971}));
+  EXPECT_KERNEL_OK(native::gelu_out(ctx, tx.t(), "none", out));
+  CHECK(values_are(o, {-0.1586553, 0, 1.9544997}));
+  EXPECT_KERNEL_OK(native::gelu_out(ctx, tx.t(), "tanh", out));
+  CHECK(values_are(o, {-0.1588080, 0, 1.9545977}));
+  EXPECT_KERNEL_FAILS(native::gelu_out(ctx, tx.t(), "sigmoid", out));
+  int32_t i[3] = {-1, 0, 2};
+  TT ti(I, {3}, i);
+  EXPECT_KERNEL_OK(native::tanh_out(ctx, ti.t(), out));  // Int in, Float out
+  CHECK(values_are(o, {-0.7615942, 0, 0.9640276}));
+  int32_t io[3];
+  TT tio(I, {3}, io);
+  out = tio.t();
+  EXPECT_KERNEL_FAILS(native::exp_out(ctx, ti.t(), out));  // an integral out
+}
+
+// ---- normalisation, pooling, matrix products ----------------------------------------
+
+void check_batch_norm_pool_mm() {
+  float x[8] = {1, 2, 3, 4, 5, 6, 7, 8}, mean[2] = {1, 2}, var[2] = {4, 1}, w[2] = {2, 1}, b[2] = {0, 10};
+  float o[8], e1[1], e2[1];
+  TT tx(F, {1, 2, 2, 2}, x), tm(F, {2}, mean), tv(F, {2}, var), tw(F, {2}, w), tb(F, {2}, b), to(F, {1, 2, 2, 2}, o);
+  TT t1(F, {0}, e1, DYN), t2(F, {0}, e2, DYN);
+  Tensor out = to.t(), out1 = t1.t(), out2 = t2.t();
+  EXPECT_KERNEL_OK(native::_native_batch_norm_legit_no_training_out(ctx, tx.t(), tw.t(), tb.t(), tm.t(), tv.t(), 0.1,
+                                                                    0.0, out, out1, out2));
+  CHECK(values_are(o, {0, 1, 2, 3, 13, 14, 15, 16}));
+  float m3[3];
+  TT t3(F, {3}, m3);
+  EXPECT_KERNEL_FAILS(native::_native_batch_norm_legit_no_training_out(ctx, tx.t(), tw.t(), tb.t(), t3.t(), tv.t(),
+                                                                       0.1, 1e-5, out, out1, out2));
+  float p[2];
+  TT tp(F, {1, 2, 1, 1}, p);
+  out = tp.t();
+  const int64_t k2[1] = {2}, k3[3] = {2, 2, 2};
+  EXPECT_KERNEL_OK(native::avg_pool2d_out(ctx, tx.t(), ints(k2, 1), {}, {}, false, true, std::nullopt, out));
+  CHECK(values_are(p, {2.5, 6.5}));
+  EXPECT_KERNEL_FAILS(native::avg_pool2d_out(ctx, tx.t(), ints(k3, 3), {}, {}, false, true, std::nullopt, out));
+  EXPECT_KERNEL_FAILS(native::avg_pool2d_out(ctx, tx.t(), ints(k2, 1), {}, {}, false, true, int64_t(0), out));
+  float a[6] = {1, 2, 3, 4, 5, 6}, mb[2] = {1, -1}, mo[3];
+  TT ta(F, {3, 2}, a), tmb(F, {2, 1}, mb), tmo(F, {3, 1}, mo);
+  out = tmo.t();
+  EXPECT_KERNEL_OK(native::mm_out(ctx, ta.t(), tmb.t(), out));
+  CHECK(values_are(mo, {-1, -1, -1}));
+  EXPECT_KERNEL_FAILS(native::mm_out(ctx, ta.t(), ta.t(), out));
+  float lsm[3];
+  TT tl(F, {3}, lsm);
+  out = tl.t();
+  TT tv3(F, {3}, x);
+  EXPECT_KERNEL_OK(native::log_softmax_out(ctx, tv3.t(), 0, false, out));
+  CHECK(values_are(lsm, {-2.4076059, -1.4076059, -0.4076059}));
+  EXPECT_KERNEL_FAILS(native::log_softmax_out(ctx, tv3.t(), 1, false, out));
+}
+
 int main() {
   ::executorch::runtime::runtime_init();
   check_integer_overflow_wraps();
@@ -714,6 +991,15 @@ int main() {
   check_split_with_sizes_copy();
   check_embedding();
   check_to_dim_order_copy();
+  check_reshapes();
+  check_select_slice();
+  check_cat_pad_copy();
+  check_indexing();
+  check_creation();
+  check_compare_and_logic();
+  check_scalar_arithmetic();
+  check_unary_math();
+  check_batch_norm_pool_mm();
   std::printf("%d checks, %d failed\n", g_checks, g_failed);
   return g_failed == 0 ? 0 : 1;
 }

@@ -36,7 +36,7 @@ Tensor& permute_copy_out(KernelRuntimeContext& ctx, const Tensor& self, ArrayRef
   }
   ET_KERNEL_CHECK(ctx, k::resize_to(out, shape), InvalidArgument, out);
   if (out.numel() == 0) return out;
-  k::StridedPlan plan;
+  k::CopyPlan plan;
   k::make_strided_plan(sizes, strides, rank, &plan);
   ET_KERNEL_CHECK(ctx, k::strided_move(self, out, plan), InvalidArgument, out);
   return out;

@@ -1,7 +1,5 @@
 // aten::_softmax.out: out = exp(self - max) / sum(exp(self - max)) along a dim.
-#include "util/kernel_util.h"
-
-#include <cmath>
+#include "util/softmax_util.h"
 
 namespace torch {
 namespace executor {
@@ -11,59 +9,12 @@ using ::executorch::aten::Tensor;
 namespace k = ::etsb::kernels;
 
 namespace {
-
-/// Softmax of `n` values spaced `stride` apart, written with the same spacing.
-/// Subtracting the maximum keeps exp() from overflowing; the normalisation
-/// multiplies by the reciprocal of the sum (one division per row, like ATen).
-template <typename T>
-void softmax_row(const T* in, T* out, int64_t n, int64_t stride) {
-  T max = in[0];
-  for (int64_t j = 1; j < n; ++j) {
-    const T v = in[j * stride];
-    max = (v > max || std::isnan(v)) ? v : max;
-  }
-  T sum = 0;
-  for (int64_t j = 0; j < n; ++j) {
-    const T e = std::exp(in[j * stride] - max);
-    out[j * stride] = e;
-    sum += e;
-  }
-  const T scale = static_cast<T>(1) / sum;
-  for (int64_t j = 0; j < n; ++j) out[j * stride] *= scale;
-}
-
+constexpr char kName[] = "_softmax.out";  // the switch name
 }  // namespace
 
-/// Softmax of self along `dim` (negative dims count from the end) for Float
-/// and Double; out has self's dtype and is resized to its shape.
-/// half_to_float (a Half input giving a Float output) is not supported: the
-/// kernel fails through the context if it is set.
+/// Softmax of self along `dim` (see k::softmax_out for dtypes and checks).
 Tensor& softmax_out(KernelRuntimeContext& ctx, const Tensor& self, int64_t dim, bool half_to_float, Tensor& out) {
-  ET_KERNEL_CHECK_MSG(ctx, !half_to_float, InvalidArgument, out, "_softmax.out: half_to_float is not supported");
-  ET_KERNEL_CHECK_MSG(ctx, self.scalar_type() == out.scalar_type(), InvalidArgument, out,
-                      "_softmax.out: out must have self's dtype");
-  int64_t d = 0;
-  ET_KERNEL_CHECK_MSG(ctx, k::normalize_dim(dim, self.dim(), &d), InvalidArgument, out,
-                      "_softmax.out: dim %" PRId64 " out of range", dim);
-  ET_KERNEL_CHECK(ctx, k::is_contiguous(self) && k::is_contiguous(out), InvalidArgument, out);
-  ET_KERNEL_CHECK(ctx, k::resize_to(out, self.sizes()), InvalidArgument, out);
-  const auto sizes = self.sizes();
-  const size_t rank = sizes.size();
-  const int64_t n = rank == 0 ? 1 : sizes[d];
-  const int64_t outer = rank == 0 ? 1 : k::size_product(sizes, 0, d);
-  const int64_t inner = rank == 0 ? 1 : k::size_product(sizes, d + 1, rank);
-  if (n == 0 || self.numel() == 0) return out;
-  ET_SWITCH_FLOAT_TYPES(self.scalar_type(), ctx, "_softmax.out", CTYPE, [&]() {
-    const CTYPE* in = self.const_data_ptr<CTYPE>();
-    CTYPE* result = out.mutable_data_ptr<CTYPE>();
-    for (int64_t o = 0; o < outer; ++o) {
-      for (int64_t i = 0; i < inner; ++i) {
-        const int64_t base = o * n * inner + i;
-        softmax_row(in + base, result + base, n, inner);
-      }
-    }
-  });
-  return out;
+  return k::softmax_out<false, kName>(ctx, self, dim, half_to_float, out);
 }
 
 }  // namespace native

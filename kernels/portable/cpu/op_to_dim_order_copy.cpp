@@ -20,33 +20,6 @@ namespace {
 // spells it for dtype-selective builds.
 constexpr char kName[] = "_to_dim_order_copy.out";
 
-/// Whether out's dim order is the requested one: `dim_order` when given,
-/// otherwise self's (the op preserves the layout by default).
-bool dim_order_matches(const Tensor& self, const std::optional<ArrayRef<int64_t>>& dim_order, const Tensor& out) {
-  if (!dim_order.has_value()) return k::same_dim_order(self, out);
-  const auto have = out.dim_order();
-  if (dim_order->size() != have.size()) return false;
-  for (size_t d = 0; d < have.size(); ++d) {
-    if ((*dim_order)[d] != static_cast<int64_t>(have[d])) return false;
-  }
-  return true;
-}
-
-/// Reads self in out's memory order: sizes and self-strides of out's dims,
-/// outermost in memory first.
-void plan_in_out_order(const Tensor& self, const Tensor& out, k::StridedPlan* plan) {
-  int64_t self_strides[k::kMaxDim];
-  k::strides_of(self, self_strides);
-  const auto order = out.dim_order();
-  int64_t sizes[k::kMaxDim];
-  int64_t strides[k::kMaxDim];
-  for (size_t j = 0; j < order.size(); ++j) {
-    sizes[j] = self.sizes()[order[j]];
-    strides[j] = self_strides[order[j]];
-  }
-  k::make_strided_plan(sizes, strides, order.size(), plan);
-}
-
 }  // namespace
 
 /// out = self converted to out's dtype, laid out in `dim_order` (self's dim
@@ -62,7 +35,7 @@ Tensor& to_dim_order_copy_out(KernelRuntimeContext& ctx, const Tensor& self, boo
   ET_KERNEL_CHECK_MSG(ctx, k::is_realhbbf16(self.scalar_type()) && k::is_realhbbf16(out.scalar_type()),
                       InvalidArgument, out, "%s: unsupported dtype", kName);
   ET_KERNEL_CHECK(ctx, k::valid_dim_order(self) && k::valid_dim_order(out), InvalidArgument, out);
-  ET_KERNEL_CHECK_MSG(ctx, dim_order_matches(self, dim_order, out), InvalidArgument, out,
+  ET_KERNEL_CHECK_MSG(ctx, k::dim_order_matches(self, dim_order, out), InvalidArgument, out,
                       "%s: out does not have the requested dim order", kName);
   ET_KERNEL_CHECK(ctx, k::resize_to(out, self.sizes()), InvalidArgument, out);
   const int64_t n = self.numel();
@@ -72,8 +45,8 @@ Tensor& to_dim_order_copy_out(KernelRuntimeContext& ctx, const Tensor& self, boo
   const ScalarType out_type = out.scalar_type();
 
   if (in_type == out_type) {
-    k::StridedPlan plan;
-    plan_in_out_order(self, out, &plan);
+    k::CopyPlan plan;
+    k::plan_in_out_order(self, out, &plan);
     k::strided_move(self, out, plan);
     return out;
   }

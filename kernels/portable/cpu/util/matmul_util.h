@@ -72,5 +72,29 @@ inline void gemm_accumulate_scaled(
   }
 }
 
+/// out[i] = a[i] @ b[i] for `batch` row-major products of [n x m] by
+/// [m x p] matrices stored back to back; a, b and out share one real dtype
+/// and are contiguous, and out already has its shape. False with ctx failed
+/// (a log naming `Name`, the operator's switch name) otherwise.
+template <const char* Name>
+inline bool batched_matmul(KernelRuntimeContext& ctx, const Tensor& a, const Tensor& b, const Tensor& out,
+                           int64_t batch, int64_t n, int64_t m, int64_t p) {
+  const ScalarType dtype = out.scalar_type();
+  ET_KERNEL_CHECK_MSG(ctx, a.scalar_type() == dtype && b.scalar_type() == dtype, InvalidArgument, false,
+                      "%s: all tensors must share one dtype", Name);
+  ET_KERNEL_CHECK_MSG(ctx, is_contiguous(a) && is_contiguous(b) && is_contiguous(out), InvalidArgument, false,
+                      "%s: tensors must be contiguous", Name);
+  ET_SWITCH_REAL_TYPES(dtype, ctx, Name, CTYPE, [&]() {
+    const CTYPE* pa = a.const_data_ptr<CTYPE>();
+    const CTYPE* pb = b.const_data_ptr<CTYPE>();
+    CTYPE* pc = out.mutable_data_ptr<CTYPE>();
+    for (int64_t i = 0; i < batch * n * p; ++i) pc[i] = 0;
+    for (int64_t i = 0; i < batch; ++i) {
+      gemm_accumulate(n, p, m, pa + i * n * m, m, pb + i * m * p, p, pc + i * n * p, p);
+    }
+  });
+  return true;
+}
+
 }  // namespace kernels
 }  // namespace etsb

@@ -160,5 +160,30 @@ inline void reduce_sum(const ReducePlan& p, const In* in, Out* out) {
   }
 }
 
+/// out[o] = fold(...fold(fold(init, x0), x1)..., xn) over the input elements
+/// reducing into o, in input order, for reductions other than sums (any,
+/// all, amax, argmax...): `fold(Out acc, In x)` gives the new accumulator.
+template <typename In, typename Out, typename Fold>
+inline void reduce_fold(const ReducePlan& p, const In* in, Out* out, Out init, const Fold& fold) {
+  int64_t outer = 1;
+  for (size_t d = 0; d < p.n_outer; ++d) outer *= p.outer_sizes[d];
+  int64_t reduce_count = 1;
+  for (size_t d = 0; d < p.n_reduced; ++d) reduce_count *= p.reduced_sizes[d];
+  int64_t outer_index[kMaxDim] = {0};
+  int64_t base = 0;
+  for (int64_t o = 0; o < outer; ++o) {
+    Out* row = out + o * p.inner;
+    for (int64_t i = 0; i < p.inner; ++i) row[i] = init;
+    int64_t reduced_index[kMaxDim] = {0};
+    int64_t offset = base;
+    for (int64_t r = 0; r < reduce_count; ++r) {
+      const In* x = in + offset;
+      for (int64_t i = 0; i < p.inner; ++i) row[i] = fold(row[i], x[i]);
+      offset += odometer_step(reduced_index, p.reduced_sizes, p.reduced_strides, p.n_reduced);
+    }
+    base += odometer_step(outer_index, p.outer_sizes, p.outer_strides, p.n_outer);
+  }
+}
+
 }  // namespace kernels
 }  // namespace etsb

@@ -1,0 +1,32 @@
+// aten::full.out: out = a tensor of a given shape filled with one value.
+#include "util/copy_util.h"
+
+namespace torch {
+namespace executor {
+namespace native {
+
+using ::executorch::aten::ArrayRef;
+using ::executorch::aten::Scalar;
+using ::executorch::aten::Tensor;
+namespace k = ::etsb::kernels;
+
+namespace {
+constexpr char kName[] = "full.out";  // the switch name
+}  // namespace
+
+/// out = `size`-shaped, every element fill_value converted to out's dtype (any
+/// real, Bool, Half or BFloat16 dtype); out is resized.
+Tensor& full_out(KernelRuntimeContext& ctx, ArrayRef<int64_t> size, const Scalar& fill_value, Tensor& out) {
+  k::Shape shape;
+  for (const int64_t s : size) {
+    ET_KERNEL_CHECK_MSG(ctx, k::size_like(s, 0) && shape.push(s), InvalidArgument, out,
+                        "%s: invalid size %" PRId64 " or too many dims", kName, s);
+  }
+  ET_KERNEL_CHECK(ctx, k::resize_to(out, shape), InvalidArgument, out);
+  k::fill_scalar<kName>(ctx, out, fill_value);
+  return out;
+}
+
+}  // namespace native
+}  // namespace executor
+}  // namespace torch

@@ -1,0 +1,42 @@
+// aten::gelu.out: out = self * Phi(self), the Gaussian error linear unit.
+#include "util/unary_util.h"
+
+#include <cmath>
+#include <string_view>
+
+namespace torch {
+namespace executor {
+namespace native {
+
+using ::executorch::aten::Tensor;
+namespace k = ::etsb::kernels;
+
+namespace {
+constexpr char kName[] = "gelu.out";  // the switch name
+}  // namespace
+
+/// out = x * Phi(x) with Phi the standard normal CDF: exactly, through erf,
+/// for approximate = "none"; with ATen's tanh formula for "tanh". Floating
+/// dtypes (Half and BFloat16 computing in float); out has self's dtype.
+Tensor& gelu_out(KernelRuntimeContext& ctx, const Tensor& self, std::string_view approximate, Tensor& out) {
+  const bool tanh = approximate == "tanh";
+  ET_KERNEL_CHECK_MSG(ctx, tanh || approximate == "none", InvalidArgument, out,
+                      "gelu.out: approximate must be 'none' or 'tanh'");
+  ET_KERNEL_CHECK_MSG(ctx, k::is_floating(self.scalar_type()), InvalidArgument, out,
+                      "gelu.out: self must be floating");
+  if (tanh) {
+    return k::float_unary_out<kName>(ctx, self, out, [](auto x) {
+      using T = decltype(x);
+      const T inner = static_cast<T>(0.7978845608028654) * (x + static_cast<T>(0.044715) * x * x * x);
+      return static_cast<T>(0.5) * x * (static_cast<T>(1) + std::tanh(inner));
+    });
+  }
+  return k::float_unary_out<kName>(ctx, self, out, [](auto x) {
+    using T = decltype(x);
+    return static_cast<T>(0.5) * x * (static_cast<T>(1) + std::erf(x * static_cast<T>(0.7071067811865476)));
+  });
+}
+
+}  // namespace native
+}  // namespace executor
+}  // namespace torch

@@ -1,0 +1,23 @@
+// aten::logical_and.out: out = bool(self) && bool(other), elementwise.
+#include "util/logical_util.h"
+
+namespace torch {
+namespace executor {
+namespace native {
+
+using ::executorch::aten::Tensor;
+namespace k = ::etsb::kernels;
+
+namespace {
+constexpr char kName[] = "logical_and.out";  // the switch name
+}  // namespace
+
+/// out = whether both of self and other are non-zero, with broadcasting
+/// (see logical_binary_out for dtypes).
+Tensor& logical_and_out(KernelRuntimeContext& ctx, const Tensor& self, const Tensor& other, Tensor& out) {
+  return k::logical_binary_out<kName>(ctx, self, other, out, [](bool x, bool y) { return x && y; });
+}
+
+}  // namespace native
+}  // namespace executor
+}  // namespace torch

@@ -1,0 +1,24 @@
+// aten::rsqrt.out: out = 1 / sqrt(self), elementwise.
+#include "util/unary_util.h"
+
+#include <cmath>
+
+namespace torch {
+namespace executor {
+namespace native {
+
+using ::executorch::aten::Tensor;
+namespace k = ::etsb::kernels;
+
+namespace {
+constexpr char kName[] = "rsqrt.out";  // the switch name
+}  // namespace
+
+/// out = 1 / sqrt(self) (see float_unary_out: integral and Bool inputs give Float).
+Tensor& rsqrt_out(KernelRuntimeContext& ctx, const Tensor& self, Tensor& out) {
+  return k::float_unary_out<kName>(ctx, self, out, [](auto x) { return decltype(x)(1) / std::sqrt(x); });
+}
+
+}  // namespace native
+}  // namespace executor
+}  // namespace torch

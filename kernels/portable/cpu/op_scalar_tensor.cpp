@@ -1,0 +1,26 @@
+// aten::scalar_tensor.out: out = a 0-dim tensor holding a Scalar.
+#include "util/copy_util.h"
+
+namespace torch {
+namespace executor {
+namespace native {
+
+using ::executorch::aten::Scalar;
+using ::executorch::aten::Tensor;
+namespace k = ::etsb::kernels;
+
+namespace {
+constexpr char kName[] = "scalar_tensor.out";  // the switch name
+}  // namespace
+
+/// out = s converted to out's dtype (any real, Bool, Half or BFloat16), as a
+/// 0-dim tensor (out is resized to []).
+Tensor& scalar_tensor_out(KernelRuntimeContext& ctx, const Scalar& s, Tensor& out) {
+  ET_KERNEL_CHECK(ctx, k::resize_to(out, k::Shape{}), InvalidArgument, out);
+  k::fill_scalar<kName>(ctx, out, s);
+  return out;
+}
+
+}  // namespace native
+}  // namespace executor
+}  // namespace torch

@@ -1,0 +1,24 @@
+// aten::sigmoid.out: out = 1 / (1 + exp(-self)), elementwise.
+#include "util/unary_util.h"
+
+#include <cmath>
+
+namespace torch {
+namespace executor {
+namespace native {
+
+using ::executorch::aten::Tensor;
+namespace k = ::etsb::kernels;
+
+namespace {
+constexpr char kName[] = "sigmoid.out";  // the switch name
+}  // namespace
+
+/// out = 1 / (1 + exp(-self)) (see float_unary_out: integral and Bool inputs give Float).
+Tensor& sigmoid_out(KernelRuntimeContext& ctx, const Tensor& self, Tensor& out) {
+  return k::float_unary_out<kName>(ctx, self, out, [](auto x) { return decltype(x)(1) / (decltype(x)(1) + std::exp(-x)); });
+}
+
+}  // namespace native
+}  // namespace executor
+}  // namespace torch
