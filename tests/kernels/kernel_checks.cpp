@@ -967,6 +967,146 @@ void check_batch_norm_pool_mm() {
   EXPECT_KERNEL_FAILS(native::log_softmax_out(ctx, tv3.t(), 1, false, out));
 }
 
+// ---- the rest of the library: binary tensor ops, rounding, reductions, resampling ----
+
+void check_binary_tensor_ops() {
+  float a[3] = {1, NAN, 3}, b[3] = {2, 0, -1}, o[3];
+  TT ta(F, {3}, a), tb(F, {3}, b), to(F, {3}, o);
+  Tensor out = to.t();
+  EXPECT_KERNEL_OK(native::minimum_out(ctx, ta.t(), tb.t(), out));
+  CHECK(o[0] == 1 && std::isnan(o[1]) && o[2] == -1);
+  EXPECT_KERNEL_OK(native::maximum_out(ctx, ta.t(), tb.t(), out));
+  CHECK(o[0] == 2 && std::isnan(o[1]) && o[2] == 3);
+  int64_t x[3] = {2, -3, 7}, e[3] = {10, 3, -1}, lo[3];
+  TT tx(L, {3}, x), te(L, {3}, e), tlo(L, {3}, lo);
+  out = tlo.t();
+  EXPECT_KERNEL_OK(native::pow_Tensor_Tensor_out(ctx, tx.t(), te.t(), out));
+  CHECK(lo[0] == 1024 && lo[1] == -27 && lo[2] == 0);
+  EXPECT_KERNEL_FAILS(native::pow_Tensor_Scalar_out(ctx, tx.t(), Scalar(int64_t(-1)), out));
+  EXPECT_KERNEL_OK(native::pow_Tensor_Scalar_out(ctx, tx.t(), Scalar(int64_t(2)), out));
+  CHECK(lo[0] == 4 && lo[1] == 9 && lo[2] == 49);
+  EXPECT_KERNEL_OK(native::fmod_Tensor_out(ctx, tx.t(), te.t(), out));
+  CHECK(lo[0] == 2 && lo[1] == 0 && lo[2] == 0);
+  int64_t z[3] = {1, 0, 1};
+  TT tz(L, {3}, z);
+  EXPECT_KERNEL_FAILS(native::fmod_Tensor_out(ctx, tx.t(), tz.t(), out));
+  EXPECT_KERNEL_OK(native::bitwise_and_Tensor_out(ctx, tx.t(), te.t(), out));
+  CHECK(lo[0] == 2 && lo[1] == (-3 & 3) && lo[2] == 7);
+  out = to.t();
+  EXPECT_KERNEL_FAILS(native::bitwise_and_Tensor_out(ctx, ta.t(), tb.t(), out));
+  bool bo[3];
+  TT tbo(B, {3}, bo);
+  out = tbo.t();
+  EXPECT_KERNEL_OK(native::lt_tensor_out(ctx, tx.t(), tb.t(), out));  // Long against Float
+  CHECK(!bo[0] && bo[1] && !bo[2]);
+  float two[2];
+  TT t2(F, {2}, two);
+  EXPECT_KERNEL_FAILS(native::eq_tensor_out(ctx, tx.t(), t2.t(), out));
+}
+
+void check_rounding_and_activations() {
+  float x[4] = {-1.5f, -0.5f, 0.5f, 2.5f}, o[4];
+  TT tx(F, {4}, x), to(F, {4}, o);
+  Tensor out = to.t();
+  EXPECT_KERNEL_OK(native::round_out(ctx, tx.t(), out));
+  CHECK(values_are(o, {-2, -0.0, 0, 2}));
+  EXPECT_KERNEL_OK(native::floor_out(ctx, tx.t(), out));
+  CHECK(values_are(o, {-2, -1, 0, 2}));
+  EXPECT_KERNEL_OK(native::ceil_out(ctx, tx.t(), out));
+  CHECK(values_are(o, {-1, 0, 1, 3}));
+  EXPECT_KERNEL_OK(native::abs_out(ctx, tx.t(), out));
+  CHECK(values_are(o, {1.5, 0.5, 0.5, 2.5}));
+  EXPECT_KERNEL_OK(native::leaky_relu_out(ctx, tx.t(), Scalar(0.1), out));
+  CHECK(values_are(o, {-0.15, -0.05, 0.5, 2.5}));
+  EXPECT_KERNEL_OK(native::elu_out(ctx, tx.t(), Scalar(1.0), Scalar(1.0), Scalar(1.0), out));
+  CHECK(values_are(o, {-0.7768698, -0.3934693, 0.5, 2.5}));
+  bool b[4] = {true, false, true, false}, bo[4];
+  TT tb(B, {4}, b), tbo(B, {4}, bo);
+  out = tbo.t();
+  EXPECT_KERNEL_FAILS(native::abs_out(ctx, tb.t(), out));
+  int32_t i[4] = {1, -2, 3, -4}, io[4];
+  TT ti(I, {4}, i), tio(I, {4}, io);
+  out = tio.t();
+  EXPECT_KERNEL_FAILS(native::leaky_relu_out(ctx, ti.t(), Scalar(0.1), out));
+  EXPECT_KERNEL_OK(native::floor_out(ctx, ti.t(), out));
+  CHECK(io[1] == -2 && io[3] == -4);
+}
+
+void check_reductions_and_scans() {
+  float x[6] = {1, 5, 2, 4, 3, 6}, o[3];
+  TT tx(F, {2, 3}, x), to(F, {3}, o);
+  Tensor out = to.t();
+  const int64_t d0[1] = {0}, d5[1] = {5};
+  EXPECT_KERNEL_OK(native::amax_out(ctx, tx.t(), ints(d0, 1), false, out));
+  CHECK(values_are(o, {4, 5, 6}));
+  EXPECT_KERNEL_FAILS(native::amax_out(ctx, tx.t(), ints(d5, 1), false, out));
+  int64_t idx[2];
+  TT ti(L, {2}, idx);
+  out = ti.t();
+  EXPECT_KERNEL_OK(native::argmax_out(ctx, tx.t(), int64_t(1), false, out));
+  CHECK(idx[0] == 1 && idx[1] == 2);
+  out = to.t();
+  EXPECT_KERNEL_FAILS(native::argmax_out(ctx, tx.t(), int64_t(1), false, out));  // not Long
+  float v[2];
+  TT tv(F, {2}, v);
+  out = tv.t();
+  const int64_t d1[1] = {1};
+  EXPECT_KERNEL_OK(native::var_correction_out(ctx, tx.t(), ints(d1, 1), std::nullopt, false, out));
+  CHECK(values_are(v, {4.333333, 2.333333}));
+  EXPECT_KERNEL_FAILS(native::var_correction_out(ctx, tx.t(), ints(d5, 1), std::nullopt, false, out));
+  float c[6];
+  TT tc(F, {2, 3}, c);
+  out = tc.t();
+  EXPECT_KERNEL_OK(native::cumsum_out(ctx, tx.t(), 1, std::nullopt, out));
+  CHECK(values_are(c, {1, 6, 8, 4, 7, 13}));
+  EXPECT_KERNEL_FAILS(native::cumsum_out(ctx, tx.t(), 2, std::nullopt, out));
+  int32_t ci[3] = {1, 2, 3};
+  TT tci(I, {3}, ci);
+  EXPECT_KERNEL_FAILS(native::cumsum_out(ctx, tci.t(), 0, std::nullopt, out));  // Int sums into Long, not Float
+  float f[6];
+  TT tf(F, {2, 3}, f);
+  out = tf.t();
+  const int64_t both[2] = {0, -1}, twice[2] = {1, 1};
+  EXPECT_KERNEL_OK(native::flip_out(ctx, tx.t(), ints(both, 2), out));
+  CHECK(values_are(f, {6, 3, 4, 2, 5, 1}));
+  EXPECT_KERNEL_FAILS(native::flip_out(ctx, tx.t(), ints(twice, 2), out));
+  int64_t gi[2] = {2, -1}, bad[2] = {0, 3};
+  TT tgi(L, {1, 2}, gi), tbad(L, {1, 2}, bad);
+  float g[2];
+  TT tg(F, {1, 2}, g);
+  out = tg.t();
+  EXPECT_KERNEL_OK(native::gather_out(ctx, tx.t(), 1, tgi.t(), false, out));
+  CHECK(values_are(g, {2, 2}));
+  EXPECT_KERNEL_FAILS(native::gather_out(ctx, tx.t(), 1, tbad.t(), false, out));
+}
+
+void check_resampling_and_group_norm() {
+  float x[4] = {1, 2, 3, 4}, o[16], p[1];
+  TT tx(F, {1, 1, 2, 2}, x), to(F, {1, 1, 4, 4}, o), tp(F, {1, 1, 1, 1}, p);
+  Tensor out = to.t();
+  const int64_t size4[2] = {4, 4}, size1[2] = {1, 1}, one[1] = {4};
+  EXPECT_KERNEL_OK(native::upsample_nearest2d_vec_out(ctx, tx.t(), ints(size4, 2), std::nullopt, out));
+  CHECK(values_are(o, {1, 1, 2, 2, 1, 1, 2, 2, 3, 3, 4, 4, 3, 3, 4, 4}));
+  const double scales[2] = {2.0, 2.0};
+  EXPECT_KERNEL_FAILS(native::upsample_nearest2d_vec_out(ctx, tx.t(), ints(size4, 2), ArrayRef<double>(scales, 2),
+                                                         out));  // both given
+  EXPECT_KERNEL_OK(native::upsample_bilinear2d_vec_out(ctx, tx.t(), std::nullopt, true, ArrayRef<double>(scales, 2),
+                                                       out));
+  CHECK(near(o[0], 1) && near(o[3], 2) && near(o[15], 4) && near(o[1], 1 + 1.0 / 3));
+  EXPECT_KERNEL_FAILS(native::upsample_bilinear2d_vec_out(ctx, tx.t(), ints(one, 1), false, std::nullopt, out));
+  out = tp.t();
+  EXPECT_KERNEL_OK(native::_adaptive_avg_pool2d_out(ctx, tx.t(), ints(size1, 2), out));
+  CHECK(values_are(p, {2.5}));
+  EXPECT_KERNEL_FAILS(native::_adaptive_avg_pool2d_out(ctx, tx.t(), ints(one, 1), out));
+  float y[4], mean[1], rstd[1];
+  TT ty(F, {1, 1, 2, 2}, y), tm(F, {1, 1}, mean), tr(F, {1, 1}, rstd);
+  Tensor o0 = ty.t(), o1 = tm.t(), o2 = tr.t();
+  EXPECT_KERNEL_OK(native::native_group_norm_out(ctx, tx.t(), std::nullopt, std::nullopt, 1, 1, 4, 1, 0.0, o0, o1, o2));
+  CHECK(values_are(mean, {2.5}) && values_are(y, {-1.3416408, -0.4472136, 0.4472136, 1.3416408}));
+  EXPECT_KERNEL_FAILS(native::native_group_norm_out(ctx, tx.t(), std::nullopt, std::nullopt, 1, 1, 4, 2, 0.0, o0, o1,
+                                                    o2));  // 1 channel in 2 groups
+}
+
 int main() {
   ::executorch::runtime::runtime_init();
   check_integer_overflow_wraps();
@@ -1000,6 +1140,10 @@ int main() {
   check_scalar_arithmetic();
   check_unary_math();
   check_batch_norm_pool_mm();
+  check_binary_tensor_ops();
+  check_rounding_and_activations();
+  check_reductions_and_scans();
+  check_resampling_and_group_norm();
   std::printf("%d checks, %d failed\n", g_checks, g_failed);
   return g_failed == 0 ? 0 : 1;
 }

@@ -1,4 +1,5 @@
-// aten::le.Scalar_out: out = self <= other, with a Scalar `other`.
+// aten::le.Scalar_out and le.Tensor_out: out = self <= other, elementwise.
+#include "util/binary_op_util.h"
 #include "util/compare_util.h"
 
 namespace torch {
@@ -10,13 +11,22 @@ using ::executorch::aten::Tensor;
 namespace k = ::etsb::kernels;
 
 namespace {
-constexpr char kName[] = "le.Scalar_out";  // the switch name
+constexpr char kName[] = "le.Scalar_out";  // the switch names
+constexpr char kTensorName[] = "le.Tensor_out";
 }  // namespace
 
 /// out = whether each element of self is less than or equal to other (see
 /// compare_scalar_out for dtypes and the type compared in).
 Tensor& le_scalar_out(KernelRuntimeContext& ctx, const Tensor& self, const Scalar& other, Tensor& out) {
   return k::compare_scalar_out<kName>(ctx, self, other, out, [](auto x, auto y) { return x <= y; });
+}
+
+/// out = whether each element of self is less than or equal to the matching element of
+/// other, with broadcasting, compared in ATen's common dtype (see
+/// binary_op_out for dtypes and paths).
+Tensor& le_tensor_out(KernelRuntimeContext& ctx, const Tensor& self, const Tensor& other, Tensor& out) {
+  return k::binary_op_out<kTensorName, k::BinaryResult::kTruth>(ctx, self, other, out,
+                                                                [](auto x, auto y) { return x <= y; });
 }
 
 }  // namespace native

@@ -1,12 +1,14 @@
-// The shared front half of the arithmetic binary kernels (add, sub, mul, div):
-// dtype checks, ATen's result type, broadcasting and output resizing. Each
-// kernel then runs its own ET_SWITCH (named after itself) for the same-dtype
-// fast path, or binary_mixed for mixed dtypes.
+// Binary elementwise kernels: the shared front half (dtype checks, ATen's
+// result type, broadcasting and output resizing), after which add, sub, mul
+// and div run their own ET_SWITCH, and one engine, binary_op_out, for the
+// others (comparisons, minimum, maximum, pow, fmod, bitwise ops).
 #pragma once
 
 #include "broadcast_util.h"
 #include "elementwise_util.h"
 #include "kernel_util.h"
+
+#include <type_traits>
 
 namespace etsb {
 namespace kernels {
@@ -36,6 +38,58 @@ inline bool prepare_binary(
 inline bool same_real_dtype(const Tensor& a, const Tensor& b, const Tensor& out) {
   const ScalarType t = out.scalar_type();
   return a.scalar_type() == t && b.scalar_type() == t && is_real_or_bool(t);
+}
+
+/// What a binary operator's result is: a value in the operands' common
+/// dtype (minimum, pow...) or a truth value (comparisons: out is Bool or any
+/// dtype taking 1 / 0).
+enum class BinaryResult { kCommon, kTruth };
+
+/// out = op(a, b) elementwise with broadcasting, computing in ATen's common
+/// dtype of a and b. op is generic: called with two values of the compute
+/// type, it returns that type (kCommon) or bool (kTruth). When a, b and out
+/// share one real or Bool dtype (or a and b one and out is Bool for truth
+/// results) the call takes a typed loop per dtype, switched on the `Types`
+/// category (`kAllReal` for real and Bool, `kIntegral` for integral and Bool
+/// only); other calls convert per element through double, int64_t or bool
+/// (with_compute_type: compiled only where the build may mix dtypes).
+enum class BinaryTypes { kAllReal, kIntegral };
+
+template <const char* Name, BinaryResult Result, BinaryTypes Types = BinaryTypes::kAllReal, typename Op>
+inline Tensor& binary_op_out(KernelRuntimeContext& ctx, const Tensor& a, const Tensor& b, Tensor& out,
+                             const Op& op) {
+  ScalarType common;
+  if (!prepare_binary(ctx, Name, a, b, out, &common)) return out;
+  if (Types == BinaryTypes::kIntegral) {
+    ET_KERNEL_CHECK_MSG(ctx, !is_floating(common), InvalidArgument, out, "%s: integral or Bool operands only",
+                        Name);
+  }
+  if (Result == BinaryResult::kCommon) {
+    ET_KERNEL_CHECK_MSG(ctx, can_cast(common, out.scalar_type()), InvalidArgument, out,
+                        "%s: out (%s) cannot hold the result (%s)", Name,
+                        ::executorch::runtime::toString(out.scalar_type()), ::executorch::runtime::toString(common));
+  }
+  const ScalarType t = a.scalar_type();
+  const bool typed_out = Result == BinaryResult::kTruth ? out.scalar_type() == ScalarType::Bool
+                                                         : out.scalar_type() == t;
+  if (b.scalar_type() == t && typed_out && is_real_or_bool(t)) {
+    const auto run = [&](auto tag) {
+      using T = decltype(tag);
+      using Out = typename std::conditional<Result == BinaryResult::kTruth, bool, T>::type;
+      binary_same_dtype<T, Out>(a, b, out, [&op](T x, T y) { return static_cast<Out>(op(x, y)); });
+    };
+    if (Types == BinaryTypes::kIntegral) {
+      ET_SWITCH_INT_TYPES_AND(Bool, t, ctx, Name, CTYPE, [&]() { run(CTYPE{}); });
+    } else {
+      ET_SWITCH_REALB_TYPES(t, ctx, Name, CTYPE, [&]() { run(CTYPE{}); });
+    }
+    return out;
+  }
+  with_compute_type<Name>(ctx, common, [&](auto tag) {
+    using CT = decltype(tag);
+    binary_mixed<CT, Name>(ctx, a, b, out, [&op](CT x, CT y) { return static_cast<CT>(op(x, y)); });
+  });
+  return out;
 }
 
 }  // namespace kernels

@@ -185,5 +185,52 @@ inline void reduce_fold(const ReducePlan& p, const In* in, Out* out, Out init, c
   }
 }
 
+/// Calls `visit(out_index, first_offset)` for every output element of the
+/// plan: out_index counts outputs in order, first_offset is the input offset
+/// of the first element reducing into it. Pair with for_each_reduced.
+template <typename Visit>
+inline void for_each_output(const ReducePlan& p, const Visit& visit) {
+  int64_t outer = 1;
+  for (size_t d = 0; d < p.n_outer; ++d) outer *= p.outer_sizes[d];
+  int64_t outer_index[kMaxDim] = {0};
+  int64_t base = 0;
+  for (int64_t o = 0; o < outer; ++o) {
+    for (int64_t i = 0; i < p.inner; ++i) visit(o * p.inner + i, base + i);
+    base += odometer_step(outer_index, p.outer_sizes, p.outer_strides, p.n_outer);
+  }
+}
+
+/// Calls `visit(offset)` for the input offset of every element reducing into
+/// the output whose first element is at `first` (from for_each_output), in
+/// input order.
+template <typename Visit>
+inline void for_each_reduced(const ReducePlan& p, int64_t first, const Visit& visit) {
+  int64_t reduce_count = 1;
+  for (size_t d = 0; d < p.n_reduced; ++d) reduce_count *= p.reduced_sizes[d];
+  int64_t reduced_index[kMaxDim] = {0};
+  int64_t offset = first;
+  for (int64_t r = 0; r < reduce_count; ++r) {
+    visit(offset);
+    offset += odometer_step(reduced_index, p.reduced_sizes, p.reduced_strides, p.n_reduced);
+  }
+}
+
+/// A tensor viewed as [outer, n, inner] around dim `d` (a 0-dim tensor as
+/// [1, 1, 1]): for kernels that walk one dim (argmax, cumsum).
+struct DimView {
+  int64_t outer = 1;
+  int64_t n = 1;
+  int64_t inner = 1;
+};
+
+inline DimView view_around(const Tensor& t, int64_t d) {
+  DimView v;
+  if (t.dim() == 0) return v;
+  v.outer = size_product(t.sizes(), 0, d);
+  v.n = t.sizes()[d];
+  v.inner = size_product(t.sizes(), d + 1, t.dim());
+  return v;
+}
+
 }  // namespace kernels
 }  // namespace etsb

@@ -1,0 +1,62 @@
+// 2-D upsampling (nearest, bilinear): the output size from output_size or
+// scale_factors, and ATen's source-coordinate scales.
+#pragma once
+
+#include "kernel_util.h"
+
+#include <cmath>
+#include <optional>
+
+namespace etsb {
+namespace kernels {
+
+/// One spatial axis of an upsampling: sizes and the source scale (input
+/// positions per output position), or 0 when none is given explicitly.
+struct UpsampleAxis {
+  int64_t in, out;
+  double scale_factor;  // the caller's scale factor, or 0 when output_size was given
+};
+
+/// Fills the two axes and out's shape from exactly one of output_size and
+/// scale_factors (2 values each), for a 4-D [N, C, H, W] input; false with
+/// ctx failed (a log naming `name`) on anything else.
+inline bool make_upsample_axes(KernelRuntimeContext& ctx, const char* name, const Tensor& input,
+                               const std::optional<ArrayRef<int64_t>>& output_size,
+                               const std::optional<ArrayRef<double>>& scale_factors, UpsampleAxis* axes,
+                               Shape* shape) {
+  ET_KERNEL_CHECK_MSG(ctx, input.dim() == 4 && is_contiguous(input), InvalidArgument, false,
+                      "%s: input must be a contiguous 4-D tensor", name);
+  ET_KERNEL_CHECK_MSG(ctx, output_size.has_value() != scale_factors.has_value(), InvalidArgument, false,
+                      "%s: give exactly one of output_size and scale_factors", name);
+  ET_KERNEL_CHECK_MSG(ctx, (output_size.has_value() ? output_size->size() : scale_factors->size()) == 2,
+                      InvalidArgument, false, "%s: output_size or scale_factors needs 2 values", name);
+  *shape = shape_of(input);
+  for (size_t i = 0; i < 2; ++i) {
+    UpsampleAxis& a = axes[i];
+    a.in = input.sizes()[2 + i];
+    if (output_size.has_value()) {
+      a.out = (*output_size)[i];
+      a.scale_factor = 0;
+    } else {
+      a.scale_factor = (*scale_factors)[i];
+      ET_KERNEL_CHECK_MSG(ctx, std::isfinite(a.scale_factor) && a.scale_factor > 0, InvalidArgument, false,
+                          "%s: scale factors must be positive", name);
+      const double size = std::floor(static_cast<double>(a.in) * a.scale_factor);
+      a.out = size > INT32_MAX ? -1 : static_cast<int64_t>(size);
+    }
+    ET_KERNEL_CHECK_MSG(ctx, size_like(a.out, 1), InvalidArgument, false, "%s: invalid output size", name);
+    shape->sizes[2 + i] = static_cast<SizesType>(a.out);
+  }
+  return true;
+}
+
+/// ATen's scale from output to input coordinates: (in - 1) / (out - 1) with
+/// align_corners, else 1 / scale_factor when one was given, else in / out.
+inline double source_scale(const UpsampleAxis& a, bool align_corners) {
+  if (align_corners) return a.out > 1 ? static_cast<double>(a.in - 1) / static_cast<double>(a.out - 1) : 0.0;
+  if (a.scale_factor > 0) return 1.0 / a.scale_factor;
+  return static_cast<double>(a.in) / static_cast<double>(a.out);
+}
+
+}  // namespace kernels
+}  // namespace etsb
