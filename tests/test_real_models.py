@@ -76,7 +76,11 @@ def test_each_real_model_runs_with_our_kernels_alone(built, model, tmp_path):
     name = f"{model}_ours"
     run_real_model(OUT / name, model, tmp_path)
     assert_real_model_matches_torch(model, tmp_path)
-    listed = subprocess.run([str(OUT / name), "--list-kernels"], capture_output=True, text=True, check=True)
-    registered = {line for line in listed.stdout.splitlines() if not line.startswith(("executorch_prim::", "aten::sym_",
+    kernels = subprocess.run([str(OUT / name), "--list-kernels"], capture_output=True, text=True, check=True)
+    registered = {line for line in kernels.stdout.splitlines() if not line.startswith(("executorch_prim::", "aten::sym_",
                                                                                        "aten::_local_scalar_dense"))}
     assert registered == set(MANIFEST[model]["operators"])
+    # Only the kernel sources its operators need were compiled into its archive.
+    listed = (OUT / f"{name}_lib" / "kernel_sources.txt").read_text().splitlines()
+    members = (OUT / f"lib{name}_lib_kernels.a.objects").read_text().splitlines()
+    assert 0 < len(listed) == len(members) <= len(MANIFEST[model]["operators"])

@@ -15,30 +15,6 @@ namespace {
 constexpr char kName[] = "where.self_out";
 }  // namespace
 
-namespace {
-
-/// Walks cond, self, other and out together (broadcast), calling
-/// `pick(out_index, cond_index, self_index, other_index)` per output element.
-template <typename Pick>
-void for_each_where(const Tensor& cond, const Tensor& self, const Tensor& other, const Tensor& out,
-                    const Pick& pick) {
-  const int64_t n = out.numel();
-  if (cond.numel() == n && self.numel() == n && other.numel() == n) {
-    for (int64_t i = 0; i < n; ++i) pick(i, i, i, i);  // no stretched dims: flat indices coincide
-    return;
-  }
-  k::BroadcastPlan<3> plan;
-  const Tensor* inputs[3] = {&cond, &self, &other};
-  k::make_broadcast_plan(k::shape_of(out), inputs, &plan);
-  const size_t last = plan.ndim - 1;
-  const int64_t sc = plan.strides[0][last], ss = plan.strides[1][last], so = plan.strides[2][last];
-  k::for_each_run(plan, [&](int64_t o, const int64_t* in, int64_t len) {
-    for (int64_t j = 0; j < len; ++j) pick(o + j, in[0] + j * sc, in[1] + j * ss, in[2] + j * so);
-  });
-}
-
-}  // namespace
-
 /// out = condition ? self : other elementwise, broadcasting all three.
 /// condition is Bool (or Byte, read as nonzero); self and other any real,
 /// Bool, Half or BFloat16 dtypes with ATen promotion; out is resized to the
@@ -69,7 +45,7 @@ Tensor& where_out(KernelRuntimeContext& ctx, const Tensor& condition, const Tens
       const W* a = self.const_data_ptr<W>();
       const W* b = other.const_data_ptr<W>();
       W* o = out.mutable_data_ptr<W>();
-      for_each_where(condition, self, other, out,
+      k::for_each_ternary(condition, self, other, out,
                      [&](int64_t i, int64_t ic, int64_t ia, int64_t ib) { o[i] = c[ic] ? a[ia] : b[ib]; });
     });
     ET_KERNEL_CHECK(ctx, handled, InvalidArgument, out);
@@ -85,7 +61,7 @@ Tensor& where_out(KernelRuntimeContext& ctx, const Tensor& condition, const Tens
     const void* a = self.const_data_ptr();
     const void* b = other.const_data_ptr();
     void* o = out.mutable_data_ptr();
-    for_each_where(condition, self, other, out, [&](int64_t i, int64_t ic, int64_t ia, int64_t ib) {
+    k::for_each_ternary(condition, self, other, out, [&](int64_t i, int64_t ic, int64_t ia, int64_t ib) {
       st(o, i, c[ic] ? la(a, ia) : lb(b, ib));
     });
   });

@@ -133,5 +133,26 @@ inline void for_each_run(const BroadcastPlan<N>& plan, Run&& run) {
   }
 }
 
+/// Walks three tensors and out together, broadcast to out's shape (all in
+/// the default dim order), calling `visit(out_index, a_index, b_index,
+/// c_index)` per output element, in output order.
+template <typename Visit>
+inline void for_each_ternary(const Tensor& a, const Tensor& b, const Tensor& c, const Tensor& out,
+                             const Visit& visit) {
+  const int64_t n = out.numel();
+  if (a.numel() == n && b.numel() == n && c.numel() == n) {
+    for (int64_t i = 0; i < n; ++i) visit(i, i, i, i);  // no stretched dims: flat indices coincide
+    return;
+  }
+  BroadcastPlan<3> plan;
+  const Tensor* inputs[3] = {&a, &b, &c};
+  make_broadcast_plan(shape_of(out), inputs, &plan);
+  const size_t last = plan.ndim - 1;
+  const int64_t sa = plan.strides[0][last], sb = plan.strides[1][last], sc = plan.strides[2][last];
+  for_each_run(plan, [&](int64_t o, const int64_t* in, int64_t len) {
+    for (int64_t j = 0; j < len; ++j) visit(o + j, in[0] + j * sa, in[1] + j * sb, in[2] + j * sc);
+  });
+}
+
 }  // namespace kernels
 }  // namespace etsb

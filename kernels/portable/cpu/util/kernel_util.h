@@ -196,6 +196,27 @@ inline ScalarType result_type(const Tensor& a, const Tensor& b) {
   return ::executorch::runtime::promoteTypes(ta, tb);
 }
 
+/// ATen's result type of several tensors (as result_type of two): the
+/// promoted dtype of those with dimensions, widened by the 0-dim ones only
+/// where they belong to a higher category. Callers check is_realhbbf16 first.
+inline ScalarType result_type(const Tensor* const* tensors, size_t count) {
+  bool any_dimmed = false, any_scalar = false;
+  ScalarType dimmed = ScalarType::Bool, scalar = ScalarType::Bool;
+  for (size_t i = 0; i < count; ++i) {
+    const ScalarType t = tensors[i]->scalar_type();
+    if (tensors[i]->dim() > 0) {
+      dimmed = any_dimmed ? ::executorch::runtime::promoteTypes(dimmed, t) : t;
+      any_dimmed = true;
+    } else {
+      scalar = any_scalar ? ::executorch::runtime::promoteTypes(scalar, t) : t;
+      any_scalar = true;
+    }
+  }
+  if (!any_dimmed) return scalar;
+  if (!any_scalar || dtype_category(scalar) <= dtype_category(dimmed)) return dimmed;
+  return ::executorch::runtime::promoteTypes(dimmed, scalar);
+}
+
 /// Whether a value of dtype `from` may be written to an output of dtype `to`
 /// (ATen's rule: no floating -> integral, nothing but bool -> bool).
 inline bool can_cast(ScalarType from, ScalarType to) { return ::executorch::runtime::canCast(from, to); }
