@@ -457,9 +457,21 @@ void check_convolution() {
   EXPECT_KERNEL_OK(native::convolution_out(ctx, tx2.t(), tw2.t(), std::nullopt, ints(two, 1), ints(zero, 1),
                                            ints(one, 1), false, ints(zero, 1), 2, out));
   CHECK(values_are(o2, {0, 2, 8, 10, 21, 23, 29, 31}));
+  // Transposed (the direct loops: these calls have no temp allocator): with a
+  // symmetric kernel, stride 1 and padding 1 it gives the same sums.
   out = to.t();
-  EXPECT_KERNEL_FAILS(native::convolution_out(ctx, tx.t(), tw.t(), b, ints(one, 1), ints(one, 1), ints(one, 1), true,
-                                              ints(zero, 1), 1, out));  // transposed
+  EXPECT_KERNEL_OK(native::convolution_out(ctx, tx.t(), tw.t(), b, ints(one, 1), ints(one, 1), ints(one, 1), true,
+                                           ints(zero, 1), 1, out));
+  CHECK(near(o[0], 11) && near(o[5], 46));
+  // Stride 2 spreads each input element over a 2 x 2 block.
+  float tx4[4] = {1, 2, 3, 4}, tones[4] = {1, 1, 1, 1};
+  TT ttx(F, {1, 1, 2, 2}, tx4), ttw(F, {1, 1, 2, 2}, tones);
+  out = to.t();
+  EXPECT_KERNEL_OK(native::convolution_out(ctx, ttx.t(), ttw.t(), std::nullopt, ints(two, 1), ints(zero, 1),
+                                           ints(one, 1), true, ints(zero, 1), 1, out));
+  CHECK(values_are(o, {1, 1, 2, 2, 1, 1, 2, 2, 3, 3, 4, 4, 3, 3, 4, 4}));
+  EXPECT_KERNEL_FAILS(native::convolution_out(ctx, ttx.t(), ttw.t(), std::nullopt, ints(one, 1), ints(zero, 1),
+                                              ints(one, 1), true, ints(two, 1), 1, out));  // output_padding >= stride
   EXPECT_KERNEL_FAILS(native::convolution_out(ctx, tx2.t(), tw.t(), b, ints(one, 1), ints(one, 1), ints(one, 1),
                                               false, ints(zero, 1), 1, out));  // 2 channels vs weight's 1
   EXPECT_KERNEL_FAILS(native::convolution_out(ctx, tx.t(), tw.t(), b, ints(zero, 1), ints(one, 1), ints(one, 1),

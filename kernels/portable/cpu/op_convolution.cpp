@@ -1,4 +1,4 @@
-// aten::convolution.out: 1-D and 2-D convolution (not transposed), NCHW.
+// aten::convolution.out: 1-D and 2-D convolution, plain and transposed, NCHW.
 #include "util/matmul_util.h"
 
 #include <optional>
@@ -85,20 +85,193 @@ void conv2d(const T* in, const T* weight, const T* bias, T* out, int64_t batch, 
   }
 }
 
+
+/// Transposed convolution (the gradient of conv2d with respect to its
+/// input), scattering: each input element times each weight tap is added to
+/// the output position it maps to. weight is [IC, OC / groups, KH, KW].
+template <typename T>
+void conv2d_transposed(const T* in, const T* weight, const T* bias, T* out, int64_t batch, int64_t in_ch,
+                       int64_t out_ch, int64_t groups, const Axis& h, const Axis& w) {
+  const int64_t in_per_group = in_ch / groups;
+  const int64_t out_per_group = out_ch / groups;
+  const int64_t in_plane = h.in * w.in;
+  const int64_t out_plane = h.out * w.out;
+  for (int64_t b = 0; b < batch; ++b) {
+    for (int64_t oc = 0; oc < out_ch; ++oc) {
+      T* o = out + (b * out_ch + oc) * out_plane;
+      const T init = bias != nullptr ? bias[oc] : static_cast<T>(0);
+      for (int64_t i = 0; i < out_plane; ++i) o[i] = init;
+    }
+    for (int64_t ic = 0; ic < in_ch; ++ic) {
+      const int64_t g = ic / in_per_group;
+      const T* x = in + (b * in_ch + ic) * in_plane;
+      for (int64_t ocl = 0; ocl < out_per_group; ++ocl) {
+        T* o = out + (b * out_ch + g * out_per_group + ocl) * out_plane;
+        const T* wk = weight + (ic * out_per_group + ocl) * h.kernel * w.kernel;
+        for (int64_t kh = 0; kh < h.kernel; ++kh) {
+          for (int64_t ih = 0; ih < h.in; ++ih) {
+            const int64_t oh = ih * h.stride - h.pad + kh * h.dilation;
+            if (oh < 0 || oh >= h.out) continue;
+            for (int64_t kw = 0; kw < w.kernel; ++kw) {
+              const T tap = wk[kh * w.kernel + kw];
+              for (int64_t iw = 0; iw < w.in; ++iw) {
+                const int64_t ow = iw * w.stride - w.pad + kw * w.dilation;
+                if (ow >= 0 && ow < w.out) o[oh * w.out + ow] += tap * x[ih * w.in + iw];
+              }
+            }
+          }
+        }
+      }
+    }
+  }
+}
+
+/// Scratch memory from the runtime's temp allocator, or null when the
+/// program runs without one (the callers then take the direct loops).
+float* temp_floats(KernelRuntimeContext& ctx, int64_t count) {
+  auto memory = ctx.allocate_temp(static_cast<size_t>(count) * sizeof(float), 64);
+  return memory.ok() ? static_cast<float*>(memory.get()) : nullptr;
+}
+
+/// col[(c, kh, kw), (oh, ow)] = x[c, oh * stride - pad + kh * dilation, ...]
+/// (zero where that falls in the padding), for `channels` planes of x: the
+/// matrix whose product with the weights is the convolution.
+void im2col(const float* x, float* col, int64_t channels, const Axis& h, const Axis& w) {
+  const int64_t out_plane = h.out * w.out;
+  for (int64_t c = 0; c < channels; ++c) {
+    const float* plane = x + c * h.in * w.in;
+    for (int64_t kh = 0; kh < h.kernel; ++kh) {
+      int64_t oh_lo, oh_hi;
+      valid_range(h, kh * h.dilation, &oh_lo, &oh_hi);
+      for (int64_t kw = 0; kw < w.kernel; ++kw) {
+        float* row = col + ((c * h.kernel + kh) * w.kernel + kw) * out_plane;
+        int64_t ow_lo, ow_hi;
+        valid_range(w, kw * w.dilation, &ow_lo, &ow_hi);
+        for (int64_t oh = 0; oh < h.out; ++oh) {
+          float* dst = row + oh * w.out;
+          if (oh < oh_lo || oh >= oh_hi || ow_lo >= ow_hi) {
+            for (int64_t ow = 0; ow < w.out; ++ow) dst[ow] = 0.0f;
+            continue;
+          }
+          const int64_t ih = oh * h.stride - h.pad + kh * h.dilation;
+          const float* src = plane + ih * w.in - w.pad + kw * w.dilation;
+          for (int64_t ow = 0; ow < ow_lo; ++ow) dst[ow] = 0.0f;
+          if (w.stride == 1) {
+            for (int64_t ow = ow_lo; ow < ow_hi; ++ow) dst[ow] = src[ow];
+          } else {
+            for (int64_t ow = ow_lo; ow < ow_hi; ++ow) dst[ow] = src[ow * w.stride];
+          }
+          for (int64_t ow = ow_hi; ow < w.out; ++ow) dst[ow] = 0.0f;
+        }
+      }
+    }
+  }
+}
+
+/// Float convolution as one matrix product per image and group: out_g [OC_g,
+/// OH * OW] = weight_g [OC_g, C_g * KH * KW] x im2col(x_g), after the bias.
+/// A pointwise convolution (1x1, stride 1, no padding) multiplies by the
+/// input itself. False (nothing written) when no scratch memory is available.
+bool conv2d_gemm(KernelRuntimeContext& ctx, const float* in, const float* weight, const float* bias, float* out,
+                 int64_t batch, int64_t in_ch, int64_t out_ch, int64_t groups, const Axis& h, const Axis& w) {
+  const int64_t in_per_group = in_ch / groups;
+  const int64_t out_per_group = out_ch / groups;
+  const int64_t depth = in_per_group * h.kernel * w.kernel;
+  const int64_t in_plane = h.in * w.in;
+  const int64_t out_plane = h.out * w.out;
+  const bool pointwise = h.kernel == 1 && w.kernel == 1 && h.stride == 1 && w.stride == 1 && h.pad == 0 &&
+                         w.pad == 0;
+  float* col = pointwise ? nullptr : temp_floats(ctx, depth * out_plane);
+  if (!pointwise && col == nullptr) return false;
+  for (int64_t b = 0; b < batch; ++b) {
+    for (int64_t g = 0; g < groups; ++g) {
+      const float* x = in + (b * in_ch + g * in_per_group) * in_plane;
+      if (!pointwise) im2col(x, col, in_per_group, h, w);
+      float* o = out + (b * out_ch + g * out_per_group) * out_plane;
+      for (int64_t oc = 0; oc < out_per_group; ++oc) {
+        const float init = bias != nullptr ? bias[g * out_per_group + oc] : 0.0f;
+        for (int64_t i = 0; i < out_plane; ++i) o[oc * out_plane + i] = init;
+      }
+      k::gemm_f32(out_per_group, out_plane, depth, weight + g * out_per_group * depth, depth, 1,
+                  pointwise ? x : col, out_plane, o, out_plane, /*accumulate=*/true);
+    }
+  }
+  return true;
+}
+
+/// Float transposed convolution as matrix products: col [OC_g * KH * KW,
+/// IH * IW] = weight_g^T x x_g, then each column entry is added to the
+/// output position it maps to (col2im), after the bias. False (nothing
+/// written) when no scratch memory is available.
+bool conv2d_transposed_gemm(KernelRuntimeContext& ctx, const float* in, const float* weight, const float* bias,
+                            float* out, int64_t batch, int64_t in_ch, int64_t out_ch, int64_t groups, const Axis& h,
+                            const Axis& w) {
+  const int64_t in_per_group = in_ch / groups;
+  const int64_t out_per_group = out_ch / groups;
+  const int64_t taps = h.kernel * w.kernel;
+  const int64_t rows = out_per_group * taps;
+  const int64_t in_plane = h.in * w.in;
+  const int64_t out_plane = h.out * w.out;
+  float* col = temp_floats(ctx, rows * in_plane);
+  if (col == nullptr) return false;
+  for (int64_t b = 0; b < batch; ++b) {
+    for (int64_t oc = 0; oc < out_ch; ++oc) {
+      float* o = out + (b * out_ch + oc) * out_plane;
+      const float init = bias != nullptr ? bias[oc] : 0.0f;
+      for (int64_t i = 0; i < out_plane; ++i) o[i] = init;
+    }
+    for (int64_t g = 0; g < groups; ++g) {
+      // weight_g is [IC_g, OC_g * KH * KW] row-major: read transposed.
+      k::gemm_f32(rows, in_plane, in_per_group, weight + g * in_per_group * rows, 1, rows,
+                  in + (b * in_ch + g * in_per_group) * in_plane, in_plane, col, in_plane, /*accumulate=*/false);
+      for (int64_t r = 0; r < rows; ++r) {
+        const int64_t ocl = r / taps;
+        const int64_t kh = (r % taps) / w.kernel;
+        const int64_t kw = r % w.kernel;
+        float* o = out + (b * out_ch + g * out_per_group + ocl) * out_plane;
+        const float* src = col + r * in_plane;
+        for (int64_t ih = 0; ih < h.in; ++ih) {
+          const int64_t oh = ih * h.stride - h.pad + kh * h.dilation;
+          if (oh < 0 || oh >= h.out) continue;
+          for (int64_t iw = 0; iw < w.in; ++iw) {
+            const int64_t ow = iw * w.stride - w.pad + kw * w.dilation;
+            if (ow >= 0 && ow < w.out) o[oh * w.out + ow] += src[ih * w.in + iw];
+          }
+        }
+      }
+    }
+  }
+  return true;
+}
+
+/// The matrix-product path where there is one (Float): false when the
+/// direct loops must run.
+template <typename T>
+bool conv_by_gemm(KernelRuntimeContext&, bool, const T*, const T*, const T*, T*, int64_t, int64_t, int64_t, int64_t,
+                  const Axis&, const Axis&) {
+  return false;
+}
+bool conv_by_gemm(KernelRuntimeContext& ctx, bool transposed, const float* x, const float* weight,
+                  const float* bias, float* y, int64_t batch, int64_t in_ch, int64_t out_ch, int64_t groups,
+                  const Axis& h, const Axis& w) {
+  return transposed ? conv2d_transposed_gemm(ctx, x, weight, bias, y, batch, in_ch, out_ch, groups, h, w)
+                    : conv2d_gemm(ctx, x, weight, bias, y, batch, in_ch, out_ch, groups, h, w);
+}
+
 }  // namespace
 
 /// Convolution of input [N, C, H, W] (or [N, C, L] for 1-D) with weight
-/// [OC, C / groups, KH, KW] and optional bias [OC]; stride, padding and
-/// dilation take one value for all axes or one per axis. Float and Double,
-/// contiguous (NCHW) tensors of one dtype; out is resized to [N, OC, OH, OW].
-/// Transposed convolution is not supported and fails through the context.
+/// [OC, C / groups, KH, KW] and optional bias [OC]; transposed, weight is
+/// [C, OC / groups, KH, KW] and output_padding adds to the output size (each
+/// entry below stride or dilation). stride, padding, dilation and
+/// output_padding take one value for all axes or one per axis. Float (as
+/// matrix products with scratch memory from the runtime's temp allocator,
+/// else the direct loops) and Double (direct), contiguous NCHW tensors of one
+/// dtype; out is resized to [N, OC, OH, OW].
 Tensor& convolution_out(KernelRuntimeContext& ctx, const Tensor& input, const Tensor& weight,
                         const std::optional<Tensor>& bias, ArrayRef<int64_t> stride, ArrayRef<int64_t> padding,
                         ArrayRef<int64_t> dilation, bool transposed, ArrayRef<int64_t> output_padding,
                         int64_t groups, Tensor& out) {
-  (void)output_padding;  // only meaningful for transposed convolution
-  ET_KERNEL_CHECK_MSG(ctx, !transposed, InvalidArgument, out,
-                      "convolution.out: transposed convolution is not supported");
   const ssize_t rank = input.dim();
   ET_KERNEL_CHECK_MSG(ctx, (rank == 3 || rank == 4) && weight.dim() == rank, InvalidArgument, out,
                       "convolution.out: input and weight must both be 3-D or 4-D");
@@ -108,11 +281,14 @@ Tensor& convolution_out(KernelRuntimeContext& ctx, const Tensor& input, const Te
                   InvalidArgument, out);
   const int64_t batch = input.sizes()[0];
   const int64_t in_ch = input.sizes()[1];
-  const int64_t out_ch = weight.sizes()[0];
-  ET_KERNEL_CHECK_MSG(ctx,
-                      groups >= 1 && in_ch % groups == 0 && out_ch % groups == 0 &&
-                          weight.sizes()[1] * groups == in_ch,
-                      InvalidArgument, out, "convolution.out: channels do not match weight and groups");
+  ET_KERNEL_CHECK_MSG(ctx, groups >= 1 && groups <= INT32_MAX, InvalidArgument, out,
+                      "convolution.out: groups must be positive");
+  const int64_t out_ch = transposed ? weight.sizes()[1] * groups : weight.sizes()[0];
+  const bool channels_match = transposed ? weight.sizes()[0] == in_ch && in_ch % groups == 0
+                                         : in_ch % groups == 0 && out_ch % groups == 0 &&
+                                               weight.sizes()[1] * groups == in_ch;
+  ET_KERNEL_CHECK_MSG(ctx, channels_match, InvalidArgument, out,
+                      "convolution.out: channels do not match weight and groups");
   if (bias.has_value()) {
     ET_KERNEL_CHECK_MSG(ctx, bias->dim() == 1 && bias->sizes()[0] == out_ch && bias->scalar_type() == dtype,
                         InvalidArgument, out, "convolution.out: bias must be [OC] of the input's dtype");
@@ -135,9 +311,22 @@ Tensor& convolution_out(KernelRuntimeContext& ctx, const Tensor& input, const Te
                         InvalidArgument, out,
                         "convolution.out: invalid stride, padding, dilation or kernel size");
     const int64_t span = a.dilation * (a.kernel - 1) + 1;
-    ET_KERNEL_CHECK_MSG(ctx, a.in + 2 * a.pad >= span, InvalidArgument, out,
-                        "convolution.out: kernel larger than the padded input");
-    a.out = (a.in + 2 * a.pad - span) / a.stride + 1;
+    if (transposed) {
+      int64_t extra = 0;
+      ET_KERNEL_CHECK_MSG(ctx,
+                          output_padding.size() == 0 ||
+                              (axis_param(output_padding, i, axes, &extra) && extra >= 0 &&
+                               (extra < a.stride || extra < a.dilation)),
+                          InvalidArgument, out,
+                          "convolution.out: output_padding must be below stride or dilation");
+      a.out = (a.in - 1) * a.stride - 2 * a.pad + span + extra;
+      ET_KERNEL_CHECK_MSG(ctx, a.in > 0 && k::size_like(a.out, 1), InvalidArgument, out,
+                          "convolution.out: invalid transposed output size");
+    } else {
+      ET_KERNEL_CHECK_MSG(ctx, a.in + 2 * a.pad >= span, InvalidArgument, out,
+                          "convolution.out: kernel larger than the padded input");
+      a.out = (a.in + 2 * a.pad - span) / a.stride + 1;
+    }
   }
   k::Shape shape;
   shape.push(batch);
@@ -146,9 +335,16 @@ Tensor& convolution_out(KernelRuntimeContext& ctx, const Tensor& input, const Te
   ET_KERNEL_CHECK(ctx, k::resize_to(out, shape), InvalidArgument, out);
   if (out.numel() == 0) return out;
   ET_SWITCH_FLOAT_TYPES(dtype, ctx, "convolution.out", CTYPE, [&]() {
-    conv2d<CTYPE>(input.const_data_ptr<CTYPE>(), weight.const_data_ptr<CTYPE>(),
-                  bias.has_value() ? bias->const_data_ptr<CTYPE>() : nullptr, out.mutable_data_ptr<CTYPE>(), batch,
-                  in_ch, out_ch, groups, ax[0], ax[1]);
+    const CTYPE* x = input.const_data_ptr<CTYPE>();
+    const CTYPE* wt = weight.const_data_ptr<CTYPE>();
+    const CTYPE* b = bias.has_value() ? bias->const_data_ptr<CTYPE>() : nullptr;
+    CTYPE* y = out.mutable_data_ptr<CTYPE>();
+    if (conv_by_gemm(ctx, transposed, x, wt, b, y, batch, in_ch, out_ch, groups, ax[0], ax[1])) return;
+    if (transposed) {
+      conv2d_transposed<CTYPE>(x, wt, b, y, batch, in_ch, out_ch, groups, ax[0], ax[1]);
+    } else {
+      conv2d<CTYPE>(x, wt, b, y, batch, in_ch, out_ch, groups, ax[0], ax[1]);
+    }
   });
   return out;
 }

@@ -1,4 +1,5 @@
-// Small dense matrix products for addmm, bmm and convolution.
+// Dense matrix products for addmm, bmm, mm and convolution: Float goes to
+// gemm_f32.h; other dtypes take the portable loops below.
 //
 // Loop order i-k-j: for each output row, add a scaled row of B per k. The
 // innermost loop then walks B and C contiguously (no strided reads of a
@@ -7,7 +8,10 @@
 // unrolled by 8 so that -O2 vectorises them (see elementwise_util.h).
 #pragma once
 
+#include "gemm_f32.h"
 #include "kernel_util.h"
+
+#include <type_traits>
 
 namespace etsb {
 namespace kernels {
@@ -47,6 +51,9 @@ ET_INLINE void axpy(T* c, T a, const T* b, int64_t n) {
 template <typename T>
 inline void gemm_accumulate(
     int64_t m, int64_t n, int64_t k, const T* a, int64_t lda, const T* b, int64_t ldb, T* c, int64_t ldc) {
+  if constexpr (std::is_same<T, float>::value) {
+    return gemm_f32(m, n, k, a, lda, 1, b, ldb, c, ldc, /*accumulate=*/true);  // register-blocked, vectorised
+  }
   for (int64_t i = 0; i < m; ++i) {
     const T* a_row = a + i * lda;
     T* c_row = c + i * ldc;

@@ -1,0 +1,119 @@
+// Single-precision matrix products fast enough for real models: register-
+// blocked tiles (an MR x NR block of C held in vector registers while k
+// runs), cache blocking over k and n, and one build per x86 instruction set
+// (AVX-512, AVX2 + FMA) chosen at run time, beside a portable build on GCC's
+// generic vectors (SSE2 on x86-64, NEON on AArch64). No packing, so no
+// scratch memory: B's rows are read in place, A's elements broadcast.
+//
+// Used by mm, bmm, addmm and convolution for Float; other dtypes keep the
+// portable loops of matmul_util.h.
+#pragma once
+
+#include <cstdint>
+
+namespace etsb {
+namespace kernels {
+
+namespace gemm_portable {
+typedef float Vec4 __attribute__((vector_size(16)));
+#define ETSB_VEC Vec4
+#define ETSB_W 4
+#define ETSB_LOAD(p) \
+  ([](const float* q) { Vec4 v; __builtin_memcpy(&v, q, sizeof v); return v; }(p))
+#define ETSB_STORE(p, v) __builtin_memcpy((p), &(v), sizeof(Vec4))
+#define ETSB_SET1(x) (Vec4{(x), (x), (x), (x)})
+#define ETSB_ZERO() (Vec4{0, 0, 0, 0})
+#define ETSB_FMA(a, b, c) ((a) * (b) + (c))
+#define ETSB_MR 4
+#define ETSB_NV 2
+#include "gemm_f32_body.inc"
+#undef ETSB_VEC
+#undef ETSB_W
+#undef ETSB_LOAD
+#undef ETSB_STORE
+#undef ETSB_SET1
+#undef ETSB_ZERO
+#undef ETSB_FMA
+#undef ETSB_MR
+#undef ETSB_NV
+}  // namespace gemm_portable
+
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__)
+#define ETSB_GEMM_X86 1
+}  // namespace kernels
+}  // namespace etsb
+#include <immintrin.h>
+namespace etsb {
+namespace kernels {
+
+#pragma GCC push_options
+#pragma GCC target("avx2,fma")
+namespace gemm_avx2 {
+#define ETSB_VEC __m256
+#define ETSB_W 8
+#define ETSB_LOAD(p) _mm256_loadu_ps(p)
+#define ETSB_STORE(p, v) _mm256_storeu_ps((p), (v))
+#define ETSB_SET1(x) _mm256_set1_ps(x)
+#define ETSB_ZERO() _mm256_setzero_ps()
+#define ETSB_FMA(a, b, c) _mm256_fmadd_ps((a), (b), (c))
+#define ETSB_MR 6
+#define ETSB_NV 2
+#include "gemm_f32_body.inc"
+#undef ETSB_VEC
+#undef ETSB_W
+#undef ETSB_LOAD
+#undef ETSB_STORE
+#undef ETSB_SET1
+#undef ETSB_ZERO
+#undef ETSB_FMA
+#undef ETSB_MR
+#undef ETSB_NV
+}  // namespace gemm_avx2
+#pragma GCC pop_options
+
+#pragma GCC push_options
+#pragma GCC target("avx512f")
+namespace gemm_avx512 {
+#define ETSB_VEC __m512
+#define ETSB_W 16
+#define ETSB_LOAD(p) _mm512_loadu_ps(p)
+#define ETSB_STORE(p, v) _mm512_storeu_ps((p), (v))
+#define ETSB_SET1(x) _mm512_set1_ps(x)
+#define ETSB_ZERO() _mm512_setzero_ps()
+#define ETSB_FMA(a, b, c) _mm512_fmadd_ps((a), (b), (c))
+#define ETSB_MR 12
+#define ETSB_NV 2
+#include "gemm_f32_body.inc"
+#undef ETSB_VEC
+#undef ETSB_W
+#undef ETSB_LOAD
+#undef ETSB_STORE
+#undef ETSB_SET1
+#undef ETSB_ZERO
+#undef ETSB_FMA
+#undef ETSB_MR
+#undef ETSB_NV
+}  // namespace gemm_avx512
+#pragma GCC pop_options
+#endif
+
+/// C[m x n] = (accumulate ? C : 0) + A[m x k] * B[k x n] in single
+/// precision, on the widest vector unit this CPU has. A's element (i, p) is
+/// at a[i * a_row + p * a_col]; B and C are row-major with leading dims ldb
+/// and ldc; C must not overlap A or B.
+inline void gemm_f32(int64_t m, int64_t n, int64_t k, const float* a, int64_t a_row, int64_t a_col, const float* b,
+                     int64_t ldb, float* c, int64_t ldc, bool accumulate) {
+  if (m <= 0 || n <= 0) return;
+#if defined(ETSB_GEMM_X86)
+  if (__builtin_cpu_supports("avx512f")) {
+    return gemm_avx512::gemm(m, n, k, a, a_row, a_col, b, ldb, c, ldc, accumulate);
+  }
+  if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) {
+    return gemm_avx2::gemm(m, n, k, a, a_row, a_col, b, ldb, c, ldc, accumulate);
+  }
+#endif
+  gemm_portable::gemm(m, n, k, a, a_row, a_col, b, ldb, c, ldc, accumulate);
+}
+
+}  // namespace kernels
+}  // namespace etsb
