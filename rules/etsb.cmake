@@ -895,7 +895,7 @@ endfunction()
 function(_etsb_portable_kernels)
   set(_ETSB_EXCLUDE_FROM_ALL ON)
   file(GLOB srcs "${ETSB_ROOT}/kernels/portable/cpu/op_*.cpp" "${ETSB_ROOT}/kernels/portable/cpu/util/*.cpp")
-  file(GLOB hdrs "${ETSB_ROOT}/kernels/portable/cpu/util/*.h")
+  file(GLOB hdrs "${ETSB_ROOT}/kernels/portable/cpu/util/*.h" "${ETSB_ROOT}/kernels/portable/cpu/util/*.inc")
   et_kernel_library(NAME etsb_portable_kernels SRCS ${srcs} HDRS ${hdrs})
 endfunction()
 

@@ -33,13 +33,17 @@ struct DtypeInfo {
   const char* name;
 };
 
-// The dtypes the runner reads and writes: the one table of them.
+// The dtypes the runner reads and writes: the one table of them. numpy has no
+// bfloat16: BFloat16 tensors travel as their raw 16-bit patterns in "<u2"
+// files (by_descr finds UInt16 for "<u2"; as_expected reads such a file as
+// BFloat16 where the method expects that).
 inline const DtypeInfo kDtypes[] = {
     {ScalarType::Byte, "|u1", 1, "Byte"},    {ScalarType::Char, "|i1", 1, "Char"},
     {ScalarType::Short, "<i2", 2, "Short"},  {ScalarType::Int, "<i4", 4, "Int"},
     {ScalarType::Long, "<i8", 8, "Long"},    {ScalarType::Half, "<f2", 2, "Half"},
     {ScalarType::Float, "<f4", 4, "Float"},  {ScalarType::Double, "<f8", 8, "Double"},
     {ScalarType::Bool, "|b1", 1, "Bool"},    {ScalarType::UInt16, "<u2", 2, "UInt16"},
+    {ScalarType::BFloat16, "<u2", 2, "BFloat16"},
 };
 
 inline const DtypeInfo* by_type(ScalarType type) {
@@ -47,6 +51,13 @@ inline const DtypeInfo* by_type(ScalarType type) {
     if (info.type == type) return &info;
   }
   return nullptr;
+}
+
+// The dtype of a file read for a tensor of `expected` type: the file's own,
+// except that "<u2" data is BFloat16 bits where the method expects BFloat16.
+inline const DtypeInfo* as_expected(const DtypeInfo* file, ScalarType expected) {
+  if (file->type == ScalarType::UInt16 && expected == ScalarType::BFloat16) return by_type(expected);
+  return file;
 }
 
 // numpy spells one-byte dtypes with '|', but also reads '<' and '=' for them.

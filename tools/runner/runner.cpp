@@ -151,6 +151,7 @@ bool read_input(const std::string& path, const executorch::runtime::TensorInfo& 
   if (!read_at(file.fd, head, head_size, 0)) return why = "cannot read it", false;
   etsb_npy::Header& header = array.header;
   if (!etsb_npy::parse_header(head, head_size, header, why)) return false;
+  header.dtype = etsb_npy::as_expected(header.dtype, expected.scalar_type());
   if (expected.scalar_type() != header.dtype->type) {
     const DtypeInfo* want = by_type(expected.scalar_type());
     return why = std::string("dtype ") + header.dtype->name + ", the method expects " +
