@@ -6,6 +6,7 @@ registering kernels."""
 from __future__ import annotations
 
 import os
+import shutil
 import struct
 import subprocess
 from pathlib import Path
@@ -154,6 +155,8 @@ def bad_inputs(tmp_path: Path) -> list[tuple[list, int, str]]:
     }
     cases = [(["--inputs", tmp_path / f"{name}.npy"], 1, f"error: input 0 ({tmp_path}/{name}.npy): {message}")
              for name, message in expect.items()]
+    directory = tmp_path / "no_inputs_here"
+    directory.mkdir()
     usage = [
         (["--inputs", f"{MLP_INPUT},{MLP_INPUT}"], 1, "error: method 'forward' takes 1 inputs, got 2"),
         (["--inputs", f"{MLP_INPUT},"], 1, f"error: --inputs has an empty entry: {MLP_INPUT},"),
@@ -165,6 +168,15 @@ def bad_inputs(tmp_path: Path) -> list[tuple[list, int, str]]:
         (["--inputs", MLP_INPUT, "--iterations"], 2, "error: missing value after --iterations"),
         (["--inputs", MLP_INPUT, "--max-memory-mb", "0"], 2,
          "error: --max-memory-mb takes a whole number of megabytes from 1 to 1073741824, not '0'"),
+        (["--all-methods", "--inputs", MLP_INPUT, "--inputs-dir", directory], 2,
+         "error: --all-methods runs every method on its own inputs: drop --method, --inputs and --iterations"),
+        (["--all-methods", "--method", "forward", "--inputs-dir", directory], 2,
+         "error: --all-methods runs every method on its own inputs: drop --method, --inputs and --iterations"),
+        (["--all-methods"], 2, "error: --all-methods needs --inputs-dir"),
+        (["--inputs", MLP_INPUT, "--inputs-dir", directory], 2, "error: --inputs-dir goes with --all-methods"),
+        (["--all-methods", "--all-methods", "--inputs-dir", directory], 2, "error: --all-methods given twice"),
+        # Each method's inputs are looked for in the directory: here there are none.
+        (["--all-methods", "--inputs-dir", directory], 1, "error: method 'forward' failed"),
     ]
     usage += [(["--inputs", MLP_INPUT, "--iterations", value], 2,
                f"error: --iterations takes a whole number from 1 to 1000000000, not '{value}'")
@@ -187,6 +199,20 @@ def test_runner_bad_input_is_named_and_writes_nothing(objects, tmp_path):
         # Our message is the last line; the runtime may log before it.
         assert result.stderr.splitlines()[-1].startswith(message), (argv, result.stderr)
     assert list(out.iterdir()) == []
+
+
+def test_all_methods_runs_each_method_on_its_own_inputs(objects, tmp_path):
+    """--all-methods reads IN/<method>.input_<i>.npy and writes
+    DIR/<method>/output_<i>.npy, the same outputs as one run per method."""
+    binary = build(objects, tmp_path, "runner")
+    inputs = tmp_path / "in"
+    inputs.mkdir()
+    shutil.copy(MLP_INPUT, inputs / "forward.input_0.npy")
+    result = run(binary, "--model", MLP, "--all-methods", "--inputs-dir", inputs, "--output-dir", tmp_path / "all")
+    assert result.returncode == 0, result.stderr
+    single = run(binary, "--model", MLP, "--inputs", MLP_INPUT, "--output-dir", tmp_path / "one")
+    assert single.returncode == 0, single.stderr
+    assert (tmp_path / "all" / "forward" / "output_0.npy").read_bytes() == (tmp_path / "one" / "output_0.npy").read_bytes()
 
 
 def test_runner_help_and_bad_models(objects, tmp_path):

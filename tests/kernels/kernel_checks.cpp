@@ -1119,6 +1119,27 @@ void check_resampling_and_group_norm() {
                                                     o2));  // 1 channel in 2 groups
 }
 
+void check_embedding_bag() {
+  float w[8] = {1, 2, 3, 4, 5, 6, 7, 8}, o[4];  // 4 rows of 2
+  int64_t idx[3] = {0, 3, 1}, off[2] = {0, 2}, o2b[3], size[2], maxi[4];
+  TT tw(F, {4, 2}, w), ti(L, {3}, idx), toff(L, {2}, off), to(F, {2, 2}, o);
+  TT t1(L, {3}, o2b, DYN), t2(L, {2}, size), t3(L, {2}, maxi), t3max(L, {2, 2}, maxi);
+  Tensor out0 = to.t(), out1 = t1.t(), out2 = t2.t(), out3 = t3.t();
+  EXPECT_KERNEL_OK(native::_embedding_bag_out(ctx, tw.t(), ti.t(), toff.t(), false, 1, false, std::nullopt, false, -1,
+                                              out0, out1, out2, out3));
+  CHECK(values_are(o, {4, 5, 3, 4}) && size[0] == 2 && size[1] == 1 && o2b[2] == 1);
+  out3 = t3max.t();  // max mode: a [bags, D] max_indices
+  EXPECT_KERNEL_OK(native::_embedding_bag_out(ctx, tw.t(), ti.t(), toff.t(), false, 2, false, std::nullopt, false, -1,
+                                              out0, out1, out2, out3));
+  CHECK(values_are(o, {7, 8, 3, 4}) && maxi[0] == 3 && maxi[2] == 1);
+  int64_t bad[3] = {0, 4, 1};
+  TT tbad(L, {3}, bad);
+  EXPECT_KERNEL_FAILS(native::_embedding_bag_out(ctx, tw.t(), tbad.t(), toff.t(), false, 0, false, std::nullopt, false,
+                                                 -1, out0, out1, out2, out3));
+  EXPECT_KERNEL_FAILS(native::_embedding_bag_out(ctx, tw.t(), ti.t(), toff.t(), false, 3, false, std::nullopt, false,
+                                                 -1, out0, out1, out2, out3));
+}
+
 int main() {
   ::executorch::runtime::runtime_init();
   check_integer_overflow_wraps();
@@ -1156,6 +1177,7 @@ int main() {
   check_rounding_and_activations();
   check_reductions_and_scans();
   check_resampling_and_group_norm();
+  check_embedding_bag();
   std::printf("%d checks, %d failed\n", g_checks, g_failed);
   return g_failed == 0 ? 0 : 1;
 }

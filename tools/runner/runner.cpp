@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <chrono>
 #include <cinttypes>
@@ -270,6 +271,7 @@ bool split_list(const std::string& text, std::vector<std::string>& items) {
 const char kUsage[] =
     "usage: %s --model M.pte [--method NAME] --inputs a.npy,... --output-dir DIR\n"
     "          [--iterations N] [--max-memory-mb N] [--log]\n"
+    "       %s --model M.pte --all-methods --inputs-dir IN --output-dir DIR [--max-memory-mb N] [--log]\n"
     "\n"
     "Runs a method of an ExecuTorch program with this binary's kernels and writes\n"
     "its outputs as DIR/output_<i>.npy.\n"
@@ -279,6 +281,10 @@ const char kUsage[] =
     "  --inputs LIST       the method's inputs, one .npy per input, comma-separated\n"
     "  --output-dir DIR    where the outputs go (created)\n"
     "  --iterations N      run N times (1 to 1000000000) and print the median latency\n"
+    "  --all-methods       run every method of the program in turn, method M reading\n"
+    "                      IN/M.input_<i>.npy and writing DIR/M/output_<i>.npy; a failed\n"
+    "                      method is reported and the others still run\n"
+    "  --inputs-dir IN     where --all-methods finds the inputs\n"
     "  --max-memory-mb N   refuse a method whose planned memory exceeds N MB (default 4096)\n"
     "  --log               print the runtime's log after the run\n"
     "  --list-kernels      print the name of every registered kernel, one a line, and exit\n"
@@ -288,10 +294,10 @@ const char kUsage[] =
 
 // The command line.
 struct Options {
-  std::string model, method_name = "forward", inputs_text, output_dir;
+  std::string model, method_name = "forward", inputs_text, output_dir, inputs_dir;
   long long iterations = 0;
   long long max_memory_mb = 4096;
-  bool has_inputs = false, print_log = false, help = false, list_kernels = false;
+  bool has_inputs = false, print_log = false, help = false, list_kernels = false, all_methods = false;
 };
 
 // A whole decimal number from `low` to `high`, or false.
@@ -306,7 +312,7 @@ bool parse_count(const std::string& text, long long low, long long high, long lo
 bool set_option(const std::string& flag, const std::string& value, Options& options) {
   std::string* text = flag == "--model" ? &options.model : flag == "--method" ? &options.method_name
                     : flag == "--inputs" ? &options.inputs_text : flag == "--output-dir" ? &options.output_dir
-                    : nullptr;
+                    : flag == "--inputs-dir" ? &options.inputs_dir : nullptr;
   if (text != nullptr) {
     if (value.empty()) return refuse(flag + " needs a non-empty value");
     *text = value;
@@ -330,8 +336,8 @@ bool parse_options(int argc, char** argv, Options& options) {
     if (flag == "--list-kernels") return options.list_kernels = true;
     if (std::find(seen.begin(), seen.end(), flag) != seen.end()) return refuse(flag + " given twice");
     seen.push_back(flag);
-    if (flag == "--log") {
-      options.print_log = true;
+    if (flag == "--log" || flag == "--all-methods") {
+      (flag == "--log" ? options.print_log : options.all_methods) = true;
       continue;
     }
     if (flag.rfind("--", 0) != 0) return refuse("unexpected argument '" + flag + "' (see --help)");
@@ -339,6 +345,12 @@ bool parse_options(int argc, char** argv, Options& options) {
     if (!set_option(flag, argv[++i], options)) return false;
   }
   if (options.model.empty() || options.output_dir.empty()) return refuse("--model and --output-dir are required");
+  bool one_method = std::find(seen.begin(), seen.end(), "--method") != seen.end() || options.has_inputs ||
+                    options.iterations > 0;
+  if (options.all_methods && one_method)
+    return refuse("--all-methods runs every method on its own inputs: drop --method, --inputs and --iterations");
+  if (options.all_methods != !options.inputs_dir.empty())
+    return refuse(options.all_methods ? "--all-methods needs --inputs-dir" : "--inputs-dir goes with --all-methods");
   return true;
 }
 
@@ -551,25 +563,10 @@ bool write_outputs(Method& method, const std::string& output_dir) {
   return true;
 }
 
-// Loads the program and the method, runs it and writes its outputs; the
-// process's exit status.
-int run(const Options& options) {
-  executorch::runtime::register_pal(executorch::runtime::PalImpl::create(keep_log_message, __FILE__));
-  executorch::runtime::runtime_init();
-  if (!register_kernels()) return 1;
-  File model;
-  size_t model_size;
-  std::string why;
-  if (!open_regular(options.model, model, model_size, why)) return fail(options.model + ": " + why);
-  // The program is read into memory of its own, not mapped read-only: a
-  // corrupt program can place an input or an output in its constant data,
-  // which the method then writes.
-  auto loader = executorch::extension::FileDataLoader::from(options.model.c_str());
-  if (!loader.ok()) return fail(options.model + ": cannot open (" + error_name(loader.error()) + ")");
-  // Full verification: every offset and size in the file is checked before it is followed.
-  auto program = Program::load(&loader.get(), Program::Verification::InternalConsistency);
-  if (!program.ok()) return fail(options.model + ": not a valid program (" + error_name(program.error()) + ")");
-  auto meta = program->method_meta(options.method_name.c_str());
+// Loads one method of the program, runs it and writes its outputs; 0, or 1
+// after saying what went wrong.
+int run_method(Program& program, const Options& options) {
+  auto meta = program.method_meta(options.method_name.c_str());
   if (!meta.ok()) return fail(options.model + ": no method '" + options.method_name + "'");
   if (!check_interface(meta.get())) return 1;
   MethodMemory memory(static_cast<size_t>(options.max_memory_mb) << 20,
@@ -577,10 +574,10 @@ int run(const Options& options) {
   size_t errors_before_load = g_logged_errors;
   if (!memory.plan(meta.get())) return 1;
 #if defined(ETSB_KERNEL_TABLE_LIB)
-  auto method = program->load_method(options.method_name.c_str(), memory.manager.get(), nullptr, nullptr, nullptr,
+  auto method = program.load_method(options.method_name.c_str(), memory.manager.get(), nullptr, nullptr, nullptr,
                                      etsb::ETSB_CAT(ETSB_KERNEL_TABLE_LIB, _kernels)());
 #else
-  auto method = program->load_method(options.method_name.c_str(), memory.manager.get());
+  auto method = program.load_method(options.method_name.c_str(), memory.manager.get());
 #endif
   if (!method.ok()) return explain_load_failure(options, method.error());
   // ExecuTorch 1.5 lets a method whose operator it could not resolve (an
@@ -606,6 +603,64 @@ int run(const Options& options) {
   return 0;
 }
 
+// Whether a method name is safe as a directory name (a corrupt program can
+// name a method "../x"): letters, digits and underscores.
+bool plain_name(const std::string& name) {
+  if (name.empty()) return false;
+  for (char c : name) {
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_') return false;
+  }
+  return true;
+}
+
+// --all-methods: each method of the program run on IN/<method>.input_<i>.npy
+// into DIR/<method>/; the exit status is 1 if any failed.
+int run_all_methods(Program& program, const Options& options) {
+  int status = 0;
+  for (size_t i = 0; i < program.num_methods(); ++i) {
+    auto name = program.get_method_name(i);
+    if (!name.ok()) return fail(options.model + ": cannot read the name of method " + std::to_string(i));
+    Options one = options;
+    one.method_name = name.get();
+    if (!plain_name(one.method_name)) {
+      status = fail(options.model + ": method " + std::to_string(i) + " has a name unfit for a directory");
+      continue;
+    }
+    auto meta = program.method_meta(name.get());
+    if (!meta.ok()) return fail(options.model + ": no method '" + one.method_name + "'");
+    one.output_dir = options.output_dir + "/" + one.method_name;
+    one.inputs_text.clear();
+    for (size_t k = 0; k < meta->num_inputs(); ++k) {
+      one.inputs_text += (k ? "," : "") + options.inputs_dir + "/" + one.method_name + ".input_" + std::to_string(k) +
+                         ".npy";
+    }
+    one.has_inputs = true;
+    if (run_method(program, one) != 0) status = fail("method '" + one.method_name + "' failed");
+  }
+  return status;
+}
+
+// Loads the program, runs the method (or every method) and writes the
+// outputs; the process's exit status.
+int run(const Options& options) {
+  executorch::runtime::register_pal(executorch::runtime::PalImpl::create(keep_log_message, __FILE__));
+  executorch::runtime::runtime_init();
+  if (!register_kernels()) return 1;
+  File model;
+  size_t model_size;
+  std::string why;
+  if (!open_regular(options.model, model, model_size, why)) return fail(options.model + ": " + why);
+  // The program is read into memory of its own, not mapped read-only: a
+  // corrupt program can place an input or an output in its constant data,
+  // which the method then writes.
+  auto loader = executorch::extension::FileDataLoader::from(options.model.c_str());
+  if (!loader.ok()) return fail(options.model + ": cannot open (" + error_name(loader.error()) + ")");
+  // Full verification: every offset and size in the file is checked before it is followed.
+  auto program = Program::load(&loader.get(), Program::Verification::InternalConsistency);
+  if (!program.ok()) return fail(options.model + ": not a valid program (" + error_name(program.error()) + ")");
+  return options.all_methods ? run_all_methods(program.get(), options) : run_method(program.get(), options);
+}
+
 }  // namespace
 
 #if !defined(ETSB_RUNNER_NO_MAIN)  // the fuzz targets call run() themselves
@@ -624,7 +679,7 @@ int list_kernels() {
 int main(int argc, char** argv) {
   Options options;
   if (!parse_options(argc, argv, options)) return 2;
-  if (options.help) return std::printf(kUsage, argv[0]) < 0;
+  if (options.help) return std::printf(kUsage, argv[0], argv[0]) < 0;
   if (options.list_kernels) return list_kernels();
   // The last guard: the runner allocates only what it has checked, but the
   // C++ library reports a failed allocation by throwing.
