@@ -38,6 +38,10 @@ Tensor& add_out(KernelRuntimeContext& ctx, const Tensor& self, const Tensor& oth
   if (!k::prepare_binary(ctx, kName, self, other, out, &result)) return out;
   ET_KERNEL_CHECK(ctx, k::can_cast(result, out.scalar_type()), InvalidArgument, out);
   ET_KERNEL_CHECK(ctx, k::alpha_fits(alpha, result), InvalidArgument, out);
+  if (k::same_reduced_float(self, other, out)) {  // Half, BFloat16: computed in float
+    k::binary_reduced_float<kName>(ctx, self, other, out, add_fn<float>(alpha));
+    return out;
+  }
   if (k::same_real_dtype(self, other, out)) {
     ET_SWITCH_REALB_TYPES(out.scalar_type(), ctx, kName, CTYPE, [&]() {
       k::binary_same_dtype<CTYPE, CTYPE>(self, other, out, add_fn<CTYPE>(alpha));

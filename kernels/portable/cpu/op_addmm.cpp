@@ -6,6 +6,7 @@ namespace executor {
 namespace native {
 
 using ::executorch::aten::Scalar;
+using ::executorch::aten::ScalarType;
 using ::executorch::aten::Tensor;
 namespace k = ::etsb::kernels;
 
@@ -36,10 +37,11 @@ void init_with_bias(T* out, const T* self, int64_t m, int64_t n, int64_t row_ste
 }  // namespace
 
 /// out = beta * self + alpha * (mat1 @ mat2) for 2-D mat1 [m, k] and mat2
-/// [k, n], with self broadcastable to [m, n] (typically a bias of [n]). Real
-/// dtypes, all four tensors alike and contiguous; floating beta / alpha need a
-/// floating dtype. out is resized to [m, n]. The product runs i-k-j
-/// (matmul_util.h): contiguous rows of mat2 scaled into rows of out.
+/// [k, n], with self broadcastable to [m, n] (typically a bias of [n]). Real,
+/// Half and BFloat16 (accumulated in float) dtypes, all four tensors alike
+/// and contiguous; floating beta / alpha need a floating dtype. out is
+/// resized to [m, n]. Float runs gemm_f32, other dtypes the portable i-k-j
+/// loops (matmul_util.h).
 Tensor& addmm_out(KernelRuntimeContext& ctx, const Tensor& self, const Tensor& mat1, const Tensor& mat2,
                   const Scalar& beta, const Scalar& alpha, Tensor& out) {
   ET_KERNEL_CHECK_MSG(ctx, mat1.dim() == 2 && mat2.dim() == 2 && mat1.sizes()[1] == mat2.sizes()[0],
@@ -70,6 +72,20 @@ Tensor& addmm_out(KernelRuntimeContext& ctx, const Tensor& self, const Tensor& m
   const int64_t row_step = (self_rows == m && m != 1) ? self_cols : 0;
   const int64_t col_step = (self_cols == n && n != 1) ? 1 : 0;
 
+  if (dtype == ScalarType::Half || dtype == ScalarType::BFloat16) {
+    // Reduced precision: each element accumulated in float, bias folded in, rounded once.
+    ET_SWITCH_TWO_TYPES(Half, BFloat16, dtype, ctx, "addmm.out", CTYPE, [&]() {
+      const float b = k::scalar_to<float>(beta);
+      const float a = k::scalar_to<float>(alpha);
+      const CTYPE* bias = self.const_data_ptr<CTYPE>();
+      k::gemm_widened(m, n, kk, mat1.const_data_ptr<CTYPE>(), kk, mat2.const_data_ptr<CTYPE>(), n,
+                      out.mutable_data_ptr<CTYPE>(), n, [&](int64_t i, int64_t j, float sum) {
+                        const float base = b == 0.0f ? 0.0f : b * static_cast<float>(bias[i * row_step + j * col_step]);
+                        return base + a * sum;
+                      });
+    });
+    return out;
+  }
   ET_SWITCH_REAL_TYPES(dtype, ctx, "addmm.out", CTYPE, [&]() {
     const CTYPE b = k::scalar_to<CTYPE>(beta);
     const CTYPE a = k::scalar_to<CTYPE>(alpha);

@@ -17,7 +17,8 @@ constexpr char kName[] = "amax.out";  // the switch name
 }  // namespace
 
 /// out = the largest element over `dim` (an empty list: all dims), keeping
-/// reduced dims as 1 with keepdim; NaN propagates. Real and Bool dtypes, out
+/// reduced dims as 1 with keepdim; NaN propagates. Real, Bool, Half and
+/// BFloat16 dtypes, out
 /// the same; contiguous; a reduction over zero elements fails the call.
 Tensor& amax_out(KernelRuntimeContext& ctx, const Tensor& self, ArrayRef<int64_t> dim, bool keepdim, Tensor& out) {
   ET_KERNEL_CHECK_MSG(ctx, self.scalar_type() == out.scalar_type(), InvalidArgument, out,
@@ -30,9 +31,8 @@ Tensor& amax_out(KernelRuntimeContext& ctx, const Tensor& self, ArrayRef<int64_t
                       "%s: cannot reduce over zero elements", kName);
   ET_KERNEL_CHECK(ctx, k::resize_to(out, plan.out), InvalidArgument, out);
   if (out.numel() == 0) return out;
-  ET_SWITCH_REALB_TYPES(self.scalar_type(), ctx, kName, CTYPE, [&]() {
-    const CTYPE lowest = std::numeric_limits<CTYPE>::has_infinity ? -std::numeric_limits<CTYPE>::infinity()
-                                                                   : std::numeric_limits<CTYPE>::lowest();
+  ET_SWITCH_REALHBBF16_TYPES(self.scalar_type(), ctx, kName, CTYPE, [&]() {
+    const CTYPE lowest = k::lowest_value<CTYPE>();
     k::reduce_fold(plan, self.const_data_ptr<CTYPE>(), out.mutable_data_ptr<CTYPE>(), lowest,
                    [](CTYPE acc, CTYPE x) { return k::nan_maximum(acc, x); });
   });

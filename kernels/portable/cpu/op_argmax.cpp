@@ -19,7 +19,7 @@ constexpr char kName[] = "argmax.out";  // the switch name
 
 /// out (Long) = the index along `dim` of the largest element (the first one
 /// on ties; the first NaN if any, as in ATen); without dim, the flat index in
-/// the whole tensor. Real dtypes; contiguous; a reduction over zero elements
+/// the whole tensor. Real, Half and BFloat16 dtypes; contiguous; a reduction over zero elements
 /// fails the call.
 Tensor& argmax_out(KernelRuntimeContext& ctx, const Tensor& self, std::optional<int64_t> dim, bool keepdim,
                    Tensor& out) {
@@ -46,7 +46,7 @@ Tensor& argmax_out(KernelRuntimeContext& ctx, const Tensor& self, std::optional<
   ET_KERNEL_CHECK(ctx, k::resize_to(out, shape), InvalidArgument, out);
   if (out.numel() == 0) return out;
   int64_t* result = out.mutable_data_ptr<int64_t>();
-  ET_SWITCH_REAL_TYPES(self.scalar_type(), ctx, kName, CTYPE, [&]() {
+  ET_SWITCH_REALHBF16_TYPES(self.scalar_type(), ctx, kName, CTYPE, [&]() {
     const CTYPE* in = self.const_data_ptr<CTYPE>();
     for (int64_t o = 0; o < view.outer; ++o) {
       for (int64_t i = 0; i < view.inner; ++i) {

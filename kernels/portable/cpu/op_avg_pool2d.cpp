@@ -19,12 +19,12 @@ constexpr char kName[] = "avg_pool2d.out";  // the switch name
 /// Averages each window of `planes` planes of h.in x w.in. The divisor is
 /// ATen's: divisor_override when given (non-zero), else the window clipped
 /// to the padded input (count_include_pad) or to the input itself.
-/// Floating types sum in their own type; integers in int64_t, divided with
-/// truncation.
+/// Floating types sum in their compute type (float for Half and BFloat16);
+/// integers in int64_t, divided with truncation.
 template <typename T>
 void avg_pool(const T* in, T* out, int64_t planes, const k::Window& h, const k::Window& w, bool count_include_pad,
               int64_t divisor_override) {
-  using Acc = typename std::conditional<std::is_floating_point<T>::value, T, int64_t>::type;
+  using Acc = typename std::conditional<std::is_integral<T>::value, int64_t, k::float_compute_t<T>>::type;
   for (int64_t p = 0; p < planes; ++p) {
     const T* x = in + p * h.in * w.in;
     for (int64_t oh = 0; oh < h.out; ++oh) {
@@ -57,8 +57,8 @@ void avg_pool(const T* in, T* out, int64_t planes, const k::Window& h, const k::
 /// Average pooling over the last two dims of a 3-D [C, H, W] or 4-D
 /// [N, C, H, W] contiguous input: kernel_size, stride (empty: the kernel
 /// size) and padding take 1 or 2 values, padding at most half the kernel;
-/// divisor_override, when given, must be non-zero. Real dtypes; out has the
-/// input's dtype and is resized to the pooled shape.
+/// divisor_override, when given, must be non-zero. Real, Half and BFloat16
+/// dtypes; out has the input's dtype and is resized to the pooled shape.
 Tensor& avg_pool2d_out(KernelRuntimeContext& ctx, const Tensor& self, ArrayRef<int64_t> kernel_size,
                        ArrayRef<int64_t> stride, ArrayRef<int64_t> padding, bool ceil_mode, bool count_include_pad,
                        std::optional<int64_t> divisor_override, Tensor& out) {
@@ -73,7 +73,7 @@ Tensor& avg_pool2d_out(KernelRuntimeContext& ctx, const Tensor& self, ArrayRef<i
   const int64_t planes = k::size_product(self.sizes(), 0, self.dim() - 2);
   if (planes == 0) return out;
   const int64_t divisor = divisor_override.has_value() ? *divisor_override : 0;
-  ET_SWITCH_REAL_TYPES(self.scalar_type(), ctx, kName, CTYPE, [&]() {
+  ET_SWITCH_REALHBF16_TYPES(self.scalar_type(), ctx, kName, CTYPE, [&]() {
     avg_pool(self.const_data_ptr<CTYPE>(), out.mutable_data_ptr<CTYPE>(), planes, win[0], win[1], count_include_pad,
              divisor);
   });

@@ -18,7 +18,8 @@ constexpr char kName[] = "clamp.Tensor_out";  // the switch name
 
 /// out = min(max(self, min), max) elementwise with min and max optional
 /// tensors (not both absent), all broadcast together, in ATen's common dtype
-/// of the three (real dtypes; NaN propagates, max wins where min > max).
+/// of the three (real, Bool, Half and BFloat16; NaN propagates, max wins
+/// where min > max).
 /// Three tensors of out's dtype take a typed loop; others convert per
 /// element. out is resized to the broadcast shape.
 Tensor& clamp_Tensor_out(KernelRuntimeContext& ctx, const Tensor& self, const std::optional<Tensor>& min,
@@ -28,10 +29,9 @@ Tensor& clamp_Tensor_out(KernelRuntimeContext& ctx, const Tensor& self, const st
   // An absent bound is stood in for by self: it broadcasts, and is never read as a bound.
   const Tensor& low = min.has_value() ? *min : self;
   const Tensor& high = max.has_value() ? *max : self;
-  const bool real = k::is_real_or_bool(self.scalar_type()) && k::is_real_or_bool(low.scalar_type()) &&
-                    k::is_real_or_bool(high.scalar_type()) && k::is_realhbbf16(out.scalar_type());
-  ET_KERNEL_CHECK_MSG(ctx, real && self.scalar_type() != ScalarType::Bool, InvalidArgument, out,
-                      "%s: unsupported dtype", kName);
+  const bool supported = k::is_realhbbf16(self.scalar_type()) && k::is_realhbbf16(low.scalar_type()) &&
+                         k::is_realhbbf16(high.scalar_type()) && k::is_realhbbf16(out.scalar_type());
+  ET_KERNEL_CHECK_MSG(ctx, supported, InvalidArgument, out, "%s: unsupported dtype", kName);
   const Tensor* operands[3] = {&self, &low, &high};
   const ScalarType result = k::result_type(operands, 3);
   ET_KERNEL_CHECK_MSG(ctx, k::can_cast(result, out.scalar_type()), InvalidArgument, out,
@@ -46,7 +46,7 @@ Tensor& clamp_Tensor_out(KernelRuntimeContext& ctx, const Tensor& self, const st
   const bool has_high = max.has_value();
   const ScalarType t = out.scalar_type();
   if (self.scalar_type() == t && low.scalar_type() == t && high.scalar_type() == t) {
-    ET_SWITCH_REAL_TYPES(t, ctx, kName, CTYPE, [&]() {
+    ET_SWITCH_REALHBBF16_TYPES(t, ctx, kName, CTYPE, [&]() {
       const CTYPE* x = self.const_data_ptr<CTYPE>();
       const CTYPE* lo = low.const_data_ptr<CTYPE>();
       const CTYPE* hi = high.const_data_ptr<CTYPE>();

@@ -2,6 +2,7 @@
 #include "util/matmul_util.h"
 
 #include <optional>
+#include <type_traits>
 
 namespace torch {
 namespace executor {
@@ -244,18 +245,84 @@ bool conv2d_transposed_gemm(KernelRuntimeContext& ctx, const float* in, const fl
   return true;
 }
 
-/// The matrix-product path where there is one (Float): false when the
-/// direct loops must run.
+/// Convolution (plain or transposed) for the dtypes without a fast path
+/// (integers, Half, BFloat16), gathering each output element's sum: in
+/// float for Half and BFloat16 (rounded once), in uint64_t for integers (so
+/// that overflow wraps, as ATen's integer convolution does, without
+/// undefined behaviour).
 template <typename T>
-bool conv_by_gemm(KernelRuntimeContext&, bool, const T*, const T*, const T*, T*, int64_t, int64_t, int64_t, int64_t,
-                  const Axis&, const Axis&) {
-  return false;
+void conv2d_gather(const T* in, const T* weight, const T* bias, T* out, int64_t batch, int64_t in_ch,
+                   int64_t out_ch, int64_t groups, const Axis& h, const Axis& w, bool transposed) {
+  using Acc = typename std::conditional<std::is_integral<T>::value, uint64_t, k::float_compute_t<T>>::type;
+  const auto widen = [](T v) {
+    if constexpr (std::is_integral<T>::value) {
+      return static_cast<Acc>(static_cast<int64_t>(v));
+    } else {
+      return static_cast<Acc>(v);
+    }
+  };
+  const int64_t in_per_group = in_ch / groups;
+  const int64_t out_per_group = out_ch / groups;
+  const int64_t taps = h.kernel * w.kernel;
+  for (int64_t b = 0; b < batch; ++b) {
+    for (int64_t oc = 0; oc < out_ch; ++oc) {
+      const int64_t g = oc / out_per_group;
+      for (int64_t oh = 0; oh < h.out; ++oh) {
+        for (int64_t ow = 0; ow < w.out; ++ow) {
+          Acc acc = bias != nullptr ? widen(bias[oc]) : Acc(0);
+          for (int64_t icl = 0; icl < in_per_group; ++icl) {
+            const int64_t ic = g * in_per_group + icl;
+            const T* x = in + (b * in_ch + ic) * h.in * w.in;
+            const T* wk = transposed ? weight + (ic * out_per_group + oc % out_per_group) * taps
+                                     : weight + (oc * in_per_group + icl) * taps;
+            for (int64_t kh = 0; kh < h.kernel; ++kh) {
+              int64_t ih = oh * h.stride - h.pad + kh * h.dilation;
+              if (transposed) {
+                const int64_t shifted = oh + h.pad - kh * h.dilation;
+                if (shifted < 0 || shifted % h.stride != 0) continue;
+                ih = shifted / h.stride;
+              }
+              if (ih < 0 || ih >= h.in) continue;
+              for (int64_t kw = 0; kw < w.kernel; ++kw) {
+                int64_t iw = ow * w.stride - w.pad + kw * w.dilation;
+                if (transposed) {
+                  const int64_t shifted = ow + w.pad - kw * w.dilation;
+                  if (shifted < 0 || shifted % w.stride != 0) continue;
+                  iw = shifted / w.stride;
+                }
+                if (iw < 0 || iw >= w.in) continue;
+                acc += widen(x[ih * w.in + iw]) * widen(wk[kh * w.kernel + kw]);
+              }
+            }
+          }
+          out[((b * out_ch + oc) * h.out + oh) * w.out + ow] = static_cast<T>(acc);
+        }
+      }
+    }
+  }
 }
-bool conv_by_gemm(KernelRuntimeContext& ctx, bool transposed, const float* x, const float* weight,
-                  const float* bias, float* y, int64_t batch, int64_t in_ch, int64_t out_ch, int64_t groups,
-                  const Axis& h, const Axis& w) {
-  return transposed ? conv2d_transposed_gemm(ctx, x, weight, bias, y, batch, in_ch, out_ch, groups, h, w)
-                    : conv2d_gemm(ctx, x, weight, bias, y, batch, in_ch, out_ch, groups, h, w);
+
+/// Runs the convolution in the way that suits T: Float as matrix products
+/// (the direct loops without scratch memory), Double with the direct loops,
+/// the other dtypes by gathering (conv2d_gather).
+template <typename T>
+void convolve(KernelRuntimeContext& ctx, bool transposed, const T* x, const T* weight, const T* bias, T* y,
+              int64_t batch, int64_t in_ch, int64_t out_ch, int64_t groups, const Axis& h, const Axis& w) {
+  if constexpr (std::is_same<T, float>::value) {
+    const bool done = transposed ? conv2d_transposed_gemm(ctx, x, weight, bias, y, batch, in_ch, out_ch, groups, h, w)
+                                 : conv2d_gemm(ctx, x, weight, bias, y, batch, in_ch, out_ch, groups, h, w);
+    if (done) return;
+  }
+  if constexpr (std::is_floating_point<T>::value) {
+    if (transposed) {
+      conv2d_transposed<T>(x, weight, bias, y, batch, in_ch, out_ch, groups, h, w);
+    } else {
+      conv2d<T>(x, weight, bias, y, batch, in_ch, out_ch, groups, h, w);
+    }
+  } else {
+    (void)ctx;
+    conv2d_gather<T>(x, weight, bias, y, batch, in_ch, out_ch, groups, h, w, transposed);
+  }
 }
 
 }  // namespace
@@ -266,8 +333,9 @@ bool conv_by_gemm(KernelRuntimeContext& ctx, bool transposed, const float* x, co
 /// entry below stride or dilation). stride, padding, dilation and
 /// output_padding take one value for all axes or one per axis. Float (as
 /// matrix products with scratch memory from the runtime's temp allocator,
-/// else the direct loops) and Double (direct), contiguous NCHW tensors of one
-/// dtype; out is resized to [N, OC, OH, OW].
+/// else the direct loops), Double (direct), integers, Half and BFloat16
+/// (gathered), contiguous NCHW tensors of one dtype; out is resized to
+/// [N, OC, OH, OW].
 Tensor& convolution_out(KernelRuntimeContext& ctx, const Tensor& input, const Tensor& weight,
                         const std::optional<Tensor>& bias, ArrayRef<int64_t> stride, ArrayRef<int64_t> padding,
                         ArrayRef<int64_t> dilation, bool transposed, ArrayRef<int64_t> output_padding,
@@ -334,17 +402,10 @@ Tensor& convolution_out(KernelRuntimeContext& ctx, const Tensor& input, const Te
   for (size_t i = 0; i < axes; ++i) shape.push(ax[2 - axes + i].out);
   ET_KERNEL_CHECK(ctx, k::resize_to(out, shape), InvalidArgument, out);
   if (out.numel() == 0) return out;
-  ET_SWITCH_FLOAT_TYPES(dtype, ctx, "convolution.out", CTYPE, [&]() {
-    const CTYPE* x = input.const_data_ptr<CTYPE>();
-    const CTYPE* wt = weight.const_data_ptr<CTYPE>();
-    const CTYPE* b = bias.has_value() ? bias->const_data_ptr<CTYPE>() : nullptr;
-    CTYPE* y = out.mutable_data_ptr<CTYPE>();
-    if (conv_by_gemm(ctx, transposed, x, wt, b, y, batch, in_ch, out_ch, groups, ax[0], ax[1])) return;
-    if (transposed) {
-      conv2d_transposed<CTYPE>(x, wt, b, y, batch, in_ch, out_ch, groups, ax[0], ax[1]);
-    } else {
-      conv2d<CTYPE>(x, wt, b, y, batch, in_ch, out_ch, groups, ax[0], ax[1]);
-    }
+  ET_SWITCH_REALHBF16_TYPES(dtype, ctx, "convolution.out", CTYPE, [&]() {
+    convolve<CTYPE>(ctx, transposed, input.const_data_ptr<CTYPE>(), weight.const_data_ptr<CTYPE>(),
+                    bias.has_value() ? bias->const_data_ptr<CTYPE>() : nullptr, out.mutable_data_ptr<CTYPE>(), batch,
+                    in_ch, out_ch, groups, ax[0], ax[1]);
   });
   return out;
 }

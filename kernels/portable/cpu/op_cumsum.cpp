@@ -19,8 +19,9 @@ constexpr char kName[] = "cumsum.out";  // the switch name
 
 /// out[..., i, ...] = sum of self[..., :i + 1, ...] along `dim`, computed in
 /// out's dtype: `dtype` when given, else self's, or Long for integral and
-/// Bool self (ATen's promotion). Real and Bool inputs; integers wrap;
-/// contiguous; out is resized to self's shape.
+/// Bool self (ATen's promotion). Real, Bool, Half and BFloat16 inputs (the
+/// last two summed in float); integers wrap; contiguous; out is resized to
+/// self's shape.
 Tensor& cumsum_out(KernelRuntimeContext& ctx, const Tensor& self, int64_t dim, std::optional<ScalarType> dtype,
                    Tensor& out) {
   const ScalarType in_type = self.scalar_type();
@@ -35,6 +36,24 @@ Tensor& cumsum_out(KernelRuntimeContext& ctx, const Tensor& self, int64_t dim, s
   ET_KERNEL_CHECK(ctx, k::resize_to(out, self.sizes()), InvalidArgument, out);
   if (self.numel() == 0) return out;
   const k::DimView v = k::view_around(self, d);
+  if (in_type == out.scalar_type() && (in_type == ScalarType::Half || in_type == ScalarType::BFloat16)) {
+    // Reduced precision: each running sum kept in float, every prefix rounded once.
+    ET_SWITCH_TWO_TYPES(Half, BFloat16, in_type, ctx, kName, CTYPE, [&]() {
+      const CTYPE* x = self.const_data_ptr<CTYPE>();
+      CTYPE* y = out.mutable_data_ptr<CTYPE>();
+      for (int64_t o = 0; o < v.outer; ++o) {
+        for (int64_t i = 0; i < v.inner; ++i) {
+          float running = 0;
+          for (int64_t j = 0; j < v.n; ++j) {
+            const int64_t at = (o * v.n + j) * v.inner + i;
+            running += static_cast<float>(x[at]);
+            y[at] = static_cast<CTYPE>(running);
+          }
+        }
+      }
+    });
+    return out;
+  }
   if (in_type == out.scalar_type()) {
     ET_SWITCH_REAL_TYPES(in_type, ctx, kName, CTYPE, [&]() {
       const CTYPE* x = self.const_data_ptr<CTYPE>();

@@ -1,5 +1,6 @@
 // aten::max_pool2d_with_indices.out: 2-D max pooling, returning the maxima and
 // where they were found.
+#include "util/math_util.h"
 #include "util/pool_util.h"
 
 #include <cmath>
@@ -24,19 +25,14 @@ using Outputs = std::tuple<Tensor&, Tensor&>;
 /// propagates, as in ATen).
 template <typename T>
 inline bool beats(T v, T max) {
-  if constexpr (std::is_floating_point<T>::value) {
-    return v > max || std::isnan(v);
-  } else {
-    return v > max;
-  }
+  return v > max || k::is_nan(v);
 }
 
 /// Max-pools `planes` planes of h.in x w.in; indices are flat positions
 /// within the input plane (ih * W + iw), as ATen reports them.
 template <typename T>
 void max_pool(const T* in, T* out, int64_t* indices, int64_t planes, const k::Window& h, const k::Window& w) {
-  const T lowest = std::numeric_limits<T>::has_infinity ? -std::numeric_limits<T>::infinity()
-                                                        : std::numeric_limits<T>::lowest();
+  const T lowest = k::lowest_value<T>();
   for (int64_t p = 0; p < planes; ++p) {
     const T* x = in + p * h.in * w.in;
     for (int64_t oh = 0; oh < h.out; ++oh) {
@@ -72,8 +68,8 @@ void max_pool(const T* in, T* out, int64_t* indices, int64_t planes, const k::Wi
 /// Max pooling over the last two dims of a 3-D [C, H, W] or 4-D [N, C, H, W]
 /// contiguous input. kernel_size, stride (empty: the kernel size), padding
 /// and dilation take 1 or 2 values; padding may be at most half the kernel.
-/// out (the input's dtype, real types) and indices (Long) are resized to the
-/// pooled shape.
+/// out (the input's dtype: real, Half, BFloat16) and indices (Long) are
+/// resized to the pooled shape.
 std::tuple<Tensor&, Tensor&> max_pool2d_with_indices_out(
     KernelRuntimeContext& ctx, const Tensor& self, ArrayRef<int64_t> kernel_size, ArrayRef<int64_t> stride,
     ArrayRef<int64_t> padding, ArrayRef<int64_t> dilation, bool ceil_mode, Tensor& out, Tensor& indices) {
@@ -91,7 +87,7 @@ std::tuple<Tensor&, Tensor&> max_pool2d_with_indices_out(
   ET_KERNEL_CHECK(ctx, k::resize_to(out, shape) && k::resize_to(indices, shape), InvalidArgument, outs);
   const int64_t planes = k::size_product(self.sizes(), 0, self.dim() - 2);
   if (planes == 0) return outs;
-  ET_SWITCH_REAL_TYPES(self.scalar_type(), ctx, "max_pool2d_with_indices.out", CTYPE, [&]() {
+  ET_SWITCH_REALHBF16_TYPES(self.scalar_type(), ctx, "max_pool2d_with_indices.out", CTYPE, [&]() {
     max_pool(self.const_data_ptr<CTYPE>(), out.mutable_data_ptr<CTYPE>(), indices.mutable_data_ptr<int64_t>(),
              planes, win[0], win[1]);
   });

@@ -13,7 +13,8 @@ using ::executorch::aten::Tensor;
 namespace k = ::etsb::kernels;
 
 /// Mean of self over `dim` (negative dims allowed; none or empty means all
-/// dims), keeping reduced dims as size 1 when `keepdim`. The output dtype is
+/// dims), keeping reduced dims as size 1 when `keepdim` (Half and BFloat16
+/// summed in float). The output dtype is
 /// `dtype` when given, else self's; it must be Float or Double (ATen has no
 /// integral mean) and out must have it; out is resized. Elements are summed in
 /// the output dtype, then divided by their count. Input: real and Bool dtypes.
@@ -31,6 +32,18 @@ Tensor& mean_dim_out(KernelRuntimeContext& ctx, const Tensor& self, std::optiona
   ET_KERNEL_CHECK(ctx, k::resize_to(out, plan.out), InvalidArgument, out);
   const int64_t n = out.numel();
   if (n == 0) return out;
+  if (k::is_reduced_float(self.scalar_type()) || k::is_reduced_float(out.scalar_type())) {
+    // Half and BFloat16 are summed in float (double for a Double out) and rounded once.
+    ET_SWITCH_REALHBBF16_TYPES(self.scalar_type(), ctx, "mean.out", IN, [&]() {
+      ET_SWITCH_FLOATHBF16_TYPES(out.scalar_type(), ctx, "mean.out", OUT, [&]() {
+        using Acc = k::float_compute_t<OUT>;
+        const Acc count = static_cast<Acc>(plan.count);
+        k::reduce_sum_widened<Acc>(plan, self.const_data_ptr<IN>(), out.mutable_data_ptr<OUT>(),
+                                   [count](Acc acc) { return acc / count; });
+      });
+    });
+    return out;
+  }
   ET_SWITCH_REALB_TYPES(self.scalar_type(), ctx, "mean.out", IN, [&]() {
     ET_SWITCH_FLOAT_TYPES(out.scalar_type(), ctx, "mean.out", OUT, [&]() {
       OUT* result = out.mutable_data_ptr<OUT>();

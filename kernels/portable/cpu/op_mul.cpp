@@ -38,6 +38,10 @@ Tensor& mul_out(KernelRuntimeContext& ctx, const Tensor& self, const Tensor& oth
   ScalarType result;
   if (!k::prepare_binary(ctx, kName, self, other, out, &result)) return out;
   ET_KERNEL_CHECK(ctx, k::can_cast(result, out.scalar_type()), InvalidArgument, out);
+  if (k::same_reduced_float(self, other, out)) {  // Half, BFloat16: computed in float
+    k::binary_reduced_float<kName>(ctx, self, other, out, [](float x, float y) { return x * y; });
+    return out;
+  }
   if (k::same_real_dtype(self, other, out)) {
     ET_SWITCH_REALB_TYPES(out.scalar_type(), ctx, kName, CTYPE, [&]() {
       k::binary_same_dtype<CTYPE, CTYPE>(self, other, out, [](CTYPE x, CTYPE y) { return multiply(x, y); });

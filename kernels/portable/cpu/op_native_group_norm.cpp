@@ -28,7 +28,8 @@ bool channel_param_ok(const std::optional<Tensor>& t, int64_t channels, ::execut
 /// C / group channels: out0 = (x - mean) * rstd * weight[c] + bias[c], where
 /// mean and rstd = 1 / sqrt(var + eps) (biased variance, accumulated in
 /// double) are per (n, group) and returned in out1 and out2 ([N, group]).
-/// Float and Double, all tensors alike and contiguous; outputs are resized.
+/// Floating dtypes (Half and BFloat16 computing in float), all tensors alike
+/// and contiguous; outputs are resized.
 Outputs native_group_norm_out(KernelRuntimeContext& ctx, const Tensor& input, const std::optional<Tensor>& weight,
                               const std::optional<Tensor>& bias, int64_t N, int64_t C, int64_t HxW, int64_t group,
                               double eps, Tensor& out0, Tensor& out1, Tensor& out2) {
@@ -52,7 +53,8 @@ Outputs native_group_norm_out(KernelRuntimeContext& ctx, const Tensor& input, co
                   InvalidArgument, outs);
   const int64_t per_group = C / group;
   const int64_t count = per_group * HxW;
-  ET_SWITCH_FLOAT_TYPES(dtype, ctx, kName, CTYPE, [&]() {
+  ET_SWITCH_FLOATHBF16_TYPES(dtype, ctx, kName, CTYPE, [&]() {
+    using CT = k::float_compute_t<CTYPE>;
     const CTYPE* x = input.const_data_ptr<CTYPE>();
     CTYPE* y = out0.mutable_data_ptr<CTYPE>();
     CTYPE* means = out1.mutable_data_ptr<CTYPE>();
@@ -71,15 +73,16 @@ Outputs native_group_norm_out(KernelRuntimeContext& ctx, const Tensor& input, co
           squares += delta * delta;
         }
         const double var = count > 0 ? squares / static_cast<double>(count) : 0.0;
-        const CTYPE rstd = static_cast<CTYPE>(1.0 / std::sqrt(var + eps));
+        const CT rstd = static_cast<CT>(1.0 / std::sqrt(var + eps));
         means[n * group + g] = static_cast<CTYPE>(mean);
-        rstds[n * group + g] = rstd;
+        rstds[n * group + g] = static_cast<CTYPE>(rstd);
         for (int64_t c = 0; c < per_group; ++c) {
           const int64_t channel = g * per_group + c;
-          const CTYPE scale = w != nullptr ? rstd * w[channel] : rstd;
-          const CTYPE shift = (b != nullptr ? b[channel] : CTYPE(0)) - static_cast<CTYPE>(mean) * scale;
+          const CT scale = w != nullptr ? rstd * static_cast<CT>(w[channel]) : rstd;
+          const CT shift = (b != nullptr ? static_cast<CT>(b[channel]) : CT(0)) - static_cast<CT>(mean) * scale;
           const int64_t at = base + c * HxW;
-          k::map_unary(x + at, y + at, HxW, [scale, shift](CTYPE v) { return v * scale + shift; });
+          k::map_unary(x + at, y + at, HxW,
+                       [scale, shift](CTYPE v) { return static_cast<CTYPE>(static_cast<CT>(v) * scale + shift); });
         }
       }
     }

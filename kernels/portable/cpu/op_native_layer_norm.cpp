@@ -34,40 +34,38 @@ bool affine_ok(const std::optional<Tensor>& param, const Tensor& input, ArrayRef
 
 /// Normalises `rows` rows of `n` values: mean and variance in two passes (the
 /// second over deviations, which stays accurate when the mean is large), then
-/// y = (x - mean) * rstd * weight + bias.
-template <typename T>
-void layer_norm(const T* x, const T* weight, const T* bias, T eps, int64_t rows, int64_t n, T* y, T* mean_out,
+/// y = (x - mean) * rstd * weight + bias, computed in CT (float for Half and
+/// BFloat16) and stored as T.
+template <typename T, typename CT = k::float_compute_t<T>>
+void layer_norm(const T* x, const T* weight, const T* bias, double eps, int64_t rows, int64_t n, T* y, T* mean_out,
                 T* rstd_out) {
-  const T inv_n = static_cast<T>(1) / static_cast<T>(n);
+  const CT inv_n = static_cast<CT>(1) / static_cast<CT>(n);
   for (int64_t r = 0; r < rows; ++r) {
     const T* xr = x + r * n;
     T* yr = y + r * n;
-    T sum = 0;
-    for (int64_t j = 0; j < n; ++j) sum += xr[j];
-    const T mean = sum * inv_n;
-    T sq = 0;
-    for (int64_t j = 0; j < n; ++j) sq += (xr[j] - mean) * (xr[j] - mean);
-    const T rstd = static_cast<T>(1) / std::sqrt(sq * inv_n + eps);
-    if (weight != nullptr && bias != nullptr) {
-      for (int64_t j = 0; j < n; ++j) yr[j] = (xr[j] - mean) * rstd * weight[j] + bias[j];
-    } else {
-      for (int64_t j = 0; j < n; ++j) {
-        T v = (xr[j] - mean) * rstd;
-        if (weight != nullptr) v *= weight[j];
-        if (bias != nullptr) v += bias[j];
-        yr[j] = v;
-      }
+    CT sum = 0;
+    for (int64_t j = 0; j < n; ++j) sum += static_cast<CT>(xr[j]);
+    const CT mean = sum * inv_n;
+    CT sq = 0;
+    for (int64_t j = 0; j < n; ++j) sq += (static_cast<CT>(xr[j]) - mean) * (static_cast<CT>(xr[j]) - mean);
+    const CT rstd = static_cast<CT>(1) / std::sqrt(sq * inv_n + static_cast<CT>(eps));
+    for (int64_t j = 0; j < n; ++j) {
+      CT v = (static_cast<CT>(xr[j]) - mean) * rstd;
+      if (weight != nullptr) v *= static_cast<CT>(weight[j]);
+      if (bias != nullptr) v += static_cast<CT>(bias[j]);
+      yr[j] = static_cast<T>(v);
     }
-    mean_out[r] = mean;
-    rstd_out[r] = rstd;
+    mean_out[r] = static_cast<T>(mean);
+    rstd_out[r] = static_cast<T>(rstd);
   }
 }
 
 }  // namespace
 
 /// Layer normalisation of `input` over its trailing dims matching
-/// `normalized_shape`, for Float and Double. weight and bias are optional and,
-/// when given, have the normalised shape. out0 takes the input's shape; out1
+/// `normalized_shape`, for Float, Double, Half and BFloat16 (computed in
+/// float). weight and bias are optional and, when given, have the normalised
+/// shape. out0 takes the input's shape; out1
 /// (mean) and out2 (rstd) take the input's shape with the normalised dims set
 /// to 1. All tensors share the input's dtype and are contiguous.
 std::tuple<Tensor&, Tensor&, Tensor&> native_layer_norm_out(
@@ -102,9 +100,9 @@ std::tuple<Tensor&, Tensor&, Tensor&> native_layer_norm_out(
   const int64_t rows = k::size_product(input.sizes(), 0, axis);
   const int64_t n = k::size_product(input.sizes(), axis, rank);
   if (rows == 0 || n == 0) return outs;
-  ET_SWITCH_FLOAT_TYPES(dtype, ctx, "native_layer_norm.out", CTYPE, [&]() {
+  ET_SWITCH_FLOATHBF16_TYPES(dtype, ctx, "native_layer_norm.out", CTYPE, [&]() {
     layer_norm<CTYPE>(input.const_data_ptr<CTYPE>(), weight ? weight->const_data_ptr<CTYPE>() : nullptr,
-                      bias ? bias->const_data_ptr<CTYPE>() : nullptr, static_cast<CTYPE>(eps), rows, n,
+                      bias ? bias->const_data_ptr<CTYPE>() : nullptr, eps, rows, n,
                       out0.mutable_data_ptr<CTYPE>(), out1.mutable_data_ptr<CTYPE>(),
                       out2.mutable_data_ptr<CTYPE>());
   });

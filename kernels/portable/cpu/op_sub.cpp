@@ -39,6 +39,10 @@ Tensor& sub_out(KernelRuntimeContext& ctx, const Tensor& self, const Tensor& oth
                       InvalidArgument, out, "sub.out: subtraction of Bool tensors is not supported");
   ET_KERNEL_CHECK(ctx, k::can_cast(result, out.scalar_type()), InvalidArgument, out);
   ET_KERNEL_CHECK(ctx, k::alpha_fits(alpha, result), InvalidArgument, out);
+  if (k::same_reduced_float(self, other, out)) {  // Half, BFloat16: computed in float
+    k::binary_reduced_float<kName>(ctx, self, other, out, sub_fn<float>(alpha));
+    return out;
+  }
   if (k::same_real_dtype(self, other, out)) {
     ET_SWITCH_REAL_TYPES(out.scalar_type(), ctx, kName, CTYPE, [&]() {
       k::binary_same_dtype<CTYPE, CTYPE>(self, other, out, sub_fn<CTYPE>(alpha));

@@ -18,7 +18,7 @@ constexpr char kName[] = "var.correction_out";  // the switch name
 
 /// out = sum((x - mean)^2) / (N - correction) over `dim` (none or empty:
 /// all dims; correction defaults to 1, Bessel's), keeping reduced dims with
-/// keepdim. Two passes per output, accumulated in double. Float and Double,
+/// keepdim. Two passes per output, accumulated in double. Floating dtypes,
 /// out the same; N <= correction gives inf or NaN, as in ATen.
 Tensor& var_correction_out(KernelRuntimeContext& ctx, const Tensor& self, std::optional<ArrayRef<int64_t>> dim,
                            const std::optional<Scalar>& correction, bool keepdim, Tensor& out) {
@@ -32,7 +32,7 @@ Tensor& var_correction_out(KernelRuntimeContext& ctx, const Tensor& self, std::o
   if (out.numel() == 0) return out;
   const double c = correction.has_value() ? k::scalar_to<double>(*correction) : 1.0;
   const double count = static_cast<double>(plan.count);
-  ET_SWITCH_FLOAT_TYPES(self.scalar_type(), ctx, kName, CTYPE, [&]() {
+  ET_SWITCH_FLOATHBF16_TYPES(self.scalar_type(), ctx, kName, CTYPE, [&]() {
     const CTYPE* in = self.const_data_ptr<CTYPE>();
     CTYPE* result = out.mutable_data_ptr<CTYPE>();
     k::for_each_output(plan, [&](int64_t o, int64_t first) {

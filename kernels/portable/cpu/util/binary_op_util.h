@@ -40,6 +40,29 @@ inline bool same_real_dtype(const Tensor& a, const Tensor& b, const Tensor& out)
   return a.scalar_type() == t && b.scalar_type() == t && is_real_or_bool(t);
 }
 
+/// Whether a, b and out are all Half or all BFloat16: the dtypes whose
+/// same-dtype calls compute in float (binary_reduced_float).
+inline bool same_reduced_float(const Tensor& a, const Tensor& b, const Tensor& out) {
+  const ScalarType t = out.scalar_type();
+  return (t == ScalarType::Half || t == ScalarType::BFloat16) && a.scalar_type() == t && b.scalar_type() == t;
+}
+
+/// out = op(a, b) for a, b and out all Half or all BFloat16 (checked by
+/// same_reduced_float): a typed loop, each element widened to float, combined
+/// by op (called with floats) and rounded once; Out is the stored type of the
+/// result (bool for comparisons).
+template <const char* Name, bool Truth = false, typename Op>
+inline void binary_reduced_float(KernelRuntimeContext& ctx, const Tensor& a, const Tensor& b, const Tensor& out,
+                                 const Op& op) {
+  (void)ctx;
+  ET_SWITCH_TWO_TYPES(Half, BFloat16, a.scalar_type(), ctx, Name, CTYPE, [&]() {
+    using Out = typename std::conditional<Truth, bool, CTYPE>::type;
+    binary_same_dtype<CTYPE, Out>(a, b, out, [&op](CTYPE x, CTYPE y) {
+      return static_cast<Out>(op(static_cast<float>(x), static_cast<float>(y)));
+    });
+  });
+}
+
 /// What a binary operator's result is: a value in the operands' common
 /// dtype (minimum, pow...) or a truth value (comparisons: out is Bool or any
 /// dtype taking 1 / 0).
@@ -49,7 +72,8 @@ enum class BinaryResult { kCommon, kTruth };
 /// dtype of a and b. op is generic: called with two values of the compute
 /// type, it returns that type (kCommon) or bool (kTruth). When a, b and out
 /// share one real or Bool dtype (or a and b one and out is Bool for truth
-/// results) the call takes a typed loop per dtype, switched on the `Types`
+/// results) the call takes a typed loop per dtype (Half and BFloat16: in
+/// float), switched on the `Types`
 /// category (`kAllReal` for real and Bool, `kIntegral` for integral and Bool
 /// only); other calls convert per element through double, int64_t or bool
 /// (with_compute_type: compiled only where the build may mix dtypes).
@@ -83,6 +107,12 @@ inline Tensor& binary_op_out(KernelRuntimeContext& ctx, const Tensor& a, const T
     } else {
       ET_SWITCH_REALB_TYPES(t, ctx, Name, CTYPE, [&]() { run(CTYPE{}); });
     }
+    return out;
+  }
+  if (Types == BinaryTypes::kAllReal && b.scalar_type() == t &&
+      (Result == BinaryResult::kTruth ? out.scalar_type() == ScalarType::Bool : out.scalar_type() == t) &&
+      (t == ScalarType::Half || t == ScalarType::BFloat16)) {
+    binary_reduced_float<Name, Result == BinaryResult::kTruth>(ctx, a, b, out, op);
     return out;
   }
   with_compute_type<Name>(ctx, common, [&](auto tag) {

@@ -2,6 +2,7 @@
 // take their bounds as Scalars.
 #pragma once
 
+#include "math_util.h"
 #include "unary_util.h"
 
 #include <cmath>
@@ -14,9 +15,7 @@ namespace kernels {
 /// so high wins when low > high; a NaN in x or in a bound gives NaN.
 template <typename T>
 inline T clamp_value(T x, bool has_low, T low, bool has_high, T high) {
-  if constexpr (std::is_floating_point<T>::value) {
-    if ((has_low && std::isnan(low)) || (has_high && std::isnan(high))) return std::nan("");
-  }
+  if ((has_low && is_nan(low)) || (has_high && is_nan(high))) return has_low && is_nan(low) ? low : high;
   if (has_low && x < low) x = low;
   if (has_high && x > high) x = high;
   return x;

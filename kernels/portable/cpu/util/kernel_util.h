@@ -148,6 +148,11 @@ inline T wrapping_fma(T c, T a, T b) {
   return static_cast<T>(static_cast<wrap_t<T>>(c) + static_cast<wrap_t<T>>(a) * static_cast<wrap_t<T>>(b));
 }
 
+/// The compute type of a floating C type: float for Half, BFloat16 and
+/// Float, double for Double (ATen's accumulation types on CPU).
+template <typename T>
+using float_compute_t = typename std::conditional<std::is_same<T, double>::value, double, float>::type;
+
 /// Product of sizes[begin, end).
 inline int64_t size_product(ArrayRef<SizesType> sizes, size_t begin, size_t end) {
   int64_t n = 1;

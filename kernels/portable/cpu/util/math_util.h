@@ -5,19 +5,37 @@
 #include "kernel_util.h"
 
 #include <cmath>
+#include <limits>
 #include <type_traits>
 
 namespace etsb {
 namespace kernels {
 
-/// Whether x is NaN (false for non-floating types).
+/// Whether x is NaN (false for integral types; Half and BFloat16 included).
 template <typename T>
 inline bool is_nan(T x) {
   if constexpr (std::is_floating_point<T>::value) {
     return std::isnan(x);
+  } else if constexpr (std::is_same<T, ::executorch::aten::Half>::value ||
+                       std::is_same<T, ::executorch::aten::BFloat16>::value) {
+    return std::isnan(static_cast<float>(x));
   } else {
     (void)x;
     return false;
+  }
+}
+
+/// The smallest value of T: -infinity where T has one (floating types,
+/// Half and BFloat16 included), else its lowest value.
+template <typename T>
+inline T lowest_value() {
+  if constexpr (std::is_same<T, ::executorch::aten::Half>::value ||
+                std::is_same<T, ::executorch::aten::BFloat16>::value) {
+    return static_cast<T>(-std::numeric_limits<float>::infinity());
+  } else if constexpr (std::numeric_limits<T>::has_infinity) {
+    return -std::numeric_limits<T>::infinity();
+  } else {
+    return std::numeric_limits<T>::lowest();
   }
 }
 
@@ -72,6 +90,44 @@ inline T remainder_trunc(T x, T y) {
     return x;
   } else {
     return y == static_cast<T>(-1) ? T(0) : static_cast<T>(x % y);
+  }
+}
+
+/// x / y rounded toward zero ("trunc"): for integers C's division (callers
+/// reject a zero divisor; dividing the most negative value by -1 wraps), for
+/// floating types trunc of the true quotient.
+template <typename T>
+inline T divide_trunc(T x, T y) {
+  if constexpr (std::is_floating_point<T>::value) {
+    return std::trunc(x / y);
+  } else if constexpr (std::is_same<T, bool>::value) {
+    return x;
+  } else {
+    return y == static_cast<T>(-1) ? wrapping_sub(T(0), x) : static_cast<T>(x / y);
+  }
+}
+
+/// x / y rounded toward negative infinity ("floor"), as ATen computes it:
+/// for floating types from fmod, so that the result is exact where the true
+/// quotient is an integer (and inf or NaN for a zero divisor); for integers
+/// the truncated quotient, one less where the signs differ and it was inexact.
+template <typename T>
+inline T divide_floor(T x, T y) {
+  if constexpr (std::is_floating_point<T>::value) {
+    if (y == 0) return x / y;
+    const T mod = std::fmod(x, y);
+    T div = (x - mod) / y;
+    if (mod != 0 && ((y < 0) != (mod < 0))) div -= 1;
+    if (div == 0) return std::copysign(T(0), x / y);
+    T floor_div = std::floor(div);
+    if (div - floor_div > T(0.5)) floor_div += 1;
+    return floor_div;
+  } else if constexpr (std::is_same<T, bool>::value) {
+    return x;
+  } else {
+    if (y == static_cast<T>(-1)) return wrapping_sub(T(0), x);
+    const T q = static_cast<T>(x / y);
+    return (x % y != 0 && ((x < 0) != (y < 0))) ? static_cast<T>(q - 1) : q;
   }
 }
 

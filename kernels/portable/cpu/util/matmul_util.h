@@ -79,8 +79,24 @@ inline void gemm_accumulate_scaled(
   }
 }
 
+/// C[m x n] = A[m x k] * B[k x n] for Half and BFloat16: each element
+/// accumulated in float and rounded once (as ATen computes them), then passed
+/// through `finish(i, j, sum)` (addmm folds its bias in there).
+template <typename T, typename Finish>
+inline void gemm_widened(int64_t m, int64_t n, int64_t k, const T* a, int64_t lda, const T* b, int64_t ldb, T* c,
+                         int64_t ldc, const Finish& finish) {
+  for (int64_t i = 0; i < m; ++i) {
+    for (int64_t j = 0; j < n; ++j) {
+      float sum = 0;
+      for (int64_t p = 0; p < k; ++p) sum += static_cast<float>(a[i * lda + p]) * static_cast<float>(b[p * ldb + j]);
+      c[i * ldc + j] = static_cast<T>(finish(i, j, sum));
+    }
+  }
+}
+
 /// out[i] = a[i] @ b[i] for `batch` row-major products of [n x m] by
-/// [m x p] matrices stored back to back; a, b and out share one real dtype
+/// [m x p] matrices stored back to back; a, b and out share one real, Half
+/// or BFloat16 dtype
 /// and are contiguous, and out already has its shape. False with ctx failed
 /// (a log naming `Name`, the operator's switch name) otherwise.
 template <const char* Name>
@@ -91,6 +107,15 @@ inline bool batched_matmul(KernelRuntimeContext& ctx, const Tensor& a, const Ten
                       "%s: all tensors must share one dtype", Name);
   ET_KERNEL_CHECK_MSG(ctx, is_contiguous(a) && is_contiguous(b) && is_contiguous(out), InvalidArgument, false,
                       "%s: tensors must be contiguous", Name);
+  if (dtype == ScalarType::Half || dtype == ScalarType::BFloat16) {
+    ET_SWITCH_TWO_TYPES(Half, BFloat16, dtype, ctx, Name, CTYPE, [&]() {
+      for (int64_t i = 0; i < batch; ++i) {
+        gemm_widened(n, p, m, a.const_data_ptr<CTYPE>() + i * n * m, m, b.const_data_ptr<CTYPE>() + i * m * p, p,
+                     out.mutable_data_ptr<CTYPE>() + i * n * p, p, [](int64_t, int64_t, float sum) { return sum; });
+      }
+    });
+    return true;
+  }
   ET_SWITCH_REAL_TYPES(dtype, ctx, Name, CTYPE, [&]() {
     const CTYPE* pa = a.const_data_ptr<CTYPE>();
     const CTYPE* pb = b.const_data_ptr<CTYPE>();

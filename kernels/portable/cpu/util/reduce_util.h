@@ -215,6 +215,22 @@ inline void for_each_reduced(const ReducePlan& p, int64_t first, const Visit& vi
   }
 }
 
+/// Whether a dtype is one of the reduced-precision floating types, which
+/// reductions accumulate in float (as ATen does).
+inline bool is_reduced_float(ScalarType t) { return t == ScalarType::Half || t == ScalarType::BFloat16; }
+
+/// out[o] = finish(sum in Acc of the input elements reducing into o, as Acc),
+/// for inputs or outputs of reduced precision: elements are widened to Acc
+/// before adding, and the sum rounded once.
+template <typename Acc, typename In, typename Out, typename Finish>
+inline void reduce_sum_widened(const ReducePlan& p, const In* in, Out* out, const Finish& finish) {
+  for_each_output(p, [&](int64_t o, int64_t first) {
+    Acc acc = 0;
+    for_each_reduced(p, first, [&](int64_t at) { acc += static_cast<Acc>(in[at]); });
+    out[o] = static_cast<Out>(finish(acc));
+  });
+}
+
 /// A tensor viewed as [outer, n, inner] around dim `d` (a 0-dim tensor as
 /// [1, 1, 1]): for kernels that walk one dim (argmax, cumsum).
 struct DimView {

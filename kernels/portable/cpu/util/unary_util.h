@@ -21,11 +21,6 @@ inline ScalarType scalar_result_type(ScalarType self, const Scalar& s) {
 /// self's dtype when floating, the default Float for integral and Bool.
 inline ScalarType float_result_type(ScalarType self) { return is_floating(self) ? self : ScalarType::Float; }
 
-/// The compute type of a floating C type: float for Half, BFloat16 and
-/// Float, double for Double.
-template <typename T>
-using float_compute_t = typename std::conditional<std::is_same<T, double>::value, double, float>::type;
-
 /// out = fn(self) elementwise, where `make(CT{})` gives fn computing in CT.
 /// `result` is the operator's result dtype (out must be able to hold it).
 /// self and out of one real or Bool dtype equal to the result: a typed loop

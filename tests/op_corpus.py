@@ -1,0 +1,140 @@
+"""The single-operator corpus (tests/models/ops, written by
+tests/models/export_ops.py): reading its manifest, running its cases through a
+runner binary, and comparing with torch's answers. Shared by
+tests/test_op_corpus.py (etsb's trimmed binaries) and tests/test_fuzz.py (the
+runner under AddressSanitizer and UndefinedBehaviorSanitizer)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import zipfile
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from conftest import REPO
+
+OPS_DIR = REPO / "tests" / "models" / "ops"
+MANIFEST_PATH = OPS_DIR / "manifest.json"
+# The ScalarType names of the dtypes the corpus covers, in the table's column order.
+DTYPES = ("Bool", "Byte", "Char", "Short", "Int", "Long", "Half", "BFloat16", "Float", "Double")
+
+
+# Cases where ATen's own integer arithmetic is an approximation that etsb's
+# kernel rounds differently, with the largest difference allowed: ATen's
+# uint8 bilinear resampling uses 16-bit fixed-point weights and rounds each
+# separable pass; etsb rounds the exact interpolation once.
+INTEGER_SLACK = {("aten::upsample_bilinear2d.vec_out", "Byte"): 1}
+
+
+def load_manifest() -> dict:
+    return json.loads(MANIFEST_PATH.read_text())
+
+
+@dataclass(frozen=True)
+class Case:
+    """One method of one operator's program, and torch's outputs for it."""
+
+    operator: str
+    method: str
+    dtype: str
+    outputs: tuple[np.ndarray, ...]
+    output_dtypes: tuple[str, ...]  # numpy names, or "bfloat16"
+    tolerances: tuple[tuple[float, float], ...]  # (rtol, atol) per output
+
+
+def cases_of(operator: str, entry: dict) -> list[Case]:
+    """The cases of one manifest entry, with torch's outputs read from its npz."""
+    with np.load(OPS_DIR / entry["npz"]) as arrays:
+        cases = []
+        for name, method in sorted(entry["methods"].items()):
+            outputs = tuple(arrays[f"{name}.output_{i}"] for i in range(len(method["outputs"])))
+            cases.append(Case(operator, name, method["dtype"], outputs,
+                              tuple(o["dtype"] for o in method["outputs"]),
+                              tuple((o["rtol"], o["atol"]) for o in method["outputs"])))
+    return cases
+
+
+def run_operator(binary: Path, operator: str, entry: dict, work: Path) -> tuple[dict[str, str | None], str]:
+    """Runs every case of one operator in ``binary`` in one process (the
+    runner's --all-methods, its inputs the npz's members extracted under
+    ``work``): per method, None when every output matches torch's, else what
+    went wrong; and the runner's stderr."""
+    inputs = work / "inputs"
+    with zipfile.ZipFile(OPS_DIR / entry["npz"]) as npz:
+        npz.extractall(inputs)
+    out = work / "out"
+    run = subprocess.run([str(binary), "--model", str(OPS_DIR / entry["pte"]), "--all-methods", "--inputs-dir",
+                          str(inputs), "--output-dir", str(out)], capture_output=True, text=True, timeout=300,
+                         check=False)
+    results: dict[str, str | None] = {}
+    for case in cases_of(operator, entry):
+        if not (out / case.method).is_dir():
+            results[case.method] = f"no outputs (exit {run.returncode}): {run.stderr.strip()[-1500:]}"
+            continue
+        problems = []
+        for index, expected in enumerate(case.outputs):
+            got = np.load(out / case.method / f"output_{index}.npy")
+            rtol, atol = case.tolerances[index]
+            atol = max(atol, INTEGER_SLACK.get((operator, case.dtype), 0))
+            problem = compare(got, expected, case.output_dtypes[index], rtol, atol)
+            if problem:
+                problems.append(f"output {index}: {problem}")
+        results[case.method] = "; ".join(problems) or None
+    if run.returncode != 0 and all(r is None for r in results.values()):
+        results["(runner)"] = f"exit {run.returncode}: {run.stderr.strip()[-1500:]}"
+    return results, run.stderr
+
+
+def as_float32(bits: np.ndarray) -> np.ndarray:
+    """BFloat16 bit patterns (uint16) as the float32 values they stand for."""
+    return (bits.astype(np.uint32) << 16).view(np.float32)
+
+
+def compare(got: np.ndarray, expected: np.ndarray, dtype: str, rtol: float, atol: float) -> str | None:
+    """None when ``got`` matches ``expected``: same shape and dtype, equal for
+    integers and Bool, within ``atol + rtol * |expected|`` for floats (NaN
+    matching NaN); else the first difference."""
+    if got.shape != expected.shape:
+        return f"shape {got.shape}, torch's {expected.shape}"
+    if got.dtype != expected.dtype:
+        return f"dtype {got.dtype}, torch's {expected.dtype}"
+    if dtype == "bfloat16":
+        got, expected = as_float32(got), as_float32(expected)
+    if not np.issubdtype(expected.dtype, np.floating):
+        distance = np.abs(got.reshape(-1).astype(np.int64) - expected.reshape(-1).astype(np.int64))
+        differs = np.flatnonzero(distance > atol)
+        if differs.size:
+            i = differs[0]
+            return f"element {i}: {got.reshape(-1)[i]!r}, torch's {expected.reshape(-1)[i]!r} ({differs.size} differ)"
+        return None
+    g = got.astype(np.float64).reshape(-1)
+    e = expected.astype(np.float64).reshape(-1)
+    both_nan = np.isnan(g) & np.isnan(e)
+    same_inf = np.isinf(e) & (g == e)
+    close = np.abs(g - e) <= atol + rtol * np.abs(e)
+    bad = np.flatnonzero(~(both_nan | same_inf | close))
+    if bad.size:
+        i = bad[0]
+        return f"element {i}: {g[i]!r}, torch's {e[i]!r} ({bad.size} of {e.size} outside rtol {rtol}, atol {atol})"
+    return None
+
+
+def coverage_table(manifest: dict, passed: dict[tuple[str, str], bool]) -> str:
+    """A markdown table, operator by dtype: how many cases ran and matched
+    ('3'), failed ('FAIL'), or were refused by torch ('-')."""
+    lines = ["| operator | " + " | ".join(DTYPES) + " |", "| --- |" + " --- |" * len(DTYPES)]
+    for operator, entry in sorted(manifest["operators"].items()):
+        cells = []
+        for dtype in DTYPES:
+            methods = [name for name, m in entry["methods"].items() if m["dtype"] == dtype]
+            if not methods:
+                cells.append("-")
+            elif all(passed.get((operator, name), False) for name in methods):
+                cells.append(str(len(methods)))
+            else:
+                cells.append("FAIL")
+        lines.append(f"| `{operator}` | " + " | ".join(cells) + " |")
+    return "\n".join(lines)
