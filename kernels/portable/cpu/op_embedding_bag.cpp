@@ -19,14 +19,29 @@ using Outputs = std::tuple<Tensor&, Tensor&, Tensor&, Tensor&>;
 constexpr char kName[] = "_embedding_bag.out";  // the switch name
 constexpr int64_t kSum = 0, kMean = 1, kMax = 2;
 
-/// Resizes a Long output to `sizes` and fills it with `value`; false if out
-/// cannot take that shape or is not Long.
+/// Resizes a Long output to `sizes` where it can take that shape, and fills
+/// it with `value`; false if it is not Long. An exported program plans these
+/// outputs with the shapes of torch's meta function, which differ from its CPU
+/// kernel's in some modes: a static out keeps its planned shape (the outputs
+/// only serve the backward pass).
 bool fill_long(const Tensor& out, std::initializer_list<int64_t> sizes, int64_t value) {
+  if (out.scalar_type() != ScalarType::Long) return false;
   k::Shape shape;
   for (const int64_t s : sizes) shape.push(s);
-  if (out.scalar_type() != ScalarType::Long || !k::resize_to(out, shape)) return false;
+  const bool resized = k::resize_to(out, shape);
+  (void)resized;  // kept as planned otherwise (see above)
   int64_t* data = out.mutable_data_ptr<int64_t>();
   for (ssize_t i = 0; i < out.numel(); ++i) data[i] = value;
+  return true;
+}
+
+/// Whether a Long output has exactly `sizes` (what fill_long tried to give it).
+bool has_shape(const Tensor& t, std::initializer_list<int64_t> sizes) {
+  if (static_cast<size_t>(t.dim()) != sizes.size()) return false;
+  size_t d = 0;
+  for (const int64_t s : sizes) {
+    if (t.sizes()[d++] != s) return false;
+  }
   return true;
 }
 
@@ -92,9 +107,11 @@ Outputs _embedding_bag_out(KernelRuntimeContext& ctx, const Tensor& weight, cons
                       fill_long(out1, {offset2bag_empty ? 0 : count}, 0) && fill_long(out2, {bags}, 0) &&
                           (mode == kMax ? fill_long(out3, {bags, dim}, 0) : fill_long(out3, {bags}, 0)),
                       InvalidArgument, outs, "%s: offset2bag, bag_size and max_indices must be Long", kName);
-  int64_t* offset2bag = out1.mutable_data_ptr<int64_t>();
-  int64_t* bag_size = out2.mutable_data_ptr<int64_t>();
-  int64_t* max_indices = out3.mutable_data_ptr<int64_t>();
+  // Each auxiliary output is written only where it took ATen's CPU shape.
+  int64_t* offset2bag = has_shape(out1, {count}) ? out1.mutable_data_ptr<int64_t>() : nullptr;
+  int64_t* bag_size = has_shape(out2, {bags}) ? out2.mutable_data_ptr<int64_t>() : nullptr;
+  int64_t* max_indices = mode == kMax ? (has_shape(out3, {bags, dim}) ? out3.mutable_data_ptr<int64_t>() : nullptr)
+                                      : (has_shape(out3, {bags}) ? out3.mutable_data_ptr<int64_t>() : nullptr);
   ET_SWITCH_FLOATHBF16_TYPES(weight.scalar_type(), ctx, kName, CTYPE, [&]() {
     using CT = k::float_compute_t<CTYPE>;
     const CTYPE* table = weight.const_data_ptr<CTYPE>();
@@ -110,7 +127,7 @@ Outputs _embedding_bag_out(KernelRuntimeContext& ctx, const Tensor& weight, cons
         const int64_t index = k::index_at(indices, i);
         ET_KERNEL_CHECK_MSG(ctx, index >= 0 && index < rows, InvalidArgument, ,
                             "%s: index %" PRId64 " out of range [0, %" PRId64 ")", kName, index, rows);
-        if (!offset2bag_empty) offset2bag[i] = b;
+        if (!offset2bag_empty && offset2bag != nullptr) offset2bag[i] = b;
         if (index == padding_idx) continue;
         const CTYPE* src = table + index * dim;
         for (int64_t j = 0; j < dim; ++j) {
@@ -119,15 +136,15 @@ Outputs _embedding_bag_out(KernelRuntimeContext& ctx, const Tensor& weight, cons
             row[j] = static_cast<CTYPE>(static_cast<CT>(row[j]) + v);
           } else if (taken == 0 || v > static_cast<CT>(row[j])) {
             row[j] = static_cast<CTYPE>(v);
-            max_indices[b * dim + j] = index;
+            if (max_indices != nullptr) max_indices[b * dim + j] = index;
           }
         }
         ++taken;
       }
       if (mode == kSum) continue;
-      bag_size[b] = taken;
+      if (bag_size != nullptr) bag_size[b] = taken;
       if (mode == kMean) {
-        max_indices[b] = taken;
+        if (max_indices != nullptr) max_indices[b] = taken;
         for (int64_t j = 0; taken > 0 && j < dim; ++j) {
           row[j] = static_cast<CTYPE>(static_cast<CT>(row[j]) / static_cast<CT>(taken));
         }

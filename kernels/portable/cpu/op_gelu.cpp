@@ -1,4 +1,5 @@
 // aten::gelu.out: out = self * Phi(self), the Gaussian error linear unit.
+#include "util/fast_math.h"
 #include "util/unary_util.h"
 
 #include <cmath>
@@ -33,8 +34,8 @@ Tensor& gelu_out(KernelRuntimeContext& ctx, const Tensor& self, std::string_view
   }
   return k::float_unary_out<kName>(ctx, self, out, [](auto x) {
     using T = decltype(x);
-    return static_cast<T>(0.5) * x * (static_cast<T>(1) + std::erf(x * static_cast<T>(0.7071067811865476)));
-  });
+    return static_cast<T>(0.5) * x * (static_cast<T>(1) + k::fast_erf(x * static_cast<T>(0.7071067811865476)));
+  }, k::gelu_erf_f32);
 }
 
 }  // namespace native

@@ -76,8 +76,11 @@ inline Tensor& map_scalar_op_out(KernelRuntimeContext& ctx, const Tensor& self, 
 /// double. self of any real, Bool, Half or BFloat16 dtype, out any floating
 /// dtype able to hold the result; a typed loop when self and out share their
 /// dtype, a per-element conversion otherwise. `Name` is the switch name.
+/// `float_loop`, when given, runs the Float-to-Float case instead of fn (a
+/// vectorised loop of fast_math.h).
 template <const char* Name, typename Fn>
-inline Tensor& float_unary_out(KernelRuntimeContext& ctx, const Tensor& self, Tensor& out, const Fn& fn) {
+inline Tensor& float_unary_out(KernelRuntimeContext& ctx, const Tensor& self, Tensor& out, const Fn& fn,
+                               void (*float_loop)(const float*, float*, int64_t) = nullptr) {
   ET_KERNEL_CHECK_MSG(ctx, is_realhbbf16(self.scalar_type()) && is_floating(out.scalar_type()), InvalidArgument,
                       out, "%s: unsupported dtype (out must be floating)", Name);
   const ScalarType result = float_result_type(self.scalar_type());
@@ -87,6 +90,10 @@ inline Tensor& float_unary_out(KernelRuntimeContext& ctx, const Tensor& self, Te
                       Name);
   ET_KERNEL_CHECK_MSG(ctx, resize_to(out, self.sizes()), InvalidArgument, out, "%s: cannot resize out", Name);
   const int64_t n = self.numel();
+  if (float_loop != nullptr && self.scalar_type() == ScalarType::Float && out.scalar_type() == ScalarType::Float) {
+    float_loop(self.const_data_ptr<float>(), out.mutable_data_ptr<float>(), n);
+    return out;
+  }
   if (self.scalar_type() == out.scalar_type()) {
     ET_SWITCH_FLOATHBF16_TYPES(out.scalar_type(), ctx, Name, CTYPE, [&]() {
       using CT = float_compute_t<CTYPE>;
