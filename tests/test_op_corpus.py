@@ -1,0 +1,89 @@
+"""Every operator of etsb's portable library, in every dtype torch accepts
+for it, against torch: the single-operator corpus (tests/models/ops, one
+multi-method program per operator, one method per dtype x shape case, torch's
+outputs recorded at export) run through two trimmed binaries that
+tests/models/ops/BUILD builds from all of its programs: op-selective, and
+dtype-selective (each kernel keeping only the dtypes the corpus uses, so
+every dtype switch is exercised trimmed too). Integers and Bool must match
+exactly, floats within the manifest's tolerance. The op x dtype coverage
+table is written to etsb-out/op_corpus_coverage.md and printed at the end
+of the run."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from conftest import REPO
+from helpers import etsb
+from op_corpus import DTYPES, OPS_DIR, coverage_table, load_manifest, run_operator
+
+MANIFEST = load_manifest()
+OUT = REPO / "etsb-out" / "bin" / "tests" / "models" / "ops"
+COVERAGE = REPO / "etsb-out" / "op_corpus_coverage.md"
+BINARIES = {"op_selective": OUT / "op_corpus", "dtype_selective": OUT / "op_corpus_dtypes_smallest" / "op_corpus_dtypes"}
+RESULTS: dict[tuple[str, str], bool] = {}
+# The dtype prefixes of method names (f32_broadcast), as export_ops.py writes them.
+SHORT_DTYPES = dict(zip(("bool", "u8", "i8", "i16", "i32", "i64", "f16", "bf16", "f32", "f64"), DTYPES))
+
+
+@pytest.fixture(scope="module")
+def built():
+    result = etsb("build", "//tests/models/ops:op_corpus", "//tests/models/ops:op_corpus_dtypes")
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+    yield
+    COVERAGE.write_text(coverage_table(MANIFEST, RESULTS) + "\n")
+
+
+def yaml_operators() -> set[str]:
+    """The operators etsb's portable yaml declares, as ExecuTorch names them."""
+    text = (REPO / "kernels" / "portable" / "functions.yaml").read_text()
+    names = {f"aten::{m}" for m in re.findall(r"^- op: (\S+)$", text, re.MULTILINE)}
+    return names | set(re.findall(r"^- func: (\S+?)\(", text, re.MULTILINE))
+
+
+def test_the_corpus_covers_every_operator_of_the_library():
+    missing = yaml_operators() - set(MANIFEST["operators"])
+    assert not missing, f"operators with kernels but no corpus cases: {sorted(missing)}"
+
+
+def test_the_corpus_files_are_listed_and_small():
+    listed = {OPS_DIR / e["pte"] for e in MANIFEST["operators"].values()}
+    listed |= {OPS_DIR / e["npz"] for e in MANIFEST["operators"].values()}
+    on_disk = {p for p in OPS_DIR.glob("*/*") if p.is_file()}
+    assert on_disk == listed
+    assert sum(p.stat().st_size for p in listed) < 8 * 2**20
+
+
+@pytest.mark.parametrize("variant", sorted(BINARIES))
+@pytest.mark.parametrize("operator", sorted(MANIFEST["operators"]))
+def test_every_case_matches_torch(built, operator, variant, tmp_path):
+    results, _ = run_operator(BINARIES[variant], operator, MANIFEST["operators"][operator], tmp_path)
+    if variant == "op_selective":
+        RESULTS.update({(operator, method): problem is None for method, problem in results.items()})
+    failures = [f"{method}: {problem}" for method, problem in sorted(results.items()) if problem]
+    assert not failures, f"{operator} ({variant}):\n" + "\n".join(failures)
+
+
+def test_every_dtype_torch_accepts_has_cases():
+    """A dtype is either covered by cases or recorded as refused by torch (or
+    skipped by ExecuTorch's exporter, with the reason), never silently absent."""
+    for operator, entry in MANIFEST["operators"].items():
+        covered = {m["dtype"] for m in entry["methods"].values()}
+        refused = set(entry.get("unsupported_by_torch", {}))
+        skipped = {SHORT_DTYPES.get(name.split("_", 1)[0]) for name in entry.get("skipped", {})}
+        absent = [d for d in DTYPES if d not in covered | refused | skipped]
+        assert not absent, (operator, absent)
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _print_coverage(request):
+    yield
+    text = COVERAGE.read_text() if COVERAGE.exists() else ""
+    reporter = request.config.pluginmanager.get_plugin("terminalreporter")
+    if text and reporter is not None and RESULTS:
+        reporter.write_line("")
+        reporter.write_line("single-operator corpus, cases per operator and dtype (etsb-out/op_corpus_coverage.md):")
+        for line in text.splitlines():
+            reporter.write_line(line)
