@@ -34,7 +34,8 @@ Tensor& constant_pad_nd_out(KernelRuntimeContext& ctx, const Tensor& self, Array
     const int64_t before = 2 * i < pad.size() ? pad[2 * i] : 0;
     const int64_t after = 2 * i < pad.size() ? pad[2 * i + 1] : 0;
     const int64_t in = self.sizes()[d];
-    ET_KERNEL_CHECK_MSG(ctx, k::size_like(before < 0 ? -before : before, 0) && k::size_like(after < 0 ? -after : after, 0),
+    ET_KERNEL_CHECK_MSG(ctx,
+                        k::size_like(before < 0 ? -before : before, 0) && k::size_like(after < 0 ? -after : after, 0),
                         InvalidArgument, out, "%s: pad value out of range", kName);
     const int64_t size = in + before + after;
     ET_KERNEL_CHECK_MSG(ctx, k::size_like(size, 0), InvalidArgument, out,

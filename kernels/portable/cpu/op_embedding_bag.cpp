@@ -80,8 +80,8 @@ Outputs _embedding_bag_out(KernelRuntimeContext& ctx, const Tensor& weight, cons
   ET_KERNEL_CHECK_MSG(ctx, !weighted || (mode == kSum && per_sample_weights->dim() == 1 &&
                                          per_sample_weights->numel() == count &&
                                          per_sample_weights->scalar_type() == weight.scalar_type()),
-                      InvalidArgument, outs, "%s: per_sample_weights must be [indices] of weight's dtype, sum mode only",
-                      kName);
+                      InvalidArgument, outs,
+                      "%s: per_sample_weights must be [indices] of weight's dtype, sum mode only", kName);
   const int64_t n_offsets = offsets.numel();
   const int64_t bags = n_offsets - (include_last_offset ? 1 : 0);
   ET_KERNEL_CHECK_MSG(ctx, bags >= 0 && (n_offsets == 0 || k::index_at(offsets, 0) == 0), InvalidArgument, outs,

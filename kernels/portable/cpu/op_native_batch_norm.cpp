@@ -18,12 +18,6 @@ namespace {
 using Outputs = std::tuple<Tensor&, Tensor&, Tensor&>;
 constexpr char kName[] = "_native_batch_norm_legit_no_training.out";  // the switch name
 
-/// Whether an optional per-channel tensor is absent or 1-D of `channels`
-/// elements in `dtype`.
-bool channel_param_ok(const std::optional<Tensor>& t, int64_t channels, ::executorch::aten::ScalarType dtype) {
-  return !t.has_value() || (t->dim() == 1 && t->sizes()[0] == channels && t->scalar_type() == dtype);
-}
-
 }  // namespace
 
 /// out0 = (input - running_mean) / sqrt(running_var + eps) * weight + bias
@@ -44,9 +38,9 @@ Outputs _native_batch_norm_legit_no_training_out(KernelRuntimeContext& ctx, cons
   const int64_t channels = input.sizes()[1];
   ET_KERNEL_CHECK_MSG(ctx,
                       k::is_floating(dtype) && out0.scalar_type() == dtype &&
-                          channel_param_ok(weight, channels, dtype) && channel_param_ok(bias, channels, dtype) &&
-                          channel_param_ok(running_mean, channels, dtype) &&
-                          channel_param_ok(running_var, channels, dtype),
+                          k::channel_param_ok(weight, channels, dtype) && k::channel_param_ok(bias, channels, dtype) &&
+                          k::channel_param_ok(running_mean, channels, dtype) &&
+                          k::channel_param_ok(running_var, channels, dtype),
                       InvalidArgument, outs,
                       "%s: weight, bias, running_mean and running_var must be [C] of the input's floating dtype",
                       kName);

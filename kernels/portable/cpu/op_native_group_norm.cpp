@@ -18,10 +18,6 @@ namespace {
 using Outputs = std::tuple<Tensor&, Tensor&, Tensor&>;
 constexpr char kName[] = "native_group_norm.out";  // the switch name
 
-bool channel_param_ok(const std::optional<Tensor>& t, int64_t channels, ::executorch::aten::ScalarType dtype) {
-  return !t.has_value() || (t->dim() == 1 && t->sizes()[0] == channels && t->scalar_type() == dtype);
-}
-
 }  // namespace
 
 /// input [N, C, ...] with N * C * HxW elements split into `group` groups of
@@ -41,8 +37,8 @@ Outputs native_group_norm_out(KernelRuntimeContext& ctx, const Tensor& input, co
                       kName, group);
   ET_KERNEL_CHECK_MSG(ctx,
                       k::is_floating(dtype) && out0.scalar_type() == dtype && out1.scalar_type() == dtype &&
-                          out2.scalar_type() == dtype && channel_param_ok(weight, C, dtype) &&
-                          channel_param_ok(bias, C, dtype),
+                          out2.scalar_type() == dtype && k::channel_param_ok(weight, C, dtype) &&
+                          k::channel_param_ok(bias, C, dtype),
                       InvalidArgument, outs, "%s: weight and bias must be [C] and all tensors of one floating dtype",
                       kName);
   ET_KERNEL_CHECK(ctx, k::is_contiguous(input) && k::is_contiguous(out0), InvalidArgument, outs);

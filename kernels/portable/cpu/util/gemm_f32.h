@@ -27,15 +27,6 @@ typedef float Vec4 __attribute__((vector_size(16)));
 #define ETSB_MR 4
 #define ETSB_NV 2
 #include "gemm_f32_body.inc"
-#undef ETSB_VEC
-#undef ETSB_W
-#undef ETSB_LOAD
-#undef ETSB_STORE
-#undef ETSB_SET1
-#undef ETSB_ZERO
-#undef ETSB_FMA
-#undef ETSB_MR
-#undef ETSB_NV
 }  // namespace gemm_portable
 
 #if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__)
@@ -59,15 +50,6 @@ namespace gemm_avx2 {
 #define ETSB_MR 6
 #define ETSB_NV 2
 #include "gemm_f32_body.inc"
-#undef ETSB_VEC
-#undef ETSB_W
-#undef ETSB_LOAD
-#undef ETSB_STORE
-#undef ETSB_SET1
-#undef ETSB_ZERO
-#undef ETSB_FMA
-#undef ETSB_MR
-#undef ETSB_NV
 }  // namespace gemm_avx2
 #pragma GCC pop_options
 
@@ -84,15 +66,6 @@ namespace gemm_avx512 {
 #define ETSB_MR 12
 #define ETSB_NV 2
 #include "gemm_f32_body.inc"
-#undef ETSB_VEC
-#undef ETSB_W
-#undef ETSB_LOAD
-#undef ETSB_STORE
-#undef ETSB_SET1
-#undef ETSB_ZERO
-#undef ETSB_FMA
-#undef ETSB_MR
-#undef ETSB_NV
 }  // namespace gemm_avx512
 #pragma GCC pop_options
 #endif

@@ -13,6 +13,7 @@
 #include <cinttypes>
 #include <cstdint>
 #include <cstring>
+#include <optional>
 #include <type_traits>
 
 namespace etsb {
@@ -152,6 +153,12 @@ inline T wrapping_fma(T c, T a, T b) {
 /// Float, double for Double (ATen's accumulation types on CPU).
 template <typename T>
 using float_compute_t = typename std::conditional<std::is_same<T, double>::value, double, float>::type;
+
+/// Whether an optional per-channel parameter (a norm's weight, bias or
+/// running statistics) is absent or 1-D of `channels` elements in `dtype`.
+inline bool channel_param_ok(const std::optional<Tensor>& t, int64_t channels, ScalarType dtype) {
+  return !t.has_value() || (t->dim() == 1 && t->sizes()[0] == channels && t->scalar_type() == dtype);
+}
 
 /// Product of sizes[begin, end).
 inline int64_t size_product(ArrayRef<SizesType> sizes, size_t begin, size_t end) {
