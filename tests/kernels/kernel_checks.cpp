@@ -931,6 +931,18 @@ void check_unary_math() {
   EXPECT_KERNEL_OK(native::gelu_out(ctx, tx.t(), "tanh", out));
   CHECK(values_are(o, {-0.1588080, 0, 1.9545977}));
   EXPECT_KERNEL_FAILS(native::gelu_out(ctx, tx.t(), "sigmoid", out));
+  // NaN and infinities through the vectorised exp and erf (the fuzzer once
+  // found NaN reaching a float-to-int conversion there: undefined behaviour).
+  float special[3] = {NAN, INFINITY, -INFINITY}, so[3];
+  TT tsp(F, {3}, special), tso(F, {3}, so);
+  out = tso.t();
+  EXPECT_KERNEL_OK(native::sigmoid_out(ctx, tsp.t(), out));
+  CHECK(std::isnan(so[0]) && so[1] == 1.0f && so[2] == 0.0f);
+  EXPECT_KERNEL_OK(native::gelu_out(ctx, tsp.t(), "none", out));
+  CHECK(std::isnan(so[0]) && std::isinf(so[1]));
+  EXPECT_KERNEL_OK(native::softmax_out(ctx, tsp.t(), 0, false, out));
+  CHECK(std::isnan(so[0]) && std::isnan(so[1]) && std::isnan(so[2]));
+  out = to.t();
   int32_t i[3] = {-1, 0, 2};
   TT ti(I, {3}, i);
   EXPECT_KERNEL_OK(native::tanh_out(ctx, ti.t(), out));  // Int in, Float out

@@ -18,7 +18,9 @@ namespace kernels {
 /// +inf, x below about -87.3 (where e^x is no longer a normal float) gives
 /// 0, an absolute error below 1.2e-38; NaN stays NaN.
 inline float exp_f32(float x) {
-  const float clamped = x < -87.3f ? -87.3f : (x > 88.7f ? 88.7f : x);
+  // Written so that NaN clamps too (every comparison with it is false): the
+  // conversion to int below must not see it.
+  const float clamped = x > -87.3f ? (x < 88.7f ? x : 88.7f) : -87.3f;
   // Rounded to the nearest integer by adding and subtracting 1.5 * 2^23 (no
   // call to a rounding function, which baseline x86-64 lacks an instruction for).
   const float n = (clamped * 1.44269504f + 12582912.0f) - 12582912.0f;
