@@ -169,9 +169,10 @@ inline int64_t size_product(ArrayRef<SizesType> sizes, size_t begin, size_t end)
 
 // ---- dtype predicates ---------------------------------------------------------
 
-/// The dtypes the arithmetic kernels compute in: the integral types, Float,
-/// Double and Bool. Half and BFloat16 are left out of arithmetic on purpose
-/// (software emulated on CPUs without native support: slow and large).
+/// The dtypes the arithmetic kernels compute in as they are: the integral
+/// types, Float, Double and Bool. Half and BFloat16 are computed in float
+/// (float_compute_t) and rounded once, as ATen does on CPU, never in their
+/// own (software-emulated) arithmetic.
 inline bool is_real_or_bool(ScalarType t) {
   return ::executorch::runtime::isRealType(t) || t == ScalarType::Bool;
 }
