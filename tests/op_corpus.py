@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import subprocess
+import sys
 import zipfile
 from dataclasses import dataclass
 from pathlib import Path
@@ -16,10 +17,11 @@ import numpy as np
 
 from conftest import REPO
 
+sys.path.insert(0, str(REPO / "scripts"))
+from gen_kernels_table import DTYPES, yaml_operators  # noqa: E402,F401  (one dtype list, one yaml reader)
+
 OPS_DIR = REPO / "tests" / "models" / "ops"
 MANIFEST_PATH = OPS_DIR / "manifest.json"
-# The ScalarType names of the dtypes the corpus covers, in the table's column order.
-DTYPES = ("Bool", "Byte", "Char", "Short", "Int", "Long", "Half", "BFloat16", "Float", "Double")
 
 
 # Cases where ATen's own integer arithmetic is an approximation that etsb's

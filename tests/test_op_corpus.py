@@ -11,18 +11,18 @@ of the run."""
 
 from __future__ import annotations
 
-import re
 
 import pytest
 
 from conftest import REPO
 from helpers import etsb
-from op_corpus import DTYPES, OPS_DIR, coverage_table, load_manifest, run_operator
+from op_corpus import DTYPES, OPS_DIR, coverage_table, load_manifest, run_operator, yaml_operators
 
 MANIFEST = load_manifest()
 OUT = REPO / "etsb-out" / "bin" / "tests" / "models" / "ops"
 COVERAGE = REPO / "etsb-out" / "op_corpus_coverage.md"
-BINARIES = {"op_selective": OUT / "op_corpus", "dtype_selective": OUT / "op_corpus_dtypes_smallest" / "op_corpus_dtypes"}
+BINARIES = {"op_selective": OUT / "op_corpus",
+            "dtype_selective": OUT / "op_corpus_dtypes_smallest" / "op_corpus_dtypes"}
 RESULTS: dict[tuple[str, str], bool] = {}
 # The dtype prefixes of method names (f32_broadcast), as export_ops.py writes them.
 SHORT_DTYPES = dict(zip(("bool", "u8", "i8", "i16", "i32", "i64", "f16", "bf16", "f32", "f64"), DTYPES))
@@ -36,15 +36,9 @@ def built():
     COVERAGE.write_text(coverage_table(MANIFEST, RESULTS) + "\n")
 
 
-def yaml_operators() -> set[str]:
-    """The operators etsb's portable yaml declares, as ExecuTorch names them."""
-    text = (REPO / "kernels" / "portable" / "functions.yaml").read_text()
-    names = {f"aten::{m}" for m in re.findall(r"^- op: (\S+)$", text, re.MULTILINE)}
-    return names | set(re.findall(r"^- func: (\S+?)\(", text, re.MULTILINE))
-
-
 def test_the_corpus_covers_every_operator_of_the_library():
-    missing = yaml_operators() - set(MANIFEST["operators"])
+    declared = yaml_operators((REPO / "kernels" / "portable" / "functions.yaml").read_text())
+    missing = set(declared) - set(MANIFEST["operators"])
     assert not missing, f"operators with kernels but no corpus cases: {sorted(missing)}"
 
 

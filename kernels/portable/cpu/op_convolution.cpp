@@ -41,6 +41,16 @@ void valid_range(const Axis& a, int64_t off, int64_t* lo, int64_t* hi) {
   *hi = h;
 }
 
+/// Sets `channels` output planes of `plane` elements, from channel `first`
+/// on, to their bias (zero without one): where every convolution starts.
+template <typename T>
+void fill_with_bias(T* out, const T* bias, int64_t first, int64_t channels, int64_t plane) {
+  for (int64_t c = 0; c < channels; ++c) {
+    const T init = bias != nullptr ? bias[first + c] : static_cast<T>(0);
+    for (int64_t i = 0; i < plane; ++i) out[c * plane + i] = init;
+  }
+}
+
 /// Direct convolution, weight-stationary: each weight tap scales a shifted
 /// input row into an output row, so with stride 1 the inner loop is a
 /// contiguous axpy (matmul_util.h) with the bounds hoisted out of it.
@@ -54,8 +64,7 @@ void conv2d(const T* in, const T* weight, const T* bias, T* out, int64_t batch, 
   for (int64_t b = 0; b < batch; ++b) {
     for (int64_t oc = 0; oc < out_ch; ++oc) {
       T* o = out + (b * out_ch + oc) * out_plane;
-      const T init = bias != nullptr ? bias[oc] : static_cast<T>(0);
-      for (int64_t i = 0; i < out_plane; ++i) o[i] = init;
+      fill_with_bias(o, bias, oc, 1, out_plane);
       const int64_t g = oc / out_per_group;
       for (int64_t ic = 0; ic < in_per_group; ++ic) {
         const T* x = in + (b * in_ch + g * in_per_group + ic) * in_plane;
@@ -98,11 +107,7 @@ void conv2d_transposed(const T* in, const T* weight, const T* bias, T* out, int6
   const int64_t in_plane = h.in * w.in;
   const int64_t out_plane = h.out * w.out;
   for (int64_t b = 0; b < batch; ++b) {
-    for (int64_t oc = 0; oc < out_ch; ++oc) {
-      T* o = out + (b * out_ch + oc) * out_plane;
-      const T init = bias != nullptr ? bias[oc] : static_cast<T>(0);
-      for (int64_t i = 0; i < out_plane; ++i) o[i] = init;
-    }
+    fill_with_bias(out + b * out_ch * out_plane, bias, 0, out_ch, out_plane);
     for (int64_t ic = 0; ic < in_ch; ++ic) {
       const int64_t g = ic / in_per_group;
       const T* x = in + (b * in_ch + ic) * in_plane;
@@ -189,10 +194,7 @@ bool conv2d_gemm(KernelRuntimeContext& ctx, const float* in, const float* weight
       const float* x = in + (b * in_ch + g * in_per_group) * in_plane;
       if (!pointwise) im2col(x, col, in_per_group, h, w);
       float* o = out + (b * out_ch + g * out_per_group) * out_plane;
-      for (int64_t oc = 0; oc < out_per_group; ++oc) {
-        const float init = bias != nullptr ? bias[g * out_per_group + oc] : 0.0f;
-        for (int64_t i = 0; i < out_plane; ++i) o[oc * out_plane + i] = init;
-      }
+      fill_with_bias(o, bias, g * out_per_group, out_per_group, out_plane);
       k::gemm_f32(out_per_group, out_plane, depth, weight + g * out_per_group * depth, depth, 1,
                   pointwise ? x : col, out_plane, o, out_plane, /*accumulate=*/true);
     }
@@ -216,11 +218,7 @@ bool conv2d_transposed_gemm(KernelRuntimeContext& ctx, const float* in, const fl
   float* col = temp_floats(ctx, rows * in_plane);
   if (col == nullptr) return false;
   for (int64_t b = 0; b < batch; ++b) {
-    for (int64_t oc = 0; oc < out_ch; ++oc) {
-      float* o = out + (b * out_ch + oc) * out_plane;
-      const float init = bias != nullptr ? bias[oc] : 0.0f;
-      for (int64_t i = 0; i < out_plane; ++i) o[i] = init;
-    }
+    fill_with_bias(out + b * out_ch * out_plane, bias, 0, out_ch, out_plane);
     for (int64_t g = 0; g < groups; ++g) {
       // weight_g is [IC_g, OC_g * KH * KW] row-major: read transposed.
       k::gemm_f32(rows, in_plane, in_per_group, weight + g * in_per_group * rows, 1, rows,
