@@ -96,7 +96,8 @@ _etsb_find_runtime()
 # ---------------------------------------------------------------------------
 # et_operator_library(NAME <name>
 #                     [OPS <op>...] [OPS_DICT <json>] [MODEL <pte>] [MODELS <pte>...]
-#                     [INCLUDE_ALL_OPERATORS] [OPS_SCHEMA_YAML_TARGET <yaml>] [DEPS <lib>...])
+#                     [INCLUDE_ALL_OPERATORS] [OPS_SCHEMA_YAML_TARGET <yaml>] [DEPS <lib>...]
+#                     [BACKENDS <backend id>...])
 #
 # Selects operators, and their dtypes and dim orders, for a binary. Every
 # source given is used and the selection is their union (`debug_info` in the
@@ -116,14 +117,16 @@ _etsb_find_runtime()
 #                           selected. Also spelt OPS_SCHEMA_YAML.
 #   DEPS                    et_operator_library targets (or selected_operators.yaml files)
 #                           whose selections are included.
+#   BACKENDS                backend ids (XnnpackBackend) to select beside those the models'
+#                           delegates use, which are always recorded.
 # ---------------------------------------------------------------------------
 function(et_operator_library)
   set(macro et_operator_library)
   cmake_parse_arguments(PARSE_ARGV 0 ARG "INCLUDE_ALL_OPERATORS"
-    "NAME;OPS_DICT;MODEL;OPS_SCHEMA_YAML_TARGET;OPS_SCHEMA_YAML" "OPS;MODELS;DEPS")
+    "NAME;OPS_DICT;MODEL;OPS_SCHEMA_YAML_TARGET;OPS_SCHEMA_YAML" "OPS;MODELS;DEPS;BACKENDS")
   _etsb_check_arguments(${macro} ALIASES OPS_SCHEMA_YAML OPS_SCHEMA_YAML_TARGET
-    KEYWORDS NAME OPS OPS_DICT MODEL MODELS INCLUDE_ALL_OPERATORS OPS_SCHEMA_YAML_TARGET DEPS)
-  foreach(attr OPS MODELS DEPS)
+    KEYWORDS NAME OPS OPS_DICT MODEL MODELS INCLUDE_ALL_OPERATORS OPS_SCHEMA_YAML_TARGET DEPS BACKENDS)
+  foreach(attr OPS MODELS DEPS BACKENDS)
     _etsb_check_list_values(${macro} ${name} ${attr} ${ARG_${attr}})
   endforeach()
 
@@ -133,11 +136,7 @@ function(et_operator_library)
   set(depends "")
   set(members 0)
   if(ARG_OPS)
-    foreach(op IN LISTS ARG_OPS)
-      _etsb_check_operator(${macro} ${name} OPS "${op}")
-    endforeach()
-    list(JOIN ARG_OPS "," ops)
-    list(APPEND args --root_ops "${ops}")
+    _etsb_joined_argument(${macro} ${name} OPS _etsb_check_operator --root_ops args ARG_OPS)
   endif()
   if(DEFINED ARG_OPS_DICT)
     _etsb_check_ops_dict(${macro} ${name} "${ARG_OPS_DICT}" members)
@@ -184,10 +183,13 @@ function(et_operator_library)
   if(ARG_INCLUDE_ALL_OPERATORS)
     list(APPEND args --include_all_operators)
   endif()
+  if(ARG_BACKENDS)
+    _etsb_joined_argument(${macro} ${name} BACKENDS _etsb_check_backend_id --backends args ARG_BACKENDS)
+  endif()
   if(NOT (ARG_OPS OR members GREATER 0 OR models OR ARG_INCLUDE_ALL_OPERATORS
-          OR DEFINED ARG_OPS_SCHEMA_YAML_TARGET OR ARG_DEPS))
+          OR DEFINED ARG_OPS_SCHEMA_YAML_TARGET OR ARG_DEPS OR ARG_BACKENDS))
     _etsb_fail(${macro} ${name}
-      "selects nothing: give OPS, OPS_DICT, MODEL, MODELS, OPS_SCHEMA_YAML_TARGET, DEPS or INCLUDE_ALL_OPERATORS")
+      "selects nothing: give OPS, OPS_DICT, MODEL, MODELS, OPS_SCHEMA_YAML_TARGET, DEPS, BACKENDS or INCLUDE_ALL_OPERATORS")
   endif()
 
   _etsb_run(SUBCOMMAND gen-oplist TARGET ${name} OUTPUTS "${output}" DEPENDS ${depends} ARGS ${args})
@@ -302,11 +304,67 @@ function(et_kernel_library)
 endfunction()
 
 # ---------------------------------------------------------------------------
+# et_backend_library(NAME <name> BACKENDS <backend id>... LIBRARY <so> [NEEDS <so>...])
+#
+# Declares a shared library that registers ExecuTorch backends when it is
+# loaded (a delegated program calls its delegates through the backend
+# registered under their id, e.g. XnnpackBackend). Name it in BACKEND_DEPS of
+# executorch_generated_lib or et_model_binary: the build checks that every
+# backend the selected programs use is declared by one of them, and links
+# exactly those the programs use. The declaration is
+# ${CMAKE_CURRENT_BINARY_DIR}/<name>/backend_library.yaml (`etsb backend-library`).
+# The runtime wheel's backends are declared already: etsb_xnnpack_backend,
+# etsb_qnn_backend and etsb_openvino_backend (their libraries are copied beside
+# the build tree's libexecutorch.so, where binaries find them).
+#
+#   NAME      the target name.
+#   BACKENDS  the backend ids the library registers.
+#   LIBRARY   the shared library to link (a path; relative to the current source directory).
+#   NEEDS     libraries it loads beside it at run time (they must sit where its run path finds them).
+# ---------------------------------------------------------------------------
+function(et_backend_library)
+  set(macro et_backend_library)
+  cmake_parse_arguments(PARSE_ARGV 0 ARG "" "NAME;LIBRARY" "BACKENDS;NEEDS")
+  _etsb_check_arguments(${macro} KEYWORDS NAME BACKENDS LIBRARY NEEDS)
+  foreach(attr BACKENDS NEEDS)
+    _etsb_check_list_values(${macro} ${name} ${attr} ${ARG_${attr}})
+  endforeach()
+  if(NOT ARG_BACKENDS)
+    _etsb_fail(${macro} ${name} "BACKENDS is empty: name the backend ids the library registers")
+  endif()
+  if(NOT DEFINED ARG_LIBRARY)
+    _etsb_fail(${macro} ${name} "LIBRARY is missing (the shared library that registers the backends)")
+  endif()
+  set(args "")
+  _etsb_joined_argument(${macro} ${name} BACKENDS _etsb_check_backend_id --backends args ARG_BACKENDS)
+  set(files "")
+  foreach(attr LIBRARY NEEDS)
+    foreach(value IN LISTS ARG_${attr})
+      cmake_path(ABSOLUTE_PATH value BASE_DIRECTORY "${CMAKE_CURRENT_SOURCE_DIR}" NORMALIZE OUTPUT_VARIABLE path)
+      if(NOT EXISTS "${path}")
+        _etsb_fail(${macro} ${name} "${attr}: '${value}' does not exist (looked for ${path})")
+      endif()
+      list(APPEND files "${path}")
+      _etsb_tool_path("${path}" arg)
+      string(TOLOWER "${attr}" flag)
+      list(APPEND args --${flag} "${arg}")
+    endforeach()
+  endforeach()
+  set(output "${CMAKE_CURRENT_BINARY_DIR}/${name}/backend_library.yaml")
+  _etsb_run(SUBCOMMAND backend-library TARGET ${name} OUTPUTS "${output}" DEPENDS ${files}
+    ARGS ${args} --output "${output}")
+  _etsb_output_target(${name} et_backend_library "${output}")
+  _etsb_real_target(${name} target)
+  set_target_properties(${target} PROPERTIES ETSB_BACKEND_FILES "${files}")
+endfunction()
+
+# ---------------------------------------------------------------------------
 # executorch_generated_lib(NAME <name>
 #                          [FUNCTIONS_YAML_TARGET <yaml>] [CUSTOM_OPS_YAML_TARGET <yaml>]
 #                          [FALLBACK_YAML_TARGET <yaml>] [DEPS <operator lib>...]
 #                          KERNEL_DEPS <kernel lib>...
-#                          [DTYPE_SELECTIVE_BUILD] [MANUAL_REGISTRATION] [MODEL_ENTRY])
+#                          [DTYPE_SELECTIVE_BUILD] [MANUAL_REGISTRATION] [MODEL_ENTRY]
+#                          [BACKEND_DEPS <backend lib>...])
 #
 # Resolves the selected operators to kernels and builds their registration.
 # For every operator and kernel key that DEPS select, the kernel yaml names the
@@ -339,18 +397,22 @@ endfunction()
 #                           which keeps the registration object without whole-archive linking.
 #   MODEL_ENTRY             also define etsb::register_model_kernels(), the entry point that the
 #                           runner (etsb_runner) calls; et_model_binary sets it.
+#   BACKEND_DEPS            et_backend_library targets: every backend the selection needs (delegated
+#                           programs, BACKENDS) must be declared by one, or the build fails naming the
+#                           model, method and backend id; binaries linking <name> link those needed
+#                           and no other (through the generated linker script <name>/backends.ld).
 # ---------------------------------------------------------------------------
 function(executorch_generated_lib)
   set(macro executorch_generated_lib)
   cmake_parse_arguments(PARSE_ARGV 0 ARG "DTYPE_SELECTIVE_BUILD;MANUAL_REGISTRATION;MODEL_ENTRY"
     "NAME;FUNCTIONS_YAML_TARGET;CUSTOM_OPS_YAML_TARGET;FALLBACK_YAML_TARGET;FUNCTIONS_YAML;CUSTOM_OPS_YAML;FALLBACK_YAML"
-    "DEPS;KERNEL_DEPS;KERNEL_LIBS")
+    "DEPS;KERNEL_DEPS;KERNEL_LIBS;BACKEND_DEPS")
   _etsb_check_arguments(${macro}
     ALIASES FUNCTIONS_YAML FUNCTIONS_YAML_TARGET CUSTOM_OPS_YAML CUSTOM_OPS_YAML_TARGET
             FALLBACK_YAML FALLBACK_YAML_TARGET KERNEL_LIBS KERNEL_DEPS
     KEYWORDS NAME FUNCTIONS_YAML_TARGET CUSTOM_OPS_YAML_TARGET FALLBACK_YAML_TARGET DEPS KERNEL_DEPS
-             DTYPE_SELECTIVE_BUILD MANUAL_REGISTRATION MODEL_ENTRY)
-  foreach(attr DEPS KERNEL_DEPS)
+             DTYPE_SELECTIVE_BUILD MANUAL_REGISTRATION MODEL_ENTRY BACKEND_DEPS)
+  foreach(attr DEPS KERNEL_DEPS BACKEND_DEPS)
     _etsb_check_list_values(${macro} ${name} ${attr} ${ARG_${attr}})
   endforeach()
   if(NOT DEFINED ARG_FUNCTIONS_YAML_TARGET AND NOT DEFINED ARG_CUSTOM_OPS_YAML_TARGET)
@@ -452,8 +514,23 @@ function(executorch_generated_lib)
   foreach(file register_kernels.cpp NativeFunctions.h CustomOpsNativeFunctions.h Functions.h)
     list(APPEND bindings "${dir}/${file}")
   endforeach()
-  _etsb_run(SUBCOMMAND gen-bindings TARGET ${name} OUTPUTS ${bindings} DEPENDS ${depends}
-    ARGS ${args} --lib_name ${lib_name} --output_dir "${dir}")
+  set(backend_args "")
+  set(backend_files "")
+  set(backend_depends "")
+  foreach(dep IN LISTS ARG_BACKEND_DEPS)
+    _etsb_input(${macro} ${name} BACKEND_DEPS "${dep}" backend KINDS et_backend_library)
+    if(NOT TARGET "${dep}")
+      _etsb_fail(${macro} ${name} "BACKEND_DEPS: '${dep}' is not an et_backend_library target defined before this call")
+    endif()
+    _etsb_real_target("${dep}" backend_target)
+    get_target_property(files ${backend_target} ETSB_BACKEND_FILES)
+    list(APPEND backend_args --backend_library_path "${backend_FILE}")
+    list(APPEND backend_files ${files})
+    list(APPEND backend_depends ${backend_DEPENDS} ${files})
+  endforeach()
+  set(script "${dir}/backends.ld")
+  _etsb_run(SUBCOMMAND gen-bindings TARGET ${name} OUTPUTS ${bindings} "${script}" DEPENDS ${depends} ${backend_depends}
+    ARGS ${args} ${backend_args} --backends_output "${script}" --lib_name ${lib_name} --output_dir "${dir}")
   add_custom_target(${name}_bindings DEPENDS ${bindings})
 
   if(selective)
@@ -567,6 +644,12 @@ function(executorch_generated_lib)
   add_dependencies(${name} ${name}_bindings)
   target_include_directories(${name} PUBLIC "${CMAKE_CURRENT_BINARY_DIR}")
   target_link_libraries(${name} PUBLIC ${kernels} etsb::executorch)
+  # The backend libraries the selection needs, named by the generated linker script;
+  # --as-needed (some compilers' default) would drop them: nothing refers to a
+  # backend, which registers itself when loaded.
+  target_link_options(${name} INTERFACE "SHELL:-Wl,--push-state,--no-as-needed ${script} -Wl,--pop-state")
+  set_property(TARGET ${name} APPEND PROPERTY INTERFACE_LINK_DEPENDS "${script}")
+  set_target_properties(${name} PROPERTIES ETSB_BACKEND_FILES "${backend_files}")
   if(NOT ARG_MANUAL_REGISTRATION)
     # The static initialiser sits in the object that defines etsb::register_<lib>_kernels():
     # asking for that symbol keeps it (the archive's only object) in every binary.
@@ -581,7 +664,8 @@ endfunction()
 # et_model_binary(NAME <name> MODEL <pte>
 #                 [FUNCTIONS_YAML_TARGET <yaml>] [KERNEL_DEPS <kernel lib>...]
 #                 [CUSTOM_OPS_YAML_TARGET <yaml>] [FALLBACK_YAML_TARGET <yaml>]
-#                 [DEPS <operator lib>...] [DTYPE_SELECTIVE_BUILD])
+#                 [DEPS <operator lib>...] [DTYPE_SELECTIVE_BUILD]
+#                 [BACKENDS <backend id>...] [BACKEND_DEPS <backend lib>...])
 #
 # The runner linked with exactly the kernels MODEL needs, in one call: selects
 # the operators and kernel keys of MODEL (plus DEPS), resolves them against the
@@ -607,18 +691,23 @@ endfunction()
 #                           are linked (<name>_dtype_selective, <name>_op_selective) and `etsb
 #                           pick-smaller` copies the smaller to <name>_smallest/<name> (target
 #                           <name>): a dtype restriction that would not pay is not kept.
+#   BACKENDS                backend ids to link beside those the model's delegates use.
+#   BACKEND_DEPS            the et_backend_library targets that may provide the model's backends
+#                           (default: the wheel's, etsb_xnnpack_backend, etsb_qnn_backend and
+#                           etsb_openvino_backend); only those the model uses are linked, and a
+#                           backend none provides fails the build.
 # ---------------------------------------------------------------------------
 function(et_model_binary)
   set(macro et_model_binary)
   cmake_parse_arguments(PARSE_ARGV 0 ARG "DTYPE_SELECTIVE_BUILD"
     "NAME;MODEL;FUNCTIONS_YAML_TARGET;CUSTOM_OPS_YAML_TARGET;FALLBACK_YAML_TARGET;FUNCTIONS_YAML;CUSTOM_OPS_YAML;FALLBACK_YAML"
-    "KERNEL_DEPS;KERNEL_LIBS;DEPS")
+    "KERNEL_DEPS;KERNEL_LIBS;DEPS;BACKENDS;BACKEND_DEPS")
   _etsb_check_arguments(${macro}
     ALIASES FUNCTIONS_YAML FUNCTIONS_YAML_TARGET CUSTOM_OPS_YAML CUSTOM_OPS_YAML_TARGET
             FALLBACK_YAML FALLBACK_YAML_TARGET KERNEL_LIBS KERNEL_DEPS
     KEYWORDS NAME MODEL FUNCTIONS_YAML_TARGET KERNEL_DEPS CUSTOM_OPS_YAML_TARGET FALLBACK_YAML_TARGET DEPS
-             DTYPE_SELECTIVE_BUILD)
-  foreach(attr KERNEL_DEPS DEPS)
+             DTYPE_SELECTIVE_BUILD BACKENDS BACKEND_DEPS)
+  foreach(attr KERNEL_DEPS DEPS BACKENDS BACKEND_DEPS)
     _etsb_check_list_values(${macro} ${name} ${attr} ${ARG_${attr}})
   endforeach()
   if(NOT DEFINED ARG_MODEL)
@@ -633,7 +722,18 @@ function(et_model_binary)
   if(NOT ARG_KERNEL_DEPS)
     set(ARG_KERNEL_DEPS etsb_portable_kernels)
   endif()
+  if(NOT DEFINED ARG_BACKEND_DEPS)
+    set(ARG_BACKEND_DEPS "")
+    foreach(backend etsb_xnnpack_backend etsb_qnn_backend etsb_openvino_backend)
+      if(TARGET ${backend})
+        list(APPEND ARG_BACKEND_DEPS ${backend})
+      endif()
+    endforeach()
+  endif()
   set(yamls KERNEL_DEPS ${ARG_KERNEL_DEPS})
+  if(ARG_BACKEND_DEPS)
+    list(APPEND yamls BACKEND_DEPS ${ARG_BACKEND_DEPS})
+  endif()
   foreach(attr FUNCTIONS_YAML_TARGET CUSTOM_OPS_YAML_TARGET FALLBACK_YAML_TARGET)
     if(DEFINED ARG_${attr})
       _etsb_input(${macro} ${name} ${attr} "${ARG_${attr}}" yaml KINDS merge_yaml)
@@ -646,12 +746,20 @@ function(et_model_binary)
   if(ARG_DEPS)
     set(deps DEPS ${ARG_DEPS})
   endif()
+  if(ARG_BACKENDS)
+    foreach(id IN LISTS ARG_BACKENDS)
+      _etsb_check_backend_id(${macro} ${name} BACKENDS "${id}")
+    endforeach()
+    list(APPEND deps BACKENDS ${ARG_BACKENDS})
+  endif()
   et_operator_library(NAME ${name}_ops MODEL "${ARG_MODEL}" ${deps})
   if(NOT ARG_DTYPE_SELECTIVE_BUILD)
     _etsb_model_binary(${name} ${name}_ops OFF "" ${yamls})
   else()
     # Restricting dtypes usually shrinks kernels, but can grow them (ExecuTorch's
     # issue 13015): link both forms and keep the smaller, so it never costs bytes.
+    # The chosen one is copied into <name>_smallest/, whose run path must find the backends too.
+    set(_ETSB_COPIED_TO "${CMAKE_CURRENT_BINARY_DIR}/${name}_smallest")
     _etsb_model_binary(${name}_dtype_selective ${name}_ops ON EXCLUDE_FROM_ALL ${yamls})
     _etsb_model_binary(${name}_op_selective ${name}_ops OFF EXCLUDE_FROM_ALL ${yamls})
     set(output "${CMAKE_CURRENT_BINARY_DIR}/${name}_smallest/${name}")
@@ -665,9 +773,12 @@ function(et_model_binary)
     add_custom_target(${name} ALL DEPENDS "${output}")
   endif()
 
-  # The same binary with every kernel of the yaml: what the trimming is measured against.
+  # The same binary with every kernel of the yaml (and the model's backends):
+  # what the trimming is measured against.
   set(_ETSB_EXCLUDE_FROM_ALL ON)
-  executorch_generated_lib(NAME ${name}_all_kernels_lib MANUAL_REGISTRATION MODEL_ENTRY ${yamls})
+  et_operator_library(NAME ${name}_all_kernels_ops INCLUDE_ALL_OPERATORS DEPS ${name}_ops)
+  executorch_generated_lib(NAME ${name}_all_kernels_lib DEPS ${name}_all_kernels_ops MANUAL_REGISTRATION MODEL_ENTRY
+                           ${yamls})
   _etsb_runner_binary(${name}_all_kernels ${name}_all_kernels_lib EXCLUDE_FROM_ALL)
 endfunction()
 
@@ -698,7 +809,16 @@ function(_etsb_runner_binary binary lib exclude)
   # In the build tree the run path is relative ($ORIGIN first, for a copy that
   # takes libexecutorch.so along, then the build tree's copy of it); an
   # installed binary finds the wheel's.
-  set_target_properties(${binary} PROPERTIES BUILD_RPATH "$ORIGIN" BUILD_RPATH_USE_ORIGIN ON
+  set(run_path "$ORIGIN")
+  if(_ETSB_COPIED_TO)
+    # The backend libraries sit beside the build tree's libexecutorch.so, which CMake's
+    # own run path finds from the binary's folder, not from the folder of its copy.
+    get_property(runtime GLOBAL PROPERTY ETSB_RUNTIME_LIBRARY)
+    cmake_path(GET runtime PARENT_PATH runtime_dir)
+    cmake_path(RELATIVE_PATH runtime_dir BASE_DIRECTORY "${_ETSB_COPIED_TO}" OUTPUT_VARIABLE relative)
+    list(APPEND run_path "$ORIGIN/${relative}")
+  endif()
+  set_target_properties(${binary} PROPERTIES BUILD_RPATH "${run_path}" BUILD_RPATH_USE_ORIGIN ON
                                              INSTALL_RPATH "${root}/lib")
 endfunction()
 
@@ -899,5 +1019,39 @@ function(_etsb_portable_kernels)
   et_kernel_library(NAME etsb_portable_kernels SRCS ${srcs} HDRS ${hdrs})
 endfunction()
 
+# The runtime wheel's backend libraries, copied beside the build tree's
+# libexecutorch.so (where binaries find them, $ORIGIN-relative) and declared:
+# etsb_xnnpack_backend, etsb_qnn_backend, etsb_openvino_backend (built only when used).
+function(_etsb_wheel_backends)
+  set(_ETSB_PART ON)
+  get_property(root GLOBAL PROPERTY ETSB_EXECUTORCH_RUNTIME)
+  get_property(runtime GLOBAL PROPERTY ETSB_RUNTIME_LIBRARY)
+  cmake_path(GET runtime PARENT_PATH copies)
+  foreach(entry "xnnpack;XnnpackBackend;libexecutorch_threadpool.so" "qnn;QnnBackend" "openvino;OpenvinoBackend")
+    list(POP_FRONT entry short id)
+    set(library "libexecutorch_backend_${short}.so")
+    set(files "")
+    foreach(file ${library} ${entry})
+      if(NOT EXISTS "${root}/lib/${file}")
+        break()
+      endif()
+      configure_file("${root}/lib/${file}" "${copies}/${file}" COPYONLY)
+      list(APPEND files "${copies}/${file}")
+    endforeach()
+    list(LENGTH entry needs)
+    list(LENGTH files found)
+    math(EXPR expected "${needs} + 1")
+    if(found EQUAL expected)
+      list(POP_FRONT files library_copy)
+      set(needs_args "")
+      if(files)
+        set(needs_args NEEDS ${files})
+      endif()
+      et_backend_library(NAME etsb_${short}_backend BACKENDS ${id} LIBRARY "${library_copy}" ${needs_args})
+    endif()
+  endforeach()
+endfunction()
+
 _etsb_portable_kernels()
 _etsb_runner_objects()
+_etsb_wheel_backends()

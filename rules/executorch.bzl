@@ -12,6 +12,7 @@ macros are written against (`etsb_genrule`, `etsb_cxx_library`,
 driver, Bazel and Buck2).
 """
 
+load(":backend_library.bzl", _ET_BACKEND_LIBRARY = "ET_BACKEND_LIBRARY", _et_backend_library = "et_backend_library")
 load(":generated_lib.bzl", _EXECUTORCH_GENERATED_LIB = "EXECUTORCH_GENERATED_LIB", _executorch_generated_lib = "executorch_generated_lib")
 load(":kernel_library.bzl", _ET_KERNEL_LIBRARY = "ET_KERNEL_LIBRARY", _et_kernel_library = "et_kernel_library")
 load(":merge_yaml.bzl", _MERGE_YAML = "MERGE_YAML", _merge_yaml = "merge_yaml")
@@ -27,7 +28,7 @@ load(
     _etsb_filegroup = "etsb_filegroup",
     _etsb_genrule = "etsb_genrule",
 )
-load(":runtime.bzl", _et_runtime_library = "et_runtime_library", _etsb_tool = "etsb_tool")
+load(":runtime.bzl", _et_runtime_backend = "et_runtime_backend", _et_runtime_library = "et_runtime_library", _etsb_tool = "etsb_tool")
 
 et_operator_library = _et_operator_library
 merge_yaml = _merge_yaml
@@ -35,6 +36,8 @@ executorch_generated_lib = _executorch_generated_lib
 et_model_binary = _et_model_binary
 et_kernel_library = _et_kernel_library
 et_runtime_library = _et_runtime_library
+et_runtime_backend = _et_runtime_backend
+et_backend_library = _et_backend_library
 etsb_tool = _etsb_tool
 
 # The primitive rules, for BUILD files that want them on every build system.
@@ -46,7 +49,7 @@ etsb_export_file = _etsb_export_file
 BUILD_SYSTEM = _BUILD_SYSTEM
 
 # The public rules' declarations, in the order the documentation lists them.
-RULES = [_ET_OPERATOR_LIBRARY, _MERGE_YAML, _EXECUTORCH_GENERATED_LIB, _ET_KERNEL_LIBRARY, _ET_MODEL_BINARY]
+RULES = [_ET_OPERATOR_LIBRARY, _MERGE_YAML, _EXECUTORCH_GENERATED_LIB, _ET_KERNEL_LIBRARY, _ET_BACKEND_LIBRARY, _ET_MODEL_BINARY]
 
 # The attributes every rule passes through to the targets it creates.
 COMMON_ATTRS = _COMMON_ATTRS

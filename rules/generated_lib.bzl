@@ -10,6 +10,9 @@ load(":private/shim.bzl", "BUILD_SYSTEM", "ETSB_COMMAND", "ETSB_TOOL", "ETSB_TOO
 # The files `etsb gen-bindings` writes.
 BINDINGS_FILES = ["register_kernels.cpp", "NativeFunctions.h", "CustomOpsNativeFunctions.h", "Functions.h"]
 
+# The linker script that links the backend libraries a selection needs (`--backends_output`).
+BACKENDS_LINK_SCRIPT = "backends.ld"
+
 EXECUTORCH_GENERATED_LIB = rule_info(
     name = "executorch_generated_lib",
     doc = """Resolves the selected operators to kernels and builds their registration.
@@ -30,6 +33,7 @@ defines are `etsb::register_<name>_kernels()` and `etsb::<name>_kernels()`
         "dtype_selective_build": attrs.bool("recompile the kernels of `kernel_deps` so that their dtype switches keep only the dtypes the selection uses"),
         "manual_registration": attrs.bool("no static initialiser: the binary calls `etsb::register_<name>_kernels()` (or passes `etsb::<name>_kernels()` to `Program::load_method`), and no whole-archive linking is needed"),
         "model_entry": attrs.bool("also define `etsb::register_model_kernels()`, the entry point that the runner library `//tools/runner:runner` calls (`et_model_binary` sets it)"),
+        "backend_deps": attrs.label_list("`et_backend_library` targets: every backend the selection needs (delegated programs, `backends`) must be declared by one, or the build fails naming the model, method and backend id; the library links those that are needed and no other"),
     },
     outputs = {
         "library": "`<name>`",
@@ -66,7 +70,8 @@ def executorch_generated_lib(name, **kwargs):
         merge_yaml(name = name + "_merged", functions_yaml = a.functions_yaml_target, fallback_yaml = a.fallback_yaml_target, **helper)
         functions_yaml = ":" + name + "_merged"
     selection = _selection(name, operator_deps, functions_yaml, a.custom_ops_yaml_target, helper)
-    _bindings(name, functions_yaml, a.custom_ops_yaml_target, selection, a.manual_registration, a.model_entry, helper)
+    _bindings(name, functions_yaml, a.custom_ops_yaml_target, selection, a.manual_registration, a.model_entry,
+              a.backend_deps, helper)
 
     kernels = kernel_deps
     if BUILD_SYSTEM == "etsb" and kernel_deps:
@@ -79,6 +84,9 @@ def executorch_generated_lib(name, **kwargs):
     etsb_cxx_library(
         name = name,
         srcs = [":" + name + "_bindings"],
+        # The linker script naming the backend libraries the selection needs (a link input).
+        linker_scripts = [":%s/%s" % (name, BACKENDS_LINK_SCRIPT)],
+        linker_inputs = [sibling_label(b, "_files") for b in a.backend_deps],
         deps = kernels + plain_libraries + [RUNTIME],
         link_whole = not a.manual_registration,
         # The driver's overlap check reads which selection each registration library registers.
@@ -119,8 +127,9 @@ def _selection(name, deps, functions_yaml, custom_ops_yaml, helper):
     et_operator_library(name = name + "_selected_operators", deps = selection_deps, **helper)
     return ":" + name + "_selected_operators"
 
-def _bindings(name, functions_yaml, custom_ops_yaml, selection, manual_registration, model_entry, helper):
-    """The genrule writing the registration source and headers."""
+def _bindings(name, functions_yaml, custom_ops_yaml, selection, manual_registration, model_entry, backend_deps, helper):
+    """The genrule writing the registration source and headers, and the linker
+    script of the backend libraries the selection needs."""
     srcs, args = [], []
     if functions_yaml != None:
         srcs.append(functions_yaml)
@@ -134,10 +143,15 @@ def _bindings(name, functions_yaml, custom_ops_yaml, selection, manual_registrat
         args.append("--manual_registration")
     if model_entry:
         args.append("--model_entry")
+    for backend in backend_deps:
+        srcs += [backend, sibling_label(backend, "_files")]
+        args.append("--backend_library_path $(location %s)" % backend)
+    script = "%s/%s" % (name, BACKENDS_LINK_SCRIPT)
+    args.append("--backends_output $(location %s)" % script)
     etsb_genrule(
         name = name + "_bindings",
         srcs = srcs,
-        outs = [name + "/" + f for f in BINDINGS_FILES],
+        outs = [name + "/" + f for f in BINDINGS_FILES] + [script],
         cmd = ETSB_COMMAND + " gen-bindings " + " ".join(args) + " --lib_name %s --output_dir $(RULEDIR)/%s" % (cxx_identifier(name), name),
         tools = [ETSB_TOOL, ETSB_TOOL_SOURCES],
         **helper

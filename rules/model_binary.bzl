@@ -3,10 +3,18 @@
 load(":generated_lib.bzl", "executorch_generated_lib")
 load(":operator_library.bzl", "et_operator_library")
 load(":private/attrs.bzl", "attrs", "check_call", "internal", "rule_info", "with_tags")
-load(":private/shim.bzl", "ETSB_COMMAND", "ETSB_REPOSITORY", "ETSB_TOOL", "ETSB_TOOL_SOURCES", "LINK_MAPS", "RUNNER", "RUNTIME", "RUNTIME_SHARED_LIBRARY", "TAG_ALL_KERNELS", "TAG_BINARY", "TAG_MANUAL", "etsb_cxx_binary", "etsb_genrule")
+load(":private/shim.bzl", "BUILD_SYSTEM", "ETSB_COMMAND", "ETSB_REPOSITORY", "ETSB_TOOL", "ETSB_TOOL_SOURCES", "LINK_MAPS", "RUNNER", "RUNTIME", "RUNTIME_SHARED_LIBRARY", "TAG_ALL_KERNELS", "TAG_BINARY", "TAG_COPIED_TO", "TAG_MANUAL", "etsb_cxx_binary", "etsb_genrule")
 
 PORTABLE_FUNCTIONS_YAML = ETSB_REPOSITORY + "//kernels/portable:functions.yaml"
 PORTABLE_KERNELS = ETSB_REPOSITORY + "//kernels/portable:kernels"
+
+# The backend libraries of the runtime wheel: a model binary may link any of them, and links those its
+# delegates use. Not under Bazel 4, which links every backend library it is given (see etsb_cxx_library):
+# there a delegated model names its backend libraries in `backend_deps`.
+WHEEL_BACKENDS = [] if BUILD_SYSTEM == "bazel" else [
+    ETSB_REPOSITORY + "//runtime:" + b
+    for b in ("xnnpack_backend", "qnn_backend", "openvino_backend")
+]
 
 ET_MODEL_BINARY = rule_info(
     name = "et_model_binary",
@@ -14,10 +22,11 @@ ET_MODEL_BINARY = rule_info(
 
 Selects the operators and kernel keys of `model` (plus `deps`), resolves them
 against the kernel yaml (failing the build if any is not covered), and links
-the model runner, which registers the kernels explicitly:
+the model runner, which registers the kernels explicitly, with the backend
+libraries the model's delegates need (from `backend_deps`) and no other:
 `<name> --model M.pte --inputs a.npy,... --output-dir D [--method M] [--iterations N]` (`<name> --help`).
 A companion `<name>_all_kernels` (tagged `manual`) links every kernel of the
-yaml, for `etsb size` to compare against.""",
+yaml and the backends the model uses, for `etsb size` to compare against.""",
     attrs = {
         "model": attrs.model("the `.pte` program the binary must run", mandatory = True),
         "functions_yaml_target": attrs.label("the kernel yaml (default: etsb's portable kernels)", default = PORTABLE_FUNCTIONS_YAML),
@@ -25,6 +34,8 @@ yaml, for `etsb size` to compare against.""",
         "custom_ops_yaml_target": attrs.label("a kernel yaml of custom operators the model calls"),
         "fallback_yaml_target": attrs.label("a kernel yaml that `functions_yaml_target` is merged over"),
         "deps": attrs.label_list("more `et_operator_library` targets to include (operators other models need)"),
+        "backends": attrs.backend_list("backend ids to link beside those the model's delegates use"),
+        "backend_deps": attrs.label_list("the `et_backend_library` targets that may provide the model's backends (default: the runtime wheel's XNNPACK, QNN and OpenVINO libraries; none under Bazel 4, which links every one given); only those the model uses are linked, and a backend none provides fails the build", default = WHEEL_BACKENDS),
         "dtype_selective_build": attrs.bool("keep, within each kernel, only the dtypes the model uses. Both forms are linked (`<name>_dtype_selective`, `<name>_op_selective`) and `<name>` is the smaller, at `<name>_smallest/<name>`: a dtype restriction that would not pay is not kept"),
     },
     outputs = {"binary": "`<name>` (or `<name>_smallest/<name>` with `dtype_selective_build`)", "companion": "`<name>_all_kernels`"},
@@ -45,14 +56,16 @@ def et_model_binary(name, **kwargs):
         kernel_deps = a.kernel_deps,
     )
     helper = internal(common)
-    et_operator_library(name = name + "_ops", model = a.model, deps = a.deps, **helper)
+    et_operator_library(name = name + "_ops", model = a.model, deps = a.deps, backends = a.backends, **helper)
+    yamls["backend_deps"] = a.backend_deps
     binary = with_tags(common, [TAG_ALL_KERNELS + ":" + name + "_all_kernels"])
     if not a.dtype_selective_build:
         _binary(name, [":" + name + "_ops"], False, helper, binary, yamls)
     else:
         # Restricting dtypes usually shrinks kernels, but can grow them (ExecuTorch's issue
         # 13015): link both forms and keep the smaller, so it never costs bytes.
-        candidate = with_tags(common, [TAG_MANUAL])
+        # The chosen one is copied into `<name>_smallest/`: its run path finds the libraries from there too.
+        candidate = with_tags(common, [TAG_MANUAL, TAG_COPIED_TO + name + "_smallest"])
         _binary(name + "_dtype_selective", [":" + name + "_ops"], True, helper, candidate, yamls)
         _binary(name + "_op_selective", [":" + name + "_ops"], False, helper, candidate, yamls)
         candidates = [":" + name + "_dtype_selective", ":" + name + "_op_selective"]
@@ -75,7 +88,10 @@ def et_model_binary(name, **kwargs):
 
     # The same binary with every kernel of the yaml: what the trimming is measured against.
     manual = with_tags(helper, [TAG_MANUAL])
-    executorch_generated_lib(name = name + "_all_kernels_lib", manual_registration = True, model_entry = True, **dict(yamls, **manual))
+    # It runs the model too: every kernel, and the backends the model's delegates use.
+    et_operator_library(name = name + "_all_kernels_ops", include_all_operators = True, deps = [":" + name + "_ops"], **manual)
+    executorch_generated_lib(name = name + "_all_kernels_lib", manual_registration = True, model_entry = True,
+                             deps = [":" + name + "_all_kernels_ops"], **dict(yamls, **manual))
     etsb_cxx_binary(name = name + "_all_kernels", deps = [RUNNER, ":" + name + "_all_kernels_lib", RUNTIME], **with_tags(common, [TAG_MANUAL]))
 
 def _binary(name, selections, dtype_selective_build, helper, binary, yamls):

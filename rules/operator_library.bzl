@@ -8,7 +8,9 @@ ET_OPERATOR_LIBRARY = rule_info(
     doc = """Selects operators, and their dtypes and dim orders, for a binary.
 
 Every source given is used and the selection is their union; `debug_info` in
-the output names the source of each operator. The output,
+the output names the source of each operator. The backends that the models'
+delegates need (and those `backends` names) are recorded too, as build
+features `executorch_backend:<id>`. The output,
 `<name>/selected_operators.yaml`, is in ExecuTorch's format.""",
     attrs = {
         "ops": attrs.operator_list("operator names, e.g. `[\"aten::add.out\", \"aten::mm.out\"]` (`aten::` may be left out)"),
@@ -19,6 +21,7 @@ the output names the source of each operator. The output,
         "include_all_ops": attrs.bool("ExecuTorch's spelling of `include_all_operators`"),
         "ops_schema_yaml_target": attrs.label("a kernel yaml whose every operator is selected"),
         "deps": attrs.label_list("other `et_operator_library` targets whose selections are included"),
+        "backends": attrs.backend_list("backend ids to select beside the models' own (e.g. `[\"XnnpackBackend\"]`): the binary must then link a library providing each"),
     },
     outputs = {"selected_operators.yaml": "`<name>/selected_operators.yaml`"},
 )
@@ -37,8 +40,8 @@ def et_operator_library(name, **kwargs):
         if m in all_models[:i]:
             fail("%s: the model '%s' is given twice" % (where, m))
     include_all = a.include_all_operators or a.include_all_ops
-    if not (a.ops or a.ops_dict or all_models or include_all or a.ops_schema_yaml_target or a.deps):
-        fail("%s selects nothing: give ops, ops_dict, model, models, ops_schema_yaml_target, deps or include_all_operators" % where)
+    if not (a.ops or a.ops_dict or all_models or include_all or a.ops_schema_yaml_target or a.deps or a.backends):
+        fail("%s selects nothing: give ops, ops_dict, model, models, ops_schema_yaml_target, deps, backends or include_all_operators" % where)
 
     output = name + "/selected_operators.yaml"
     args = ["--output_path $(location %s)" % output]
@@ -52,6 +55,8 @@ def et_operator_library(name, **kwargs):
         args.append("--ops_schema_yaml_path $(location %s)" % a.ops_schema_yaml_target)
     for dep in a.deps:
         args.append("--selection_yaml_path $(location %s)" % dep)
+    if a.backends:
+        args.append("--backends " + ",".join(a.backends))
     if include_all:
         args.append("--include_all_operators")
     etsb_genrule(

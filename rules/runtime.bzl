@@ -1,5 +1,6 @@
 """The external parts every etsb build uses: the ExecuTorch runtime and etsb's own tool."""
 
+load(":backend_library.bzl", "et_backend_library")
 load(":private/shim.bzl", "BUILD_SYSTEM", "etsb_export_file", "etsb_filegroup", "etsb_genrule")
 
 def et_runtime_library(name):
@@ -46,6 +47,35 @@ def et_runtime_library(name):
         defines = ["C10_USING_CUSTOM_GENERATED_MACROS"],
         visibility = visibility,
     )
+
+def et_runtime_shared_library(file_name):
+    """A shared library of the runtime wheel's `lib/` as a target named after the
+    file, copied (in etsb's driver) beside `libexecutorch.so`, where binaries
+    find it at run time; under Bazel, the `@executorch_runtime` repository's file.
+
+    Args:
+      file_name: the library's file name, e.g. `libexecutorch_threadpool.so`.
+    """
+    if BUILD_SYSTEM == "bazel":
+        native.alias(name = file_name, actual = "@executorch_runtime//:lib/" + file_name, visibility = ["//visibility:public"])
+        return
+    visibility = ["PUBLIC"] if BUILD_SYSTEM == "buck2" else ["//visibility:public"]
+    etsb_genrule(name = file_name.replace(".", "_"), srcs = [], outs = [file_name],
+                 cmd = "cp $(EXECUTORCH_RUNTIME)/lib/%s $@" % file_name, visibility = visibility)
+
+def et_runtime_backend(name, backends, library, needs = []):
+    """A backend library of the runtime wheel, declared for etsb (`et_backend_library`).
+
+    Args:
+      name: the target name (`//runtime:xnnpack_backend`).
+      backends: the backend ids it registers.
+      library: its file name in the wheel's `lib/`.
+      needs: file names of the libraries it needs beside it (the same folder).
+    """
+    for file_name in [library] + needs:
+        if native.existing_rule(file_name) == None and native.existing_rule(file_name.replace(".", "_")) == None:
+            et_runtime_shared_library(file_name)
+    et_backend_library(name = name, backends = backends, library = ":" + library, needs = [":" + n for n in needs])
 
 def etsb_tool(name, sources_name):
     """etsb's command-line tool, as genrules run it, and every file it reads.

@@ -23,6 +23,7 @@ KIND_NAMES = {
     "string": "string", "bool": "bool", "string_list": "list of strings", "label": "label",
     "label_list": "list of labels", "model": "label of a `.pte`", "model_list": "list of labels of `.pte`s",
     "string_list_dict": "dict: string -> list of strings", "operator_list": "list of operator names",
+    "backend_list": "list of backend ids",
     "ops_dict": "dict: operator name -> list of dtype names or kernel keys",
 }
 

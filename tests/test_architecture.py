@@ -92,7 +92,7 @@ def test_the_rules_spell_the_driver_tags_once_and_as_the_driver_does():
     from selective_build.driver import layout
 
     shim = (REPO / "rules" / "private" / "shim.bzl").read_text()
-    for name in ("TAG_REGISTERS", "TAG_ALL_KERNELS", "TAG_BINARY", "TAG_MANUAL"):
+    for name in ("TAG_REGISTERS", "TAG_ALL_KERNELS", "TAG_BINARY", "TAG_MANUAL", "TAG_COPIED_TO"):
         assert f'{name} = "{getattr(layout, name)}"' in shim, name
     for path in (REPO / "rules").rglob("*.bzl"):
         if path.name != "shim.bzl":

@@ -14,6 +14,7 @@ than skipping them."""
 from __future__ import annotations
 
 import os
+import subprocess
 from pathlib import Path
 
 from conftest import REPO
@@ -110,3 +111,26 @@ def test_a_tree_that_is_not_one_fails_the_fetch_clearly(bazel_examples, tmp_path
     assert result.returncode != 0
     assert (f"@executorch: {tmp_path} is not an ExecuTorch source tree: it has no kernels/portable/functions.yaml"
             in result.stderr), result.stderr[-3000:]
+
+
+# -- delegated models ---------------------------------------------------------------------
+
+
+def test_a_delegated_model_builds_with_its_backend_library_and_runs_like_torch(bazel_examples, tmp_path):
+    """Under Bazel 4 the backend library is named (backend_deps): linked as given;
+    without it, the same model stops the build naming the model, method and backend."""
+    import numpy as np
+
+    result = bazel_examples.bazel("build", *BAZEL_BUILD, "//examples/delegated:resnet_named_backend")
+    assert result.returncode == 0, result.stderr[-5000:]
+    model = REPO / "tests" / "models" / "delegated" / "resnet"
+    run = subprocess.run([str(bazel_examples.out / "delegated" / "resnet_named_backend"), "--model",
+                          str(model / "resnet.pte"), "--inputs", str(model / "forward.input_0.npy"),
+                          "--output-dir", str(tmp_path)], capture_output=True, text=True)
+    assert run.returncode == 0, run.stderr
+    np.testing.assert_allclose(np.load(tmp_path / "output_0.npy"), np.load(model / "forward.output_0.npy"),
+                               rtol=0, atol=1e-4)
+    result = bazel_examples.bazel("build", *BAZEL_BUILD, "//examples/delegated:resnet")
+    assert result.returncode != 0
+    assert ("resnet.pte (method 'forward'): error: needs backend 'XnnpackBackend', which no backend library of "
+            "this build provides") in result.stderr, result.stderr[-5000:]

@@ -56,6 +56,22 @@ def test_the_all_kernels_companion_is_not_built_by_default(cmake_examples):
     assert not (cmake_examples.out / "mlp_bin_all_kernels").exists()
 
 
+def test_the_delegated_model_links_the_xnnpack_backend_alone_and_matches_torch(cmake_examples, tmp_path):
+    import numpy as np
+
+    binary = cmake_examples.out / "resnet_xnnpack"
+    dynamic = subprocess.run(["readelf", "-d", binary], capture_output=True, text=True, check=True).stdout
+    assert "[libexecutorch_backend_xnnpack.so]" in dynamic
+    assert "backend_qnn" not in dynamic and "backend_openvino" not in dynamic
+    assert "backend" not in subprocess.run(["readelf", "-d", cmake_examples.out / "mlp_bin"], capture_output=True,
+                                           text=True, check=True).stdout
+    model = REPO / "tests" / "models" / "delegated" / "resnet"
+    subprocess.run([binary, "--model", model / "resnet.pte", "--inputs", model / "forward.input_0.npy",
+                    "--output-dir", tmp_path], check=True, capture_output=True)
+    np.testing.assert_allclose(np.load(tmp_path / "output_0.npy"), np.load(model / "forward.output_0.npy"),
+                               rtol=0, atol=1e-4)
+
+
 # -- rebuilds and determinism -----------------------------------------------------
 
 EDIT_PROJECT = """\
@@ -139,20 +155,32 @@ def test_generated_files_do_not_depend_on_the_build_directory(edit_project, tmp_
     assert outputs["one"] == outputs["two"]
 
 
-def test_a_kernel_gap_fails_the_build_naming_the_operator(tmp_path):
-    """The custom-operator model without its custom ops yaml: gen-bindings stops the build."""
+def configured_project(tmp_path, call: str) -> Path:
+    """A project of ``call`` after etsb's rules, configured (successfully) into tmp_path/build."""
     source = tmp_path / "src"
     source.mkdir()
-    (source / "CMakeLists.txt").write_text(f"""\
-cmake_minimum_required(VERSION 3.20)
-project(gap LANGUAGES CXX)
-include({RULES})
-et_model_binary(NAME bin MODEL {REPO}/examples/custom_op/model.pte)
-""")
+    (source / "CMakeLists.txt").write_text(f"cmake_minimum_required(VERSION 3.20)\nproject(gap LANGUAGES CXX)\n"
+                                           f"include({RULES})\n{call}\n")
     assert configure(source, tmp_path / "build").returncode == 0
-    result = build(tmp_path / "build", "bin_lib_bindings")
+    return tmp_path / "build"
+
+
+def test_a_kernel_gap_fails_the_build_naming_the_operator(tmp_path):
+    """The custom-operator model without its custom ops yaml: gen-bindings stops the build."""
+    build_dir = configured_project(tmp_path, f"et_model_binary(NAME bin MODEL {REPO}/examples/custom_op/model.pte)")
+    result = build(build_dir, "bin_lib_bindings")
     assert result.returncode != 0
     assert "my_ops::relu_squared.out: no kernel yaml entry for this operator" in result.stdout + result.stderr
+
+
+def test_a_missing_backend_fails_the_build_naming_the_model_method_and_backend(tmp_path):
+    build_dir = configured_project(tmp_path, f"et_model_binary(NAME bin MODEL {REPO}/tests/models/delegated/lstm/"
+                                             "lstm.pte BACKEND_DEPS etsb_qnn_backend)")
+    result = build(build_dir, "bin")
+    assert result.returncode != 0
+    output = one_line(result.stdout + result.stderr)
+    assert "lstm.pte (method 'forward'): error: needs backend 'XnnpackBackend', which no backend library" in output
+    assert not (tmp_path / "build" / "bin").exists()
 
 
 # -- mistakes in a CMakeLists.txt -------------------------------------------------
@@ -197,6 +225,18 @@ BAD_CALLS = {
                                  "et_operator_library", "OPS_DICT: '`touch PWNED`' (for add.out) is neither a dtype"),
     "ops_dict_key_with_shell_text": ("et_operator_library(NAME ops OPS_DICT [[{\"x'; touch PWNED; '\": []}]])",
                                      "et_operator_library", "OPS_DICT: 'x'; touch PWNED; '' is not an operator"),
+    "bad_backend_id": (f"et_model_binary(NAME bin MODEL {PTE} BACKENDS Xnn-pack)", "et_model_binary",
+                       "BACKENDS: 'Xnn-pack' is not a backend id such as XnnpackBackend"),
+    "backend_library_without_library": ("et_backend_library(NAME b BACKENDS XnnpackBackend)", "et_backend_library",
+                                        "et_backend_library 'b': LIBRARY is missing"),
+    "backend_library_without_backends": ("et_backend_library(NAME b LIBRARY k.cpp)", "et_backend_library",
+                                         "et_backend_library 'b': BACKENDS is empty"),
+    "backend_library_missing_file": ("et_backend_library(NAME b BACKENDS NpuBackend LIBRARY missing.so)", "et_backend_library",
+                                     "LIBRARY: 'missing.so' does not exist"),
+    "backend_dep_not_a_backend": ("et_operator_library(NAME ops OPS aten::add.out)\n"
+                                  "executorch_generated_lib(NAME lib FUNCTIONS_YAML_TARGET k.yaml "
+                                  "KERNEL_DEPS etsb_portable_kernels BACKEND_DEPS ops)", "executorch_generated_lib",
+                                  "BACKEND_DEPS: the target 'ops' was not made by et_backend_library"),
     "kernels_without_sources": ("add_library(mine STATIC k.cpp)\n"
                                 f"et_model_binary(NAME bin MODEL {PTE} KERNEL_DEPS mine DTYPE_SELECTIVE_BUILD)",
                                 "et_model_binary",

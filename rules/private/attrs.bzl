@@ -52,6 +52,9 @@ def _operator_list(doc, default = []):
     """A list of operator names (`aten::add.out`, `add.out`, `my_ops::op`)."""
     return _attr("operator_list", doc, default, False)
 
+def _backend_list(doc, default = []):
+    return _attr("backend_list", doc, default, False)
+
 def _ops_dict(doc, default = {}):
     """A dict of operator name to dtype names (`Float`) or kernel keys (`v1/6;0,1|...`)."""
     return _attr("ops_dict", doc, default, False)
@@ -67,6 +70,7 @@ attrs = struct(
     string_list_dict = _string_list_dict,
     operator_list = _operator_list,
     ops_dict = _ops_dict,
+    backend_list = _backend_list,
 )
 
 # What the values that reach a command may hold: checked here, where the BUILD
@@ -174,7 +178,7 @@ def _check_value(where, attr, kind, value):
     elif kind == "bool":
         if type(value) != "bool":
             fail("%s: attribute '%s' must be True or False, got %s" % (where, attr, type(value)))
-    elif kind in ("string_list", "label_list", "model_list", "operator_list"):
+    elif kind in ("string_list", "label_list", "model_list", "operator_list", "backend_list"):
         _check_strings(where, attr, value, "a list of strings")
         if kind in ("label_list", "model_list"):
             for item in value:
@@ -184,6 +188,10 @@ def _check_value(where, attr, kind, value):
                 _check_model(where, attr, item)
         if kind == "operator_list":
             _check_operators(where, attr, value)
+        if kind == "backend_list":
+            for item in value:
+                if not _is_identifier(item):
+                    fail("%s: attribute '%s': %r is not a backend id such as XnnpackBackend (letters, digits and '_')" % (where, attr, item))
     elif kind == "ops_dict":
         _check_string_list_dict(where, attr, value)
         _check_operators(where, attr, value.keys())

@@ -80,6 +80,25 @@ function(_etsb_check_operator macro name attr op)
   endif()
 endfunction()
 
+# Appends to the list `args_var` the flag `flag` with the items of the list
+# variable `values_var` joined by commas, once each has passed `checker` (a
+# function taking macro, name, attribute and value). The list is read from its
+# variable, not passed as arguments: a value holding an escaped ';' stays one.
+function(_etsb_joined_argument macro name attr checker flag args_var values_var)
+  foreach(value IN LISTS ${values_var})
+    cmake_language(CALL ${checker} ${macro} ${name} ${attr} "${value}")
+  endforeach()
+  list(JOIN ${values_var} "," joined)
+  set(${args_var} ${${args_var}} ${flag} "${joined}" PARENT_SCOPE)
+endfunction()
+
+# Fails unless `id` is a backend id (an identifier such as XnnpackBackend).
+function(_etsb_check_backend_id macro name attr id)
+  if(NOT id MATCHES "^[A-Za-z_][A-Za-z0-9_]*$")
+    _etsb_fail(${macro} "${name}" "${attr}: '${id}' is not a backend id such as XnnpackBackend")
+  endif()
+endfunction()
+
 # Fails unless `entry` is a dtype name (Float), `default` or a kernel key (v1/6;0,1|6;0,1).
 function(_etsb_check_dtype_entry macro name attr op entry)
   if(NOT entry MATCHES "^([A-Za-z_][A-Za-z0-9_]*|v1/[0-9;,|]*)$")

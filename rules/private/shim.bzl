@@ -66,6 +66,7 @@ TAG_MANUAL = "manual"  # not matched by `...` and `:all` patterns
 TAG_REGISTERS = "etsb_registers="  # + the et_operator_library a registration library registers
 TAG_ALL_KERNELS = "etsb_all_kernels="  # + the all-kernels companion of a binary, for `etsb size`
 TAG_BINARY = "etsb_binary"  # a genrule whose output is a binary
+TAG_COPIED_TO = "etsb_copied_to="  # + a folder (of the package) a copy of this binary runs from
 
 def command_word(text):
     """`text` as one word of a genrule command, whatever it holds: in single
@@ -107,7 +108,8 @@ def etsb_genrule(name, srcs, outs, cmd, tools = [], tags = [], visibility = None
         native.genrule(name = name, srcs = srcs, outs = outs, cmd = cmd, tools = tools, tags = tags, visibility = _visibility(visibility),
                        testonly = testonly)
 
-def etsb_cxx_library(name, srcs = [], hdrs = [], deps = [], copts = [], defines = [], linkopts = [], link_whole = False, objects_of = [], object_list = None, tags = [], visibility = None, testonly = False):
+def etsb_cxx_library(name, srcs = [], hdrs = [], deps = [], copts = [], defines = [], linkopts = [], link_whole = False, objects_of = [], object_list = None,
+                     linker_scripts = [], linker_inputs = [], tags = [], visibility = None, testonly = False):
     """A static C++ library.
 
     Args:
@@ -122,28 +124,37 @@ def etsb_cxx_library(name, srcs = [], hdrs = [], deps = [], copts = [], defines 
       objects_of: libraries whose objects it holds, those of the sources `object_list`
         names (in etsb's driver, where only those compile); elsewhere they are deps.
       object_list: a file listing the sources of `objects_of` to take, one a line.
+      linker_scripts: GNU ld scripts every binary linking it takes as link inputs (etsb's driver,
+        Buck2; Bazel 4 cannot: there the shared libraries of `linker_inputs` are linked instead).
+      linker_inputs: files those scripts name (shared libraries the binary then needs at run time).
       tags: free-form tags.
       visibility: who may depend on it (public when None).
       testonly: only test targets may depend on it.
     """
-    if BUILD_SYSTEM == "etsb" and objects_of:
+    if BUILD_SYSTEM == "etsb":
+        extra = dict(objects_of = objects_of, object_list = object_list) if objects_of else {}
+        if linker_scripts or linker_inputs:
+            extra.update(linker_scripts = linker_scripts, linker_inputs = linker_inputs)
         native.cxx_library(name = name, srcs = srcs, hdrs = hdrs, deps = deps, copts = CXX_FLAGS + copts, defines = defines,
-                           linkopts = linkopts, link_whole = link_whole, objects_of = objects_of, object_list = object_list,
-                           tags = tags, visibility = _visibility(visibility), testonly = testonly)
+                           linkopts = linkopts, link_whole = link_whole, tags = tags, visibility = _visibility(visibility),
+                           testonly = testonly, **extra)
         return
     deps = deps + objects_of
     if BUILD_SYSTEM == "bazel":
+        if linker_inputs:
+            # Bazel 4's cc_library takes no unreferenced link inputs (no additional_linker_inputs),
+            # so the generated scripts are not used: the shared libraries are linked as given.
+            native.cc_library(name = name + "_linker_inputs", srcs = linker_inputs, tags = tags, testonly = testonly)
+            deps = deps + [":" + name + "_linker_inputs"]
         native.cc_library(name = name, srcs = srcs, hdrs = hdrs, deps = deps, copts = CXX_FLAGS + copts, defines = defines,
                           linkopts = linkopts, alwayslink = link_whole, tags = tags, visibility = _visibility(visibility),
                           testonly = testonly)
     elif BUILD_SYSTEM == "buck2":
+        if linker_scripts:
+            linkopts = linkopts + ["$(location %s)" % s for s in linker_scripts]
         native.cxx_library(name = name, srcs = srcs, exported_headers = hdrs, exported_deps = deps,
                            compiler_flags = CXX_FLAGS + copts, exported_preprocessor_flags = ["-D" + d for d in defines],
                            exported_linker_flags = linkopts, link_whole = link_whole, labels = tags, visibility = _visibility(visibility))
-    else:
-        native.cxx_library(name = name, srcs = srcs, hdrs = hdrs, deps = deps, copts = CXX_FLAGS + copts, defines = defines,
-                           linkopts = linkopts, link_whole = link_whole, tags = tags, visibility = _visibility(visibility),
-                           testonly = testonly)
 
 def etsb_cxx_binary(name, srcs = [], deps = [], copts = [], defines = [], linkopts = [], tags = [], visibility = None, testonly = False):
     """A C++ executable.

@@ -1,7 +1,7 @@
 // The main of every etsb model binary: load a .pte with ExecuTorch's runtime,
 // feed .npy inputs, run a method, write its outputs as .npy.
 //
-//   BIN --model M.pte [--method forward] --inputs a.npy,b.npy --output-dir D [--iterations N] [--log]
+//   BIN --model M.pte [--method forward] --inputs a.npy,b.npy --output-dir D [--iterations N] [--threads N] [--log]
 //
 // The runtime's log is kept, not printed: --log prints it after a run, and a
 // failure prints its errors (a missing kernel is named with its key).
@@ -15,6 +15,7 @@
 //
 // The fuzz target of model loading (tools/runner/fuzz) compiles this file with
 // -DETSB_RUNNER_NO_MAIN and calls run() on each input.
+#include <dlfcn.h>
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -35,6 +36,7 @@
 
 #include <executorch/extension/data_loader/file_data_loader.h>
 #include <executorch/extension/memory_allocator/malloc_memory_allocator.h>
+#include <executorch/runtime/backend/interface.h>
 #include <executorch/runtime/core/evalue.h>
 #include <executorch/runtime/executor/method.h>
 #include <executorch/runtime/executor/program.h>
@@ -270,7 +272,7 @@ bool split_list(const std::string& text, std::vector<std::string>& items) {
 
 const char kUsage[] =
     "usage: %s --model M.pte [--method NAME] --inputs a.npy,... --output-dir DIR\n"
-    "          [--iterations N] [--max-memory-mb N] [--log]\n"
+    "          [--iterations N] [--threads N] [--max-memory-mb N] [--log]\n"
     "       %s --model M.pte --all-methods --inputs-dir IN --output-dir DIR [--max-memory-mb N] [--log]\n"
     "\n"
     "Runs a method of an ExecuTorch program with this binary's kernels and writes\n"
@@ -285,9 +287,14 @@ const char kUsage[] =
     "                      IN/M.input_<i>.npy and writing DIR/M/output_<i>.npy; a failed\n"
     "                      method is reported and the others still run\n"
     "  --inputs-dir IN     where --all-methods finds the inputs\n"
+    "  --threads N         the size of ExecuTorch's thread pool (1 to 1024), used by\n"
+    "                      backends such as XNNPACK and by threaded kernels; refused\n"
+    "                      above 1 when the binary links no thread pool (its kernels\n"
+    "                      run on the calling thread)\n"
     "  --max-memory-mb N   refuse a method whose planned memory exceeds N MB (default 4096)\n"
     "  --log               print the runtime's log after the run\n"
     "  --list-kernels      print the name of every registered kernel, one a line, and exit\n"
+    "  --list-backends     print the id of every registered backend, one a line, and exit\n"
     "  --help              print this and exit\n"
     "\n"
     "Exit status: 0 on success, 1 if the run failed, 2 for a bad command line.\n";
@@ -297,7 +304,9 @@ struct Options {
   std::string model, method_name = "forward", inputs_text, output_dir, inputs_dir;
   long long iterations = 0;
   long long max_memory_mb = 4096;
-  bool has_inputs = false, print_log = false, help = false, list_kernels = false, all_methods = false;
+  long long threads = 0;  // 0: the thread pool's own default
+  bool has_inputs = false, print_log = false, help = false, list_kernels = false, list_backends = false,
+       all_methods = false;
 };
 
 // A whole decimal number from `low` to `high`, or false.
@@ -323,7 +332,10 @@ bool set_option(const std::string& flag, const std::string& value, Options& opti
     return refuse("--iterations takes a whole number from 1 to 1000000000, not '" + value + "'");
   if (flag == "--max-memory-mb" && !parse_count(value, 1, 1 << 30, options.max_memory_mb))
     return refuse("--max-memory-mb takes a whole number of megabytes from 1 to 1073741824, not '" + value + "'");
-  if (flag != "--iterations" && flag != "--max-memory-mb") return refuse("unknown flag " + flag + " (see --help)");
+  if (flag == "--threads" && !parse_count(value, 1, 1024, options.threads))
+    return refuse("--threads takes a whole number from 1 to 1024, not '" + value + "'");
+  if (flag != "--iterations" && flag != "--max-memory-mb" && flag != "--threads")
+    return refuse("unknown flag " + flag + " (see --help)");
   return true;
 }
 
@@ -334,6 +346,7 @@ bool parse_options(int argc, char** argv, Options& options) {
     std::string flag = argv[i];
     if (flag == "--help" || flag == "-h") return options.help = true;
     if (flag == "--list-kernels") return options.list_kernels = true;
+    if (flag == "--list-backends") return options.list_backends = true;
     if (std::find(seen.begin(), seen.end(), flag) != seen.end()) return refuse(flag + " given twice");
     seen.push_back(flag);
     if (flag == "--log" || flag == "--all-methods") {
@@ -640,11 +653,32 @@ int run_all_methods(Program& program, const Options& options) {
   return status;
 }
 
+// --threads: resizes ExecuTorch's thread pool when the process has one. It
+// lives in libexecutorch_threadpool.so, which only backends and threaded
+// kernels bring in, and whose header the runtime wheel does not ship: so it is
+// looked up by its (Itanium ABI) symbol names rather than linked. False, after
+// saying why, when there is no pool and more than one thread is asked for.
+bool set_threads(long long threads) {
+  void* get_pool = dlsym(RTLD_DEFAULT, "_ZN10executorch9extension10threadpool14get_threadpoolEv");
+  void* reset = dlsym(RTLD_DEFAULT, "_ZN10executorch9extension10threadpool10ThreadPool24_unsafe_reset_threadpoolEj");
+  if (get_pool == nullptr || reset == nullptr) {
+    if (threads == 1) return true;
+    return refuse("--threads " + std::to_string(threads) + ": this binary links no thread pool (no backend or kernel "
+                  "library that uses one): its kernels run on the calling thread");
+  }
+  void* pool = reinterpret_cast<void* (*)()>(get_pool)();
+  // A member function called with its object as the first argument (the Itanium C++ ABI).
+  if (pool == nullptr || !reinterpret_cast<bool (*)(void*, uint32_t)>(reset)(pool, static_cast<uint32_t>(threads)))
+    return refuse("--threads " + std::to_string(threads) + ": the thread pool could not be resized");
+  return true;
+}
+
 // Loads the program, runs the method (or every method) and writes the
 // outputs; the process's exit status.
 int run(const Options& options) {
   executorch::runtime::register_pal(executorch::runtime::PalImpl::create(keep_log_message, __FILE__));
   executorch::runtime::runtime_init();
+  if (options.threads > 0 && !set_threads(options.threads)) return 2;
   if (!register_kernels()) return 1;
   File model;
   size_t model_size;
@@ -676,11 +710,24 @@ int list_kernels() {
   return 0;
 }
 
+// --list-backends: the ids of the backends registered in this process (by the
+// backend libraries the binary links), one a line.
+int list_backends() {
+  executorch::runtime::runtime_init();
+  size_t count = executorch::ET_RUNTIME_NAMESPACE::get_num_registered_backends();
+  for (size_t i = 0; i < count; ++i) {
+    auto name = executorch::ET_RUNTIME_NAMESPACE::get_backend_name(i);
+    if (name.ok() && std::printf("%s\n", name.get()) < 0) return 1;
+  }
+  return 0;
+}
+
 int main(int argc, char** argv) {
   Options options;
   if (!parse_options(argc, argv, options)) return 2;
   if (options.help) return std::printf(kUsage, argv[0], argv[0]) < 0;
   if (options.list_kernels) return list_kernels();
+  if (options.list_backends) return list_backends();
   // The last guard: the runner allocates only what it has checked, but the
   // C++ library reports a failed allocation by throwing.
   try {

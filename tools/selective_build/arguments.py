@@ -118,6 +118,8 @@ COMMANDS: tuple[Command, ...] = (
         _flag("include-all-operators", SWITCH, "select every operator: the build is not selective"),
         _flag("selection-yaml-path", LIST, "a selected_operators.yaml to include in the union, e.g. another "
               "operator library's (repeatable)", "YAML"),
+        _flag("backends", LIST, "backend ids to select beside the models' own, separated by commas or spaces, "
+              "e.g. XnnpackBackend (repeatable)", "IDS"),
         _ATEN_YAML,
     )),
     Command("gen-all-oplist", "Union several selected_operators.yaml files into OUTPUT_DIR/selected_operators.yaml.", (
@@ -143,7 +145,19 @@ COMMANDS: tuple[Command, ...] = (
               "etsb::NAME_kernels() to Program::load_method"),
         _flag("model-entry", SWITCH, "also define etsb::register_model_kernels(), which the model runner library "
               "(tools/runner, compiled once with -DETSB_MODEL_ENTRY) calls"),
+        _flag("backend-library-path", LIST, "a backend library declaration (backend-library writes one): the "
+              "selection's backends must each be provided by one (repeatable)", "YAML"),
+        _flag("backends-output", VALUE, "also write the GNU ld script that links the backend libraries the "
+              "selection needs (a link input)", "PATH"),
         _ATEN_YAML,
+    )),
+    Command("backend-library", "Write a backend library declaration: the backends a shared library registers, "
+            "for gen-bindings --backend-library-path.", (
+        _flag("backends", LIST, "the backend ids the library registers when loaded, e.g. XnnpackBackend "
+              "(commas or spaces; repeatable)", "IDS", required=True),
+        _flag("library", VALUE, "the shared library to link", "PATH", required=True),
+        _flag("needs", LIST, "a library it needs beside it at run time (repeatable)", "PATH"),
+        _flag("output", VALUE, "the declaration to write", "PATH", required=True),
     )),
     Command("kernel-sources", "List the sources of a kernel library's tree that the selected kernels need: the "
             "file defining each, and the utility sources those include (selected operators without a kernel are "

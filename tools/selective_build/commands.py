@@ -114,9 +114,9 @@ def gen_oplist(args: SimpleNamespace) -> int:
         return sources.from_ops_dict(operator_lists.parse_ops_dict(text))
 
     if not (args.root_ops or args.ops_dict or args.model_file_path or args.selection_yaml_path
-            or args.ops_schema_yaml_path or args.include_all_operators):
+            or args.ops_schema_yaml_path or args.include_all_operators or args.backends):
         raise UserError("no source of operators: give --model_file_path, --root_ops, --ops_dict, "
-                        "--ops_schema_yaml_path, --selection_yaml_path or --include_all_operators",
+                        "--ops_schema_yaml_path, --selection_yaml_path, --backends or --include_all_operators",
                         Location("gen-oplist"))
     aten = _aten_schemas(args.aten_yaml)
     kernel_yamls = _kernel_yamls(args.ops_schema_yaml_path, aten) if args.ops_schema_yaml_path else []
@@ -128,6 +128,8 @@ def gen_oplist(args: SimpleNamespace) -> int:
     tasks += [lambda path=path: _model(path, positions) for path in args.model_file_path]
     tasks += [lambda path=path: _selection(path) for path in args.selection_yaml_path]
     selections = _collect(tasks) + [sources.from_kernel_yaml(parsed) for parsed in kernel_yamls]
+    if args.backends:
+        selections.append(sources.from_backends(_backend_ids(args.backends, "--backends")))
     if args.include_all_operators:
         selections.append(sources.everything())
     output = args.output_path
@@ -135,6 +137,20 @@ def gen_oplist(args: SimpleNamespace) -> int:
         output = os.path.join(output, "selected_operators.yaml")
     _write(os.path.dirname(output), os.path.basename(output), render_selected_operators(union(selections)))
     return 0
+
+
+def _backend_ids(values: Sequence[str], flag: str) -> tuple[str, ...]:
+    """The backend ids of a repeatable flag whose values separate them by commas or spaces."""
+    from selective_build.model.backends import check_backend_id
+
+    ids = sorted({word for value in values for word in value.replace(",", " ").split()})
+    if not ids:
+        raise UserError(f"{flag} names no backend id", Location(flag))
+    for backend_id in ids:
+        problem = check_backend_id(backend_id)
+        if problem:
+            raise UserError(problem, Location(flag))
+    return tuple(ids)
 
 
 def _selection_paths(values: Sequence[str]) -> list[str]:
@@ -193,8 +209,46 @@ def gen_bindings(args: SimpleNamespace) -> int:
     else:
         selection = make_selection(include_all_operators=True)
     resolution = resolve(kernel_yamls, selection)
+    backend_libraries = _backend_libraries(selection, args.backend_library_path)
     for name, text in render_bindings(resolution, args.lib_name, args.manual_registration, args.model_entry).items():
         _write(args.output_dir, name, text)
+    if args.backends_output:
+        from selective_build.emit.backend_link import render_backend_link_script
+
+        _write(os.path.dirname(args.backends_output) or ".", os.path.basename(args.backends_output),
+               render_backend_link_script(backend_libraries))
+    return 0
+
+
+def _backend_libraries(selection, declaration_paths: Sequence[str]):
+    """The declared backend libraries the selection's backends need (every
+    backend must be provided by one), with their files checked to exist."""
+    if not selection.backends and not declaration_paths:
+        return ()
+    from selective_build.readers.backend_yaml import parse_backend_library
+    from selective_build.readers.files import read_text
+    from selective_build.stages.backends import libraries_for
+
+    declared = [parse_backend_library(read_text(path, "backend library declaration"), path)
+                for path in declaration_paths]
+    chosen = libraries_for(selection, declared)
+    for library in chosen:
+        for path in (library.library, *library.needs):
+            if not os.path.isfile(path):
+                raise UserError(f"the backend library '{path}' it declares does not exist", Location(library.path))
+    return chosen
+
+
+def backend_library(args: SimpleNamespace) -> int:
+    """Write a backend library declaration."""
+    from selective_build.emit.yaml_text import scalar
+
+    ids = _backend_ids(args.backends, "--backends")
+    text = (f"# The backends {os.path.basename(args.library)} registers when it is loaded (etsb backend-library).\n"
+            f"backends: [{', '.join(ids)}]\n"
+            f"library: {scalar(args.library)}\n"
+            f"needs: [{', '.join(scalar(path) for path in args.needs)}]\n")
+    _write(os.path.dirname(args.output) or ".", os.path.basename(args.output), text)
     return 0
 
 

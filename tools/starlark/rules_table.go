@@ -50,6 +50,8 @@ var ruleTables = map[string]map[string]attrSpec{
 		"licenses":              {kind: kStringList, fixed: true},
 		"link_whole":            {kind: kBool},
 		"linker_flags":          {kind: kStringList},
+		"linker_inputs":         {kind: kStringList},
+		"linker_scripts":        {kind: kStringList},
 		"linkopts":              {kind: kStringList},
 		"name":                  {kind: kString, required: true, fixed: true},
 		"object_list":           {kind: kString},

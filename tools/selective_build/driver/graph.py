@@ -12,7 +12,7 @@ from collections.abc import Callable, Iterable, Mapping
 
 from selective_build.driver.evaluate import Package, Target
 from selective_build.driver.labels import Label, LabelError, package_label, parse_label, split_external
-from selective_build.driver.layout import BIN, CHECKS, OBJ, TAG_REGISTERS
+from selective_build.driver.layout import BIN, CHECKS, OBJ, TAG_COPIED_TO, TAG_REGISTERS
 from selective_build.driver.primitives import RULES, canonical_attrs, label_attrs
 from selective_build.model.errors import Location, Problem, UserError, did_you_mean
 from selective_build.model.records import record
@@ -73,6 +73,8 @@ class Node:
     headers: tuple[str, ...] = ()
     libraries: tuple["Node", ...] = ()  # C++ dependencies, direct
     shared_libraries: tuple[str, ...] = ()  # prebuilt .so files in srcs, linked by path
+    linker_scripts: tuple[str, ...] = ()    # ld scripts, link inputs after the libraries
+    linker_inputs: tuple[str, ...] = ()     # files the scripts may name (link inputs, not on the command line)
     objects: tuple[tuple[str, str], ...] = ()  # (source, object) of each source it compiles
     compile_flags: tuple[str, ...] = ()        # the flags it compiles them with
     compile_order_only: tuple[str, ...] = ()   # the headers that must exist before they compile
@@ -468,7 +470,12 @@ class _Analysis:
             archive = None
         linkopts = tuple(self.expand_flag(target, f, named) for f in _strings(self.attr(target, "linkopts", [])))
         shared = tuple(path for path in headers if path.endswith(SHARED_LIBRARY))
+        scripts = tuple(path for text in _strings(self.attr(target, "linker_scripts", []))
+                        for path in self.resolve_label(target, text)[1])
+        linker_inputs = tuple(path for text in _strings(self.attr(target, "linker_inputs", []))
+                              for path in self.resolve_label(target, text)[1])
         return Node(target, (archive,) if archive else shared, archive=archive,
+                    linker_scripts=scripts, linker_inputs=linker_inputs,
                     link_whole=bool(self.attr(target, "link_whole", False)),
                     includes=self.includes(target), defines=tuple(_strings(self.attr(target, "defines", []))),
                     linkopts=linkopts, headers=tuple(h for h in headers if h not in shared), libraries=libraries,
@@ -532,15 +539,23 @@ class _Analysis:
                 archives += (["-Wl,--whole-archive", lib.archive, "-Wl,--no-whole-archive"]
                              if lib.link_whole else [lib.archive])
         shared = _unique([so for lib in closure for so in lib.shared_libraries])
+        scripts = _unique([script for lib in closure for script in lib.linker_scripts])
+        linker_inputs = _unique([path for lib in closure for path in lib.linker_inputs])
         linkopts = _unique([lo for lib in closure for lo in lib.linkopts]
                            + [self.expand_flag(target, f, named) for f in _strings(self.attr(target, "linkopts", []))])
         checks = self.overlap_check(target, closure)
         command = " ".join([self.config.cxx, "-o", shlex.quote(binary), *(shlex.quote(o) for o in objects),
                             *(shlex.quote(a) for a in archives), *(shlex.quote(so) for so in shared),
-                            *(shlex.quote(f) for f in linkopts), *(shlex.quote(f) for f in run_path(binary, shared)),
+                            *_without_as_needed(shlex.quote(script) for script in scripts),
+                            *(shlex.quote(f) for f in linkopts),
+                            *(shlex.quote(f) for f in run_path(binary, shared + [
+                                path for path in linker_inputs if path.endswith(SHARED_LIBRARY)], copies=tuple(
+                                    f"{os.path.dirname(binary)}/{tag[len(TAG_COPIED_TO):]}"
+                                    for tag in target.tags if tag.startswith(TAG_COPIED_TO)))),
                             "-Wl,--gc-sections", f"-Wl,-Map={shlex.quote(binary)}.map"])
         self.actions.append(Action((binary, f"{binary}.map"),
-                                   tuple(objects) + tuple(lib.archive for lib in closure if lib.archive) + tuple(shared),
+                                   tuple(objects) + tuple(lib.archive for lib in closure if lib.archive) + tuple(shared)
+                                   + tuple(scripts) + tuple(linker_inputs),
                                    command, f"LINK {target.label}", implicit=checks))
         return Node(target, (binary,), libraries=libraries)
 
@@ -582,22 +597,33 @@ _DYNDEP_COMMAND = (
 )
 
 
+def _without_as_needed(inputs: Iterable[str]) -> list[str]:
+    """Link inputs with ``--as-needed`` off (compilers such as Debian's turn it on):
+    linker scripts name libraries that register themselves when loaded, which
+    nothing refers to and which must be kept all the same."""
+    inputs = list(inputs)
+    return ["-Wl,--push-state,--no-as-needed", *inputs, "-Wl,--pop-state"] if inputs else []
+
+
 def _archive_path(target: Target) -> str:
     """Where a library's static archive goes."""
     return f"{BIN}/{target.package}/lib{target.name}.a" if target.package else f"{BIN}/lib{target.name}.a"
 
 
-def run_path(binary: str, shared_libraries: list[str]) -> list[str]:
+def run_path(binary: str, shared_libraries: list[str], copies: tuple[str, ...] = ()) -> list[str]:
     """The link flag giving ``binary`` its run path: its own directory first (a
     copy of the binary finds the libraries copied beside it), then each shared
-    library's directory relative to it. Relative to ``$ORIGIN`` only, so the
-    binary is the same whatever the checkout's path, and runs after the
-    output tree moves."""
+    library's directory relative to it, and relative to each folder of
+    ``copies`` that a copy of it runs from (a dtype-selective pick). Relative
+    to ``$ORIGIN`` only, so the binary is the same whatever the checkout's
+    path, and runs after the output tree moves."""
     if not shared_libraries:
         return []
-    here = os.path.dirname(binary)
-    entries = _unique(["$ORIGIN"] + [f"$ORIGIN/{os.path.relpath(os.path.dirname(so), here)}"
-                                     for so in shared_libraries if os.path.dirname(so) != here])
+    entries = ["$ORIGIN"]
+    for here in (os.path.dirname(binary), *copies):
+        entries += [f"$ORIGIN/{os.path.relpath(os.path.dirname(so), here)}"
+                    for so in shared_libraries if os.path.dirname(so) != here]
+    entries = _unique(entries)
     return ["-Wl,-rpath," + ":".join(entries)]
 
 

@@ -89,6 +89,10 @@ RULES: dict[str, dict[str, Attr]] = {
                            "when it has any)", labels=True),
         "object_list": Attr(STRING, "a file listing, one path a line, the sources of `objects_of` to take; only "
                             "they are compiled", labels=True),
+        "linker_scripts": Attr(STRING_LIST, "GNU ld scripts every binary that links it takes as link inputs "
+                               "(e.g. generated, naming the libraries to link)", labels=True),
+        "linker_inputs": Attr(STRING_LIST, "files a linker script may name: inputs of every link that takes it "
+                              "(shared libraries among them are found at run time like the others)", labels=True),
     },
     "cxx_binary": {
         "srcs": _SOURCES,

@@ -1,7 +1,7 @@
 """``etsb size``: where a binary's bytes go. The stripped size of the binary,
 split by the linker's map (every input section the link kept, attributed to
 the object that brought it): kernels per operator, registration, runner, the
-C++ runtime; and the ExecuTorch runtime library it loads."""
+C++ runtime; and the ExecuTorch runtime library and backend libraries it loads."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ import re
 import subprocess
 import tempfile
 from collections.abc import Mapping, Sequence
+from types import MappingProxyType
 
 from selective_build.model.records import record
 
@@ -37,6 +38,7 @@ class BinarySize:
     parts: Mapping[str, int]       # part -> bytes (kernels summed)
     operators: Mapping[str, int]   # kernel file (op_<name>) -> bytes
     runtime: int                   # libexecutorch.so, loaded at run time
+    backends: Mapping[str, int] = MappingProxyType({})  # backend libraries it loads (and theirs), by file name
 
 
 def attribute(map_text: str) -> dict[str, int]:
@@ -109,15 +111,41 @@ def measure(root: str, binary: str, label: str) -> BinarySize:
         if operator:
             operators[operator] = operators.get(operator, 0) + size
     parts[PART_OTHER] = max(0, stripped - sum(parts.values()))
-    return BinarySize(label, binary, stripped, parts, operators, _runtime_size())
+    return BinarySize(label, binary, stripped, parts, operators, _runtime_size(), _backend_sizes(path))
 
 
-def _runtime_size() -> int:
+def _runtime_library_dir() -> str:
     from selective_build.driver.state import executorch_runtime
 
     root = executorch_runtime()
-    library = os.path.join(root, "lib", "libexecutorch.so") if root else ""
-    return os.path.getsize(library) if library and os.path.exists(library) else 0
+    return os.path.join(root, "lib") if root else ""
+
+
+def _runtime_size() -> int:
+    library = os.path.join(_runtime_library_dir(), "libexecutorch.so")
+    return os.path.getsize(library) if os.path.exists(library) else 0
+
+
+def needed_libraries(path: str) -> list[str]:
+    """The shared libraries an ELF file names as needed (its DT_NEEDED entries)."""
+    run = subprocess.run(["readelf", "-d", path], capture_output=True, text=True)
+    return re.findall(r"\(NEEDED\)\s+Shared library: \[([^\]]+)\]", run.stdout) if run.returncode == 0 else []
+
+
+def _backend_sizes(binary: str) -> dict[str, int]:
+    """The runtime wheel's libraries other than libexecutorch.so that the binary
+    loads (backends, and what they load in turn, such as the thread pool), by size."""
+    directory = _runtime_library_dir()
+    found: dict[str, int] = {}
+    pending = [name for name in needed_libraries(binary) if name != "libexecutorch.so"]
+    while pending:
+        name = pending.pop()
+        path = os.path.join(directory, name)
+        if name in found or not name.startswith("libexecutorch") or not os.path.exists(path):
+            continue
+        found[name] = os.path.getsize(path)
+        pending += [n for n in needed_libraries(path) if n != "libexecutorch.so"]
+    return dict(sorted(found.items()))
 
 
 def size_report(label: str, sizes: Sequence[BinarySize]) -> dict:
@@ -134,6 +162,7 @@ def size_report(label: str, sizes: Sequence[BinarySize]) -> dict:
                                                           PART_RUNNER, PART_CXX, PART_OTHER) if size.parts.get(part)},
             "operators": dict(sorted(size.operators.items())),
             "runtime": size.runtime,
+            "backends": dict(size.backends),
         } for size in sizes],
     }
 
@@ -163,6 +192,8 @@ def render_size_table(label: str, sizes: Sequence[BinarySize], top: int = 0) -> 
         if any(values):  # a part no binary has (kernel utilities, for header-only kernels) is left out
             rows.append((f"  {part}", values, True))
     rows.append(("runtime: libexecutorch.so (shared)", [s.runtime for s in sizes], True))
+    for library in sorted({name for s in sizes for name in s.backends}):
+        rows.append((f"backends: {library} (shared)", [s.backends.get(library, 0) for s in sizes], True))
     name_width = max(len(name) for name, _, _ in rows)
     widths = [max(len(c), 12) for c in columns]
     header = "  ".join([f"{'part':{name_width}}", *(f"{c:>{w}}" for c, w in zip(columns, widths))])

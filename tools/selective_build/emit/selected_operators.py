@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 
 from selective_build.emit.yaml_text import scalar
+from selective_build.model.backends import backend_feature, backend_source_note
 from selective_build.model.selection import Selection
 
 
@@ -39,9 +40,14 @@ def _lists(name: str, mapping: Mapping[object, tuple[object, ...]]) -> list[str]
 
 
 def render_selected_operators(selection: Selection) -> str:
-    """The ``selected_operators.yaml`` text of ``selection``."""
+    """The ``selected_operators.yaml`` text of ``selection`` (its backends as
+    build features and debug_info lines: :mod:`selective_build.model.backends`)."""
+    build_features = sorted({*selection.build_features, *map(backend_feature, selection.backends)})
+    debug_info = sorted({*selection.debug_info, *(backend_source_note(backend_id, source)
+                                                  for backend_id, sources in selection.backends.items()
+                                                  for source in sources)})
     sections: dict[str, list[str]] = {
-        "build_features": _key_with_list("build_features", selection.build_features, ""),
+        "build_features": _key_with_list("build_features", tuple(build_features), ""),
         "custom_classes": _key_with_list("custom_classes", selection.custom_classes, ""),
         "et_kernel_metadata": _lists("et_kernel_metadata", selection.et_kernel_metadata),
         "include_all_non_op_selectives":
@@ -49,8 +55,8 @@ def render_selected_operators(selection: Selection) -> str:
         "include_all_operators": [f"include_all_operators: {_flag(selection.include_all_operators)}"],
         "kernel_metadata": _lists("kernel_metadata", selection.kernel_metadata),
     }
-    if selection.debug_info:
-        sections["debug_info"] = _key_with_list("debug_info", selection.debug_info, "")
+    if debug_info:
+        sections["debug_info"] = _key_with_list("debug_info", tuple(debug_info), "")
     operators = ["operators: {}"] if not selection.operators else ["operators:"]
     for name in sorted(selection.operators):
         operator = selection.operators[name]

@@ -1,5 +1,6 @@
-"""What a ``.pte`` program needs from its kernels, as values: per method, the
-operators its kernel calls use and the exact key of every call.
+"""What a ``.pte`` program needs from its kernels and backends, as values: per
+method, the operators its kernel calls use, the exact key of every call, and
+the delegates (backend ids) its delegate calls run.
 
 :mod:`selective_build.readers.pte` builds these from a file.
 """
@@ -31,17 +32,38 @@ class KernelCall:
 
 
 @record
+class Delegate:
+    """One entry of a method's delegate table: the id of the backend that runs
+    it (``XnnpackBackend``), its position in the table, and where the
+    instructions calling it sit, as (chain, instruction) positions."""
+
+    backend_id: str
+    index: int
+    calls: tuple[tuple[int, int], ...] = ()
+
+
+@record
 class Method:
     """What one method of a program needs.
 
     ``operators`` need a kernel (in the plan's order); ``runtime_operators``
-    are registered by the runtime itself."""
+    are registered by the runtime itself; ``delegates`` need a backend."""
 
     name: str
     operators: tuple[OperatorName, ...]
     runtime_operators: tuple[OperatorName, ...]
     kernel_calls: tuple[KernelCall, ...]
-    delegate_calls: int
+    delegates: tuple[Delegate, ...] = ()
+
+    @property
+    def delegate_calls(self) -> int:
+        """How many delegate-call instructions the method runs."""
+        return sum(len(delegate.calls) for delegate in self.delegates)
+
+    @property
+    def backends(self) -> tuple[str, ...]:
+        """The ids of the backends the method's delegates need, sorted."""
+        return tuple(sorted({delegate.backend_id for delegate in self.delegates}))
 
 
 @record

@@ -46,6 +46,8 @@ class Selection:
     operator without an entry needs any key. ``kernel_metadata`` maps a kernel
     tag (etsb writes operator names) to the dtype names that reach its kernel
     through non-tensor arguments (``dtype=``), which no kernel key shows.
+    ``backends`` maps each backend id that delegated programs need (see
+    :mod:`selective_build.model.backends`) to the sources that need it.
     Mappings are sorted by key and their lists sorted."""
 
     operators: Mapping[OperatorName, SelectedOperator] = _EMPTY
@@ -56,6 +58,7 @@ class Selection:
     custom_classes: tuple[str, ...] = ()
     build_features: tuple[str, ...] = ()
     debug_info: tuple[str, ...] = ()
+    backends: Mapping[str, tuple[str, ...]] = _EMPTY
 
     def keys_for(self, operator: OperatorName) -> tuple[KernelKey, ...]:
         """The kernel keys ``operator`` needs; ``(ANY_KEY,)`` when any key may be looked up."""
@@ -83,7 +86,8 @@ def make_selection(operators: Iterable[SelectedOperator] = (),
                    include_all_non_op_selectives: bool = False,
                    custom_classes: Iterable[str] = (),
                    build_features: Iterable[str] = (),
-                   debug_info: Iterable[str] = ()) -> Selection:
+                   debug_info: Iterable[str] = (),
+                   backends: Mapping[str, Iterable[str]] | None = None) -> Selection:
     """A Selection in canonical form (sorted, duplicates combined)."""
     by_name: dict[OperatorName, SelectedOperator] = {}
     for operator in operators:
@@ -98,6 +102,7 @@ def make_selection(operators: Iterable[SelectedOperator] = (),
         custom_classes=tuple(sorted(set(custom_classes))),
         build_features=tuple(sorted(set(build_features))),
         debug_info=tuple(sorted(set(debug_info))),
+        backends=_sorted_lists(backends or {}),
     )
 
 
@@ -116,7 +121,10 @@ def union(selections: Iterable[Selection]) -> Selection:
     selections = list(selections)
     et_keys: dict[OperatorName, set[KernelKey]] = {}
     dtypes: dict[str, set[str]] = {}
+    backends: dict[str, set[str]] = {}
     for selection in selections:
+        for backend_id, sources in selection.backends.items():
+            backends.setdefault(backend_id, set()).update(sources)
         for operator, keys in selection.et_kernel_metadata.items():
             et_keys.setdefault(operator, set()).update(keys)
         for tag, names in selection.kernel_metadata.items():
@@ -130,6 +138,7 @@ def union(selections: Iterable[Selection]) -> Selection:
         custom_classes={c for s in selections for c in s.custom_classes},
         build_features={f for s in selections for f in s.build_features},
         debug_info={d for s in selections for d in s.debug_info},
+        backends=backends,
     )
 
 

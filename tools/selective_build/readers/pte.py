@@ -10,7 +10,9 @@ For every method :func:`read_program` returns the operators its kernel calls
 use and, per call, the kernel key the runtime looks up: the dtype and dim
 order of every argument that is a single tensor, in argument order (the out
 tensor appears again as the returned value).
-Dtypes that reach a kernel through a ``ScalarType`` argument are recorded too.
+Dtypes that reach a kernel through a ``ScalarType`` argument are recorded too,
+and so is each entry of the method's delegate table (the backend id, e.g.
+``XnnpackBackend``) with the positions of the instructions that call it.
 Every offset and length is checked against the buffer, so a corrupt file gives
 a :class:`~selective_build.model.errors.UserError`, never a crash or a hang.
 """
@@ -24,7 +26,7 @@ from selective_build.model.dtypes import SCALAR_TYPE_NAMES
 from selective_build.model.errors import Location, UserError
 from selective_build.model.keys import TensorMeta, exact_key
 from selective_build.model.names import OperatorName, SchemaSyntaxError, operator_name_of
-from selective_build.model.program import KernelCall, Method, Program, needs_no_kernel
+from selective_build.model.program import Delegate, KernelCall, Method, Program, needs_no_kernel
 
 FILE_IDENTIFIER = b"ET12"
 EXTENDED_HEADER_MAGIC = b"eh00"
@@ -33,6 +35,8 @@ EXTENDED_HEADER_MAGIC = b"eh00"
 _PROGRAM_EXECUTION_PLAN = 1
 _PLAN_NAME, _PLAN_VALUES, _PLAN_CHAINS, _PLAN_OPERATORS, _PLAN_DELEGATES = 0, 2, 5, 6, 7
 _CHAIN_INSTRUCTIONS = 2
+_BACKEND_DELEGATE_ID = 0
+_DELEGATE_CALL_INDEX = 0
 _INSTRUCTION_ARGS_TYPE, _INSTRUCTION_ARGS = 0, 1  # a union: its type field, then the value
 _KERNEL_CALL_OP_INDEX, _KERNEL_CALL_ARGS = 0, 1
 _OPERATOR_NAME, _OPERATOR_OVERLOAD = 0, 1
@@ -46,7 +50,7 @@ _VAL_INT, _VAL_TENSOR = 2, 5
 # The most of each thing a program may hold: far beyond real programs, low
 # enough that a corrupt count cannot make the reader run for minutes.
 # (ExecuTorch's tensors have at most 16 dimensions: kTensorDimensionLimit.)
-LIMITS = {"methods": 1_000, "operators": 100_000, "values": 10_000_000, "chains": 10_000,
+LIMITS = {"methods": 1_000, "operators": 100_000, "delegates": 100_000, "values": 10_000_000, "chains": 10_000,
           "instructions": 10_000_000, "arguments": 100_000, "dimensions": 16}
 
 # A schema lookup: operator name -> the indices of its ScalarType arguments.
@@ -236,14 +240,20 @@ def _read_plan(reader: _Reader, plan, scalar_type_arguments: ScalarTypeArguments
     name = reader.string(plan, _PLAN_NAME, "a method name")
     operators = _operators(reader, plan, name)
     values = _Values(reader, reader.tables(plan, _PLAN_VALUES, "values"), name)
+    backend_ids = _backend_ids(reader, plan, name)
+    delegate_calls: list[list[tuple[int, int]]] = [[] for _ in backend_ids]
     calls: list[KernelCall] = []
     used: set[int] = set()
-    delegate_calls = 0
-    for chain in reader.tables(plan, _PLAN_CHAINS, "chains"):
-        for instruction in reader.tables(chain, _CHAIN_INSTRUCTIONS, "instructions"):
+    for chain_index, chain in enumerate(reader.tables(plan, _PLAN_CHAINS, "chains")):
+        for position, instruction in enumerate(reader.tables(chain, _CHAIN_INSTRUCTIONS, "instructions")):
             kind = reader.scalar(instruction, _INSTRUCTION_ARGS_TYPE, "B")
             if kind == _INSTR_DELEGATE_CALL:
-                delegate_calls += 1
+                call = reader.child(instruction, _INSTRUCTION_ARGS, "delegate call")
+                index = reader.scalar(call, _DELEGATE_CALL_INDEX, "i")
+                if not 0 <= index < len(backend_ids):
+                    raise reader.corrupt(f"method '{name}': delegate index {index} is out of range "
+                                         f"(the method has {len(backend_ids)} delegates)")
+                delegate_calls[index].append((chain_index, position))
             elif kind == _INSTR_KERNEL_CALL:
                 op_index, call = _kernel_call(reader, instruction, name, operators, values, scalar_type_arguments)
                 used.add(op_index)
@@ -254,8 +264,20 @@ def _read_plan(reader: _Reader, plan, scalar_type_arguments: ScalarTypeArguments
         operators=tuple(op for op in needed if not needs_no_kernel(op)),
         runtime_operators=tuple(op for op in needed if needs_no_kernel(op)),
         kernel_calls=tuple(calls),
-        delegate_calls=delegate_calls,
+        delegates=tuple(Delegate(backend_id, index, tuple(delegate_calls[index]))
+                        for index, backend_id in enumerate(backend_ids)),
     )
+
+
+def _backend_ids(reader: _Reader, plan, method: str) -> list[str]:
+    """The backend id of each entry of the plan's delegate table, in order."""
+    ids = []
+    for index, delegate in enumerate(reader.tables(plan, _PLAN_DELEGATES, "delegates")):
+        backend_id = reader.string(delegate, _BACKEND_DELEGATE_ID, "a backend id")
+        if not backend_id or not backend_id.isprintable() or backend_id != backend_id.strip():
+            raise reader.corrupt(f"method '{method}': delegate {index} has backend id {backend_id!r}")
+        ids.append(backend_id)
+    return ids
 
 
 def _operators(reader: _Reader, plan, method: str) -> list[OperatorName]:

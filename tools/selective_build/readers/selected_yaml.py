@@ -10,6 +10,7 @@ overloads).
 
 from __future__ import annotations
 
+from selective_build.model.backends import backend_of_feature, check_backend_id, parse_backend_source_note
 from selective_build.model.errors import Location
 from selective_build.model.keys import KernelKey, parse_kernel_key
 from selective_build.model.names import OperatorName, SchemaSyntaxError, parse_operator_name
@@ -46,7 +47,37 @@ class _SelectionReader(NodeReader):
         flags = {name: self.boolean(sections[name], name) for name in _FLAGS if name in sections}
         lists = {name: self.strings(sections[name], name)
                  for name in ("custom_classes", "build_features", "debug_info") if name in sections}
-        return make_selection(operators, et_keys, dtypes, **flags, **lists)
+        backends = self.backends(sections, lists)
+        return make_selection(operators, et_keys, dtypes, **flags, **lists, backends=backends)
+
+    def backends(self, sections, lists: dict[str, list[str]]) -> dict[str, list[str]]:
+        """Take the backends out of ``lists`` (build features and debug_info
+        lines, as :mod:`selective_build.model.backends` writes them)."""
+        backends: dict[str, list[str]] = {}
+        features = []
+        for feature in lists.get("build_features", ()):
+            backend_id = backend_of_feature(feature)
+            if backend_id is None:
+                features.append(feature)
+                continue
+            problem = check_backend_id(backend_id)
+            if problem:
+                self.problem(sections["build_features"], f"build feature '{feature}': {problem}")
+            backends.setdefault(backend_id, [])
+        notes = []
+        for note in lists.get("debug_info", ()):
+            parsed = parse_backend_source_note(note) if note else None
+            if parsed is None:
+                notes.append(note)
+            elif parsed[0] in backends:
+                backends[parsed[0]].append(parsed[1])
+            else:
+                notes.append(note)  # a note about a backend the file does not select: kept as it is
+        if "build_features" in lists:
+            lists["build_features"] = features
+        if "debug_info" in lists:
+            lists["debug_info"] = notes
+        return backends
 
     def pairs(self, node, what: str) -> list:
         """The pairs of an optional mapping section (absent or null: none)."""

@@ -8,6 +8,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from types import MappingProxyType
 
+from selective_build.model.backends import BACKENDS_SOURCE, method_source
 from selective_build.model.dtypes import SCALAR_TYPE_NAMES
 from selective_build.model.keys import ANY_KEY, KernelKey
 from selective_build.model.kernels import KernelYaml
@@ -35,17 +36,27 @@ def from_ops_dict(entries: Mapping[OperatorName, Sequence[KernelKey]], source: s
 
 def from_program(program: Program) -> Selection:
     """Every operator a program's methods call a kernel for, with the exact keys
-    the runtime looks up, and the dtypes passed to them as ScalarType values."""
+    the runtime looks up, the dtypes passed to them as ScalarType values, and
+    the backends their delegates need (each with the method needing it)."""
     keys: dict[OperatorName, set[KernelKey]] = {}
     dtypes: dict[str, set[str]] = {}
+    backends: dict[str, set[str]] = {}
     for method in program.methods:
+        for backend_id in method.backends:
+            backends.setdefault(backend_id, set()).add(method_source(program.path, method.name))
         for call in method.kernel_calls:
             if call.operator in method.operators:
                 keys.setdefault(call.operator, set()).add(call.key)
                 if call.scalar_type_arguments:
                     dtypes.setdefault(str(call.operator), set()).update(
                         SCALAR_TYPE_NAMES[d] for d in call.scalar_type_arguments)
-    return make_selection((SelectedOperator(name, debug_info=(program.path,)) for name in keys), keys, dtypes)
+    return make_selection((SelectedOperator(name, debug_info=(program.path,)) for name in keys), keys, dtypes,
+                          backends=backends)
+
+
+def from_backends(backend_ids: Sequence[str], source: str = BACKENDS_SOURCE) -> Selection:
+    """Select backends by id (the rules' ``backends``), with no operator."""
+    return make_selection(backends={backend_id: (source,) for backend_id in backend_ids})
 
 
 def scalar_type_positions(aten, custom: Mapping[OperatorName, FunctionSchema] = MappingProxyType({})):
