@@ -88,6 +88,7 @@ import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Callable
 from xml.sax.saxutils import escape
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))   # bench_kernels puts tools/ on sys.path too
@@ -356,12 +357,16 @@ class Run:
     problem: str | None
 
 
-def child_env() -> dict[str, str]:
-    return dict(os.environ, OMP_NUM_THREADS="1", **{THREADS_VARIABLE: os.environ.get(THREADS_VARIABLE, "1")})
+def child_env(threads: int | None = None) -> dict[str, str]:
+    """The environment of a timed process: the peer's entry point sizes its
+    threadpool to ``threads`` (default: ETSB_BENCH_ET_THREADS, else 1)."""
+    count = str(threads) if threads else os.environ.get(THREADS_VARIABLE, "1")
+    return dict(os.environ, OMP_NUM_THREADS="1", **{THREADS_VARIABLE: count})
 
 
-def run_process(binary: Path, item: Model, out: Path, iterations: int, tmp: Path) -> Run:
-    """Run ``item`` in ``binary`` once, under a fresh `/usr/bin/time -f "%M %U %S"`.
+def run_process(binary: Path, item: Model, out: Path, iterations: int, tmp: Path, threads: int | None = None) -> Run:
+    """Run ``item`` in ``binary`` once, under a fresh `/usr/bin/time -f "%M %U %S"`;
+    with ``threads``, `--threads N` (and the peer's entry point told the same).
 
     Not os.wait4 on the binary itself: Python starts children with vfork, and
     Linux carries the high-water RSS of the image an exec replaces into the
@@ -373,9 +378,9 @@ def run_process(binary: Path, item: Model, out: Path, iterations: int, tmp: Path
     usage_file = tmp / "usage"
     command = [TIME, "-f", "%M %U %S", "-o", str(usage_file), str(binary), "--model", str(item.pte),
                "--inputs", ",".join(str(p) for p in item.inputs), "--output-dir", str(out),
-               "--iterations", str(iterations)]
+               "--iterations", str(iterations)] + (["--threads", str(threads)] if threads else [])
     start = time.perf_counter()
-    run = subprocess.run(command, capture_output=True, text=True, env=child_env(), check=False)
+    run = subprocess.run(command, capture_output=True, text=True, env=child_env(threads), check=False)
     wall = time.perf_counter() - start
     try:
         rss, user, system = usage_file.read_text().split()[-3:]
@@ -416,21 +421,28 @@ class Timed:
         return self.flops / self.ms[side] / 1e6 if self.flops and side in self.ms else None
 
 
-def bench_items(items: list[Model], sides: dict[str, dict[str, Path]], runs: int, rounds: int,
-                tmp: Path) -> tuple[list[Timed], list[str]]:
-    """Check, then time, every item on both sides (interleaved rounds)."""
+def bench_items(items: list[Model], sides: dict[str, dict[str, Path]], runs: int, rounds: int, tmp: Path,
+                programs: dict[str, dict[str, Model]] | None = None,
+                threads: dict[str, int] | None = None) -> tuple[list[Timed], list[str]]:
+    """Check, then time, every item on every side (interleaved rounds). A side
+    runs the item itself unless ``programs[side][name]`` gives it another
+    program (inputs, torch's outputs, tolerance) of the same model, with
+    `--threads N` when ``threads[side]`` says N."""
     results, problems = [], []
+    programs, threads = programs or {}, threads or {}
     for item in items:
         usable, diffs, first = {}, {}, {}
+        program = {side: programs.get(side, {}).get(item.name, item) for side in sides}
         for side, binaries in sides.items():
-            run = run_process(binaries[item.name], item, tmp / "check", CHECK_ITERATIONS, tmp)
+            run = run_process(binaries[item.name], program[side], tmp / "check", CHECK_ITERATIONS, tmp,
+                              threads.get(side))
             if run.problem:
                 problems.append(f"{item.name}, {side}: {run.problem}")
                 continue
-            diffs[side] = difference(item, tmp / "check")
+            diffs[side] = difference(program[side], tmp / "check")
             if not diffs[side][1]:
                 problems.append(f"{item.name}, {side}: outputs out of tolerance (max abs diff {diffs[side][0]:.3g},"
-                                f" atol {item.atol:.1e})")
+                                f" atol {program[side].atol:.1e})")
                 continue
             usable[side], first[side] = binaries[item.name], run.ms
         # Each side runs enough in-process iterations for ~PROCESS_MS (at least ``runs``).
@@ -439,7 +451,7 @@ def bench_items(items: list[Model], sides: dict[str, dict[str, Path]], runs: int
         samples: dict[str, list[Run]] = {side: [] for side in usable}
         for _ in range(rounds):
             for side, binary in usable.items():
-                run = run_process(binary, item, tmp / "timed", 1 + iterations[side], tmp)
+                run = run_process(binary, program[side], tmp / "timed", 1 + iterations[side], tmp, threads.get(side))
                 if run.problem:
                     problems.append(f"{item.name}, {side}, timed: {run.problem}")
                 else:
@@ -579,15 +591,24 @@ def cpu_note(results: list[Timed]) -> str:
             "more than one thread at work): " + "; ".join(parts) + ".")
 
 
-def bar_chart(title: str, results: list[Timed], path: Path) -> None:
-    """A horizontal bar chart (log-scale ms), two bars per row: ours and ET's
-    optimized library, each labelled with its time, the row with the ratio."""
-    rows = [t for t in results if "ours" in t.ms and "ET" in t.ms]
+OURS_AND_ET = (("ours", "ours: etsb's portable kernels", "#1f77b4"),
+               ("ET", "ExecuTorch prebuilt optimized, 1 thread", "#ff7f0e"))
+
+
+def bar_chart(title: str, results: list[Timed], path: Path, sides: tuple = OURS_AND_ET,
+              ratio: tuple | None = ("ours/ET", Timed.ratio),
+              label: Callable[[Timed, str], str] | None = None) -> None:
+    """A horizontal bar chart (log-scale ms), one bar per row and side (sides:
+    (key, legend, colour); default ours and ET's optimized library), each
+    labelled with ``label(t, side)`` (default its time), the row with
+    ``ratio``'s (header, function of the row), unless it is None."""
+    keys = [key for key, _, _ in sides]
+    rows = [t for t in results if all(key in t.ms for key in keys)]
     if not rows:
         return
-    label_w, bar_w, right_w, row_h, top = 130, 540, 80, 30, 58
+    label_w, bar_w, right_w, row_h, top = 130, 540, 80, 12 * len(sides) + 6, 58
     width, height = label_w + bar_w + right_w, top + row_h * len(rows) + 40
-    values = [t.ms[s] for t in rows for s in ("ours", "ET")]
+    values = [t.ms[s] for t in rows for s in keys]
     low = 10 ** math.floor(math.log10(min(values)))
     high = 10 ** math.ceil(math.log10(max(values) * 1.5))   # room for the value labels
     span = math.log10(high) - math.log10(low)
@@ -595,16 +616,18 @@ def bar_chart(title: str, results: list[Timed], path: Path) -> None:
     def x(value: float) -> float:
         return label_w + bar_w * (math.log10(value) - math.log10(low)) / span
 
-    colours = {"ours": "#1f77b4", "ET": "#ff7f0e"}
+    colours = {key: colour for key, _, colour in sides}
     out = [(f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
            f'viewBox="0 0 {width} {height}" font-family="sans-serif" font-size="11">'),
            f'<rect width="{width}" height="{height}" fill="white"/>',
-           f'<text x="{width / 2}" y="18" text-anchor="middle" font-size="14" font-weight="bold">{escape(title)}</text>',
-           (f'<rect x="{label_w}" y="28" width="12" height="10" fill="{colours["ours"]}"/>'
-           f'<text x="{label_w + 16}" y="37">ours: etsb\'s portable kernels</text>'),
-           (f'<rect x="{label_w + 190}" y="28" width="12" height="10" fill="{colours["ET"]}"/>'
-           f'<text x="{label_w + 206}" y="37">ExecuTorch prebuilt optimized, 1 thread</text>'),
-           f'<text x="{label_w + bar_w + 8}" y="37" font-weight="bold">ours/ET</text>']
+           f'<text x="{width / 2}" y="18" text-anchor="middle" font-size="14" font-weight="bold">{escape(title)}</text>']
+    legend_x = label_w
+    for key, legend, colour in sides:   # ~6 px a character
+        out.append(f'<rect x="{legend_x}" y="28" width="12" height="10" fill="{colour}"/>'
+                   f'<text x="{legend_x + 16}" y="37">{escape(legend)}</text>')
+        legend_x += 16 + 6 * len(legend)
+    if ratio:
+        out.append(f'<text x="{label_w + bar_w + 8}" y="37" font-weight="bold">{escape(ratio[0])}</text>')
     for index in range(1, len(rows), 2):   # every other row shaded, under the grid
         out.append(f'<rect x="0" y="{top + index * row_h}" width="{width}" height="{row_h}" fill="#f4f4f4"/>')
     decade = low
@@ -618,18 +641,20 @@ def bar_chart(title: str, results: list[Timed], path: Path) -> None:
     for index, t in enumerate(rows):
         y = top + index * row_h
         out.append(f'<text x="{label_w - 6}" y="{y + row_h / 2 + 4}" text-anchor="end">{escape(t.name)}</text>')
-        for offset, side in ((3, "ours"), (15, "ET")):
+        for offset, side in zip(range(3, row_h, 12), keys):
             end = x(t.ms[side])
             out.append(f'<rect x="{label_w}" y="{y + offset}" width="{max(end - label_w, 1):.1f}" height="11" '
                        f'fill="{colours[side]}"/>')
             out.append(f'<text x="{end + 3:.1f}" y="{y + offset + 9}" font-size="9" fill="#333">'
-                       f'{ms_cell(t.ms[side])}</text>')
-        ratio = t.ratio()
+                       f'{escape(label(t, side)) if label else ms_cell(t.ms[side])}</text>')
+        if not ratio:
+            continue
+        value = ratio[1](t)
         out.append(f'<text x="{label_w + bar_w + 8}" y="{y + row_h / 2 + 4}" '
-                   f'fill="{"#c00" if ratio > 1 else "#080"}" font-weight="bold">'
-                   f'{ratio:.2f}x</text>' if ratio >= 0.1 else
+                   f'fill="{"#c00" if value > 1 else "#080"}" font-weight="bold">'
+                   f'{value:.2f}x</text>' if value >= 0.1 else
                    f'<text x="{label_w + bar_w + 8}" y="{y + row_h / 2 + 4}" fill="#080" font-weight="bold">'
-                   f'{ratio:.2g}x</text>')
+                   f'{value:.2g}x</text>')
     out.append(f'<text x="{label_w + bar_w / 2}" y="{height - 6}" text-anchor="middle" fill="#555">'
                'median latency, log scale (shorter is faster)</text>')
     out.append("</svg>")
@@ -694,24 +719,34 @@ def report(options: argparse.Namespace, peak: float, model_results: list[Timed],
 # -- main ----------------------------------------------------------------------------------------
 
 
-def sync_workspace(workspace: Path, models: list[Model], cases: list[Model]) -> None:
-    """The bench workspace: etsb's parts, //models, //ops and //bench_et_1t."""
-    new_workspace(workspace)
-    header = ['# bench/bench_ours.py: each program with etsb\'s own portable kernels alone (the rules\' default).',
-              'load("//rules:executorch.bzl", "et_model_binary")', '']
-    for package, items in (("models", models), ("ops", cases)):
-        directory = workspace / package
-        directory.mkdir(exist_ok=True)
-        for item in items:
-            copy = directory / f"{item.name}.pte"
-            if not copy.exists() or copy.read_bytes() != item.pte.read_bytes():
-                shutil.copy2(item.pte, copy)
-        text = header + [f'et_model_binary(name = "{i.name}_ours", model = "{i.name}.pte")\n' for i in items]
-        write_if_changed(directory / "BUILD", "\n".join(text))
+def write_package(directory: Path, items: list[Model], suffix: str, comment: str) -> None:
+    """A package of the items' programs (copies) and, per item I,
+    et_model_binary(name = "I<suffix>", model = "I.pte") (the rules' defaults)."""
+    directory.mkdir(exist_ok=True)
+    for item in items:
+        copy = directory / f"{item.name}.pte"
+        if not copy.exists() or copy.read_bytes() != item.pte.read_bytes():
+            shutil.copy2(item.pte, copy)
+    text = [comment, 'load("//rules:executorch.bzl", "et_model_binary")', '']
+    text += [f'et_model_binary(name = "{i.name}{suffix}", model = "{i.name}.pte")\n' for i in items]
+    write_if_changed(directory / "BUILD", "\n".join(text))
+
+
+def write_et_package(workspace: Path) -> None:
+    """//bench_et_1t: runner_et_optimized, the runner on the wheel's optimized kernels."""
     et = workspace / ET_PACKAGE
     et.mkdir(exist_ok=True)
     write_if_changed(et / "BUILD", ET_BUILD)
     write_if_changed(et / "one_thread.cpp", ET_ENTRY)
+
+
+def sync_workspace(workspace: Path, models: list[Model], cases: list[Model]) -> None:
+    """The bench workspace: etsb's parts, //models, //ops and //bench_et_1t."""
+    new_workspace(workspace)
+    comment = '# bench/bench_ours.py: each program with etsb\'s own portable kernels alone (the rules\' default).'
+    for package, items in (("models", models), ("ops", cases)):
+        write_package(workspace / package, items, "_ours", comment)
+    write_et_package(workspace)
 
 
 def main() -> int:

@@ -1,0 +1,476 @@
+"""Delegated-model benchmark: the models of tests/models/delegated (lowered to
+XNNPACK) built by etsb with the XNNPACK backend, against the same
+architectures, weights and inputs left undelegated (tests/models/real) on
+etsb's own portable kernels and on ExecuTorch's prebuilt optimized kernel
+library, side by side in one run, at 1 and 2 threads: latency, peak memory,
+and stripped size by part, with a Markdown report and an SVG bar chart.
+
+    .venv/bin/python bench/bench_delegated.py [--models a,b,...] [--runs N] [--rounds R] [--no-wait]
+        [--max-wait MIN] [--output FILE] [--chart-dir DIR] [--workspace DIR]
+
+Models: every model of tests/models/delegated/manifest.json (resnet,
+mobilenet_v2, vit, gpt_decoder, lstm), by default all; each must have an
+undelegated twin of the same name in tests/models/real with the same inputs
+(checked byte for byte).
+
+Three sides, built by `etsb build -j 2` in a workspace of its own (default
+/tmp/bench_delegated_ws, kept between runs so that a second run only re-links
+what changed; never the repository's etsb-out), made as bench_ours.py makes
+one (bench_tree.new_workspace: copies of rules, runtime, tools and kernels,
+taken when the run starts), with three packages:
+
+    //delegated  per model M, the delegated M.pte and
+                 et_model_binary(name = "M_xnnpack", model = "M.pte"): the rules'
+                 defaults, so the build reads the backends the delegates use and
+                 links the wheel's libexecutorch_backend_xnnpack.so (which brings
+                 libexecutorch_threadpool.so); etsb's kernels run the operators
+                 left outside the delegates                         -> "etsb + XNNPACK"
+    //portable   per model M, the undelegated M.pte and
+                 et_model_binary(name = "M_portable", model = "M.pte"): etsb's
+                 own kernels, no backend, no thread pool            -> "etsb portable"
+    //bench_et_1t  runner_et_optimized, exactly as bench_ours.py builds it: the
+                 same //tools/runner:runner linked with the wheel's prebuilt
+                 libexecutorch_kernels_optimized.so, running the undelegated
+                 M.pte                                              -> "ET optimized"
+
+Threads: each side with a thread pool runs at 1 and at 2 threads (the
+machine's cores), as separate sides of the same interleaved rounds. etsb +
+XNNPACK: the runner's `--threads N`, which resizes ExecuTorch's threadpool
+(the pthreadpool XNNPACK is handed when a delegate is initialised) before the
+program loads. ET optimized: `--threads N` too, and ETSB_BENCH_ET_THREADS=N,
+which the peer's entry point (bench_ours.ET_ENTRY) reads to reset the pool
+to N threads (it would otherwise set 1). etsb portable is single-threaded (its
+kernels never start a thread; the runner refuses `--threads 2` with exit 2 in
+a binary with no pool): it runs once, with `--threads 1`, and its one-thread
+figure stands in both tables, marked as such. OMP_NUM_THREADS=1 everywhere (a
+no-op). The report gives each side's CPU time / wall time per process as a
+check of how many cores were busy.
+
+Per model: each side's outputs on the recorded inputs are first compared with
+torch's (etsb + XNNPACK: the delegated manifest's `tolerance` as absolute
+tolerance, rtol 0, as tests/test_delegated.py; the undelegated sides:
+bench_ours.py's rule, rtol 1e-4 and atol 10x the larger of the model's
+float32-vs-float64 and eager-vs-runtime spreads) in a run of 3 in-process
+iterations that also gives a first latency; then R interleaved rounds
+(default 7) of one process per side, each `--iterations 1+N`, N per side
+enough for ~0.3 s of runs (at least --runs, default 5); the runner prints the
+median after the warm-up run and the tables show the median over the R
+processes (bench_ours.bench_items). Peak RSS: each timed process's maximum
+resident set from a fresh `/usr/bin/time -f %M` (bench_ours.run_process),
+median over the processes. Ratios: each side's latency or RSS over etsb +
+XNNPACK's at the same thread count; 1t/2t, each threaded side's speed-up
+from the second thread (and its range over the rounds, whose processes ran
+back to back). MFLOP: the undelegated program's convolutions and matrix
+products, counted from its kernel calls (bench_ours.program_flops); XNNPACK
+GFLOP/s: those FLOPs over etsb + XNNPACK's latency.
+
+Sizes, stripped (`strip -o`), by part, for the etsb + XNNPACK and etsb
+portable binaries: the executable (runner + registration + kernels), the
+runtime (the libexecutorch.so it loads), the backends (each ExecuTorch
+library the executable NEEDs per `readelf -d`, other than the runtime, and
+what those need in turn, such as libexecutorch_threadpool.so), and the total;
+and ET optimized's total: its runner + libexecutorch.so +
+libexecutorch_kernels_optimized.so + libexecutorch_threadpool.so (the same
+walk over NEEDED).
+
+Before timing, the script waits (at most --max-wait minutes, default 20)
+until the 1-minute load average is below 0.8, once. Output: the Markdown
+tables (printed, and with --output written to FILE) and the SVG chart
+bench_delegated.svg (latency per model per side at one thread, log scale) in
+--chart-dir (default: beside --output). Exits 1 when a binary fails or
+disagrees with torch.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))   # bench_kernels puts tools/ on sys.path too
+import bench_tree
+from bench_kernels import OPTIMIZED_LIB, build, check_et_runner, check_setup
+from bench_ours import (
+    ET_PACKAGE,
+    Timed,
+    bar_chart,
+    bench_items,
+    cpu_name,
+    geomean,
+    kb,
+    mb,
+    write_et_package,
+    write_package,
+)
+from bench_tree import (
+    MODELS_DIR,
+    Model,
+    diff_cell,
+    load_models,
+    markdown,
+    ms_cell,
+    new_workspace,
+    stripped,
+    wait_for_quiet,
+)
+
+DELEGATED_DIR = MODELS_DIR / "delegated"
+DEFAULT_WORKSPACE = Path("/tmp/bench_delegated_ws")
+CHART = "bench_delegated.svg"
+RUNTIME_LIB = "libexecutorch.so"
+THREAD_COUNTS = (1, 2)
+
+# The sides: (key, binary kind, threads). One process per side per round, in this order.
+XNNPACK, PORTABLE, OPTIMIZED = "xnnpack", "portable", "optimized"
+SIDES = ((f"{XNNPACK}@1", XNNPACK, 1), (f"{XNNPACK}@2", XNNPACK, 2), (f"{PORTABLE}@1", PORTABLE, 1),
+         (f"{OPTIMIZED}@1", OPTIMIZED, 1), (f"{OPTIMIZED}@2", OPTIMIZED, 2))
+DISPLAY = tuple(key for key, _, _ in SIDES)
+NAMES = {XNNPACK: "etsb + XNNPACK", PORTABLE: "etsb portable", OPTIMIZED: "ET optimized"}
+COLOURS = {XNNPACK: "#2ca02c", PORTABLE: "#1f77b4", OPTIMIZED: "#ff7f0e"}
+
+
+def side_key(kind: str, threads: int) -> str:
+    """The side that gives ``kind``'s figure at ``threads`` threads (etsb portable: always its one-thread run)."""
+    return f"{kind}@{1 if kind == PORTABLE else threads}"
+
+
+# -- what is benchmarked ------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Delegated:
+    """A delegated model: its program (as bench_tree.Model, held to the
+    manifest's tolerance), its delegate calls and the operators left outside."""
+
+    model: Model
+    delegate_calls: int
+    outside: int
+
+
+def load_delegated(names: list[str] | None) -> list[Delegated]:
+    manifest = json.loads((DELEGATED_DIR / "manifest.json").read_text())["models"]
+    unknown = [n for n in names or [] if n not in manifest]
+    if unknown:
+        raise SystemExit(f"unknown delegated models {unknown}; known: {', '.join(sorted(manifest))}")
+    result = []
+    for name in names or sorted(manifest):
+        info = manifest[name]
+        model = Model(name, DELEGATED_DIR / info["pte"],
+                      tuple(DELEGATED_DIR / name / i["file"] for i in info["inputs"]),
+                      tuple(DELEGATED_DIR / name / o["file"] for o in info["outputs"]), len(info["operators"]),
+                      info["tolerance"], 0.0)
+        result.append(Delegated(model, info["delegate_calls"], len(info["operators"])))
+    return result
+
+
+def check_twins(delegated: list[Delegated], real: list[Model]) -> None:
+    """The undelegated twin of each model takes the same inputs (byte for byte) and gives as many outputs."""
+    for d, r in zip(delegated, real):
+        if len(d.model.inputs) != len(r.inputs) or any(a.read_bytes() != b.read_bytes()
+                                                       for a, b in zip(d.model.inputs, r.inputs)):
+            raise SystemExit(f"{d.model.name}: the delegated and the real model's inputs differ")
+        if len(d.model.outputs) != len(r.outputs):
+            raise SystemExit(f"{d.model.name}: the delegated and the real model have different outputs")
+
+
+# -- sizes ---------------------------------------------------------------------------------
+
+
+def needed(path: Path) -> list[str]:
+    """The NEEDED entries of ``path``'s dynamic section (readelf -d)."""
+    dynamic = subprocess.run(["readelf", "-d", str(path)], capture_output=True, text=True, check=True).stdout
+    return [line.rsplit("[", 1)[1].rstrip("]") for line in dynamic.splitlines() if "(NEEDED)" in line]
+
+
+def executorch_libraries(binary: Path) -> dict[str, Path]:
+    """The ExecuTorch libraries ``binary`` loads (libexecutorch*), in the
+    order the walk over NEEDED meets them, each resolved as ldd resolves it."""
+    out = subprocess.run(["ldd", str(binary)], check=True, capture_output=True, text=True).stdout
+    resolved = {}
+    for line in out.splitlines():
+        if "=>" in line:
+            name, rest = line.split("=>", 1)
+            resolved[name.strip()] = rest.split("(")[0].strip()
+    found: dict[str, Path] = {}
+    pending = [binary]
+    while pending:
+        for name in needed(pending.pop(0)):
+            if name.startswith("libexecutorch") and name not in found:
+                if not resolved.get(name) or resolved[name] == "not found":
+                    raise SystemExit(f"{binary}: {name} does not resolve:\n{out}")
+                found[name] = Path(resolved[name]).resolve()
+                pending.append(found[name])
+    return found
+
+
+@dataclass(frozen=True)
+class Size:
+    """Stripped bytes of a binary by part; ``libraries`` names the non-runtime ones."""
+
+    executable: int
+    runtime: int
+    libraries: int
+    names: tuple[str, ...]
+
+    @property
+    def total(self) -> int:
+        return self.executable + self.runtime + self.libraries
+
+
+def measure_size(binary: Path, tmp: Path, cache: dict[Path, int]) -> Size:
+    libraries = executorch_libraries(binary)
+    if RUNTIME_LIB not in libraries:
+        raise SystemExit(f"{binary} does not load {RUNTIME_LIB}")
+
+    def size(path: Path) -> int:
+        if path not in cache:
+            cache[path] = stripped(path, tmp)
+        return cache[path]
+
+    others = [name for name in libraries if name != RUNTIME_LIB]
+    return Size(stripped(binary, tmp), size(libraries[RUNTIME_LIB]), sum(size(libraries[n]) for n in others),
+                tuple(others))
+
+
+# -- report --------------------------------------------------------------------------------
+
+
+def times(ratio: float) -> str:
+    return f"{ratio:.0f}x" if ratio >= 100 else f"{ratio:.1f}x" if ratio >= 10 else f"{ratio:.2f}x" if ratio >= 0.1 \
+        else f"{ratio:.2g}x"
+
+
+def ratio_text(value: float | None, base: float | None) -> str:
+    return "-" if value is None or base is None else times(value / base)
+
+
+def latency_table(results: list[Timed], threads: int, models: dict[str, Delegated]) -> str:
+    x, p, o = (side_key(kind, threads) for kind in (XNNPACK, PORTABLE, OPTIMIZED))
+    portable = f"{NAMES[PORTABLE]} ms" + (" (1 thread)" if threads > 1 else "")
+    headers = ["model"] + (["delegate calls/ops outside", "conv+matmul MFLOP"] if threads == 1 else []) + [
+        f"{NAMES[XNNPACK]} ms", portable, f"{NAMES[OPTIMIZED]} ms", "portable/XNNPACK", "optimized/XNNPACK"]
+    if threads > 1:
+        headers += ["XNNPACK 1t/2t", "optimized 1t/2t"]
+    headers.append("XNNPACK GFLOP/s")
+    rows = []
+    for t in results:
+        d = models[t.name]
+        row = [t.name] + ([f"{d.delegate_calls}/{d.outside}", f"{t.flops / 1e6:,.1f}"] if threads == 1 else [])
+        row += [ms_cell(t.ms.get(x)), ms_cell(t.ms.get(p)), ms_cell(t.ms.get(o)),
+                ratio_text(t.ms.get(p), t.ms.get(x)), ratio_text(t.ms.get(o), t.ms.get(x))]
+        if threads > 1:
+            row += [ratio_text(t.ms.get(side_key(kind, 1)), t.ms.get(side_key(kind, threads)))
+                    for kind in (XNNPACK, OPTIMIZED)]
+        row.append(f"{t.flops / t.ms[x] / 1e6:.1f}" if t.flops and x in t.ms else "-")
+        rows.append(row)
+    return markdown(headers, rows)
+
+
+def latency_summary(results: list[Timed], threads: int) -> str:
+    base = side_key(XNNPACK, threads)
+    parts = []
+    for kind in (PORTABLE, OPTIMIZED):
+        key = side_key(kind, threads)
+        ratios = [t.ms[key] / t.ms[base] for t in results if key in t.ms and base in t.ms]
+        if ratios:
+            slower = [t.name for t in results if key in t.ms and base in t.ms and t.ms[key] < t.ms[base]]
+            parts.append(f"{NAMES[kind]}/XNNPACK geometric mean {times(geomean(ratios))}, range "
+                         f"{times(min(ratios))}-{times(max(ratios))}" + (f" (XNNPACK slower on {', '.join(slower)})"
+                                                                        if slower else ""))
+    if threads > 1:   # the thread speed-up within each round (the processes ran back to back)
+        for kind in (XNNPACK, OPTIMIZED):
+            one, many = side_key(kind, 1), side_key(kind, threads)
+            spread = [f"{t.name} {min(r):.2f}-{max(r):.2f}" for t in results
+                      if (r := [a / b for a, b in zip(t.samples.get(one, ()), t.samples.get(many, ()))])]
+            if spread:
+                parts.append(f"{NAMES[kind]} 1t/{threads}t within each round: {', '.join(spread)}")
+    return f"{threads} thread{'s' if threads > 1 else ''}: " + "; ".join(parts) + "."
+
+
+def rss_table(results: list[Timed]) -> str:
+    headers = ["model"] + [f"{NAMES[key.split('@')[0]]} {key.split('@')[1]}t" for key in DISPLAY] + [
+        "portable/XNNPACK 1t", "optimized/XNNPACK 1t"]
+    rows = [[t.name] + [mb(t.rss_kb.get(key)) for key in DISPLAY]
+            + [ratio_text(t.rss_kb.get(side_key(kind, 1)), t.rss_kb.get(side_key(XNNPACK, 1)))
+               for kind in (PORTABLE, OPTIMIZED)] for t in results]
+    return markdown(headers, rows)
+
+
+def check_table(results: list[Timed], programs: dict[str, Model], real: dict[str, Model]) -> str:
+    headers = ["model", "XNNPACK atol (manifest)"] + [f"{NAMES[XNNPACK]} {n}t" for n in THREAD_COUNTS] + [
+        "undelegated atol (rtol 1e-4)", f"{NAMES[PORTABLE]}"] + [f"{NAMES[OPTIMIZED]} {n}t" for n in THREAD_COUNTS]
+    rows = []
+    for t in results:
+        row = [t.name, f"{programs[t.name].atol:.1e}"]
+        row += [diff_cell(t.diffs.get(side_key(XNNPACK, n))) for n in THREAD_COUNTS]
+        row += [f"{real[t.name].atol:.1e}", diff_cell(t.diffs.get(side_key(PORTABLE, 1)))]
+        row += [diff_cell(t.diffs.get(side_key(OPTIMIZED, n))) for n in THREAD_COUNTS]
+        rows.append(row)
+    return markdown(headers, rows)
+
+
+def size_table(sizes: dict[str, dict[str, Size]], optimized: Size) -> str:
+    headers = ["model", "XNNPACK: executable KB", "runtime KB", "backends KB", "total KB",
+               "portable: executable KB", "runtime KB", "backends KB", "total KB", "XNNPACK/portable total",
+               "ET optimized total KB"]
+    rows = []
+    for name, by_kind in sizes.items():
+        x, p = by_kind[XNNPACK], by_kind[PORTABLE]
+        rows.append([name, kb(x.executable), kb(x.runtime), kb(x.libraries), kb(x.total),
+                     kb(p.executable), kb(p.runtime), kb(p.libraries) if p.libraries else "-", kb(p.total),
+                     f"{x.total / p.total:.2f}x", kb(optimized.total)])
+    return markdown(headers, rows)
+
+
+def cpu_note(results: list[Timed]) -> str:
+    parts = []
+    for key in DISPLAY:
+        kind, threads = key.split("@")
+        shares = [t.cpu_share[key] for t in results if key in t.cpu_share]
+        if shares:
+            parts.append(f"{NAMES[kind]} {threads}t median {statistics.median(shares):.2f}, max {max(shares):.2f}")
+    return ("CPU time / wall time of the timed processes (start-up included; 1.00 = one busy core): "
+            + "; ".join(parts) + ".")
+
+
+def report(options: argparse.Namespace, results: list[Timed], delegated: dict[str, Delegated],
+           real: dict[str, Model], sizes: dict[str, dict[str, Size]], optimized_size: Size,
+           optimized: Path, load: float, chart: Path | None, problems: list[str]) -> str:
+    """The Markdown report: latency at 1 and 2 threads, RSS, checks, sizes."""
+    lines = [f"{datetime.date.today().isoformat()}, {cpu_name()}, {os.cpu_count()} cores; load average {load:.2f} "
+             "when timing started.", ""]
+    timing = (f"ms: median over {options.rounds} interleaved processes per side of the runner's median of N "
+              f"in-process runs after one warm-up (N >= {options.runs}, ~0.3 s of runs per process)")
+    for threads in THREAD_COUNTS:
+        note = ("; MFLOP: the undelegated program's convolutions and matrix products (as bench_ours.py counts "
+                "them)" if threads == 1 else f"; {NAMES[PORTABLE]} is single-threaded: its 1-thread figure again; "
+                "1t/2t: a side's 1-thread over its 2-thread latency, above 1 when the second thread helps")
+        note += "; XNNPACK GFLOP/s: those FLOPs over etsb + XNNPACK's latency"
+        lines += [f"Latency, {threads} thread{'s' if threads > 1 else ''} ({timing}{note})", "",
+                  latency_table(results, threads, delegated), "", latency_summary(results, threads), ""]
+    lines += ["Peak RSS, MB (median over the timed processes, `/usr/bin/time -f %M`)", "", rss_table(results), ""]
+    lines += ["Max abs difference from torch's recorded outputs (checked before timing)", "",
+              check_table(results, {d.model.name: d.model for d in delegated.values()}, real), ""]
+    kinds = sorted({name for by_kind in sizes.values() for name in by_kind[XNNPACK].names})
+    lines += [(f"Size, stripped KB (executable = runner + registration + kernels; runtime = {RUNTIME_LIB}; "
+               f"backends = {', '.join(kinds) or 'none'}; the portable binaries load no backend; ET optimized = "
+               f"its runner {kb(optimized_size.executable)} + runtime {kb(optimized_size.runtime)} + "
+               f"{' + '.join(optimized_size.names)} {kb(optimized_size.libraries)}, the same for every model)"), "",
+              size_table(sizes, optimized_size), ""]
+    lines.append(cpu_note(results))
+    lines.append(f"Peer: //tools/runner:runner + {optimized}, its threadpool reset to N threads by the entry point "
+                 "(ETSB_BENCH_ET_THREADS=N) as well as by `--threads N`.")
+    if chart:
+        lines.append(f"Chart: {chart}")
+    lines += [f"PROBLEM: {line}" for line in problems]
+    return "\n".join(lines)
+
+
+def chart_label(t: Timed, key: str) -> str:
+    base = t.ms.get(side_key(XNNPACK, 1))
+    text = ms_cell(t.ms[key])
+    return text if key == side_key(XNNPACK, 1) or not base else f"{text} ({times(t.ms[key] / base)})"
+
+
+# -- main ----------------------------------------------------------------------------------------
+
+
+def sync_workspace(workspace: Path, delegated: list[Delegated], real: list[Model]) -> None:
+    """The bench workspace: etsb's parts, //delegated, //portable and //bench_et_1t."""
+    new_workspace(workspace)
+    write_package(workspace / "delegated", [d.model for d in delegated], "_xnnpack",
+                  "# bench/bench_delegated.py: each delegated program, the rules' defaults (its backends linked).")
+    write_package(workspace / "portable", real, "_portable",
+                  "# bench/bench_delegated.py: each undelegated program on etsb's own portable kernels.")
+    write_et_package(workspace)
+
+
+def list_backends(binary: Path) -> list[str]:
+    run = subprocess.run([str(binary), "--list-backends"], capture_output=True, text=True, check=False)
+    return run.stdout.split() if run.returncode == 0 else [f"(exit {run.returncode})"]
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--models", help="comma-separated model names (default: every delegated model)")
+    parser.add_argument("--runs", type=int, default=5, help="in-process runs per timed process, at least (default 5)")
+    parser.add_argument("--rounds", type=int, default=7, help="interleaved timed processes per side (default 7)")
+    parser.add_argument("--no-wait", action="store_true", help="time at once, whatever the load (trial runs)")
+    parser.add_argument("--max-wait", type=float, default=bench_tree.QUIET_WAIT_S / 60,
+                        help=f"minutes to wait for a quiet machine before timing (default "
+                             f"{bench_tree.QUIET_WAIT_S // 60})")
+    parser.add_argument("--output", type=Path, help="also write the Markdown report here")
+    parser.add_argument("--chart-dir", type=Path, help=f"where {CHART} goes (default: beside --output)")
+    parser.add_argument("--workspace", type=Path, default=DEFAULT_WORKSPACE,
+                        help=f"where the binaries are built (default {DEFAULT_WORKSPACE}, kept between runs)")
+    options = parser.parse_args()
+    bench_tree.QUIET_WAIT_S = int(options.max_wait * 60)
+    check_setup()
+    delegated = load_delegated(options.models.split(",") if options.models else None)
+    real = load_models([d.model.name for d in delegated])
+    check_twins(delegated, real)
+
+    started = time.perf_counter()
+    print(f"machine: {os.cpu_count()} cores, load average {os.getloadavg()[0]:.2f} at start", flush=True)
+    workspace = options.workspace.resolve()
+    sync_workspace(workspace, delegated, real)
+    et_label = f"//{ET_PACKAGE}:runner_et_optimized"
+    labels = {XNNPACK: {d.model.name: f"//delegated:{d.model.name}_xnnpack" for d in delegated},
+              PORTABLE: {m.name: f"//portable:{m.name}_portable" for m in real},
+              OPTIMIZED: {m.name: et_label for m in real}}
+    outputs = build(workspace, sorted({label for by_name in labels.values() for label in by_name.values()}))
+    optimized = Path(check_et_runner(outputs[et_label]))
+    binaries = {kind: {name: outputs[label] for name, label in by_name.items()} for kind, by_name in labels.items()}
+
+    problems = []
+    for name, binary in binaries[XNNPACK].items():
+        if "XnnpackBackend" not in list_backends(binary):
+            problems.append(f"{name}, {NAMES[XNNPACK]}: --list-backends gives {list_backends(binary)}")
+    for name, binary in binaries[PORTABLE].items():
+        if list_backends(binary):
+            problems.append(f"{name}, {NAMES[PORTABLE]}: registers backends {list_backends(binary)}")
+
+    with tempfile.TemporaryDirectory(prefix="bench_delegated_") as tmp:
+        cache: dict[Path, int] = {}
+        sizes = {m.name: {kind: measure_size(binaries[kind][m.name], Path(tmp), cache) for kind in (XNNPACK, PORTABLE)}
+                 for m in real}
+        optimized_size = measure_size(outputs[et_label], Path(tmp), cache)
+        if OPTIMIZED_LIB not in optimized_size.names:
+            problems.append(f"{outputs[et_label]} does not load {OPTIMIZED_LIB}")
+
+        load = wait_for_quiet("timing", not options.no_wait)
+        sides = {key: binaries[kind] for key, kind, _ in SIDES}
+        programs = {key: {d.model.name: d.model for d in delegated} for key, kind, _ in SIDES if kind == XNNPACK}
+        threads = {key: n for key, _, n in SIDES}
+        results, found = bench_items(real, sides, options.runs, options.rounds, Path(tmp), programs, threads)
+        problems += found
+
+    chart_dir = options.chart_dir or (options.output.parent if options.output else None)
+    chart = None
+    if chart_dir:
+        chart_dir.mkdir(parents=True, exist_ok=True)
+        chart = chart_dir / CHART
+        bar_chart("Delegated models: median latency, 1 thread", results, chart,
+                  sides=tuple((side_key(kind, 1), NAMES[kind] + (" (ratio to XNNPACK)" if kind != XNNPACK else ""),
+                               COLOURS[kind]) for kind in (XNNPACK, PORTABLE, OPTIMIZED)),
+                  ratio=None, label=chart_label)
+    text = report(options, results, {d.model.name: d for d in delegated}, {m.name: m for m in real}, sizes,
+                  optimized_size, optimized, load, chart, problems)
+    print("\n" + text)
+    if options.output:
+        options.output.parent.mkdir(parents=True, exist_ok=True)
+        options.output.write_text(text + "\n")
+    print(f"\n(bench took {time.perf_counter() - started:.0f} s; load average {os.getloadavg()[0]:.2f} at the end)")
+    return 1 if problems else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
