@@ -13,6 +13,8 @@ from setuptools.command.build_py import build_py
 
 # What an installed etsb needs of its checkout, relative to it.
 PARTS = ("rules", "kernels", "runtime", "bazel", "tools/runner", "tools/starlark", "tools/selective_build")
+# The files that make the tree a Bazel repository (WORKSPACE, BUILD) and module (MODULE.bazel).
+ROOT_FILES = ("BUILD", "MODULE.bazel", "WORKSPACE")
 SKIPPED = shutil.ignore_patterns("__pycache__", "*.pyc", "fuzz", "*_test.go", "etsb-out")
 
 
@@ -26,11 +28,14 @@ class BuildWithParts(build_py):
         if os.path.isdir(root):
             shutil.rmtree(root)
         missing = [part for part in PARTS if not os.path.isdir(os.path.join(here, part))]
+        missing += [name for name in ROOT_FILES if not os.path.isfile(os.path.join(here, name))]
         if missing:
             raise SystemExit(f"etsb's wheel needs {', '.join(missing)} beside setup.py (an sdist carries them "
                              "through MANIFEST.in): build from etsb's checkout or its sdist")
         for part in PARTS:
             shutil.copytree(os.path.join(here, part), os.path.join(root, part), ignore=SKIPPED)
+        for name in ROOT_FILES:
+            shutil.copy2(os.path.join(here, name), os.path.join(root, name))
         # What the installed driver keys its build of the evaluator by (driver/layout.py: EVALUATOR_DIGEST).
         starlark = os.path.join(root, "tools", "starlark")
         digest = hashlib.sha256()

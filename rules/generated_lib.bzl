@@ -70,15 +70,31 @@ def executorch_generated_lib(name, **kwargs):
         merge_yaml(name = name + "_merged", functions_yaml = a.functions_yaml_target, fallback_yaml = a.fallback_yaml_target, **helper)
         functions_yaml = ":" + name + "_merged"
     selection = _selection(name, operator_deps, functions_yaml, a.custom_ops_yaml_target, helper)
-    _bindings(name, functions_yaml, a.custom_ops_yaml_target, selection, a.manual_registration, a.model_entry,
-              a.backend_deps, helper)
+    _bindings(
+        name,
+        functions_yaml,
+        a.custom_ops_yaml_target,
+        selection,
+        a.manual_registration,
+        a.model_entry,
+        a.backend_deps,
+        helper,
+    )
 
     kernels = kernel_deps
     if BUILD_SYSTEM == "etsb" and kernel_deps:
         # Only the kernel sources the selection needs are compiled (the rest of a
         # library as large as ExecuTorch's portable one never is).
-        kernels = [_selected_kernels(name, kernel_deps, functions_yaml, a.custom_ops_yaml_target, selection,
-                                     a.dtype_selective_build, helper, other_libraries = bool(plain_libraries))]
+        kernels = [_selected_kernels(
+            name,
+            kernel_deps,
+            functions_yaml,
+            a.custom_ops_yaml_target,
+            selection,
+            a.dtype_selective_build,
+            helper,
+            other_libraries = bool(plain_libraries),
+        )]
     elif a.dtype_selective_build:
         kernels = [_dtype_selective_kernels(name, kernel_deps, selection, helper)]
     etsb_cxx_library(
@@ -97,8 +113,9 @@ def executorch_generated_lib(name, **kwargs):
 _LIBRARY_KINDS = ("cxx_library", "cc_library")
 
 def _split_deps(deps):
-    """`deps` as (operator libraries, et_kernel_library targets, other C++
-    libraries). A label of this package naming a C++ library defined before
+    """`deps` as (operator libraries, et_kernel_library targets, other C++ libraries).
+
+    A label of this package naming a C++ library defined before
     this call is a kernel library (ExecuTorch's Buck2 macro takes both in
     `deps`); an et_kernel_library is known by its `<name>_srcs` sibling.
     Anything else, and any label of another package, is an operator library."""
@@ -116,8 +133,11 @@ def _split_deps(deps):
     return operators, kernels, plain
 
 def _selection(name, deps, functions_yaml, custom_ops_yaml, helper):
-    """The label of the union of `deps`; with none, of every operator of the yamls
-    (so that every library has a selection for the driver's overlap check)."""
+    """The label of the union of `deps`.
+
+    With none, of every operator of the yamls (so that every library has a
+    selection for the driver's overlap check).
+    """
     selection_deps = deps
     if not deps:
         for suffix, yaml in (("_all_functions", functions_yaml), ("_all_custom_ops", custom_ops_yaml)):
@@ -128,8 +148,10 @@ def _selection(name, deps, functions_yaml, custom_ops_yaml, helper):
     return ":" + name + "_selected_operators"
 
 def _bindings(name, functions_yaml, custom_ops_yaml, selection, manual_registration, model_entry, backend_deps, helper):
-    """The genrule writing the registration source and headers, and the linker
-    script of the backend libraries the selection needs."""
+    """The genrule writing the registration source and headers.
+
+    It also writes the linker script of the backend libraries the selection needs.
+    """
     srcs, args = [], []
     if functions_yaml != None:
         srcs.append(functions_yaml)
@@ -157,9 +179,17 @@ def _bindings(name, functions_yaml, custom_ops_yaml, selection, manual_registrat
         **helper
     )
 
-def _selected_kernels(name, kernel_deps, functions_yaml, custom_ops_yaml, selection, dtype_selective_build, helper,
-                      other_libraries = False):
-    """The objects of `kernel_deps` that the selection's kernels need (etsb's driver):
+def _selected_kernels(
+        name,
+        kernel_deps,
+        functions_yaml,
+        custom_ops_yaml,
+        selection,
+        dtype_selective_build,
+        helper,
+        other_libraries = False):
+    """The objects of `kernel_deps` that the selection's kernels need (etsb's driver).
+
     `etsb kernel-sources` lists their sources from every file the libraries
     declare, and only those are compiled; with `dtype_selective_build`, compiled
     again with the selection's `selected_op_variants.h`. A kernel that several
@@ -169,6 +199,7 @@ def _selected_kernels(name, kernel_deps, functions_yaml, custom_ops_yaml, select
     for kernels in kernel_deps:
         own = [sibling_label(kernels, "_srcs"), sibling_label(kernels, "_hdrs")]
         files += own
+
         # Each library's files after its name: where two define a kernel, the first listed wins.
         libraries.append("--library '%s' %s" % (kernels, " ".join(["$(locations %s)" % f for f in own])))
     args = ["--op_selection_yaml_path $(location %s)" % selection]
@@ -200,6 +231,7 @@ def _selected_kernels(name, kernel_deps, functions_yaml, custom_ops_yaml, select
     hdrs, copts = [], []
     if dtype_selective_build:
         variants = _op_variants(name, selection, helper, ":%s/switch_names.txt" % name)
+
         # -I: ExecuTorch's selective_build.h includes it as "selected_op_variants.h".
         hdrs, copts = [variants], ["-include", "$(location %s)" % variants, "-I$(RULEDIR)/" + name]
     etsb_cxx_library(
@@ -213,8 +245,10 @@ def _selected_kernels(name, kernel_deps, functions_yaml, custom_ops_yaml, select
     return ":" + name + "_kernels"
 
 def _op_variants(name, selection, helper, switch_names = None):
-    """The genrule writing the selection's `selected_op_variants.h` (with the
-    kernels' own switch names, when `switch_names` lists them); its label."""
+    """The genrule writing the selection's `selected_op_variants.h`; its label.
+
+    The kernels' own switch names are used too when `switch_names` lists them.
+    """
     srcs, extra = [selection], ""
     if switch_names != None:
         srcs.append(switch_names)

@@ -3,16 +3,16 @@
 load(":generated_lib.bzl", "executorch_generated_lib")
 load(":operator_library.bzl", "et_operator_library")
 load(":private/attrs.bzl", "attrs", "check_call", "internal", "rule_info", "with_tags")
-load(":private/shim.bzl", "BUILD_SYSTEM", "ETSB_COMMAND", "ETSB_REPOSITORY", "ETSB_TOOL", "ETSB_TOOL_SOURCES", "LINK_MAPS", "RUNNER", "RUNTIME", "RUNTIME_SHARED_LIBRARY", "TAG_ALL_KERNELS", "TAG_BINARY", "TAG_COPIED_TO", "TAG_MANUAL", "etsb_cxx_binary", "etsb_genrule")
+load(":private/shim.bzl", "BUILD_SYSTEM", "ETSB_COMMAND", "ETSB_TOOL", "ETSB_TOOL_SOURCES", "LINK_MAPS", "RUNNER", "RUNTIME", "RUNTIME_SHARED_LIBRARY", "TAG_ALL_KERNELS", "TAG_BINARY", "TAG_COPIED_TO", "TAG_MANUAL", "etsb_cxx_binary", "etsb_genrule", "etsb_label")
 
-PORTABLE_FUNCTIONS_YAML = ETSB_REPOSITORY + "//kernels/portable:functions.yaml"
-PORTABLE_KERNELS = ETSB_REPOSITORY + "//kernels/portable:kernels"
+PORTABLE_FUNCTIONS_YAML = etsb_label("//kernels/portable:functions.yaml")
+PORTABLE_KERNELS = etsb_label("//kernels/portable:kernels")
 
 # The backend libraries of the runtime wheel: a model binary may link any of them, and links those its
 # delegates use. Not under Bazel 4, which links every backend library it is given (see etsb_cxx_library):
 # there a delegated model names its backend libraries in `backend_deps`.
 WHEEL_BACKENDS = [] if BUILD_SYSTEM == "bazel" else [
-    ETSB_REPOSITORY + "//runtime:" + b
+    etsb_label("//runtime:" + b)
     for b in ("xnnpack_backend", "qnn_backend", "openvino_backend")
 ]
 
@@ -70,6 +70,7 @@ def et_model_binary(name, **kwargs):
         _binary(name + "_op_selective", [":" + name + "_ops"], False, helper, candidate, yamls)
         candidates = [":" + name + "_dtype_selective", ":" + name + "_op_selective"]
         output = name + "_smallest/" + name
+
         # The runtime goes beside the copy, where its run path ($ORIGIN) finds it.
         runtime = name + "_smallest/libexecutorch.so"
         etsb_genrule(
@@ -88,10 +89,16 @@ def et_model_binary(name, **kwargs):
 
     # The same binary with every kernel of the yaml: what the trimming is measured against.
     manual = with_tags(helper, [TAG_MANUAL])
+
     # It runs the model too: every kernel, and the backends the model's delegates use.
     et_operator_library(name = name + "_all_kernels_ops", include_all_operators = True, deps = [":" + name + "_ops"], **manual)
-    executorch_generated_lib(name = name + "_all_kernels_lib", manual_registration = True, model_entry = True,
-                             deps = [":" + name + "_all_kernels_ops"], **dict(yamls, **manual))
+    executorch_generated_lib(
+        name = name + "_all_kernels_lib",
+        manual_registration = True,
+        model_entry = True,
+        deps = [":" + name + "_all_kernels_ops"],
+        **dict(yamls, **manual)
+    )
     etsb_cxx_binary(name = name + "_all_kernels", deps = [RUNNER, ":" + name + "_all_kernels_lib", RUNTIME], **with_tags(common, [TAG_MANUAL]))
 
 def _binary(name, selections, dtype_selective_build, helper, binary, yamls):

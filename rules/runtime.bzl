@@ -1,7 +1,7 @@
 """The external parts every etsb build uses: the ExecuTorch runtime and etsb's own tool."""
 
 load(":backend_library.bzl", "et_backend_library")
-load(":private/shim.bzl", "BUILD_SYSTEM", "etsb_export_file", "etsb_filegroup", "etsb_genrule")
+load(":private/shim.bzl", "BUILD_SYSTEM", "etsb_export_file", "etsb_filegroup", "etsb_genrule", "etsb_label")
 
 def et_runtime_library(name):
     """The ExecuTorch runtime (`libexecutorch.so` and its headers, from the wheel).
@@ -18,9 +18,12 @@ def et_runtime_library(name):
       name: the target name (etsb's rules refer to `//runtime:executorch`).
     """
     if BUILD_SYSTEM == "bazel":
-        native.alias(name = name, actual = "@executorch_runtime//:executorch", visibility = ["//visibility:public"])
-        native.alias(name = "libexecutorch.so", actual = "@executorch_runtime//:lib/libexecutorch.so",
-                     visibility = ["//visibility:public"])
+        native.alias(name = name, actual = etsb_label("@executorch_runtime//:executorch"), visibility = ["//visibility:public"])
+        native.alias(
+            name = "libexecutorch.so",
+            actual = etsb_label("@executorch_runtime//:lib/libexecutorch.so"),
+            visibility = ["//visibility:public"],
+        )
         return
     visibility = ["PUBLIC"] if BUILD_SYSTEM == "buck2" else ["//visibility:public"]
     if BUILD_SYSTEM == "buck2":
@@ -35,8 +38,13 @@ def et_runtime_library(name):
             visibility = visibility,
         )
         return
-    etsb_genrule(name = "libexecutorch_so", srcs = [], outs = ["libexecutorch.so"],
-                 cmd = "cp $(EXECUTORCH_RUNTIME)/lib/libexecutorch.so $@", visibility = visibility)
+    etsb_genrule(
+        name = "libexecutorch_so",
+        srcs = [],
+        outs = ["libexecutorch.so"],
+        cmd = "cp $(EXECUTORCH_RUNTIME)/lib/libexecutorch.so $@",
+        visibility = visibility,
+    )
     native.cxx_library(
         name = name,
         srcs = [":libexecutorch.so"],
@@ -48,20 +56,28 @@ def et_runtime_library(name):
         visibility = visibility,
     )
 
-def et_runtime_shared_library(file_name):
-    """A shared library of the runtime wheel's `lib/` as a target named after the
-    file, copied (in etsb's driver) beside `libexecutorch.so`, where binaries
-    find it at run time; under Bazel, the `@executorch_runtime` repository's file.
+def et_runtime_shared_library(name):
+    """A shared library of the runtime wheel's `lib/` as a target named after the file.
+
+    In etsb's driver it is copied beside `libexecutorch.so`, where binaries
+    find it at run time; under Bazel it is the `@executorch_runtime`
+    repository's file.
 
     Args:
-      file_name: the library's file name, e.g. `libexecutorch_threadpool.so`.
+      name: the library's file name, e.g. `libexecutorch_threadpool.so` (the target's
+        name too, with `.` as `_` in etsb's driver).
     """
     if BUILD_SYSTEM == "bazel":
-        native.alias(name = file_name, actual = "@executorch_runtime//:lib/" + file_name, visibility = ["//visibility:public"])
+        native.alias(name = name, actual = etsb_label("@executorch_runtime//:lib/" + name), visibility = ["//visibility:public"])
         return
     visibility = ["PUBLIC"] if BUILD_SYSTEM == "buck2" else ["//visibility:public"]
-    etsb_genrule(name = file_name.replace(".", "_"), srcs = [], outs = [file_name],
-                 cmd = "cp $(EXECUTORCH_RUNTIME)/lib/%s $@" % file_name, visibility = visibility)
+    etsb_genrule(
+        name = name.replace(".", "_"),
+        srcs = [],
+        outs = [name],
+        cmd = "cp $(EXECUTORCH_RUNTIME)/lib/%s $@" % name,
+        visibility = visibility,
+    )
 
 def et_runtime_backend(name, backends, library, needs = []):
     """A backend library of the runtime wheel, declared for etsb (`et_backend_library`).
@@ -74,7 +90,7 @@ def et_runtime_backend(name, backends, library, needs = []):
     """
     for file_name in [library] + needs:
         if native.existing_rule(file_name) == None and native.existing_rule(file_name.replace(".", "_")) == None:
-            et_runtime_shared_library(file_name)
+            et_runtime_shared_library(name = file_name)
     et_backend_library(name = name, backends = backends, library = ":" + library, needs = [":" + n for n in needs])
 
 def etsb_tool(name, sources_name):
@@ -84,6 +100,7 @@ def etsb_tool(name, sources_name):
       name: the target of the entry script (`__main__.py` in the package).
       sources_name: the target of the package's Python sources and package data.
     """
+
     # A plain file everywhere (not a py_binary under Bazel): genrules run it with
     # $(ETSB_PYTHON), the environment that has etsb's dependencies, and nothing
     # else picks the interpreter.

@@ -35,8 +35,9 @@ def evaluator() -> str:
 
 def declarations() -> dict:
     """The public values of rules/executorch.bzl, as the evaluator prints them."""
-    run = subprocess.run([evaluator(), "--root", str(ROOT), "--globals", "//rules:executorch.bzl"],
-                         capture_output=True, text=True)
+    # --main-name: the defaults are written as a project of its own names them (@etsb//...).
+    run = subprocess.run([evaluator(), "--root", str(ROOT), "--main-name", "etsb", "--globals",
+                          "//rules:executorch.bzl"], capture_output=True, text=True)
     if run.returncode != 0:
         raise SystemExit(f"the evaluator failed: {run.stderr.strip()}")
     return json.loads(run.stdout)

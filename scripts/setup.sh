@@ -16,8 +16,9 @@ EXECUTORCH_VERSION=1.5.1
 # Compilers and build tools for kernels and generated code, and Go with the
 # starlark-go sources for the BUILD-file evaluator.
 # clang with libFuzzer and the sanitizers builds the fuzz targets (scripts/fuzz.sh).
-# chromium renders `etsb size --html` pages headless in the tests.
-DEBIAN_PACKAGES=(g++ cmake ninja-build golang-go golang-starlark-dev graphviz clang libclang-rt-dev chromium)
+# chromium renders `etsb size --html` pages headless in the tests; nginx serves
+# Bazel's HTTP remote cache in the Bazel 7 tests.
+DEBIAN_PACKAGES=(g++ cmake ninja-build golang-go golang-starlark-dev graphviz clang libclang-rt-dev chromium nginx)
 
 say() { echo "etsb setup: $*" >&2; }
 die() { say "error: $*"; exit 1; }
@@ -156,6 +157,41 @@ build_starlark_evaluator() {
     || die "could not build the Starlark evaluator; try by hand: cd tools/starlark && GOPATH=/usr/share/gocode GO111MODULE=off go build -o ../../etsb-out/tools/etsb-starlark ."
 }
 build_starlark_evaluator
+
+# buildifier 8.2.1 (the npm package @bazel/buildifier carries its binaries),
+# which tests/test_buildifier.py runs over every BUILD, .bzl and MODULE file:
+# the package's tarball from the npm registry, its binary for this machine
+# checked against the hash pinned here.
+BUILDIFIER_VERSION=8.2.1
+BUILDIFIER_SHA256_X86_64=6ceb7b0ab7cf66fceccc56a027d21d9cc557a7f34af37d2101edb56b92fcfa1a
+BUILDIFIER_SHA256_AARCH64=3baa1cf7eb41d51f462fdd1fff3a6a4d81d757275d05b2dd5f48671284e9a1a5
+install_buildifier() {
+  local bin="$ROOT/etsb-out/tools/buildifier-$BUILDIFIER_VERSION" arch member sha
+  [ -x "$bin" ] && return
+  case "$(uname -m)" in
+    x86_64) member=buildifier-linux_amd64; sha=$BUILDIFIER_SHA256_X86_64 ;;
+    aarch64) member=buildifier-linux_arm64; sha=$BUILDIFIER_SHA256_AARCH64 ;;
+    *) say "no buildifier for $(uname -m): tests/test_buildifier.py will fail"; return ;;
+  esac
+  say "fetching buildifier $BUILDIFIER_VERSION from the npm registry"
+  "$ROOT/.venv/bin/python" - "$bin" "$member" "$sha" "$BUILDIFIER_VERSION" <<'PY' \
+    || die "could not fetch buildifier (https://registry.npmjs.org/@bazel/buildifier); try: npm pack @bazel/buildifier@$BUILDIFIER_VERSION"
+import hashlib, io, os, sys, tarfile, urllib.request
+target, member, expected, version = sys.argv[1:]
+url = f"https://registry.npmjs.org/@bazel/buildifier/-/buildifier-{version}.tgz"
+with urllib.request.urlopen(url, timeout=120) as response:
+    archive = tarfile.open(fileobj=io.BytesIO(response.read()))
+data = archive.extractfile(f"package/{member}").read()
+if hashlib.sha256(data).hexdigest() != expected:
+    sys.exit(f"{url}: {member} does not have the pinned sha256 {expected}")
+os.makedirs(os.path.dirname(target), exist_ok=True)
+with open(target + ".tmp", "wb") as handle:
+    handle.write(data)
+os.chmod(target + ".tmp", 0o755)
+os.replace(target + ".tmp", target)
+PY
+}
+install_buildifier
 
 # What later steps rely on, checked every time (cheap).
 "$ROOT/.venv/bin/python" - <<'PY' || die "the .venv is incomplete; delete it and run scripts/setup.sh again"

@@ -365,7 +365,7 @@ def install_etsb_wheel(root: Path) -> Installed:
     # Built from a copy: setuptools writes build/ and *.egg-info beside the sources.
     source = root / "src"
     source.mkdir()
-    for name in ("pyproject.toml", "setup.py", "README.md"):
+    for name in ("pyproject.toml", "setup.py", "README.md", "BUILD", "MODULE.bazel", "WORKSPACE"):
         shutil.copy(REPO / name, source / name)
     for part in ("rules", "kernels", "runtime", "bazel", "tools"):
         shutil.copytree(REPO / part, source / part, ignore=shutil.ignore_patterns("__pycache__", "*.egg-info"))

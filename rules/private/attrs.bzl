@@ -89,7 +89,14 @@ def _is_identifier(text):
     return True
 
 def is_operator_name(text):
-    """Whether `text` is `[namespace::]name[.overload]` of ASCII identifiers."""
+    """Whether `text` is `[namespace::]name[.overload]` of ASCII identifiers.
+
+    Args:
+      text: the name to check.
+
+    Returns:
+      True or False.
+    """
     namespace, separator, rest = text.rpartition("::")
     if separator and not _is_identifier(namespace):
         return False
@@ -97,7 +104,14 @@ def is_operator_name(text):
     return _is_identifier(name) and (not dot or _is_identifier(overload))
 
 def is_dtype_entry(text):
-    """Whether `text` is `default`, a dtype name (`Float`) or a kernel key (`v1/6;0,1|6;0,1`)."""
+    """Whether `text` is `default`, a dtype name (`Float`) or a kernel key (`v1/6;0,1|6;0,1`).
+
+    Args:
+      text: the entry to check.
+
+    Returns:
+      True or False.
+    """
     if text.startswith("v1/"):
         for c in text[3:].elems():
             if c not in _KEY_CHARS:
@@ -106,14 +120,20 @@ def is_dtype_entry(text):
     return _is_identifier(text)
 
 def is_safe_label(text):
-    """Whether `text` holds only the characters etsb's labels and file names may use."""
+    """Whether `text` holds only the characters etsb's labels and file names may use.
+
+    Args:
+      text: the label or file name to check.
+
+    Returns:
+      True or False.
+    """
     if not text:
         return False
     for c in text.elems():
         if c not in _LABEL_CHARS:
             return False
     return True
-
 
 def rule_info(name, doc, attrs, outputs = {}):
     """A public rule's declaration: its name, documentation, attributes and named outputs.

@@ -16,29 +16,46 @@ Under Bazel they come from `MAKE_VARIABLES` (`--define` overrides them).
 
 BUILD_SYSTEM = "bazel" if hasattr(native, "cc_library") else ("buck2" if hasattr(native, "read_config") else "etsb")
 
-# How etsb's own targets are named from any package: `@etsb//...` in etsb's
-# driver (inside etsb's checkout it is the main repository), so that macros
-# called from another repository (an ExecuTorch tree's overlay) still reach
-# them. Bazel and Buck2 name them from the main repository for now.
-ETSB_REPOSITORY = "@etsb" if BUILD_SYSTEM == "etsb" else ""
+def etsb_label(text):
+    """A label of etsb's repository as every repository names it.
+
+    `Label` resolves `text` relative to this file's repository (as Bazel does,
+    and etsb's driver, where it gives `@etsb//...` inside etsb's checkout too),
+    so the rules reach their own targets when they are loaded from another
+    repository or module (`@etsb//rules:executorch.bzl`) or called from an
+    ExecuTorch tree's overlay. Buck2 (untried) takes the text as it is.
+
+    Args:
+      text: `//pkg:name` in etsb's repository, or `@NAME//pkg:name` of a
+        repository etsb's own set-up declares (the runtime's).
+
+    Returns:
+      The label's text, absolute.
+    """
+    if BUILD_SYSTEM == "buck2":
+        return text
+    absolute = str(Label(text))
+
+    # Bazel 4 writes the main repository's labels without it: `@//` names it from anywhere.
+    return absolute if absolute.startswith("@") else "@" + absolute
 
 # The label of etsb's command-line tool and of the Python sources it runs.
-ETSB_TOOL = ETSB_REPOSITORY + "//tools/selective_build:etsb"
-ETSB_TOOL_SOURCES = ETSB_REPOSITORY + "//tools/selective_build:sources"
+ETSB_TOOL = etsb_label("//tools/selective_build:etsb")
+ETSB_TOOL_SOURCES = etsb_label("//tools/selective_build:sources")
 
 # The command prefix that runs the etsb tool inside a genrule.
 ETSB_COMMAND = "$(ETSB_PYTHON) $(location %s)" % ETSB_TOOL
 
 # The ExecuTorch runtime library (libexecutorch.so and its headers).
-RUNTIME = "@executorch_runtime//:executorch" if BUILD_SYSTEM == "bazel" else ETSB_REPOSITORY + "//runtime:executorch"
+RUNTIME = etsb_label("@executorch_runtime//:executorch" if BUILD_SYSTEM == "bazel" else "//runtime:executorch")
 
 # The runtime's shared library as a file, for a copy of a binary to take along
 # (binaries find it beside themselves first: their run path starts at $ORIGIN).
-RUNTIME_SHARED_LIBRARY = ETSB_REPOSITORY + "//runtime:libexecutorch.so"
+RUNTIME_SHARED_LIBRARY = etsb_label("//runtime:libexecutorch.so")
 
 # Under Bazel, the target that supplies the make variables of every genrule
 # (made by //bazel:repositories.bzl beside the runtime).
-MAKE_VARIABLES = "@executorch_runtime//:make_variables"
+MAKE_VARIABLES = etsb_label("@executorch_runtime//:make_variables") if BUILD_SYSTEM == "bazel" else None
 
 # The directory holding each external repository's tree as `<NAME>/`, relative
 # to where compilers run: an include root where `executorch/...` is an
@@ -51,11 +68,11 @@ LINK_MAPS = BUILD_SYSTEM == "etsb"
 
 # The model runner library, the `main` of every model binary (it calls
 # etsb::register_model_kernels(), which the binary's generated library defines).
-RUNNER = ETSB_REPOSITORY + "//tools/runner:runner"
+RUNNER = etsb_label("//tools/runner:runner")
 
 # The same runner for binaries whose kernels register at start-up (static
 # initialisers): the `main` the prelude gives a cxx_binary without sources.
-RUNNER_STATIC = ETSB_REPOSITORY + "//tools/runner:runner_static"
+RUNNER_STATIC = etsb_label("//tools/runner:runner_static")
 
 # Flags every C++ target gets: the runtime's headers expect C++17.
 CXX_FLAGS = ["-std=c++17"]
@@ -69,9 +86,17 @@ TAG_BINARY = "etsb_binary"  # a genrule whose output is a binary
 TAG_COPIED_TO = "etsb_copied_to="  # + a folder (of the package) a copy of this binary runs from
 
 def command_word(text):
-    """`text` as one word of a genrule command, whatever it holds: in single
-    quotes for the shell (a quote written '\\''), and with `$` doubled so that
-    the build system's make-variable expansion leaves it alone."""
+    """`text` as one word of a genrule command, whatever it holds.
+
+    In single quotes for the shell (a quote written '\\''), and with `$`
+    doubled so that the build system's make-variable expansion leaves it alone.
+
+    Args:
+      text: the word.
+
+    Returns:
+      The quoted word.
+    """
     return "'" + text.replace("'", "'\\''").replace("$", "$$") + "'"
 
 def _visibility(visibility):
@@ -102,14 +127,45 @@ def etsb_genrule(name, srcs, outs, cmd, tools = [], tags = [], visibility = None
             visibility = _visibility(visibility),
         )
     elif BUILD_SYSTEM == "bazel":
-        native.genrule(name = name, srcs = srcs, outs = outs, cmd = cmd, tools = tools, toolchains = [MAKE_VARIABLES],
-                       tags = tags, visibility = _visibility(visibility), testonly = testonly)
+        native.genrule(
+            name = name,
+            srcs = srcs,
+            outs = outs,
+            cmd = cmd,
+            tools = tools,
+            toolchains = [MAKE_VARIABLES],
+            tags = tags,
+            visibility = _visibility(visibility),
+            testonly = testonly,
+        )
     else:
-        native.genrule(name = name, srcs = srcs, outs = outs, cmd = cmd, tools = tools, tags = tags, visibility = _visibility(visibility),
-                       testonly = testonly)
+        native.genrule(
+            name = name,
+            srcs = srcs,
+            outs = outs,
+            cmd = cmd,
+            tools = tools,
+            tags = tags,
+            visibility = _visibility(visibility),
+            testonly = testonly,
+        )
 
-def etsb_cxx_library(name, srcs = [], hdrs = [], deps = [], copts = [], defines = [], linkopts = [], link_whole = False, objects_of = [], object_list = None,
-                     linker_scripts = [], linker_inputs = [], tags = [], visibility = None, testonly = False):
+def etsb_cxx_library(
+        name,
+        srcs = [],
+        hdrs = [],
+        deps = [],
+        copts = [],
+        defines = [],
+        linkopts = [],
+        link_whole = False,
+        objects_of = [],
+        object_list = None,
+        linker_scripts = [],
+        linker_inputs = [],
+        tags = [],
+        visibility = None,
+        testonly = False):
     """A static C++ library.
 
     Args:
@@ -135,26 +191,64 @@ def etsb_cxx_library(name, srcs = [], hdrs = [], deps = [], copts = [], defines 
         extra = dict(objects_of = objects_of, object_list = object_list) if objects_of else {}
         if linker_scripts or linker_inputs:
             extra.update(linker_scripts = linker_scripts, linker_inputs = linker_inputs)
-        native.cxx_library(name = name, srcs = srcs, hdrs = hdrs, deps = deps, copts = CXX_FLAGS + copts, defines = defines,
-                           linkopts = linkopts, link_whole = link_whole, tags = tags, visibility = _visibility(visibility),
-                           testonly = testonly, **extra)
+        native.cxx_library(
+            name = name,
+            srcs = srcs,
+            hdrs = hdrs,
+            deps = deps,
+            copts = CXX_FLAGS + copts,
+            defines = defines,
+            linkopts = linkopts,
+            link_whole = link_whole,
+            tags = tags,
+            visibility = _visibility(visibility),
+            testonly = testonly,
+            **extra
+        )
         return
     deps = deps + objects_of
     if BUILD_SYSTEM == "bazel":
         if linker_inputs:
             # Bazel 4's cc_library takes no unreferenced link inputs (no additional_linker_inputs),
             # so the generated scripts are not used: the shared libraries are linked as given.
-            native.cc_library(name = name + "_linker_inputs", srcs = linker_inputs, tags = tags, testonly = testonly)
+            # buildifier: disable=native-cc-library (Bazel 4 has no rules_cc offline)
+            native.cc_library(
+                name = name + "_linker_inputs",
+                srcs = linker_inputs,
+                tags = tags,
+                testonly = testonly,
+            )
             deps = deps + [":" + name + "_linker_inputs"]
-        native.cc_library(name = name, srcs = srcs, hdrs = hdrs, deps = deps, copts = CXX_FLAGS + copts, defines = defines,
-                          linkopts = linkopts, alwayslink = link_whole, tags = tags, visibility = _visibility(visibility),
-                          testonly = testonly)
+
+        # buildifier: disable=native-cc-library (Bazel 4 has no rules_cc offline)
+        native.cc_library(
+            name = name,
+            srcs = srcs,
+            hdrs = hdrs,
+            deps = deps,
+            copts = CXX_FLAGS + copts,
+            defines = defines,
+            linkopts = linkopts,
+            alwayslink = link_whole,
+            tags = tags,
+            visibility = _visibility(visibility),
+            testonly = testonly,
+        )
     elif BUILD_SYSTEM == "buck2":
         if linker_scripts:
             linkopts = linkopts + ["$(location %s)" % s for s in linker_scripts]
-        native.cxx_library(name = name, srcs = srcs, exported_headers = hdrs, exported_deps = deps,
-                           compiler_flags = CXX_FLAGS + copts, exported_preprocessor_flags = ["-D" + d for d in defines],
-                           exported_linker_flags = linkopts, link_whole = link_whole, labels = tags, visibility = _visibility(visibility))
+        native.cxx_library(
+            name = name,
+            srcs = srcs,
+            exported_headers = hdrs,
+            exported_deps = deps,
+            compiler_flags = CXX_FLAGS + copts,
+            exported_preprocessor_flags = ["-D" + d for d in defines],
+            exported_linker_flags = linkopts,
+            link_whole = link_whole,
+            labels = tags,
+            visibility = _visibility(visibility),
+        )
 
 def etsb_cxx_binary(name, srcs = [], deps = [], copts = [], defines = [], linkopts = [], tags = [], visibility = None, testonly = False):
     """A C++ executable.
@@ -171,15 +265,41 @@ def etsb_cxx_binary(name, srcs = [], deps = [], copts = [], defines = [], linkop
       testonly: only test targets may depend on it.
     """
     if BUILD_SYSTEM == "bazel":
-        native.cc_binary(name = name, srcs = srcs, deps = deps, copts = CXX_FLAGS + copts, defines = defines,
-                         linkopts = linkopts, tags = tags, visibility = _visibility(visibility), testonly = testonly)
+        # buildifier: disable=native-cc-binary (Bazel 4 has no rules_cc offline)
+        native.cc_binary(
+            name = name,
+            srcs = srcs,
+            deps = deps,
+            copts = CXX_FLAGS + copts,
+            defines = defines,
+            linkopts = linkopts,
+            tags = tags,
+            visibility = _visibility(visibility),
+            testonly = testonly,
+        )
     elif BUILD_SYSTEM == "buck2":
-        native.cxx_binary(name = name, srcs = srcs, deps = deps, compiler_flags = CXX_FLAGS + copts,
-                          preprocessor_flags = ["-D" + d for d in defines], linker_flags = linkopts, labels = tags,
-                          visibility = _visibility(visibility))
+        native.cxx_binary(
+            name = name,
+            srcs = srcs,
+            deps = deps,
+            compiler_flags = CXX_FLAGS + copts,
+            preprocessor_flags = ["-D" + d for d in defines],
+            linker_flags = linkopts,
+            labels = tags,
+            visibility = _visibility(visibility),
+        )
     else:
-        native.cxx_binary(name = name, srcs = srcs, deps = deps, copts = CXX_FLAGS + copts, defines = defines,
-                          linkopts = linkopts, tags = tags, visibility = _visibility(visibility), testonly = testonly)
+        native.cxx_binary(
+            name = name,
+            srcs = srcs,
+            deps = deps,
+            copts = CXX_FLAGS + copts,
+            defines = defines,
+            linkopts = linkopts,
+            tags = tags,
+            visibility = _visibility(visibility),
+            testonly = testonly,
+        )
 
 def etsb_filegroup(name, srcs, tags = [], visibility = None, testonly = False):
     """A named set of files.

@@ -249,6 +249,11 @@ def parse(argv: list[str]) -> tuple[Command, SimpleNamespace] | str:
 
         # The folder of etsbConfig.cmake, for find_package(etsb) (-Detsb_DIR=...).
         return os.path.join(REPO, "rules", "cmake")
+    if argv[0] == "--root":
+        from selective_build.driver.state import REPO
+
+        # etsb's tree (rules, kernels, runtime, Bazel module): a Bazel project's local_repository path.
+        return REPO
     command = _BY_NAME.get(argv[0])
     if command is None:
         from selective_build.model.errors import did_you_mean
@@ -379,4 +384,5 @@ def main_help() -> str:
                       "", "commands:"]
                      + [f"  {c.name:{width}}  {c.help}" for c in COMMANDS]
                      + ["", "  --version   print etsb's version",
-                        "  --cmakedir  print the folder of etsbConfig.cmake (-Detsb_DIR=$(etsb --cmakedir))"])
+                        "  --cmakedir  print the folder of etsbConfig.cmake (-Detsb_DIR=$(etsb --cmakedir))",
+                        "  --root      print etsb's tree, a Bazel repository and module (local_repository(path = ...))"])

@@ -56,9 +56,10 @@ func buildOnly(name string, fn func(ctx *pkgCtx, thread *starlark.Thread, b *sta
 	})
 }
 
-func predeclared() starlark.StringDict {
+func predeclared(ev *evaluator) starlark.StringDict {
 	nativeMembers := starlark.StringDict{}
 	env := starlark.StringDict{
+		"Label":           starlark.NewBuiltin("Label", ev.labelFn),
 		"select":          starlark.NewBuiltin("select", selectFn),
 		"struct":          starlark.NewBuiltin("struct", starlarkstruct.Make),
 		"json":            starlarkjson.Module,
@@ -99,6 +100,29 @@ func repositoryName(_ *starlark.Thread, b *starlark.Builtin, args starlark.Tuple
 		return nil, err
 	}
 	return starlark.String("@"), nil
+}
+
+// Label(text): text made absolute for the repository of the .bzl file that
+// calls Label, as Bazel resolves it: '//pkg:name' of an external repository's
+// file becomes '@NAME//pkg:name', and of the main repository's
+// '@MAIN//pkg:name' (MAIN: its name, such as 'etsb' inside etsb's checkout,
+// or none). A label naming its repository is returned as it is. The value is
+// the label's text (Bazel's is a Label object; str() of either is the text).
+func (ev *evaluator) labelFn(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	var text string
+	if err := starlark.UnpackPositionalArgs(b.Name(), args, kwargs, 1, &text); err != nil {
+		return nil, err
+	}
+	if strings.HasPrefix(text, "@") {
+		return starlark.String(text), nil
+	}
+	if !strings.HasPrefix(text, "//") {
+		return nil, fmt.Errorf("Label: '%s' must start with '//' or '@' (write a label relative to a package as '//pkg:name')", text)
+	}
+	if name, _, ok := splitExternal(thread.CallFrame(1).Pos.Filename()); ok {
+		return starlark.String("@" + name + text), nil
+	}
+	return starlark.String("@" + ev.repos.mainName() + text), nil
 }
 
 // fail(*args, sep=" ", attr=None): the message is "fail: " and the arguments

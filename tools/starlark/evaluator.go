@@ -83,7 +83,7 @@ const defaultMaxSteps = 200_000_000
 func newEvaluator(root string, stderr io.Writer) *evaluator {
 	ev := &evaluator{root: root, modules: map[string]*module{}, stderr: stderr, maxSteps: defaultMaxSteps,
 		repos: repositories{overlays: map[string]string{}, mainNames: map[string]bool{}}}
-	ev.predeclared = predeclared()
+	ev.predeclared = predeclared(ev)
 	return ev
 }
 

@@ -329,3 +329,48 @@ func TestExternalRepositoryWithOverlay(t *testing.T) {
 		t.Errorf("bad repository name: status %d", status)
 	}
 }
+
+func TestLabelIsAbsoluteForTheCallingFilesRepository(t *testing.T) {
+	root := workspace(t, map[string]string{
+		"MODULE.bazel": "",
+		"rules/BUILD":  "",
+		// Label is called in the .bzl file, whichever package calls the macro.
+		"rules/defs.bzl": "def lib(name):\n    native.filegroup(name = name, srcs = [Label(\"//tools:x\"), Label(\"@rt//:y\")])\n" +
+			"def bad(name):\n    Label(\":x\")\n",
+		"pkg/BUILD":                     "load(\"//rules:defs.bzl\", \"lib\")\nlib(name = \"main\")\n",
+		"bad/BUILD":                     "load(\"//rules:defs.bzl\", \"bad\")\nbad(name = \"b\")\n",
+		"overlay/kernels/BUILD.overlay": "load(\"@etsb//rules:defs.bzl\", \"lib\")\nlib(name = \"k\")\n",
+		"out/external/tree/kernels/a":   "",
+		"out/external/lib/BUILD":        "",
+		"out/external/lib/defs.bzl":     "def lib(name):\n    native.filegroup(name = name, srcs = [Label(\"//tools:x\")])\n",
+		"user/BUILD":                    "load(\"@lib//:defs.bzl\", \"lib\")\nlib(name = \"u\")\n",
+	})
+	srcsOf := func(pkgs ...string) []string {
+		var stdout, stderr bytes.Buffer
+		args := append([]string{"--root", root, "--external-dir", "out/external", "--repository", "tree=overlay",
+			"--repository", "lib", "--main-name", "etsb"}, pkgs...)
+		if status := run(args, &stdout, &stderr); status != 0 {
+			t.Fatalf("status %d: %s %s", status, stdout.String(), stderr.String())
+		}
+		var out output
+		if err := json.Unmarshal(stdout.Bytes(), &out); err != nil {
+			t.Fatal(err)
+		}
+		var found []string
+		for _, pkg := range out.Packages {
+			srcs, _ := json.Marshal(pkg.Targets[0].Attrs["srcs"])
+			found = append(found, string(srcs))
+		}
+		return found
+	}
+	got := srcsOf("pkg", "external/tree/kernels", "user")
+	want := []string{`["@etsb//tools:x","@rt//:y"]`, `["@etsb//tools:x","@rt//:y"]`, `["@lib//tools:x"]`}
+	if strings.Join(got, " ") != strings.Join(want, " ") {
+		t.Errorf("Label gave %v, want %v", got, want)
+	}
+	var stdout, stderr bytes.Buffer
+	if status := run([]string{"--root", root, "bad"}, &stdout, &stderr); status != 1 ||
+		!strings.Contains(stdout.String()+stderr.String(), "Label: ':x' must start with '//' or '@'") {
+		t.Errorf("a relative label: status %d, %s %s", status, stdout.String(), stderr.String())
+	}
+}

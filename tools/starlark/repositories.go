@@ -8,6 +8,7 @@ package main
 import (
 	"fmt"
 	"regexp"
+	"sort"
 	"strings"
 )
 
@@ -40,6 +41,19 @@ func repoPrefix(pkg string) string {
 		return externalPrefix + name + "/"
 	}
 	return ""
+}
+
+// mainName is the name the main repository goes by (the first in order), or "".
+func (r *repositories) mainName() string {
+	names := make([]string, 0, len(r.mainNames))
+	for name := range r.mainNames {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	if len(names) == 0 {
+		return ""
+	}
+	return names[0]
 }
 
 // add records --repository NAME[=OVERLAY] or --main-name NAME.

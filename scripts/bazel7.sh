@@ -1,0 +1,101 @@
+#!/usr/bin/env bash
+# Bazel 7 (Debian forky's bazel-bootstrap, 7.7.1) with bzlmod, in a chroot.
+#
+#   scripts/bazel7.sh setup            make the chroot (once; later runs change nothing)
+#   scripts/bazel7.sh bazel ARGS...    run `bazel ARGS...` inside the chroot
+#   scripts/bazel7.sh run CMD...       run a command inside the chroot
+# (in the current folder when it is inside this checkout, else at its root)
+#
+# The chroot sees this checkout, the executorch wheel and the host's /tmp at
+# their own paths; Bazel's output bases stay inside it (/root/.cache/bazel).
+# Bookworm ships Bazel 4.2.3 only; forky's Bazel 7.7.1 needs forky's C++
+# library, so it runs in a minimal forky tree (debootstrap --variant=minbase,
+# about 650 MB downloaded, 2 GB on disk) at $ETSB_BAZEL7_ROOT (default
+# /var/cache/etsb/bazel7-forky), with this checkout and the executorch wheel
+# bind-mounted at the same paths. Binaries built there need forky's C++
+# library too: run them inside (`scripts/bazel7.sh run BINARY ...`).
+# Debian's /etc/bazel/bazelrc points every module Bazel itself needs at local
+# copies; the few that forky does not package come from tiny stub modules in
+# bazel/bzlmod_stubs (see .bazelrc's bazel7 config). Nothing is downloaded
+# by Bazel. Needs root (debootstrap, chroot, mount).
+set -euo pipefail
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+CHROOT="${ETSB_BAZEL7_ROOT:-/var/cache/etsb/bazel7-forky}"
+# Commands run in the current folder when it is in this checkout (a consumer
+# project such as examples/bazel_consumer), else at the checkout's root.
+case "$PWD/" in "$ROOT"/*) HERE="$PWD" ;; *) HERE="$ROOT" ;; esac
+MIRROR="${ETSB_DEBIAN_MIRROR:-http://deb.debian.org/debian}"
+# What the chroot holds: Bazel, a C++ compiler, and the Python that runs etsb's tools.
+PACKAGES=(bazel-bootstrap g++ python3 python3-yaml python3-flatbuffers ca-certificates)
+
+say() { echo "bazel7.sh: $*" >&2; }
+die() { say "$*"; exit 1; }
+
+[ "$(id -u)" = 0 ] || die "needs root (debootstrap, chroot and bind mounts); run it with sudo"
+
+# The executorch wheel of the checkout's .venv: its headers and libraries are read inside the chroot.
+wheel() {
+  "$ROOT/.venv/bin/python" -c "import executorch; print(executorch.__path__[0])" 2>/dev/null \
+    || die "no executorch wheel in $ROOT/.venv: run scripts/setup.sh first"
+}
+
+# Bind-mounts into the chroot. Every command runs in a mount namespace of its
+# own (`unshare --mount`, see below): the mounts vanish with it, and commands
+# running side by side never unmount each other's.
+mount_into() {
+  local source="$1" target="$CHROOT$1"
+  mkdir -p "$target"
+  mountpoint -q "$target" || mount --bind "$source" "$target"
+}
+
+setup() {
+  if [ -f "$CHROOT/.etsb-ready" ]; then
+    return
+  fi
+  command -v debootstrap >/dev/null || {
+    say "installing debootstrap"
+    apt-get -o DPkg::Lock::Timeout=300 install -y -q debootstrap >/dev/null
+  }
+  mkdir -p "$CHROOT"
+  if [ ! -x "$CHROOT/usr/bin/apt-get" ]; then
+    say "debootstrap forky into $CHROOT (about 90 s)"
+    # Bookworm's debootstrap has no forky script; sid's works for any testing suite.
+    debootstrap --variant=minbase forky "$CHROOT" "$MIRROR" /usr/share/debootstrap/scripts/sid >/dev/null \
+      || die "debootstrap failed (mirror $MIRROR; set ETSB_DEBIAN_MIRROR for another)"
+  fi
+  say "installing ${PACKAGES[*]} in the chroot"
+  # Java's set-up (Bazel's) needs /proc; dpkg picks up a configuration an earlier run left half done.
+  mount_into /proc
+  mount_into /dev
+  chroot "$CHROOT" dpkg --configure -a >/dev/null 2>&1 || true
+  chroot "$CHROOT" apt-get -o DPkg::Lock::Timeout=300 install -y -q --no-install-recommends "${PACKAGES[@]}" \
+    >/dev/null || die "apt-get install in the chroot failed"
+  touch "$CHROOT/.etsb-ready"
+}
+
+enter() {
+  setup
+  mount_into /proc
+  mount_into /dev
+  mount_into "$ROOT"
+  mount_into "$(wheel)"
+  # The host's /tmp: files passed in and out (a test's temporary folders) are at the same paths.
+  mount_into /tmp
+  # Bazel's output bases (and its server) outlive a run: kept outside the checkout.
+  mkdir -p "$CHROOT/root/.cache"
+  chroot "$CHROOT" env -i HOME=/root PATH=/usr/local/bin:/usr/bin:/bin LANG=C.UTF-8 \
+    ETSB_EXECUTORCH_RUNTIME="$(wheel)" ETSB_PYTHON=/usr/bin/python3 \
+    bash -c 'cd "$0" && exec "$@"' "$HERE" "$@"
+}
+
+# Each command in a private mount namespace: re-run this script under unshare.
+if [ "${ETSB_BAZEL7_NAMESPACE:-}" != 1 ]; then
+  ETSB_BAZEL7_NAMESPACE=1 exec unshare --mount --propagation private bash "$0" "$@"
+fi
+
+case "${1:-}" in
+  setup) setup ;;
+  bazel) shift; enter bazel "$@" ;;
+  run) shift; enter "$@" ;;
+  *) die "usage: scripts/bazel7.sh setup | bazel ARGS... | run CMD..." ;;
+esac
