@@ -98,6 +98,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))   # bench_kernels puts tools/ on sys.path too
 import bench_tree
 from bench_kernels import OPTIMIZED_LIB, build, check_et_runner, check_setup
+from common import finish
 from bench_ours import (
     ET_PACKAGE,
     Timed,
@@ -464,12 +465,7 @@ def main() -> int:
                   ratio=None, label=chart_label)
     text = report(options, results, {d.model.name: d for d in delegated}, {m.name: m for m in real}, sizes,
                   optimized_size, optimized, load, chart, problems)
-    print("\n" + text)
-    if options.output:
-        options.output.parent.mkdir(parents=True, exist_ok=True)
-        options.output.write_text(text + "\n")
-    print(f"\n(bench took {time.perf_counter() - started:.0f} s; load average {os.getloadavg()[0]:.2f} at the end)")
-    return 1 if problems else 0
+    return finish(text, options.output, started, problems)
 
 
 if __name__ == "__main__":

@@ -94,6 +94,7 @@ from xml.sax.saxutils import escape
 sys.path.insert(0, str(Path(__file__).resolve().parent))   # bench_kernels puts tools/ on sys.path too
 import bench_tree
 from bench_kernels import build, check_et_runner, check_setup, size_mod
+from common import finish
 from bench_tree import (
     LATENCY_LINE,
     REAL_DIR,
@@ -817,12 +818,7 @@ def main() -> int:
                 charts.append(chart_dir / name)
     text = report(options, peak, model_results, case_results, descriptions, sizes, loads, optimized, charts,
                   problems)
-    print("\n" + text)
-    if options.output:
-        options.output.parent.mkdir(parents=True, exist_ok=True)
-        options.output.write_text(text + "\n")
-    print(f"\n(bench took {time.perf_counter() - started:.0f} s; load average {os.getloadavg()[0]:.2f} at the end)")
-    return 1 if problems else 0
+    return finish(text, options.output, started, problems)
 
 
 if __name__ == "__main__":

@@ -81,7 +81,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_kernels import ET_BUILD, ET_ENTRY, OPTIMIZED_LIB, check_et_runner, check_setup
-from common import REPO
+from common import REPO, finish
 
 ETSB = str(REPO / ".venv" / "bin" / "etsb")
 STARLARK = str(REPO / "etsb-out" / "tools" / "etsb-starlark")
@@ -545,12 +545,7 @@ def main() -> int:
 
     text = report(options, tree, len(models), size_rows, latency_rows, ratios, latency_load, cold_rows, cold_load,
                   runtime, Path(wheel), Path(optimized), problems)
-    print("\n" + text)
-    if options.output:
-        options.output.parent.mkdir(parents=True, exist_ok=True)
-        options.output.write_text(text + "\n")
-    print(f"\n(bench took {time.perf_counter() - started:.0f} s; load average {os.getloadavg()[0]:.2f} at the end)")
-    return 1 if problems else 0
+    return finish(text, options.output, started, problems)
 
 
 if __name__ == "__main__":

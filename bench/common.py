@@ -62,3 +62,15 @@ def table(headers: Sequence[str], rows: Sequence[Sequence[object]]) -> str:
     out = [line(cells[0], True), "  ".join("-" * w for w in widths)]
     out += [line(row) for row in cells[1:]]
     return "\n".join(out)
+
+
+def finish(text: str, output: Path | None, started: float, problems: Sequence[object]) -> int:
+    """Print a benchmark's report, write it to ``output`` when given, say how
+    long the run took and the load at its end; the exit status (1 when there
+    were problems)."""
+    print("\n" + text)
+    if output:
+        output.parent.mkdir(parents=True, exist_ok=True)
+        output.write_text(text + "\n")
+    print(f"\n(bench took {time.perf_counter() - started:.0f} s; load average {os.getloadavg()[0]:.2f} at the end)")
+    return 1 if problems else 0
