@@ -1,0 +1,660 @@
+"""Build times of //examples/mlp:bin under three build systems, side by side in
+one run: etsb's embedded driver, Bazel 4 on the host (WORKSPACE) and Bazel 7
+with bzlmod in the chroot of scripts/bazel7.sh.
+
+    .venv/bin/python bench/bench_bazel.py [--systems etsb,bazel4,bazel7] [--runs R] [--cold-runs C]
+        [--no-wait] [--max-wait MIN] [--output FILE]
+
+Run it as root (Bazel 7's chroot needs it; otherwise password-less sudo, as
+tests/test_bazel7.py). About 6 minutes with the defaults (8 with --cold-runs
+2), most of it Bazel's full builds, plus any wait for a quiet machine.
+
+The three sides:
+
+- **etsb driver**: `etsb build -j 2 //examples/mlp:bin` in a private copy of
+  the workspace (bench_build.copy_workspace: rules, runtime, kernels, the
+  driver's tools, examples/mlp and its model; never the repository's etsb-out,
+  which tests use), with the evaluator the set-up built ($ETSB_STARLARK).
+  It compiles only the kernels the model uses (22 actions for the MLP).
+- **Bazel 4** (Debian's bazel-bootstrap 4.2.3, WORKSPACE mode): `bazel
+  --output_base=DIR --host_jvm_args=-Xmx1g --max_idle_secs=600 build
+  --jobs=2 --symlink_prefix=/ --color=no --curses=no //examples/mlp:bin` in
+  the checkout (tests/helpers.py's BAZEL_STARTUP and BAZEL_BUILD), output
+  bases under a temporary folder in /tmp.
+- **Bazel 7** (forky's 7.7.1, bzlmod): the same `bazel` command line with
+  `--config=bazel7` (tests/test_bazel7.py's BUILD flags) inside the chroot of
+  scripts/bazel7.sh, output bases /root/.cache/bench-bazel7* there. Not one
+  `scripts/bazel7.sh bazel` call per command: each call runs in a mount
+  namespace of its own, and the Bazel client of a later call reads its
+  server's working directory through /proc as a path outside the chroot
+  (`--client_debug`: "Server's cwd moved or deleted
+  (/var/cache/etsb/bazel7-forky/work/main)") and restarts the server, so no
+  server would serve two commands. The timed commands go instead to one
+  long-lived `scripts/bazel7.sh run python3 -c AGENT` (same chroot,
+  environment and working directory), started before timing, which runs
+  each command it is sent and answers with its output: the server lives
+  from one build to the next, as it does for a user outside a chroot. Two
+  rows time the wrapper: `scripts/bazel7.sh run true` alone, and a no-op
+  build through a plain `scripts/bazel7.sh bazel build` call each (what
+  tests/test_bazel7.py pays per command).
+
+Both Bazels build the whole portable kernel library for the binary (~100
+actions), the driver only what the model needs: the cold rows compare the
+build each system does for the same label, not the same work.
+
+What is measured, in this order, each row's runs interleaved across the
+systems (A B C A B C ...) so that drift in machine load hits them alike:
+
+1. cold (C runs, default 1): the driver after `etsb clean`; each Bazel on a
+   fresh output base, so the time includes the client, the server's start,
+   the repository rules (@executorch_runtime, the C++ toolchain) and
+   analysis. Before each cold run the previous server is stopped and its
+   output base removed.
+2. no-op (R runs, default 3): the same build again, nothing changed.
+   Then, Bazel 7 only: the chroot wrapper alone, `scripts/bazel7.sh run
+   true` (R runs), and the no-op again, each through its own
+   `scripts/bazel7.sh bazel build` call (R runs): each restarts the server.
+   One more no-op through the command process (not timed) gives it a server
+   again for the rows that follow.
+3. warm server after `bazel clean` (C runs): the output tree and action cache
+   gone, the server (and its external repositories) kept. Driver: n/a (no
+   server; its cold row is this case).
+4. filling the caches (1 run): `bazel clean`, then a build with
+   `--disk_cache=DIR --remote_cache=URL --remote_upload_local_results`, so
+   that the cache rows that follow have something to hit (and to show what
+   uploading costs). The HTTP cache is a real server: Debian's nginx with
+   WebDAV PUT on a free localhost port (tests/test_bazel7.py's NGINX_CONF),
+   one folder per Bazel (URL/bazel4, URL/bazel7).
+5. disk cache (R runs): `bazel clean` (not timed), then a build with
+   `--disk_cache=DIR` alone. Driver: n/a (no disk cache).
+6. HTTP cache (R runs): a fresh output base each run (another machine, as far
+   as Bazel can tell: server start included), a build with
+   `--remote_cache=URL` alone; the server is then stopped and the output base
+   removed (not timed). Driver: n/a.
+
+Each cell: the median wall time of the client process (the driver's whole
+run; for Bazel 7 the round trip to the command process in the chroot), then what ran: for the driver the actions ninja ran (its "[n/m]"
+lines), for Bazel the executed processes from its summary line (`INFO: 105
+processes: 9 internal, 96 linux-sandbox.`; "executed" counts every kind but
+"internal" and cache hits). The details table gives every run's time, the
+summary verbatim, Bazel's own "Elapsed time" and each Bazel server's peak RSS (VmHWM of the
+server process, read from /proc: after the cold build, for the main output
+base's server at the end (after row 6; for Bazel 7 the server started after
+the plain calls), and for the HTTP-cache servers).
+
+Before timing the script waits, once, until the 1-minute load average is
+below 0.8 (bench_tree.wait_for_quiet, at most --max-wait minutes, default
+20); later its own builds keep the load high. It reports the load average at
+the start of each row.
+
+Clean-up, also on failure or SIGTERM: every Bazel server is stopped (`bazel
+clean --expunge`, else `bazel shutdown`, with its output base), every output
+base, disk cache and the nginx folder removed, nginx and the command process
+in the chroot stopped. Exits 1 when a build fails.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import json
+import os
+import re
+import shutil
+import signal
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import bench_tree  # noqa: E402  (wait_for_quiet reads its QUIET_WAIT_S)
+from bench_build import ACTION_LINE, ETSB, MLP, STARLARK, actions_summary, copy_workspace  # noqa: E402
+from bench_ours import cpu_name  # noqa: E402
+from bench_tree import markdown, wait_for_quiet  # noqa: E402
+from common import REPO  # noqa: E402
+
+# Bazel's flags and the HTTP cache's configuration, as the tests use them.
+sys.path.insert(0, str(REPO / "tests"))
+from helpers import BAZEL_BUILD, BAZEL_STARTUP  # noqa: E402
+from test_bazel7 import BUILD as BAZEL7_BUILD  # noqa: E402
+from test_bazel7 import CHROOT, NGINX_CONF, processes, script  # noqa: E402
+from test_bazel7 import SCRIPT as BAZEL7_SCRIPT  # noqa: E402
+
+SYSTEMS = ("etsb", "bazel4", "bazel7")
+BAZEL7_OUTPUT_BASE = "/root/.cache/bench-bazel7"   # inside the chroot
+ELAPSED = re.compile(r"INFO: Elapsed time: ([0-9.]+)s")
+TOTAL_ACTIONS = re.compile(r"INFO: Build completed successfully, (\d+) total actions?")
+
+
+class BuildFailed(Exception):
+    pass
+
+
+@dataclass
+class Run:
+    """One timed command: wall seconds, what ran (short and verbatim), Bazel's own elapsed time."""
+
+    seconds: float
+    ran: str
+    verbatim: str
+    elapsed: float | None = None
+
+
+@dataclass
+class Row:
+    """One case: per system its runs, or a reason it does not apply."""
+
+    name: str
+    how: str
+    runs: dict[str, list[Run]] = field(default_factory=dict)
+    not_applicable: dict[str, str] = field(default_factory=dict)
+    load: float = 0.0
+
+
+# -- the driver --------------------------------------------------------------------------------------
+
+
+class Driver:
+    key = "etsb"
+    title = "etsb driver"
+
+    def __init__(self, tmp: Path) -> None:
+        self.workspace = tmp / "etsb-workspace"
+        copy_workspace(self.workspace)
+        self.env = dict(os.environ, ETSB_STARLARK=STARLARK)
+
+    def etsb(self, *argv: str) -> subprocess.CompletedProcess:
+        return subprocess.run([ETSB, *argv], cwd=self.workspace, env=self.env, stdout=subprocess.PIPE,
+                              stderr=subprocess.STDOUT, text=True)
+
+    def build(self) -> Run:
+        start = time.perf_counter()
+        result = self.etsb("build", "-j", "2", MLP)
+        seconds = time.perf_counter() - start
+        if result.returncode != 0:
+            raise BuildFailed(f"etsb build failed (exit {result.returncode}):\n{result.stdout[-3000:]}")
+        actions = ACTION_LINE.findall(result.stdout)
+        return Run(seconds, f"{len(actions)} actions", f"{len(actions)}: {actions_summary(actions)}")
+
+    noop = build
+
+    def cold(self) -> Run:
+        clean = self.etsb("clean")
+        if clean.returncode != 0:
+            raise BuildFailed(f"etsb clean failed:\n{clean.stdout[-2000:]}")
+        return self.build()
+
+    def close(self) -> list[str]:
+        return []
+
+
+# -- the two Bazels ----------------------------------------------------------------------------------
+
+
+def executed(summary: dict[str, int]) -> tuple[int, int]:
+    """(processes executed, cache hits) of a process summary."""
+    hits = sum(n for kind, n in summary.items() if "cache hit" in kind)
+    return sum(n for kind, n in summary.items() if kind != "internal" and "cache hit" not in kind), hits
+
+
+class BazelSide:
+    """One Bazel: a main output base (cold, no-op, clean, disk cache) and fresh ones (HTTP cache)."""
+
+    key = ""
+    title = ""
+    build_flags: tuple[str, ...] = ()
+    clean_flags: tuple[str, ...] = ()   # what `bazel clean` is given besides
+
+    def __init__(self, tmp: Path, cache_url: str) -> None:
+        self.disk_cache = tmp / f"disk-cache-{self.key}"
+        self.remote_cache = f"{cache_url}/{self.key}"
+        self.live: set[str] = set()           # output bases that may have a server or files
+        self.rss: dict[str, list[float]] = {}   # when read -> peak server RSS, MB
+        self.version = ""
+
+    # What a subclass provides.
+    def bazel(self, output_base: str, command: str, *argv: str) -> subprocess.CompletedProcess:
+        raise NotImplementedError
+
+    def host_path(self, output_base: str) -> Path:
+        raise NotImplementedError
+
+    def output_base(self, name: str) -> str:
+        raise NotImplementedError
+
+    # Builds.
+    def build(self, output_base: str, *extra: str) -> Run:
+        self.live.add(output_base)
+        start = time.perf_counter()
+        result = self.bazel(output_base, "build", *self.build_flags, *extra, MLP)
+        seconds = time.perf_counter() - start
+        if result.returncode != 0:
+            raise BuildFailed(f"{self.title}: build {' '.join(extra)} failed (exit {result.returncode}):\n"
+                              f"{result.stderr[-4000:]}")
+        summary = processes(result.stderr)
+        run, hits = executed(summary)
+        short = f"{run} executed" + (f", {hits} cache hits" if hits else "")
+        line = re.findall(r"INFO: (\d+ process(?:es)?: .*)\.", result.stderr)[-1]
+        total = TOTAL_ACTIONS.findall(result.stderr)
+        elapsed = ELAPSED.findall(result.stderr)
+        return Run(seconds, short, line + (f"; {total[-1]} total actions" if total else ""),
+                   float(elapsed[-1]) if elapsed else None)
+
+    def clean(self, output_base: str) -> None:
+        result = self.bazel(output_base, "clean", *self.clean_flags)
+        if result.returncode != 0:
+            raise BuildFailed(f"{self.title}: bazel clean failed:\n{result.stderr[-2000:]}")
+
+    def server_rss(self, output_base: str) -> float | None:
+        """The server's peak resident set (VmHWM), MB, or None when it is not running."""
+        try:
+            pid = int((self.host_path(output_base) / "server" / "server.pid.txt").read_text().strip())
+            for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1]) / 1024
+        except (OSError, ValueError):
+            pass
+        return None
+
+    def note_rss(self, output_base: str, what: str) -> None:
+        rss = self.server_rss(output_base)
+        if rss is not None:
+            self.rss.setdefault(what, []).append(rss)
+
+    def stop(self, output_base: str) -> str | None:
+        """Stop the server and remove the output base; a problem, or None."""
+        problem = None
+        expunge = self.bazel(output_base, "clean", *self.clean_flags, "--expunge")
+        if expunge.returncode != 0:
+            shutdown = self.bazel(output_base, "shutdown")
+            if shutdown.returncode != 0:
+                problem = f"{self.title}: shutdown of {output_base} failed: {shutdown.stderr[-500:]}"
+        path = self.host_path(output_base)
+        if path.exists():
+            shutil.rmtree(path, ignore_errors=True)
+            if path.exists():
+                problem = f"{self.title}: could not remove {path}"
+        self.live.discard(output_base)
+        return problem
+
+    # The rows.
+    def cold(self) -> Run:
+        main = self.output_base("")
+        if main in self.live or self.host_path(main).exists():
+            self.stop(main)
+        run = self.build(main)
+        self.note_rss(main, "after the cold build")
+        return run
+
+    def noop(self) -> Run:
+        return self.build(self.output_base(""))
+
+    def after_clean(self, *extra: str) -> Run:
+        main = self.output_base("")
+        self.clean(main)
+        return self.build(main, *extra)
+
+    def fill_caches(self) -> Run:
+        return self.after_clean(f"--disk_cache={self.disk_cache}", f"--remote_cache={self.remote_cache}",
+                                "--remote_upload_local_results")
+
+    def from_disk_cache(self) -> Run:
+        return self.after_clean(f"--disk_cache={self.disk_cache}")
+
+    def from_http_cache(self, index: int) -> Run:
+        fresh = self.output_base(f"-http-{index}")
+        if self.host_path(fresh).exists():
+            self.stop(fresh)
+        try:
+            run = self.build(fresh, f"--remote_cache={self.remote_cache}")
+            self.note_rss(fresh, "fresh output base, HTTP cache")
+        finally:
+            problem = self.stop(fresh)
+            if problem:
+                print(f"WARNING: {problem}", flush=True)
+        return run
+
+    def note_main_rss(self) -> None:
+        self.note_rss(self.output_base(""), "main output base at the end")
+
+    def close(self) -> list[str]:
+        problems = [self.stop(base) for base in sorted(self.live)]
+        shutil.rmtree(self.disk_cache, ignore_errors=True)
+        return [p for p in problems if p]
+
+
+class Bazel4(BazelSide):
+    key = "bazel4"
+    title = "Bazel 4 (host)"
+    build_flags = BAZEL_BUILD
+
+    def __init__(self, tmp: Path, cache_url: str) -> None:
+        super().__init__(tmp, cache_url)
+        self.binary = shutil.which("bazel")
+        if not self.binary:
+            raise SystemExit("no bazel on PATH: scripts/setup.sh installs Debian's bazel-bootstrap")
+        self.bases = tmp / "bazel4-output-bases"
+        self.bases.mkdir()
+        version = subprocess.run(["dpkg-query", "-W", "-f", "${Version}", "bazel-bootstrap"], capture_output=True,
+                                 text=True)
+        self.version = f"bazel-bootstrap {version.stdout.strip() or '?'}"
+        self.title = f"Bazel {version.stdout.split('+')[0] or '4'} (host)"
+
+    def bazel(self, output_base: str, command: str, *argv: str) -> subprocess.CompletedProcess:
+        return subprocess.run([self.binary, f"--output_base={output_base}", *BAZEL_STARTUP, command, *argv],
+                              cwd=REPO, capture_output=True, text=True, timeout=1800)
+
+    def output_base(self, name: str) -> str:
+        return str(self.bases / f"main{name}")
+
+    def host_path(self, output_base: str) -> Path:
+        return Path(output_base)
+
+
+# Bazel 7's commands go through one long-lived process inside the chroot: it
+# reads a command (a JSON list) per line, runs it and answers with a JSON line.
+AGENT = r"""
+import json, subprocess, sys
+for line in sys.stdin:
+    argv = json.loads(line)
+    done = subprocess.run(argv, capture_output=True, text=True)
+    print(json.dumps([done.returncode, done.stdout, done.stderr]), flush=True)
+"""
+
+
+class Bazel7(BazelSide):
+    """Bazel 7 in the chroot. Each scripts/bazel7.sh call runs in a mount
+    namespace of its own, and a Bazel client in a later call reads its
+    server's working directory through /proc as a path outside the chroot
+    ("Server's cwd moved or deleted (/var/cache/etsb/bazel7-forky/work/main)"
+    with --client_debug) and restarts the server: no server would serve two
+    commands. So the timed commands go to one `scripts/bazel7.sh run python3
+    -c AGENT`, started before timing (its chroot, namespace and mounts stay),
+    as a user's commands in one environment would; the last row times plain
+    calls of the wrapper."""
+
+    key = "bazel7"
+    title = "Bazel 7 (chroot)"
+    build_flags = BAZEL7_BUILD
+    clean_flags = ("--config=bazel7",)   # as tests/test_bazel7.py: the same module settings as the builds
+
+    def __init__(self, tmp: Path, cache_url: str) -> None:
+        super().__init__(tmp, cache_url)
+        setup = script("setup")
+        if setup.returncode != 0:
+            raise SystemExit(f"scripts/bazel7.sh setup failed:\n{setup.stderr[-2000:]}")
+        version = script("run", "dpkg-query", "-W", "-f", "${Version}", "bazel-bootstrap")
+        self.version = f"bazel-bootstrap {version.stdout.strip() or '?'} (forky)"
+        self.title = f"Bazel {version.stdout.split('+')[0] or '7'} (chroot)"
+        sudo = [] if os.geteuid() == 0 else ["sudo", "-n"]
+        self.agent_log = open(tmp / "bazel7-agent.log", "w")
+        self.agent: subprocess.Popen | None = subprocess.Popen(
+            [*sudo, "bash", str(BAZEL7_SCRIPT), "run", "python3", "-c", AGENT], stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE, stderr=self.agent_log, text=True)
+        self.plain = False   # True: each command through its own scripts/bazel7.sh call
+
+    def bazel(self, output_base: str, command: str, *argv: str) -> subprocess.CompletedProcess:
+        argv = ("bazel", f"--output_base={output_base}", *BAZEL_STARTUP, command, *argv)
+        if self.plain or self.agent is None:
+            return script(*argv)
+        self.agent.stdin.write(json.dumps(argv) + "\n")
+        self.agent.stdin.flush()
+        answer = self.agent.stdout.readline()
+        if not answer:
+            self.agent = None
+            raise BuildFailed(f"the command process in the chroot ended (see its log) before: {' '.join(argv)}")
+        returncode, stdout, stderr = json.loads(answer)
+        return subprocess.CompletedProcess(argv, returncode, stdout, stderr)
+
+    def output_base(self, name: str) -> str:
+        return BAZEL7_OUTPUT_BASE + name
+
+    def host_path(self, output_base: str) -> Path:
+        assert output_base.startswith(BAZEL7_OUTPUT_BASE), output_base
+        return Path(CHROOT + output_base)
+
+    def wrapper_alone(self) -> Run:
+        start = time.perf_counter()
+        result = script("run", "true")
+        if result.returncode != 0:
+            raise BuildFailed(f"scripts/bazel7.sh run true failed: {result.stderr[-1000:]}")
+        return Run(time.perf_counter() - start, "", "")
+
+    def noop_plain(self) -> Run:
+        """A no-op through a plain `scripts/bazel7.sh bazel build` call."""
+        self.plain = True
+        try:
+            return self.noop()
+        finally:
+            self.plain = False
+
+    def close(self) -> list[str]:
+        problems = super().close()
+        if self.agent is not None:
+            self.agent.stdin.close()   # the agent ends at the end of its input
+            try:
+                self.agent.wait(timeout=60)
+            except subprocess.TimeoutExpired:
+                problems.append(f"the command process in the chroot (pid {self.agent.pid}) did not end")
+            self.agent = None
+        self.agent_log.close()
+        return problems
+
+
+# -- the HTTP cache ----------------------------------------------------------------------------------
+
+
+class Nginx:
+    """Debian's nginx with WebDAV PUT on a free localhost port (tests/test_bazel7.py's configuration)."""
+
+    def __init__(self, root: Path) -> None:
+        binary = shutil.which("nginx") or "/usr/sbin/nginx"
+        if not os.path.exists(binary):
+            raise SystemExit("no nginx: scripts/setup.sh installs it")
+        with socket.socket() as probe:
+            probe.bind(("127.0.0.1", 0))
+            port = probe.getsockname()[1]
+        self.root = root
+        (root / "cache").mkdir(parents=True)
+        (root / "nginx.conf").write_text(NGINX_CONF.format(root=root, port=port))
+        self.process = subprocess.Popen([binary, "-c", str(root / "nginx.conf"), "-p", str(root)],
+                                        stderr=subprocess.PIPE)
+        self.url = f"http://127.0.0.1:{port}"
+        for _ in range(100):
+            with socket.socket() as client:
+                if client.connect_ex(("127.0.0.1", port)) == 0:
+                    return
+            time.sleep(0.05)
+        self.process.kill()
+        raise SystemExit(f"nginx did not start: {self.process.stderr.read().decode()[-2000:]}")
+
+    def contents(self, key: str) -> tuple[int, float]:
+        """Files and MB the server holds for one Bazel."""
+        files = [p for p in (self.root / "cache" / key).rglob("*") if p.is_file()]
+        return len(files), sum(p.stat().st_size for p in files) / 2**20
+
+    def stop(self) -> None:
+        self.process.terminate()
+        try:
+            self.process.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait()
+
+
+# -- the report ----------------------------------------------------------------------------------------
+
+
+def fmt_seconds(seconds: float) -> str:
+    if seconds < 0.1:
+        return f"{seconds * 1000:.1f} ms"
+    if seconds < 1:
+        return f"{seconds * 1000:.0f} ms"
+    return f"{seconds:.1f} s" if seconds < 100 else f"{seconds:.0f} s"
+
+
+def cell(row: Row, key: str) -> str:
+    if key in row.not_applicable:
+        return row.not_applicable[key]
+    runs = row.runs.get(key)
+    if not runs:
+        return "-"
+    ran = sorted({r.ran for r in runs if r.ran})
+    text = fmt_seconds(statistics.median(r.seconds for r in runs))
+    return text + (f"; {' / '.join(ran)}" if ran else "")
+
+
+def report(rows: list[Row], sides: list, options: argparse.Namespace, nginx_contents: dict[str, tuple[int, float]],
+           started_load: float) -> str:
+    lines = [f"{datetime.date.today().isoformat()}, {cpu_name()}, {os.cpu_count()} cores, "
+             f"{os.sysconf('SC_PAGE_SIZE') * os.sysconf('SC_PHYS_PAGES') / 2**30:.0f} GB; load average "
+             f"{started_load:.2f} when timing started. Versions: "
+             + "; ".join(f"{s.title}: {s.version}" for s in sides if getattr(s, "version", "")) + ".", ""]
+    lines.append("//examples/mlp:bin, 2 jobs each (wall time of the client, median of the runs given; "
+                 "then what ran: the driver's actions, Bazel's executed processes and cache hits)")
+    lines.append("")
+    headers = ["case", *(s.title for s in sides)]
+    lines.append(markdown(headers, [[f"{r.name} ({r.how})", *(cell(r, s.key) for s in sides)] for r in rows]))
+    lines += ["", "Every run (seconds; the summary line verbatim; Bazel's own elapsed time in brackets):", ""]
+    detail = []
+    for row in rows:
+        for side in sides:
+            runs = row.runs.get(side.key)
+            if not runs:
+                continue
+            times = ", ".join(f"{r.seconds:.2f}" + (f" [{r.elapsed:.2f}]" if r.elapsed is not None else "")
+                              for r in runs)
+            detail.append([row.name, side.title, f"{row.load:.2f}", times,
+                           " / ".join(sorted({r.verbatim for r in runs if r.verbatim})) or "-"])
+    lines.append(markdown(["case", "system", "load at start", "runs s [Bazel elapsed s]", "what ran"], detail))
+    rss = [f"{s.title}: " + ", ".join(f"{what} {'/'.join(f'{v:.0f}' for v in values)} MB"
+                                      for what, values in s.rss.items())
+           for s in sides if getattr(s, "rss", None)]
+    if rss:
+        lines += ["", "Peak RSS of the Bazel server (VmHWM): " + "; ".join(rss) + "."]
+    if nginx_contents:
+        lines += ["", "HTTP cache after the filling build: " + "; ".join(
+            f"{key} {files} files, {mb:.1f} MB" for key, (files, mb) in nginx_contents.items()) + "."]
+    return "\n".join(lines)
+
+
+# -- main ----------------------------------------------------------------------------------------------------
+
+
+def timed_row(row: Row, sides: list, runs: int, measure) -> Row:
+    """``measure(side, index)`` for each run and side, interleaved; a side it returns None for is skipped."""
+    row.load = os.getloadavg()[0]
+    print(f"{row.name}: load average {row.load:.2f}", flush=True)
+    for index in range(runs):
+        for side in sides:
+            if side.key in row.not_applicable:
+                continue
+            run = measure(side, index)
+            if run is None:
+                continue
+            row.runs.setdefault(side.key, []).append(run)
+            print(f"  {side.title}: {run.seconds:.2f} s  {run.verbatim}", flush=True)
+    return row
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--systems", default=",".join(SYSTEMS), help=f"which of {','.join(SYSTEMS)} (default all)")
+    parser.add_argument("--runs", type=int, default=3, help="runs of the cheap rows (no-op, caches; default 3)")
+    parser.add_argument("--cold-runs", type=int, default=1,
+                        help="runs of the cold and the after-clean rows (default 1)")
+    parser.add_argument("--no-wait", action="store_true", help="time at once, whatever the load (trial runs)")
+    parser.add_argument("--max-wait", type=float, default=bench_tree.QUIET_WAIT_S / 60,
+                        help=f"minutes to wait for a quiet machine (default {bench_tree.QUIET_WAIT_S // 60})")
+    parser.add_argument("--output", type=Path, help="also write the Markdown report here")
+    options = parser.parse_args()
+    systems = options.systems.split(",")
+    unknown = set(systems) - set(SYSTEMS)
+    if unknown:
+        parser.error(f"unknown systems {sorted(unknown)}; known: {', '.join(SYSTEMS)}")
+    if not os.access(STARLARK, os.X_OK):
+        raise SystemExit(f"{STARLARK} is missing: run scripts/setup.sh")
+    bench_tree.QUIET_WAIT_S = int(options.max_wait * 60)
+    # SIGTERM unwinds like an exception, so that the clean-up below runs.
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
+
+    started = time.perf_counter()
+    tmp = Path(tempfile.mkdtemp(prefix="bench_bazel_", dir="/tmp"))   # /tmp: visible inside the chroot too
+    sides: list = []
+    nginx = None
+    problems: list[str] = []
+    rows: list[Row] = []
+    nginx_contents: dict[str, tuple[int, float]] = {}
+    started_load = os.getloadavg()[0]
+    try:
+        bazels = [name for name in systems if name != "etsb"]
+        if bazels:
+            nginx = Nginx(tmp / "nginx")
+        for name in SYSTEMS:
+            if name in systems:
+                sides.append(Driver(tmp) if name == "etsb" else
+                             (Bazel4 if name == "bazel4" else Bazel7)(tmp, nginx.url))
+        print(f"machine: {os.cpu_count()} cores, load average {os.getloadavg()[0]:.2f} at start; work in {tmp}",
+              flush=True)
+        started_load = wait_for_quiet("timing", not options.no_wait)
+        bazel7 = next((s for s in sides if s.key == "bazel7"), None)
+
+        c, r = options.cold_runs, options.runs
+        rows.append(timed_row(Row("cold", f"{c} run{'s' * (c > 1)}; Bazel: fresh output base, server start "
+                                  "included; driver: after etsb clean"), sides, c,
+                              lambda side, i: side.cold()))
+        rows.append(timed_row(Row("no-op", f"median of {r}"), sides, r,
+                              lambda side, i: side.noop()))
+        if bazel7:
+            others = {s.key: "-" for s in sides if s.key != "bazel7"}
+            rows.append(timed_row(Row("chroot wrapper alone", f"`scripts/bazel7.sh run true`, median of {r}",
+                                      not_applicable=others), sides, r, lambda side, i: side.wrapper_alone()))
+            rows.append(timed_row(Row("no-op, each command its own `scripts/bazel7.sh bazel` call",
+                                      f"the server restarts every call; median of {r}", not_applicable=others),
+                                  sides, r, lambda side, i: side.noop_plain()))
+            rewarm = bazel7.noop()   # not timed: a server in the command process's namespace again
+            print(f"  {bazel7.title}: server restarted for the next rows ({rewarm.seconds:.1f} s, not a row)",
+                  flush=True)
+        rows.append(timed_row(Row("warm server after bazel clean", f"{c} run{'s' * (c > 1)}",
+                                  not_applicable={"etsb": "n/a (no server: the cold row)"}), sides, c,
+                              lambda side, i: side.after_clean()))
+        rows.append(timed_row(Row("after bazel clean, filling disk + HTTP cache", "1 run",
+                                  not_applicable={"etsb": "n/a"}), sides, 1,
+                              lambda side, i: side.fill_caches()))
+        if nginx:
+            nginx_contents = {s.key: nginx.contents(s.key) for s in sides if s.key != "etsb"}
+        rows.append(timed_row(Row("disk cache after bazel clean", f"median of {r}",
+                                  not_applicable={"etsb": "n/a (no disk cache)"}), sides, r,
+                              lambda side, i: side.from_disk_cache()))
+        rows.append(timed_row(Row("HTTP cache, fresh output base", f"median of {r}; server start included",
+                                  not_applicable={"etsb": "n/a (no remote cache)"}), sides, r,
+                              lambda side, i: side.from_http_cache(i)))
+        for side in sides:
+            if side.key != "etsb":
+                side.note_main_rss()
+    except BuildFailed as failure:
+        problems.append(str(failure))
+    finally:
+        for side in sides:
+            problems += side.close()
+        if nginx:
+            nginx.stop()
+        shutil.rmtree(tmp, ignore_errors=True)
+
+    text = report(rows, sides, options, nginx_contents, started_load)
+    text += "".join(f"\nPROBLEM: {p}" for p in problems)
+    print("\n" + text)
+    if options.output:
+        options.output.parent.mkdir(parents=True, exist_ok=True)
+        options.output.write_text(text + "\n")
+    print(f"\n(bench took {time.perf_counter() - started:.0f} s; load average {os.getloadavg()[0]:.2f} at the end)")
+    return 1 if problems else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
