@@ -279,3 +279,18 @@ def _with_delegate_index(data: bytearray, index: int) -> bytes:
                 data[position:position + 4] = index.to_bytes(4, "little")
                 return bytes(data)
     raise AssertionError("no delegate call")
+
+
+def test_a_backend_declared_by_two_libraries_is_refused(tmp_path):
+    for name in ("one", "two"):
+        (tmp_path / f"lib{name}.so").write_bytes(b"")
+        assert etsb("backend-library", "--backends", "XnnpackBackend", "--library", f"lib{name}.so", "--output",
+                    f"{name}.yaml", cwd=tmp_path).returncode == 0
+    assert etsb("gen-oplist", "--output_path", "s.yaml", "--backends", "XnnpackBackend", cwd=tmp_path).returncode == 0
+    result = etsb("gen-bindings", "--functions_yaml_path", str(REPO / "kernels/portable/functions.yaml"),
+                  "--op_selection_yaml_path", "s.yaml", "--backend_library_path", "one.yaml",
+                  "--backend_library_path", "two.yaml", "--output_dir", "out", cwd=tmp_path)
+    assert result.returncode == 2, result.stderr
+    assert "two.yaml: error: backend 'XnnpackBackend' is provided by more than one backend library: one.yaml, two.yaml" in \
+        result.stderr, result.stderr
+    assert not (tmp_path / "out").exists()

@@ -241,13 +241,9 @@ def _backend_libraries(selection, declaration_paths: Sequence[str]):
 
 def backend_library(args: SimpleNamespace) -> int:
     """Write a backend library declaration."""
-    from selective_build.emit.yaml_text import scalar
+    from selective_build.emit.backend_link import render_backend_declaration
 
-    ids = _backend_ids(args.backends, "--backends")
-    text = (f"# The backends {os.path.basename(args.library)} registers when it is loaded (etsb backend-library).\n"
-            f"backends: [{', '.join(ids)}]\n"
-            f"library: {scalar(args.library)}\n"
-            f"needs: [{', '.join(scalar(path) for path in args.needs)}]\n")
+    text = render_backend_declaration(_backend_ids(args.backends, "--backends"), args.library, args.needs)
     _write(os.path.dirname(args.output) or ".", os.path.basename(args.output), text)
     return 0
 

@@ -22,6 +22,8 @@ BACKEND_FEATURE_PREFIX = "executorch_backend:"
 _SOURCE_SEPARATOR = " <- "
 # How debug_info names an explicit list of backends (the rules' `backends`).
 BACKENDS_SOURCE = "--backends"
+# The keys of a backend library declaration (readers/backend_yaml.py reads it, emit/backend_link.py writes it).
+DECLARATION_KEYS = ("backends", "library", "needs")
 
 
 @record

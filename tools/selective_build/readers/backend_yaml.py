@@ -14,11 +14,11 @@ Paths are as the build's actions see them (the rules write them with
 
 from __future__ import annotations
 
-from selective_build.model.backends import BackendLibrary, check_backend_id
+from selective_build.model.backends import DECLARATION_KEYS, BackendLibrary, check_backend_id
 from selective_build.model.errors import Location
 from selective_build.readers.node_reader import NodeReader
 
-KEYS = ("backends", "library", "needs")
+KEYS = DECLARATION_KEYS
 _KEYS = frozenset(KEYS)
 
 
