@@ -3,15 +3,17 @@ the same repositories that //bazel:repositories.bzl declares for WORKSPACE.
 
     etsb = use_extension("@etsb//bazel:extensions.bzl", "etsb")
     etsb.executorch_tree(path = "../executorch")    # optional: an ExecuTorch tree as @executorch
-    use_repo(etsb, "executorch_runtime", "executorch")
+    use_repo(etsb, "etsb_python", "executorch_runtime", "executorch")
 
 `@executorch_runtime` is the executorch wheel's runtime (found through
 `ETSB_PYTHON`, or named by `ETSB_EXECUTORCH_RUNTIME`, read with
-`--repo_env`); `@executorch` is an ExecuTorch source tree with etsb's BUILD
-files (`EXECUTORCH_ROOT` wins over the tag). Nothing is downloaded.
+`--repo_env`); `@etsb_python` the interpreter of etsb's build actions and the
+packages its tools import, as declared files; `@executorch` is an ExecuTorch
+source tree with etsb's BUILD files (`EXECUTORCH_ROOT` wins over the tag).
+Nothing is downloaded.
 """
 
-load(":repositories.bzl", "executorch_runtime", "executorch_tree")
+load(":repositories.bzl", "etsb_python", "executorch_runtime", "executorch_tree")
 
 _TREE = tag_class(
     doc = "An ExecuTorch source tree to make the repository `@executorch`.",
@@ -23,10 +25,11 @@ def _etsb_impl(module_ctx):
     if len(paths) > 1:
         fail("etsb.executorch_tree is given %d times: give one tree" % len(paths))
     executorch_runtime(name = "executorch_runtime")
+    etsb_python(name = "etsb_python")
     executorch_tree(name = "executorch", path = paths[0] if paths else "")
 
 etsb = module_extension(
     implementation = _etsb_impl,
     tag_classes = {"executorch_tree": _TREE},
-    doc = "The ExecuTorch runtime of the executorch wheel, and an ExecuTorch source tree.",
+    doc = "The ExecuTorch runtime of the executorch wheel, the Python of etsb's actions, and an ExecuTorch source tree.",
 )

@@ -23,19 +23,13 @@ The three sides:
   bases under a temporary folder in /tmp.
 - **Bazel 7** (forky's 7.7.1, bzlmod): the same `bazel` command line with
   `--config=bazel7` (tests/test_bazel7.py's BUILD flags) inside the chroot of
-  scripts/bazel7.sh, output bases /root/.cache/bench-bazel7* there. Not one
-  `scripts/bazel7.sh bazel` call per command: each call runs in a mount
-  namespace of its own, and the Bazel client of a later call reads its
-  server's working directory through /proc as a path outside the chroot
-  (`--client_debug`: "Server's cwd moved or deleted
-  (/var/cache/etsb/bazel7-forky/work/main)") and restarts the server, so no
-  server would serve two commands. The timed commands go instead to one
-  long-lived `scripts/bazel7.sh run python3 -c AGENT` (same chroot,
-  environment and working directory), started before timing, which runs
-  each command it is sent and answers with its output: the server lives
-  from one build to the next, as it does for a user outside a chroot. Two
-  rows time the wrapper: `scripts/bazel7.sh run true` alone, and a no-op
-  build through a plain `scripts/bazel7.sh bazel build` call each (what
+  scripts/bazel7.sh, output bases /root/.cache/bench-bazel7* there. The
+  timed commands go to one long-lived `scripts/bazel7.sh run python3 -c
+  AGENT` (same chroot, environment and working directory), started before
+  timing, which runs each command it is sent and answers with its output,
+  so that the wrapper's own cost is not in the Bazel rows. Two rows time the
+  wrapper: `scripts/bazel7.sh run true` alone, and a no-op build through a
+  plain `scripts/bazel7.sh bazel build` call each (what
   tests/test_bazel7.py pays per command).
 
 Both Bazels build the whole portable kernel library for the binary (~100
@@ -53,17 +47,22 @@ systems (A B C A B C ...) so that drift in machine load hits them alike:
 2. no-op (R runs, default 3): the same build again, nothing changed.
    Then, Bazel 7 only: the chroot wrapper alone, `scripts/bazel7.sh run
    true` (R runs), and the no-op again, each through its own
-   `scripts/bazel7.sh bazel build` call (R runs): each restarts the server.
-   One more no-op through the command process (not timed) gives it a server
-   again for the rows that follow.
+   `scripts/bazel7.sh bazel build` call (R runs): every call enters the
+   mount namespace the wrapper's commands share, where the server lives on.
 3. warm server after `bazel clean` (C runs): the output tree and action cache
    gone, the server (and its external repositories) kept. Driver: n/a (no
    server; its cold row is this case).
+   Then remote execution after `bazel clean` (C runs): the same build with
+   `--remote_executor=grpc://...` and `--noremote_accept_cached`, so that
+   every action executes on Bazel's own remote worker (tests/servers.py's
+   RemoteWorker, scripts/remote_worker.sh: on localhost with the checkout
+   empty to its actions, two jobs, the same two cores; Bazel 7's in the
+   chroot, whose compiler and libraries its actions need).
 4. filling the caches (1 run): `bazel clean`, then a build with
    `--disk_cache=DIR --remote_cache=URL --remote_upload_local_results`, so
    that the cache rows that follow have something to hit (and to show what
    uploading costs). The HTTP cache is a real server: Debian's nginx with
-   WebDAV PUT on a free localhost port (tests/test_bazel7.py's NGINX_CONF),
+   WebDAV PUT on a free localhost port (tests/servers.py's HttpCache),
    one folder per Bazel (URL/bazel4, URL/bazel7).
 5. disk cache (R runs): `bazel clean` (not timed), then a build with
    `--disk_cache=DIR` alone. Driver: n/a (no disk cache).
@@ -102,7 +101,6 @@ import os
 import re
 import shutil
 import signal
-import socket
 import statistics
 import subprocess
 import sys
@@ -118,11 +116,12 @@ from bench_ours import cpu_name  # noqa: E402
 from bench_tree import markdown, wait_for_quiet  # noqa: E402
 from common import REPO  # noqa: E402
 
-# Bazel's flags and the HTTP cache's configuration, as the tests use them.
+# Bazel's flags, the HTTP cache and the remote executor, as the tests use them.
 sys.path.insert(0, str(REPO / "tests"))
-from helpers import BAZEL_BUILD, BAZEL_STARTUP  # noqa: E402
+from helpers import BAZEL_BUILD, BAZEL_STARTUP, bazel_processes  # noqa: E402
+from servers import HttpCache, RemoteWorker  # noqa: E402
 from test_bazel7 import BUILD as BAZEL7_BUILD  # noqa: E402
-from test_bazel7 import CHROOT, NGINX_CONF, processes, script  # noqa: E402
+from test_bazel7 import CHROOT, script  # noqa: E402
 from test_bazel7 import SCRIPT as BAZEL7_SCRIPT  # noqa: E402
 
 SYSTEMS = ("etsb", "bazel4", "bazel7")
@@ -236,7 +235,7 @@ class BazelSide:
         if result.returncode != 0:
             raise BuildFailed(f"{self.title}: build {' '.join(extra)} failed (exit {result.returncode}):\n"
                               f"{result.stderr[-4000:]}")
-        summary = processes(result.stderr)
+        summary = bazel_processes(result.stderr)
         run, hits = executed(summary)
         short = f"{run} executed" + (f", {hits} cache hits" if hits else "")
         line = re.findall(r"INFO: (\d+ process(?:es)?: .*)\.", result.stderr)[-1]
@@ -368,15 +367,9 @@ for line in sys.stdin:
 
 
 class Bazel7(BazelSide):
-    """Bazel 7 in the chroot. Each scripts/bazel7.sh call runs in a mount
-    namespace of its own, and a Bazel client in a later call reads its
-    server's working directory through /proc as a path outside the chroot
-    ("Server's cwd moved or deleted (/var/cache/etsb/bazel7-forky/work/main)"
-    with --client_debug) and restarts the server: no server would serve two
-    commands. So the timed commands go to one `scripts/bazel7.sh run python3
-    -c AGENT`, started before timing (its chroot, namespace and mounts stay),
-    as a user's commands in one environment would; the last row times plain
-    calls of the wrapper."""
+    """Bazel 7 in the chroot. The timed commands go to one `scripts/bazel7.sh
+    run python3 -c AGENT`, started before timing, so that the wrapper's cost
+    is not in them; two rows time plain calls of the wrapper."""
 
     key = "bazel7"
     title = "Bazel 7 (chroot)"
@@ -444,47 +437,6 @@ class Bazel7(BazelSide):
             self.agent = None
         self.agent_log.close()
         return problems
-
-
-# -- the HTTP cache ----------------------------------------------------------------------------------
-
-
-class Nginx:
-    """Debian's nginx with WebDAV PUT on a free localhost port (tests/test_bazel7.py's configuration)."""
-
-    def __init__(self, root: Path) -> None:
-        binary = shutil.which("nginx") or "/usr/sbin/nginx"
-        if not os.path.exists(binary):
-            raise SystemExit("no nginx: scripts/setup.sh installs it")
-        with socket.socket() as probe:
-            probe.bind(("127.0.0.1", 0))
-            port = probe.getsockname()[1]
-        self.root = root
-        (root / "cache").mkdir(parents=True)
-        (root / "nginx.conf").write_text(NGINX_CONF.format(root=root, port=port))
-        self.process = subprocess.Popen([binary, "-c", str(root / "nginx.conf"), "-p", str(root)],
-                                        stderr=subprocess.PIPE)
-        self.url = f"http://127.0.0.1:{port}"
-        for _ in range(100):
-            with socket.socket() as client:
-                if client.connect_ex(("127.0.0.1", port)) == 0:
-                    return
-            time.sleep(0.05)
-        self.process.kill()
-        raise SystemExit(f"nginx did not start: {self.process.stderr.read().decode()[-2000:]}")
-
-    def contents(self, key: str) -> tuple[int, float]:
-        """Files and MB the server holds for one Bazel."""
-        files = [p for p in (self.root / "cache" / key).rglob("*") if p.is_file()]
-        return len(files), sum(p.stat().st_size for p in files) / 2**20
-
-    def stop(self) -> None:
-        self.process.terminate()
-        try:
-            self.process.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
-            self.process.wait()
 
 
 # -- the report ----------------------------------------------------------------------------------------
@@ -587,6 +539,7 @@ def main() -> int:
     tmp = Path(tempfile.mkdtemp(prefix="bench_bazel_", dir="/tmp"))   # /tmp: visible inside the chroot too
     sides: list = []
     nginx = None
+    workers: dict[str, RemoteWorker] = {}
     problems: list[str] = []
     rows: list[Row] = []
     nginx_contents: dict[str, tuple[int, float]] = {}
@@ -594,7 +547,14 @@ def main() -> int:
     try:
         bazels = [name for name in systems if name != "etsb"]
         if bazels:
-            nginx = Nginx(tmp / "nginx")
+            nginx = HttpCache(tmp / "nginx")
+        # Bazel's own remote worker for each Bazel, where its actions can run (Bazel 7's in
+        # its chroot); the checkout is empty to the actions (tests/test_remote_execution.py).
+        if "bazel4" in systems:
+            workers["bazel4"] = RemoteWorker(tmp / "remote-worker-4", hidden=[REPO])
+        if "bazel7" in systems:
+            workers["bazel7"] = RemoteWorker(tmp / "remote-worker-7", hidden=[REPO],
+                                             launcher=("bash", str(BAZEL7_SCRIPT), "run"))
         for name in SYSTEMS:
             if name in systems:
                 sides.append(Driver(tmp) if name == "etsb" else
@@ -615,14 +575,19 @@ def main() -> int:
             rows.append(timed_row(Row("chroot wrapper alone", f"`scripts/bazel7.sh run true`, median of {r}",
                                       not_applicable=others), sides, r, lambda side, i: side.wrapper_alone()))
             rows.append(timed_row(Row("no-op, each command its own `scripts/bazel7.sh bazel` call",
-                                      f"the server restarts every call; median of {r}", not_applicable=others),
+                                      f"the wrapper's shared namespace: the server stays; median of {r}",
+                                      not_applicable=others),
                                   sides, r, lambda side, i: side.noop_plain()))
-            rewarm = bazel7.noop()   # not timed: a server in the command process's namespace again
-            print(f"  {bazel7.title}: server restarted for the next rows ({rewarm.seconds:.1f} s, not a row)",
-                  flush=True)
         rows.append(timed_row(Row("warm server after bazel clean", f"{c} run{'s' * (c > 1)}",
                                   not_applicable={"etsb": "n/a (no server: the cold row)"}), sides, c,
                               lambda side, i: side.after_clean()))
+        if workers:
+            rows.append(timed_row(Row("remote execution after bazel clean",
+                                      f"{c} run{'s' * (c > 1)}; Bazel's own remote worker on localhost, "
+                                      "`--noremote_accept_cached`: every action executed there",
+                                      not_applicable={"etsb": "n/a (no remote execution)"}), sides, c,
+                                  lambda side, i: side.after_clean(f"--remote_executor={workers[side.key].url}",
+                                                                   "--noremote_accept_cached")))
         rows.append(timed_row(Row("after bazel clean, filling disk + HTTP cache", "1 run",
                                   not_applicable={"etsb": "n/a"}), sides, 1,
                               lambda side, i: side.fill_caches()))
@@ -642,8 +607,9 @@ def main() -> int:
     finally:
         for side in sides:
             problems += side.close()
-        if nginx:
-            nginx.stop()
+        for server in [nginx, *workers.values()]:
+            if server:
+                server.stop()
         shutil.rmtree(tmp, ignore_errors=True)
 
     text = report(rows, sides, options, nginx_contents, started_load)

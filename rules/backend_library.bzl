@@ -1,7 +1,7 @@
 """`et_backend_library`: a library that registers backends, declared for etsb."""
 
 load(":private/attrs.bzl", "attrs", "check_call", "rule_info")
-load(":private/shim.bzl", "ETSB_COMMAND", "ETSB_TOOL", "ETSB_TOOL_SOURCES", "etsb_filegroup", "etsb_genrule")
+load(":private/shim.bzl", "ETSB_COMMAND", "ETSB_TOOLS", "etsb_filegroup", "etsb_genrule")
 
 ET_BACKEND_LIBRARY = rule_info(
     name = "et_backend_library",
@@ -45,6 +45,6 @@ def et_backend_library(name, **kwargs):
             " ".join(["--needs $(location %s)" % n for n in a.needs]),
             output,
         ),
-        tools = [ETSB_TOOL, ETSB_TOOL_SOURCES],
+        tools = ETSB_TOOLS,
         **common
     )

@@ -5,7 +5,7 @@ load(":merge_yaml.bzl", "merge_yaml")
 load(":operator_library.bzl", "et_operator_library")
 load(":private/attrs.bzl", "attrs", "check_call", "internal", "rule_info", "with_tags")
 load(":private/names.bzl", "cxx_identifier", "sibling_label")
-load(":private/shim.bzl", "BUILD_SYSTEM", "ETSB_COMMAND", "ETSB_TOOL", "ETSB_TOOL_SOURCES", "RUNTIME", "TAG_REGISTERS", "etsb_cxx_library", "etsb_genrule")
+load(":private/shim.bzl", "BUILD_SYSTEM", "ETSB_COMMAND", "ETSB_TOOLS", "RUNTIME", "TAG_REGISTERS", "etsb_cxx_library", "etsb_filegroup", "etsb_genrule")
 
 # The files `etsb gen-bindings` writes.
 BINDINGS_FILES = ["register_kernels.cpp", "NativeFunctions.h", "CustomOpsNativeFunctions.h", "Functions.h"]
@@ -82,7 +82,7 @@ def executorch_generated_lib(name, **kwargs):
     )
 
     kernels = kernel_deps
-    if BUILD_SYSTEM == "etsb" and kernel_deps:
+    if BUILD_SYSTEM in ("etsb", "bazel") and kernel_deps:
         # Only the kernel sources the selection needs are compiled (the rest of a
         # library as large as ExecuTorch's portable one never is).
         kernels = [_selected_kernels(
@@ -175,7 +175,7 @@ def _bindings(name, functions_yaml, custom_ops_yaml, selection, manual_registrat
         srcs = srcs,
         outs = [name + "/" + f for f in BINDINGS_FILES] + [script],
         cmd = ETSB_COMMAND + " gen-bindings " + " ".join(args) + " --lib_name %s --output_dir $(RULEDIR)/%s" % (cxx_identifier(name), name),
-        tools = [ETSB_TOOL, ETSB_TOOL_SOURCES],
+        tools = ETSB_TOOLS,
         **helper
     )
 
@@ -196,12 +196,15 @@ def _selected_kernels(
     libraries define (etsb's portable kernels over ExecuTorch's: the same
     function names) comes from the first of `kernel_deps` defining it."""
     files, libraries = [], []
-    for kernels in kernel_deps:
-        own = [sibling_label(kernels, "_srcs"), sibling_label(kernels, "_hdrs")]
-        files += own
+    for index, kernels in enumerate(kernel_deps):
+        # One group of each library's sources and headers: Bazel refuses `$(locations)`
+        # of an empty group, which `_hdrs` may be (`_srcs` never is).
+        own = "%s_library_files_%d" % (name, index)
+        etsb_filegroup(name = own, srcs = [sibling_label(kernels, "_srcs"), sibling_label(kernels, "_hdrs")], **helper)
+        files.append(":" + own)
 
         # Each library's files after its name: where two define a kernel, the first listed wins.
-        libraries.append("--library '%s' %s" % (kernels, " ".join(["$(locations %s)" % f for f in own])))
+        libraries.append("--library '%s' $(locations :%s)" % (kernels, own))
     args = ["--op_selection_yaml_path $(location %s)" % selection]
     if other_libraries:
         # Plain C++ libraries are linked too: a kernel no listed file defines may be theirs.
@@ -225,7 +228,7 @@ def _selected_kernels(
             name,
             " ".join(libraries),
         ),
-        tools = [ETSB_TOOL, ETSB_TOOL_SOURCES],
+        tools = ETSB_TOOLS,
         **helper
     )
     hdrs, copts = [], []
@@ -233,7 +236,7 @@ def _selected_kernels(
         variants = _op_variants(name, selection, helper, ":%s/switch_names.txt" % name)
 
         # -I: ExecuTorch's selective_build.h includes it as "selected_op_variants.h".
-        hdrs, copts = [variants], ["-include", "$(location %s)" % variants, "-I$(RULEDIR)/" + name]
+        hdrs, copts = [variants], ["-include", "$(location %s)" % variants, "-I%s/%s" % (_output_directory(), name)]
     etsb_cxx_library(
         name = name + "_kernels",
         hdrs = hdrs,
@@ -243,6 +246,17 @@ def _selected_kernels(
         **helper
     )
     return ":" + name + "_kernels"
+
+def _output_directory():
+    """The package's output directory, as a C++ library's copts can name it.
+
+    `$(RULEDIR)` in etsb's driver; Bazel 4 gives a cc_library no `$(RULEDIR)`,
+    only `$(BINDIR)`, below which an external repository's packages sit in
+    `external/<name>/`."""
+    if BUILD_SYSTEM != "bazel":
+        return "$(RULEDIR)"
+    repository = native.repository_name().lstrip("@")
+    return "/".join(["$(BINDIR)"] + (["external", repository] if repository else []) + ([native.package_name()] if native.package_name() else []))
 
 def _op_variants(name, selection, helper, switch_names = None):
     """The genrule writing the selection's `selected_op_variants.h`; its label.
@@ -258,7 +272,7 @@ def _op_variants(name, selection, helper, switch_names = None):
         srcs = srcs,
         outs = [name + "/selected_op_variants.h"],
         cmd = ETSB_COMMAND + " gen-op-variants --yaml_file_path $(location %s) --output_dir $(RULEDIR)/%s%s" % (selection, name, extra),
-        tools = [ETSB_TOOL, ETSB_TOOL_SOURCES],
+        tools = ETSB_TOOLS,
         **helper
     )
     return ":" + name + "_op_variants"

@@ -2,7 +2,7 @@
 recompile for a dtype-selective build."""
 
 load(":private/attrs.bzl", "attrs", "check_call", "rule_info")
-load(":private/shim.bzl", "RUNTIME", "etsb_cxx_library", "etsb_filegroup")
+load(":private/shim.bzl", "RUNTIME", "etsb_cxx_library", "etsb_filegroup", "etsb_object_sources")
 
 ET_KERNEL_LIBRARY = rule_info(
     name = "et_kernel_library",
@@ -10,15 +10,22 @@ ET_KERNEL_LIBRARY = rule_info(
 
 Creates `<name>` (the compiled static library: the linker keeps only the
 kernels that registration refers to), `<name>_srcs` and `<name>_hdrs` (its
-sources and headers, which a dtype-selective `executorch_generated_lib`
-compiles again with its `selected_op_variants.h`).""",
+sources and headers: a generated library compiles only the sources its
+selection needs, again with its `selected_op_variants.h` when dtype-selective),
+and under Bazel `<name>_interface` and `<name>_copts`, what that compile in
+another package needs (docs/bazel.md).""",
     attrs = {
         "srcs": attrs.label_list("the kernel sources (`op_<name>.cpp`)"),
         "hdrs": attrs.label_list("headers the kernels share (utility layer)"),
         "deps": attrs.label_list("other libraries the kernels need (the runtime is always added)"),
         "copts": attrs.string_list("extra compiler flags for the kernels"),
     },
-    outputs = {"library": "`<name>`", "sources": "`<name>_srcs`", "headers": "`<name>_hdrs`"},
+    outputs = {
+        "library": "`<name>`",
+        "sources": "`<name>_srcs`",
+        "headers": "`<name>_hdrs`",
+        "compile interface (Bazel)": "`<name>_interface`, `<name>_copts`",
+    },
 )
 
 def et_kernel_library(name, **kwargs):
@@ -34,3 +41,4 @@ def et_kernel_library(name, **kwargs):
     etsb_cxx_library(name = name, srcs = a.srcs + a.hdrs, hdrs = a.hdrs, deps = a.deps + [RUNTIME], copts = a.copts, **common)
     etsb_filegroup(name = name + "_srcs", srcs = a.srcs, **common)
     etsb_filegroup(name = name + "_hdrs", srcs = a.hdrs, **common)
+    etsb_object_sources(name = name, srcs = a.srcs, hdrs = a.hdrs, deps = a.deps + [RUNTIME], copts = a.copts, **common)

@@ -1,7 +1,7 @@
 """`merge_yaml`: a vendor kernel yaml over a fallback yaml."""
 
 load(":private/attrs.bzl", "attrs", "check_call", "rule_info")
-load(":private/shim.bzl", "ETSB_COMMAND", "ETSB_TOOL", "ETSB_TOOL_SOURCES", "etsb_genrule")
+load(":private/shim.bzl", "ETSB_COMMAND", "ETSB_TOOLS", "etsb_genrule")
 
 MERGE_YAML = rule_info(
     name = "merge_yaml",
@@ -33,6 +33,6 @@ def merge_yaml(name, **kwargs):
         srcs = [a.functions_yaml, a.fallback_yaml],
         outs = [output],
         cmd = ETSB_COMMAND + " merge-yaml --functions_yaml_path $(location %s) --fallback_yaml_path $(location %s) --output_dir $(RULEDIR)/%s" % (a.functions_yaml, a.fallback_yaml, name),
-        tools = [ETSB_TOOL, ETSB_TOOL_SOURCES],
+        tools = ETSB_TOOLS,
         **common
     )

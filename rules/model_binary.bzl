@@ -3,7 +3,7 @@
 load(":generated_lib.bzl", "executorch_generated_lib")
 load(":operator_library.bzl", "et_operator_library")
 load(":private/attrs.bzl", "attrs", "check_call", "internal", "rule_info", "with_tags")
-load(":private/shim.bzl", "BUILD_SYSTEM", "ETSB_COMMAND", "ETSB_TOOL", "ETSB_TOOL_SOURCES", "LINK_MAPS", "RUNNER", "RUNTIME", "RUNTIME_SHARED_LIBRARY", "TAG_ALL_KERNELS", "TAG_BINARY", "TAG_COPIED_TO", "TAG_MANUAL", "etsb_cxx_binary", "etsb_genrule", "etsb_label")
+load(":private/shim.bzl", "BUILD_SYSTEM", "ETSB_COMMAND", "ETSB_TOOLS", "LINK_MAPS", "RUNNER", "RUNTIME", "RUNTIME_SHARED_LIBRARY", "TAG_ALL_KERNELS", "TAG_BINARY", "TAG_COPIED_TO", "TAG_MANUAL", "etsb_cxx_binary", "etsb_genrule", "etsb_label")
 
 PORTABLE_FUNCTIONS_YAML = etsb_label("//kernels/portable:functions.yaml")
 PORTABLE_KERNELS = etsb_label("//kernels/portable:kernels")
@@ -83,7 +83,7 @@ def et_model_binary(name, **kwargs):
                 " ".join(["$(location %s)" % c for c in candidates]),
                 "" if LINK_MAPS else " --no_link_map",
             ),
-            tools = [ETSB_TOOL, ETSB_TOOL_SOURCES],
+            tools = ETSB_TOOLS,
             **with_tags(binary, [TAG_BINARY])
         )
 

@@ -1,7 +1,7 @@
 """`et_operator_library`: which operators (and dtypes) a binary needs."""
 
 load(":private/attrs.bzl", "attrs", "check_call", "rule_info")
-load(":private/shim.bzl", "ETSB_COMMAND", "ETSB_TOOL", "ETSB_TOOL_SOURCES", "command_word", "etsb_genrule")
+load(":private/shim.bzl", "ETSB_COMMAND", "ETSB_TOOLS", "command_word", "etsb_genrule")
 
 ET_OPERATOR_LIBRARY = rule_info(
     name = "et_operator_library",
@@ -64,6 +64,6 @@ def et_operator_library(name, **kwargs):
         srcs = all_models + ([a.ops_schema_yaml_target] if a.ops_schema_yaml_target else []) + a.deps,
         outs = [output],
         cmd = ETSB_COMMAND + " gen-oplist " + " ".join(args),
-        tools = [ETSB_TOOL, ETSB_TOOL_SOURCES],
+        tools = ETSB_TOOLS,
         **common
     )

@@ -102,8 +102,8 @@ def etsb_tool(name, sources_name):
     """
 
     # A plain file everywhere (not a py_binary under Bazel): genrules run it with
-    # $(ETSB_PYTHON), the environment that has etsb's dependencies, and nothing
-    # else picks the interpreter.
+    # the interpreter shim.bzl's ETSB_COMMAND names (the driver's $(ETSB_PYTHON),
+    # Bazel's declared @etsb_python), and no Python toolchain is involved.
     etsb_export_file("__main__.py")
     etsb_filegroup(name = name, srcs = ["__main__.py"])
     etsb_filegroup(name = sources_name, srcs = native.glob(["**/*.py", "data/*.yaml"]))

@@ -4,6 +4,7 @@
 #   scripts/bazel7.sh setup            make the chroot (once; later runs change nothing)
 #   scripts/bazel7.sh bazel ARGS...    run `bazel ARGS...` inside the chroot
 #   scripts/bazel7.sh run CMD...       run a command inside the chroot
+#   scripts/bazel7.sh stop             end the mount namespace the commands share
 # (in the current folder when it is inside this checkout, else at its root)
 #
 # The chroot sees this checkout, the executorch wheel and the host's /tmp at
@@ -39,9 +40,9 @@ wheel() {
     || die "no executorch wheel in $ROOT/.venv: run scripts/setup.sh first"
 }
 
-# Bind-mounts into the chroot. Every command runs in a mount namespace of its
-# own (`unshare --mount`, see below): the mounts vanish with it, and commands
-# running side by side never unmount each other's.
+# Bind-mounts into the chroot, made in a mount namespace of etsb's (see below):
+# they vanish with it, never touch the host's mount table, and nobody unmounts
+# them while another command runs.
 mount_into() {
   local source="$1" target="$CHROOT$1"
   mkdir -p "$target"
@@ -88,14 +89,50 @@ enter() {
     bash -c 'cd "$0" && exec "$@"' "$HERE" "$@"
 }
 
-# Each command in a private mount namespace: re-run this script under unshare.
-if [ "${ETSB_BAZEL7_NAMESPACE:-}" != 1 ]; then
-  ETSB_BAZEL7_NAMESPACE=1 exec unshare --mount --propagation private bash "$0" "$@"
-fi
+# The commands share one mount namespace, kept by a holder process (a `sleep`
+# of NAMESPACE_HOURS, named etsb-bazel7-namespace) and entered with nsenter:
+# Bazel's server, started by one command, outlives it there, and the next
+# command's client finds the server's working folder at the same path, so the
+# server serves it (in a namespace of its own per command, every command
+# restarted the server: about 5 s). When the holder has ended, the next
+# command starts another. `setup` runs in a throwaway namespace.
+NAMESPACE_PID=/run/etsb-bazel7-namespace.pid
+NAMESPACE_HOURS=3
 
-case "${1:-}" in
-  setup) setup ;;
-  bazel) shift; enter bazel "$@" ;;
-  run) shift; enter "$@" ;;
-  *) die "usage: scripts/bazel7.sh setup | bazel ARGS... | run CMD..." ;;
+namespace_pid() {
+  local pid
+  pid="$(cat "$NAMESPACE_PID" 2>/dev/null)" || return 1
+  [ -n "$pid" ] && tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null | grep -q '^etsb-bazel7-namespace ' || return 1
+  echo "$pid"
+}
+
+start_namespace() {
+  local pid
+  ETSB_BAZEL7_NAMESPACE=hold setsid unshare --mount --propagation private bash "$ROOT/scripts/bazel7.sh" hold </dev/null >/dev/null 2>&1 &
+  for _ in $(seq 100); do
+    pid="$(namespace_pid)" && { echo "$pid"; return; }
+    sleep 0.05
+  done
+  die "the mount namespace's holder did not start"
+}
+
+in_namespace() {
+  local pid
+  pid="$(namespace_pid)" || pid="$(start_namespace)"
+  # Entering a mount namespace moves to its root: the working folder is given again.
+  ETSB_BAZEL7_NAMESPACE=entered exec nsenter --mount="/proc/$pid/ns/mnt" --wd="$PWD" bash "$ROOT/scripts/bazel7.sh" "$@"
+}
+
+case "${ETSB_BAZEL7_NAMESPACE:-}:${1:-}" in
+  hold:hold) echo $$ >"$NAMESPACE_PID"; exec -a etsb-bazel7-namespace sleep $((NAMESPACE_HOURS * 3600)) ;;
+  :setup) ETSB_BAZEL7_NAMESPACE=setup exec unshare --mount --propagation private bash "$0" setup ;;
+  :stop) pid="$(namespace_pid)" && kill "$pid"; rm -f "$NAMESPACE_PID"; exit 0 ;;
+  :bazel | :run)
+    [ -f "$CHROOT/.etsb-ready" ] || bash "$0" setup
+    in_namespace "$@"
+    ;;
+  setup:setup) setup ;;
+  entered:bazel) shift; enter bazel "$@" ;;
+  entered:run) shift; enter "$@" ;;
+  *) die "usage: scripts/bazel7.sh setup | bazel ARGS... | run CMD... | stop" ;;
 esac

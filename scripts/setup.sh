@@ -193,6 +193,16 @@ PY
 }
 install_buildifier
 
+# Bazel's own remote execution server, which tests/test_remote_execution.py and
+# bench/bench_bazel.py run on localhost: compiled from Debian's
+# bazel-bootstrap-source (scripts/remote_worker.sh; once per Bazel release).
+if [ -f /usr/share/bazel/A-server.jar ]; then
+  as_root bash "$ROOT/scripts/remote_worker.sh" build \
+    || die "could not build Bazel's remote worker; try by hand: sudo scripts/remote_worker.sh build"
+else
+  say "no Debian Bazel: tests/test_remote_execution.py will fail (install bazel-bootstrap)"
+fi
+
 # What later steps rely on, checked every time (cheap).
 "$ROOT/.venv/bin/python" - <<'PY' || die "the .venv is incomplete; delete it and run scripts/setup.sh again"
 import sys, yaml, flatbuffers, executorch, os

@@ -197,6 +197,12 @@ class Bazel:
             self("shutdown")
 
 
+def bazel_processes(output: str) -> dict[str, int]:
+    """Bazel's process summary (`INFO: 105 processes: 9 internal, 96 linux-sandbox.`) as kind -> count."""
+    line = re.findall(r"INFO: \d+ process(?:es)?: (.*)\.", output)[-1]
+    return {kind.strip(): int(count) for count, kind in (item.strip().split(" ", 1) for item in line.split(","))}
+
+
 def cmake(*argv: str | Path) -> subprocess.CompletedProcess:
     """cmake with ``argv``."""
     binary = shutil.which("cmake")

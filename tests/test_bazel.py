@@ -184,3 +184,24 @@ def test_generated_files_are_the_drivers_byte_for_byte(bazel_examples):
                       "bin_lib/register_kernels.cpp", "bin_lib/NativeFunctions.h", "bin_lib/backends.ld"):
         ours = (REPO / "etsb-out" / "bin" / "examples" / "mlp" / generated).read_bytes()
         assert (bazel_examples.out / "mlp" / generated).read_bytes() == ours, generated
+
+
+def test_the_declared_interpreter_has_every_package_the_tools_import():
+    """`@etsb_python` declares the packages of `TOOL_PACKAGES` (bazel/repositories.bzl)
+    as the actions' only site-packages: exactly those outside the standard
+    library that etsb's tools import (a missing one would fail every action)."""
+    import ast
+    import re
+    import sys
+
+    text = (REPO / "bazel" / "repositories.bzl").read_text()
+    declared = ast.literal_eval(re.search(r"^TOOL_PACKAGES = (\[.*?\])$", text, re.MULTILINE).group(1))
+    imported = set()
+    for path in (REPO / "tools" / "selective_build").rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text(), str(path))):
+            if isinstance(node, ast.Import):
+                imported.update(alias.name.split(".")[0] for alias in node.names)
+            elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+                imported.add(node.module.split(".")[0])
+    outside = imported - set(sys.stdlib_module_names) - {"selective_build", "__future__"}
+    assert sorted(declared) == sorted(outside)

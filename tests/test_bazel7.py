@@ -4,7 +4,9 @@ MODULE.bazel alone (--noenable_workspace; the runtime from the wheel through
 //bazel:extensions.bzl). The examples build, their binaries run inside the
 chroot (they need forky's C++ library) and match torch; the generated sources
 are byte-identical to the driver's; after `bazel clean`, a build from a disk
-cache executes no action.
+cache executes no action, and from a fresh output base a real HTTP cache
+(nginx) leaves none to execute; on a remote executor (Bazel 7's own worker in
+the chroot) every action runs remotely.
 
 Needs root for the chroot (debootstrap, bind mounts): run as root, or with
 password-less sudo."""
@@ -12,14 +14,14 @@ password-less sudo."""
 from __future__ import annotations
 
 import os
-import re
 import subprocess
 
 import numpy as np
 import pytest
 
 from conftest import REPO
-from helpers import assert_matches_torch, etsb
+from helpers import assert_matches_torch, bazel_processes, etsb
+from servers import HttpCache, RemoteWorker
 
 SCRIPT = REPO / "scripts" / "bazel7.sh"
 CHROOT = os.environ.get("ETSB_BAZEL7_ROOT", "/var/cache/etsb/bazel7-forky")
@@ -58,6 +60,7 @@ def bazel7():
     yield bazel
     if bazel("clean", "--config=bazel7", "--expunge").returncode != 0:
         bazel("shutdown")
+    script("stop")   # the wrapper's shared mount namespace
 
 
 def test_the_examples_build_from_module_bazel_and_run_like_torch(bazel7, tmp_path):
@@ -83,62 +86,11 @@ def test_generated_files_are_the_drivers_byte_for_byte(bazel7):
         assert ours == theirs, generated
 
 
-def processes(output: str) -> dict[str, int]:
-    """Bazel's process summary (`INFO: 105 processes: 9 internal, 96 linux-sandbox.`) as kind -> count."""
-    line = re.findall(r"INFO: \d+ process(?:es)?: (.*)\.", output)[-1]
-    return {kind.strip(): int(count) for count, kind in (item.strip().split(" ", 1) for item in line.split(","))}
-
-
-NGINX_CONF = """\
-daemon off;
-user root;
-worker_processes 1;
-pid {root}/nginx.pid;
-error_log {root}/error.log;
-events {{ worker_connections 64; }}
-http {{
-    access_log {root}/access.log;
-    client_body_temp_path {root}/body;
-    client_max_body_size 0;
-    server {{
-        listen 127.0.0.1:{port};
-        root {root}/cache;
-        location / {{
-            dav_methods PUT;
-            create_full_put_path on;
-        }}
-    }}
-}}
-"""
-
-
 @pytest.fixture
 def http_cache(tmp_path):
     """A real HTTP cache server (Debian's nginx with WebDAV PUT) on a free localhost port, stopped afterwards."""
-    import shutil
-    import socket
-    import time
-
-    nginx = shutil.which("nginx") or "/usr/sbin/nginx"
-    assert os.path.exists(nginx), "no nginx: scripts/setup.sh installs it"
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
-    root = tmp_path / "nginx"
-    (root / "cache").mkdir(parents=True)
-    (root / "nginx.conf").write_text(NGINX_CONF.format(root=root, port=port))
-    server = subprocess.Popen([nginx, "-c", str(root / "nginx.conf"), "-p", str(root)], stderr=subprocess.PIPE)
-    for _ in range(100):
-        with socket.socket() as client:
-            if client.connect_ex(("127.0.0.1", port)) == 0:
-                break
-        time.sleep(0.05)
-    else:
-        server.kill()
-        raise AssertionError(f"nginx did not start: {server.stderr.read().decode()[-2000:]}")
-    yield f"http://127.0.0.1:{port}", root
-    server.terminate()
-    server.wait(timeout=30)
+    with HttpCache(tmp_path / "nginx") as server:
+        yield server
 
 
 def test_caches_leave_no_action_to_execute(bazel7, http_cache, tmp_path):
@@ -146,33 +98,39 @@ def test_caches_leave_no_action_to_execute(bazel7, http_cache, tmp_path):
     build from the disk cache, and from a fresh output base (another machine, as
     far as Bazel can tell) a build from the HTTP cache, execute no action, and
     the binary from the second runs like torch."""
-    url, root = http_cache
     disk = f"--disk_cache={tmp_path / 'cache'}"
-    remote = (f"--remote_cache={url}", "--remote_upload_local_results")
+    remote = (f"--remote_cache={http_cache.url}", "--remote_upload_local_results")
     # So that the first build runs every action, filling the caches.
     assert bazel7("clean", "--config=bazel7").returncode == 0
     first = bazel7("build", *BUILD, disk, *remote, "//examples/mlp:bin")
     assert first.returncode == 0, first.stderr[-3000:]
-    assert sum(1 for path in (root / "cache").rglob("*") if path.is_file()) > 20  # the server holds the results
+    assert http_cache.contents()[0] >= 10  # the server holds the results
 
     assert bazel7("clean", "--config=bazel7").returncode == 0
     again = bazel7("build", *BUILD, disk, "//examples/mlp:bin")
     assert again.returncode == 0, again.stderr[-3000:]
-    summary = processes(again.stderr)
-    assert summary.get("disk cache hit", 0) > 20 and set(summary) <= {"disk cache hit", "internal"}, summary
+    summary = bazel_processes(again.stderr)
+    assert summary.get("disk cache hit", 0) >= 10 and set(summary) <= {"disk cache hit", "internal"}, summary
 
-    other = (f"--output_base={OUTPUT_BASE}-other", "--host_jvm_args=-Xmx1g", "--max_idle_secs=60")
+    summary = mlp_on_a_fresh_output_base("http", tmp_path, *remote)
+    assert summary.get("remote cache hit", 0) >= 10 and set(summary) <= {"remote cache hit", "internal"}, summary
+
+
+def mlp_on_a_fresh_output_base(name: str, tmp_path, *flags: str) -> dict[str, int]:
+    """//examples/mlp:bin built with `flags` on an output base of its own (another
+    machine, as far as Bazel can tell), run like torch, the output base removed;
+    the build's process summary."""
+    other = (f"--output_base={OUTPUT_BASE}-{name}", "--host_jvm_args=-Xmx1g", "--max_idle_secs=60")
     try:
-        fresh = script("bazel", *other, "build", *BUILD, *remote, "//examples/mlp:bin")
-        assert fresh.returncode == 0, fresh.stderr[-3000:]
-        summary = processes(fresh.stderr)
-        assert summary.get("remote cache hit", 0) > 20 and set(summary) <= {"remote cache hit", "internal"}, summary
+        built = script("bazel", *other, "build", *BUILD, *flags, "//examples/mlp:bin")
+        assert built.returncode == 0, built.stderr[-4000:]
         info = script("bazel", *other, "info", *BUILD, "bazel-bin")
         run = script("run", f"{info.stdout.strip()}/examples/mlp/bin", "--model",
                      str(REPO / "tests/models/mlp/mlp.pte"), "--inputs",
-                     str(REPO / "tests/models/mlp/forward.input_0.npy"), "--output-dir", str(tmp_path / "out"))
+                     str(REPO / "tests/models/mlp/forward.input_0.npy"), "--output-dir", str(tmp_path / name))
         assert run.returncode == 0, run.stderr
-        assert_matches_torch("mlp", tmp_path / "out")
+        assert_matches_torch("mlp", tmp_path / name)
+        return bazel_processes(built.stderr)
     finally:
         script("bazel", *other, "clean", "--config=bazel7", "--expunge")
 
@@ -199,3 +157,13 @@ def test_a_module_of_its_own_builds_with_etsb_as_a_bazel_dep(bazel7, tmp_path):
                                    np.load(REPO / "tests/models/cnn/forward.output_0.npy"), rtol=1e-5, atol=1e-6)
     finally:
         in_consumer("bazel", *startup, "clean", "--config=bazel7", "--expunge")
+
+
+def test_every_action_runs_on_a_remote_executor_in_the_chroot(bazel7, tmp_path):
+    """Bazel 7 sends every action of the MLP binary to Bazel 7's own remote
+    worker (scripts/remote_worker.sh), run in the chroot, whose compiler and
+    libraries the actions need, with the checkout empty to its actions: from a
+    fresh output base every process is remote, and the binary runs like torch."""
+    with RemoteWorker(tmp_path / "worker", hidden=[REPO], launcher=("bash", str(SCRIPT), "run")) as worker:
+        summary = mlp_on_a_fresh_output_base("remote", tmp_path, f"--remote_executor={worker.url}")
+    assert summary.get("remote", 0) >= 10 and set(summary) <= {"remote", "internal"}, summary

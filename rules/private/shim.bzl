@@ -8,11 +8,17 @@ onto the build system evaluating it:
 * Bazel, whose `native` offers `cc_library` (we call `cc_library`/`cc_binary`);
 * Buck2, whose `native` offers `cxx_library` and `read_config`.
 
-Genrule commands use Bazel's notation (`$(location ...)`, `$(RULEDIR)`, `$@`)
-plus two make variables set by the build system: `$(ETSB_PYTHON)`, the Python
-that runs etsb's tools, and `$(EXECUTORCH_RUNTIME)`, the ExecuTorch runtime wheel.
-Under Bazel they come from `MAKE_VARIABLES` (`--define` overrides them).
+Genrule commands use Bazel's notation (`$(location ...)`, `$(RULEDIR)`, `$@`).
+In etsb's driver and Buck2 two make variables set by the build system name
+the Python that runs etsb's tools (`$(ETSB_PYTHON)`) and the ExecuTorch
+runtime wheel (`$(EXECUTORCH_RUNTIME)`). Bazel needs neither: its actions run
+the interpreter of `@etsb_python` and read the runtime of
+`@executorch_runtime`, both declared inputs, so that no path of the machine
+is in a command line (actions cache across checkouts and run remotely).
 """
+
+load(":private/bazel_sources.bzl", "etsb_selected_sources")
+load(":private/names.bzl", "sibling_label")
 
 BUILD_SYSTEM = "bazel" if hasattr(native, "cc_library") else ("buck2" if hasattr(native, "read_config") else "etsb")
 
@@ -43,8 +49,15 @@ def etsb_label(text):
 ETSB_TOOL = etsb_label("//tools/selective_build:etsb")
 ETSB_TOOL_SOURCES = etsb_label("//tools/selective_build:sources")
 
-# The command prefix that runs the etsb tool inside a genrule.
-ETSB_COMMAND = "$(ETSB_PYTHON) $(location %s)" % ETSB_TOOL
+# The command prefix that runs the etsb tool inside a genrule, and the `tools`
+# of such a genrule: the tool, its sources and, under Bazel, the interpreter and
+# the packages it imports (`-S`: no site directories; `-B`: no bytecode
+# written beside declared sources).
+_PYTHON = etsb_label("@etsb_python//:python3") if BUILD_SYSTEM == "bazel" else None
+ETSB_COMMAND = (
+    "PYTHONPATH=$$(dirname $(execpath {python}))/site-packages $(execpath {python}) -S -B $(execpath {tool})".format(python = _PYTHON, tool = ETSB_TOOL) if BUILD_SYSTEM == "bazel" else "$(ETSB_PYTHON) $(location %s)" % ETSB_TOOL
+)
+ETSB_TOOLS = [ETSB_TOOL, ETSB_TOOL_SOURCES] + ([_PYTHON, etsb_label("@etsb_python//:packages")] if BUILD_SYSTEM == "bazel" else [])
 
 # The ExecuTorch runtime library (libexecutorch.so and its headers).
 RUNTIME = etsb_label("@executorch_runtime//:executorch" if BUILD_SYSTEM == "bazel" else "//runtime:executorch")
@@ -52,10 +65,6 @@ RUNTIME = etsb_label("@executorch_runtime//:executorch" if BUILD_SYSTEM == "baze
 # The runtime's shared library as a file, for a copy of a binary to take along
 # (binaries find it beside themselves first: their run path starts at $ORIGIN).
 RUNTIME_SHARED_LIBRARY = etsb_label("//runtime:libexecutorch.so")
-
-# Under Bazel, the target that supplies the make variables of every genrule
-# (made by //bazel:repositories.bzl beside the runtime).
-MAKE_VARIABLES = etsb_label("@executorch_runtime//:make_variables") if BUILD_SYSTEM == "bazel" else None
 
 # The directory holding each external repository's tree as `<NAME>/`, relative
 # to where compilers run: an include root where `executorch/...` is an
@@ -133,7 +142,6 @@ def etsb_genrule(name, srcs, outs, cmd, tools = [], tags = [], visibility = None
             outs = outs,
             cmd = cmd,
             tools = tools,
-            toolchains = [MAKE_VARIABLES],
             tags = tags,
             visibility = _visibility(visibility),
             testonly = testonly,
@@ -206,7 +214,37 @@ def etsb_cxx_library(
             **extra
         )
         return
-    deps = deps + objects_of
+    if BUILD_SYSTEM == "bazel" and objects_of:
+        # The sources the list names, compiled here: one library each, with its own flags.
+        for index, library in enumerate(objects_of):
+            part = "%s_objects_%d" % (name, index)
+            etsb_selected_sources(
+                name = part + "_sources",
+                srcs = [sibling_label(library, "_srcs")],
+                selection = object_list,
+                tags = tags,
+                testonly = testonly,
+            )
+            flags = sibling_label(library, "_copts")
+
+            # buildifier: disable=native-cc-library (Bazel 4 has no rules_cc offline)
+            native.cc_library(
+                name = part,
+                # The flags file (`.inc`, a textual input of every compile): GCC and Clang
+                # read `@file` as arguments; $(location) in copts names srcs only.
+                # The library's own headers too: its copts may name them ($(location) again).
+                srcs = [":" + part + "_sources", flags] + hdrs,
+                copts = CXX_FLAGS + ["@$(location %s)" % flags] + copts,
+                deps = [sibling_label(library, "_interface")],
+                tags = tags,
+                testonly = testonly,
+            )
+            deps = deps + [":" + part]
+
+        # This library compiles nothing of its own: the flags were for the objects.
+        copts = []
+    else:
+        deps = deps + objects_of
     if BUILD_SYSTEM == "bazel":
         if linker_inputs:
             # Bazel 4's cc_library takes no unreferenced link inputs (no additional_linker_inputs),
@@ -249,6 +287,56 @@ def etsb_cxx_library(
             labels = tags,
             visibility = _visibility(visibility),
         )
+
+def etsb_object_sources(name, srcs, hdrs = [], deps = [], copts = [], tags = [], visibility = None, testonly = False):
+    """What another package needs to compile `name`'s sources as objects of its own (`objects_of`).
+
+    Under Bazel: `<name>_interface`, a library of the headers and dependencies
+    the sources compile against (the sources themselves as textual headers:
+    another package includes them), and `<name>_copts`, a file of the
+    library's compiler flags, one a line (make variables expanded). Elsewhere
+    nothing: etsb's driver takes another library's sources and flags natively.
+
+    Args:
+      name: the library's target name.
+      srcs: its sources.
+      hdrs: its headers.
+      deps: the libraries it depends on.
+      copts: its own compiler flags.
+      tags: free-form tags.
+      visibility: who may use them (public when None).
+      testonly: only test targets may use them.
+    """
+    if BUILD_SYSTEM != "bazel":
+        return
+
+    # buildifier: disable=native-cc-library (Bazel 4 has no rules_cc offline)
+    native.cc_library(
+        name = name + "_interface",
+        hdrs = hdrs,
+        textual_hdrs = srcs,
+        deps = deps,
+        tags = tags,
+        visibility = _visibility(visibility),
+        testonly = testonly,
+    )
+
+    # GCC's response file syntax: a backslash before whitespace, quotes and backslashes.
+    escaped = []
+    for flag in copts:
+        for special in ("\\", " ", "\t", "'", '"'):
+            flag = flag.replace(special, "\\" + special)
+        escaped.append("'" + flag.replace("'", "'\\''") + "'")
+    etsb_genrule(
+        name = name + "_copts",
+        srcs = [],
+        outs = [name + "_copts.inc"],
+        # Make variables in the flags ($(TORCH_INCLUDE)) expand here, as in copts.
+        cmd = "printf '%%s\\n' %s > $@" % " ".join(escaped) if escaped else "true > $@",
+        tags = tags,
+        visibility = visibility,
+        testonly = testonly,
+    )
 
 def etsb_cxx_binary(name, srcs = [], deps = [], copts = [], defines = [], linkopts = [], tags = [], visibility = None, testonly = False):
     """A C++ executable.

@@ -84,8 +84,33 @@ func predeclared(ev *evaluator) starlark.StringDict {
 	}
 	native := &starlarkstruct.Module{Name: "native", Members: nativeMembers}
 	env["native"] = native
+	for name, value := range bazelOnly() {
+		env[name] = value
+	}
 	env.Freeze()
 	return env
+}
+
+// Bazel's names for defining rules of its own (rule, attr, DefaultInfo,
+// depset). etsb's .bzl files define such rules for Bazel only (behind a test
+// of the build system), but a .bzl file's names must resolve wherever it
+// loads: these resolve, and calling any of them fails, naming it.
+func bazelOnly() starlark.StringDict {
+	refuse := func(name string) *starlark.Builtin {
+		return starlark.NewBuiltin(name, func(*starlark.Thread, *starlark.Builtin, starlark.Tuple, []starlark.Tuple) (starlark.Value, error) {
+			return nil, fmt.Errorf("%s() is Bazel's: etsb's driver does not define or run rules of its own", name)
+		})
+	}
+	attrs := starlark.StringDict{}
+	for _, kind := range []string{"bool", "int", "label", "label_list", "output", "string", "string_list"} {
+		attrs[kind] = refuse("attr." + kind)
+	}
+	return starlark.StringDict{
+		"rule":        refuse("rule"),
+		"attr":        &starlarkstruct.Module{Name: "attr", Members: attrs},
+		"DefaultInfo": refuse("DefaultInfo"),
+		"depset":      refuse("depset"),
+	}
 }
 
 func packageName(ctx *pkgCtx, _ *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {

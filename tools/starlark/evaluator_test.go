@@ -374,3 +374,28 @@ func TestLabelIsAbsoluteForTheCallingFilesRepository(t *testing.T) {
 		t.Errorf("a relative label: status %d, %s %s", status, stdout.String(), stderr.String())
 	}
 }
+
+func TestBazelRuleDefinitionsLoadButDoNotRun(t *testing.T) {
+	root := workspace(t, map[string]string{
+		"MODULE.bazel": "",
+		"rules/BUILD":  "",
+		// A rule defined for Bazel only: the file loads, and the names resolve.
+		"rules/defs.bzl": "ON_BAZEL = hasattr(native, \"cc_library\")\n" +
+			"def _impl(ctx):\n    return [DefaultInfo(files = depset([]))]\n" +
+			"r = rule(implementation = _impl, attrs = {\"srcs\": attr.label_list()}) if ON_BAZEL else None\n" +
+			"def lib(name):\n    native.filegroup(name = name, srcs = [])\n" +
+			"def use(name):\n    rule(implementation = _impl)\n",
+		"pkg/BUILD": "load(\"//rules:defs.bzl\", \"lib\")\nlib(name = \"main\")\n",
+		"bad/BUILD": "load(\"//rules:defs.bzl\", \"use\")\nuse(name = \"b\")\n",
+	})
+	var stdout, stderr bytes.Buffer
+	if status := run([]string{"--root", root, "pkg"}, &stdout, &stderr); status != 0 {
+		t.Fatalf("status %d: %s %s", status, stdout.String(), stderr.String())
+	}
+	stdout.Reset()
+	stderr.Reset()
+	if status := run([]string{"--root", root, "bad"}, &stdout, &stderr); status != 1 ||
+		!strings.Contains(stdout.String()+stderr.String(), "rule() is Bazel's: etsb's driver does not define or run rules of its own") {
+		t.Errorf("calling rule(): status %d, %s %s", status, stdout.String(), stderr.String())
+	}
+}

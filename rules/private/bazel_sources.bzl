@@ -1,0 +1,52 @@
+"""Bazel only: the sources of a library that a selection names, as a tree.
+
+`etsb_selected_sources` turns the `srcs` of a library and a list of paths
+(`etsb kernel-sources`, written at build time) into a directory holding, for
+each listed source, a one-line file that includes it by its path from the
+execution root. A `cc_library` compiles every file of such a directory, so a
+binary's package compiles only the kernels its selection needs, which a
+macro cannot know while Bazel loads the package; the source is included where
+it is, so its own `#include "..."` lines resolve as they would for the library.
+
+etsb's driver and Buck2 load this file too (shim.bzl does) but never call the
+rule: the driver's `objects_of` does the same natively.
+"""
+
+# Writes one wrapper per listed source: $1 the list, $2 the directory, then every candidate path.
+_WRAP = """\
+set -eu
+list="$1"; tree="$2"; shift 2
+mkdir -p "$tree"
+for source in "$@"; do
+  if grep -qxF "$source" "$list"; then
+    mkdir -p "$tree/$(dirname "$source")"
+    printf '#include "%s"\\n' "$source" > "$tree/$source"
+  fi
+done
+"""
+
+def _selected_sources_impl(ctx):
+    tree = ctx.actions.declare_directory(ctx.attr.name)
+    arguments = ctx.actions.args()
+    arguments.add(ctx.file.selection)
+    arguments.add(tree.path)
+    arguments.add_all(ctx.files.srcs)
+    ctx.actions.run_shell(
+        # Only the list is read: the sources are named, and compiled by whoever compiles the tree.
+        inputs = [ctx.file.selection],
+        outputs = [tree],
+        arguments = [arguments],
+        command = _WRAP,
+        mnemonic = "EtsbSelectedSources",
+        progress_message = "Selecting the sources of %s" % ctx.label,
+    )
+    return [DefaultInfo(files = depset([tree]))]
+
+etsb_selected_sources = rule(
+    implementation = _selected_sources_impl,
+    doc = "The sources of `srcs` that `selection` lists, each as a file including it (a directory).",
+    attrs = {
+        "srcs": attr.label_list(allow_files = True, doc = "the library's sources"),
+        "selection": attr.label(allow_single_file = True, mandatory = True, doc = "the paths to take, one a line"),
+    },
+) if hasattr(native, "cc_library") else None
