@@ -6,8 +6,8 @@ with bzlmod in the chroot of scripts/bazel7.sh.
         [--no-wait] [--max-wait MIN] [--output FILE]
 
 Run it as root (Bazel 7's chroot needs it; otherwise password-less sudo, as
-tests/test_bazel7.py). About 6 minutes with the defaults (8 with --cold-runs
-2), most of it Bazel's full builds, plus any wait for a quiet machine.
+tests/test_bazel7.py). About 2 minutes with --cold-runs 2, plus any wait for
+a quiet machine.
 
 The three sides:
 
@@ -32,9 +32,8 @@ The three sides:
   plain `scripts/bazel7.sh bazel build` call each (what
   tests/test_bazel7.py pays per command).
 
-Both Bazels build the whole portable kernel library for the binary (~100
-actions), the driver only what the model needs: the cold rows compare the
-build each system does for the same label, not the same work.
+Every system compiles only the kernels the model uses (the driver's 5
+compiles; Bazel's 12-15 processes): the rows compare the same work.
 
 What is measured, in this order, each row's runs interleaved across the
 systems (A B C A B C ...) so that drift in machine load hits them alike:

@@ -14,6 +14,7 @@ than skipping them."""
 from __future__ import annotations
 
 import os
+import sys
 import subprocess
 from pathlib import Path
 
@@ -205,3 +206,22 @@ def test_the_declared_interpreter_has_every_package_the_tools_import():
                 imported.add(node.module.split(".")[0])
     outside = imported - set(sys.stdlib_module_names) - {"selective_build", "__future__"}
     assert sorted(declared) == sorted(outside)
+
+
+def test_no_action_names_a_path_of_this_machine(bazel_examples):
+    """Every action of the examples' binaries (etsb's tools, compiles, links)
+    names its inputs relative to the execution root: neither the checkout, nor
+    its virtual environment, nor the wheel appears in a command line, so the
+    actions' cache keys are the same in any checkout (and a remote executor
+    can run them: test_remote_execution.py)."""
+    import executorch
+
+    from helpers import Driver
+
+    query = bazel_examples.bazel("aquery", *BAZEL_BUILD, "--output=text",
+                                 f"deps({' + '.join(Driver.LABELS)})")
+    assert query.returncode == 0, query.stderr[-3000:]
+    # Command lines span several lines: the whole report (arguments, inputs, outputs) is searched.
+    assert query.stdout.count("Command Line:") > 20 and "selective_build/__main__.py" in query.stdout
+    for path in {str(REPO), os.path.realpath(executorch.__path__[0]), os.path.realpath(sys.executable)}:
+        assert path not in query.stdout, path
