@@ -331,8 +331,10 @@ def etsb_object_sources(name, srcs, hdrs = [], deps = [], copts = [], tags = [],
         name = name + "_copts",
         srcs = [],
         outs = [name + "_copts.inc"],
-        # Make variables in the flags ($(TORCH_INCLUDE)) expand here, as in copts.
-        cmd = "printf '%%s\\n' %s > $@" % " ".join(escaped) if escaped else "true > $@",
+        # Make variables in the flags ($(TORCH_INCLUDE)) expand here, as in copts. No flags: a
+        # newline (no argument), not an empty file, which Bazel 7 then expects a remote
+        # executor to hold without uploading it (Bazel's own worker then misses it).
+        cmd = "printf '%%s\\n' %s > $@" % " ".join(escaped) if escaped else "echo > $@",
         tags = tags,
         visibility = visibility,
         testonly = testonly,
