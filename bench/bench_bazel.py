@@ -236,7 +236,8 @@ class BazelSide:
                               f"{result.stderr[-4000:]}")
         summary = bazel_processes(result.stderr)
         run, hits = executed(summary)
-        short = f"{run} executed" + (f", {hits} cache hits" if hits else "")
+        remote = run and summary.get("remote", 0) == run
+        short = f"{run} executed" + (" remotely" if remote else "") + (f", {hits} cache hits" if hits else "")
         line = re.findall(r"INFO: (\d+ process(?:es)?: .*)\.", result.stderr)[-1]
         total = TOTAL_ACTIONS.findall(result.stderr)
         elapsed = ELAPSED.findall(result.stderr)
@@ -300,6 +301,13 @@ class BazelSide:
     def fill_caches(self) -> Run:
         return self.after_clean(f"--disk_cache={self.disk_cache}", f"--remote_cache={self.remote_cache}",
                                 "--remote_upload_local_results")
+
+    def remote_execution(self, url: str) -> Run:
+        """After `bazel clean`, every action on the remote executor at `url` (none from its cache)."""
+        run = self.after_clean(f"--remote_executor={url}", "--noremote_accept_cached")
+        if not run.ran.endswith("executed remotely"):
+            raise BuildFailed(f"{self.title}: not every action ran remotely: {run.verbatim}")
+        return run
 
     def from_disk_cache(self) -> Run:
         return self.after_clean(f"--disk_cache={self.disk_cache}")
@@ -585,8 +593,7 @@ def main() -> int:
                                       f"{c} run{'s' * (c > 1)}; Bazel's own remote worker on localhost, "
                                       "`--noremote_accept_cached`: every action executed there",
                                       not_applicable={"etsb": "n/a (no remote execution)"}), sides, c,
-                                  lambda side, i: side.after_clean(f"--remote_executor={workers[side.key].url}",
-                                                                   "--noremote_accept_cached")))
+                                  lambda side, i: side.remote_execution(workers[side.key].url)))
         rows.append(timed_row(Row("after bazel clean, filling disk + HTTP cache", "1 run",
                                   not_applicable={"etsb": "n/a"}), sides, 1,
                               lambda side, i: side.fill_caches()))
@@ -609,6 +616,8 @@ def main() -> int:
         for server in [nginx, *workers.values()]:
             if server:
                 server.stop()
+        if "bazel7" in systems:
+            script("stop")   # the chroot wrapper's shared mount namespace
         shutil.rmtree(tmp, ignore_errors=True)
 
     text = report(rows, sides, options, nginx_contents, started_load)

@@ -188,7 +188,7 @@ def _selected_kernels(
         dtype_selective_build,
         helper,
         other_libraries = False):
-    """The objects of `kernel_deps` that the selection's kernels need (etsb's driver).
+    """The objects of `kernel_deps` that the selection's kernels need (etsb's driver, Bazel).
 
     `etsb kernel-sources` lists their sources from every file the libraries
     declare, and only those are compiled; with `dtype_selective_build`, compiled
@@ -231,32 +231,28 @@ def _selected_kernels(
         tools = ETSB_TOOLS,
         **helper
     )
-    hdrs, copts = [], []
+    hdrs, copts, includes = [], [], []
     if dtype_selective_build:
         variants = _op_variants(name, selection, helper, ":%s/switch_names.txt" % name)
+        hdrs, copts = [variants], ["-include", "$(location %s)" % variants]
 
-        # -I: ExecuTorch's selective_build.h includes it as "selected_op_variants.h".
-        hdrs, copts = [variants], ["-include", "$(location %s)" % variants, "-I%s/%s" % (_output_directory(), name)]
+        # Its folder on the include path: ExecuTorch's selective_build.h includes it as
+        # "selected_op_variants.h". Bazel's includes name the output tree too; the driver's
+        # do not, and $(RULEDIR) (which Bazel gives no C++ library) does.
+        if BUILD_SYSTEM == "bazel":
+            includes = [name]
+        else:
+            copts.append("-I$(RULEDIR)/" + name)
     etsb_cxx_library(
         name = name + "_kernels",
         hdrs = hdrs,
         copts = copts,
+        includes = includes,
         objects_of = kernel_deps,
         object_list = ":%s/kernel_sources.txt" % name,
         **helper
     )
     return ":" + name + "_kernels"
-
-def _output_directory():
-    """The package's output directory, as a C++ library's copts can name it.
-
-    `$(RULEDIR)` in etsb's driver; Bazel 4 gives a cc_library no `$(RULEDIR)`,
-    only `$(BINDIR)`, below which an external repository's packages sit in
-    `external/<name>/`."""
-    if BUILD_SYSTEM != "bazel":
-        return "$(RULEDIR)"
-    repository = native.repository_name().lstrip("@")
-    return "/".join(["$(BINDIR)"] + (["external", repository] if repository else []) + ([native.package_name()] if native.package_name() else []))
 
 def _op_variants(name, selection, helper, switch_names = None):
     """The genrule writing the selection's `selected_op_variants.h`; its label.

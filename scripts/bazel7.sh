@@ -97,6 +97,7 @@ enter() {
 # restarted the server: about 5 s). When the holder has ended, the next
 # command starts another. `setup` runs in a throwaway namespace.
 NAMESPACE_PID=/run/etsb-bazel7-namespace.pid
+NAMESPACE_LOCK=/run/etsb-bazel7-namespace.lock
 NAMESPACE_HOURS=3
 
 namespace_pid() {
@@ -108,7 +109,8 @@ namespace_pid() {
 
 start_namespace() {
   local pid
-  ETSB_BAZEL7_NAMESPACE=hold setsid unshare --mount --propagation private bash "$ROOT/scripts/bazel7.sh" hold </dev/null >/dev/null 2>&1 &
+  ETSB_BAZEL7_NAMESPACE=hold setsid unshare --mount --propagation private bash "$ROOT/scripts/bazel7.sh" hold \
+    </dev/null >/dev/null 2>&1 9>&- &
   for _ in $(seq 100); do
     pid="$(namespace_pid)" && { echo "$pid"; return; }
     sleep 0.05
@@ -118,7 +120,11 @@ start_namespace() {
 
 in_namespace() {
   local pid
+  # One holder, however many first commands start at once.
+  exec 9>"$NAMESPACE_LOCK"
+  flock 9
   pid="$(namespace_pid)" || pid="$(start_namespace)"
+  exec 9>&-
   # Entering a mount namespace moves to its root: the working folder is given again.
   ETSB_BAZEL7_NAMESPACE=entered exec nsenter --mount="/proc/$pid/ns/mnt" --wd="$PWD" bash "$ROOT/scripts/bazel7.sh" "$@"
 }

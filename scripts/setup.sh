@@ -197,8 +197,9 @@ install_buildifier
 # bench/bench_bazel.py run on localhost: compiled from Debian's
 # bazel-bootstrap-source (scripts/remote_worker.sh; once per Bazel release).
 if [ -f /usr/share/bazel/A-server.jar ]; then
-  as_root bash "$ROOT/scripts/remote_worker.sh" build \
-    || die "could not build Bazel's remote worker; try by hand: sudo scripts/remote_worker.sh build"
+  install_debian_packages bazel-bootstrap-source
+  bash "$ROOT/scripts/remote_worker.sh" build \
+    || die "could not build Bazel's remote worker; try by hand: scripts/remote_worker.sh build"
 else
   say "no Debian Bazel: tests/test_remote_execution.py will fail (install bazel-bootstrap)"
 fi

@@ -142,6 +142,19 @@ class RemoteWorker(_Server):
         built = subprocess.run([*script, "build"], capture_output=True, text=True, timeout=600)
         if built.returncode != 0:
             raise RuntimeError(f"{self.name}: {built.stderr[-2000:]}")
+        self.pid_file = root / "server" / "server.pid"
+        self.sudo = sudo
         super().__init__([*script, "serve", str(port), str(root / "server"), *map(str, hidden)], port,
                          root / "server.log", 90)
         self.url = f"grpc://127.0.0.1:{port}"
+
+    def stop(self) -> None:
+        """Ends the server by its own process id first: under sudo, or behind the
+        chroot's wrappers, it need not be in the process group started here."""
+        try:
+            pid = int(self.pid_file.read_text())
+        except (OSError, ValueError):
+            pid = None
+        if pid is not None:
+            subprocess.run([*self.sudo, "kill", str(pid)], capture_output=True, timeout=30)
+        super().stop()

@@ -193,7 +193,6 @@ def test_the_declared_interpreter_has_every_package_the_tools_import():
     library that etsb's tools import (a missing one would fail every action)."""
     import ast
     import re
-    import sys
 
     text = (REPO / "bazel" / "repositories.bzl").read_text()
     declared = ast.literal_eval(re.search(r"^TOOL_PACKAGES = (\[.*?\])$", text, re.MULTILINE).group(1))
@@ -223,5 +222,7 @@ def test_no_action_names_a_path_of_this_machine(bazel_examples):
     assert query.returncode == 0, query.stderr[-3000:]
     # Command lines span several lines: the whole report (arguments, inputs, outputs) is searched.
     assert query.stdout.count("Command Line:") > 20 and "selective_build/__main__.py" in query.stdout
-    for path in {str(REPO), os.path.realpath(executorch.__path__[0]), os.path.realpath(sys.executable)}:
+    # The checkout (its .venv included), the wheel, and the interpreter @etsb_python links to.
+    for path in {str(REPO), sys.prefix, os.path.realpath(executorch.__path__[0]),
+                 os.path.realpath(getattr(sys, "_base_executable", sys.executable))}:
         assert path not in query.stdout, path

@@ -12,16 +12,16 @@ etsb's driver and Buck2 load this file too (shim.bzl does) but never call the
 rule: the driver's `objects_of` does the same natively.
 """
 
+load(":private/build_system.bzl", "BUILD_SYSTEM")
+
 # Writes one wrapper per listed source: $1 the list, $2 the directory, then every candidate path.
 _WRAP = """\
 set -eu
 list="$1"; tree="$2"; shift 2
 mkdir -p "$tree"
-for source in "$@"; do
-  if grep -qxF "$source" "$list"; then
-    mkdir -p "$tree/$(dirname "$source")"
-    printf '#include "%s"\\n' "$source" > "$tree/$source"
-  fi
+printf '%s\\n' "$@" | { grep -Fxf "$list" || true; } | while IFS= read -r source; do
+  mkdir -p "$tree/$(dirname "$source")"
+  printf '#include "%s"\\n' "$source" > "$tree/$source"
 done
 """
 
@@ -49,4 +49,4 @@ etsb_selected_sources = rule(
         "srcs": attr.label_list(allow_files = True, doc = "the library's sources"),
         "selection": attr.label(allow_single_file = True, mandatory = True, doc = "the paths to take, one a line"),
     },
-) if hasattr(native, "cc_library") else None
+) if BUILD_SYSTEM == "bazel" else None

@@ -18,9 +18,10 @@ is in a command line (actions cache across checkouts and run remotely).
 """
 
 load(":private/bazel_sources.bzl", "etsb_selected_sources")
+load(":private/build_system.bzl", _BUILD_SYSTEM = "BUILD_SYSTEM")
 load(":private/names.bzl", "sibling_label")
 
-BUILD_SYSTEM = "bazel" if hasattr(native, "cc_library") else ("buck2" if hasattr(native, "read_config") else "etsb")
+BUILD_SYSTEM = _BUILD_SYSTEM
 
 def etsb_label(text):
     """A label of etsb's repository as every repository names it.
@@ -44,6 +45,11 @@ def etsb_label(text):
 
     # Bazel 4 writes the main repository's labels without it: `@//` names it from anywhere.
     return absolute if absolute.startswith("@") else "@" + absolute
+
+# The targets each C++ library gives under Bazel for another package to compile its
+# sources as objects of its own (`objects_of`; etsb_object_sources makes them).
+OBJECT_INTERFACE = "_interface"
+OBJECT_COPTS = "_copts"
 
 # The label of etsb's command-line tool and of the Python sources it runs.
 ETSB_TOOL = etsb_label("//tools/selective_build:etsb")
@@ -165,6 +171,7 @@ def etsb_cxx_library(
         deps = [],
         copts = [],
         defines = [],
+        includes = [],
         linkopts = [],
         link_whole = False,
         objects_of = [],
@@ -183,10 +190,15 @@ def etsb_cxx_library(
       deps: libraries it depends on (their headers, defines and link options propagate).
       copts: compiler flags for its own sources only.
       defines: preprocessor definitions for it and its dependents.
+      includes: include directories, relative to the package, for it and its dependents
+        (under Bazel in the source and the output tree alike; the driver's are the source
+        tree's, where `-I$(RULEDIR)/...` in copts names its output tree instead).
       linkopts: linker flags for every binary that links it.
       link_whole: link every object even if nothing refers to it (static registration).
       objects_of: libraries whose objects it holds, those of the sources `object_list`
-        names (in etsb's driver, where only those compile); elsewhere they are deps.
+        names: only those compile (etsb's driver natively; Bazel through
+        `etsb_selected_sources` and each library's `etsb_object_sources`); Buck2 takes
+        the libraries as deps.
       object_list: a file listing the sources of `objects_of` to take, one a line.
       linker_scripts: GNU ld scripts every binary linking it takes as link inputs (etsb's driver,
         Buck2; Bazel 4 cannot: there the shared libraries of `linker_inputs` are linked instead).
@@ -199,6 +211,8 @@ def etsb_cxx_library(
         extra = dict(objects_of = objects_of, object_list = object_list) if objects_of else {}
         if linker_scripts or linker_inputs:
             extra.update(linker_scripts = linker_scripts, linker_inputs = linker_inputs)
+        if includes:
+            extra["includes"] = includes
         native.cxx_library(
             name = name,
             srcs = srcs,
@@ -225,7 +239,7 @@ def etsb_cxx_library(
                 tags = tags,
                 testonly = testonly,
             )
-            flags = sibling_label(library, "_copts")
+            flags = sibling_label(library, OBJECT_COPTS)
 
             # buildifier: disable=native-cc-library (Bazel 4 has no rules_cc offline)
             native.cc_library(
@@ -234,8 +248,9 @@ def etsb_cxx_library(
                 # read `@file` as arguments; $(location) in copts names srcs only.
                 # The library's own headers too: its copts may name them ($(location) again).
                 srcs = [":" + part + "_sources", flags] + hdrs,
+                includes = includes,
                 copts = CXX_FLAGS + ["@$(location %s)" % flags] + copts,
-                deps = [sibling_label(library, "_interface")],
+                deps = [sibling_label(library, OBJECT_INTERFACE)],
                 tags = tags,
                 testonly = testonly,
             )
@@ -266,6 +281,7 @@ def etsb_cxx_library(
             deps = deps,
             copts = CXX_FLAGS + copts,
             defines = defines,
+            includes = includes,
             linkopts = linkopts,
             alwayslink = link_whole,
             tags = tags,
@@ -279,6 +295,7 @@ def etsb_cxx_library(
             name = name,
             srcs = srcs,
             exported_headers = hdrs,
+            include_directories = includes,
             exported_deps = deps,
             compiler_flags = CXX_FLAGS + copts,
             exported_preprocessor_flags = ["-D" + d for d in defines],
@@ -312,7 +329,7 @@ def etsb_object_sources(name, srcs, hdrs = [], deps = [], copts = [], tags = [],
 
     # buildifier: disable=native-cc-library (Bazel 4 has no rules_cc offline)
     native.cc_library(
-        name = name + "_interface",
+        name = name + OBJECT_INTERFACE,
         hdrs = hdrs,
         textual_hdrs = srcs,
         deps = deps,
@@ -321,20 +338,18 @@ def etsb_object_sources(name, srcs, hdrs = [], deps = [], copts = [], tags = [],
         testonly = testonly,
     )
 
-    # GCC's response file syntax: a backslash before whitespace, quotes and backslashes.
-    escaped = []
-    for flag in copts:
-        for special in ("\\", " ", "\t", "'", '"'):
-            flag = flag.replace(special, "\\" + special)
-        escaped.append("'" + flag.replace("'", "'\\''") + "'")
+    # One flag a line, as written: GCC splits a response file into words as a shell
+    # does, which is how Bazel splits copts. Quoted here for the genrule's shell only.
+    words = ["'" + flag.replace("'", "'\\''") + "'" for flag in copts]
     etsb_genrule(
-        name = name + "_copts",
-        srcs = [],
-        outs = [name + "_copts.inc"],
+        name = name + OBJECT_COPTS,
+        # The library's files: a flag may name one with $(location).
+        srcs = srcs + hdrs,
+        outs = [name + OBJECT_COPTS + ".inc"],
         # Make variables in the flags ($(TORCH_INCLUDE)) expand here, as in copts. No flags: a
         # newline (no argument), not an empty file, which Bazel 7 then expects a remote
         # executor to hold without uploading it (Bazel's own worker then misses it).
-        cmd = "printf '%%s\\n' %s > $@" % " ".join(escaped) if escaped else "echo > $@",
+        cmd = "printf '%%s\\n' %s > $@" % " ".join(words) if words else "echo > $@",
         tags = tags,
         visibility = visibility,
         testonly = testonly,
