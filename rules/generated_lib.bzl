@@ -274,7 +274,7 @@ def _op_variants(name, selection, helper, switch_names = None):
     return ":" + name + "_op_variants"
 
 def _dtype_selective_kernels(name, kernel_deps, selection, helper):
-    """The kernels of `kernel_deps` compiled again with the selection's `selected_op_variants.h` (Bazel, Buck2)."""
+    """The kernels of `kernel_deps` compiled again with the selection's `selected_op_variants.h` (Buck2: etsb's driver and Bazel compile only the selected sources, `_selected_kernels`)."""
     _op_variants(name, selection, helper)
     etsb_cxx_library(
         name = name + "_kernels",
