@@ -160,36 +160,33 @@ build_starlark_evaluator
 
 # buildifier 8.2.1 (the npm package @bazel/buildifier carries its binaries),
 # which tests/test_buildifier.py runs over every BUILD, .bzl and MODULE file:
-# the package's tarball from the npm registry, its binary for this machine
-# checked against the hash pinned here.
+# `npm pack` fetches the package's tarball through npm's own configuration,
+# and the binary for this machine is checked against the hash pinned here.
 BUILDIFIER_VERSION=8.2.1
 BUILDIFIER_SHA256_X86_64=6ceb7b0ab7cf66fceccc56a027d21d9cc557a7f34af37d2101edb56b92fcfa1a
 BUILDIFIER_SHA256_AARCH64=3baa1cf7eb41d51f462fdd1fff3a6a4d81d757275d05b2dd5f48671284e9a1a5
 install_buildifier() {
-  local bin="$ROOT/etsb-out/tools/buildifier-$BUILDIFIER_VERSION" arch member sha
+  local bin="$ROOT/etsb-out/tools/buildifier-$BUILDIFIER_VERSION" member sha
   [ -x "$bin" ] && return
   case "$(uname -m)" in
     x86_64) member=buildifier-linux_amd64; sha=$BUILDIFIER_SHA256_X86_64 ;;
     aarch64) member=buildifier-linux_arm64; sha=$BUILDIFIER_SHA256_AARCH64 ;;
     *) say "no buildifier for $(uname -m): tests/test_buildifier.py will fail"; return ;;
   esac
-  say "fetching buildifier $BUILDIFIER_VERSION from the npm registry"
-  "$ROOT/.venv/bin/python" - "$bin" "$member" "$sha" "$BUILDIFIER_VERSION" <<'PY' \
-    || die "could not fetch buildifier (https://registry.npmjs.org/@bazel/buildifier); try: npm pack @bazel/buildifier@$BUILDIFIER_VERSION"
-import hashlib, io, os, sys, tarfile, urllib.request
-target, member, expected, version = sys.argv[1:]
-url = f"https://registry.npmjs.org/@bazel/buildifier/-/buildifier-{version}.tgz"
-with urllib.request.urlopen(url, timeout=120) as response:
-    archive = tarfile.open(fileobj=io.BytesIO(response.read()))
-data = archive.extractfile(f"package/{member}").read()
-if hashlib.sha256(data).hexdigest() != expected:
-    sys.exit(f"{url}: {member} does not have the pinned sha256 {expected}")
-os.makedirs(os.path.dirname(target), exist_ok=True)
-with open(target + ".tmp", "wb") as handle:
-    handle.write(data)
-os.chmod(target + ".tmp", 0o755)
-os.replace(target + ".tmp", target)
-PY
+  command -v npm >/dev/null 2>&1 || install_debian_packages npm
+  local package="@bazel/buildifier@$BUILDIFIER_VERSION" work
+  say "fetching buildifier $BUILDIFIER_VERSION with npm pack"
+  work="$(mktemp -d -t etsb-buildifier.XXXXXX)"
+  (cd "$work" && npm pack --silent "$package" >/dev/null 2>&1) \
+    && tar -xzf "$work"/*.tgz -C "$work" "package/$member" \
+    || { rm -rf "$work"; die "could not fetch buildifier; try by hand: npm pack $package"; }
+  if [ "$(sha256sum "$work/package/$member" | cut -d' ' -f1)" != "$sha" ]; then
+    rm -rf "$work"
+    die "$package: $member does not have the pinned sha256 $sha"
+  fi
+  mkdir -p "$(dirname "$bin")"
+  install -m 755 "$work/package/$member" "$bin.tmp" && mv -f "$bin.tmp" "$bin"
+  rm -rf "$work"
 }
 install_buildifier
 
