@@ -12,8 +12,10 @@
 # Bookworm ships Bazel 4.2.3 only; forky's Bazel 7.7.1 needs forky's C++
 # library, so it runs in a minimal forky tree (debootstrap --variant=minbase,
 # about 650 MB downloaded, 2 GB on disk) at $ETSB_BAZEL7_ROOT (default
-# /var/cache/etsb/bazel7-forky), with this checkout and the executorch wheel
-# bind-mounted at the same paths. Binaries built there need forky's C++
+# /var/cache/etsb/bazel7-forky), fetched from the Debian mirror of the
+# machine's apt sources (scripts/debian_mirror.sh) or $ETSB_DEBIAN_MIRROR,
+# with this checkout and the executorch wheel bind-mounted at the same
+# paths. Binaries built there need forky's C++
 # library too: run them inside (`scripts/bazel7.sh run BINARY ...`).
 # Debian's /etc/bazel/bazelrc points every module Bazel itself needs at local
 # copies; the few that forky does not package come from tiny stub modules in
@@ -25,9 +27,11 @@ CHROOT="${ETSB_BAZEL7_ROOT:-/var/cache/etsb/bazel7-forky}"
 # Commands run in the current folder when it is in this checkout (a consumer
 # project such as examples/bazel_consumer), else at the checkout's root.
 case "$PWD/" in "$ROOT"/*) HERE="$PWD" ;; *) HERE="$ROOT" ;; esac
-MIRROR="${ETSB_DEBIAN_MIRROR:-http://deb.debian.org/debian}"
 # What the chroot holds: Bazel, a C++ compiler, and the Python that runs etsb's tools.
 PACKAGES=(bazel-bootstrap g++ python3 python3-yaml python3-flatbuffers ca-certificates)
+
+# debian_mirror: the Debian mirror of this machine's apt sources (debootstrap fetches from it).
+source "$ROOT/scripts/debian_mirror.sh"
 
 say() { echo "bazel7.sh: $*" >&2; }
 die() { say "$*"; exit 1; }
@@ -59,10 +63,14 @@ setup() {
   }
   mkdir -p "$CHROOT"
   if [ ! -x "$CHROOT/usr/bin/apt-get" ]; then
-    say "debootstrap forky into $CHROOT (about 90 s)"
+    local mirror="${ETSB_DEBIAN_MIRROR:-}"
+    if [ -z "$mirror" ]; then
+      mirror="$(debian_mirror)" || die "cannot choose a mirror for debootstrap"
+    fi
+    say "debootstrap forky into $CHROOT from $mirror (about 90 s)"
     # Bookworm's debootstrap has no forky script; sid's works for any testing suite.
-    debootstrap --variant=minbase forky "$CHROOT" "$MIRROR" /usr/share/debootstrap/scripts/sid >/dev/null \
-      || die "debootstrap failed (mirror $MIRROR; set ETSB_DEBIAN_MIRROR for another)"
+    debootstrap --variant=minbase forky "$CHROOT" "$mirror" /usr/share/debootstrap/scripts/sid >/dev/null \
+      || die "debootstrap failed (mirror $mirror; set ETSB_DEBIAN_MIRROR for another)"
   fi
   say "installing ${PACKAGES[*]} in the chroot"
   # Java's set-up (Bazel's) needs /proc; dpkg picks up a configuration an earlier run left half done.

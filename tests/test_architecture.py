@@ -108,6 +108,13 @@ def test_the_setup_builds_the_evaluator_where_the_driver_looks():
     assert f'bin="$ROOT/{layout.TOOLS}/etsb-starlark"' in setup
 
 
+def test_no_starlark_file_is_longer_than_a_module_should_be():
+    """Every .bzl file of the rules keeps to one job, as a Python module does (~400 lines)."""
+    long = {str(path.relative_to(REPO)): n for path in (REPO / "rules").rglob("*.bzl")
+            if (n := len(path.read_text().splitlines())) > 400}
+    assert not long, long
+
+
 def test_the_go_rule_table_is_generated_from_the_python_one():
     from selective_build.driver.primitives import go_table
 

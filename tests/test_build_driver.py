@@ -1,12 +1,12 @@
 """etsb's build driver on workspaces of its own: a user's new package, the
-incremental rebuild, the build-time checks, and bad BUILD input (each a message
-with the BUILD file's line and the Starlark backtrace, a non-zero exit, and
-nothing built)."""
+incremental rebuild, the build-time checks, and bad input met while building.
+Bad calls in BUILD files, refused while evaluating (a message with the BUILD
+file's line and the Starlark backtrace, a non-zero exit, nothing built), are
+tests/test_macros.py's."""
 
 from __future__ import annotations
 
 import contextlib
-import json
 import os
 import re
 import shutil
@@ -206,64 +206,9 @@ etsb_cxx_binary(name = "both", srcs = ["//tools/runner:runner.cpp"], deps = [":l
         assert not any(s.startswith("LINK") for s in steps(result.stdout))
 
 
-# -- bad BUILD input ---------------------------------------------------------------
+# -- unknown targets, query, clean ---------------------------------------------------
 
-BAD_BUILDS = {
-    "syntax error": ('et_model_binary(name = "bin" model = "m.pte")\n', "BUILD:2:35", "got identifier, want ','"),
-    "undefined name": ('et_model_binary(name = "bin", model = MODEL)\n', "BUILD:2:", "undefined: MODEL"),
-    "unknown attribute": ('et_model_binary(name = "bin", model = "m.pte", modle = "x.pte")\n', "BUILD:2:",
-                          "et_model_binary 'bin': unknown attribute 'modle' (did you mean 'model'?)"),
-    "missing mandatory attribute": ('et_model_binary(name = "bin")\n', "BUILD:2:",
-                                    "et_model_binary 'bin': missing mandatory attribute 'model'"),
-    "ops_dict of the wrong shape": ('et_operator_library(name = "o", ops_dict = {"aten::add.out": "Float"})\n',
-                                    "BUILD:2:", "attribute 'ops_dict['aten::add.out']' must be a list of strings"),
-    "common attribute of the wrong type": ('et_operator_library(name = "o", ops = ["aten::add.out"], '
-                                           'testonly = "yes")\n', "BUILD:2:",
-                                           "attribute 'testonly' must be True or False, got string"),
-    "wrong attribute type": ('et_model_binary(name = "bin", model = "m.pte", kernel_deps = "k")\n', "BUILD:2:",
-                             "attribute 'kernel_deps' must be a list of strings, got string"),
-    "model that is not a .pte": ('et_model_binary(name = "bin", model = "m.onnx")\n', "BUILD:2:",
-                                 "must name a .pte program"),
-    "contradictory options": ('executorch_generated_lib(name = "g", fallback_yaml_target = "f.yaml", '
-                              'custom_ops_yaml_target = "c.yaml", kernel_deps = [":k"])\n', "BUILD:2:",
-                              "fallback_yaml_target needs a functions_yaml_target"),
-    "missing file": ('et_model_binary(name = "bin", model = "missing.pte", functions_yaml_target = '
-                     '"//m:kernels.yaml", kernel_deps = ["//m:kernels"])\n', "BUILD:2:",
-                     "missing.pte does not exist"),
-    "duplicate target": ('et_operator_library(name = "o", ops = ["aten::relu.out"])\n'
-                         'et_operator_library(name = "o", ops = ["aten::add.out"])\n', "BUILD:3:",
-                         "duplicate target 'o'"),
-    "label escaping the root": ('load("//../x:defs.bzl", "f")\n', "BUILD:1:", "escapes the workspace root"),
-    "label to a missing package": ('et_model_binary(name = "bin", model = "//nowhere:m.pte")\n', "BUILD:2:",
-                                   "no such package 'nowhere'"),
-    "load cycle": ('load(":a.bzl", "a")\n', "BUILD:1:", "load cycle"),
-}
 PRELUDE = 'load("//rules:executorch.bzl", "et_model_binary", "et_operator_library", "executorch_generated_lib")\n'
-
-
-@pytest.mark.parametrize("case", sorted(BAD_BUILDS))
-def test_bad_build_input_is_located_with_a_backtrace(workspace, case):
-    text, where, message = BAD_BUILDS[case]
-    with scratch_package(workspace / "bad") as package:
-        (package / "a.bzl").write_text('load(":b.bzl", "b")\na = 1\n')
-        (package / "b.bzl").write_text('load(":a.bzl", "a")\nb = 1\n')
-        body = text if text.startswith("load(") else PRELUDE + text
-        (package / "BUILD").write_text(body)
-        result = etsb(workspace, "build", "//bad:all")
-        assert result.returncode != 0
-        assert ".py\", line" not in result.stderr  # no Python traceback (Starlark's backtrace is wanted)
-        assert f"bad/{where}" in result.stderr, result.stderr
-        assert message in result.stderr, result.stderr
-        assert not (workspace / "etsb-out" / "bin" / "bad").exists()
-
-
-def test_a_macro_error_carries_the_backtrace_through_the_rules(workspace):
-    with scratch_package(workspace / "bad") as package:
-        (package / "BUILD").write_text(PRELUDE + 'et_model_binary(name = "bin", model = "m.onnx")\n')
-        result = etsb(workspace, "build", "//bad:bin")
-        assert result.returncode != 0
-        assert "bad/BUILD:2:1" in result.stderr and "rules/model_binary.bzl" in result.stderr
-        assert "rules/private/attrs.bzl" in result.stderr
 
 
 def test_unknown_target_and_query(workspace):
@@ -429,55 +374,9 @@ def test_analysis_reads_every_attribute_of_the_table():
     assert canonical - read == set()
 
 
-def test_rules_pass_tags_visibility_and_testonly_through(workspace):
-    """The common attributes reach the targets a rule makes (ExecuTorch's include_all_ops spelling works too)."""
-    with scratch_package(workspace / "common") as package:
-        (package / "BUILD").write_text(PRELUDE + 'et_operator_library(name = "o", include_all_ops = True, '
-                                       'tags = ["mine"], visibility = ["//m:__pkg__"], testonly = True)\n')
-        result = etsb(workspace, "query", "//common:o", "--output", "json")
-        assert result.returncode == 0, result.stderr
-        (target,) = json.loads(result.stdout)
-        assert target["attrs"]["tags"] == ["mine"] and target["attrs"]["testonly"] is True
-        assert target["attrs"]["visibility"] == ["//m:__pkg__"]
-        assert "--include_all_operators" in target["attrs"]["cmd"]
-
-
 # -- nothing in a BUILD file reaches a shell as code ----------------------------------------
 
-PAYLOADS = {
-    "quote": "x'y",
-    "semicolon": "x;touch PWNED",
-    "command substitution": "$(touch PWNED)",
-    "backticks": "`touch PWNED`",
-    "newline": "x\ntouch PWNED",
-    "double quote": 'x"y',
-}
-# attribute -> the call that puts a payload P in it, and what is said about it.
-INJECTIONS = {
-    "ops": ('et_operator_library(name = "o", ops = [P])', "is not an operator name"),
-    "ops_dict key": ('et_operator_library(name = "o", ops_dict = {P: []})', "is not an operator name"),
-    "ops_dict dtype": ('et_operator_library(name = "o", ops_dict = {"aten::add.out": [P]})',
-                       "is neither a dtype name"),
-    "model": ('et_operator_library(name = "o", model = P + ".pte")', "is not a label or file name"),
-    "deps": ('et_operator_library(name = "o", deps = [P])', "is not a label or file name"),
-    "kernel yaml": ('executorch_generated_lib(name = "g", functions_yaml_target = P, kernel_deps = ["//m:kernels"])',
-                    "is not a label or file name"),
-    "kernel_deps": ('et_model_binary(name = "b", model = "//m:m.pte", kernel_deps = [P])',
-                    "is not a label or file name"),
-    "name": ('et_operator_library(name = P, ops = ["aten::add.out"])', "name"),
-}
-
-
-@pytest.mark.parametrize("payload", sorted(PAYLOADS))
-@pytest.mark.parametrize("attribute", sorted(INJECTIONS))
-def test_shell_text_in_an_attribute_is_refused_at_its_build_line(workspace, attribute, payload):
-    call, message = INJECTIONS[attribute]
-    with scratch_package(workspace / "inject") as package:
-        (package / "BUILD").write_text(PRELUDE + f"P = {json.dumps(PAYLOADS[payload])}\n" + call + "\n")
-        result = etsb(workspace, "build", "//inject:all")
-        assert result.returncode != 0
-        assert "inject/BUILD:3:" in result.stderr and message in result.stderr, result.stderr
-        assert not (workspace / "PWNED").exists()
+# Shell text in a rule's attributes is refused while evaluating: tests/test_macros.py.
 
 
 def test_shell_text_in_flags_and_defines_stays_data(workspace):

@@ -8,8 +8,9 @@ binary's package compiles only the kernels its selection needs, which a
 macro cannot know while Bazel loads the package; the source is included where
 it is, so its own `#include "..."` lines resolve as they would for the library.
 
-etsb's driver and Buck2 load this file too (shim.bzl does) but never call the
-rule: the driver's `objects_of` does the same natively.
+etsb's driver and Buck2 load this file too (through shim_bazel.bzl, which
+shim.bzl loads) but never call the rule: the driver's `objects_of` does the
+same natively.
 """
 
 load(":private/build_system.bzl", "BUILD_SYSTEM")

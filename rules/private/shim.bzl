@@ -1,12 +1,15 @@
 """The primitive rules behind etsb's macros, for every build system that loads them.
 
 etsb's macros are written once against five primitives: a genrule, a C++
-library, a C++ binary, a filegroup and an exported file. This file maps each
-onto the build system evaluating it:
+library, a C++ binary, a filegroup and an exported file. This file is their
+public face; each build system has a file of its own that maps them onto
+the rules its `native` offers, and this file picks that file's shim once:
 
-* etsb's own driver (`etsb build`), whose `native` offers `cxx_library`;
-* Bazel, whose `native` offers `cc_library` (we call `cc_library`/`cc_binary`);
-* Buck2, whose `native` offers `cxx_library` and `read_config`.
+* etsb's own driver (`etsb build`): `shim_etsb.bzl`;
+* Bazel: `shim_bazel.bzl` (`cc_library`/`cc_binary`);
+* Buck2: `shim_buck2.bzl` (`cxx_library` with Buck2's attribute names).
+
+(`build_system.bzl` says which system evaluates the files.)
 
 Genrule commands use Bazel's notation (`$(location ...)`, `$(RULEDIR)`, `$@`).
 In etsb's driver and Buck2 two make variables set by the build system name
@@ -17,16 +20,22 @@ the interpreter of `@etsb_python` and read the runtime of
 is in a command line (actions cache across checkouts and run remotely).
 """
 
-load(":private/bazel_sources.bzl", "etsb_selected_sources")
 load(":private/build_system.bzl", _BUILD_SYSTEM = "BUILD_SYSTEM")
-load(":private/names.bzl", "sibling_label")
+load(":private/shim_bazel.bzl", "bazel_shim")
+load(":private/shim_buck2.bzl", "buck2_shim")
+load(":private/shim_common.bzl", _CXX_FLAGS = "CXX_FLAGS", _OBJECT_COPTS = "OBJECT_COPTS", _OBJECT_INTERFACE = "OBJECT_INTERFACE")
+load(":private/shim_etsb.bzl", "etsb_shim")
 
 BUILD_SYSTEM = _BUILD_SYSTEM
+
+# The chosen build system's primitives and constants (only its shim is made: the
+# others may call what this system lacks, such as `Label` under Buck2).
+_SHIM = {"bazel": bazel_shim, "buck2": buck2_shim, "etsb": etsb_shim}[BUILD_SYSTEM]()
 
 def etsb_label(text):
     """A label of etsb's repository as every repository names it.
 
-    `Label` resolves `text` relative to this file's repository (as Bazel does,
+    `Label` resolves `text` relative to etsb's repository (as Bazel does,
     and etsb's driver, where it gives `@etsb//...` inside etsb's checkout too),
     so the rules reach their own targets when they are loaded from another
     repository or module (`@etsb//rules:executorch.bzl`) or called from an
@@ -39,34 +48,25 @@ def etsb_label(text):
     Returns:
       The label's text, absolute.
     """
-    if BUILD_SYSTEM == "buck2":
-        return text
-    absolute = str(Label(text))
-
-    # Bazel 4 writes the main repository's labels without it: `@//` names it from anywhere.
-    return absolute if absolute.startswith("@") else "@" + absolute
+    return _SHIM.label(text)
 
 # The targets each C++ library gives under Bazel for another package to compile its
 # sources as objects of its own (`objects_of`; etsb_object_sources makes them).
-OBJECT_INTERFACE = "_interface"
-OBJECT_COPTS = "_copts"
+OBJECT_INTERFACE = _OBJECT_INTERFACE
+OBJECT_COPTS = _OBJECT_COPTS
 
 # The label of etsb's command-line tool and of the Python sources it runs.
-ETSB_TOOL = etsb_label("//tools/selective_build:etsb")
-ETSB_TOOL_SOURCES = etsb_label("//tools/selective_build:sources")
+ETSB_TOOL = _SHIM.etsb_tool
+ETSB_TOOL_SOURCES = _SHIM.etsb_tool_sources
 
 # The command prefix that runs the etsb tool inside a genrule, and the `tools`
 # of such a genrule: the tool, its sources and, under Bazel, the interpreter and
-# the packages it imports (`-S`: no site directories; `-B`: no bytecode
-# written beside declared sources).
-_PYTHON = etsb_label("@etsb_python//:python3") if BUILD_SYSTEM == "bazel" else None
-ETSB_COMMAND = (
-    "PYTHONPATH=$$(dirname $(execpath {python}))/site-packages $(execpath {python}) -S -B $(execpath {tool})".format(python = _PYTHON, tool = ETSB_TOOL) if BUILD_SYSTEM == "bazel" else "$(ETSB_PYTHON) $(location %s)" % ETSB_TOOL
-)
-ETSB_TOOLS = [ETSB_TOOL, ETSB_TOOL_SOURCES] + ([_PYTHON, etsb_label("@etsb_python//:packages")] if BUILD_SYSTEM == "bazel" else [])
+# the packages it imports.
+ETSB_COMMAND = _SHIM.etsb_command
+ETSB_TOOLS = _SHIM.etsb_tools
 
 # The ExecuTorch runtime library (libexecutorch.so and its headers).
-RUNTIME = etsb_label("@executorch_runtime//:executorch" if BUILD_SYSTEM == "bazel" else "//runtime:executorch")
+RUNTIME = _SHIM.runtime
 
 # The runtime's shared library as a file, for a copy of a binary to take along
 # (binaries find it beside themselves first: their run path starts at $ORIGIN).
@@ -75,11 +75,11 @@ RUNTIME_SHARED_LIBRARY = etsb_label("//runtime:libexecutorch.so")
 # The directory holding each external repository's tree as `<NAME>/`, relative
 # to where compilers run: an include root where `executorch/...` is an
 # ExecuTorch tree (`@executorch//...`). etsb's driver links trees there.
-EXTERNAL_INCLUDE_ROOT = "external" if BUILD_SYSTEM == "bazel" else "etsb-out/external"
+EXTERNAL_INCLUDE_ROOT = _SHIM.external_include_root
 
 # Whether a linked binary has its link map beside it (`<binary>.map`): etsb's
 # driver writes one, Bazel and Buck2 do not.
-LINK_MAPS = BUILD_SYSTEM == "etsb"
+LINK_MAPS = _SHIM.link_maps
 
 # The model runner library, the `main` of every model binary (it calls
 # etsb::register_model_kernels(), which the binary's generated library defines).
@@ -90,7 +90,7 @@ RUNNER = etsb_label("//tools/runner:runner")
 RUNNER_STATIC = etsb_label("//tools/runner:runner_static")
 
 # Flags every C++ target gets: the runtime's headers expect C++17.
-CXX_FLAGS = ["-std=c++17"]
+CXX_FLAGS = _CXX_FLAGS
 
 # Tags that tell etsb's driver about a target (tools/selective_build/driver/layout.py
 # spells them for the driver; a test keeps the two the same).
@@ -117,7 +117,7 @@ def command_word(text):
 def _visibility(visibility):
     if visibility != None:
         return visibility
-    return ["PUBLIC"] if BUILD_SYSTEM == "buck2" else ["//visibility:public"]
+    return _SHIM.public
 
 def etsb_genrule(name, srcs, outs, cmd, tools = [], tags = [], visibility = None, testonly = False):
     """A command that turns `srcs` into `outs`; `tools` are the programs it runs.
@@ -132,37 +132,16 @@ def etsb_genrule(name, srcs, outs, cmd, tools = [], tags = [], visibility = None
       visibility: who may depend on it (public when None).
       testonly: only test targets may depend on it.
     """
-    if BUILD_SYSTEM == "buck2":
-        native.genrule(
-            name = name,
-            srcs = srcs + tools,
-            outs = {out: [out] for out in outs},
-            cmd = cmd.replace("$(RULEDIR)", "$OUT"),
-            labels = tags,
-            visibility = _visibility(visibility),
-        )
-    elif BUILD_SYSTEM == "bazel":
-        native.genrule(
-            name = name,
-            srcs = srcs,
-            outs = outs,
-            cmd = cmd,
-            tools = tools,
-            tags = tags,
-            visibility = _visibility(visibility),
-            testonly = testonly,
-        )
-    else:
-        native.genrule(
-            name = name,
-            srcs = srcs,
-            outs = outs,
-            cmd = cmd,
-            tools = tools,
-            tags = tags,
-            visibility = _visibility(visibility),
-            testonly = testonly,
-        )
+    _SHIM.genrule(
+        name = name,
+        srcs = srcs,
+        outs = outs,
+        cmd = cmd,
+        tools = tools,
+        tags = tags,
+        visibility = _visibility(visibility),
+        testonly = testonly,
+    )
 
 def etsb_cxx_library(
         name,
@@ -207,103 +186,24 @@ def etsb_cxx_library(
       visibility: who may depend on it (public when None).
       testonly: only test targets may depend on it.
     """
-    if BUILD_SYSTEM == "etsb":
-        extra = dict(objects_of = objects_of, object_list = object_list) if objects_of else {}
-        if linker_scripts or linker_inputs:
-            extra.update(linker_scripts = linker_scripts, linker_inputs = linker_inputs)
-        if includes:
-            extra["includes"] = includes
-        native.cxx_library(
-            name = name,
-            srcs = srcs,
-            hdrs = hdrs,
-            deps = deps,
-            copts = CXX_FLAGS + copts,
-            defines = defines,
-            linkopts = linkopts,
-            link_whole = link_whole,
-            tags = tags,
-            visibility = _visibility(visibility),
-            testonly = testonly,
-            **extra
-        )
-        return
-    if BUILD_SYSTEM == "bazel" and objects_of:
-        # The sources the list names, compiled here: one library each, with its own flags.
-        for index, library in enumerate(objects_of):
-            part = "%s_objects_%d" % (name, index)
-            etsb_selected_sources(
-                name = part + "_sources",
-                srcs = [sibling_label(library, "_srcs")],
-                selection = object_list,
-                tags = tags,
-                testonly = testonly,
-            )
-            flags = sibling_label(library, OBJECT_COPTS)
-
-            # buildifier: disable=native-cc-library (Bazel 4 has no rules_cc offline)
-            native.cc_library(
-                name = part,
-                # The flags file (`.inc`, a textual input of every compile): GCC and Clang
-                # read `@file` as arguments; $(location) in copts names srcs only.
-                # The library's own headers too: its copts may name them ($(location) again).
-                srcs = [":" + part + "_sources", flags] + hdrs,
-                includes = includes,
-                copts = CXX_FLAGS + ["@$(location %s)" % flags] + copts,
-                deps = [sibling_label(library, OBJECT_INTERFACE)],
-                tags = tags,
-                testonly = testonly,
-            )
-            deps = deps + [":" + part]
-
-        # This library compiles nothing of its own: the flags were for the objects.
-        copts = []
-    else:
-        deps = deps + objects_of
-    if BUILD_SYSTEM == "bazel":
-        if linker_inputs:
-            # Bazel 4's cc_library takes no unreferenced link inputs (no additional_linker_inputs),
-            # so the generated scripts are not used: the shared libraries are linked as given.
-            # buildifier: disable=native-cc-library (Bazel 4 has no rules_cc offline)
-            native.cc_library(
-                name = name + "_linker_inputs",
-                srcs = linker_inputs,
-                tags = tags,
-                testonly = testonly,
-            )
-            deps = deps + [":" + name + "_linker_inputs"]
-
-        # buildifier: disable=native-cc-library (Bazel 4 has no rules_cc offline)
-        native.cc_library(
-            name = name,
-            srcs = srcs,
-            hdrs = hdrs,
-            deps = deps,
-            copts = CXX_FLAGS + copts,
-            defines = defines,
-            includes = includes,
-            linkopts = linkopts,
-            alwayslink = link_whole,
-            tags = tags,
-            visibility = _visibility(visibility),
-            testonly = testonly,
-        )
-    elif BUILD_SYSTEM == "buck2":
-        if linker_scripts:
-            linkopts = linkopts + ["$(location %s)" % s for s in linker_scripts]
-        native.cxx_library(
-            name = name,
-            srcs = srcs,
-            exported_headers = hdrs,
-            include_directories = includes,
-            exported_deps = deps,
-            compiler_flags = CXX_FLAGS + copts,
-            exported_preprocessor_flags = ["-D" + d for d in defines],
-            exported_linker_flags = linkopts,
-            link_whole = link_whole,
-            labels = tags,
-            visibility = _visibility(visibility),
-        )
+    _SHIM.cxx_library(
+        name = name,
+        srcs = srcs,
+        hdrs = hdrs,
+        deps = deps,
+        copts = copts,
+        defines = defines,
+        includes = includes,
+        linkopts = linkopts,
+        link_whole = link_whole,
+        objects_of = objects_of,
+        object_list = object_list,
+        linker_scripts = linker_scripts,
+        linker_inputs = linker_inputs,
+        tags = tags,
+        visibility = _visibility(visibility),
+        testonly = testonly,
+    )
 
 def etsb_object_sources(name, srcs, hdrs = [], deps = [], copts = [], tags = [], visibility = None, testonly = False):
     """What another package needs to compile `name`'s sources as objects of its own (`objects_of`).
@@ -324,34 +224,14 @@ def etsb_object_sources(name, srcs, hdrs = [], deps = [], copts = [], tags = [],
       visibility: who may use them (public when None).
       testonly: only test targets may use them.
     """
-    if BUILD_SYSTEM != "bazel":
-        return
-
-    # buildifier: disable=native-cc-library (Bazel 4 has no rules_cc offline)
-    native.cc_library(
-        name = name + OBJECT_INTERFACE,
+    _SHIM.object_sources(
+        name = name,
+        srcs = srcs,
         hdrs = hdrs,
-        textual_hdrs = srcs,
         deps = deps,
+        copts = copts,
         tags = tags,
         visibility = _visibility(visibility),
-        testonly = testonly,
-    )
-
-    # One flag a line, as written: GCC splits a response file into words as a shell
-    # does, which is how Bazel splits copts. Quoted here for the genrule's shell only.
-    words = ["'" + flag.replace("'", "'\\''") + "'" for flag in copts]
-    etsb_genrule(
-        name = name + OBJECT_COPTS,
-        # The library's files: a flag may name one with $(location).
-        srcs = srcs + hdrs,
-        outs = [name + OBJECT_COPTS + ".inc"],
-        # Make variables in the flags ($(TORCH_INCLUDE)) expand here, as in copts. No flags: a
-        # newline (no argument), not an empty file, which Bazel 7 then expects a remote
-        # executor to hold without uploading it (Bazel's own worker then misses it).
-        cmd = "printf '%%s\\n' %s > $@" % " ".join(words) if words else "echo > $@",
-        tags = tags,
-        visibility = visibility,
         testonly = testonly,
     )
 
@@ -369,42 +249,17 @@ def etsb_cxx_binary(name, srcs = [], deps = [], copts = [], defines = [], linkop
       visibility: who may depend on it (public when None).
       testonly: only test targets may depend on it.
     """
-    if BUILD_SYSTEM == "bazel":
-        # buildifier: disable=native-cc-binary (Bazel 4 has no rules_cc offline)
-        native.cc_binary(
-            name = name,
-            srcs = srcs,
-            deps = deps,
-            copts = CXX_FLAGS + copts,
-            defines = defines,
-            linkopts = linkopts,
-            tags = tags,
-            visibility = _visibility(visibility),
-            testonly = testonly,
-        )
-    elif BUILD_SYSTEM == "buck2":
-        native.cxx_binary(
-            name = name,
-            srcs = srcs,
-            deps = deps,
-            compiler_flags = CXX_FLAGS + copts,
-            preprocessor_flags = ["-D" + d for d in defines],
-            linker_flags = linkopts,
-            labels = tags,
-            visibility = _visibility(visibility),
-        )
-    else:
-        native.cxx_binary(
-            name = name,
-            srcs = srcs,
-            deps = deps,
-            copts = CXX_FLAGS + copts,
-            defines = defines,
-            linkopts = linkopts,
-            tags = tags,
-            visibility = _visibility(visibility),
-            testonly = testonly,
-        )
+    _SHIM.cxx_binary(
+        name = name,
+        srcs = srcs,
+        deps = deps,
+        copts = copts,
+        defines = defines,
+        linkopts = linkopts,
+        tags = tags,
+        visibility = _visibility(visibility),
+        testonly = testonly,
+    )
 
 def etsb_filegroup(name, srcs, tags = [], visibility = None, testonly = False):
     """A named set of files.
@@ -416,10 +271,7 @@ def etsb_filegroup(name, srcs, tags = [], visibility = None, testonly = False):
       visibility: who may depend on it (public when None).
       testonly: only test targets may depend on it.
     """
-    if BUILD_SYSTEM == "buck2":
-        native.filegroup(name = name, srcs = srcs, labels = tags, visibility = _visibility(visibility))
-    else:
-        native.filegroup(name = name, srcs = srcs, tags = tags, visibility = _visibility(visibility), testonly = testonly)
+    _SHIM.filegroup(name = name, srcs = srcs, tags = tags, visibility = _visibility(visibility), testonly = testonly)
 
 def etsb_export_file(name):
     """Makes the package's file `name` referable from other packages.
@@ -427,9 +279,4 @@ def etsb_export_file(name):
     Args:
       name: the file, relative to the package.
     """
-    if BUILD_SYSTEM == "bazel":
-        native.exports_files([name])
-    elif BUILD_SYSTEM == "buck2":
-        native.export_file(name = name, visibility = ["PUBLIC"])
-    else:
-        native.export_file(name = name, src = name)
+    _SHIM.export_file(name)

@@ -1,0 +1,124 @@
+"""etsb's primitives under Buck2, whose `native` offers `cxx_library` and `read_config` (untried).
+
+Buck2 spells the attributes its own way (`exported_headers`, `compiler_flags`,
+`labels`, ...), names genrule outputs, takes labels as written and is public
+as `PUBLIC`. Genrules name the Python that runs etsb's tools and the runtime
+wheel through two make variables, `$(ETSB_PYTHON)` and `$(EXECUTORCH_RUNTIME)`.
+"""
+
+load(
+    ":private/shim_common.bzl",
+    "CXX_FLAGS",
+    "ETSB_TOOL_SOURCES_TARGET",
+    "ETSB_TOOL_TARGET",
+    "make_variable_command",
+    "no_object_sources",
+)
+
+def _label(text):
+    return text
+
+def _genrule(
+        name,
+        srcs,
+        outs,
+        cmd,
+        tools,
+        tags,
+        visibility,
+        testonly):  # buildifier: disable=unused-variable (Buck2 has no testonly)
+    native.genrule(
+        name = name,
+        srcs = srcs + tools,
+        outs = {out: [out] for out in outs},
+        cmd = cmd.replace("$(RULEDIR)", "$OUT"),
+        labels = tags,
+        visibility = visibility,
+    )
+
+def _cxx_library(
+        name,
+        srcs,
+        hdrs,
+        deps,
+        copts,
+        defines,
+        includes,
+        linkopts,
+        link_whole,
+        objects_of,
+        object_list,  # buildifier: disable=unused-variable (Buck2 takes whole libraries)
+        linker_scripts,
+        linker_inputs,  # buildifier: disable=unused-variable (named by the scripts)
+        tags,
+        visibility,
+        testonly):  # buildifier: disable=unused-variable (Buck2 has no testonly)
+    native.cxx_library(
+        name = name,
+        srcs = srcs,
+        exported_headers = hdrs,
+        include_directories = includes,
+        exported_deps = deps + objects_of,
+        compiler_flags = CXX_FLAGS + copts,
+        exported_preprocessor_flags = ["-D" + d for d in defines],
+        exported_linker_flags = linkopts + ["$(location %s)" % s for s in linker_scripts],
+        link_whole = link_whole,
+        labels = tags,
+        visibility = visibility,
+    )
+
+def _cxx_binary(
+        name,
+        srcs,
+        deps,
+        copts,
+        defines,
+        linkopts,
+        tags,
+        visibility,
+        testonly):  # buildifier: disable=unused-variable (Buck2 has no testonly)
+    native.cxx_binary(
+        name = name,
+        srcs = srcs,
+        deps = deps,
+        compiler_flags = CXX_FLAGS + copts,
+        preprocessor_flags = ["-D" + d for d in defines],
+        linker_flags = linkopts,
+        labels = tags,
+        visibility = visibility,
+    )
+
+def _filegroup(
+        name,
+        srcs,
+        tags,
+        visibility,
+        testonly):  # buildifier: disable=unused-variable (Buck2 has no testonly)
+    native.filegroup(name = name, srcs = srcs, labels = tags, visibility = visibility)
+
+def _export_file(name):
+    native.export_file(name = name, visibility = ["PUBLIC"])
+
+def buck2_shim():
+    """The primitives and the constants under Buck2, as shim.bzl exports them.
+
+    Returns:
+      A struct with shim.bzl's fields (see there).
+    """
+    return struct(
+        label = _label,
+        etsb_tool = ETSB_TOOL_TARGET,
+        etsb_tool_sources = ETSB_TOOL_SOURCES_TARGET,
+        etsb_command = make_variable_command(ETSB_TOOL_TARGET),
+        etsb_tools = [ETSB_TOOL_TARGET, ETSB_TOOL_SOURCES_TARGET],
+        runtime = "//runtime:executorch",
+        external_include_root = "etsb-out/external",
+        link_maps = False,
+        public = ["PUBLIC"],
+        genrule = _genrule,
+        cxx_library = _cxx_library,
+        object_sources = no_object_sources,
+        cxx_binary = _cxx_binary,
+        filegroup = _filegroup,
+        export_file = _export_file,
+    )

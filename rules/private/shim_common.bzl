@@ -1,0 +1,77 @@
+"""What the build systems' shims share (shim.bzl picks one shim per build system).
+
+Constants every shim_<system>.bzl needs, and the primitives that two build
+systems spell alike: etsb's driver takes Bazel's `genrule` and `filegroup`
+attributes as they are.
+"""
+
+# Flags every C++ target gets: the runtime's headers expect C++17.
+CXX_FLAGS = ["-std=c++17"]
+
+# The targets each C++ library gives under Bazel for another package to compile its
+# sources as objects of its own (`objects_of`; etsb_object_sources makes them).
+OBJECT_INTERFACE = "_interface"
+OBJECT_COPTS = "_copts"
+
+# etsb's command-line tool and the Python sources it runs, in etsb's repository.
+ETSB_TOOL_TARGET = "//tools/selective_build:etsb"
+ETSB_TOOL_SOURCES_TARGET = "//tools/selective_build:sources"
+
+def repository_label(text):
+    """A label of etsb's repository as every repository names it (etsb's driver and Bazel).
+
+    `Label` resolves `text` relative to this file's repository (as Bazel does,
+    and etsb's driver, where it gives `@etsb//...` inside etsb's checkout too),
+    so the rules reach their own targets when they are loaded from another
+    repository or module (`@etsb//rules:executorch.bzl`) or called from an
+    ExecuTorch tree's overlay.
+
+    Args:
+      text: `//pkg:name` in etsb's repository, or `@NAME//pkg:name` of a
+        repository etsb's own set-up declares (the runtime's).
+
+    Returns:
+      The label's text, absolute.
+    """
+    absolute = str(Label(text))
+
+    # Bazel 4 writes the main repository's labels without it: `@//` names it from anywhere.
+    return absolute if absolute.startswith("@") else "@" + absolute
+
+def make_variable_command(tool):
+    """The command prefix running etsb's `tool` where the build system sets `$(ETSB_PYTHON)`.
+
+    etsb's driver and Buck2 name the Python that runs etsb's tools through
+    that make variable (Bazel declares its interpreter instead).
+
+    Args:
+      tool: the label of etsb's command-line tool.
+
+    Returns:
+      The start of a genrule command.
+    """
+    return "$(ETSB_PYTHON) $(location %s)" % tool
+
+def bazel_genrule(name, srcs, outs, cmd, tools, tags, visibility, testonly):
+    """A genrule in Bazel's attributes, which etsb's driver takes too (see shim.bzl's etsb_genrule)."""
+    native.genrule(
+        name = name,
+        srcs = srcs,
+        outs = outs,
+        cmd = cmd,
+        tools = tools,
+        tags = tags,
+        visibility = visibility,
+        testonly = testonly,
+    )
+
+def bazel_filegroup(name, srcs, tags, visibility, testonly):
+    """A filegroup in Bazel's attributes, which etsb's driver takes too (see shim.bzl's etsb_filegroup)."""
+    native.filegroup(name = name, srcs = srcs, tags = tags, visibility = visibility, testonly = testonly)
+
+def no_object_sources(**_attrs):
+    """Nothing: etsb's driver takes another library's sources and flags natively, Buck2 its deps.
+
+    Args:
+      **_attrs: etsb_object_sources's attributes, unused.
+    """
