@@ -3,7 +3,7 @@ one run: etsb's embedded driver, Bazel 4 on the host (WORKSPACE) and Bazel 7
 with bzlmod in the chroot of scripts/bazel7.sh.
 
     .venv/bin/python bench/bench_bazel.py [--systems etsb,bazel4,bazel7] [--runs R] [--cold-runs C]
-        [--no-wait] [--max-wait MIN] [--output FILE]
+        [--no-wait] [--max-wait MIN]     (writes bench/results/bench_bazel.md)
 
 Run it as root (Bazel 7's chroot needs it; otherwise password-less sudo, as
 tests/test_bazel7.py). About 2 minutes with --cold-runs 2, plus any wait for
@@ -12,7 +12,7 @@ a quiet machine.
 The three sides:
 
 - **etsb driver**: `etsb build -j 2 //examples/mlp:bin` in a private copy of
-  the workspace (bench_build.copy_workspace: rules, runtime, kernels, the
+  the workspace (lib.workspace.copy_mlp_workspace: rules, runtime, kernels, the
   driver's tools, examples/mlp and its model; never the repository's etsb-out,
   which tests use), with the evaluator the set-up built ($ETSB_STARLARK).
   It compiles only the kernels the model uses (22 actions for the MLP).
@@ -81,7 +81,7 @@ base's server at the end (after row 6; for Bazel 7 the server started after
 the plain calls), and for the HTTP-cache servers).
 
 Before timing the script waits, once, until the 1-minute load average is
-below 0.8 (bench_tree.wait_for_quiet, at most --max-wait minutes, default
+below 0.8 (lib.timing.wait_for_quiet, at most --max-wait minutes, default
 20); later its own builds keep the load high. It reports the load average at
 the start of each row.
 
@@ -94,7 +94,6 @@ in the chroot stopped. Exits 1 when a build fails.
 from __future__ import annotations
 
 import argparse
-import datetime
 import json
 import os
 import re
@@ -108,12 +107,11 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-import bench_tree  # noqa: E402  (wait_for_quiet reads its QUIET_WAIT_S)
-from bench_build import ACTION_LINE, ETSB, MLP, STARLARK, actions_summary, copy_workspace  # noqa: E402
-from bench_ours import cpu_name  # noqa: E402
-from bench_tree import markdown, wait_for_quiet  # noqa: E402
-from common import REPO  # noqa: E402
+from lib.env import ETSB, REPO, starlark_env
+from lib.processes import ACTION_LINE, actions_summary
+from lib.results import finish, markdown
+from lib.timing import wait_for_quiet
+from lib.workspace import copy_mlp_workspace
 
 # Bazel's flags, the HTTP cache and the remote executor, as the tests use them.
 sys.path.insert(0, str(REPO / "tests"))
@@ -123,6 +121,7 @@ from test_bazel7 import BUILD as BAZEL7_BUILD  # noqa: E402
 from test_bazel7 import CHROOT, script  # noqa: E402
 from test_bazel7 import SCRIPT as BAZEL7_SCRIPT  # noqa: E402
 
+MLP = "//examples/mlp:bin"
 SYSTEMS = ("etsb", "bazel4", "bazel7")
 BAZEL7_OUTPUT_BASE = "/root/.cache/bench-bazel7"   # inside the chroot
 ELAPSED = re.compile(r"INFO: Elapsed time: ([0-9.]+)s")
@@ -163,8 +162,8 @@ class Driver:
 
     def __init__(self, tmp: Path) -> None:
         self.workspace = tmp / "etsb-workspace"
-        copy_workspace(self.workspace)
-        self.env = dict(os.environ, ETSB_STARLARK=STARLARK)
+        copy_mlp_workspace(self.workspace)
+        self.env = starlark_env()
 
     def etsb(self, *argv: str) -> subprocess.CompletedProcess:
         return subprocess.run([ETSB, *argv], cwd=self.workspace, env=self.env, stdout=subprocess.PIPE,
@@ -470,9 +469,7 @@ def cell(row: Row, key: str) -> str:
 
 def report(rows: list[Row], sides: list, options: argparse.Namespace, nginx_contents: dict[str, tuple[int, float]],
            started_load: float) -> str:
-    lines = [f"{datetime.date.today().isoformat()}, {cpu_name()}, {os.cpu_count()} cores, "
-             f"{os.sysconf('SC_PAGE_SIZE') * os.sysconf('SC_PHYS_PAGES') / 2**30:.0f} GB; load average "
-             f"{started_load:.2f} when timing started. Versions: "
+    lines = [f"Load average {started_load:.2f} when timing started. Versions: "
              + "; ".join(f"{s.title}: {s.version}" for s in sides if getattr(s, "version", "")) + ".", ""]
     lines.append("//examples/mlp:bin, 2 jobs each (wall time of the client, median of the runs given; "
                  "then what ran: the driver's actions, Bazel's executed processes and cache hits)")
@@ -528,17 +525,13 @@ def main() -> int:
     parser.add_argument("--cold-runs", type=int, default=1,
                         help="runs of the cold and the after-clean rows (default 1)")
     parser.add_argument("--no-wait", action="store_true", help="time at once, whatever the load (trial runs)")
-    parser.add_argument("--max-wait", type=float, default=bench_tree.QUIET_WAIT_S / 60,
-                        help=f"minutes to wait for a quiet machine (default {bench_tree.QUIET_WAIT_S // 60})")
-    parser.add_argument("--output", type=Path, help="also write the Markdown report here")
+    parser.add_argument("--max-wait", type=float, default=20, help="minutes to wait for a quiet machine (default 20)")
     options = parser.parse_args()
     systems = options.systems.split(",")
     unknown = set(systems) - set(SYSTEMS)
     if unknown:
         parser.error(f"unknown systems {sorted(unknown)}; known: {', '.join(SYSTEMS)}")
-    if not os.access(STARLARK, os.X_OK):
-        raise SystemExit(f"{STARLARK} is missing: run scripts/setup.sh")
-    bench_tree.QUIET_WAIT_S = int(options.max_wait * 60)
+    starlark_env()   # exits when the evaluator is missing
     # SIGTERM unwinds like an exception, so that the clean-up below runs.
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
 
@@ -568,7 +561,7 @@ def main() -> int:
                              (Bazel4 if name == "bazel4" else Bazel7)(tmp, nginx.url))
         print(f"machine: {os.cpu_count()} cores, load average {os.getloadavg()[0]:.2f} at start; work in {tmp}",
               flush=True)
-        started_load = wait_for_quiet("timing", not options.no_wait)
+        started_load = wait_for_quiet("timing", not options.no_wait, options.max_wait * 60)
         bazel7 = next((s for s in sides if s.key == "bazel7"), None)
 
         c, r = options.cold_runs, options.runs
@@ -620,15 +613,7 @@ def main() -> int:
             script("stop")   # the chroot wrapper's shared mount namespace
         shutil.rmtree(tmp, ignore_errors=True)
 
-    text = report(rows, sides, options, nginx_contents, started_load)
-    text += "".join(f"\nPROBLEM: {p}" for p in problems)
-    print("\n" + text)
-    if options.output:
-        options.output.parent.mkdir(parents=True, exist_ok=True)
-        options.output.write_text(text + "\n")
-    print(f"\n(bench took {time.perf_counter() - started:.0f} s; load average {os.getloadavg()[0]:.2f} at the end)")
-    return 1 if problems else 0
-
+    return finish("bench_bazel", report(rows, sides, options, nginx_contents, started_load), started, problems)
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -6,7 +6,8 @@ library, side by side in one run, at 1 and 2 threads: latency, peak memory,
 and stripped size by part, with a Markdown report and an SVG bar chart.
 
     .venv/bin/python bench/bench_delegated.py [--models a,b,...] [--runs N] [--rounds R] [--no-wait]
-        [--max-wait MIN] [--output FILE] [--chart-dir DIR] [--workspace DIR]
+        [--max-wait MIN] [--workspace DIR]
+    (about half an hour; writes bench/results/bench_delegated.md and bench_delegated.svg beside it)
 
 Models: every model of tests/models/delegated/manifest.json (resnet,
 mobilenet_v2, vit, gpt_decoder, lstm), by default all; each must have an
@@ -16,7 +17,7 @@ undelegated twin of the same name in tests/models/real with the same inputs
 Three sides, built by `etsb build -j 2` in a workspace of its own (default
 /tmp/bench_delegated_ws, kept between runs so that a second run only re-links
 what changed; never the repository's etsb-out), made as bench_ours.py makes
-one (bench_tree.new_workspace: copies of rules, runtime, tools and kernels,
+one (lib.workspace.new_workspace: copies of rules, runtime, tools and kernels,
 taken when the run starts), with three packages:
 
     //delegated  per model M, the delegated M.pte and
@@ -28,7 +29,7 @@ taken when the run starts), with three packages:
     //portable   per model M, the undelegated M.pte and
                  et_model_binary(name = "M_portable", model = "M.pte"): etsb's
                  own kernels, no backend, no thread pool            -> "etsb portable"
-    //bench_et_1t  runner_et_optimized, exactly as bench_ours.py builds it: the
+    //bench_et  runner_et_optimized, exactly as bench_ours.py builds it: the
                  same //tools/runner:runner linked with the wheel's prebuilt
                  libexecutorch_kernels_optimized.so, running the undelegated
                  M.pte                                              -> "ET optimized"
@@ -38,7 +39,7 @@ machine's cores), as separate sides of the same interleaved rounds. etsb +
 XNNPACK: the runner's `--threads N`, which resizes ExecuTorch's threadpool
 (the pthreadpool XNNPACK is handed when a delegate is initialised) before the
 program loads. ET optimized: `--threads N` too, and ETSB_BENCH_ET_THREADS=N,
-which the peer's entry point (bench_ours.ET_ENTRY) reads to reset the pool
+which the peer's entry point (lib.workspace.ET_ENTRY) reads to reset the pool
 to N threads (it would otherwise set 1). etsb portable is single-threaded (its
 kernels never start a thread; the runner refuses `--threads 2` with exit 2 in
 a binary with no pool): it runs once, with `--threads 1`, and its one-thread
@@ -55,13 +56,13 @@ iterations that also gives a first latency; then R interleaved rounds
 (default 7) of one process per side, each `--iterations 1+N`, N per side
 enough for ~0.3 s of runs (at least --runs, default 5); the runner prints the
 median after the warm-up run and the tables show the median over the R
-processes (bench_ours.bench_items). Peak RSS: each timed process's maximum
-resident set from a fresh `/usr/bin/time -f %M` (bench_ours.run_process),
+processes (lib.models.bench_items). Peak RSS: each timed process's maximum
+resident set from a fresh `/usr/bin/time -f %M` (lib.models.run_process),
 median over the processes. Ratios: each side's latency or RSS over etsb +
 XNNPACK's at the same thread count; 1t/2t, each threaded side's speed-up
 from the second thread (and its range over the rounds, whose processes ran
 back to back). MFLOP: the undelegated program's convolutions and matrix
-products, counted from its kernel calls (bench_ours.program_flops); XNNPACK
+products, counted from its kernel calls (lib.flops.program_flops); XNNPACK
 GFLOP/s: those FLOPs over etsb + XNNPACK's latency.
 
 Sizes, stripped (`strip -o`), by part, for the etsb + XNNPACK and etsb
@@ -75,19 +76,14 @@ walk over NEEDED).
 
 Before timing, the script waits (at most --max-wait minutes, default 20)
 until the 1-minute load average is below 0.8, once. Output: the Markdown
-tables (printed, and with --output written to FILE) and the SVG chart
-bench_delegated.svg (latency per model per side at one thread, log scale) in
---chart-dir (default: beside --output). Exits 1 when a binary fails or
-disagrees with torch.
+tables and the SVG chart bench_delegated.svg (latency per model per side at
+one thread, log scale). Exits 1 when a binary fails or disagrees with torch.
 """
 
 from __future__ import annotations
 
 import argparse
-import datetime
 import json
-import os
-import statistics
 import subprocess
 import sys
 import tempfile
@@ -95,33 +91,14 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))   # bench_kernels puts tools/ on sys.path too
-import bench_tree
-from bench_kernels import OPTIMIZED_LIB, build, check_et_runner, check_setup
-from common import finish
-from bench_ours import (
-    ET_PACKAGE,
-    Timed,
-    bar_chart,
-    bench_items,
-    cpu_name,
-    geomean,
-    kb,
-    mb,
-    write_et_package,
-    write_package,
-)
-from bench_tree import (
-    MODELS_DIR,
-    Model,
-    diff_cell,
-    load_models,
-    markdown,
-    ms_cell,
-    new_workspace,
-    stripped,
-    wait_for_quiet,
-)
+from lib.charts import bar_chart
+from lib.env import MODELS_DIR, OPTIMIZED_LIB, RESULTS, check_setup, starlark_env
+from lib.flops import program_flops
+from lib.models import Model, Plan, Timed, bench_items, load_models
+from lib.processes import check_et_runner, etsb_build, executorch_libraries, stripped
+from lib.results import cpu_note, diff_cell, finish, kb, markdown, mb, ms_cell, times, write_atomically
+from lib.timing import geomean, wait_for_quiet
+from lib.workspace import ET_LABEL, new_workspace, write_et_package, write_model_package
 
 DELEGATED_DIR = MODELS_DIR / "delegated"
 DEFAULT_WORKSPACE = Path("/tmp/bench_delegated_ws")
@@ -185,33 +162,6 @@ def check_twins(delegated: list[Delegated], real: list[Model]) -> None:
 # -- sizes ---------------------------------------------------------------------------------
 
 
-def needed(path: Path) -> list[str]:
-    """The NEEDED entries of ``path``'s dynamic section (readelf -d)."""
-    dynamic = subprocess.run(["readelf", "-d", str(path)], capture_output=True, text=True, check=True).stdout
-    return [line.rsplit("[", 1)[1].rstrip("]") for line in dynamic.splitlines() if "(NEEDED)" in line]
-
-
-def executorch_libraries(binary: Path) -> dict[str, Path]:
-    """The ExecuTorch libraries ``binary`` loads (libexecutorch*), in the
-    order the walk over NEEDED meets them, each resolved as ldd resolves it."""
-    out = subprocess.run(["ldd", str(binary)], check=True, capture_output=True, text=True).stdout
-    resolved = {}
-    for line in out.splitlines():
-        if "=>" in line:
-            name, rest = line.split("=>", 1)
-            resolved[name.strip()] = rest.split("(")[0].strip()
-    found: dict[str, Path] = {}
-    pending = [binary]
-    while pending:
-        for name in needed(pending.pop(0)):
-            if name.startswith("libexecutorch") and name not in found:
-                if not resolved.get(name) or resolved[name] == "not found":
-                    raise SystemExit(f"{binary}: {name} does not resolve:\n{out}")
-                found[name] = Path(resolved[name]).resolve()
-                pending.append(found[name])
-    return found
-
-
 @dataclass(frozen=True)
 class Size:
     """Stripped bytes of a binary by part; ``libraries`` names the non-runtime ones."""
@@ -242,11 +192,6 @@ def measure_size(binary: Path, tmp: Path, cache: dict[Path, int]) -> Size:
 
 
 # -- report --------------------------------------------------------------------------------
-
-
-def times(ratio: float) -> str:
-    return f"{ratio:.0f}x" if ratio >= 100 else f"{ratio:.1f}x" if ratio >= 10 else f"{ratio:.2f}x" if ratio >= 0.1 \
-        else f"{ratio:.2g}x"
 
 
 def ratio_text(value: float | None, base: float | None) -> str:
@@ -331,23 +276,11 @@ def size_table(sizes: dict[str, dict[str, Size]], optimized: Size) -> str:
     return markdown(headers, rows)
 
 
-def cpu_note(results: list[Timed]) -> str:
-    parts = []
-    for key in DISPLAY:
-        kind, threads = key.split("@")
-        shares = [t.cpu_share[key] for t in results if key in t.cpu_share]
-        if shares:
-            parts.append(f"{NAMES[kind]} {threads}t median {statistics.median(shares):.2f}, max {max(shares):.2f}")
-    return ("CPU time / wall time of the timed processes (start-up included; 1.00 = one busy core): "
-            + "; ".join(parts) + ".")
-
-
 def report(options: argparse.Namespace, results: list[Timed], delegated: dict[str, Delegated],
            real: dict[str, Model], sizes: dict[str, dict[str, Size]], optimized_size: Size,
-           optimized: Path, load: float, chart: Path | None, problems: list[str]) -> str:
+           optimized: Path, load: float, chart: Path | None) -> str:
     """The Markdown report: latency at 1 and 2 threads, RSS, checks, sizes."""
-    lines = [f"{datetime.date.today().isoformat()}, {cpu_name()}, {os.cpu_count()} cores; load average {load:.2f} "
-             "when timing started.", ""]
+    lines = [f"Load average {load:.2f} when timing started.", ""]
     timing = (f"ms: median over {options.rounds} interleaved processes per side of the runner's median of N "
               f"in-process runs after one warm-up (N >= {options.runs}, ~0.3 s of runs per process)")
     for threads in THREAD_COUNTS:
@@ -366,12 +299,11 @@ def report(options: argparse.Namespace, results: list[Timed], delegated: dict[st
                f"its runner {kb(optimized_size.executable)} + runtime {kb(optimized_size.runtime)} + "
                f"{' + '.join(optimized_size.names)} {kb(optimized_size.libraries)}, the same for every model)"), "",
               size_table(sizes, optimized_size), ""]
-    lines.append(cpu_note(results))
+    lines.append(cpu_note(results, [(key, f"{NAMES[key.split('@')[0]]} {key.split('@')[1]}t") for key in DISPLAY]))
     lines.append(f"Peer: //tools/runner:runner + {optimized}, its threadpool reset to N threads by the entry point "
                  "(ETSB_BENCH_ET_THREADS=N) as well as by `--threads N`.")
     if chart:
-        lines.append(f"Chart: {chart}")
-    lines += [f"PROBLEM: {line}" for line in problems]
+        lines.append(f"![latency at one thread]({chart.name})")
     return "\n".join(lines)
 
 
@@ -384,19 +316,39 @@ def chart_label(t: Timed, key: str) -> str:
 # -- main ----------------------------------------------------------------------------------------
 
 
-def sync_workspace(workspace: Path, delegated: list[Delegated], real: list[Model]) -> None:
-    """The bench workspace: etsb's parts, //delegated, //portable and //bench_et_1t."""
+def build_all(workspace: Path, delegated: list[Delegated], real: list[Model]) -> tuple[dict, Path]:
+    """The bench workspace (etsb's parts, //delegated, //portable, //bench_et)
+    built; each kind's binary per model, and the ExecuTorch runner."""
     new_workspace(workspace)
-    write_package(workspace / "delegated", [d.model for d in delegated], "_xnnpack",
-                  "# bench/bench_delegated.py: each delegated program, the rules' defaults (its backends linked).")
-    write_package(workspace / "portable", real, "_portable",
-                  "# bench/bench_delegated.py: each undelegated program on etsb's own portable kernels.")
+    for package, suffix, items, comment in (
+            ("delegated", "_xnnpack", [d.model for d in delegated], "each delegated program, the rules' defaults "
+             "(its backends linked)."),
+            ("portable", "_portable", real, "each undelegated program on etsb's own portable kernels.")):
+        write_model_package(workspace / package, [(i.name, i.pte) for i in items],
+                            f"# bench/bench_delegated.py: {comment}",
+                            [f'et_model_binary(name = "{i.name}{suffix}", model = "{i.name}.pte")\n' for i in items])
     write_et_package(workspace)
+    labels = {XNNPACK: {d.model.name: f"//delegated:{d.model.name}_xnnpack" for d in delegated},
+              PORTABLE: {m.name: f"//portable:{m.name}_portable" for m in real},
+              OPTIMIZED: {m.name: ET_LABEL for m in real}}
+    outputs = etsb_build(workspace, sorted({label for by_name in labels.values() for label in by_name.values()}),
+                         starlark_env()).outputs
+    return ({kind: {name: outputs[label] for name, label in by_name.items()} for kind, by_name in labels.items()},
+            outputs[ET_LABEL])
 
 
 def list_backends(binary: Path) -> list[str]:
+    """The backends ``binary`` registers (`--list-backends`)."""
     run = subprocess.run([str(binary), "--list-backends"], capture_output=True, text=True, check=False)
     return run.stdout.split() if run.returncode == 0 else [f"(exit {run.returncode})"]
+
+
+def check_backends(binaries: dict) -> list[str]:
+    """Problems: an XNNPACK binary without the backend, a portable one with any."""
+    problems = [f"{name}, {NAMES[XNNPACK]}: --list-backends gives {list_backends(binary)}"
+                for name, binary in binaries[XNNPACK].items() if "XnnpackBackend" not in list_backends(binary)]
+    return problems + [f"{name}, {NAMES[PORTABLE]}: registers backends {list_backends(binary)}"
+                       for name, binary in binaries[PORTABLE].items() if list_backends(binary)]
 
 
 def main() -> int:
@@ -405,67 +357,41 @@ def main() -> int:
     parser.add_argument("--runs", type=int, default=5, help="in-process runs per timed process, at least (default 5)")
     parser.add_argument("--rounds", type=int, default=7, help="interleaved timed processes per side (default 7)")
     parser.add_argument("--no-wait", action="store_true", help="time at once, whatever the load (trial runs)")
-    parser.add_argument("--max-wait", type=float, default=bench_tree.QUIET_WAIT_S / 60,
-                        help=f"minutes to wait for a quiet machine before timing (default "
-                             f"{bench_tree.QUIET_WAIT_S // 60})")
-    parser.add_argument("--output", type=Path, help="also write the Markdown report here")
-    parser.add_argument("--chart-dir", type=Path, help=f"where {CHART} goes (default: beside --output)")
+    parser.add_argument("--max-wait", type=float, default=20,
+                        help="minutes to wait for a quiet machine before timing (default 20)")
     parser.add_argument("--workspace", type=Path, default=DEFAULT_WORKSPACE,
                         help=f"where the binaries are built (default {DEFAULT_WORKSPACE}, kept between runs)")
     options = parser.parse_args()
-    bench_tree.QUIET_WAIT_S = int(options.max_wait * 60)
     check_setup()
     delegated = load_delegated(options.models.split(",") if options.models else None)
     real = load_models([d.model.name for d in delegated])
     check_twins(delegated, real)
-
     started = time.perf_counter()
-    print(f"machine: {os.cpu_count()} cores, load average {os.getloadavg()[0]:.2f} at start", flush=True)
-    workspace = options.workspace.resolve()
-    sync_workspace(workspace, delegated, real)
-    et_label = f"//{ET_PACKAGE}:runner_et_optimized"
-    labels = {XNNPACK: {d.model.name: f"//delegated:{d.model.name}_xnnpack" for d in delegated},
-              PORTABLE: {m.name: f"//portable:{m.name}_portable" for m in real},
-              OPTIMIZED: {m.name: et_label for m in real}}
-    outputs = build(workspace, sorted({label for by_name in labels.values() for label in by_name.values()}))
-    optimized = Path(check_et_runner(outputs[et_label]))
-    binaries = {kind: {name: outputs[label] for name, label in by_name.items()} for kind, by_name in labels.items()}
-
-    problems = []
-    for name, binary in binaries[XNNPACK].items():
-        if "XnnpackBackend" not in list_backends(binary):
-            problems.append(f"{name}, {NAMES[XNNPACK]}: --list-backends gives {list_backends(binary)}")
-    for name, binary in binaries[PORTABLE].items():
-        if list_backends(binary):
-            problems.append(f"{name}, {NAMES[PORTABLE]}: registers backends {list_backends(binary)}")
-
+    binaries, et_runner = build_all(options.workspace.resolve(), delegated, real)
+    optimized = check_et_runner(et_runner, OPTIMIZED_LIB)
+    problems = check_backends(binaries)
     with tempfile.TemporaryDirectory(prefix="bench_delegated_") as tmp:
         cache: dict[Path, int] = {}
         sizes = {m.name: {kind: measure_size(binaries[kind][m.name], Path(tmp), cache) for kind in (XNNPACK, PORTABLE)}
                  for m in real}
-        optimized_size = measure_size(outputs[et_label], Path(tmp), cache)
+        optimized_size = measure_size(et_runner, Path(tmp), cache)
         if OPTIMIZED_LIB not in optimized_size.names:
-            problems.append(f"{outputs[et_label]} does not load {OPTIMIZED_LIB}")
-
-        load = wait_for_quiet("timing", not options.no_wait)
-        sides = {key: binaries[kind] for key, kind, _ in SIDES}
-        programs = {key: {d.model.name: d.model for d in delegated} for key, kind, _ in SIDES if kind == XNNPACK}
-        threads = {key: n for key, _, n in SIDES}
-        results, found = bench_items(real, sides, options.runs, options.rounds, Path(tmp), programs, threads)
+            problems.append(f"{et_runner} does not load {OPTIMIZED_LIB}")
+        load = wait_for_quiet("timing", not options.no_wait, options.max_wait * 60)
+        plan = Plan(options.rounds, options.runs, flops=program_flops,
+                    programs={key: {d.model.name: d.model for d in delegated} for key, kind, _ in SIDES
+                              if kind == XNNPACK},
+                    threads={key: n for key, _, n in SIDES})
+        results, found, _ = bench_items(real, {key: binaries[kind] for key, kind, _ in SIDES}, plan, Path(tmp))
         problems += found
-
-    chart_dir = options.chart_dir or (options.output.parent if options.output else None)
-    chart = None
-    if chart_dir:
-        chart_dir.mkdir(parents=True, exist_ok=True)
-        chart = chart_dir / CHART
-        bar_chart("Delegated models: median latency, 1 thread", results, chart,
-                  sides=tuple((side_key(kind, 1), NAMES[kind] + (" (ratio to XNNPACK)" if kind != XNNPACK else ""),
-                               COLOURS[kind]) for kind in (XNNPACK, PORTABLE, OPTIMIZED)),
-                  ratio=None, label=chart_label)
+    svg = bar_chart("Delegated models: median latency, 1 thread", results,
+                    sides=tuple((side_key(kind, 1), NAMES[kind] + (" (ratio to XNNPACK)" if kind != XNNPACK else ""),
+                                 COLOURS[kind]) for kind in (XNNPACK, PORTABLE, OPTIMIZED)),
+                    ratio=None, label=chart_label)
+    chart = write_atomically(RESULTS / CHART, svg) if svg else None
     text = report(options, results, {d.model.name: d for d in delegated}, {m.name: m for m in real}, sizes,
-                  optimized_size, optimized, load, chart, problems)
-    return finish(text, options.output, started, problems)
+                  optimized_size, optimized, load, chart)
+    return finish("bench_delegated", text, started, problems)
 
 
 if __name__ == "__main__":
