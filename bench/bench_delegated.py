@@ -3,81 +3,32 @@ XNNPACK) built by etsb with the XNNPACK backend, against the same
 architectures, weights and inputs left undelegated (tests/models/real) on
 etsb's own portable kernels and on ExecuTorch's prebuilt optimized kernel
 library, side by side in one run, at 1 and 2 threads: latency, peak memory,
-and stripped size by part, with a Markdown report and an SVG bar chart.
+and stripped size by part, with an SVG bar chart.
 
     .venv/bin/python bench/bench_delegated.py [--models a,b,...] [--runs N] [--rounds R] [--no-wait]
         [--max-wait MIN] [--workspace DIR]
     (about half an hour; writes bench/results/bench_delegated.md and bench_delegated.svg beside it)
 
-Models: every model of tests/models/delegated/manifest.json (resnet,
-mobilenet_v2, vit, gpt_decoder, lstm), by default all; each must have an
-undelegated twin of the same name in tests/models/real with the same inputs
-(checked byte for byte).
+Models: every delegated model (resnet, mobilenet_v2, vit, gpt_decoder,
+lstm), each with an undelegated twin of the same name and the same inputs
+(checked byte for byte). Sides, built by `etsb build -j 2` in a workspace of
+its own (default /tmp/bench_delegated_ws, kept between runs): "etsb +
+XNNPACK", et_model_binary on the delegated program with the rules' defaults
+(the build links the wheel's XNNPACK backend); "etsb portable", on the
+undelegated program, etsb's kernels, no backend; "ET optimized", the peer
+runner of lib/workspace.py on the undelegated program.
 
-Three sides, built by `etsb build -j 2` in a workspace of its own (default
-/tmp/bench_delegated_ws, kept between runs so that a second run only re-links
-what changed; never the repository's etsb-out), made as bench_ours.py makes
-one (lib.workspace.new_workspace: copies of rules, runtime, tools and kernels,
-taken when the run starts), with three packages:
-
-    //delegated  per model M, the delegated M.pte and
-                 et_model_binary(name = "M_xnnpack", model = "M.pte"): the rules'
-                 defaults, so the build reads the backends the delegates use and
-                 links the wheel's libexecutorch_backend_xnnpack.so (which brings
-                 libexecutorch_threadpool.so); etsb's kernels run the operators
-                 left outside the delegates                         -> "etsb + XNNPACK"
-    //portable   per model M, the undelegated M.pte and
-                 et_model_binary(name = "M_portable", model = "M.pte"): etsb's
-                 own kernels, no backend, no thread pool            -> "etsb portable"
-    //bench_et  runner_et_optimized, exactly as bench_ours.py builds it: the
-                 same //tools/runner:runner linked with the wheel's prebuilt
-                 libexecutorch_kernels_optimized.so, running the undelegated
-                 M.pte                                              -> "ET optimized"
-
-Threads: each side with a thread pool runs at 1 and at 2 threads (the
-machine's cores), as separate sides of the same interleaved rounds. etsb +
-XNNPACK: the runner's `--threads N`, which resizes ExecuTorch's threadpool
-(the pthreadpool XNNPACK is handed when a delegate is initialised) before the
-program loads. ET optimized: `--threads N` too, and ETSB_BENCH_ET_THREADS=N,
-which the peer's entry point (lib.workspace.ET_ENTRY) reads to reset the pool
-to N threads (it would otherwise set 1). etsb portable is single-threaded (its
-kernels never start a thread; the runner refuses `--threads 2` with exit 2 in
-a binary with no pool): it runs once, with `--threads 1`, and its one-thread
-figure stands in both tables, marked as such. OMP_NUM_THREADS=1 everywhere (a
-no-op). The report gives each side's CPU time / wall time per process as a
-check of how many cores were busy.
-
-Per model: each side's outputs on the recorded inputs are first compared with
-torch's (etsb + XNNPACK: the delegated manifest's `tolerance` as absolute
-tolerance, rtol 0, as tests/test_delegated.py; the undelegated sides:
-bench_ours.py's rule, rtol 1e-4 and atol 10x the larger of the model's
-float32-vs-float64 and eager-vs-runtime spreads) in a run of 3 in-process
-iterations that also gives a first latency; then R interleaved rounds
-(default 7) of one process per side, each `--iterations 1+N`, N per side
-enough for ~0.3 s of runs (at least --runs, default 5); the runner prints the
-median after the warm-up run and the tables show the median over the R
-processes (lib.models.bench_items). Peak RSS: each timed process's maximum
-resident set from a fresh `/usr/bin/time -f %M` (lib.models.run_process),
-median over the processes. Ratios: each side's latency or RSS over etsb +
-XNNPACK's at the same thread count; 1t/2t, each threaded side's speed-up
-from the second thread (and its range over the rounds, whose processes ran
-back to back). MFLOP: the undelegated program's convolutions and matrix
-products, counted from its kernel calls (lib.flops.program_flops); XNNPACK
-GFLOP/s: those FLOPs over etsb + XNNPACK's latency.
-
-Sizes, stripped (`strip -o`), by part, for the etsb + XNNPACK and etsb
-portable binaries: the executable (runner + registration + kernels), the
-runtime (the libexecutorch.so it loads), the backends (each ExecuTorch
-library the executable NEEDs per `readelf -d`, other than the runtime, and
-what those need in turn, such as libexecutorch_threadpool.so), and the total;
-and ET optimized's total: its runner + libexecutorch.so +
-libexecutorch_kernels_optimized.so + libexecutorch_threadpool.so (the same
-walk over NEEDED).
-
-Before timing, the script waits (at most --max-wait minutes, default 20)
-until the 1-minute load average is below 0.8, once. Output: the Markdown
-tables and the SVG chart bench_delegated.svg (latency per model per side at
-one thread, log scale). Exits 1 when a binary fails or disagrees with torch.
+Threads: the sides with a thread pool run at 1 and at 2 threads, as separate
+sides of the same rounds (`--threads N`, and ETSB_BENCH_ET_THREADS=N for the
+peer's entry point); etsb portable is single-threaded and runs once, its
+figure standing in both tables. Timing, peak RSS and the check against
+torch's outputs as lib/models.py describes (XNNPACK: the manifest's
+`tolerance`, rtol 0, as tests/test_delegated.py). Ratios are over etsb +
+XNNPACK at the same thread count; 1t/2t is a side's speed-up from the second
+thread. MFLOP: the undelegated program's convolutions and matrix products.
+Sizes, stripped, by part: the executable, the runtime (libexecutorch.so) and
+the backends (every other ExecuTorch library reached through NEEDED).
+Exits 1 when a binary fails or disagrees with torch.
 """
 
 from __future__ import annotations

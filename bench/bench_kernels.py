@@ -5,35 +5,21 @@ trimmed binaries against the all-kernels one, for size; in one run.
     .venv/bin/python bench/bench_kernels.py [--iterations N] [--rounds R] [--workspace DIR]
     (builds every corpus example: many minutes; writes bench/results/bench_kernels.md)
 
-Builds: everything is built by `etsb build -j 2` in a copy of the workspace
-(default etsb-out/bench/kernels/, kept between runs so that a second run only
-re-links what changed; never the repository's own etsb-out, which other
-builds may be using). The copy gets one package more, //bench_et
-(lib/workspace.py), whose `runner_et_optimized` links the runner library the
-examples link with the wheel's `libexecutorch_kernels_optimized.so` instead
-of a generated registration library; here its thread pool keeps the
-library's default size (ETSB_BENCH_ET_THREADS=0).
+Builds: `etsb build -j 2` in a copy of the workspace (default
+etsb-out/bench/kernels/, kept between runs), with the peer runner of
+lib/workspace.py, its thread pool at the library's default size.
 
 1. Latency, per corpus model and method: the op-selective binary (`bin`),
-   the dtype-selective one (`bin_dtype_selective`, the smaller form that the
-   rule keeps) and the ExecuTorch-optimized runner, on the corpus inputs. Each
-   binary's outputs are first checked against torch's (rtol 1e-5, atol 1e-6
-   for floats, exact otherwise): a binary that computes a wrong result is
-   reported, never timed (a model ExecuTorch's library cannot run, such as
-   one with a custom operator, is noted and left out). Then R rounds (default
-   7), interleaved (A B C A B C ...), of `--iterations N` (default 1000)
-   in-process runs each; the runner prints the median of its N runs and the
-   table shows the median of the R medians, in microseconds (the corpus
-   models run in 0.1-20 us). Goal: ours at most 1.5x ExecuTorch's (reported;
-   a miss does not fail the script).
-2. Size, per model: stripped sizes of the op-selective binary, the kept
-   dtype-selective binary (and the dtype-restricted candidate it was chosen
-   from) and the all-kernels companion (`bin_all_kernels`, every kernel of
-   //kernels/portable); and their kernel + registration code, attributed by
-   the link map exactly as `etsb size` does (selective_build.driver.size).
-   Goals: a trimmed binary's kernel + registration code at most a fifth of the
-   all-kernels binary's; dtype-selective never larger than op-selective. The
-   script exits 1 when a size goal is missed (or a binary fails or is wrong).
+   the dtype-selective one (`bin_dtype_selective`) and the peer, checked
+   against torch's outputs first (a model the peer cannot run is noted and
+   left out), then R interleaved rounds (default 7) of `--iterations N`
+   (default 1000); the median of the runner's medians, in microseconds.
+   Goal: ours at most 1.5x ExecuTorch's.
+2. Size: stripped op-selective, kept dtype-selective (and the candidate it
+   was chosen from) and all-kernels binaries, and their kernel +
+   registration code as `etsb size` attributes it. Goals: that code at most a
+   fifth of the all-kernels binary's; dtype-selective never larger than
+   op-selective. Exits 1 when a size goal is missed or a binary is wrong.
 """
 
 from __future__ import annotations

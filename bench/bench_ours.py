@@ -1,75 +1,33 @@
 """Ours-alone benchmark: etsb's own portable kernels (//kernels/portable, the
 rules' default) against ExecuTorch's prebuilt optimized kernel library, side
 by side in one run: per real model (latency, GFLOP/s, peak memory, trimmed
-size) and per operator (latency, GFLOP/s), with a Markdown report and SVG
-bar charts.
+size) and per operator (latency, GFLOP/s), with SVG bar charts.
 
     .venv/bin/python bench/bench_ours.py [--models a,b,...|none] [--cases a,b,...|none] [--runs N]
         [--rounds R] [--no-wait] [--max-wait MIN] [--workspace DIR] [--ops-data DIR]
     (builds 37 binaries and times 36 programs: about an hour; writes bench/results/bench_ours.md
     and the charts bench_ours_models.svg, bench_ours_ops.svg beside it)
 
-Models: the 18 architectures of tests/models/real (manifest.json), by
-default all (the corpus models mlp, cnn and attention may be named too).
-Operator cases: the single-operator programs that bench/export_op_bench.py
-writes into bench/.data/ops (not committed; regenerate them with
-`.venv-export/bin/python bench/export_op_bench.py`); the benchmark itself
-needs no torch.
+Models: the 18 architectures of tests/models/real, by default all. Operator
+cases: the single-operator programs bench/export_op_bench.py writes into
+bench/.data/ops (not committed; `.venv-export/bin/python
+bench/export_op_bench.py`); the benchmark itself needs no torch.
 
 Builds: `etsb build -j 2` in a workspace of its own (default
-/tmp/bench_ours_ws, kept between runs so that a second run only re-links what
-changed; never the repository's etsb-out, which tests use), made as
-bench_tree.py makes one (copies of rules, runtime, tools and kernels, taken
-when the run starts; lib/workspace.py), with three packages:
+/tmp/bench_ours_ws, kept between runs) with //models (per model
+`M_ours`, et_model_binary with no kernel attributes, and one all-kernels
+companion), //ops (per case `C_ours`) and the peer runner of
+lib/workspace.py. Both sides on one thread: etsb's kernels start none; the
+peer's entry point resets ExecuTorch's threadpool to one thread
+(ETSB_BENCH_ET_THREADS=N sets N; 0, the library's default).
 
-    //models  M.pte and, per model, et_model_binary(name = "M_ours", model = "M.pte")
-              (no kernel attributes: the rules' default, etsb's kernels alone);
-              and one M_ours_all_kernels companion (every kernel of the library)
-    //ops     per case C, et_model_binary(name = "C_ours", model = "C.pte")
-    //bench_et  runner_et_optimized: the same //tools/runner:runner linked with
-              the wheel's prebuilt libexecutorch_kernels_optimized.so (which
-              registers its kernels when loaded), whose entry point sets
-              ExecuTorch's threadpool to one thread (below)
-
-Threads: both sides run on one thread. etsb's kernels never start a thread.
-The prebuilt library parallelises through ExecuTorch's threadpool
-(`executorch::extension::parallel_for` -> libexecutorch_threadpool.so, a
-pthreadpool sized when first used to the performance cores: 2 here) and
-reads no environment variable for it; it uses no OpenMP. So the peer's entry
-point calls `get_threadpool()->_unsafe_reset_threadpool(1)` (the wheel ships
-the library but not threadpool.h: the two members used are declared in the
-entry file) and checks that the pool then reports one thread;
-ETSB_BENCH_ET_THREADS=N sets N instead (0: the library's default).
-OMP_NUM_THREADS=1 is set for both sides as well (a no-op here). The report
-gives each side's CPU time / wall time per process as a check.
-
-1. Models, per model: each binary's outputs on the recorded inputs are first
-   compared with torch's (tolerance as bench_tree.py: rtol 1e-4, atol 10x the
-   larger of the model's float32-vs-float64 and eager-vs-runtime spreads), in
-   a run of 3 in-process iterations that also gives a first latency; then R
-   interleaved processes (default 7) per side of `--iterations 1+N`, N per
-   side enough for ~0.3 s of runs (at least --runs, default 5; at most 5000);
-   the runner prints the median of its runs after the warm-up one, and the
-   table shows the median over the R processes. Peak RSS: each timed
-   process's maximum resident set as a fresh `/usr/bin/time -f %M` reports it
-   (not os.wait4 on the runner itself: see run_process), median over the
-   processes. GFLOP/s: the model's convolution and matrix-product FLOPs,
-   counted from the .pte's kernel calls (argument shapes read with the table
-   accessors of etsb's .pte reader, tools/selective_build/readers/pte.py),
-   over the median latency; and its share of one core's peak, measured by
-   the script (PEAK_SOURCE: ~270 GFLOP/s here, a Zen 5 core with two 512-bit
-   FMA pipes, not the ~100 once assumed). Size: each M_ours binary stripped,
-   split by its link map as `etsb size` splits it, against the all-kernels
-   binary of the same library.
-2. Operators: the same for each case (tolerance: 10x the case's recorded
-   spreads, at least 1e-6; rtol 1e-4).
-
-Before timing, the script waits (at most --max-wait minutes, default 20)
-until the 1-minute load average is below 0.8, once: after that its own
-processes keep the load average near 1; it reports the load average at the
-start of each part. Output: Markdown tables and two SVG charts (per-model
-and per-case latency, log scale). Exits 1 when a binary fails or disagrees
-with torch.
+Timing, peak RSS and the check against torch's outputs as lib/models.py
+describes (tolerance: rtol 1e-4, atol 10x the program's recorded spreads).
+GFLOP/s: the convolution and matrix-product FLOPs counted from the .pte's
+kernel calls (lib/flops.py) over the median latency, and their share of one
+core's peak, measured here (PEAK_SOURCE). Size: each M_ours binary stripped,
+split by its link map as `etsb size` splits it, against the all-kernels
+binary. Exits 1 when a binary fails or disagrees with torch.
 """
 
 from __future__ import annotations
@@ -273,8 +231,8 @@ def report(options: argparse.Namespace, peak: float, model_results: list[Timed],
            descriptions: dict[str, str], sizes: SizeTable | None, loads: dict[str, float], optimized: Path,
            charts: list[Path]) -> str:
     """The Markdown report: models, operators, sizes, and how they were measured."""
-    lines = [(f"Each side on one thread. Peak of one core, measured: {peak:.0f} GFLOP/s (fused multiply-adds on 16-float vectors, "
-             f"`g++ -O2 -march=native`); the percentages below are of that "
+    lines = [(f"Each side on one thread. Peak of one core, measured: {peak:.0f} GFLOP/s (fused multiply-adds on "
+              "16-float vectors, `g++ -O2 -march=native`); the percentages below are of that "
              f"({peak / BRIEF_PEAK_GFLOPS:.1f}x the ~{BRIEF_PEAK_GFLOPS:.0f} GFLOP/s once assumed)."), ""]
     timing = (f"ms: median over {options.rounds} interleaved processes per side of the runner's median of N "
               f"in-process runs after one warm-up (N >= {options.runs}, ~{PROCESS_MS:.0f} ms of runs per process)")

@@ -8,56 +8,26 @@ etsb's own kernels.
         [--cold-runs N] [--no-wait] [--workspace DIR] [--executorch-root DIR]
     (builds every model twice over: an hour or more; writes bench/results/bench_tree.md)
 
-Models: the 18 architectures of tests/models/real (manifest.json) and the
-corpus models mlp, cnn and attention (tests/models), by default all 21.
+Models: the 18 real models and the corpus models mlp, cnn and attention.
+Builds: `etsb build -j 2 --executorch-root TREE` in a workspace of its own
+(default /tmp/bench_tree_ws, kept between runs), with //models holding per
+model M the BUILD form of examples/real_models (MODEL_BUILD: `M` on the
+tree's portable kernels, `M_dts` dtype-selective, `M_ours` etsb's kernels
+merged over the tree's) and the peer runner of lib/workspace.py, its thread
+pool at the library's default size.
 
-Builds: everything is built by `etsb build -j 2 --executorch-root TREE` in a
-workspace of its own (default /tmp/bench_tree_ws, kept between runs so that a
-second run only re-links what changed; never the repository's etsb-out, which
-other builds may be using), made as tests/helpers.py:new_workspace makes one:
-copies of rules, runtime, tools and kernels, plus a package //models holding
-copies of the .pte files and, per model M, the BUILD form of
-examples/real_models:
+1. Size, stripped: op-selective, dtype-restricted, the form `M_dts` keeps,
+   the all-kernels companion and `M_ours`; the shared runtime and the peer's
+   kernel library on rows of their own.
+2. Latency: `M` and `M_ours` against the peer, as lib/models.py times them,
+   R interleaved processes (default 3) of `--iterations 1+N` (default N 5);
+   tolerance as tests/test_real_models.py (corpus: rtol 1e-5, atol 1e-6).
+3. Cold build: the MLP from scratch with the tree's kernels and with etsb's
+   own, median of --cold-runs interleaved pairs. Goal: the tree <= 1.5x ours.
 
-    et_model_binary(name = "M", model = "M.pte",
-                    functions_yaml_target = "@executorch//kernels/portable:functions.yaml",
-                    kernel_deps = ["@executorch//kernels/portable:kernels"])
-    et_model_binary(name = "M_dts", ..., dtype_selective_build = True)
-    et_model_binary(name = "M_ours", ..., functions_yaml_target = "//kernels/portable:functions.yaml",
-                    fallback_yaml_target = <the tree's yaml>,
-                    kernel_deps = ["//kernels/portable:kernels", <the tree's kernels>])
-
-and the package //bench_et of lib/workspace.py: `runner_et_optimized`, the
-same //tools/runner:runner linked with the wheel's prebuilt
-`libexecutorch_kernels_optimized.so`, its thread pool at the library's
-default size (ETSB_BENCH_ET_THREADS=0).
-
-1. Size (stripped bytes: `strip -o TMP BIN`, then the file's size), per model:
-   the op-selective binary (`M`), the dtype-selective one (`M_dts_dtype_selective`,
-   the true dtype-restricted link; `M_dts` keeps the smaller of it and the
-   op-selective form) and the every-kernel companion (`M_all_kernels`, all
-   the operators of the tree's portable yaml; tagged manual, built
-   explicitly). The runtime, `libexecutorch.so`, is shared by all and not in
-   these sizes: one row of its own (and one for the peer's kernel library).
-   And `M_ours`, etsb's portable kernels merged over the tree's (op-selective).
-2. Latency, per model: the op-selective binary and `M_ours` against the
-   ExecuTorch-optimized runner, on the recorded inputs. Each binary's outputs are
-   first compared with torch's (max abs difference, and within tolerance:
-   real models as tests/test_real_models.py holds them, rtol 1e-4 and atol
-   10x the larger of the model's recorded float32-vs-float64 and
-   eager-vs-runtime spreads; corpus models rtol 1e-5, atol 1e-6), then R
-   interleaved processes (default 3) of
-   `--iterations 1+N` (default N = 5): the first in-process run is the
-   warm-up; the runner prints the median of its runs; the table shows the
-   median over the R processes.
-3. Cold build: the MLP example built from scratch (fresh workspace, fresh
-   etsb-out) with the tree's portable kernels and with etsb's own
-   (//kernels/portable): wall time of `etsb build -j 2`, median of
-   --cold-runs (default 3) interleaved pairs. Goal: the tree at most 1.5x ours.
-
-Before each timed part the script waits (up to 20 minutes) until the 1-minute
-load average is below 0.8, and reports the load average it timed at. Exits 1
-when a binary fails or disagrees with torch (a missed goal is only reported).
+Before each timed part the script waits (up to 20 minutes) for a 1-minute
+load average below 0.8. Exits 1 when a binary fails or disagrees with torch
+(a missed goal is only reported).
 """
 
 from __future__ import annotations

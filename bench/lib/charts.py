@@ -20,7 +20,8 @@ def _frame(title: str, sides: Sequence[Side], ratio_title: str | None, width: in
     out = [(f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
             f'viewBox="0 0 {width} {height}" font-family="sans-serif" font-size="11">'),
            f'<rect width="{width}" height="{height}" fill="white"/>',
-           f'<text x="{width / 2}" y="18" text-anchor="middle" font-size="14" font-weight="bold">{escape(title)}</text>']
+           f'<text x="{width / 2}" y="18" text-anchor="middle" font-size="14" font-weight="bold">'
+           f'{escape(title)}</text>']
     legend_x = label_w
     for _, legend, colour in sides:   # ~6 px a character
         out.append(f'<rect x="{legend_x}" y="28" width="12" height="10" fill="{colour}"/>'

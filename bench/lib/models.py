@@ -1,6 +1,18 @@
 """The programs benches run (the corpus and real models, operator cases), a
 run of one in a model runner binary, its outputs against torch's, and the
-interleaved rounds that time every program on every side."""
+interleaved rounds that time every program on every side.
+
+How a program is timed (bench_items): each side's outputs on the recorded
+inputs are first compared with torch's, in a run of 3 in-process iterations
+that also gives a first latency; a side that fails or is out of tolerance is
+reported (or, for an optional side, noted) and never timed. Then R rounds,
+one process per side each, interleaved (A B C A B C ...) so that drift in
+machine load hits them alike: `--iterations 1+N`, N enough for ~0.3 s of runs
+(at least --runs, at most 5000), or a fixed count; the runner prints the
+median of its runs after the warm-up one, and a table shows the median over
+the R processes. Peak RSS and CPU time: each timed process under a fresh
+`/usr/bin/time` (run_process says why not os.wait4). OMP_NUM_THREADS=1 (a
+no-op here); ETSB_BENCH_ET_THREADS sizes the peer's thread pool."""
 
 from __future__ import annotations
 

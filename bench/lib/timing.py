@@ -32,7 +32,8 @@ def time_commands(commands: Mapping[str, Sequence[str]], runs: int, cwd: str | N
     for run in range(runs + warm_up):
         for name, command in commands.items():
             start = time.perf_counter()
-            done = subprocess.run(command, cwd=cwd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+            done = subprocess.run(command, cwd=cwd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                                  text=True)
             if done.returncode:
                 raise SystemExit(f"{' '.join(command)} failed (exit {done.returncode}):\n{done.stderr[-3000:]}")
             if run or not warm_up:

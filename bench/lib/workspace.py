@@ -1,6 +1,16 @@
 """The workspaces benches build in (never the repository's etsb-out, which
 tests and other builds use): copies of the repository's parts, packages of
-model binaries, and the package of the runner on ExecuTorch's optimized kernels."""
+model binaries, and the package of the runner on ExecuTorch's optimized kernels.
+
+The peer, //bench_et:runner_et_optimized: the same //tools/runner:runner the
+examples link, with the wheel's prebuilt libexecutorch_kernels_optimized.so
+(which registers its kernels when loaded) instead of a generated
+registration. That library parallelises through ExecuTorch's threadpool (a
+pthreadpool sized when first used to the performance cores) and reads no
+environment variable for it, so the entry point resets the pool to
+ETSB_BENCH_ET_THREADS threads (unset: 1; 0: the library's default) and checks
+that it took (the wheel ships no threadpool.h: the two members used are
+declared in the entry file)."""
 
 from __future__ import annotations
 
