@@ -76,7 +76,7 @@ def side_key(kind: str, threads: int) -> str:
 
 @dataclass(frozen=True)
 class Delegated:
-    """A delegated model: its program (as bench_tree.Model, held to the
+    """A delegated model: its program (as lib.models.Model, held to the
     manifest's tolerance), its delegate calls and the operators left outside."""
 
     model: Model
@@ -235,7 +235,7 @@ def report(options: argparse.Namespace, results: list[Timed], delegated: dict[st
     timing = (f"ms: median over {options.rounds} interleaved processes per side of the runner's median of N "
               f"in-process runs after one warm-up (N >= {options.runs}, ~0.3 s of runs per process)")
     for threads in THREAD_COUNTS:
-        note = ("; MFLOP: the undelegated program's convolutions and matrix products (as bench_ours.py counts "
+        note = ("; MFLOP: the undelegated program's convolutions and matrix products (lib/flops.py counts "
                 "them)" if threads == 1 else f"; {NAMES[PORTABLE]} is single-threaded: its 1-thread figure again; "
                 "1t/2t: a side's 1-thread over its 2-thread latency, above 1 when the second thread helps")
         note += "; XNNPACK GFLOP/s: those FLOPs over etsb + XNNPACK's latency"
