@@ -3,98 +3,44 @@ one run: etsb's embedded driver, Bazel 4 on the host (WORKSPACE) and Bazel 7
 with bzlmod in the chroot of scripts/bazel7.sh.
 
     .venv/bin/python bench/bench_bazel.py [--systems etsb,bazel4,bazel7] [--runs R] [--cold-runs C]
-        [--no-wait] [--max-wait MIN] [--output FILE]
+        [--no-wait] [--max-wait MIN]     (writes bench/results/bench_bazel.md)
 
 Run it as root (Bazel 7's chroot needs it; otherwise password-less sudo, as
 tests/test_bazel7.py). About 2 minutes with --cold-runs 2, plus any wait for
-a quiet machine.
+a quiet machine (load average below 0.8, once, at most --max-wait minutes).
 
-The three sides:
+Sides: the driver (`etsb build -j 2` in a private copy of the workspace);
+Bazel 4 (Debian's bazel-bootstrap) in the checkout, with tests/helpers.py's
+BAZEL_STARTUP and BAZEL_BUILD flags, output bases under /tmp; Bazel 7
+(forky's) with `--config=bazel7` in the chroot, output bases
+/root/.cache/bench-bazel7*, its timed commands sent to one long-lived
+`scripts/bazel7.sh run python3 -c AGENT` so that the wrapper's cost is not in
+them. Every system compiles only the kernels the model uses.
 
-- **etsb driver**: `etsb build -j 2 //examples/mlp:bin` in a private copy of
-  the workspace (bench_build.copy_workspace: rules, runtime, kernels, the
-  driver's tools, examples/mlp and its model; never the repository's etsb-out,
-  which tests use), with the evaluator the set-up built ($ETSB_STARLARK).
-  It compiles only the kernels the model uses (22 actions for the MLP).
-- **Bazel 4** (Debian's bazel-bootstrap 4.2.3, WORKSPACE mode): `bazel
-  --output_base=DIR --host_jvm_args=-Xmx1g --max_idle_secs=600 build
-  --jobs=2 --symlink_prefix=/ --color=no --curses=no //examples/mlp:bin` in
-  the checkout (tests/helpers.py's BAZEL_STARTUP and BAZEL_BUILD), output
-  bases under a temporary folder in /tmp.
-- **Bazel 7** (forky's 7.7.1, bzlmod): the same `bazel` command line with
-  `--config=bazel7` (tests/test_bazel7.py's BUILD flags) inside the chroot of
-  scripts/bazel7.sh, output bases /root/.cache/bench-bazel7* there. The
-  timed commands go to one long-lived `scripts/bazel7.sh run python3 -c
-  AGENT` (same chroot, environment and working directory), started before
-  timing, which runs each command it is sent and answers with its output,
-  so that the wrapper's own cost is not in the Bazel rows. Two rows time the
-  wrapper: `scripts/bazel7.sh run true` alone, and a no-op build through a
-  plain `scripts/bazel7.sh bazel build` call each (what
-  tests/test_bazel7.py pays per command).
+Rows, each row's runs interleaved across the systems (A B C A B C ...):
+cold (C runs: driver after `etsb clean`, Bazel on a fresh output base, server
+start included); no-op (R runs); Bazel 7 only: the wrapper alone
+(`scripts/bazel7.sh run true`) and a no-op through a plain
+`scripts/bazel7.sh bazel build` call each; warm server after `bazel clean`
+(C runs); remote execution after `bazel clean` (C runs,
+`--noremote_accept_cached`, every action on Bazel's own remote worker on
+localhost, tests/servers.py's RemoteWorker); filling the caches (1 run:
+`--disk_cache` and `--remote_cache` on a real nginx WebDAV server,
+tests/servers.py's HttpCache); the disk cache after `bazel clean` (R runs);
+the HTTP cache from a fresh output base (R runs, server start included).
 
-Every system compiles only the kernels the model uses (the driver's 5
-compiles; Bazel's 12-15 processes): the rows compare the same work.
-
-What is measured, in this order, each row's runs interleaved across the
-systems (A B C A B C ...) so that drift in machine load hits them alike:
-
-1. cold (C runs, default 1): the driver after `etsb clean`; each Bazel on a
-   fresh output base, so the time includes the client, the server's start,
-   the repository rules (@executorch_runtime, the C++ toolchain) and
-   analysis. Before each cold run the previous server is stopped and its
-   output base removed.
-2. no-op (R runs, default 3): the same build again, nothing changed.
-   Then, Bazel 7 only: the chroot wrapper alone, `scripts/bazel7.sh run
-   true` (R runs), and the no-op again, each through its own
-   `scripts/bazel7.sh bazel build` call (R runs): every call enters the
-   mount namespace the wrapper's commands share, where the server lives on.
-3. warm server after `bazel clean` (C runs): the output tree and action cache
-   gone, the server (and its external repositories) kept. Driver: n/a (no
-   server; its cold row is this case).
-   Then remote execution after `bazel clean` (C runs): the same build with
-   `--remote_executor=grpc://...` and `--noremote_accept_cached`, so that
-   every action executes on Bazel's own remote worker (tests/servers.py's
-   RemoteWorker, scripts/remote_worker.sh: on localhost with the checkout
-   empty to its actions, two jobs, the same two cores; Bazel 7's in the
-   chroot, whose compiler and libraries its actions need).
-4. filling the caches (1 run): `bazel clean`, then a build with
-   `--disk_cache=DIR --remote_cache=URL --remote_upload_local_results`, so
-   that the cache rows that follow have something to hit (and to show what
-   uploading costs). The HTTP cache is a real server: Debian's nginx with
-   WebDAV PUT on a free localhost port (tests/servers.py's HttpCache),
-   one folder per Bazel (URL/bazel4, URL/bazel7).
-5. disk cache (R runs): `bazel clean` (not timed), then a build with
-   `--disk_cache=DIR` alone. Driver: n/a (no disk cache).
-6. HTTP cache (R runs): a fresh output base each run (another machine, as far
-   as Bazel can tell: server start included), a build with
-   `--remote_cache=URL` alone; the server is then stopped and the output base
-   removed (not timed). Driver: n/a.
-
-Each cell: the median wall time of the client process (the driver's whole
-run; for Bazel 7 the round trip to the command process in the chroot), then what ran: for the driver the actions ninja ran (its "[n/m]"
-lines), for Bazel the executed processes from its summary line (`INFO: 105
-processes: 9 internal, 96 linux-sandbox.`; "executed" counts every kind but
-"internal" and cache hits). The details table gives every run's time, the
-summary verbatim, Bazel's own "Elapsed time" and each Bazel server's peak RSS (VmHWM of the
-server process, read from /proc: after the cold build, for the main output
-base's server at the end (after row 6; for Bazel 7 the server started after
-the plain calls), and for the HTTP-cache servers).
-
-Before timing the script waits, once, until the 1-minute load average is
-below 0.8 (bench_tree.wait_for_quiet, at most --max-wait minutes, default
-20); later its own builds keep the load high. It reports the load average at
-the start of each row.
-
-Clean-up, also on failure or SIGTERM: every Bazel server is stopped (`bazel
-clean --expunge`, else `bazel shutdown`, with its output base), every output
-base, disk cache and the nginx folder removed, nginx and the command process
-in the chroot stopped. Exits 1 when a build fails.
+Each cell: the client's median wall time, then what ran (the driver's ninja
+actions; Bazel's executed processes and cache hits from its summary line).
+The details give every run, the summary verbatim, Bazel's own elapsed time
+and each server's peak RSS (VmHWM from /proc). Clean-up, also on failure or
+SIGTERM: every server stopped, output bases, caches and nginx's folder
+removed, nginx and the chroot's command process stopped. Exits 1 when a
+build fails.
 """
 
 from __future__ import annotations
 
 import argparse
-import datetime
 import json
 import os
 import re
@@ -108,12 +54,11 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-import bench_tree  # noqa: E402  (wait_for_quiet reads its QUIET_WAIT_S)
-from bench_build import ACTION_LINE, ETSB, MLP, STARLARK, actions_summary, copy_workspace  # noqa: E402
-from bench_ours import cpu_name  # noqa: E402
-from bench_tree import markdown, wait_for_quiet  # noqa: E402
-from common import REPO  # noqa: E402
+from lib.env import ETSB, REPO, starlark_env
+from lib.processes import ACTION_LINE, actions_summary
+from lib.results import finish, markdown
+from lib.timing import wait_for_quiet
+from lib.workspace import copy_mlp_workspace
 
 # Bazel's flags, the HTTP cache and the remote executor, as the tests use them.
 sys.path.insert(0, str(REPO / "tests"))
@@ -123,6 +68,7 @@ from test_bazel7 import BUILD as BAZEL7_BUILD  # noqa: E402
 from test_bazel7 import CHROOT, script  # noqa: E402
 from test_bazel7 import SCRIPT as BAZEL7_SCRIPT  # noqa: E402
 
+MLP = "//examples/mlp:bin"
 SYSTEMS = ("etsb", "bazel4", "bazel7")
 BAZEL7_OUTPUT_BASE = "/root/.cache/bench-bazel7"   # inside the chroot
 ELAPSED = re.compile(r"INFO: Elapsed time: ([0-9.]+)s")
@@ -163,8 +109,8 @@ class Driver:
 
     def __init__(self, tmp: Path) -> None:
         self.workspace = tmp / "etsb-workspace"
-        copy_workspace(self.workspace)
-        self.env = dict(os.environ, ETSB_STARLARK=STARLARK)
+        copy_mlp_workspace(self.workspace)
+        self.env = starlark_env()
 
     def etsb(self, *argv: str) -> subprocess.CompletedProcess:
         return subprocess.run([ETSB, *argv], cwd=self.workspace, env=self.env, stdout=subprocess.PIPE,
@@ -470,9 +416,7 @@ def cell(row: Row, key: str) -> str:
 
 def report(rows: list[Row], sides: list, options: argparse.Namespace, nginx_contents: dict[str, tuple[int, float]],
            started_load: float) -> str:
-    lines = [f"{datetime.date.today().isoformat()}, {cpu_name()}, {os.cpu_count()} cores, "
-             f"{os.sysconf('SC_PAGE_SIZE') * os.sysconf('SC_PHYS_PAGES') / 2**30:.0f} GB; load average "
-             f"{started_load:.2f} when timing started. Versions: "
+    lines = [f"Load average {started_load:.2f} when timing started. Versions: "
              + "; ".join(f"{s.title}: {s.version}" for s in sides if getattr(s, "version", "")) + ".", ""]
     lines.append("//examples/mlp:bin, 2 jobs each (wall time of the client, median of the runs given; "
                  "then what ran: the driver's actions, Bazel's executed processes and cache hits)")
@@ -521,6 +465,77 @@ def timed_row(row: Row, sides: list, runs: int, measure) -> Row:
     return row
 
 
+@dataclass
+class Servers:
+    """What the run started, for the clean-up: the sides, the HTTP cache, the remote workers."""
+
+    sides: list = field(default_factory=list)
+    nginx: HttpCache | None = None
+    workers: dict[str, RemoteWorker] = field(default_factory=dict)
+
+    def start(self, tmp: Path, systems: list[str]) -> None:
+        """nginx for the Bazels, Bazel's own remote worker for each (Bazel 7's in its chroot; the
+        checkout empty to the actions, as tests/test_remote_execution.py), then the sides."""
+        if any(name != "etsb" for name in systems):
+            self.nginx = HttpCache(tmp / "nginx")
+        if "bazel4" in systems:
+            self.workers["bazel4"] = RemoteWorker(tmp / "remote-worker-4", hidden=[REPO])
+        if "bazel7" in systems:
+            self.workers["bazel7"] = RemoteWorker(tmp / "remote-worker-7", hidden=[REPO],
+                                                  launcher=("bash", str(BAZEL7_SCRIPT), "run"))
+        for name in (name for name in SYSTEMS if name in systems):
+            self.sides.append(Driver(tmp) if name == "etsb" else
+                              (Bazel4 if name == "bazel4" else Bazel7)(tmp, self.nginx.url))
+
+    def close(self, systems: list[str]) -> list[str]:
+        """Stop everything; the problems met."""
+        problems = [problem for side in self.sides for problem in side.close()]
+        for server in [self.nginx, *self.workers.values()]:
+            if server:
+                server.stop()
+        if "bazel7" in systems:
+            script("stop")   # the chroot wrapper's shared mount namespace
+        return problems
+
+
+def time_rows(servers: Servers, cold: int, runs: int, rows: list[Row]) -> dict[str, tuple[int, float]]:
+    """Every row, appended to ``rows`` as it is measured; the HTTP cache's contents after filling it."""
+    sides, plural = servers.sides, "s" * (cold > 1)
+    bazels = [s.key for s in sides if s.key != "etsb"]
+    only_bazel7 = {s.key: "-" for s in sides if s.key != "bazel7"}
+    plan = [("cold", f"{cold} run{plural}; Bazel: fresh output base, server start included; driver: after etsb "
+             "clean", {}, cold, lambda side, i: side.cold()),
+            ("no-op", f"median of {runs}", {}, runs, lambda side, i: side.noop())]
+    if "bazel7" in bazels:
+        plan += [("chroot wrapper alone", f"`scripts/bazel7.sh run true`, median of {runs}", only_bazel7, runs,
+                  lambda side, i: side.wrapper_alone()),
+                 ("no-op, each command its own `scripts/bazel7.sh bazel` call",
+                  f"the wrapper's shared namespace: the server stays; median of {runs}", only_bazel7, runs,
+                  lambda side, i: side.noop_plain())]
+    plan.append(("warm server after bazel clean", f"{cold} run{plural}", {"etsb": "n/a (no server: the cold row)"},
+                 cold, lambda side, i: side.after_clean()))
+    if servers.workers:
+        plan.append(("remote execution after bazel clean", f"{cold} run{plural}; Bazel's own remote worker on "
+                     "localhost, `--noremote_accept_cached`: every action executed there",
+                     {"etsb": "n/a (no remote execution)"}, cold,
+                     lambda side, i: side.remote_execution(servers.workers[side.key].url)))
+    plan.append(("after bazel clean, filling disk + HTTP cache", "1 run", {"etsb": "n/a"}, 1,
+                 lambda side, i: side.fill_caches()))
+    for name, how, not_applicable, count, measure in plan:
+        rows.append(timed_row(Row(name, how, not_applicable=not_applicable), sides, count, measure))
+    contents = {key: servers.nginx.contents(key) for key in bazels} if servers.nginx else {}
+    rows.append(timed_row(Row("disk cache after bazel clean", f"median of {runs}",
+                              not_applicable={"etsb": "n/a (no disk cache)"}), sides, runs,
+                          lambda side, i: side.from_disk_cache()))
+    rows.append(timed_row(Row("HTTP cache, fresh output base", f"median of {runs}; server start included",
+                              not_applicable={"etsb": "n/a (no remote cache)"}), sides, runs,
+                          lambda side, i: side.from_http_cache(i)))
+    for side in sides:
+        if side.key != "etsb":
+            side.note_main_rss()
+    return contents
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--systems", default=",".join(SYSTEMS), help=f"which of {','.join(SYSTEMS)} (default all)")
@@ -528,106 +543,31 @@ def main() -> int:
     parser.add_argument("--cold-runs", type=int, default=1,
                         help="runs of the cold and the after-clean rows (default 1)")
     parser.add_argument("--no-wait", action="store_true", help="time at once, whatever the load (trial runs)")
-    parser.add_argument("--max-wait", type=float, default=bench_tree.QUIET_WAIT_S / 60,
-                        help=f"minutes to wait for a quiet machine (default {bench_tree.QUIET_WAIT_S // 60})")
-    parser.add_argument("--output", type=Path, help="also write the Markdown report here")
+    parser.add_argument("--max-wait", type=float, default=20, help="minutes to wait for a quiet machine (default 20)")
     options = parser.parse_args()
     systems = options.systems.split(",")
     unknown = set(systems) - set(SYSTEMS)
     if unknown:
         parser.error(f"unknown systems {sorted(unknown)}; known: {', '.join(SYSTEMS)}")
-    if not os.access(STARLARK, os.X_OK):
-        raise SystemExit(f"{STARLARK} is missing: run scripts/setup.sh")
-    bench_tree.QUIET_WAIT_S = int(options.max_wait * 60)
+    starlark_env()   # exits when the evaluator is missing
     # SIGTERM unwinds like an exception, so that the clean-up below runs.
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
-
     started = time.perf_counter()
     tmp = Path(tempfile.mkdtemp(prefix="bench_bazel_", dir="/tmp"))   # /tmp: visible inside the chroot too
-    sides: list = []
-    nginx = None
-    workers: dict[str, RemoteWorker] = {}
-    problems: list[str] = []
-    rows: list[Row] = []
-    nginx_contents: dict[str, tuple[int, float]] = {}
+    servers, rows, problems = Servers(), [], []
+    contents: dict[str, tuple[int, float]] = {}
     started_load = os.getloadavg()[0]
     try:
-        bazels = [name for name in systems if name != "etsb"]
-        if bazels:
-            nginx = HttpCache(tmp / "nginx")
-        # Bazel's own remote worker for each Bazel, where its actions can run (Bazel 7's in
-        # its chroot); the checkout is empty to the actions (tests/test_remote_execution.py).
-        if "bazel4" in systems:
-            workers["bazel4"] = RemoteWorker(tmp / "remote-worker-4", hidden=[REPO])
-        if "bazel7" in systems:
-            workers["bazel7"] = RemoteWorker(tmp / "remote-worker-7", hidden=[REPO],
-                                             launcher=("bash", str(BAZEL7_SCRIPT), "run"))
-        for name in SYSTEMS:
-            if name in systems:
-                sides.append(Driver(tmp) if name == "etsb" else
-                             (Bazel4 if name == "bazel4" else Bazel7)(tmp, nginx.url))
-        print(f"machine: {os.cpu_count()} cores, load average {os.getloadavg()[0]:.2f} at start; work in {tmp}",
-              flush=True)
-        started_load = wait_for_quiet("timing", not options.no_wait)
-        bazel7 = next((s for s in sides if s.key == "bazel7"), None)
-
-        c, r = options.cold_runs, options.runs
-        rows.append(timed_row(Row("cold", f"{c} run{'s' * (c > 1)}; Bazel: fresh output base, server start "
-                                  "included; driver: after etsb clean"), sides, c,
-                              lambda side, i: side.cold()))
-        rows.append(timed_row(Row("no-op", f"median of {r}"), sides, r,
-                              lambda side, i: side.noop()))
-        if bazel7:
-            others = {s.key: "-" for s in sides if s.key != "bazel7"}
-            rows.append(timed_row(Row("chroot wrapper alone", f"`scripts/bazel7.sh run true`, median of {r}",
-                                      not_applicable=others), sides, r, lambda side, i: side.wrapper_alone()))
-            rows.append(timed_row(Row("no-op, each command its own `scripts/bazel7.sh bazel` call",
-                                      f"the wrapper's shared namespace: the server stays; median of {r}",
-                                      not_applicable=others),
-                                  sides, r, lambda side, i: side.noop_plain()))
-        rows.append(timed_row(Row("warm server after bazel clean", f"{c} run{'s' * (c > 1)}",
-                                  not_applicable={"etsb": "n/a (no server: the cold row)"}), sides, c,
-                              lambda side, i: side.after_clean()))
-        if workers:
-            rows.append(timed_row(Row("remote execution after bazel clean",
-                                      f"{c} run{'s' * (c > 1)}; Bazel's own remote worker on localhost, "
-                                      "`--noremote_accept_cached`: every action executed there",
-                                      not_applicable={"etsb": "n/a (no remote execution)"}), sides, c,
-                                  lambda side, i: side.remote_execution(workers[side.key].url)))
-        rows.append(timed_row(Row("after bazel clean, filling disk + HTTP cache", "1 run",
-                                  not_applicable={"etsb": "n/a"}), sides, 1,
-                              lambda side, i: side.fill_caches()))
-        if nginx:
-            nginx_contents = {s.key: nginx.contents(s.key) for s in sides if s.key != "etsb"}
-        rows.append(timed_row(Row("disk cache after bazel clean", f"median of {r}",
-                                  not_applicable={"etsb": "n/a (no disk cache)"}), sides, r,
-                              lambda side, i: side.from_disk_cache()))
-        rows.append(timed_row(Row("HTTP cache, fresh output base", f"median of {r}; server start included",
-                                  not_applicable={"etsb": "n/a (no remote cache)"}), sides, r,
-                              lambda side, i: side.from_http_cache(i)))
-        for side in sides:
-            if side.key != "etsb":
-                side.note_main_rss()
+        servers.start(tmp, systems)
+        print(f"work in {tmp}", flush=True)
+        started_load = wait_for_quiet("timing", not options.no_wait, options.max_wait * 60)
+        contents = time_rows(servers, options.cold_runs, options.runs, rows)
     except BuildFailed as failure:
         problems.append(str(failure))
     finally:
-        for side in sides:
-            problems += side.close()
-        for server in [nginx, *workers.values()]:
-            if server:
-                server.stop()
-        if "bazel7" in systems:
-            script("stop")   # the chroot wrapper's shared mount namespace
+        problems += servers.close(systems)
         shutil.rmtree(tmp, ignore_errors=True)
-
-    text = report(rows, sides, options, nginx_contents, started_load)
-    text += "".join(f"\nPROBLEM: {p}" for p in problems)
-    print("\n" + text)
-    if options.output:
-        options.output.parent.mkdir(parents=True, exist_ok=True)
-        options.output.write_text(text + "\n")
-    print(f"\n(bench took {time.perf_counter() - started:.0f} s; load average {os.getloadavg()[0]:.2f} at the end)")
-    return 1 if problems else 0
+    return finish("bench_bazel", report(rows, servers.sides, options, contents, started_load), started, problems)
 
 
 if __name__ == "__main__":

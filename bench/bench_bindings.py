@@ -1,7 +1,8 @@
 """Bindings benchmark: `etsb gen-bindings` against ExecuTorch's own generator
 (`python -m executorch.codegen.gen`, in the export environment), in one run.
 
-    .venv/bin/python bench/bench_bindings.py [--runs N] [--compile-runs N]
+    .venv/bin/python bench/bench_bindings.py [--runs N] [--compile-runs N] [--no-peer]
+    (about two minutes; writes bench/results/bench_bindings.md)
 
 Cases: the wheel's full portable functions.yaml (209 kernels, no selection:
 everything), and the MLP corpus model's selection (each tool given the
@@ -34,16 +35,15 @@ import re
 import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from common import REPO, VENV_PYTHON, table, time_call, time_commands  # noqa: E402
+from lib.env import ETSB, EXPORT_PYTHON, REPO, VENV_PYTHON, executorch_runtime
+from lib.processes import text_size, try_run
+from lib.results import finish, table
+from lib.timing import time_call, time_commands
+from selective_build.__main__ import main as etsb_main
 
-sys.path.insert(0, str(REPO / "tools"))
-from selective_build.__main__ import main as etsb_main  # noqa: E402
-
-ETSB = str(REPO / ".venv" / "bin" / "etsb")
-EXPORT_PYTHON = REPO / ".venv-export" / "bin" / "python"
 MLP = REPO / "tests" / "models" / "mlp" / "mlp.pte"
 # What NOTES.md measured for `python -m executorch.codegen.gen` (3 to 209 kernels),
 # shown when the generator cannot run here.
@@ -105,12 +105,6 @@ ${Functions_declarations}
 }
 
 
-def executorch_runtime() -> Path:
-    import executorch
-
-    return Path(executorch.__path__[0])
-
-
 def cxx_flags() -> list[str]:
     """The compile flags of tests/test_runtime.py, at -O2."""
     et = executorch_runtime()
@@ -127,12 +121,14 @@ def torchgen_yamls() -> tuple[Path, Path] | None:
 
 
 def ours(functions_yaml: Path, out: Path, selection: Path | None) -> list[str]:
+    """`etsb gen-bindings` of ``functions_yaml`` (with the selection) into ``out``."""
     command = [ETSB, "gen-bindings", "--functions-yaml-path", str(functions_yaml), "--output-dir", str(out),
                "--lib-name", "bench"]
     return command + (["--op-selection-yaml-path", str(selection)] if selection else [])
 
 
 def peer(functions_yaml: Path, out: Path, selection: Path | None, templates: Path, sources_only: bool) -> list[str]:
+    """ExecuTorch's generator, as ``ours`` (registration sources only when ``sources_only``)."""
     native, tags = torchgen_yamls()
     command = [str(EXPORT_PYTHON), "-m", "executorch.codegen.gen", "--source-path", str(templates),
                "--install-dir", str(out), "--functions-yaml-path", str(functions_yaml),
@@ -140,15 +136,6 @@ def peer(functions_yaml: Path, out: Path, selection: Path | None, templates: Pat
     if selection:
         command += ["--op-selection-yaml-path", str(selection)]
     return command + (["--generate", "sources"] if sources_only else [])
-
-
-def try_run(command: list[str]) -> str | None:
-    """None if ``command`` succeeds, else the last line of its error output."""
-    result = subprocess.run(command, capture_output=True, text=True)
-    if result.returncode == 0:
-        return None
-    lines = (result.stderr or result.stdout).strip().splitlines()
-    return lines[-1] if lines else f"exit status {result.returncode}"
 
 
 def in_process_ms(command: list[str], runs: int) -> float:
@@ -164,10 +151,73 @@ def kernel_rows(source: Path) -> int:
     return len(re.findall(r'\bKernel\(\s*"', source.read_text()))
 
 
-def text_size(object_file: Path) -> int:
-    """Bytes of code (.text) in an object file, from binutils' size."""
-    out = subprocess.run(["size", str(object_file)], check=True, capture_output=True, text=True).stdout
-    return int(out.splitlines()[1].split()[0])
+def selections(tmp: Path, no_peer: bool) -> tuple[Path, Path, str | None]:
+    """Each tool's selection of the MLP from its own gen_oplist, and why
+    ExecuTorch's generator cannot run (None when it can)."""
+    ours_yaml, peer_yaml = tmp / "ours_mlp.yaml", tmp / "peer_mlp.yaml"
+    subprocess.run([ETSB, "gen-oplist", "--output_path", str(ours_yaml), "--model_file_path", str(MLP)], check=True)
+    if no_peer:
+        return ours_yaml, peer_yaml, "skipped (--no-peer)"
+    if not EXPORT_PYTHON.exists() or torchgen_yamls() is None:
+        return ours_yaml, peer_yaml, "no export environment (.venv-export with torch)"
+    return ours_yaml, peer_yaml, try_run([str(EXPORT_PYTHON), "-m", "executorch.codegen.tools.gen_oplist",
+                                          "--output_path", str(peer_yaml), "--model_file_path", str(MLP)])
+
+
+def generate(tmp: Path, key: str, mine: Path | None, theirs: Path | None, problem: str | None,
+             runs: int) -> tuple[dict[str, float], dict[str, list[str]], str | None]:
+    """Time both generators on one case: medians, the commands that ran, the peer's problem."""
+    portable = executorch_runtime() / "kernels" / "portable" / "functions.yaml"
+    for name in ("ours", "peer_src", "peer"):
+        (tmp / f"{name}_{key}").mkdir()
+    commands = {"etsb": ours(portable, tmp / f"ours_{key}", mine)}
+    subprocess.run(commands["etsb"], check=True)  # also writes etsb's bytecode cache
+    if problem is None:
+        for name, out, sources_only in (("peer sources", "peer_src", True), ("peer all", "peer", False)):
+            command = peer(portable, tmp / f"{out}_{key}", theirs, tmp / "peer_source", sources_only)
+            failure = try_run(command)
+            if failure is None:
+                commands[name] = command
+            else:
+                problem = f"{name}: {failure}"
+    return time_commands(commands, runs), commands, problem
+
+
+def compile_row(tmp: Path, key: str, label: str, peer_ran: bool, runs: int) -> list[str]:
+    """The registration sources compiled alone at -O2: kernels, sizes, times, code size."""
+    our_source = tmp / f"ours_{key}" / "register_kernels.cpp"
+    peer_source = tmp / f"peer_src_{key}" / "RegisterCodegenUnboxedKernelsEverything.cpp"
+    compiles = {"etsb": [*cxx_flags(), f"-I{tmp / f'ours_{key}'}", "-c", str(our_source),
+                         "-o", str(tmp / f"ours_{key}.o")]}
+    if peer_ran:   # NativeFunctions.h comes from the full run
+        compiles["peer"] = [*cxx_flags(), f"-I{tmp / f'peer_{key}'}", "-c", str(peer_source),
+                            "-o", str(tmp / f"peer_{key}.o")]
+    ms = time_commands(compiles, runs)
+    our_kb = f"{os.path.getsize(our_source) / 1024:.0f} KB"
+    our_text = f"{text_size(tmp / f'ours_{key}.o') / 1024:.0f} KB"
+    if "peer" in ms:
+        return [label, f"{kernel_rows(our_source)}/{kernel_rows(peer_source)}", our_kb,
+                f"{os.path.getsize(peer_source) / 1024:.0f} KB", f"{ms['etsb'] / 1000:.2f}",
+                f"{ms['peer'] / 1000:.2f}", f"{ms['peer'] / ms['etsb']:.2f}x", our_text,
+                f"{text_size(tmp / f'peer_{key}.o') / 1024:.0f} KB"]
+    full = key == "portable"   # the issue's numbers for ExecuTorch's full portable source, marked as such
+    return [label, f"{kernel_rows(our_source)}/?", our_kb, "237 KB (issue)" if full else "n/a",
+            f"{ms['etsb'] / 1000:.2f}", "4.8 (issue)" if full else "n/a", "", our_text, ""]
+
+
+def report(gen_rows: list, source_rows: list, notes: list[str], runs: int) -> str:
+    """The two tables, the notes, the goals and the floor."""
+    floor = time_commands({"python": [str(VENV_PYTHON), "-c", "pass"],
+                           "python+yaml": [str(VENV_PYTHON), "-c", "import yaml"]}, runs)
+    return "\n".join([
+        f"gen-bindings, end to end (median ms of {runs} interleaved runs)", "```",
+        table(["case", "etsb ms", "etsb in-process ms", "ET gen sources-only ms", "ET gen all ms", "speed-up"],
+              gen_rows), "",
+        "Registration source: size, g++ -O2 compile (median s of interleaved runs), object .text",
+        table(["case", "kernels etsb/ET", "etsb source", "ET source", "etsb s", "ET s", "ET/etsb", "etsb .text",
+               "ET .text"], source_rows), *notes, "",
+        f"Floor here: python start {floor['python']:.1f} ms; with PyYAML imported {floor['python+yaml']:.1f} ms.",
+        "```", "Goals: portable (209 kernels) < 150 ms end to end; etsb's source compiles faster (ET/etsb > 1)."])
 
 
 def main() -> int:
@@ -177,102 +227,29 @@ def main() -> int:
     parser.add_argument("--no-peer", action="store_true",
                         help="skip ExecuTorch's generator and show the numbers NOTES and the issue measured")
     options = parser.parse_args()
-    # Time installed tools as users run them, with cached bytecode: pip wrote the
-    # peer's .pyc files at install time, and with PYTHONDONTWRITEBYTECODE set etsb
-    # (installed from source) would recompile each of its modules on every run.
-    os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
-    portable = executorch_runtime() / "kernels" / "portable" / "functions.yaml"
-    peer_ready = EXPORT_PYTHON.exists() and torchgen_yamls() is not None
+    started = time.perf_counter()
+    os.environ.pop("PYTHONDONTWRITEBYTECODE", None)   # cached bytecode here too, as lib.timing times commands
     gen_rows, source_rows, notes = [], [], []
     with tempfile.TemporaryDirectory() as tmp_name:
         tmp = Path(tmp_name)
-        templates = tmp / "peer_source"
-        (templates / "templates").mkdir(parents=True)
+        (tmp / "peer_source" / "templates").mkdir(parents=True)
         for name, text in TEMPLATES.items():
-            (templates / "templates" / name).write_text(text)
-
-        # Each tool's selection of the MLP, from its own gen_oplist.
-        our_selection = tmp / "ours_mlp.yaml"
-        subprocess.run([ETSB, "gen-oplist", "--output_path", str(our_selection), "--model_file_path", str(MLP)],
-                       check=True)
-        peer_selection = tmp / "peer_mlp.yaml"
-        peer_problem = None if peer_ready else "no export environment (.venv-export with torch)"
-        if options.no_peer:
-            peer_problem = "skipped (--no-peer)"
-        if peer_problem is None:
-            peer_problem = try_run([str(EXPORT_PYTHON), "-m", "executorch.codegen.tools.gen_oplist",
-                                    "--output_path", str(peer_selection), "--model_file_path", str(MLP)])
-
-        cases = [("portable, all 209 kernels", None, None), ("mlp selection", our_selection, peer_selection)]
-        for label, mine, theirs in cases:
-            key = label.split(",")[0].split()[0]
-            ours_out, peer_src_out, peer_all_out = tmp / f"ours_{key}", tmp / f"peer_src_{key}", tmp / f"peer_{key}"
-            for directory in (ours_out, peer_src_out, peer_all_out):
-                directory.mkdir()
-            commands = {"etsb": ours(portable, ours_out, mine)}
-            subprocess.run(commands["etsb"], check=True)  # also writes etsb's bytecode cache
-            problem = peer_problem
-            if problem is None:
-                candidates = {"peer sources": peer(portable, peer_src_out, theirs, templates, True),
-                              "peer all": peer(portable, peer_all_out, theirs, templates, False)}
-                for name, command in candidates.items():
-                    failure = try_run(command)
-                    if failure is None:
-                        commands[name] = command
-                    else:
-                        problem = f"{name}: {failure}"
-            times = time_commands(commands, options.runs)
+            (tmp / "peer_source" / "templates" / name).write_text(text)
+        our_selection, peer_selection, peer_problem = selections(tmp, options.no_peer)
+        for label, key, mine, theirs in (("portable, all 209 kernels", "portable", None, None),
+                                         ("mlp selection", "mlp", our_selection, peer_selection)):
+            times, commands, problem = generate(tmp, key, mine, theirs, peer_problem, options.runs)
             sources_ms = times.get("peer sources")
-            gen_rows.append([
-                label, f"{times['etsb']:.1f}", f"{in_process_ms(commands['etsb'], options.runs):.1f}",
-                f"{sources_ms:.0f}" if sources_ms else NOTES_PEER_MS,
-                f"{times['peer all']:.0f}" if "peer all" in times else NOTES_PEER_MS,
-                f"{sources_ms / times['etsb']:.1f}x" if sources_ms else "",
-            ])
+            gen_rows.append([label, f"{times['etsb']:.1f}", f"{in_process_ms(commands['etsb'], options.runs):.1f}",
+                             f"{sources_ms:.0f}" if sources_ms else NOTES_PEER_MS,
+                             f"{times['peer all']:.0f}" if "peer all" in times else NOTES_PEER_MS,
+                             f"{sources_ms / times['etsb']:.1f}x" if sources_ms else ""])
             if problem:
                 notes.append(f"{label}: ExecuTorch's generator did not run ({problem}); its column shows "
                              "the numbers NOTES.md and the issue measured, marked as such.")
-
-            # The registration sources, compiled alone at -O2.
-            our_source = ours_out / "register_kernels.cpp"
-            peer_source = peer_src_out / "RegisterCodegenUnboxedKernelsEverything.cpp"
-            peer_headers = peer_all_out  # NativeFunctions.h, written by the full run
-            compiles = {"etsb": [*cxx_flags(), f"-I{ours_out}", "-c", str(our_source),
-                                 "-o", str(tmp / f"ours_{key}.o")]}
-            if "peer sources" in times and "peer all" in times:
-                compiles["peer"] = [*cxx_flags(), f"-I{peer_headers}", "-c", str(peer_source),
-                                    "-o", str(tmp / f"peer_{key}.o")]
-            compile_ms = time_commands(compiles, options.compile_runs)
-            our_kb = f"{os.path.getsize(our_source) / 1024:.0f} KB"
-            our_text = f"{text_size(tmp / f'ours_{key}.o') / 1024:.0f} KB"
-            if "peer" in compile_ms:
-                source_rows.append([
-                    label, f"{kernel_rows(our_source)}/{kernel_rows(peer_source)}",
-                    our_kb, f"{os.path.getsize(peer_source) / 1024:.0f} KB",
-                    f"{compile_ms['etsb'] / 1000:.2f}", f"{compile_ms['peer'] / 1000:.2f}",
-                    f"{compile_ms['peer'] / compile_ms['etsb']:.2f}x",
-                    our_text, f"{text_size(tmp / f'peer_{key}.o') / 1024:.0f} KB"])
-            else:  # the issue's numbers for ExecuTorch's full portable source, marked as such
-                full = key == "portable"
-                source_rows.append([label, f"{kernel_rows(our_source)}/?", our_kb,
-                                    "237 KB (issue)" if full else "n/a",
-                                    f"{compile_ms['etsb'] / 1000:.2f}", "4.8 (issue)" if full else "n/a", "",
-                                    our_text, ""])
-
-    print("gen-bindings, end to end (median ms of interleaved runs)")
-    print(table(["case", "etsb ms", "etsb in-process ms", "ET gen sources-only ms", "ET gen all ms", "speed-up"],
-                gen_rows))
-    print("\nRegistration source: size, g++ -O2 compile (median s of interleaved runs), object .text")
-    print(table(["case", "kernels etsb/ET", "etsb source", "ET source", "etsb s", "ET s", "ET/etsb", "etsb .text",
-                 "ET .text"],
-                source_rows))
-    for note in notes:
-        print(note)
-    print("\nGoals: portable (209 kernels) < 150 ms end to end; etsb's source compiles faster (ET/etsb > 1).")
-    floor = time_commands({"python": [str(VENV_PYTHON), "-c", "pass"],
-                           "python+yaml": [str(VENV_PYTHON), "-c", "import yaml"]}, options.runs)
-    print(f"Floor here: python start {floor['python']:.1f} ms; with PyYAML imported {floor['python+yaml']:.1f} ms.")
-    return 0
+            source_rows.append(compile_row(tmp, key, label, "peer sources" in times and "peer all" in times,
+                                           options.compile_runs))
+    return finish("bench_bindings", report(gen_rows, source_rows, notes, options.runs), started)
 
 
 if __name__ == "__main__":

@@ -1,26 +1,24 @@
 """Build driver benchmark: BUILD-file evaluation at scale and the MLP example's
 cold, no-op and incremental builds with `etsb build`, in one run.
 
-    .venv/bin/python bench/bench_build.py [--quick]
+    .venv/bin/python bench/bench_build.py [--quick]     (writes bench/results/bench_build.md)
 
-Everything runs in temporary workspaces (never in the repository's own
-etsb-out, which other builds may be using), with the evaluator the set-up
-built (etsb-out/tools/etsb-starlark, passed as $ETSB_STARLARK).
+Everything runs in temporary workspaces (never the repository's etsb-out),
+with the evaluator the set-up built (etsb-out/tools/etsb-starlark).
 
 1. Evaluation: generated trees of 1,000 and 10,000 targets (100 and 1,000
    packages of 10 targets; each BUILD file either calls the primitive rules
-   directly or calls a small macro built on rules/private/shim.bzl; each
-   package's library depends on the previous package's). `etsb query //...`
-   end to end (process start included) beside the evaluator alone
-   (`etsb-starlark --root W PKG...`), medians of interleaved runs, and where
-   the Python side's time goes in the 10,000-target trees. Goal: 10,000
-   targets in under 1 s.
+   directly or a small macro on rules/private/shim.bzl; each package's library
+   depends on the previous package's). `etsb query //...` end to end beside
+   the evaluator alone (`etsb-starlark --root W PKG...`), medians of
+   interleaved runs, and where the Python side's time goes in the
+   10,000-target trees. Goal: 10,000 targets in under 1 s.
 2. The MLP example (`//examples/mlp:bin`) in a copy of the workspace, -j 2:
    cold build from an empty etsb-out; no-op rebuild (median of 20); a BUILD
    file touched (re-evaluation, nothing to compile); one kernel yaml edited
-   (a comment appended), with the actions that re-ran (ninja's "[n/m]" lines).
-   Goal: no-op under 50 ms. Bazel's numbers are quoted from NOTES (Bazel is
-   not installed here), not measured in this run.
+   (a comment appended), with the actions that re-ran. Goal: no-op under
+   50 ms. Bazel's numbers are quoted from NOTES, not measured here (see
+   bench_bazel.py for a measured comparison).
 """
 
 from __future__ import annotations
@@ -29,7 +27,6 @@ import argparse
 import json
 import marshal
 import os
-import re
 import shutil
 import statistics
 import subprocess
@@ -37,61 +34,31 @@ import sys
 import tempfile
 import time
 from pathlib import Path
-from typing import Mapping, Sequence
+from typing import Mapping
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from common import REPO, VENV_PYTHON, table  # noqa: E402
+from lib.env import ETSB, REPO, STARLARK, VENV_PYTHON, starlark_env
+from lib.processes import actions_summary, etsb_build
+from lib.results import finish, table
+from lib.timing import time_commands
+from lib.workspace import copy_mlp_workspace
+from selective_build.driver import state
 
-sys.path.insert(0, str(REPO / "tools"))
-from selective_build.driver import state  # noqa: E402
-
-ETSB = str(REPO / ".venv" / "bin" / "etsb")
-STARLARK = str(REPO / "etsb-out" / "tools" / "etsb-starlark")
 MLP = "//examples/mlp:bin"
-
 # ../shared/NOTES.md, "Bazel": measured on a small genrule -> cc_library ->
-# cc_binary with Bazel 7.7.1 (not this build; Bazel is not installed here).
+# cc_binary with Bazel 7.7.1 (not this build).
 BAZEL_NOOP_MS = (200, 500)
 BAZEL_COLD_S = (5, 11)
-
 EVAL_GOAL_MS = 1000   # 10,000 targets, `etsb query //...` end to end
 NOOP_GOAL_MS = 50     # no-op `etsb build` of the MLP example
 
-ACTION_LINE = re.compile(r"^\[\d+/\d+\] (.*)$", re.MULTILINE)
-
-
-# -- timing ----------------------------------------------------------------------
-
-
-def median_ms(commands: Mapping[str, Sequence[str]], runs: int, cwd: str, env: Mapping[str, str]) -> dict[str, float]:
-    """Median wall time in ms of each command, run interleaved in ``cwd``.
-    A failing command raises."""
-    samples: dict[str, list[float]] = {name: [] for name in commands}
-    for _ in range(runs):
-        for name, command in commands.items():
-            start = time.perf_counter()
-            subprocess.run(command, check=True, cwd=cwd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-            samples[name].append((time.perf_counter() - start) * 1000)
-    return {name: statistics.median(values) for name, values in samples.items()}
-
-
-def run_build(workspace: str, env: Mapping[str, str], jobs: str = "2") -> tuple[float, list[str]]:
-    """`etsb build -j 2 //examples/mlp:bin` in ``workspace``: wall ms and the
-    descriptions of the actions ninja ran."""
-    start = time.perf_counter()
-    run = subprocess.run([ETSB, "build", *(["-j", jobs] if jobs else []), MLP], cwd=workspace, env=env,
-                         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-    elapsed = (time.perf_counter() - start) * 1000
-    if run.returncode != 0:
-        raise SystemExit(f"etsb build failed in {workspace} (exit {run.returncode}):\n{run.stdout}")
-    return elapsed, ACTION_LINE.findall(run.stdout)
-
 
 def fmt_ms(value: float) -> str:
+    """Milliseconds, one decimal below 100."""
     return f"{value:.1f}" if value < 100 else f"{value:.0f}"
 
 
 def verdict(measured: float, goal: float) -> str:
+    """The share of the budget used, and whether the goal is met."""
     return f"{measured / goal:.2f}x of budget: {'met' if measured < goal else 'not met'}"
 
 
@@ -142,6 +109,7 @@ ten_targets(name = "m", dep = {dep})
 
 
 def package_path(i: int) -> str:
+    """The folder of the i-th generated package."""
     return f"src/g{i // 100:02d}/p{i:04d}"
 
 
@@ -195,21 +163,21 @@ SPLIT_STEPS = ["imports (command line, driver, evaluate, graph)", "find packages
                "JSON -> Package/Target objects", "referenced packages", "match //... and sort", "format the labels"]
 
 
-def python_split(root: str, runs: int, pause_collector: bool) -> tuple[list[float], int]:
+def python_split(root: str, runs: int, pause_collector: bool, env: Mapping[str, str]) -> tuple[list[float], int]:
     """Median ms of each step of SPLIT_PROBE over ``runs`` fresh processes, and the evaluator's output size."""
     samples, size = [], 0
     for _ in range(runs):
         out = subprocess.run([str(VENV_PYTHON), "-c", SPLIT_PROBE, root, STARLARK, "1" if pause_collector else "0"],
-                             check=True, capture_output=True, text=True, cwd=root).stdout
+                             check=True, capture_output=True, text=True, cwd=root, env=env).stdout
         result = json.loads(out)
         samples.append(result["steps"])
         size = result["json_bytes"]
     return [statistics.median(column) for column in zip(*samples)], size
 
 
-def bench_evaluation(tmp: Path, runs: int, env: Mapping[str, str]) -> None:
+def evaluation_rows(tmp: Path, runs: int, env: Mapping[str, str]) -> tuple[list, dict, list[str]]:
+    """Per tree: the table's row; the 10,000-target trees' timings and splits; failed checks."""
     rows, splits, checks = [], {}, []
-    python_start = median_ms({"start": [str(VENV_PYTHON), "-c", "pass"]}, runs, str(tmp), env)["start"]
     for packages in (100, 1000):
         for form in ("primitives", "macro"):
             root = tmp / f"tree_{packages}_{form}"
@@ -219,161 +187,145 @@ def bench_evaluation(tmp: Path, runs: int, env: Mapping[str, str]) -> None:
             if len(listed) != packages * 10:
                 checks.append(f"{packages * 10} targets expected from {root.name}, etsb query listed {len(listed)}")
             pkgs = state.discover_packages(str(root))
-            times = median_ms({"query": [ETSB, "query", "//..."],
-                               "evaluator": [STARLARK, "--root", str(root), *pkgs]}, runs, str(root), env)
+            times = time_commands({"query": [ETSB, "query", "//..."],
+                                   "evaluator": [STARLARK, "--root", str(root), *pkgs]}, runs, str(root), env, False)
             targets = packages * 10
-            python_ms = times["query"] - times["evaluator"]
             rows.append([f"{targets:,}", str(len(pkgs)), form, fmt_ms(times["query"]), fmt_ms(times["evaluator"]),
-                         fmt_ms(python_ms), f"{times['evaluator'] / times['query'] * 100:.0f}%",
-                         f"{times['query'] / targets * 1000:.0f}",
+                         fmt_ms(times["query"] - times["evaluator"]),
+                         f"{times['evaluator'] / times['query'] * 100:.0f}%", f"{times['query'] / targets * 1000:.0f}",
                          verdict(times["query"], EVAL_GOAL_MS) if targets == 10000 else ""])
             if targets == 10000:
-                splits[form] = (times, python_split(str(root), runs, False), python_split(str(root), runs, True))
-    print("1. BUILD-file evaluation: `etsb query //...` end to end beside the evaluator alone "
-          f"(median ms of {runs} interleaved runs)")
-    print(table(["targets", "packages", "BUILD files", "etsb query ms", "etsb-starlark ms", "Python ms",
-                 "Go share", "us/target", f"goal < {EVAL_GOAL_MS} ms (10,000)"], rows))
-    for line in checks:
-        print(f"CHECK FAILED: {line}")
+                splits[form] = (times, python_split(str(root), runs, False, env),
+                                python_split(str(root), runs, True, env))
+    return rows, splits, checks
 
+
+def bench_evaluation(tmp: Path, runs: int, env: Mapping[str, str]) -> list[str]:
+    """Section 1 of the report."""
+    python_start = time_commands({"start": [str(VENV_PYTHON), "-c", "pass"]}, runs, str(tmp), env, False)["start"]
+    rows, splits, checks = evaluation_rows(tmp, runs, env)
     forms = list(splits)
     split_rows = [["Python start (python -c pass)", *[fmt_ms(python_start) for _ in forms]]]
-    for i, name in enumerate(SPLIT_STEPS):
-        split_rows.append([name, *[fmt_ms(splits[f][1][0][i]) for f in forms]])
-    split_rows.append(["sum", *[fmt_ms(python_start + sum(splits[f][1][0])) for f in forms]])
-    split_rows.append(["etsb query, measured above", *[fmt_ms(splits[f][0]["query"]) for f in forms]])
-    split_rows.append(["evaluator output (JSON)", *[f"{splits[f][1][1] / 2**20:.1f} MB" for f in forms]])
-    split_rows.append(["what if: JSON parse + objects, collector paused",
-                       *[fmt_ms(splits[f][2][0][3] + splits[f][2][0][4]) for f in forms]])
-    print(f"\nWhere the time goes, 10,000 targets (ms; each step timed inside a fresh process "
-          f"that does what etsb query does, median of {runs})")
-    print(table(["step", *[f"{f} ms" for f in forms]], split_rows))
+    split_rows += [[name, *[fmt_ms(splits[f][1][0][i]) for f in forms]] for i, name in enumerate(SPLIT_STEPS)]
+    split_rows += [["sum", *[fmt_ms(python_start + sum(splits[f][1][0])) for f in forms]],
+                   ["etsb query, measured above", *[fmt_ms(splits[f][0]["query"]) for f in forms]],
+                   ["evaluator output (JSON)", *[f"{splits[f][1][1] / 2**20:.1f} MB" for f in forms]],
+                   ["what if: JSON parse + objects, collector paused",
+                    *[fmt_ms(splits[f][2][0][3] + splits[f][2][0][4]) for f in forms]]]
+    return ["1. BUILD-file evaluation: `etsb query //...` end to end beside the evaluator alone "
+            f"(median ms of {runs} interleaved runs)",
+            table(["targets", "packages", "BUILD files", "etsb query ms", "etsb-starlark ms", "Python ms",
+                   "Go share", "us/target", f"goal < {EVAL_GOAL_MS} ms (10,000)"], rows),
+            *(f"CHECK FAILED: {line}" for line in checks), "",
+            f"Where the time goes, 10,000 targets (ms; each step timed inside a fresh process "
+            f"that does what etsb query does, median of {runs})",
+            table(["step", *[f"{f} ms" for f in forms]], split_rows)]
 
 
 # -- 2. the MLP example ------------------------------------------------------------
 
-def copy_workspace(destination: Path) -> None:
-    """The parts of this workspace that //examples/mlp:bin reads (no tools/starlark, no etsb-out)."""
-    ignore = shutil.ignore_patterns("__pycache__", "*.pyc")
-    destination.mkdir()
-    for name in ("MODULE.bazel", "BUILD"):
-        shutil.copy2(REPO / name, destination / name)
-    for name in ("rules", "runtime", "kernels", "tools/runner", "tools/selective_build",
-                 "examples/mlp", "tests/models/mlp"):
-        shutil.copytree(REPO / name, destination / name, ignore=ignore)
-    shutil.copy2(REPO / "tests/models/BUILD", destination / "tests/models/BUILD")
+
+def run_build(workspace: Path, env: Mapping[str, str]) -> tuple[float, list[str]]:
+    """`etsb build -j 2 //examples/mlp:bin`: wall ms and the actions ninja ran."""
+    build = etsb_build(workspace, [MLP], env)
+    return build.seconds * 1000, list(build.actions)
 
 
-def actions_summary(actions: Sequence[str]) -> str:
-    if not actions:
-        return "none"
-    kinds: dict[str, int] = {}
-    for action in actions:
-        kind = action.split(" ", 1)[0]
-        kinds[kind] = kinds.get(kind, 0) + 1
-    return ", ".join(f"{count} {kind}" for kind, count in kinds.items())
+def timed_edits(workspace: Path, env: Mapping[str, str], runs: int, edit) -> tuple[float, list[str]]:
+    """``edit(i)`` then a build, ``runs`` times: the median ms and the last build's actions."""
+    times, actions = [], []
+    for i in range(runs):
+        edit(i)
+        elapsed, actions = run_build(workspace, env)
+        times.append(elapsed)
+    return statistics.median(times), actions
 
 
-def bench_mlp(tmp: Path, noop_runs: int, edit_runs: int, env: Mapping[str, str]) -> None:
+def append_comment(path: Path, i: int) -> None:
+    """A comment appended to ``path`` (the generated code does not change)."""
+    with open(path, "a") as handle:
+        handle.write(f"# bench_build.py edit {i}\n")
+
+
+def mlp_builds(tmp: Path, noop_runs: int, edit_runs: int, env: Mapping[str, str]) -> tuple[dict, list[str]]:
+    """The builds of section 2: each case's (ms, actions), the no-op splits, and notes."""
     workspace = tmp / "workspace"
-    copy_workspace(workspace)
-    ws = str(workspace)
-    notes = []
-
-    cold_ms, cold_actions = run_build(ws, env)
-    binary = workspace / "etsb-out" / "bin" / "examples" / "mlp" / "bin"
+    copy_mlp_workspace(workspace)
+    notes, cases = [], {}
+    cases["cold"] = run_build(workspace, env)
     model_dir = workspace / "tests" / "models" / "mlp"
-    run = subprocess.run([str(binary), "--model", str(model_dir / "mlp.pte"), "--inputs",
-                          str(model_dir / "forward.input_0.npy"), "--output-dir", str(tmp / "mlp_out")],
-                         capture_output=True, text=True)
+    run = subprocess.run([str(workspace / "etsb-out" / "bin" / "examples" / "mlp" / "bin"), "--model",
+                          str(model_dir / "mlp.pte"), "--inputs", str(model_dir / "forward.input_0.npy"),
+                          "--output-dir", str(tmp / "mlp_out")], capture_output=True, text=True)
     if run.returncode != 0:
         notes.append(f"the built binary failed (exit {run.returncode}): {run.stderr.strip()[:300]}")
-
-    _, first_noop = run_build(ws, env)
+    first_noop = run_build(workspace, env)[1]
     if first_noop:
         notes.append(f"the build right after the cold one re-ran: {first_noop}")
-
     ninja = shutil.which("ninja", path=env.get("PATH")) or "ninja"
     plan = marshal.loads((workspace / "etsb-out" / ".etsb" / "state.marshal").read_bytes())["plan"]
-    fast_imports = [str(VENV_PYTHON), "-c", "import re, selective_build.driver.fast"]
-    noop = median_ms({
-        "etsb build -j 2": [ETSB, "build", "-j", "2", MLP],
-        "etsb build -j2": [ETSB, "build", "-j2", MLP],
+    cases["noop"] = time_commands({
+        "etsb build -j 2": [ETSB, "build", "-j", "2", MLP], "etsb build -j2": [ETSB, "build", "-j2", MLP],
         "python -c pass": [str(VENV_PYTHON), "-c", "pass"],
-        "python, fast-path imports": fast_imports,
+        "python, fast-path imports": [str(VENV_PYTHON), "-c", "import re, selective_build.driver.fast"],
         "ninja alone": [ninja, "-f", "etsb-out/build.ninja", "-j", "2", *plan[0]],
-    }, noop_runs, ws, env)
-
+    }, noop_runs, str(workspace), env, False)
     # A BUILD file touched: the plan is made again (evaluation, analysis, build.ninja), nothing compiles.
     build_file = workspace / "examples" / "mlp" / "BUILD"
-    replans, replan_actions = [], []
-    for _ in range(edit_runs):
-        os.utime(build_file, ns=(time.time_ns(), time.time_ns()))
-        elapsed, replan_actions = run_build(ws, env)
-        replans.append(elapsed)
-
-    # One kernel yaml edited: a comment appended (the generated code does not change).
+    cases["replan"] = timed_edits(workspace, env, edit_runs,
+                                  lambda i: os.utime(build_file, ns=(time.time_ns(), time.time_ns())))
     yaml_file = workspace / "kernels" / "portable" / "functions.yaml"
-    edits, edit_actions = [], []
-    for i in range(edit_runs):
-        with open(yaml_file, "a") as handle:
-            handle.write(f"# bench_build.py edit {i}\n")
-        elapsed, edit_actions = run_build(ws, env)
-        edits.append(elapsed)
-    _, after_edit = run_build(ws, env)
+    cases["edit"] = timed_edits(workspace, env, edit_runs, lambda i: append_comment(yaml_file, i))
+    after_edit = run_build(workspace, env)[1]
     if after_edit:
         notes.append(f"the build after the yaml edit re-ran: {after_edit}")
+    return cases, notes
 
+
+def bench_mlp(tmp: Path, noop_runs: int, edit_runs: int, env: Mapping[str, str]) -> list[str]:
+    """Section 2 of the report."""
+    cases, notes = mlp_builds(tmp, noop_runs, edit_runs, env)
+    (cold_ms, cold_actions), noop = cases["cold"], cases["noop"]
+    (replan_ms, replan_actions), (edit_ms, edit_actions) = cases["replan"], cases["edit"]
+    noop_ms = noop["etsb build -j 2"]
     rows = [
         ["cold, empty etsb-out", f"{cold_ms / 1000:.1f} s", str(len(cold_actions)), actions_summary(cold_actions)],
-        [f"no-op (median of {noop_runs})", f"{noop['etsb build -j 2']:.1f} ms", "0", "none"],
+        [f"no-op (median of {noop_runs})", f"{noop_ms:.1f} ms", "0", "none"],
         [f"no-op spelled -j2 (median of {noop_runs})", f"{noop['etsb build -j2']:.1f} ms", "0", "none"],
-        [f"BUILD file touched (median of {edit_runs})", f"{statistics.median(replans):.0f} ms",
-         str(len(replan_actions)), actions_summary(replan_actions)],
-        [f"functions.yaml: comment appended (median of {edit_runs})", f"{statistics.median(edits):.0f} ms",
-         str(len(edit_actions)), actions_summary(edit_actions) + (": " + "; ".join(edit_actions) if edit_actions else "")],
-    ]
-    print(f"\n2. {MLP} in a copy of the workspace, etsb build -j 2")
-    print(table(["case", "wall", "actions run", "which"], rows))
-
-    print(f"\nNo-op, where the time goes (median ms of {noop_runs} interleaved runs)")
-    print(table(["command", "ms"], [
-        ["python -c pass (interpreter start)", f"{noop['python -c pass']:.1f}"],
-        ["python -c 'import re, selective_build.driver.fast'", f"{noop['python, fast-path imports']:.1f}"],
-        ["ninja -f etsb-out/build.ninja -j 2 TARGETS (ninja's own no-op)", f"{noop['ninja alone']:.1f}"],
-        ["etsb build -j 2 //examples/mlp:bin", f"{noop['etsb build -j 2']:.1f}"],
-        ["etsb build -j2 //examples/mlp:bin", f"{noop['etsb build -j2']:.1f}"],
-    ]))
-
-    noop_ms = noop["etsb build -j 2"]
-    print("\nAgainst Bazel (quoted from NOTES: Bazel 7.7.1 on a small genrule -> cc_library -> cc_binary, "
-          "not measured in this run)")
-    print(table(["case", "etsb", "Bazel (NOTES)", "ratio"], [
-        ["no-op rebuild", f"{noop_ms:.1f} ms", f"{BAZEL_NOOP_MS[0]}-{BAZEL_NOOP_MS[1]} ms",
-         f"etsb {BAZEL_NOOP_MS[0] / noop_ms:.1f}-{BAZEL_NOOP_MS[1] / noop_ms:.1f}x faster"],
-        ["cold build", f"{cold_ms / 1000:.1f} s ({len(cold_actions)} actions)",
-         f"{BAZEL_COLD_S[0]}-{BAZEL_COLD_S[1]} s (a 3-target build)", "not comparable: different builds"],
-    ]))
-    print(f"\nGoal: no-op < {NOOP_GOAL_MS} ms: {noop_ms:.1f} ms, {verdict(noop_ms, NOOP_GOAL_MS)}")
-    for line in notes:
-        print(f"NOTE: {line}")
+        [f"BUILD file touched (median of {edit_runs})", f"{replan_ms:.0f} ms", str(len(replan_actions)),
+         actions_summary(replan_actions)],
+        [f"functions.yaml: comment appended (median of {edit_runs})", f"{edit_ms:.0f} ms", str(len(edit_actions)),
+         actions_summary(edit_actions) + (": " + "; ".join(edit_actions) if edit_actions else "")]]
+    return [
+        f"2. {MLP} in a copy of the workspace, etsb build -j 2", table(["case", "wall", "actions run", "which"], rows),
+        "", f"No-op, where the time goes (median ms of {noop_runs} interleaved runs)",
+        table(["command", "ms"], [
+            ["python -c pass (interpreter start)", f"{noop['python -c pass']:.1f}"],
+            ["python -c 'import re, selective_build.driver.fast'", f"{noop['python, fast-path imports']:.1f}"],
+            ["ninja -f etsb-out/build.ninja -j 2 TARGETS (ninja's own no-op)", f"{noop['ninja alone']:.1f}"],
+            ["etsb build -j 2 //examples/mlp:bin", f"{noop_ms:.1f}"],
+            ["etsb build -j2 //examples/mlp:bin", f"{noop['etsb build -j2']:.1f}"]]),
+        "", "Against Bazel (quoted from NOTES: Bazel 7.7.1 on a small genrule -> cc_library -> cc_binary, "
+        "not measured in this run)",
+        table(["case", "etsb", "Bazel (NOTES)", "ratio"], [
+            ["no-op rebuild", f"{noop_ms:.1f} ms", f"{BAZEL_NOOP_MS[0]}-{BAZEL_NOOP_MS[1]} ms",
+             f"etsb {BAZEL_NOOP_MS[0] / noop_ms:.1f}-{BAZEL_NOOP_MS[1] / noop_ms:.1f}x faster"],
+            ["cold build", f"{cold_ms / 1000:.1f} s ({len(cold_actions)} actions)",
+             f"{BAZEL_COLD_S[0]}-{BAZEL_COLD_S[1]} s (a 3-target build)", "not comparable: different builds"]]),
+        "", f"Goal: no-op < {NOOP_GOAL_MS} ms: {noop_ms:.1f} ms, {verdict(noop_ms, NOOP_GOAL_MS)}",
+        *(f"NOTE: {line}" for line in notes)]
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="fewer repetitions (for a smoke run)")
     options = parser.parse_args()
-    if not os.access(STARLARK, os.X_OK):
-        raise SystemExit(f"{STARLARK} is missing: run scripts/setup.sh")
-    env = dict(os.environ, ETSB_STARLARK=STARLARK)
+    env = starlark_env()
     eval_runs, noop_runs, edit_runs = (3, 5, 1) if options.quick else (7, 20, 3)
     started = time.perf_counter()
     with tempfile.TemporaryDirectory(prefix="etsb_bench_build_") as tmp:
-        print(f"machine: {os.cpu_count()} cores, load average {os.getloadavg()[0]:.1f} at start\n")
-        bench_evaluation(Path(tmp), eval_runs, env)
-        bench_mlp(Path(tmp), noop_runs, edit_runs, env)
-    print(f"\n(bench took {time.perf_counter() - started:.0f} s; load average {os.getloadavg()[0]:.1f} at the end)")
-    return 0
+        lines = bench_evaluation(Path(tmp), eval_runs, env) + [""] + bench_mlp(Path(tmp), noop_runs, edit_runs, env)
+    return finish("bench_build", "```\n" + "\n".join(lines) + "\n```", started)
 
 
 if __name__ == "__main__":

@@ -3,91 +3,38 @@ XNNPACK) built by etsb with the XNNPACK backend, against the same
 architectures, weights and inputs left undelegated (tests/models/real) on
 etsb's own portable kernels and on ExecuTorch's prebuilt optimized kernel
 library, side by side in one run, at 1 and 2 threads: latency, peak memory,
-and stripped size by part, with a Markdown report and an SVG bar chart.
+and stripped size by part, with an SVG bar chart.
 
     .venv/bin/python bench/bench_delegated.py [--models a,b,...] [--runs N] [--rounds R] [--no-wait]
-        [--max-wait MIN] [--output FILE] [--chart-dir DIR] [--workspace DIR]
+        [--max-wait MIN] [--workspace DIR]
+    (about half an hour; writes bench/results/bench_delegated.md and bench_delegated.svg beside it)
 
-Models: every model of tests/models/delegated/manifest.json (resnet,
-mobilenet_v2, vit, gpt_decoder, lstm), by default all; each must have an
-undelegated twin of the same name in tests/models/real with the same inputs
-(checked byte for byte).
+Models: every delegated model (resnet, mobilenet_v2, vit, gpt_decoder,
+lstm), each with an undelegated twin of the same name and the same inputs
+(checked byte for byte). Sides, built by `etsb build -j 2` in a workspace of
+its own (default /tmp/bench_delegated_ws, kept between runs): "etsb +
+XNNPACK", et_model_binary on the delegated program with the rules' defaults
+(the build links the wheel's XNNPACK backend); "etsb portable", on the
+undelegated program, etsb's kernels, no backend; "ET optimized", the peer
+runner of lib/workspace.py on the undelegated program.
 
-Three sides, built by `etsb build -j 2` in a workspace of its own (default
-/tmp/bench_delegated_ws, kept between runs so that a second run only re-links
-what changed; never the repository's etsb-out), made as bench_ours.py makes
-one (bench_tree.new_workspace: copies of rules, runtime, tools and kernels,
-taken when the run starts), with three packages:
-
-    //delegated  per model M, the delegated M.pte and
-                 et_model_binary(name = "M_xnnpack", model = "M.pte"): the rules'
-                 defaults, so the build reads the backends the delegates use and
-                 links the wheel's libexecutorch_backend_xnnpack.so (which brings
-                 libexecutorch_threadpool.so); etsb's kernels run the operators
-                 left outside the delegates                         -> "etsb + XNNPACK"
-    //portable   per model M, the undelegated M.pte and
-                 et_model_binary(name = "M_portable", model = "M.pte"): etsb's
-                 own kernels, no backend, no thread pool            -> "etsb portable"
-    //bench_et_1t  runner_et_optimized, exactly as bench_ours.py builds it: the
-                 same //tools/runner:runner linked with the wheel's prebuilt
-                 libexecutorch_kernels_optimized.so, running the undelegated
-                 M.pte                                              -> "ET optimized"
-
-Threads: each side with a thread pool runs at 1 and at 2 threads (the
-machine's cores), as separate sides of the same interleaved rounds. etsb +
-XNNPACK: the runner's `--threads N`, which resizes ExecuTorch's threadpool
-(the pthreadpool XNNPACK is handed when a delegate is initialised) before the
-program loads. ET optimized: `--threads N` too, and ETSB_BENCH_ET_THREADS=N,
-which the peer's entry point (bench_ours.ET_ENTRY) reads to reset the pool
-to N threads (it would otherwise set 1). etsb portable is single-threaded (its
-kernels never start a thread; the runner refuses `--threads 2` with exit 2 in
-a binary with no pool): it runs once, with `--threads 1`, and its one-thread
-figure stands in both tables, marked as such. OMP_NUM_THREADS=1 everywhere (a
-no-op). The report gives each side's CPU time / wall time per process as a
-check of how many cores were busy.
-
-Per model: each side's outputs on the recorded inputs are first compared with
-torch's (etsb + XNNPACK: the delegated manifest's `tolerance` as absolute
-tolerance, rtol 0, as tests/test_delegated.py; the undelegated sides:
-bench_ours.py's rule, rtol 1e-4 and atol 10x the larger of the model's
-float32-vs-float64 and eager-vs-runtime spreads) in a run of 3 in-process
-iterations that also gives a first latency; then R interleaved rounds
-(default 7) of one process per side, each `--iterations 1+N`, N per side
-enough for ~0.3 s of runs (at least --runs, default 5); the runner prints the
-median after the warm-up run and the tables show the median over the R
-processes (bench_ours.bench_items). Peak RSS: each timed process's maximum
-resident set from a fresh `/usr/bin/time -f %M` (bench_ours.run_process),
-median over the processes. Ratios: each side's latency or RSS over etsb +
-XNNPACK's at the same thread count; 1t/2t, each threaded side's speed-up
-from the second thread (and its range over the rounds, whose processes ran
-back to back). MFLOP: the undelegated program's convolutions and matrix
-products, counted from its kernel calls (bench_ours.program_flops); XNNPACK
-GFLOP/s: those FLOPs over etsb + XNNPACK's latency.
-
-Sizes, stripped (`strip -o`), by part, for the etsb + XNNPACK and etsb
-portable binaries: the executable (runner + registration + kernels), the
-runtime (the libexecutorch.so it loads), the backends (each ExecuTorch
-library the executable NEEDs per `readelf -d`, other than the runtime, and
-what those need in turn, such as libexecutorch_threadpool.so), and the total;
-and ET optimized's total: its runner + libexecutorch.so +
-libexecutorch_kernels_optimized.so + libexecutorch_threadpool.so (the same
-walk over NEEDED).
-
-Before timing, the script waits (at most --max-wait minutes, default 20)
-until the 1-minute load average is below 0.8, once. Output: the Markdown
-tables (printed, and with --output written to FILE) and the SVG chart
-bench_delegated.svg (latency per model per side at one thread, log scale) in
---chart-dir (default: beside --output). Exits 1 when a binary fails or
-disagrees with torch.
+Threads: the sides with a thread pool run at 1 and at 2 threads, as separate
+sides of the same rounds (`--threads N`, and ETSB_BENCH_ET_THREADS=N for the
+peer's entry point); etsb portable is single-threaded and runs once, its
+figure standing in both tables. Timing, peak RSS and the check against
+torch's outputs as lib/models.py describes (XNNPACK: the manifest's
+`tolerance`, rtol 0, as tests/test_delegated.py). Ratios are over etsb +
+XNNPACK at the same thread count; 1t/2t is a side's speed-up from the second
+thread. MFLOP: the undelegated program's convolutions and matrix products.
+Sizes, stripped, by part: the executable, the runtime (libexecutorch.so) and
+the backends (every other ExecuTorch library reached through NEEDED).
+Exits 1 when a binary fails or disagrees with torch.
 """
 
 from __future__ import annotations
 
 import argparse
-import datetime
 import json
-import os
-import statistics
 import subprocess
 import sys
 import tempfile
@@ -95,33 +42,14 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))   # bench_kernels puts tools/ on sys.path too
-import bench_tree
-from bench_kernels import OPTIMIZED_LIB, build, check_et_runner, check_setup
-from common import finish
-from bench_ours import (
-    ET_PACKAGE,
-    Timed,
-    bar_chart,
-    bench_items,
-    cpu_name,
-    geomean,
-    kb,
-    mb,
-    write_et_package,
-    write_package,
-)
-from bench_tree import (
-    MODELS_DIR,
-    Model,
-    diff_cell,
-    load_models,
-    markdown,
-    ms_cell,
-    new_workspace,
-    stripped,
-    wait_for_quiet,
-)
+from lib.charts import bar_chart
+from lib.env import MODELS_DIR, OPTIMIZED_LIB, RESULTS, check_setup, starlark_env
+from lib.flops import program_flops
+from lib.models import Model, Plan, Timed, bench_items, load_models
+from lib.processes import check_et_runner, etsb_build, executorch_libraries, stripped
+from lib.results import cpu_note, diff_cell, finish, kb, markdown, mb, ms_cell, times, write_atomically
+from lib.timing import geomean, wait_for_quiet
+from lib.workspace import ET_LABEL, new_workspace, write_et_package, write_model_package
 
 DELEGATED_DIR = MODELS_DIR / "delegated"
 DEFAULT_WORKSPACE = Path("/tmp/bench_delegated_ws")
@@ -148,7 +76,7 @@ def side_key(kind: str, threads: int) -> str:
 
 @dataclass(frozen=True)
 class Delegated:
-    """A delegated model: its program (as bench_tree.Model, held to the
+    """A delegated model: its program (as lib.models.Model, held to the
     manifest's tolerance), its delegate calls and the operators left outside."""
 
     model: Model
@@ -185,33 +113,6 @@ def check_twins(delegated: list[Delegated], real: list[Model]) -> None:
 # -- sizes ---------------------------------------------------------------------------------
 
 
-def needed(path: Path) -> list[str]:
-    """The NEEDED entries of ``path``'s dynamic section (readelf -d)."""
-    dynamic = subprocess.run(["readelf", "-d", str(path)], capture_output=True, text=True, check=True).stdout
-    return [line.rsplit("[", 1)[1].rstrip("]") for line in dynamic.splitlines() if "(NEEDED)" in line]
-
-
-def executorch_libraries(binary: Path) -> dict[str, Path]:
-    """The ExecuTorch libraries ``binary`` loads (libexecutorch*), in the
-    order the walk over NEEDED meets them, each resolved as ldd resolves it."""
-    out = subprocess.run(["ldd", str(binary)], check=True, capture_output=True, text=True).stdout
-    resolved = {}
-    for line in out.splitlines():
-        if "=>" in line:
-            name, rest = line.split("=>", 1)
-            resolved[name.strip()] = rest.split("(")[0].strip()
-    found: dict[str, Path] = {}
-    pending = [binary]
-    while pending:
-        for name in needed(pending.pop(0)):
-            if name.startswith("libexecutorch") and name not in found:
-                if not resolved.get(name) or resolved[name] == "not found":
-                    raise SystemExit(f"{binary}: {name} does not resolve:\n{out}")
-                found[name] = Path(resolved[name]).resolve()
-                pending.append(found[name])
-    return found
-
-
 @dataclass(frozen=True)
 class Size:
     """Stripped bytes of a binary by part; ``libraries`` names the non-runtime ones."""
@@ -242,11 +143,6 @@ def measure_size(binary: Path, tmp: Path, cache: dict[Path, int]) -> Size:
 
 
 # -- report --------------------------------------------------------------------------------
-
-
-def times(ratio: float) -> str:
-    return f"{ratio:.0f}x" if ratio >= 100 else f"{ratio:.1f}x" if ratio >= 10 else f"{ratio:.2f}x" if ratio >= 0.1 \
-        else f"{ratio:.2g}x"
 
 
 def ratio_text(value: float | None, base: float | None) -> str:
@@ -331,27 +227,15 @@ def size_table(sizes: dict[str, dict[str, Size]], optimized: Size) -> str:
     return markdown(headers, rows)
 
 
-def cpu_note(results: list[Timed]) -> str:
-    parts = []
-    for key in DISPLAY:
-        kind, threads = key.split("@")
-        shares = [t.cpu_share[key] for t in results if key in t.cpu_share]
-        if shares:
-            parts.append(f"{NAMES[kind]} {threads}t median {statistics.median(shares):.2f}, max {max(shares):.2f}")
-    return ("CPU time / wall time of the timed processes (start-up included; 1.00 = one busy core): "
-            + "; ".join(parts) + ".")
-
-
 def report(options: argparse.Namespace, results: list[Timed], delegated: dict[str, Delegated],
            real: dict[str, Model], sizes: dict[str, dict[str, Size]], optimized_size: Size,
-           optimized: Path, load: float, chart: Path | None, problems: list[str]) -> str:
+           optimized: Path, load: float, chart: Path | None) -> str:
     """The Markdown report: latency at 1 and 2 threads, RSS, checks, sizes."""
-    lines = [f"{datetime.date.today().isoformat()}, {cpu_name()}, {os.cpu_count()} cores; load average {load:.2f} "
-             "when timing started.", ""]
+    lines = [f"Load average {load:.2f} when timing started.", ""]
     timing = (f"ms: median over {options.rounds} interleaved processes per side of the runner's median of N "
               f"in-process runs after one warm-up (N >= {options.runs}, ~0.3 s of runs per process)")
     for threads in THREAD_COUNTS:
-        note = ("; MFLOP: the undelegated program's convolutions and matrix products (as bench_ours.py counts "
+        note = ("; MFLOP: the undelegated program's convolutions and matrix products (lib/flops.py counts "
                 "them)" if threads == 1 else f"; {NAMES[PORTABLE]} is single-threaded: its 1-thread figure again; "
                 "1t/2t: a side's 1-thread over its 2-thread latency, above 1 when the second thread helps")
         note += "; XNNPACK GFLOP/s: those FLOPs over etsb + XNNPACK's latency"
@@ -366,12 +250,11 @@ def report(options: argparse.Namespace, results: list[Timed], delegated: dict[st
                f"its runner {kb(optimized_size.executable)} + runtime {kb(optimized_size.runtime)} + "
                f"{' + '.join(optimized_size.names)} {kb(optimized_size.libraries)}, the same for every model)"), "",
               size_table(sizes, optimized_size), ""]
-    lines.append(cpu_note(results))
+    lines.append(cpu_note(results, [(key, f"{NAMES[key.split('@')[0]]} {key.split('@')[1]}t") for key in DISPLAY]))
     lines.append(f"Peer: //tools/runner:runner + {optimized}, its threadpool reset to N threads by the entry point "
                  "(ETSB_BENCH_ET_THREADS=N) as well as by `--threads N`.")
     if chart:
-        lines.append(f"Chart: {chart}")
-    lines += [f"PROBLEM: {line}" for line in problems]
+        lines.append(f"![latency at one thread]({chart.name})")
     return "\n".join(lines)
 
 
@@ -384,19 +267,39 @@ def chart_label(t: Timed, key: str) -> str:
 # -- main ----------------------------------------------------------------------------------------
 
 
-def sync_workspace(workspace: Path, delegated: list[Delegated], real: list[Model]) -> None:
-    """The bench workspace: etsb's parts, //delegated, //portable and //bench_et_1t."""
+def build_all(workspace: Path, delegated: list[Delegated], real: list[Model]) -> tuple[dict, Path]:
+    """The bench workspace (etsb's parts, //delegated, //portable, //bench_et)
+    built; each kind's binary per model, and the ExecuTorch runner."""
     new_workspace(workspace)
-    write_package(workspace / "delegated", [d.model for d in delegated], "_xnnpack",
-                  "# bench/bench_delegated.py: each delegated program, the rules' defaults (its backends linked).")
-    write_package(workspace / "portable", real, "_portable",
-                  "# bench/bench_delegated.py: each undelegated program on etsb's own portable kernels.")
+    for package, suffix, items, comment in (
+            ("delegated", "_xnnpack", [d.model for d in delegated], "each delegated program, the rules' defaults "
+             "(its backends linked)."),
+            ("portable", "_portable", real, "each undelegated program on etsb's own portable kernels.")):
+        write_model_package(workspace / package, [(i.name, i.pte) for i in items],
+                            f"# bench/bench_delegated.py: {comment}",
+                            [f'et_model_binary(name = "{i.name}{suffix}", model = "{i.name}.pte")\n' for i in items])
     write_et_package(workspace)
+    labels = {XNNPACK: {d.model.name: f"//delegated:{d.model.name}_xnnpack" for d in delegated},
+              PORTABLE: {m.name: f"//portable:{m.name}_portable" for m in real},
+              OPTIMIZED: {m.name: ET_LABEL for m in real}}
+    outputs = etsb_build(workspace, sorted({label for by_name in labels.values() for label in by_name.values()}),
+                         starlark_env()).outputs
+    return ({kind: {name: outputs[label] for name, label in by_name.items()} for kind, by_name in labels.items()},
+            outputs[ET_LABEL])
 
 
 def list_backends(binary: Path) -> list[str]:
+    """The backends ``binary`` registers (`--list-backends`)."""
     run = subprocess.run([str(binary), "--list-backends"], capture_output=True, text=True, check=False)
     return run.stdout.split() if run.returncode == 0 else [f"(exit {run.returncode})"]
+
+
+def check_backends(binaries: dict) -> list[str]:
+    """Problems: an XNNPACK binary without the backend, a portable one with any."""
+    problems = [f"{name}, {NAMES[XNNPACK]}: --list-backends gives {list_backends(binary)}"
+                for name, binary in binaries[XNNPACK].items() if "XnnpackBackend" not in list_backends(binary)]
+    return problems + [f"{name}, {NAMES[PORTABLE]}: registers backends {list_backends(binary)}"
+                       for name, binary in binaries[PORTABLE].items() if list_backends(binary)]
 
 
 def main() -> int:
@@ -405,67 +308,41 @@ def main() -> int:
     parser.add_argument("--runs", type=int, default=5, help="in-process runs per timed process, at least (default 5)")
     parser.add_argument("--rounds", type=int, default=7, help="interleaved timed processes per side (default 7)")
     parser.add_argument("--no-wait", action="store_true", help="time at once, whatever the load (trial runs)")
-    parser.add_argument("--max-wait", type=float, default=bench_tree.QUIET_WAIT_S / 60,
-                        help=f"minutes to wait for a quiet machine before timing (default "
-                             f"{bench_tree.QUIET_WAIT_S // 60})")
-    parser.add_argument("--output", type=Path, help="also write the Markdown report here")
-    parser.add_argument("--chart-dir", type=Path, help=f"where {CHART} goes (default: beside --output)")
+    parser.add_argument("--max-wait", type=float, default=20,
+                        help="minutes to wait for a quiet machine before timing (default 20)")
     parser.add_argument("--workspace", type=Path, default=DEFAULT_WORKSPACE,
                         help=f"where the binaries are built (default {DEFAULT_WORKSPACE}, kept between runs)")
     options = parser.parse_args()
-    bench_tree.QUIET_WAIT_S = int(options.max_wait * 60)
     check_setup()
     delegated = load_delegated(options.models.split(",") if options.models else None)
     real = load_models([d.model.name for d in delegated])
     check_twins(delegated, real)
-
     started = time.perf_counter()
-    print(f"machine: {os.cpu_count()} cores, load average {os.getloadavg()[0]:.2f} at start", flush=True)
-    workspace = options.workspace.resolve()
-    sync_workspace(workspace, delegated, real)
-    et_label = f"//{ET_PACKAGE}:runner_et_optimized"
-    labels = {XNNPACK: {d.model.name: f"//delegated:{d.model.name}_xnnpack" for d in delegated},
-              PORTABLE: {m.name: f"//portable:{m.name}_portable" for m in real},
-              OPTIMIZED: {m.name: et_label for m in real}}
-    outputs = build(workspace, sorted({label for by_name in labels.values() for label in by_name.values()}))
-    optimized = Path(check_et_runner(outputs[et_label]))
-    binaries = {kind: {name: outputs[label] for name, label in by_name.items()} for kind, by_name in labels.items()}
-
-    problems = []
-    for name, binary in binaries[XNNPACK].items():
-        if "XnnpackBackend" not in list_backends(binary):
-            problems.append(f"{name}, {NAMES[XNNPACK]}: --list-backends gives {list_backends(binary)}")
-    for name, binary in binaries[PORTABLE].items():
-        if list_backends(binary):
-            problems.append(f"{name}, {NAMES[PORTABLE]}: registers backends {list_backends(binary)}")
-
+    binaries, et_runner = build_all(options.workspace.resolve(), delegated, real)
+    optimized = check_et_runner(et_runner, OPTIMIZED_LIB)
+    problems = check_backends(binaries)
     with tempfile.TemporaryDirectory(prefix="bench_delegated_") as tmp:
         cache: dict[Path, int] = {}
         sizes = {m.name: {kind: measure_size(binaries[kind][m.name], Path(tmp), cache) for kind in (XNNPACK, PORTABLE)}
                  for m in real}
-        optimized_size = measure_size(outputs[et_label], Path(tmp), cache)
+        optimized_size = measure_size(et_runner, Path(tmp), cache)
         if OPTIMIZED_LIB not in optimized_size.names:
-            problems.append(f"{outputs[et_label]} does not load {OPTIMIZED_LIB}")
-
-        load = wait_for_quiet("timing", not options.no_wait)
-        sides = {key: binaries[kind] for key, kind, _ in SIDES}
-        programs = {key: {d.model.name: d.model for d in delegated} for key, kind, _ in SIDES if kind == XNNPACK}
-        threads = {key: n for key, _, n in SIDES}
-        results, found = bench_items(real, sides, options.runs, options.rounds, Path(tmp), programs, threads)
+            problems.append(f"{et_runner} does not load {OPTIMIZED_LIB}")
+        load = wait_for_quiet("timing", not options.no_wait, options.max_wait * 60)
+        plan = Plan(options.rounds, options.runs, flops=program_flops,
+                    programs={key: {d.model.name: d.model for d in delegated} for key, kind, _ in SIDES
+                              if kind == XNNPACK},
+                    threads={key: n for key, _, n in SIDES})
+        results, found, _ = bench_items(real, {key: binaries[kind] for key, kind, _ in SIDES}, plan, Path(tmp))
         problems += found
-
-    chart_dir = options.chart_dir or (options.output.parent if options.output else None)
-    chart = None
-    if chart_dir:
-        chart_dir.mkdir(parents=True, exist_ok=True)
-        chart = chart_dir / CHART
-        bar_chart("Delegated models: median latency, 1 thread", results, chart,
-                  sides=tuple((side_key(kind, 1), NAMES[kind] + (" (ratio to XNNPACK)" if kind != XNNPACK else ""),
-                               COLOURS[kind]) for kind in (XNNPACK, PORTABLE, OPTIMIZED)),
-                  ratio=None, label=chart_label)
+    svg = bar_chart("Delegated models: median latency, 1 thread", results,
+                    sides=tuple((side_key(kind, 1), NAMES[kind] + (" (ratio to XNNPACK)" if kind != XNNPACK else ""),
+                                 COLOURS[kind]) for kind in (XNNPACK, PORTABLE, OPTIMIZED)),
+                    ratio=None, label=chart_label)
+    chart = write_atomically(RESULTS / CHART, svg) if svg else None
     text = report(options, results, {d.model.name: d for d in delegated}, {m.name: m for m in real}, sizes,
-                  optimized_size, optimized, load, chart, problems)
-    return finish(text, options.output, started, problems)
+                  optimized_size, optimized, load, chart)
+    return finish("bench_delegated", text, started, problems)
 
 
 if __name__ == "__main__":

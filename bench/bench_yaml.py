@@ -1,6 +1,6 @@
 """Kernel yaml benchmark: etsb against ExecuTorch's merge_yaml.py, in one run.
 
-    .venv/bin/python bench/bench_yaml.py [--runs N]
+    .venv/bin/python bench/bench_yaml.py [--runs N]      (about a minute; writes bench/results/bench_yaml.md)
 
 Rows, each end to end with process start (median of N interleaved runs):
 - read + validate the wheel's portable functions.yaml (209 operators);
@@ -16,27 +16,20 @@ The floor rows show what any Python tool that reads yaml pays here before work.
 from __future__ import annotations
 
 import argparse
+import json
 import statistics
 import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from common import REPO, VENV_PYTHON, table, time_commands  # noqa: E402
-
-sys.path.insert(0, str(REPO / "tools"))
-from selective_build.model.errors import UserError  # noqa: E402
-from selective_build.readers.aten_schemas import load_default_aten_schemas  # noqa: E402
-from selective_build.readers.kernel_yaml import parse_kernel_yaml  # noqa: E402
-
-ETSB = str(REPO / ".venv" / "bin" / "etsb")
-
-
-def executorch_runtime() -> Path:
-    import executorch
-
-    return Path(executorch.__path__[0])
+from lib.env import ETSB, REPO, VENV_PYTHON, executorch_runtime
+from lib.results import finish, table
+from lib.timing import time_commands
+from selective_build.model.errors import UserError
+from selective_build.readers.aten_schemas import load_default_aten_schemas
+from selective_build.readers.kernel_yaml import parse_kernel_yaml
 
 
 def synthetic_yaml(count: int) -> str:
@@ -91,8 +84,6 @@ def time_in_process(path: Path, runs: int) -> dict[str, float]:
     ``cold``, the first parse + validate of ``path`` with the ATen table
     loaded, wall and CPU (``cold_cpu``) ms; ``warm``, a later parse in the same
     process (parsed schemas cached); ``compose``, PyYAML's C composer alone."""
-    import json
-
     samples: dict[str, list[float]] = {}
     for _ in range(runs):
         done = subprocess.run([str(VENV_PYTHON), "-c", _IN_PROCESS, str(REPO / "tools"), str(path)],
@@ -106,7 +97,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--runs", type=int, default=15)
     args = parser.parse_args()
-
+    started = time.perf_counter()
     et = executorch_runtime()
     portable = et / "kernels/portable/functions.yaml"
     custom = et / "kernels/portable/custom_ops.yaml"
@@ -138,28 +129,21 @@ def main() -> int:
     def ratio(row):
         return f"{row['executorch'] / row['etsb']:.2f}x"
 
-    print(f"kernel yaml: etsb vs ExecuTorch merge_yaml.py (median of {args.runs} interleaved runs, ms)\n")
-    print(table(
-        ["case", "etsb", "merge_yaml.py", "speed-up", "goal"],
-        [
+    text = "\n".join([
+        f"Kernel yaml: etsb vs ExecuTorch merge_yaml.py (median of {args.runs} interleaved runs, ms)", "",
+        table(["case", "etsb", "merge_yaml.py", "speed-up", "goal"], [
             ["read + validate portable (209 ops), e2e", f"{validate['etsb']:.1f}", f"{validate['executorch']:.1f}",
              ratio(validate), ">= 2x"],
             ["merge custom over portable, e2e", f"{merge['etsb']:.1f}", f"{merge['executorch']:.1f}",
-             ratio(merge), ">= 2x"],
-        ]))
-    print()
-    print(table(
-        ["in process, ms (median of fresh processes)", "cold", "cold CPU", "warm", "yaml alone", "goal"],
-        [[name, *(f"{row[key]:.1f}" for key in ("cold", "cold_cpu", "warm", "compose")), goal]
-         for name, row, goal in (("parse + validate 2000 operators", in_process, "< 100"),
-                                 ("parse + validate portable (209 ops)", portable_in_process, ""))]))
-    print("cold: the first parse in a process (ATen schemas parsed as looked up); warm: a later one;\n"
-          "yaml alone: PyYAML's C composer building the node tree, the part no validation can avoid.")
-    print()
-    print(table(
-        ["floor: any Python yaml tool pays", "ms"],
-        [[name, f"{value:.1f}"] for name, value in floor.items()]))
-    return 0
+             ratio(merge), ">= 2x"]]), "",
+        table(["in process, ms (median of fresh processes)", "cold", "cold CPU", "warm", "yaml alone", "goal"],
+              [[name, *(f"{row[key]:.1f}" for key in ("cold", "cold_cpu", "warm", "compose")), goal]
+               for name, row, goal in (("parse + validate 2000 operators", in_process, "< 100"),
+                                       ("parse + validate portable (209 ops)", portable_in_process, ""))]),
+        "cold: the first parse in a process (ATen schemas parsed as looked up); warm: a later one;\n"
+        "yaml alone: PyYAML's C composer building the node tree, the part no validation can avoid.", "",
+        table(["floor: any Python yaml tool pays", "ms"], [[name, f"{value:.1f}"] for name, value in floor.items()])])
+    return finish("bench_yaml", "```\n" + text + "\n```", started)
 
 
 if __name__ == "__main__":

@@ -12,7 +12,7 @@ and a run's own work is a few milliseconds. Importing ``dataclasses`` pulls in
 ``inspect`` (and ``ast``, ``dis``, ``enum``, ``tokenize``): about 20 ms in a
 fresh process, and each frozen dataclass takes about 1 ms more to define
 (exec of its generated methods), which made the data model alone cost more
-than the work (``bench/README.md``). A record costs a tenth of that.
+than the work (``bench/results/bench_yaml.md``). A record costs a tenth of that.
 
 Records hold only immutable values (tuples, strings, numbers, other records,
 read-only mappings), so a default is shared safely between instances.

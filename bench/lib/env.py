@@ -1,0 +1,46 @@
+"""Where things are: the repository, its tools, the venvs, the model corpus,
+the executorch wheel; and the set-up checks every build bench makes."""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[2]
+BENCH = REPO / "bench"
+RESULTS = BENCH / "results"
+VENV_PYTHON = REPO / ".venv" / "bin" / "python"
+EXPORT_PYTHON = REPO / ".venv-export" / "bin" / "python"
+ETSB = str(REPO / ".venv" / "bin" / "etsb")
+STARLARK = str(REPO / "etsb-out" / "tools" / "etsb-starlark")
+MODELS_DIR = REPO / "tests" / "models"
+REAL_DIR = MODELS_DIR / "real"
+OPTIMIZED_LIB = "libexecutorch_kernels_optimized.so"
+
+if str(REPO / "tools") not in sys.path:
+    sys.path.insert(0, str(REPO / "tools"))
+
+
+def executorch_runtime() -> Path:
+    """The executorch wheel's directory in the project's venv."""
+    import executorch
+
+    return Path(executorch.__path__[0])
+
+
+def starlark_env() -> dict[str, str]:
+    """The environment of `etsb build`: the evaluator the set-up built (exit when it is missing)."""
+    if not os.access(STARLARK, os.X_OK):
+        raise SystemExit(f"{STARLARK} is missing: run scripts/setup.sh")
+    return dict(os.environ, ETSB_STARLARK=STARLARK)
+
+
+def check_setup() -> Path:
+    """The wheel's directory, once the evaluator and the wheel's prebuilt
+    optimized kernels are known to be there (exit otherwise)."""
+    starlark_env()
+    root = executorch_runtime()
+    if not (root / "lib" / OPTIMIZED_LIB).exists():
+        raise SystemExit(f"{OPTIMIZED_LIB} not found in the executorch wheel: run scripts/setup.sh")
+    return root

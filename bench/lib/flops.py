@@ -1,0 +1,96 @@
+"""FLOPs of a program's convolutions and matrix products, counted from its
+kernel calls (argument shapes read with the table accessors of etsb's .pte
+reader, tools/selective_build/readers/pte.py)."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from pathlib import Path
+
+import lib.env  # noqa: F401  (puts tools/ on sys.path)
+from selective_build.readers import pte as pte_reader
+
+@dataclass(frozen=True)
+class KernelCall:
+    """One kernel call of a method: its operator and, per argument, a tensor's
+    sizes (a tuple), a bool, an int, or None (anything else)."""
+
+    operator: str
+    arguments: tuple
+
+
+def kernel_calls(pte: Path, method: str = "forward") -> list[KernelCall]:
+    """The kernel calls of ``method`` with their arguments' shapes and scalars,
+    read with the table accessors of etsb's .pte reader (which itself keeps
+    only each tensor's dtype and dim order)."""
+    data = pte.read_bytes()
+    reader = pte_reader._Reader(data, pte_reader.flatbuffer_size(data, str(pte)), str(pte))
+    root = reader.table(reader.u32(0))
+    for plan in reader.tables(root, pte_reader._PROGRAM_EXECUTION_PLAN, "methods"):
+        if reader.string(plan, pte_reader._PLAN_NAME, "a method name") == method:
+            break
+    else:
+        raise SystemExit(f"{pte}: no method {method!r}")
+    operators = [str(op) for op in pte_reader._operators(reader, plan, method)]
+    values = reader.tables(plan, pte_reader._PLAN_VALUES, "values")
+
+    def argument(index: int):
+        value = values[index]
+        kind = reader.scalar(value, pte_reader._EVALUE_VAL_TYPE, "B")
+        if kind == pte_reader._VAL_TENSOR:
+            tensor = reader.child(value, pte_reader._EVALUE_VAL, "tensor")
+            return tuple(reader.ints(tensor, pte_reader._TENSOR_SIZES, "i", "dimensions"))
+        if kind == _VAL_BOOL:
+            return bool(reader.scalar(reader.child(value, pte_reader._EVALUE_VAL, "bool"), 0, "B"))
+        if kind == pte_reader._VAL_INT:
+            return reader.scalar(reader.child(value, pte_reader._EVALUE_VAL, "int"), pte_reader._INT_VAL, "q")
+        return None
+
+    calls = []
+    for chain in reader.tables(plan, pte_reader._PLAN_CHAINS, "chains"):
+        for instruction in reader.tables(chain, pte_reader._CHAIN_INSTRUCTIONS, "instructions"):
+            if reader.scalar(instruction, pte_reader._INSTRUCTION_ARGS_TYPE, "B") != pte_reader._INSTR_KERNEL_CALL:
+                continue
+            call = reader.child(instruction, pte_reader._INSTRUCTION_ARGS, "kernel call")
+            operator = operators[reader.scalar(call, pte_reader._KERNEL_CALL_OP_INDEX, "i")]
+            args = reader.ints(call, pte_reader._KERNEL_CALL_ARGS, "i", "arguments")
+            calls.append(KernelCall(operator, tuple(argument(i) for i in args)))
+    return calls
+
+
+_VAL_BOOL = 3   # KernelTypes union tag of Bool (program.fbs: Null, Int, Bool, ...)
+
+
+def product(values) -> int:
+    """The product of ``values`` as ints."""
+    return math.prod(int(v) for v in values)
+
+
+def call_flops(call: KernelCall) -> int:
+    """Multiply-add FLOPs (2 per multiply-add) of a convolution or matrix
+    product; 0 for any other operator. Shapes are the planned (static) ones."""
+    name, args = call.operator, call.arguments
+    if name == "aten::convolution.out":
+        # (input, weight, bias, stride, padding, dilation, transposed, output_padding, groups, out)
+        source, weight, transposed, out = args[0], args[1], args[6], args[-1]
+        per_element = product(weight[1:])   # (IC/groups)*KH*KW, or (OC/groups)*KH*KW when transposed
+        return 2 * product(source if transposed else out) * per_element
+    if name == "aten::addmm.out":           # (self, mat1, mat2, beta, alpha, out)
+        (m, k), n = args[1], args[2][1]
+        return 2 * m * n * k
+    if name == "aten::mm.out":              # (self, mat2, out)
+        (m, k), n = args[0], args[1][1]
+        return 2 * m * n * k
+    if name == "aten::bmm.out":             # (self, mat2, out)
+        (b, m, k), n = args[0], args[1][2]
+        return 2 * b * m * n * k
+    if name == "aten::linear.out":          # (input, weight, bias, out)
+        weight = args[1]
+        return 2 * product(args[0]) * weight[0]
+    return 0
+
+
+def program_flops(pte: Path) -> int:
+    """Multiply-add FLOPs of the forward method's convolutions and matrix products."""
+    return sum(call_flops(call) for call in kernel_calls(pte))

@@ -1,0 +1,147 @@
+"""What benches print and write: plain and Markdown tables, cell formats, the
+machine and commit note, and bench/results/<name>.md written atomically."""
+
+from __future__ import annotations
+
+import datetime
+import os
+import platform
+import re
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Sequence
+
+from lib.env import REPO, RESULTS
+
+
+def table(headers: Sequence[str], rows: Sequence[Sequence[object]]) -> str:
+    """A plain-text table with aligned columns (numbers right-aligned)."""
+    cells = [[str(h) for h in headers]] + [[str(c) for c in row] for row in rows]
+    widths = [max(len(row[i]) for row in cells) for i in range(len(headers))]
+
+    def line(row: list[str], is_header: bool = False) -> str:
+        parts = []
+        for i, cell in enumerate(row):
+            numeric = not is_header and cell.replace(".", "").replace("x", "").replace("-", "").isdigit()
+            parts.append(cell.rjust(widths[i]) if numeric else cell.ljust(widths[i]))
+        return "  ".join(parts).rstrip()
+
+    return "\n".join([line(cells[0], True), "  ".join("-" * w for w in widths), *(line(r) for r in cells[1:])])
+
+
+def markdown(headers: Sequence[str], rows: Sequence[Sequence[object]]) -> str:
+    """A Markdown table, numeric columns right-aligned."""
+    def numeric(cell: str) -> bool:
+        return bool(re.fullmatch(r"[0-9.,/e+-]+x?( \(.*\))?|-|", cell))
+    right = [all(numeric(str(row[i])) for row in rows) for i in range(len(headers))]
+    lines = ["| " + " | ".join(headers) + " |", "| " + " | ".join("---:" if r else "---" for r in right) + " |"]
+    return "\n".join(lines + ["| " + " | ".join(str(c) for c in row) + " |" for row in rows])
+
+
+def ms_cell(value: float | None) -> str:
+    """Milliseconds with the digits that matter."""
+    if value is None:
+        return "-"
+    return f"{value:.4f}" if value < 1 else f"{value:.2f}" if value < 100 else f"{value:,.0f}"
+
+
+def diff_cell(result: tuple[float, bool] | None) -> str:
+    """A max abs difference from torch's outputs, flagged when out of tolerance."""
+    if result is None:
+        return "-"
+    worst, ok = result
+    return f"{worst:.1e}" + ("" if ok else " (OUT OF TOLERANCE)")
+
+
+def kb(size: float | None) -> str:
+    """Bytes as KB."""
+    return "-" if size is None else f"{size / 1024:,.1f}"
+
+
+def mb(kb_value: float | None) -> str:
+    """KB as MB."""
+    return "-" if kb_value is None else f"{kb_value / 1024:.1f}"
+
+
+def times(ratio: float) -> str:
+    """A ratio with the digits that matter ("12.3x")."""
+    return (f"{ratio:.0f}x" if ratio >= 100 else f"{ratio:.1f}x" if ratio >= 10 else f"{ratio:.2f}x" if ratio >= 0.1
+            else f"{ratio:.2g}x")
+
+
+def cpu_name() -> str:
+    """The CPU's model name, from /proc/cpuinfo."""
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return "unknown CPU"
+
+
+def machine() -> str:
+    """The machine: CPU model, cores, memory, OS."""
+    memory = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / 2**30
+    try:
+        release = platform.freedesktop_os_release().get("PRETTY_NAME", platform.system())
+    except OSError:
+        release = platform.system()
+    return (f"{cpu_name()}, {os.cpu_count()} cores, {memory:.0f} GB; {release}, Linux {platform.release()}; "
+            f"Python {platform.python_version()}")
+
+
+def commit() -> str:
+    """`git rev-parse --short HEAD`, with "dirty" when the tree has changes."""
+    head = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=REPO, capture_output=True, text=True)
+    status = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], cwd=REPO, capture_output=True,
+                            text=True)
+    return (head.stdout.strip() or "unknown") + (" dirty" if status.stdout.strip() else "")
+
+
+def header(name: str) -> str:
+    """The head of a results file: what wrote it, at which commit, on which machine."""
+    command = " ".join(["bench/" + name + ".py", *sys.argv[1:]])
+    return (f"# {name}\n\nCommit {commit()}; {machine()}; "
+            f"{datetime.datetime.now(datetime.timezone.utc):%Y-%m-%d %H:%M} UTC; load average "
+            f"{os.getloadavg()[0]:.2f} at the end.\nWritten by `.venv/bin/python {command}`.\n")
+
+
+def write_atomically(path: Path, text: str) -> Path:
+    """Write ``text`` to ``path`` through a temporary file renamed over it."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    tmp.write_text(text)
+    os.replace(tmp, path)
+    return path
+
+
+def results_path(name: str, output: Path | None = None) -> Path:
+    """Where a bench writes its results: ``output``, else bench/results/<name>.md."""
+    return output or RESULTS / f"{name}.md"
+
+
+def finish(name: str, text: str, started: float, problems: Sequence[object] = (), output: Path | None = None) -> int:
+    """Print a bench's report, write it (with its header) to its results file,
+    say how long the run took; the exit status (1 when there were problems)."""
+    text += "".join(f"\nPROBLEM: {p}" for p in problems)
+    print("\n" + text)
+    path = write_atomically(results_path(name, output), header(name) + "\n" + text.rstrip() + "\n")
+    print(f"\n(wrote {path}; bench took {time.perf_counter() - started:.0f} s; load average "
+          f"{os.getloadavg()[0]:.2f} at the end)")
+    return 1 if problems else 0
+
+
+def cpu_note(results: Sequence, sides: Sequence[tuple[str, str]], more: str = "") -> str:
+    """CPU time / wall time of the timed processes, per side (key, label): a
+    check of how many cores were busy."""
+    parts = []
+    for key, label in sides:
+        shares = [t.cpu_share[key] for t in results if key in t.cpu_share]
+        if shares:
+            parts.append(f"{label} median {statistics.median(shares):.2f}, max {max(shares):.2f}")
+    return f"CPU time / wall time of the timed processes (start-up included; 1.00 = one busy core{more}): " + \
+        "; ".join(parts) + "."

@@ -1,0 +1,76 @@
+"""Timing: interleaved process timing, in-process calls, statistics, and
+waiting for a quiet machine."""
+
+from __future__ import annotations
+
+import math
+import os
+import statistics
+import subprocess
+import time
+from typing import Callable, Mapping, Sequence
+
+QUIET_LOAD = 0.8   # 1-minute load average to wait for before timing
+
+
+def child_environment(base: Mapping[str, str] | None = None) -> dict[str, str]:
+    """The environment commands are timed in: Python may cache bytecode (as it
+    does for any user; pip compiled the peers' at install time), so that no
+    side pays for compiling its modules on every run."""
+    env = dict(base if base is not None else os.environ)
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
+    return env
+
+
+def time_commands(commands: Mapping[str, Sequence[str]], runs: int, cwd: str | None = None,
+                  env: Mapping[str, str] | None = None, warm_up: bool = True) -> dict[str, float]:
+    """Median wall time in ms of each command, run interleaved (A B A B ...) so
+    that drift in machine load affects them alike, after one untimed run of
+    each when ``warm_up`` (it caches bytecode). A failing command exits with its error output."""
+    env = child_environment(env)
+    samples: dict[str, list[float]] = {name: [] for name in commands}
+    for run in range(runs + warm_up):
+        for name, command in commands.items():
+            start = time.perf_counter()
+            done = subprocess.run(command, cwd=cwd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                                  text=True)
+            if done.returncode:
+                raise SystemExit(f"{' '.join(command)} failed (exit {done.returncode}):\n{done.stderr[-3000:]}")
+            if run or not warm_up:
+                samples[name].append((time.perf_counter() - start) * 1000)
+    return {name: statistics.median(values) for name, values in samples.items()}
+
+
+def time_call(function: Callable[[], object], runs: int) -> float:
+    """Median wall time in ms of an in-process call."""
+    values = []
+    for _ in range(runs):
+        start = time.perf_counter()
+        function()
+        values.append((time.perf_counter() - start) * 1000)
+    return statistics.median(values)
+
+
+def medians(samples: Mapping[str, Sequence[float]]) -> dict[str, float]:
+    """The median of each non-empty list of samples."""
+    return {key: statistics.median(values) for key, values in samples.items() if values}
+
+
+def geomean(values: Sequence[float]) -> float:
+    """The geometric mean (of ratios)."""
+    return math.exp(statistics.fmean(math.log(v) for v in values))
+
+
+def wait_for_quiet(what: str, wait: bool = True, max_wait_s: float = 20 * 60) -> float:
+    """Wait until the 1-minute load average is below QUIET_LOAD (polling every
+    15 s, at most ``max_wait_s``); the load average timing starts at."""
+    start = time.monotonic()
+    load = os.getloadavg()[0]
+    while wait and load >= QUIET_LOAD and time.monotonic() - start < max_wait_s:
+        print(f"  waiting for a quiet machine before {what}: load average {load:.2f}", flush=True)
+        time.sleep(15)
+        load = os.getloadavg()[0]
+    note = "" if load < QUIET_LOAD else (f" (still >= {QUIET_LOAD} after {max_wait_s / 60:.0f} minutes: timing "
+                                         "anyway)" if wait else " (--no-wait: timing at once)")
+    print(f"{what}: load average {load:.2f}{note}", flush=True)
+    return load

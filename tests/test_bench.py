@@ -1,0 +1,80 @@
+"""The benchmarks' layout, read from their source (parsed, never run): bench
+scripts share bench/lib/ and never import each other; each says what it
+measures and how to run it; each bench writes bench/results/<name>.md, and
+bench/README.md links every one of them."""
+
+from __future__ import annotations
+
+import ast
+import re
+from pathlib import Path
+
+import pytest
+
+BENCH = Path(__file__).resolve().parent.parent / "bench"
+SCRIPTS = sorted(BENCH.glob("*.py"))
+BENCHES = [path for path in SCRIPTS if path.name.startswith("bench_")]
+LIB = sorted((BENCH / "lib").glob("*.py"))
+
+
+def imported(tree: ast.Module) -> set[str]:
+    """The top-level names of every module a source imports."""
+    names = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names |= {alias.name.split(".")[0] for alias in node.names}
+        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            names.add(node.module.split(".")[0])
+    return names
+
+
+def test_there_are_benches_and_a_shared_library():
+    assert len(BENCHES) >= 9 and LIB, (BENCHES, LIB)
+
+
+@pytest.mark.parametrize("path", SCRIPTS + LIB, ids=lambda p: str(p.relative_to(BENCH)))
+def test_no_bench_script_imports_another(path):
+    scripts = {p.stem for p in SCRIPTS} | {"common"}
+    wrong = imported(ast.parse(path.read_text())) & scripts
+    assert not wrong, f"{path.name} imports the bench scripts {sorted(wrong)}: share code through bench/lib/"
+
+
+@pytest.mark.parametrize("path", SCRIPTS, ids=lambda p: p.name)
+def test_every_script_says_what_it_measures_and_how_to_run_it(path):
+    doc = ast.get_docstring(ast.parse(path.read_text()))
+    assert doc, f"{path.name} has no module docstring"
+    first = doc.split("\n\n")[0]
+    assert len(first.split()) >= 6, f"{path.name}: the docstring's first paragraph should say what it measures"
+    assert re.search(rf"python bench/{re.escape(path.name)}\b", doc), \
+        f"{path.name}: the docstring should show how to run it (python bench/{path.name} ...)"
+
+
+@pytest.mark.parametrize("path", BENCHES, ids=lambda p: p.name)
+def test_every_bench_writes_its_results_file(path):
+    """Each bench ends in lib.results.finish under its own name, which writes bench/results/<name>.md."""
+    tree = ast.parse(path.read_text())
+    names = [node.args[0].value for node in ast.walk(tree)
+             if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "finish"
+             and node.args and isinstance(node.args[0], ast.Constant)]
+    assert names == [path.stem], f"{path.name} should call finish({path.stem!r}, ...) once, not {names}"
+    assert "finish" in {alias.name for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)
+                        and node.module == "lib.results" for alias in node.names}
+
+
+def test_results_go_to_bench_results():
+    env = ast.parse((BENCH / "lib" / "env.py").read_text())
+    values = {target.id: ast.unparse(node.value) for node in env.body if isinstance(node, ast.Assign)
+              for target in node.targets if isinstance(target, ast.Name)}
+    assert values["BENCH"] == "REPO / 'bench'" and values["RESULTS"] == "BENCH / 'results'", values
+    results = (BENCH / "lib" / "results.py").read_text()
+    assert 'RESULTS / f"{name}.md"' in results and "os.replace(" in results
+
+
+def test_the_readme_links_every_bench_to_its_results():
+    readme = (BENCH / "README.md").read_text()
+    missing = [p.name for p in BENCHES
+               if not re.search(rf"^\| `{re.escape(p.name)}` \|.*\(results/{p.stem}\.md\)", readme, re.MULTILINE)]
+    assert not missing, f"bench/README.md's table has no row linking results/<name>.md for {missing}"
+    assert len(readme.splitlines()) < 120, "bench/README.md should stay short: results go to bench/results/"
+    for path in BENCHES:
+        assert (BENCH / "results" / f"{path.stem}.md").exists(), f"no bench/results/{path.stem}.md"
