@@ -14,6 +14,26 @@ MODELS_DIR = REPO / "tests" / "models"
 VENV = REPO / ".venv"
 EXPORT_VENV = REPO / ".venv-export"
 
+# The ExecuTorch source tree that tests marked `tree` build from: the snapshot
+# beside the checkout, or the checkout ETSB_EXECUTORCH_TREE names.
+TREE = Path(os.environ.get("ETSB_EXECUTORCH_TREE") or REPO.parent / "shared" / "third_party" / "executorch")
+NO_TREE = (f"no ExecuTorch source tree at {TREE} (its kernels/portable/functions.yaml is missing): "
+           "set ETSB_EXECUTORCH_TREE to an ExecuTorch checkout")
+
+
+def have_tree() -> bool:
+    """Whether :data:`TREE` holds an ExecuTorch source tree."""
+    return (TREE / "kernels" / "portable" / "functions.yaml").is_file()
+
+
+def pytest_runtest_setup(item):
+    """A `tree` test without a tree is skipped with the one reason, or fails
+    when ETSB_REQUIRE_TREE=1 (CI has the tree: nothing may be skipped there)."""
+    if item.get_closest_marker("tree") and not have_tree():
+        if os.environ.get("ETSB_REQUIRE_TREE") == "1":
+            pytest.fail(f"{NO_TREE}; ETSB_REQUIRE_TREE=1 makes a missing tree a failure", pytrace=False)
+        pytest.skip(NO_TREE)
+
 # Property-based tests are derandomised in CI so that a run is reproducible.
 settings.register_profile("ci", derandomize=True, deadline=None)
 settings.register_profile("dev", deadline=None)

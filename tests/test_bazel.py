@@ -18,9 +18,13 @@ import sys
 import subprocess
 from pathlib import Path
 
-from conftest import REPO
+import pytest
+
+from conftest import REPO, TREE
 from helpers import (BAZEL_BUILD, assert_matches_torch, assert_real_model_matches_torch, run_model,
                      run_real_model)
+
+pytestmark = pytest.mark.build
 
 MLP = "mlp"
 
@@ -83,9 +87,8 @@ def test_bad_build_files_fail_bazels_loading_at_the_build_line(bazel_examples, t
 
 # -- ExecuTorch's tree as @executorch -----------------------------------------------------
 
-TREE = REPO.parent / "shared" / "third_party" / "executorch"
 
-
+@pytest.mark.tree
 def test_the_trees_kernels_build_under_bazel_and_run_like_torch(bazel_examples, tmp_path):
     """WORKSPACE's etsb_repositories(executorch_root = ...) makes the snapshot
     @executorch, with etsb's BUILD files: the MLP with the tree's portable

@@ -23,6 +23,8 @@ from conftest import REPO
 from helpers import assert_matches_torch, bazel_processes, etsb
 from servers import HttpCache, RemoteWorker
 
+pytestmark = pytest.mark.build
+
 SCRIPT = REPO / "scripts" / "bazel7.sh"
 CHROOT = os.environ.get("ETSB_BAZEL7_ROOT", "/var/cache/etsb/bazel7-forky")
 # Inside the chroot; the server is stopped and the output base removed at the end.

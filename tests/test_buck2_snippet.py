@@ -17,6 +17,8 @@ import pytest
 from conftest import REPO
 from helpers import etsb, new_workspace
 
+pytestmark = pytest.mark.build
+
 SNIPPET = REPO / "examples" / "buck2_snippet"
 
 

@@ -22,6 +22,8 @@ import pytest
 from conftest import MODELS_DIR, REPO
 from helpers import assert_call_fails_configuration, cmake_build, cmake_configure
 
+pytestmark = pytest.mark.build
+
 EXAMPLE = REPO / "examples" / "cmake"
 RULES = REPO / "rules" / "etsb.cmake"
 MLP = "mlp"

@@ -14,14 +14,15 @@ from pathlib import Path
 
 import pytest
 
-from conftest import REPO
+from conftest import REPO, TREE
 from helpers import (assert_call_fails_configuration, assert_kernels_from_ours_or_tree, assert_matches_torch,
                      assert_real_model_matches_torch, cmake, cmake_build, cmake_configure, etsb, run_model,
                      run_real_model, symbols)
 
+pytestmark = pytest.mark.build
+
 EXAMPLE = REPO / "examples" / "cmake_seeds"
 CONFIG_DIR = REPO / "rules" / "cmake"
-TREE = Path(os.environ.get("ETSB_EXECUTORCH_TREE", REPO.parent / "shared" / "third_party" / "executorch"))
 # PyTorch's C++ headers (the export environment's torch), for the tree's optimized kernels.
 TORCH_INCLUDE = REPO / ".venv-export" / "lib" / "python3.11" / "site-packages" / "torch" / "include"
 
@@ -47,6 +48,7 @@ def with_tree(tmp_path_factory) -> Path:
     return out
 
 
+@pytest.mark.tree
 @pytest.mark.parametrize("binary", ["executorch_binary", "model_binary"])
 def test_the_snippet_with_the_tree_runs_the_mlp_like_torch(with_tree, binary, tmp_path):
     result = run_model(with_tree / binary, "mlp", tmp_path)
@@ -54,6 +56,7 @@ def test_the_snippet_with_the_tree_runs_the_mlp_like_torch(with_tree, binary, tm
     assert_matches_torch("mlp", tmp_path)
 
 
+@pytest.mark.tree
 @pytest.mark.parametrize("lib", ["generated_lib", "model_lib"])
 def test_only_the_tree_sources_the_selection_needs_are_compiled(with_tree, lib):
     listed = (with_tree / lib / "kernel_sources.txt").read_text().splitlines()
@@ -68,11 +71,13 @@ def test_only_the_tree_sources_the_selection_needs_are_compiled(with_tree, lib):
     assert sum(1 for o in objects if o.stat().st_size > 2000) == len(including)
 
 
+@pytest.mark.tree
 def test_the_dtype_selective_library_keeps_only_the_models_dtypes(with_tree):
     header = (with_tree / "model_lib" / "selected_op_variants.h").read_text()
     assert 'if (same_name(operator_name, "relu.out")) {\n    return scalar_type == ScalarType::Float;' in header
 
 
+@pytest.mark.tree
 def test_etsbs_kernels_merged_over_the_trees_serve_each_their_own_operators(with_tree, tmp_path):
     run_real_model(with_tree / "merged_binary", "resnet", tmp_path)
     assert_real_model_matches_torch("resnet", tmp_path)
@@ -82,6 +87,7 @@ def test_etsbs_kernels_merged_over_the_trees_serve_each_their_own_operators(with
                                      "libmerged_lib_kernels_executorch_portable_kernels.a(")
 
 
+@pytest.mark.tree
 def test_the_trees_optimized_kernels_merged_over_its_portable_ones(with_tree, tmp_path):
     """optimized_kernels (the tree with ETSB_TORCH_INCLUDE) and the optimized yaml
     merged over the portable one: attention runs opt_add/opt_bmm/opt_native_layer_norm
@@ -153,6 +159,7 @@ def test_etsb_cmakedir_names_the_folder_find_package_reads():
     assert (CONFIG_DIR / "etsbConfig.cmake").is_file() and (CONFIG_DIR / "etsbConfigVersion.cmake").is_file()
 
 
+@pytest.mark.tree
 def test_the_snippet_with_the_tree_builds_with_makefiles_too(tmp_path):
     """The wrappers that select the tree's sources are ordinary generated
     sources: CMake's Makefile generator builds them as Ninja does."""

@@ -108,6 +108,7 @@ def test_corpus_covers_what_later_issues_need(manifest):
     assert set(models["mlp"]["operators"]) == {"aten::addmm.out", "aten::permute_copy.out", "aten::relu.out"}
 
 
+@pytest.mark.build
 def test_export_is_reproducible(tmp_path, export_python, manifest):
     """Re-exporting the corpus gives the committed files byte for byte."""
     subprocess.run([str(export_python), str(MODELS_DIR / "export.py"), "--out", str(tmp_path)],

@@ -84,6 +84,7 @@ def test_headers_declare_the_custom_operator(generated):
     assert (generated / "register_kernels.cpp").read_text().count("\nvoid wrap") == 1
 
 
+@pytest.mark.build
 def test_custom_operator_round_trips_every_argument_type(generated, tmp_path):
     """The kernel's encoding of what the runtime gave it equals torch's, slot for slot."""
     kernel = tmp_path / "custom_op.o"
@@ -112,6 +113,7 @@ def test_custom_operator_round_trips_every_argument_type(generated, tmp_path):
     assert not wrong, "\n".join(wrong)
 
 
+@pytest.mark.build
 def test_an_argument_named_ctx_does_not_clash_with_the_context(tmp_path):
     """Regression: the headers named the context parameter ``ctx`` whatever the
     arguments were called, so an argument ``ctx`` gave a duplicate parameter."""
@@ -134,6 +136,7 @@ def test_an_argument_named_ctx_does_not_clash_with_the_context(tmp_path):
         subprocess.run([*CXX, "-I", str(out), "-fsyntax-only", str(out / name)], check=True)
 
 
+@pytest.mark.build
 def test_export_is_reproducible(tmp_path, export_python):
     """Re-exporting with torch gives the committed files byte for byte (export environment)."""
     subprocess.run([str(export_python), str(MODEL / "export_custom_op.py"), "--out", str(tmp_path)],

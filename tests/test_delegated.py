@@ -17,6 +17,8 @@ import yaml
 from conftest import REPO
 from helpers import etsb
 
+pytestmark = pytest.mark.build
+
 MODELS_DIR = REPO / "tests" / "models" / "delegated"
 MANIFEST = json.loads((MODELS_DIR / "manifest.json").read_text())["models"]
 OUT = REPO / "etsb-out" / "bin" / "examples" / "delegated"

@@ -17,6 +17,8 @@ import pytest
 from conftest import REPO, load_manifest
 from helpers import assert_matches_torch, assert_outputs_match, etsb, new_workspace, run_model, stripped_size
 
+pytestmark = pytest.mark.build
+
 MODELS = sorted(load_manifest()["models"])
 BINARIES = ("bin", "bin_dtype_selective")
 CUSTOM_OP = REPO / "examples" / "custom_op"

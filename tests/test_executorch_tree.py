@@ -21,26 +21,19 @@ from pathlib import Path
 
 import pytest
 
-from conftest import MODELS_DIR, REPO
+from conftest import MODELS_DIR, REPO, TREE
 from selective_build.__main__ import main
 from selective_build.model.errors import UserError
 from selective_build.readers.kernel_sources import index_kernel_sources, library_sources
 
 from helpers import assert_matches_torch, etsb, new_workspace, run_model, stripped_size
 
-# The snapshot sits beside the checkout wherever the tests run; ETSB_EXECUTORCH_TREE names another.
-TREE = Path(os.environ.get("ETSB_EXECUTORCH_TREE", REPO.parent / "shared" / "third_party" / "executorch"))
+pytestmark = [pytest.mark.build, pytest.mark.tree]
+
 PORTABLE_YAML = TREE / "kernels" / "portable" / "functions.yaml"
 MODELS = ("mlp", "cnn", "attention", "embedding", "mixed_dtypes", "two_methods", "caller_outputs")
 TREE_KERNELS = ('functions_yaml_target = "@executorch//kernels/portable:functions.yaml", '
                 'kernel_deps = ["@executorch//kernels/portable:kernels"]')
-
-
-@pytest.fixture(autouse=True, scope="module")
-def executorch_tree() -> Path:
-    assert (TREE / "kernels" / "portable" / "functions.yaml").is_file(), (
-        f"no ExecuTorch source tree at {TREE} (the snapshot beside the checkout; set ETSB_EXECUTORCH_TREE)")
-    return TREE
 
 
 def tree_files() -> dict[str, float]:

@@ -19,6 +19,8 @@ import pytest
 
 from helpers import FrontEnd, assert_matches_torch, run_model, stripped_size, symbols
 
+pytestmark = pytest.mark.build
+
 MLP = "mlp"
 KINDS = ("op_selective", "dtype_selective", "vendor")
 

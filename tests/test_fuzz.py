@@ -16,6 +16,8 @@ import pytest
 from conftest import REPO
 from op_corpus import load_manifest, run_operator
 
+pytestmark = pytest.mark.build
+
 FUZZ = REPO / "scripts" / "fuzz.sh"
 SEEDS = REPO / "tests" / "fuzz"
 

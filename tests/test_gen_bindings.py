@@ -20,6 +20,7 @@ def generate(out: Path, *argv) -> int:
     return main(["gen-bindings", "--functions-yaml-path", str(PORTABLE), "--output-dir", str(out), *map(str, argv)])
 
 
+@pytest.mark.build
 def test_all_portable_kernels_generate_and_compile(tmp_path):
     assert generate(tmp_path, "--custom-ops-yaml-path", CUSTOM, "--lib-name", "portable") == 0
     source = (tmp_path / "register_kernels.cpp").read_text()

@@ -15,6 +15,8 @@ import pytest
 from conftest import MODELS_DIR, REPO
 from helpers import assert_outputs_match, method_meta
 
+pytestmark = pytest.mark.build
+
 GUIDE = REPO / "docs" / "getting-started.md"
 
 

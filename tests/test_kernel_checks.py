@@ -18,6 +18,8 @@ from conftest import REPO
 from selective_build.__main__ import main
 
 from helpers import ET, compile_objects, cxx
+
+pytestmark = pytest.mark.build
 CXX = cxx("-O2")
 KERNELS = REPO / "kernels" / "portable"
 KERNEL_SOURCES = sorted((KERNELS / "cpu").glob("op_*.cpp"))

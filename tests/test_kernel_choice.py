@@ -24,6 +24,8 @@ from conftest import MODELS_DIR, REPO
 from selective_build.__main__ import main
 
 from helpers import ET, cxx
+
+pytestmark = pytest.mark.build
 KERNELS = REPO / "tests" / "data" / "kernels"
 KERNEL_YAML = KERNELS / "mixed_dtypes.yaml"
 CXX = cxx("-O1")

@@ -18,6 +18,8 @@ from conftest import REPO
 from helpers import etsb
 from op_corpus import DTYPES, OPS_DIR, coverage_table, load_manifest, run_operator, yaml_operators
 
+pytestmark = pytest.mark.build
+
 MANIFEST = load_manifest()
 OUT = REPO / "etsb-out" / "bin" / "tests" / "models" / "ops"
 COVERAGE = REPO / "etsb-out" / "op_corpus_coverage.md"

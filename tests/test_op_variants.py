@@ -44,6 +44,7 @@ def test_a_selection_of_every_operator_keeps_every_dtype(tmp_path):
     assert "  return true;  // every operator is selected" in (tmp_path / "selected_op_variants.h").read_text()
 
 
+@pytest.mark.build
 def test_unselected_dtype_cases_compile_away(tmp_path):
     selection = tmp_path / "s.yaml"
     assert main(["gen-oplist", "--output_path", str(selection), "--ops_dict", '{"aten::neg.out": ["Float"]}']) == 0
@@ -144,6 +145,7 @@ int main() {
 """
 
 
+@pytest.mark.build
 def test_a_kernel_drops_its_mixed_path_where_no_call_mixes(tmp_path):
     """op_add.cpp built for Float+Double calls adds them; built for Float-only
     calls its mixed-dtype path is not compiled (smaller object) and a Float+Double

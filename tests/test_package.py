@@ -9,8 +9,13 @@ from __future__ import annotations
 import os
 import zipfile
 
+import pytest
+
 from conftest import MODELS_DIR, REPO
 from helpers import assert_matches_torch, cmake_build, cmake_configure, run_model
+
+pytestmark = pytest.mark.build
+
 
 def test_the_wheel_carries_what_etsb_needs_at_run_time(installed):
     names = set(zipfile.ZipFile(installed.wheel).namelist())

@@ -17,6 +17,8 @@ from helpers import REAL_MANIFEST as MANIFEST
 from helpers import (assert_kernels_from_ours_or_tree, assert_real_model_matches_torch, etsb, run_real_model,
                      stripped_size)
 
+pytestmark = pytest.mark.build
+
 OUT = REPO / "etsb-out" / "bin" / "examples" / "real_models"
 DTYPE_SELECTIVE = ("bert_encoder", "gpt_decoder", "lstm", "mobilenet_v2", "resnet", "vit")
 
@@ -32,6 +34,7 @@ def test_the_corpus_has_a_dozen_architectures_or_more():
     assert len(MANIFEST) >= 12
 
 
+@pytest.mark.tree
 @pytest.mark.parametrize("model", sorted(MANIFEST))
 def test_each_real_model_runs_in_its_trimmed_binary_and_matches_torch(built, model, tmp_path):
     run_real_model(OUT / model, model, tmp_path)
@@ -42,6 +45,7 @@ def test_each_real_model_runs_in_its_trimmed_binary_and_matches_torch(built, mod
     assert 0 < len(listed) == len(members) < 80
 
 
+@pytest.mark.tree
 @pytest.mark.parametrize("model", DTYPE_SELECTIVE)
 def test_the_dtype_selective_binary_runs_and_is_never_larger(built, model, tmp_path):
     name = f"{model}_dtype_selective"
@@ -53,6 +57,7 @@ def test_the_dtype_selective_binary_runs_and_is_never_larger(built, model, tmp_p
     assert dtype_selective < op_selective, (dtype_selective, op_selective)
 
 
+@pytest.mark.tree
 @pytest.mark.parametrize("model", sorted(MANIFEST))
 def test_our_kernels_merged_over_the_trees_run_each_operator_they_implement(built, model, tmp_path):
     """merge_yaml with etsb's portable yaml over the tree's, and both libraries

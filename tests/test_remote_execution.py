@@ -27,6 +27,8 @@ from helpers import BAZEL_BUILD, Bazel, bazel_processes
 from op_corpus import load_manifest, run_operator
 from servers import RemoteWorker
 
+pytestmark = pytest.mark.build
+
 SNIPPET = REPO / "examples" / "buck2_snippet"
 OPERATOR = "aten::add.out"
 

@@ -19,6 +19,8 @@ from selective_build.__main__ import main
 
 import pte_mutations
 from helpers import ET, cxx
+
+pytestmark = pytest.mark.build
 KERNELS = REPO / "tests" / "data" / "kernels"
 CXX = cxx("-O1")
 

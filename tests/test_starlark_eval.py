@@ -40,6 +40,7 @@ def evaluator(tmp_path_factory) -> Path:
     return binary
 
 
+@pytest.mark.build
 def test_go_unit_tests_vet_and_format():
     """`go test` and `go vet` pass and every Go file is as gofmt writes it."""
     tested = go("test", "-count=1", ".")

@@ -15,6 +15,8 @@ import pytest
 from selective_build.__main__ import main
 
 from helpers import ET, cxx
+
+pytestmark = pytest.mark.build
 CXX = cxx("-O1")
 
 YAML = """\

@@ -1,0 +1,55 @@
+"""The test tiers and the tree switch, checked by running pytest on this suite:
+the quick tier selects no test that builds, and a test that needs an ExecuTorch
+tree is skipped with its reason where there is none, or fails under
+ETSB_REQUIRE_TREE=1 (as CI sets it)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+from conftest import REPO
+
+TREE_TEST = "tests/test_executorch_tree.py::test_every_portable_yaml_entry_registers_in_one_binary"
+
+
+def pytest_run(*argv: str, **environment: str) -> subprocess.CompletedProcess:
+    """pytest in a child process, on this checkout, with ``environment`` added."""
+    env = {name: value for name, value in os.environ.items() if name != "ETSB_REQUIRE_TREE"}
+    env.update(environment)
+    return subprocess.run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", *argv], cwd=REPO, env=env,
+                          capture_output=True, text=True, timeout=300)
+
+
+def test_without_a_tree_its_tests_are_skipped_with_the_reason(tmp_path):
+    result = pytest_run("-m", "tree", "-rs", "-q", ETSB_EXECUTORCH_TREE=str(tmp_path / "none"))
+    assert result.returncode == 0, result.stdout[-3000:]
+    summary = result.stdout.strip().splitlines()[-1]
+    assert " skipped" in summary and "passed" not in summary and "failed" not in summary, summary
+    assert f"no ExecuTorch source tree at {tmp_path / 'none'}" in result.stdout
+    assert "set ETSB_EXECUTORCH_TREE to an ExecuTorch checkout" in result.stdout
+
+
+def test_a_required_tree_that_is_missing_fails(tmp_path):
+    result = pytest_run(TREE_TEST, "-q", ETSB_EXECUTORCH_TREE=str(tmp_path / "none"), ETSB_REQUIRE_TREE="1")
+    assert result.returncode == 1, result.stdout[-3000:]
+    assert "ETSB_REQUIRE_TREE=1 makes a missing tree a failure" in result.stdout
+    assert "1 error" in result.stdout.strip().splitlines()[-1]  # failed in its set-up
+
+
+def test_the_quick_tier_selects_no_test_that_builds():
+    quick = pytest_run("-m", "not build", "--collect-only", "-q")
+    everything = pytest_run("--collect-only", "-q")
+    assert quick.returncode == everything.returncode == 0, quick.stdout[-2000:] + everything.stdout[-2000:]
+    chosen = {line for line in quick.stdout.splitlines() if "::" in line}
+    every = {line for line in everything.stdout.splitlines() if "::" in line}
+    builds = every - chosen
+    # Each module that compiles as a whole stays out of the quick tier, and the
+    # pure modules are in it.
+    for module in ("test_cmake.py", "test_bazel.py", "test_op_corpus.py", "test_executorch_tree.py", "test_package.py"):
+        assert any(line.startswith(f"tests/{module}::") for line in builds), module
+        assert not any(line.startswith(f"tests/{module}::") for line in chosen), module
+    for module in ("test_merge.py", "test_selection.py", "test_pte.py", "test_macros.py", "test_architecture.py"):
+        assert any(line.startswith(f"tests/{module}::") for line in chosen), module
+    assert 400 < len(chosen) < len(every)
