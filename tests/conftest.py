@@ -26,6 +26,38 @@ def have_tree() -> bool:
     return (TREE / "kernels" / "portable" / "functions.yaml").is_file()
 
 
+# What the quick tier must never run: a test that does is missing its `build` mark.
+TOOLCHAIN = ("g++", "gcc", "c++", "cc", "clang", "clang++", "cmake", "ninja", "bazel", "go")
+QUICK_TIER_GUARD = pytest.StashKey[Path]()
+
+
+def pytest_configure(config):
+    """In the quick tier (``-m "not build"``), each toolchain command on PATH is
+    one that fails naming itself, so that a test that builds without its
+    `build` mark fails instead of slowing the tier down unnoticed."""
+    if config.option.markexpr.replace(" ", "") != "notbuild":
+        return
+    import tempfile
+
+    guard = Path(tempfile.mkdtemp(prefix="etsb-quick-tier-"))
+    for tool in TOOLCHAIN:
+        shim = guard / tool
+        shim.write_text(f"#!/bin/sh\necho \"the quick tier ran '{tool}': mark this test @pytest.mark.build\" >&2\n"
+                        "exit 97\n")
+        shim.chmod(0o755)
+    os.environ["PATH"] = f"{guard}{os.pathsep}{os.environ['PATH']}"
+    config.stash[QUICK_TIER_GUARD] = guard
+
+
+def pytest_unconfigure(config):
+    """The quick tier's guard folder goes when the session ends."""
+    guard = config.stash.get(QUICK_TIER_GUARD, None)
+    if guard is not None:
+        import shutil
+
+        shutil.rmtree(guard, ignore_errors=True)
+
+
 def pytest_runtest_setup(item):
     """A `tree` test without a tree is skipped with the one reason, or fails
     when ETSB_REQUIRE_TREE=1 (CI has the tree: nothing may be skipped there)."""

@@ -85,10 +85,12 @@ def run_mlp(binary: Path, out: Path) -> None:
     assert_matches_torch("mlp", out)
 
 
+@pytest.mark.build
 def test_a_users_package_builds_a_binary_that_runs(workspace, tmp_path):
     run_mlp(workspace / "etsb-out/bin/m/bin", tmp_path)
 
 
+@pytest.mark.build
 def test_a_noop_build_runs_no_action(workspace):
     result = etsb(workspace, "build", "//m:bin")
     assert result.returncode == 0
@@ -96,11 +98,13 @@ def test_a_noop_build_runs_no_action(workspace):
     assert "ninja: no work to do." in result.stdout
 
 
+@pytest.mark.build
 def test_labels_relative_to_the_current_package(workspace):
     result = etsb(workspace, "build", ":bin", cwd=workspace / "m")
     assert result.returncode == 0 and "//m:bin: etsb-out/bin/m/bin" in result.stdout
 
 
+@pytest.mark.build
 def test_editing_the_kernel_yaml_rebuilds_only_what_depends_on_it(workspace, tmp_path):
     yaml = workspace / "m" / "kernels.yaml"
     original = yaml.read_text()
@@ -124,6 +128,7 @@ def test_editing_the_kernel_yaml_rebuilds_only_what_depends_on_it(workspace, tmp
     run_mlp(workspace / "etsb-out/bin/m/bin", tmp_path)
 
 
+@pytest.mark.build
 def test_a_new_package_works_with_no_registration(workspace, tmp_path):
     package = workspace / "new" / "deeper"
     package.mkdir(parents=True)
@@ -138,6 +143,7 @@ def test_a_new_package_works_with_no_registration(workspace, tmp_path):
         shutil.rmtree(workspace / "new")
 
 
+@pytest.mark.build
 def test_the_coverage_check_fails_the_build_before_linking(workspace):
     yaml = workspace / "m" / "kernels.yaml"
     original = yaml.read_text()
@@ -157,6 +163,7 @@ def test_the_coverage_check_fails_the_build_before_linking(workspace):
         yaml.write_text(original)
 
 
+@pytest.mark.build
 def test_size_of_a_binary_that_fails_to_build_shows_why(workspace):
     yaml = workspace / "m" / "kernels.yaml"
     original = yaml.read_text()
@@ -186,6 +193,7 @@ def test_size_attributes_each_object_by_its_source_file_name(source, part):
     assert classify(source) == part
 
 
+@pytest.mark.build
 def test_two_libraries_registering_one_operator_fail_the_overlap_check(workspace):
     with scratch_package(workspace / "overlap") as package:
         (package / "BUILD").write_text("""\
@@ -211,6 +219,7 @@ etsb_cxx_binary(name = "both", srcs = ["//tools/runner:runner.cpp"], deps = [":l
 PRELUDE = 'load("//rules:executorch.bzl", "et_model_binary", "et_operator_library", "executorch_generated_lib")\n'
 
 
+@pytest.mark.build
 def test_unknown_target_and_query(workspace):
     result = etsb(workspace, "build", "//m:nope")
     assert result.returncode != 0 and "no target 'nope' in package '//m'" in result.stderr
@@ -220,6 +229,7 @@ def test_unknown_target_and_query(workspace):
     assert outputs.strip() == "//m:bin_ops: etsb-out/bin/m/bin_ops/selected_operators.yaml"
 
 
+@pytest.mark.build
 def test_query_lists_the_operators_a_binary_registers(workspace):
     """--output ops: what the binary's generated library registers (the MLP's
     three operators), and what an et_operator_library selects."""
@@ -232,6 +242,7 @@ def test_query_lists_the_operators_a_binary_registers(workspace):
     assert result.returncode == 2 and "no target registers or selects operators" in result.stderr, result.stderr
 
 
+@pytest.mark.build
 def test_clean_removes_outputs_and_keeps_the_tools(tmp_path):
     root = make_workspace(tmp_path / "w")
     assert etsb(root, "build", "//m:bin_ops").returncode == 0
@@ -260,6 +271,7 @@ def test_pick_smaller_bad_input_names_the_file_and_writes_nothing(tmp_path, caps
     assert not output.parent.exists()
 
 
+@pytest.mark.build
 def test_binaries_are_the_same_in_any_checkout_and_run_after_moving(workspace, tmp_path):
     """Nothing in a binary names the checkout's or the wheel's place: its run
     path is relative ($ORIGIN), with the runtime copied into the output tree.
@@ -379,6 +391,7 @@ def test_analysis_reads_every_attribute_of_the_table():
 # Shell text in a rule's attributes is refused while evaluating: tests/test_macros.py.
 
 
+@pytest.mark.build
 def test_shell_text_in_flags_and_defines_stays_data(workspace):
     """Compiler flags are passed as words, and a --define value reaches a genrule as one quoted word."""
     with scratch_package(workspace / "inject") as package:
@@ -393,6 +406,7 @@ def test_shell_text_in_flags_and_defines_stays_data(workspace):
         assert not (workspace / "PWNED").exists()
 
 
+@pytest.mark.build
 def test_a_multi_line_genrule_command_runs_every_line(workspace):
     with scratch_package(workspace / "lines") as package:
         (package / "BUILD").write_text(
@@ -431,6 +445,7 @@ def replace_keeping_an_older_time(path: Path, content: bytes) -> None:
     os.utime(path, ns=(old.st_atime_ns - 10**9, old.st_mtime_ns - 10**9))
 
 
+@pytest.mark.build
 def test_a_model_replaced_by_an_older_file_is_rebuilt(workspace, tmp_path):
     model = workspace / "m" / "m.pte"
     original = model.read_bytes()
@@ -447,6 +462,7 @@ def test_a_model_replaced_by_an_older_file_is_rebuilt(workspace, tmp_path):
     run_mlp(workspace / "etsb-out/bin/m/bin", tmp_path)
 
 
+@pytest.mark.build
 def test_a_kernel_yaml_replaced_by_an_older_file_is_rebuilt_through_the_fast_path(workspace):
     yaml = workspace / "m" / "kernels.yaml"
     original = yaml.read_bytes()
@@ -461,6 +477,7 @@ def test_a_kernel_yaml_replaced_by_an_older_file_is_rebuilt_through_the_fast_pat
     assert etsb(workspace, "build", "//m:bin").returncode == 0
 
 
+@pytest.mark.build
 def test_parallel_builds_in_one_workspace_are_safe(workspace, tmp_path):
     """Ten rounds of two builds at once (the same target, then two different ones), each
     round after `etsb clean`: every build succeeds and every binary runs."""
@@ -489,6 +506,7 @@ def test_parallel_builds_in_one_workspace_are_safe(workspace, tmp_path):
         assert etsb(workspace, "build", "//m:bin").returncode == 0
 
 
+@pytest.mark.build
 def test_a_second_build_waits_for_the_first(workspace):
     from selective_build.driver.running import WorkspaceLock
 
@@ -502,6 +520,7 @@ def test_a_second_build_waits_for_the_first(workspace):
     assert "another build is running in this workspace; waiting" in err
 
 
+@pytest.mark.build
 def test_sigterm_stops_ninja_and_its_actions(workspace):
     with scratch_package(workspace / "slow") as package:
         (package / "BUILD").write_text(
@@ -527,6 +546,7 @@ def sleeping_processes() -> list[str]:
     return result.stdout.split()
 
 
+@pytest.mark.build
 def test_an_action_that_does_not_write_its_output_fails(workspace):
     with scratch_package(workspace / "lazy") as package:
         (package / "BUILD").write_text(

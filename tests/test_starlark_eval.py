@@ -32,11 +32,16 @@ def go(*argv: str) -> subprocess.CompletedProcess:
 
 
 @pytest.fixture(scope="module")
-def evaluator(tmp_path_factory) -> Path:
-    """The evaluator, built once for this module with the command scripts/setup.sh uses."""
-    binary = tmp_path_factory.mktemp("starlark-bin") / "etsb-starlark"
-    build = go("build", "-o", str(binary), ".")
-    assert build.returncode == 0, build.stderr
+def evaluator() -> Path:
+    """The evaluator that scripts/setup.sh builds (scripts/test.sh runs it first),
+    checked to be newer than every Go source, so that no stale binary is tested."""
+    from selective_build.driver.state import evaluator_path
+
+    binary = Path(evaluator_path())
+    assert binary.is_file(), f"no {binary}: run scripts/setup.sh"
+    stale = [source.name for source in SOURCE_DIR.glob("*.go")
+             if not source.name.endswith("_test.go") and source.stat().st_mtime > binary.stat().st_mtime]
+    assert not stale, f"{binary} is older than {stale}: run scripts/setup.sh"
     return binary
 
 
