@@ -35,7 +35,9 @@
 # targets made earlier by these rules; a target must be defined before a rule
 # names it. Generated files go under ${CMAKE_CURRENT_BINARY_DIR}/<NAME>/. A
 # mistake in a call stops the configuration with a message naming the rule,
-# the target and the argument; CMake adds the CMakeLists.txt line.
+# the target and the argument; CMake adds the CMakeLists.txt line. Operator
+# names, ops dicts and backend ids are read by etsb's tool while configuring
+# (`etsb check-attrs`, the parsers the build's commands use).
 
 if(CMAKE_VERSION VERSION_LESS 3.20)
   message(FATAL_ERROR "etsb.cmake needs CMake 3.20 or newer (this is ${CMAKE_VERSION})")
@@ -129,6 +131,7 @@ function(et_operator_library)
   foreach(attr OPS MODELS DEPS BACKENDS)
     _etsb_check_list_values(${macro} ${name} ${attr} ${ARG_${attr}})
   endforeach()
+  _etsb_check_values(${macro} ${name} OPS ARG_OPS OPS_DICT ARG_OPS_DICT BACKENDS ARG_BACKENDS)
 
   set(dir "${CMAKE_CURRENT_BINARY_DIR}/${name}")
   set(output "${dir}/selected_operators.yaml")
@@ -136,16 +139,38 @@ function(et_operator_library)
   set(depends "")
   set(members 0)
   if(ARG_OPS)
-    _etsb_joined_argument(${macro} ${name} OPS _etsb_check_operator --root_ops args ARG_OPS)
+    _etsb_joined_argument(--root_ops args ARG_OPS)
   endif()
   if(DEFINED ARG_OPS_DICT)
-    _etsb_check_ops_dict(${macro} ${name} "${ARG_OPS_DICT}" members)
+    string(JSON members LENGTH "${ARG_OPS_DICT}")
     if(members GREATER 0)
       # Kernel keys hold ';', which would split the argument in a CMake list.
       string(REPLACE ";" "$<SEMICOLON>" ops_dict "${ARG_OPS_DICT}")
       list(APPEND args --ops_dict "${ops_dict}")
     endif()
   endif()
+  _etsb_operator_models(${macro} ${name})
+  _etsb_operator_inputs(${macro} ${name})
+  if(ARG_INCLUDE_ALL_OPERATORS)
+    list(APPEND args --include_all_operators)
+  endif()
+  if(ARG_BACKENDS)
+    _etsb_joined_argument(--backends args ARG_BACKENDS)
+  endif()
+  if(NOT (ARG_OPS OR members GREATER 0 OR models OR ARG_INCLUDE_ALL_OPERATORS
+          OR DEFINED ARG_OPS_SCHEMA_YAML_TARGET OR ARG_DEPS OR ARG_BACKENDS))
+    _etsb_fail(${macro} ${name}
+      "selects nothing: give OPS, OPS_DICT, MODEL, MODELS, OPS_SCHEMA_YAML_TARGET, DEPS, BACKENDS or INCLUDE_ALL_OPERATORS")
+  endif()
+
+  _etsb_run(SUBCOMMAND gen-oplist TARGET ${name} OUTPUTS "${output}" DEPENDS ${depends} ARGS ${args})
+  _etsb_output_target(${name} et_operator_library "${output}")
+endfunction()
+
+# The MODEL and MODELS of the calling et_operator_library (its ARG_*), each
+# checked, for gen-oplist: appended to the caller's `args` and `depends`; the
+# caller's `models` is set to them.
+function(_etsb_operator_models macro name)
   set(models "")
   if(DEFINED ARG_MODEL)
     list(APPEND models "${ARG_MODEL}")
@@ -168,6 +193,15 @@ function(et_operator_library)
     list(APPEND args --model_file_path "${arg}")
     list(APPEND depends "${path}")
   endforeach()
+  set(models "${models}" PARENT_SCOPE)
+  set(args "${args}" PARENT_SCOPE)
+  set(depends "${depends}" PARENT_SCOPE)
+endfunction()
+
+# The OPS_SCHEMA_YAML_TARGET and DEPS of the calling et_operator_library (its
+# ARG_*), resolved to files for gen-oplist: appended to the caller's `args`
+# and `depends`.
+function(_etsb_operator_inputs macro name)
   if(DEFINED ARG_OPS_SCHEMA_YAML_TARGET)
     _etsb_input(${macro} ${name} OPS_SCHEMA_YAML_TARGET "${ARG_OPS_SCHEMA_YAML_TARGET}" yaml KINDS merge_yaml)
     _etsb_tool_path("${yaml_FILE}" arg)
@@ -180,20 +214,8 @@ function(et_operator_library)
     list(APPEND args --selection_yaml_path "${arg}")
     list(APPEND depends ${sel_DEPENDS})
   endforeach()
-  if(ARG_INCLUDE_ALL_OPERATORS)
-    list(APPEND args --include_all_operators)
-  endif()
-  if(ARG_BACKENDS)
-    _etsb_joined_argument(${macro} ${name} BACKENDS _etsb_check_backend_id --backends args ARG_BACKENDS)
-  endif()
-  if(NOT (ARG_OPS OR members GREATER 0 OR models OR ARG_INCLUDE_ALL_OPERATORS
-          OR DEFINED ARG_OPS_SCHEMA_YAML_TARGET OR ARG_DEPS OR ARG_BACKENDS))
-    _etsb_fail(${macro} ${name}
-      "selects nothing: give OPS, OPS_DICT, MODEL, MODELS, OPS_SCHEMA_YAML_TARGET, DEPS, BACKENDS or INCLUDE_ALL_OPERATORS")
-  endif()
-
-  _etsb_run(SUBCOMMAND gen-oplist TARGET ${name} OUTPUTS "${output}" DEPENDS ${depends} ARGS ${args})
-  _etsb_output_target(${name} et_operator_library "${output}")
+  set(args "${args}" PARENT_SCOPE)
+  set(depends "${depends}" PARENT_SCOPE)
 endfunction()
 
 # ---------------------------------------------------------------------------
@@ -335,8 +357,9 @@ function(et_backend_library)
   if(NOT DEFINED ARG_LIBRARY)
     _etsb_fail(${macro} ${name} "LIBRARY is missing (the shared library that registers the backends)")
   endif()
+  _etsb_check_values(${macro} ${name} BACKENDS ARG_BACKENDS)
   set(args "")
-  _etsb_joined_argument(${macro} ${name} BACKENDS _etsb_check_backend_id --backends args ARG_BACKENDS)
+  _etsb_joined_argument(--backends args ARG_BACKENDS)
   set(files "")
   foreach(attr LIBRARY NEEDS)
     foreach(value IN LISTS ARG_${attr})
@@ -427,6 +450,35 @@ function(executorch_generated_lib)
   if(ARG_DTYPE_SELECTIVE_BUILD AND NOT ARG_DEPS)
     _etsb_fail(${macro} ${name} "DTYPE_SELECTIVE_BUILD needs DEPS (an operator selection to take dtypes from)")
   endif()
+  _etsb_generated_lib_kernels(${macro} ${name})
+  set(exclude "")
+  if(_ETSB_EXCLUDE_FROM_ALL)
+    set(exclude EXCLUDE_FROM_ALL)
+  endif()
+  # Operator libraries made here are parts of this library, not built on their own.
+  set(_ETSB_PART ON)
+  _etsb_generated_lib_selection(${name})
+  string(REPLACE "-" "_" lib_name "${name}")
+  set(dir "${CMAKE_CURRENT_BINARY_DIR}/${name}")
+  _etsb_generated_lib_inputs(${macro} ${name})
+  _etsb_generated_bindings(${macro} ${name})
+  if(selective)
+    _etsb_selected_kernel_sources(${name})
+  endif()
+  if(ARG_DTYPE_SELECTIVE_BUILD)
+    _etsb_selected_op_variants(${name})
+  endif()
+  if(ARG_DTYPE_SELECTIVE_BUILD OR selective)
+    _etsb_recompiled_kernels(${name})
+  endif()
+  _etsb_generated_library(${name})
+endfunction()
+
+# The kernel libraries of the calling executorch_generated_lib (its ARG_*),
+# checked. Sets in the caller `kernels` (what the library links), `plain`
+# (those that are not et_kernel_library targets, linked as they are) and
+# `selective` (whether one is SELECTIVE: then `kernels` leaves `plain` out).
+function(_etsb_generated_lib_kernels macro name)
   set(kernels "")
   set(selective OFF)
   foreach(dep IN LISTS ARG_KERNEL_DEPS)
@@ -443,7 +495,6 @@ function(executorch_generated_lib)
     endif()
     list(APPEND kernels "${dep}")
   endforeach()
-  # Libraries that are not et_kernel_library targets are linked as they are.
   set(plain "")
   foreach(dep IN LISTS kernels)
     get_target_property(kind "${dep}" ETSB_KIND)
@@ -458,20 +509,22 @@ function(executorch_generated_lib)
   if(selective AND plain)
     list(REMOVE_ITEM kernels ${plain})
   endif()
-  set(exclude "")
-  if(_ETSB_EXCLUDE_FROM_ALL)
-    set(exclude EXCLUDE_FROM_ALL)
-  endif()
-  # Operator libraries made here are parts of this library, not built on their own.
-  set(_ETSB_PART ON)
+  set(kernels "${kernels}" PARENT_SCOPE)
+  set(plain "${plain}" PARENT_SCOPE)
+  set(selective ${selective} PARENT_SCOPE)
+endfunction()
 
+# The selection of the calling executorch_generated_lib `name` (its ARG_*):
+# the target <name>_selected_operators, the union of DEPS or, without DEPS,
+# every operator of the yamls. Sets in the caller `functions_yaml` (the
+# FUNCTIONS_YAML_TARGET, or its merge over FALLBACK_YAML_TARGET) and
+# `selection` (the selected_operators.yaml).
+function(_etsb_generated_lib_selection name)
   set(functions_yaml "${ARG_FUNCTIONS_YAML_TARGET}")
   if(DEFINED ARG_FALLBACK_YAML_TARGET)
     merge_yaml(NAME ${name}_merged FUNCTIONS_YAML "${ARG_FUNCTIONS_YAML_TARGET}" FALLBACK_YAML "${ARG_FALLBACK_YAML_TARGET}")
     set(functions_yaml ${name}_merged)
   endif()
-
-  # Without DEPS every operator of the yamls is registered: select them all.
   set(selection_deps ${ARG_DEPS})
   if(NOT ARG_DEPS)
     if(DEFINED ARG_FUNCTIONS_YAML_TARGET)
@@ -485,9 +538,14 @@ function(executorch_generated_lib)
   endif()
   et_operator_library(NAME ${name}_selected_operators DEPS ${selection_deps})
   get_target_property(selection ${name}_selected_operators ETSB_OUTPUT)
+  set(functions_yaml "${functions_yaml}" PARENT_SCOPE)
+  set(selection "${selection}" PARENT_SCOPE)
+endfunction()
 
-  string(REPLACE "-" "_" lib_name "${name}")
-  set(dir "${CMAKE_CURRENT_BINARY_DIR}/${name}")
+# The arguments gen-bindings and kernel-sources share, from the calling
+# executorch_generated_lib (its ARG_*, `functions_yaml` and `selection`): sets
+# in the caller `args` and `depends` (the files and targets they read).
+function(_etsb_generated_lib_inputs macro name)
   set(args "")
   set(depends "")
   if(DEFINED ARG_FUNCTIONS_YAML_TARGET)
@@ -510,6 +568,15 @@ function(executorch_generated_lib)
   if(ARG_MODEL_ENTRY)
     list(APPEND args --model_entry)
   endif()
+  set(args "${args}" PARENT_SCOPE)
+  set(depends "${depends}" PARENT_SCOPE)
+endfunction()
+
+# `etsb gen-bindings` for the calling executorch_generated_lib `name` (its
+# ARG_BACKEND_DEPS, `args`, `depends`, `dir` and `lib_name`), and the target
+# <name>_bindings. Sets in the caller `bindings` (the generated source and
+# headers), `script` (the backends' linker script) and `backend_files`.
+function(_etsb_generated_bindings macro name)
   set(bindings "")
   foreach(file register_kernels.cpp NativeFunctions.h CustomOpsNativeFunctions.h Functions.h)
     list(APPEND bindings "${dir}/${file}")
@@ -532,113 +599,141 @@ function(executorch_generated_lib)
   _etsb_run(SUBCOMMAND gen-bindings TARGET ${name} OUTPUTS ${bindings} "${script}" DEPENDS ${depends} ${backend_depends}
     ARGS ${args} ${backend_args} --backends_output "${script}" --lib_name ${lib_name} --output_dir "${dir}")
   add_custom_target(${name}_bindings DEPENDS ${bindings})
+  set(bindings "${bindings}" PARENT_SCOPE)
+  set(script "${script}" PARENT_SCOPE)
+  set(backend_files "${backend_files}" PARENT_SCOPE)
+endfunction()
 
-  if(selective)
-    # Only the kernel sources the selection needs: `etsb kernel-sources` writes,
-    # for every source of every kernel library, a file including it when needed
-    # (a comment otherwise), and each library is compiled from those files.
-    set(library_args "")
-    set(library_files "")
-    set(wrappers "")
-    set(place 0)
-    foreach(kernel IN LISTS kernels)
-      get_target_property(srcs ${kernel} ETSB_SRCS)
-      get_target_property(hdrs ${kernel} ETSB_HDRS)
-      list(APPEND library_args --library ${kernel} ${srcs} ${hdrs})
-      list(APPEND library_files ${srcs} ${hdrs})
-      # Numbered as `etsb kernel-sources --wrappers-dir` numbers them: sources, not headers.
-      set(number 0)
-      set(kernel_wrappers "")
-      foreach(src IN LISTS srcs)
-        if(src MATCHES "\\.(h|hpp|hh|inc)$")
-          continue()
-        endif()
-        cmake_path(GET src FILENAME base)
-        list(APPEND kernel_wrappers "${dir}/kernels/${place}/${number}_${base}")
-        math(EXPR number "${number} + 1")
-      endforeach()
-      set(wrappers_${place} ${kernel_wrappers})
-      list(APPEND wrappers ${kernel_wrappers})
-      math(EXPR place "${place} + 1")
-    endforeach()
-    set(switch_names "")
-    set(switch_args "")
-    if(ARG_DTYPE_SELECTIVE_BUILD)
-      # Only the wrappers of needed sources include selected_op_variants.h (a
-      # -include would parse it, and the runtime headers it names, in every one).
-      set(switch_names "${dir}/switch_names.txt")
-      set(switch_args --switch_names_output "${switch_names}" --wrappers_include "${dir}/selected_op_variants.h")
-    endif()
-    list(FILTER args EXCLUDE REGEX "^--(manual_registration|model_entry)$")
-    if(plain)
-      # Kernels no listed file defines may be theirs.
-      list(APPEND args --other_libraries)
-    endif()
-    _etsb_run(SUBCOMMAND kernel-sources TARGET ${name}
-      OUTPUTS "${dir}/kernel_sources.txt" ${switch_names} ${wrappers}
-      DEPENDS ${depends} ${library_files}
-      ARGS ${args} --output "${dir}/kernel_sources.txt" ${switch_args} --wrappers_dir "${dir}/kernels" ${library_args})
-    add_custom_target(${name}_kernel_sources DEPENDS "${dir}/kernel_sources.txt")
-  endif()
-
+# Only the kernel sources the selection of the calling executorch_generated_lib
+# `name` needs (its `kernels`, `plain`, `args`, `depends` and `dir`): `etsb
+# kernel-sources` writes, for every source of every kernel library, a file
+# including it when needed (a comment otherwise), and each library is compiled
+# from those files (target <name>_kernel_sources). Sets `switch_names` in the caller.
+function(_etsb_selected_kernel_sources name)
+  set(library_args "")
+  set(library_files "")
+  set(wrappers "")
+  set(place 0)
+  foreach(kernel IN LISTS kernels)
+    get_target_property(srcs ${kernel} ETSB_SRCS)
+    get_target_property(hdrs ${kernel} ETSB_HDRS)
+    list(APPEND library_args --library ${kernel} ${srcs} ${hdrs})
+    list(APPEND library_files ${srcs} ${hdrs})
+    _etsb_kernel_wrappers(${kernel} ${place} kernel_wrappers)
+    list(APPEND wrappers ${kernel_wrappers})
+    math(EXPR place "${place} + 1")
+  endforeach()
+  set(switch_names "")
+  set(switch_args "")
   if(ARG_DTYPE_SELECTIVE_BUILD)
-    set(variants "${dir}/selected_op_variants.h")
-    set(variants_args "")
-    set(variants_depends "")
-    if(selective)
-      # The names the tree's dtype switches use, besides the operators'.
-      set(variants_args --switch_names "${switch_names}")
-      set(variants_depends "${switch_names}" ${name}_kernel_sources)
-    endif()
-    _etsb_run(SUBCOMMAND gen-op-variants TARGET ${name} OUTPUTS "${variants}"
-      DEPENDS "${selection}" ${name}_selected_operators ${variants_depends}
-      ARGS --yaml_file_path "${selection}" --output_dir "${dir}" ${variants_args})
-    add_custom_target(${name}_op_variants DEPENDS "${variants}")
+    # Only the wrappers of needed sources include selected_op_variants.h (a
+    # -include would parse it, and the runtime headers it names, in every one).
+    set(switch_names "${dir}/switch_names.txt")
+    set(switch_args --switch_names_output "${switch_names}" --wrappers_include "${dir}/selected_op_variants.h")
   endif()
-
-  if(ARG_DTYPE_SELECTIVE_BUILD OR selective)
-    # Each kernel library compiled again for this library: its needed sources
-    # (SELECTIVE), with selected_op_variants.h forced in (DTYPE_SELECTIVE_BUILD).
-    set(recompiled "")
-    set(place 0)
-    foreach(kernel IN LISTS kernels)
-      string(REPLACE "::" "_" suffix "${kernel}")
-      set(target ${name}_kernels_${suffix})
-      get_target_property(srcs ${kernel} ETSB_SRCS)
-      get_target_property(hdrs ${kernel} ETSB_HDRS)
-      get_target_property(copts ${kernel} ETSB_COPTS)
-      get_target_property(deps ${kernel} ETSB_DEPS)
-      if(selective)
-        set(srcs ${wrappers_${place}})
-        set(hdrs "")
-      endif()
-      if(ARG_DTYPE_SELECTIVE_BUILD)
-        list(APPEND hdrs "${variants}")
-        # -I: ExecuTorch's selective_build.h includes it as "selected_op_variants.h".
-        list(APPEND copts "-I${dir}")
-        if(NOT selective)
-          list(APPEND copts "SHELL:-include ${variants}")
-        endif()
-      endif()
-      add_library(${target} STATIC ${exclude} ${srcs} ${hdrs})
-      _etsb_cxx_target(${target})
-      target_compile_options(${target} PRIVATE ${copts})
-      target_link_libraries(${target} PUBLIC ${deps} etsb::executorch)
-      if(ARG_DTYPE_SELECTIVE_BUILD)
-        add_dependencies(${target} ${name}_op_variants)
-      endif()
-      if(selective)
-        add_dependencies(${target} ${name}_kernel_sources)
-      endif()
-      list(APPEND recompiled ${target})
-      math(EXPR place "${place} + 1")
-    endforeach()
-    set(kernels ${recompiled})
-    if(selective)
-      list(APPEND kernels ${plain})
-    endif()
+  list(FILTER args EXCLUDE REGEX "^--(manual_registration|model_entry)$")
+  if(plain)
+    # Kernels no listed file defines may be theirs.
+    list(APPEND args --other_libraries)
   endif()
+  _etsb_run(SUBCOMMAND kernel-sources TARGET ${name}
+    OUTPUTS "${dir}/kernel_sources.txt" ${switch_names} ${wrappers}
+    DEPENDS ${depends} ${library_files}
+    ARGS ${args} --output "${dir}/kernel_sources.txt" ${switch_args} --wrappers_dir "${dir}/kernels" ${library_args})
+  add_custom_target(${name}_kernel_sources DEPENDS "${dir}/kernel_sources.txt")
+  set(switch_names "${switch_names}" PARENT_SCOPE)
+endfunction()
 
+# The wrappers `etsb kernel-sources --wrappers-dir` writes for the sources
+# (not headers) of the et_kernel_library `kernel`, the `place`-th library of
+# the calling executorch_generated_lib (its `dir`), numbered as it numbers
+# them: in `out`.
+function(_etsb_kernel_wrappers kernel place out)
+  get_target_property(srcs ${kernel} ETSB_SRCS)
+  set(number 0)
+  set(wrappers "")
+  foreach(src IN LISTS srcs)
+    if(src MATCHES "\\.(h|hpp|hh|inc)$")
+      continue()
+    endif()
+    cmake_path(GET src FILENAME base)
+    list(APPEND wrappers "${dir}/kernels/${place}/${number}_${base}")
+    math(EXPR number "${number} + 1")
+  endforeach()
+  set(${out} "${wrappers}" PARENT_SCOPE)
+endfunction()
+
+# `etsb gen-op-variants` for the calling DTYPE_SELECTIVE_BUILD
+# executorch_generated_lib `name` (its `selection`, `dir`, `selective` and
+# `switch_names`): selected_op_variants.h and the target <name>_op_variants.
+# Sets `variants` (the header) in the caller.
+function(_etsb_selected_op_variants name)
+  set(variants "${dir}/selected_op_variants.h")
+  set(variants_args "")
+  set(variants_depends "")
+  if(selective)
+    # The names the tree's dtype switches use, besides the operators'.
+    set(variants_args --switch_names "${switch_names}")
+    set(variants_depends "${switch_names}" ${name}_kernel_sources)
+  endif()
+  _etsb_run(SUBCOMMAND gen-op-variants TARGET ${name} OUTPUTS "${variants}"
+    DEPENDS "${selection}" ${name}_selected_operators ${variants_depends}
+    ARGS --yaml_file_path "${selection}" --output_dir "${dir}" ${variants_args})
+  add_custom_target(${name}_op_variants DEPENDS "${variants}")
+  set(variants "${variants}" PARENT_SCOPE)
+endfunction()
+
+# Each kernel library of the calling executorch_generated_lib `name` (its
+# `kernels`, `plain`, `selective`, `variants`, `dir`, `exclude` and ARG_*)
+# compiled again for it: its needed sources (SELECTIVE), with
+# selected_op_variants.h forced in (DTYPE_SELECTIVE_BUILD). Sets the caller's
+# `kernels` to the recompiled libraries (and `plain`, which are linked as they are).
+function(_etsb_recompiled_kernels name)
+  set(recompiled "")
+  set(place 0)
+  foreach(kernel IN LISTS kernels)
+    string(REPLACE "::" "_" suffix "${kernel}")
+    set(target ${name}_kernels_${suffix})
+    get_target_property(srcs ${kernel} ETSB_SRCS)
+    get_target_property(hdrs ${kernel} ETSB_HDRS)
+    get_target_property(copts ${kernel} ETSB_COPTS)
+    get_target_property(deps ${kernel} ETSB_DEPS)
+    if(selective)
+      _etsb_kernel_wrappers(${kernel} ${place} srcs)
+      set(hdrs "")
+    endif()
+    if(ARG_DTYPE_SELECTIVE_BUILD)
+      list(APPEND hdrs "${variants}")
+      # -I: ExecuTorch's selective_build.h includes it as "selected_op_variants.h".
+      list(APPEND copts "-I${dir}")
+      if(NOT selective)
+        list(APPEND copts "SHELL:-include ${variants}")
+      endif()
+    endif()
+    add_library(${target} STATIC ${exclude} ${srcs} ${hdrs})
+    _etsb_cxx_target(${target})
+    target_compile_options(${target} PRIVATE ${copts})
+    target_link_libraries(${target} PUBLIC ${deps} etsb::executorch)
+    if(ARG_DTYPE_SELECTIVE_BUILD)
+      add_dependencies(${target} ${name}_op_variants)
+    endif()
+    if(selective)
+      add_dependencies(${target} ${name}_kernel_sources)
+    endif()
+    list(APPEND recompiled ${target})
+    math(EXPR place "${place} + 1")
+  endforeach()
+  if(selective)
+    list(APPEND recompiled ${plain})
+  endif()
+  set(kernels "${recompiled}" PARENT_SCOPE)
+endfunction()
+
+# The static library `name` of the calling executorch_generated_lib (its
+# `bindings`, `kernels`, `script`, `backend_files`, `lib_name`, `exclude` and
+# ARG_MANUAL_REGISTRATION): the registration compiled, the kernels and the
+# backends the selection needs linked.
+function(_etsb_generated_library name)
   add_library(${name} STATIC ${exclude} ${bindings})
   _etsb_cxx_target(${name})
   add_dependencies(${name} ${name}_bindings)
@@ -715,6 +810,41 @@ function(et_model_binary)
   endif()
   _etsb_check_model(${macro} ${name} MODEL "${ARG_MODEL}")
   _etsb_source_file(${macro} ${name} MODEL "${ARG_MODEL}" model)
+  _etsb_model_binary_yamls(${macro} ${name} yamls)
+  _etsb_check_values(${macro} ${name} BACKENDS ARG_BACKENDS)
+
+  set(_ETSB_PART ON)
+  # The rules called below get only values checked above or made here.
+  set(_ETSB_VALUES_CHECKED ON)
+  set(deps "")
+  if(ARG_DEPS)
+    set(deps DEPS ${ARG_DEPS})
+  endif()
+  if(ARG_BACKENDS)
+    list(APPEND deps BACKENDS ${ARG_BACKENDS})
+  endif()
+  et_operator_library(NAME ${name}_ops MODEL "${ARG_MODEL}" ${deps})
+  if(NOT ARG_DTYPE_SELECTIVE_BUILD)
+    _etsb_model_binary(${name} ${name}_ops OFF "" ${yamls})
+  else()
+    # The chosen binary is copied into <name>_smallest/, whose run path must find the backends too.
+    set(_ETSB_COPIED_TO "${CMAKE_CURRENT_BINARY_DIR}/${name}_smallest")
+    _etsb_smallest_model_binary(${name} ${yamls})
+  endif()
+
+  # The same binary with every kernel of the yaml (and the model's backends):
+  # what the trimming is measured against.
+  set(_ETSB_EXCLUDE_FROM_ALL ON)
+  et_operator_library(NAME ${name}_all_kernels_ops INCLUDE_ALL_OPERATORS DEPS ${name}_ops)
+  executorch_generated_lib(NAME ${name}_all_kernels_lib DEPS ${name}_all_kernels_ops MANUAL_REGISTRATION MODEL_ENTRY
+                           ${yamls})
+  _etsb_runner_binary(${name}_all_kernels ${name}_all_kernels_lib EXCLUDE_FROM_ALL)
+endfunction()
+
+# The arguments an et_model_binary passes on to executorch_generated_lib, in
+# `out`: the calling rule's KERNEL_DEPS, BACKEND_DEPS and yamls (its ARG_*),
+# defaults filled in, each yaml resolved.
+function(_etsb_model_binary_yamls macro name out)
   if(NOT DEFINED ARG_FUNCTIONS_YAML_TARGET)
     get_property(root GLOBAL PROPERTY ETSB_ROOT)
     set(ARG_FUNCTIONS_YAML_TARGET "${root}/kernels/portable/functions.yaml")
@@ -740,46 +870,25 @@ function(et_model_binary)
       list(APPEND yamls ${attr} "${ARG_${attr}}")
     endif()
   endforeach()
+  set(${out} "${yamls}" PARENT_SCOPE)
+endfunction()
 
-  set(_ETSB_PART ON)
-  set(deps "")
-  if(ARG_DEPS)
-    set(deps DEPS ${ARG_DEPS})
-  endif()
-  if(ARG_BACKENDS)
-    foreach(id IN LISTS ARG_BACKENDS)
-      _etsb_check_backend_id(${macro} ${name} BACKENDS "${id}")
-    endforeach()
-    list(APPEND deps BACKENDS ${ARG_BACKENDS})
-  endif()
-  et_operator_library(NAME ${name}_ops MODEL "${ARG_MODEL}" ${deps})
-  if(NOT ARG_DTYPE_SELECTIVE_BUILD)
-    _etsb_model_binary(${name} ${name}_ops OFF "" ${yamls})
-  else()
-    # Restricting dtypes usually shrinks kernels, but can grow them (ExecuTorch's
-    # issue 13015): link both forms and keep the smaller, so it never costs bytes.
-    # The chosen one is copied into <name>_smallest/, whose run path must find the backends too.
-    set(_ETSB_COPIED_TO "${CMAKE_CURRENT_BINARY_DIR}/${name}_smallest")
-    _etsb_model_binary(${name}_dtype_selective ${name}_ops ON EXCLUDE_FROM_ALL ${yamls})
-    _etsb_model_binary(${name}_op_selective ${name}_ops OFF EXCLUDE_FROM_ALL ${yamls})
-    set(output "${CMAKE_CURRENT_BINARY_DIR}/${name}_smallest/${name}")
-    # The runtime goes beside the copy, where its run path ($ORIGIN) finds it.
-    get_property(runtime GLOBAL PROPERTY ETSB_RUNTIME_LIBRARY)
-    _etsb_run(SUBCOMMAND pick-smaller TARGET ${name}
-      OUTPUTS "${output}" "${output}.map" "${CMAKE_CURRENT_BINARY_DIR}/${name}_smallest/libexecutorch.so"
-      DEPENDS ${name}_dtype_selective ${name}_op_selective "${runtime}"
-      ARGS --output "${output}" --beside "${runtime}"
-           "$<TARGET_FILE:${name}_dtype_selective>" "$<TARGET_FILE:${name}_op_selective>")
-    add_custom_target(${name} ALL DEPENDS "${output}")
-  endif()
-
-  # The same binary with every kernel of the yaml (and the model's backends):
-  # what the trimming is measured against.
-  set(_ETSB_EXCLUDE_FROM_ALL ON)
-  et_operator_library(NAME ${name}_all_kernels_ops INCLUDE_ALL_OPERATORS DEPS ${name}_ops)
-  executorch_generated_lib(NAME ${name}_all_kernels_lib DEPS ${name}_all_kernels_ops MANUAL_REGISTRATION MODEL_ENTRY
-                           ${yamls})
-  _etsb_runner_binary(${name}_all_kernels ${name}_all_kernels_lib EXCLUDE_FROM_ALL)
+# A DTYPE_SELECTIVE_BUILD et_model_binary `name` (ARGN: its generated
+# library's arguments): restricting dtypes usually shrinks kernels, but can
+# grow them (ExecuTorch's issue 13015), so both forms are linked and `etsb
+# pick-smaller` keeps the smaller, in <name>_smallest/: it never costs bytes.
+function(_etsb_smallest_model_binary name)
+  _etsb_model_binary(${name}_dtype_selective ${name}_ops ON EXCLUDE_FROM_ALL ${ARGN})
+  _etsb_model_binary(${name}_op_selective ${name}_ops OFF EXCLUDE_FROM_ALL ${ARGN})
+  set(output "${CMAKE_CURRENT_BINARY_DIR}/${name}_smallest/${name}")
+  # The runtime goes beside the copy, where its run path ($ORIGIN) finds it.
+  get_property(runtime GLOBAL PROPERTY ETSB_RUNTIME_LIBRARY)
+  _etsb_run(SUBCOMMAND pick-smaller TARGET ${name}
+    OUTPUTS "${output}" "${output}.map" "${CMAKE_CURRENT_BINARY_DIR}/${name}_smallest/libexecutorch.so"
+    DEPENDS ${name}_dtype_selective ${name}_op_selective "${runtime}"
+    ARGS --output "${output}" --beside "${runtime}"
+         "$<TARGET_FILE:${name}_dtype_selective>" "$<TARGET_FILE:${name}_op_selective>")
+  add_custom_target(${name} ALL DEPENDS "${output}")
 endfunction()
 
 # The runner of et_model_binary linked with a generated library registering
@@ -844,40 +953,6 @@ function(_etsb_output_target name kind output)
   endif()
   add_custom_target(${name} ${all} DEPENDS "${output}")
   set_target_properties(${name} PROPERTIES ETSB_KIND ${kind} ETSB_OUTPUT "${output}")
-endfunction()
-
-# Checks that `json` is a JSON object of operator -> list of strings (dtype
-# names or kernel keys); sets `out` to its number of operators.
-function(_etsb_check_ops_dict macro name json out)
-  string(JSON type ERROR_VARIABLE error TYPE "${json}")
-  if(error OR NOT type STREQUAL "OBJECT")
-    _etsb_fail(${macro} ${name} "OPS_DICT must be a JSON object of operator -> list of dtypes, got '${json}'")
-  endif()
-  string(JSON count LENGTH "${json}")
-  if(count GREATER 0)
-    math(EXPR last "${count} - 1")
-    foreach(i RANGE ${last})
-      string(JSON op MEMBER "${json}" ${i})
-      _etsb_check_operator(${macro} ${name} OPS_DICT "${op}")
-      string(JSON type TYPE "${json}" "${op}")
-      if(NOT type STREQUAL "ARRAY")
-        _etsb_fail(${macro} ${name} "OPS_DICT: the value for '${op}' must be a list of dtype names or kernel keys")
-      endif()
-      string(JSON length LENGTH "${json}" "${op}")
-      if(length GREATER 0)
-        math(EXPR last_item "${length} - 1")
-        foreach(j RANGE ${last_item})
-          string(JSON type TYPE "${json}" "${op}" ${j})
-          if(NOT type STREQUAL "STRING")
-            _etsb_fail(${macro} ${name} "OPS_DICT: the list for '${op}' holds a ${type}, not a dtype name")
-          endif()
-          string(JSON entry GET "${json}" "${op}" ${j})
-          _etsb_check_dtype_entry(${macro} ${name} OPS_DICT "${op}" "${entry}")
-        endforeach()
-      endif()
-    endforeach()
-  endif()
-  set(${out} ${count} PARENT_SCOPE)
 endfunction()
 
 # ---------------------------------------------------------------------------
@@ -1026,6 +1101,7 @@ endfunction()
 # etsb_xnnpack_backend, etsb_qnn_backend, etsb_openvino_backend (built only when used).
 function(_etsb_wheel_backends)
   set(_ETSB_PART ON)
+  set(_ETSB_VALUES_CHECKED ON)  # the ids below
   get_property(root GLOBAL PROPERTY ETSB_EXECUTORCH_RUNTIME)
   get_property(runtime GLOBAL PROPERTY ETSB_RUNTIME_LIBRARY)
   cmake_path(GET runtime PARENT_PATH copies)

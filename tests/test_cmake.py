@@ -204,7 +204,8 @@ BAD_CALLS = {
     "selects_nothing": ("et_operator_library(NAME ops)", "et_operator_library",
                         "et_operator_library 'ops': selects nothing"),
     "bad_ops_dict": ('et_operator_library(NAME ops OPS_DICT [[{"aten::add.out": "Float"}]])', "et_operator_library",
-                     "OPS_DICT: the value for 'aten::add.out' must be a list of dtype names or kernel keys"),
+                     "CMakeLists.txt: error: et_operator_library 'ops': OPS_DICT: 'aten::add.out': expected a list of "
+                     "dtype names or kernel keys, got a string"),
     "same_yaml": ("merge_yaml(NAME m FUNCTIONS_YAML k.yaml FALLBACK_YAML k.yaml)", "merge_yaml",
                   "merge_yaml 'm': FUNCTIONS_YAML and FALLBACK_YAML are the same file 'k.yaml'"),
     "dtype_without_deps": ("executorch_generated_lib(NAME lib FUNCTIONS_YAML_TARGET k.yaml "
@@ -224,11 +225,19 @@ BAD_CALLS = {
     "operator_with_shell_text": ('et_operator_library(NAME ops OPS "aten::add.out;touch PWNED" "$(touch PWNED)")',
                                  "et_operator_library", "OPS: 'aten::add.out;touch PWNED' is not an operator name"),
     "ops_dict_with_shell_text": ('et_operator_library(NAME ops OPS_DICT [[{"add.out": ["`touch PWNED`"]}]])',
-                                 "et_operator_library", "OPS_DICT: '`touch PWNED`' (for add.out) is neither a dtype"),
+                                 "et_operator_library", "OPS_DICT: 'add.out': unknown dtype '`touch PWNED`'"),
     "ops_dict_key_with_shell_text": ("et_operator_library(NAME ops OPS_DICT [[{\"x'; touch PWNED; '\": []}]])",
                                      "et_operator_library", "OPS_DICT: 'x'; touch PWNED; '' is not an operator"),
+    "ops_dict_unknown_dtype": ('et_operator_library(NAME ops OPS_DICT [[{"add.out": ["Flaot"]}]])',
+                               "et_operator_library",
+                               "CMakeLists.txt: error: et_operator_library 'ops': OPS_DICT: 'add.out': unknown dtype "
+                               "'Flaot' (did you mean 'Float'?)"),
+    # An unbalanced '[' joins what follows it in a CMake list: the check still gets BACKENDS on its own.
+    "bracket_in_a_value": ('et_operator_library(NAME ops OPS "aten::add[" BACKENDS Xnn-pack)', "et_operator_library",
+                           "et_operator_library 'ops': BACKENDS: 'Xnn-pack' is not a backend id"),
     "bad_backend_id": (f"et_model_binary(NAME bin MODEL {PTE} BACKENDS Xnn-pack)", "et_model_binary",
-                       "BACKENDS: 'Xnn-pack' is not a backend id such as XnnpackBackend"),
+                       "CMakeLists.txt: error: et_model_binary 'bin': BACKENDS: 'Xnn-pack' is not a backend id "
+                       "(letters, digits and '_', e.g. XnnpackBackend)"),
     "backend_library_without_library": ("et_backend_library(NAME b BACKENDS XnnpackBackend)", "et_backend_library",
                                         "et_backend_library 'b': LIBRARY is missing"),
     "backend_library_without_backends": ("et_backend_library(NAME b LIBRARY k.cpp)", "et_backend_library",

@@ -74,7 +74,12 @@ attrs = struct(
 )
 
 # What the values that reach a command may hold: checked here, where the BUILD
-# file's line is known, rather than found out by the shell.
+# file's line is known, rather than found out by the shell. Starlark cannot
+# run etsb's tool, whose parsers CMake's rules call instead (`etsb
+# check-attrs`): these sets are the tool's (IDENTIFIER_START and
+# IDENTIFIER_CHARS of tools/selective_build/model/identifiers.py, KEY_CHARS of
+# model/keys.py), and tests/test_attr_checks.py holds them, and the verdicts
+# of the checks below, to the tool's.
 _IDENTIFIER_START = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_"
 _IDENTIFIER_CHARS = _IDENTIFIER_START + "0123456789"
 _LABEL_CHARS = _IDENTIFIER_CHARS + "/.:@+=,~-"
@@ -117,6 +122,17 @@ def is_dtype_entry(text):
             if c not in _KEY_CHARS:
                 return False
         return True
+    return _is_identifier(text)
+
+def is_backend_id(text):
+    """Whether `text` is a backend id (`XnnpackBackend`): an ASCII identifier.
+
+    Args:
+      text: the id to check.
+
+    Returns:
+      True or False.
+    """
     return _is_identifier(text)
 
 def is_safe_label(text):
@@ -210,7 +226,7 @@ def _check_value(where, attr, kind, value):
             _check_operators(where, attr, value)
         if kind == "backend_list":
             for item in value:
-                if not _is_identifier(item):
+                if not is_backend_id(item):
                     fail("%s: attribute '%s': %r is not a backend id such as XnnpackBackend (letters, digits and '_')" % (where, attr, item))
     elif kind == "ops_dict":
         _check_string_list_dict(where, attr, value)

@@ -72,39 +72,71 @@ function(_etsb_check_list_values macro name attr)
   endforeach()
 endfunction()
 
-# Fails unless `op` is an operator name, `[namespace::]name[.overload]`
-# (checked here, at the calling line, before any value reaches a command).
-function(_etsb_check_operator macro name attr op)
-  if(NOT op MATCHES "^([A-Za-z_][A-Za-z0-9_]*::)?[A-Za-z_][A-Za-z0-9_]*(\\.[A-Za-z_][A-Za-z0-9_]*)?$")
-    _etsb_fail(${macro} "${name}" "${attr}: '${op}' is not an operator name such as aten::add.out")
+# Checks the values of the calling rule that reach etsb's commands with `etsb
+# check-attrs`, which reads them with the commands' own parsers: OPS, OPS_DICT
+# and BACKENDS each name the variable holding the attribute (OPS and BACKENDS
+# lists, OPS_DICT one JSON object). A problem fails the configuration with the
+# tool's message, naming the CMakeLists.txt, the rule, the target and the
+# attribute; CMake's call stack adds the line (within a function
+# CMAKE_CURRENT_LIST_LINE is the function's own line, not its caller's). A
+# rule passing on values it checked already, or wrote itself, sets
+# _ETSB_VALUES_CHECKED around the call (each check costs a Python start).
+function(_etsb_check_values macro name)
+  if(_ETSB_VALUES_CHECKED)
+    return()
   endif()
+  cmake_parse_arguments(PARSE_ARGV 2 CHECK "" "OPS;OPS_DICT;BACKENDS" "")
+  get_property(python GLOBAL PROPERTY ETSB_PYTHON_EXE)
+  get_property(tool GLOBAL PROPERTY ETSB_TOOL)
+  set(command "")
+  foreach(argument "${python}" "${tool}" check-attrs "--file=${CMAKE_CURRENT_LIST_FILE}" "--rule=${macro}"
+                   "--name=${name}")
+    _etsb_bracket_argument("${argument}" command)
+  endforeach()
+  set(values OFF)
+  foreach(attr OPS BACKENDS)
+    string(TOLOWER "--${attr}" flag)
+    foreach(value IN LISTS ${CHECK_${attr}})
+      _etsb_bracket_argument("${flag}=${value}" command)
+      set(values ON)
+    endforeach()
+  endforeach()
+  if(DEFINED CHECK_OPS_DICT)
+    if(DEFINED ${CHECK_OPS_DICT})
+      _etsb_bracket_argument("--ops-dict=${${CHECK_OPS_DICT}}" command)
+      set(values ON)
+    endif()
+  endif()
+  if(NOT values)
+    return()
+  endif()
+  cmake_language(EVAL CODE
+    "execute_process(COMMAND ${command} RESULT_VARIABLE status OUTPUT_VARIABLE output ERROR_VARIABLE error)")
+  if(NOT status EQUAL 0)
+    string(STRIP "${output}${error}" error)
+    message(FATAL_ERROR "${error}")
+  endif()
+endfunction()
+
+# Appends `argument` to the string `command_var` as a bracket argument
+# ([=[...]=]): one argument of a command run through cmake_language(EVAL),
+# whatever it holds (a CMake list would split it at ';' and, after an
+# unbalanced '[', join what follows).
+function(_etsb_bracket_argument argument command_var)
+  set(equals "")
+  while(argument MATCHES "]${equals}]")
+    string(APPEND equals "=")
+  endwhile()
+  set(${command_var} "${${command_var}} [${equals}[${argument}]${equals}]" PARENT_SCOPE)
 endfunction()
 
 # Appends to the list `args_var` the flag `flag` with the items of the list
-# variable `values_var` joined by commas, once each has passed `checker` (a
-# function taking macro, name, attribute and value). The list is read from its
-# variable, not passed as arguments: a value holding an escaped ';' stays one.
-function(_etsb_joined_argument macro name attr checker flag args_var values_var)
-  foreach(value IN LISTS ${values_var})
-    cmake_language(CALL ${checker} ${macro} ${name} ${attr} "${value}")
-  endforeach()
+# variable `values_var` (checked by _etsb_check_values) joined by commas. The
+# list is read from its variable, not passed as arguments: a value holding an
+# escaped ';' stays one.
+function(_etsb_joined_argument flag args_var values_var)
   list(JOIN ${values_var} "," joined)
   set(${args_var} ${${args_var}} ${flag} "${joined}" PARENT_SCOPE)
-endfunction()
-
-# Fails unless `id` is a backend id (an identifier such as XnnpackBackend).
-function(_etsb_check_backend_id macro name attr id)
-  if(NOT id MATCHES "^[A-Za-z_][A-Za-z0-9_]*$")
-    _etsb_fail(${macro} "${name}" "${attr}: '${id}' is not a backend id such as XnnpackBackend")
-  endif()
-endfunction()
-
-# Fails unless `entry` is a dtype name (Float), `default` or a kernel key (v1/6;0,1|6;0,1).
-function(_etsb_check_dtype_entry macro name attr op entry)
-  if(NOT entry MATCHES "^([A-Za-z_][A-Za-z0-9_]*|v1/[0-9;,|]*)$")
-    _etsb_fail(${macro} "${name}"
-      "${attr}: '${entry}' (for ${op}) is neither a dtype name such as Float nor a kernel key such as v1/6;0,1|6;0,1")
-  endif()
 endfunction()
 
 # Fails unless `value` names a .pte program.

@@ -159,6 +159,16 @@ COMMANDS: tuple[Command, ...] = (
         _flag("needs", LIST, "a library it needs beside it at run time (repeatable)", "PATH"),
         _flag("output", VALUE, "the declaration to write", "PATH", required=True),
     )),
+    Command("check-attrs", "Check the operator names, ops dict and backend ids of a CMake rule call, as the "
+            "commands that take them will read them; each problem names the call's file, rule, target and "
+            "attribute.", (
+        _flag("file", VALUE, "the CMakeLists.txt of the call", "PATH", required=True),
+        _flag("rule", VALUE, "the rule called, e.g. et_operator_library", "RULE", required=True),
+        _flag("name", VALUE, "the target the call makes", "NAME", required=True),
+        _flag("ops", LIST, "an operator name given in OPS (repeatable)", "OP"),
+        _flag("ops-dict", VALUE, "the JSON object given in OPS_DICT", "JSON"),
+        _flag("backends", LIST, "a backend id given in BACKENDS (repeatable)", "ID"),
+    )),
     Command("kernel-sources", "List the sources of a kernel library's tree that the selected kernels need: the "
             "file defining each, and the utility sources those include (selected operators without a kernel are "
             "left to gen-bindings to report).", (

@@ -220,6 +220,19 @@ def gen_bindings(args: SimpleNamespace) -> int:
     return 0
 
 
+def check_attrs(args: SimpleNamespace) -> int:
+    """Check a CMake rule call's operator names, ops dict and backend ids (nothing written)."""
+    from selective_build.readers.rule_values import rule_value_problems
+
+    values = [("OPS", op) for op in args.ops] + [("BACKENDS", backend_id) for backend_id in args.backends]
+    if args.ops_dict is not None:
+        values.append(("OPS_DICT", args.ops_dict))
+    problems = rule_value_problems(Location(args.file), args.rule, args.name, values)
+    if problems:
+        raise UserError(problems[0].message, problems[0].location, problems)  # in the call's order
+    return 0
+
+
 def _backend_libraries(selection, declaration_paths: Sequence[str]):
     """The declared backend libraries the selection's backends need (every
     backend must be provided by one), with their files checked to exist."""

@@ -16,6 +16,7 @@ readable by ExecuTorch's own tools, and unions combine them like any feature.
 
 from __future__ import annotations
 
+from selective_build.model.identifiers import is_identifier
 from selective_build.model.records import record
 
 BACKEND_FEATURE_PREFIX = "executorch_backend:"
@@ -40,10 +41,10 @@ class BackendLibrary:
 
 def check_backend_id(text: str) -> str | None:
     """Why ``text`` cannot be a backend id (None when it can): ids are
-    identifiers, as ExecuTorch's backends name themselves."""
+    ASCII identifiers, as ExecuTorch's backends name themselves."""
     if not text:
         return "a backend id cannot be empty"
-    if not (text[0].isalpha() or text[0] == "_") or not all(c.isalnum() or c == "_" for c in text):
+    if not is_identifier(text):
         return f"'{text}' is not a backend id (letters, digits and '_', e.g. XnnpackBackend)"
     return None
 

@@ -21,6 +21,10 @@ from selective_build.model.dtypes import SCALAR_TYPE_NAMES, SCALAR_TYPES
 from selective_build.model.records import record
 
 VERSION_PREFIX = "v1/"
+# Every character a key may hold after its prefix: ScalarType numbers, dim
+# orders and the separators ';', ',' and '|' (the Starlark rules' check of
+# ops dict entries allows these; tests/test_attr_checks.py keeps them equal).
+KEY_CHARS = "0123456789;,|"
 DEFAULT_SPELLING = "default"
 
 # What a key stands for.

@@ -7,6 +7,7 @@ other module passes :class:`OperatorName` values around.
 
 from __future__ import annotations
 
+from selective_build.model.identifiers import is_identifier
 from selective_build.model.records import record
 
 DEFAULT_NAMESPACE = "aten"
@@ -69,23 +70,19 @@ class OperatorName:
         return str(self) >= str(other)
 
 
-def _is_identifier(text: str) -> bool:
-    return text.isidentifier() and text.isascii()
-
-
 def parse_operator_name(text: str) -> OperatorName:
     """Parse ``[ns::]name[.overload]``; the namespace defaults to ``aten``.
     Raise :class:`SchemaSyntaxError` saying what is wrong and where."""
     namespace, sep, rest = text.rpartition("::")
     if not sep:
         namespace = DEFAULT_NAMESPACE
-    elif not _is_identifier(namespace):
+    elif not is_identifier(namespace):
         raise SchemaSyntaxError(f"bad namespace {namespace!r}", 1)
     name, dot, overload = rest.partition(".")
     start = len(text) - len(rest) + 1
-    if not _is_identifier(name):
+    if not is_identifier(name):
         raise SchemaSyntaxError(f"bad operator name {name!r}", start)
-    if overload and not _is_identifier(overload):
+    if overload and not is_identifier(overload):
         raise SchemaSyntaxError(f"bad overload name {overload!r}", start + len(name) + 1)
     if dot and not overload:
         raise SchemaSyntaxError("empty overload name after '.'", start + len(name) + 1)
@@ -100,6 +97,6 @@ def operator_name_of(namespaced_name: str, overload: str) -> OperatorName:
     name = parse_operator_name(namespaced_name)
     if name.overload:
         raise SchemaSyntaxError(f"'{namespaced_name}' holds a '.' before its overload", 1)
-    if overload and not _is_identifier(overload):
+    if overload and not is_identifier(overload):
         raise SchemaSyntaxError(f"bad overload name {overload!r}", len(namespaced_name) + 2)
     return OperatorName(name.namespace, name.name, overload)
