@@ -136,7 +136,7 @@ def test_python_functions_fit_on_a_screen():
 @pytest.mark.parametrize("files, start", [
     (sorted(p for p in STARLARK.glob("*.go") if not p.name.endswith("_test.go") and p.name != "rules_table.go"),
      r"func (?:\([^)]*\) )?(\w+)"),
-    ([REPO / "tools" / "runner" / "runner.cpp"], r"(?:[\w:<>,*& ]+ )?(\w+)\(.*\) \{$"),
+    (sorted((REPO / "tools" / "runner").glob("*.[ch]*")), r"(?:[\w:<>,*& ]+ )?(\w+)\(.*\) \{$"),
 ], ids=["go", "runner"])
 def test_go_and_cxx_functions_fit_on_a_screen(files, start):
     """Functions start at column 0 and end with a '}' alone at column 0 (gofmt's and the runner's layout)."""
