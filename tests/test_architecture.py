@@ -174,3 +174,11 @@ def test_the_kernel_table_is_made_from_the_yaml_and_the_operator_corpus():
     table = gen_kernels_table.render(gen_kernels_table.YAML.read_text(),
                                      json.loads(gen_kernels_table.MANIFEST.read_text()))
     assert gen_kernels_table.updated(readme, table) == readme, "run: python scripts/gen_kernels_table.py"
+
+
+def test_the_architecture_document_names_every_module():
+    """docs/architecture.md says what each module is for: a new module must be added there."""
+    text = (REPO / "docs" / "architecture.md").read_text()
+    unnamed = [str(path.relative_to(PACKAGE)) for path in sorted(PACKAGE.rglob("*.py"))
+               if path.name != "__init__.py" and f"`{path.stem}`" not in text and f"`{path.name}`" not in text]
+    assert not unnamed, "not in docs/architecture.md: " + ", ".join(unnamed)
