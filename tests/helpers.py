@@ -360,7 +360,9 @@ class Installed:
 
     def etsb(self, *argv: str, cwd: Path, **env: str) -> subprocess.CompletedProcess:
         environment = {**os.environ, "XDG_CACHE_HOME": str(self.cache), **env}
+        # The installed etsb only: not an evaluator, nor Python modules, that this checkout's environment points at.
         environment.pop("ETSB_STARLARK", None)
+        environment.pop("PYTHONPATH", None)
         return subprocess.run([str(self.venv / "bin" / "etsb"), *argv], cwd=cwd, env=environment,
                               capture_output=True, text=True, timeout=900)
 

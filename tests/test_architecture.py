@@ -143,7 +143,7 @@ def test_python_functions_fit_on_a_screen():
 @pytest.mark.parametrize("files, start", [
     (sorted(p for p in STARLARK.glob("*.go") if not p.name.endswith("_test.go") and p.name != "rules_table.go"),
      r"func (?:\([^)]*\) )?(\w+)"),
-    ([REPO / "tools" / "runner" / "runner.cpp"], r"(?:[\w:<>,*& ]+ )?(\w+)\(.*\) \{$"),
+    (sorted((REPO / "tools" / "runner").glob("*.[ch]*")), r"(?:[\w:<>,*& ]+ )?(\w+)\(.*\) \{$"),
 ], ids=["go", "runner"])
 def test_go_and_cxx_functions_fit_on_a_screen(files, start):
     """Functions start at column 0 and end with a '}' alone at column 0 (gofmt's and the runner's layout)."""
@@ -181,3 +181,11 @@ def test_the_kernel_table_is_made_from_the_yaml_and_the_operator_corpus():
     table = gen_kernels_table.render(gen_kernels_table.YAML.read_text(),
                                      json.loads(gen_kernels_table.MANIFEST.read_text()))
     assert gen_kernels_table.updated(readme, table) == readme, "run: python scripts/gen_kernels_table.py"
+
+
+def test_the_architecture_document_names_every_module():
+    """docs/architecture.md says what each module is for: a new module must be added there."""
+    text = (REPO / "docs" / "architecture.md").read_text()
+    unnamed = [str(path.relative_to(PACKAGE)) for path in sorted(PACKAGE.rglob("*.py"))
+               if path.name != "__init__.py" and f"`{path.stem}`" not in text and f"`{path.name}`" not in text]
+    assert not unnamed, "not in docs/architecture.md: " + ", ".join(unnamed)

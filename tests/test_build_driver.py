@@ -366,21 +366,21 @@ def test_every_attribute_spelling_reaches_the_build():
 
 def test_analysis_reads_every_attribute_of_the_table():
     """What the table declares, analysis reads: nothing accepted and dropped (but the inert ones)."""
-    from selective_build.driver import graph as graph_module
+    from selective_build.driver.analysis import Analysis
     from selective_build.driver.primitives import RULES
 
     read: set[tuple[str, str]] = set()
-    original = graph_module._Analysis.attr
+    original = Analysis.attr
 
     def recording(self, target, name, default=None):
         read.add((target.rule, name))
         return original(self, target, name, default)
 
-    graph_module._Analysis.attr = recording
+    Analysis.attr = recording
     try:
         _analysed_with_every_attribute()
     finally:
-        graph_module._Analysis.attr = original
+        Analysis.attr = original
     canonical = {(rule, name) for rule, attrs in RULES.items() for name, attr in attrs.items()
                  if not attr.same_as and not attr.inert and name not in ("name", "tags")}
     assert canonical - read == set()
@@ -636,3 +636,68 @@ def test_objects_of_must_name_a_cxx_library_and_object_list_one_file():
     messages = [problem.message for problem in info.value.problems]
     assert any("objects_of: ':files' is not a cxx_library" in m for m in messages), messages
     assert any("object_list stands for 2 files; it must name one" in m for m in messages), messages
+
+
+def test_every_rule_of_the_table_has_an_analysis():
+    from selective_build.driver.graph import RULE_ANALYSES
+    from selective_build.driver.primitives import RULES
+
+    assert sorted(RULE_ANALYSES) == sorted(RULES)
+
+
+def _select_action(sources: list[str], own: list[str] = ()):
+    """The action choosing the objects of `picked`, which takes some of `lib`'s (made of ``sources``)."""
+    from selective_build.driver.evaluate import Package, Target
+    from selective_build.driver.graph import Config, analyse
+    from selective_build.driver.labels import Label
+
+    targets = (Target("p", "cxx_library", "lib", {"srcs": sources}, ()),
+               Target("p", "cxx_library", "picked", {"srcs": list(own), "objects_of": [":lib"],
+                                                     "object_list": "list.txt"}, ()))
+    graph = analyse({"p": Package("p", "p/BUILD", ("p/BUILD",), (), targets)}, [Label("p", "picked")],
+                    Config({}, {}, "c++", lambda path: True))
+    (action,) = [a for a in graph.actions if a.description.startswith("SELECT")]
+    return action
+
+
+def _run_select(action, tmp_path: Path, selected: str) -> subprocess.CompletedProcess:
+    """Run ``action`` in ``tmp_path`` as ninja would, ``selected`` being the list of selected sources."""
+    (tmp_path / action.rspfile).parent.mkdir(parents=True, exist_ok=True)
+    (tmp_path / action.rspfile).write_text(action.rspfile_content)
+    (tmp_path / action.inputs[0]).parent.mkdir(parents=True, exist_ok=True)
+    (tmp_path / action.inputs[0]).write_text(selected)
+    return subprocess.run(["sh", "-c", action.command], cwd=tmp_path, capture_output=True, text=True)
+
+
+def test_the_dyndep_program_makes_the_selected_objects_inputs_of_the_archive(tmp_path):
+    action = _select_action(["a.cc", "b.cc", "c.cc"])
+    result = _run_select(action, tmp_path, "p/c.cc\n\np/a.cc\n")
+    assert result.returncode == 0, result.stderr
+    dyndep, members = (tmp_path / path for path in action.outputs)
+    objects = ["etsb-out/obj/p/lib/p__c.cc.o", "etsb-out/obj/p/lib/p__a.cc.o"]
+    assert members.read_text() == "".join(f"{o}\n" for o in objects)
+    assert dyndep.read_text() == ("ninja_dyndep_version = 1\n"
+                                  f"build etsb-out/bin/p/libpicked.a: dyndep | {' '.join(objects)}\n")
+    assert _run_select(action, tmp_path, "").returncode == 0
+    assert members.read_text() == ""
+    assert dyndep.read_text() == "ninja_dyndep_version = 1\nbuild etsb-out/bin/p/libpicked.a: dyndep\n"
+
+
+@pytest.mark.parametrize("sources", [["a.cc"], []], ids=["other sources", "no source at all"])
+def test_the_dyndep_program_refuses_a_source_it_cannot_take(tmp_path, sources):
+    result = _run_select(_select_action(sources), tmp_path, "p/z.cc\n")
+    assert result.returncode == 1
+    assert result.stderr == "etsb: //p:picked: p/z.cc is not a source of its objects_of libraries\n"
+
+
+def test_the_link_line_keeps_the_order_the_linker_needs():
+    from selective_build.driver.link import LinkLine
+
+    line = LinkLine(output="bin/x", objects=("x.o",), archives=(("liba.a", True), ("libb.a", False)),
+                    shared_libraries=("lib/s.so",), linker_scripts=("backends.ld",), linker_inputs=("lib/t.so",),
+                    flags=("-lm",), run_path=("$ORIGIN", "$ORIGIN/../lib"))
+    assert line.command("c++") == (
+        "c++ -o bin/x x.o -Wl,--whole-archive liba.a -Wl,--no-whole-archive libb.a lib/s.so "
+        "-Wl,--push-state,--no-as-needed backends.ld -Wl,--pop-state -lm '-Wl,-rpath,$ORIGIN:$ORIGIN/../lib' "
+        "-Wl,--gc-sections -Wl,-Map=bin/x.map")
+    assert line.inputs == ("x.o", "liba.a", "libb.a", "lib/s.so", "backends.ld", "lib/t.so")

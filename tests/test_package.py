@@ -25,7 +25,8 @@ def test_the_wheel_carries_what_etsb_needs_at_run_time(installed):
                  "tools/starlark/main.go", "tools/selective_build/BUILD", "tools/selective_build/__main__.py",
                  "tools/selective_build/data/aten_ops.yaml"):
         assert f"selective_build/_root/{part}" in names, part
-    assert "selective_build/data/aten_ops.yaml" in names
+    # Package data the driver reads beside its modules: the ATen schemas, the dyndep program.
+    assert {"selective_build/data/aten_ops.yaml", "selective_build/driver/dyndep.awk"} <= names
     assert not [n for n in names if "__pycache__" in n or "/fuzz/" in n or n.startswith("tests/")]
 
 

@@ -6,6 +6,11 @@
 // The runtime's log is kept, not printed: --log prints it after a run, and a
 // failure prints its errors (a missing kernel is named with its key).
 //
+// This file is the run's flow and main; its parts are headers beside it:
+// options.h (the command line), memory_budget.h (the memory a method may
+// take), log_capture.h (the runtime's log, kept), files.h (the program and
+// the .npy inputs read, the outputs written) and npy.h (the .npy format).
+//
 // Kernels reach the runtime one of three ways, chosen when the binary is built:
 // static initialisers in the registration source (the default), an explicit
 // call (-DETSB_REGISTER_LIB=<lib>, or -DETSB_MODEL_ENTRY to call the
@@ -16,26 +21,17 @@
 // The fuzz target of model loading (tools/runner/fuzz) compiles this file with
 // -DETSB_RUNNER_NO_MAIN and calls run() on each input.
 #include <dlfcn.h>
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <cctype>
-#include <cerrno>
 #include <chrono>
-#include <cinttypes>
 #include <cstdio>
-#include <cstdlib>
 #include <cstring>
-#include <filesystem>
-#include <memory>
 #include <new>
 #include <string>
 #include <vector>
 
 #include <executorch/extension/data_loader/file_data_loader.h>
-#include <executorch/extension/memory_allocator/malloc_memory_allocator.h>
 #include <executorch/runtime/backend/interface.h>
 #include <executorch/runtime/core/evalue.h>
 #include <executorch/runtime/executor/method.h>
@@ -43,15 +39,16 @@
 #include <executorch/runtime/kernel/operator_registry.h>
 #include <executorch/runtime/platform/runtime.h>
 
+#include "files.h"
+#include "log_capture.h"
+#include "memory_budget.h"
 #include "npy.h"
+#include "options.h"
 
-using executorch::aten::ScalarType;
 using executorch::aten::Tensor;
 using executorch::aten::TensorImpl;
 using executorch::runtime::Error;
 using executorch::runtime::EValue;
-using executorch::runtime::HierarchicalAllocator;
-using executorch::runtime::MemoryManager;
 using executorch::runtime::Method;
 using executorch::runtime::MethodMeta;
 using executorch::runtime::Program;
@@ -97,275 +94,8 @@ std::string error_name(Error error) {
   return name + std::string(code);
 }
 
-using etsb_npy::by_type;
-using etsb_npy::DtypeInfo;
-
-// A tensor input read from .npy, with storage that outlives the method.
-struct Array {
-  etsb_npy::Header header;
-  uint8_t dim_order[etsb_npy::kMaxDims] = {};
-  std::vector<uint8_t> data;
-  std::unique_ptr<TensorImpl> impl;
-};
-
-std::string shape_text(Span<const int32_t> sizes) { return etsb_npy::shape_text(sizes.data(), sizes.size()); }
-
-// A file descriptor closed when it goes out of scope.
-struct File {
-  int fd = -1;
-  ~File() {
-    if (fd >= 0) ::close(fd);
-  }
-};
-
-// Opens `path` for reading if it is a regular file (a FIFO is not waited on).
-bool open_regular(const std::string& path, File& file, size_t& size, std::string& why) {
-  file.fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-  if (file.fd < 0) return why = std::string("cannot open it: ") + std::strerror(errno), false;
-  struct stat info;
-  if (::fstat(file.fd, &info) != 0) return why = std::string("cannot read it: ") + std::strerror(errno), false;
-  if (S_ISDIR(info.st_mode)) return why = "is a directory", false;
-  if (!S_ISREG(info.st_mode)) return why = "not a regular file", false;
-  size = static_cast<size_t>(info.st_size);
-  return true;
-}
-
-// Reads exactly `size` bytes at `offset`.
-bool read_at(int fd, uint8_t* into, size_t size, size_t offset) {
-  while (size > 0) {
-    ssize_t got = ::pread(fd, into, size, static_cast<off_t>(offset));
-    if (got < 0 && errno == EINTR) continue;
-    if (got <= 0) return false;
-    into += got, size -= static_cast<size_t>(got), offset += static_cast<size_t>(got);
-  }
-  return true;
-}
-
-// Reads input from the .npy at `path`, checked against the tensor the method
-// expects before its data is read: a file's claims cannot make the runner
-// allocate more than the method's own input needs.
-bool read_input(const std::string& path, const executorch::runtime::TensorInfo& expected, Array& array,
-                std::string& why) {
-  File file;
-  size_t file_size = 0;
-  if (!open_regular(path, file, file_size, why)) return false;
-  static uint8_t head[etsb_npy::kMaxPreambleBytes + etsb_npy::kMaxHeaderBytes];
-  size_t head_size = std::min(sizeof(head), file_size);
-  if (!read_at(file.fd, head, head_size, 0)) return why = "cannot read it", false;
-  etsb_npy::Header& header = array.header;
-  if (!etsb_npy::parse_header(head, head_size, header, why)) return false;
-  header.dtype = etsb_npy::as_expected(header.dtype, expected.scalar_type());
-  if (expected.scalar_type() != header.dtype->type) {
-    const DtypeInfo* want = by_type(expected.scalar_type());
-    return why = std::string("dtype ") + header.dtype->name + ", the method expects " +
-                 (want ? want->name : "another dtype"), false;
-  }
-  Span<const int32_t> sizes(header.sizes, header.dims);
-  if (!std::equal(sizes.begin(), sizes.end(), expected.sizes().begin(), expected.sizes().end()))
-    return why = "shape " + shape_text(sizes) + ", the method expects " + shape_text(expected.sizes()), false;
-  size_t data_bytes = file_size - std::min(file_size, header.data_offset);
-  if (data_bytes != header.data_bytes)
-    return why = "holds " + std::to_string(data_bytes) + " data bytes, its shape needs " +
-                 std::to_string(header.data_bytes), false;
-  array.data.resize(header.data_bytes);
-  if (!read_at(file.fd, array.data.data(), header.data_bytes, header.data_offset))
-    return why = "cannot read its data", false;
-  for (size_t i = 0; i < header.dims; ++i) array.dim_order[i] = static_cast<uint8_t>(i);
-  return true;
-}
-
-// The runtime's log, kept instead of printed: a run that works stays quiet, and
-// a failure is explained in our own words (the runtime's lines follow on error).
-struct LogLine {
-  et_pal_log_level_t level;
-  std::string text;
-};
-std::vector<LogLine> g_log;
-// Lines kept at most: a hostile program cannot make the log grow without bound.
-constexpr size_t kMaxLogLines = 10000;
-// Errors the runtime logged, kept or not.
-size_t g_logged_errors = 0;
-
-void keep_log_message(et_timestamp_t, et_pal_log_level_t level, const char*, const char*, size_t,
-                      const char* message, size_t length) {
-  if (level == kError || level == kFatal) ++g_logged_errors;
-  if (g_log.size() >= kMaxLogLines) return;
-  std::string text(message, std::min<size_t>(length, 1000));
-  while (!text.empty() && (text.back() == '\n' || text.back() == ' ')) text.pop_back();
-  g_log.push_back({level, text});
-}
-
-void print_logged_errors() {
-  for (const auto& line : g_log) {
-    if (line.level == kError || line.level == kFatal) std::fprintf(stderr, "  runtime: %s\n", line.text.c_str());
-  }
-}
-
-// "Float 4-D contiguous" for dtype 6 and dim order 0,1,2,3 (as etsb's build-time messages say it).
-std::string describe_tensor(int dtype, const std::vector<int>& order) {
-  const DtypeInfo* info = by_type(static_cast<ScalarType>(dtype));
-  std::string text = info ? info->name : "dtype " + std::to_string(dtype);
-  text += " " + std::to_string(order.size()) + "-D";
-  bool contiguous = true;
-  for (size_t i = 0; i < order.size(); ++i) contiguous = contiguous && order[i] == static_cast<int>(i);
-  if (order.size() > 1 && contiguous) text += " contiguous";
-  if (!contiguous) {
-    text += " dim order (";
-    for (size_t i = 0; i < order.size(); ++i) text += (i ? "," : "") + std::to_string(order[i]);
-    text += ")";
-  }
-  return text;
-}
-
-// The operators and kernel keys the runtime looked up and did not find, read
-// back from its log ("kernel 'X' not found." then one "dtype: N | dim order: ["
-// line per tensor, its dims, and "]").
-std::vector<std::string> missing_kernels() {
-  std::vector<std::string> found;
-  std::string op, key, readable;
-  std::vector<int> order;
-  int dtype = -1;
-  auto finish = [&]() {
-    if (op.empty()) return;
-    std::string entry = op + "  key v1/" + key + "  (" + readable + ")";
-    if (std::find(found.begin(), found.end(), entry) == found.end()) found.push_back(entry);
-    op.clear();
-  };
-  for (const auto& line : g_log) {
-    const std::string& text = line.text;
-    size_t start = text.find("kernel '");
-    size_t end = text.find("' not found");
-    if (start != std::string::npos && end != std::string::npos) {
-      finish();
-      op = text.substr(start + 8, end - start - 8);
-      key.clear(), readable.clear();
-    } else if (!op.empty() && text.rfind("dtype: ", 0) == 0) {
-      dtype = std::atoi(text.c_str() + 7);
-      order.clear();
-    } else if (!op.empty() && dtype >= 0 && !text.empty() && text[0] >= '0' && text[0] <= '9') {
-      order.push_back(std::atoi(text.c_str()));
-    } else if (!op.empty() && dtype >= 0 && text == "]") {
-      std::string dims;
-      for (size_t i = 0; i < order.size(); ++i) dims += (i ? "," : "") + std::to_string(order[i]);
-      key += (key.empty() ? "" : "|") + std::to_string(dtype) + ";" + dims;
-      readable += (readable.empty() ? "" : ", ") + describe_tensor(dtype, order);
-      dtype = -1;
-    } else if (!op.empty()) {
-      finish();
-    }
-  }
-  finish();
-  return found;
-}
-
-// The items of a comma-separated list; false if one is empty ("a.npy,,b.npy").
-bool split_list(const std::string& text, std::vector<std::string>& items) {
-  size_t start = 0;
-  while (start <= text.size() && !text.empty()) {
-    size_t end = std::min(text.find(',', start), text.size());
-    if (end == start) return false;
-    items.push_back(text.substr(start, end - start));
-    start = end + 1;
-  }
-  return true;
-}
-
-const char kUsage[] =
-    "usage: %s --model M.pte [--method NAME] --inputs a.npy,... --output-dir DIR\n"
-    "          [--iterations N] [--threads N] [--max-memory-mb N] [--log]\n"
-    "       %s --model M.pte --all-methods --inputs-dir IN --output-dir DIR [--max-memory-mb N] [--log]\n"
-    "\n"
-    "Runs a method of an ExecuTorch program with this binary's kernels and writes\n"
-    "its outputs as DIR/output_<i>.npy.\n"
-    "\n"
-    "  --model M.pte       the program\n"
-    "  --method NAME       the method to run (default: forward)\n"
-    "  --inputs LIST       the method's inputs, one .npy per input, comma-separated\n"
-    "  --output-dir DIR    where the outputs go (created)\n"
-    "  --iterations N      run N times (1 to 1000000000) and print the median latency\n"
-    "  --all-methods       run every method of the program in turn, method M reading\n"
-    "                      IN/M.input_<i>.npy and writing DIR/M/output_<i>.npy; a failed\n"
-    "                      method is reported and the others still run\n"
-    "  --inputs-dir IN     where --all-methods finds the inputs\n"
-    "  --threads N         the size of ExecuTorch's thread pool (1 to 1024), used by\n"
-    "                      backends such as XNNPACK and by threaded kernels; refused\n"
-    "                      above 1 when the binary links no thread pool (its kernels\n"
-    "                      run on the calling thread)\n"
-    "  --max-memory-mb N   refuse a method whose planned memory exceeds N MB (default 4096)\n"
-    "  --log               print the runtime's log after the run\n"
-    "  --list-kernels      print the name of every registered kernel, one a line, and exit\n"
-    "  --list-backends     print the id of every registered backend, one a line, and exit\n"
-    "  --help              print this and exit\n"
-    "\n"
-    "Exit status: 0 on success, 1 if the run failed, 2 for a bad command line.\n";
-
-// The command line.
-struct Options {
-  std::string model, method_name = "forward", inputs_text, output_dir, inputs_dir;
-  long long iterations = 0;
-  long long max_memory_mb = 4096;
-  long long threads = 0;  // 0: the thread pool's own default
-  bool has_inputs = false, print_log = false, help = false, list_kernels = false, list_backends = false,
-       all_methods = false;
-};
-
-// A whole decimal number from `low` to `high`, or false.
-bool parse_count(const std::string& text, long long low, long long high, long long& value) {
-  if (text.empty() || text.size() > 18 || text.find_first_not_of("0123456789") != std::string::npos) return false;
-  value = std::strtoll(text.c_str(), nullptr, 10);
-  return value >= low && value <= high;
-}
-
-// Stores the value of `flag`; false (after saying why) if the flag is unknown
-// or its value is not what it takes.
-bool set_option(const std::string& flag, const std::string& value, Options& options) {
-  std::string* text = flag == "--model" ? &options.model : flag == "--method" ? &options.method_name
-                    : flag == "--inputs" ? &options.inputs_text : flag == "--output-dir" ? &options.output_dir
-                    : flag == "--inputs-dir" ? &options.inputs_dir : nullptr;
-  if (text != nullptr) {
-    if (value.empty()) return refuse(flag + " needs a non-empty value");
-    *text = value;
-    options.has_inputs = options.has_inputs || flag == "--inputs";
-    return true;
-  }
-  if (flag == "--iterations" && !parse_count(value, 1, 1000000000, options.iterations))
-    return refuse("--iterations takes a whole number from 1 to 1000000000, not '" + value + "'");
-  if (flag == "--max-memory-mb" && !parse_count(value, 1, 1 << 30, options.max_memory_mb))
-    return refuse("--max-memory-mb takes a whole number of megabytes from 1 to 1073741824, not '" + value + "'");
-  if (flag == "--threads" && !parse_count(value, 1, 1024, options.threads))
-    return refuse("--threads takes a whole number from 1 to 1024, not '" + value + "'");
-  if (flag != "--iterations" && flag != "--max-memory-mb" && flag != "--threads")
-    return refuse("unknown flag " + flag + " (see --help)");
-  return true;
-}
-
-// Reads argv into `options`; returns false (after saying why) on a bad command line.
-bool parse_options(int argc, char** argv, Options& options) {
-  std::vector<std::string> seen;
-  for (int i = 1; i < argc; ++i) {
-    std::string flag = argv[i];
-    if (flag == "--help" || flag == "-h") return options.help = true;
-    if (flag == "--list-kernels") return options.list_kernels = true;
-    if (flag == "--list-backends") return options.list_backends = true;
-    if (std::find(seen.begin(), seen.end(), flag) != seen.end()) return refuse(flag + " given twice");
-    seen.push_back(flag);
-    if (flag == "--log" || flag == "--all-methods") {
-      (flag == "--log" ? options.print_log : options.all_methods) = true;
-      continue;
-    }
-    if (flag.rfind("--", 0) != 0) return refuse("unexpected argument '" + flag + "' (see --help)");
-    if (i + 1 >= argc) return refuse("missing value after " + flag);
-    if (!set_option(flag, argv[++i], options)) return false;
-  }
-  if (options.model.empty() || options.output_dir.empty()) return refuse("--model and --output-dir are required");
-  bool one_method = std::find(seen.begin(), seen.end(), "--method") != seen.end() || options.has_inputs ||
-                    options.iterations > 0;
-  if (options.all_methods && one_method)
-    return refuse("--all-methods runs every method on its own inputs: drop --method, --inputs and --iterations");
-  if (options.all_methods != !options.inputs_dir.empty())
-    return refuse(options.all_methods ? "--all-methods needs --inputs-dir" : "--inputs-dir goes with --all-methods");
-  return true;
-}
+// The runner's parts, one concern to a header (see the top of this file).
+using namespace etsb_runner;
 
 // Registers the binary's kernels, the way it was built to (static
 // initialisers need nothing here); returns false after saying why it failed.
@@ -380,75 +110,6 @@ bool register_kernels() {
   return true;
 }
 
-// Memory the method may take, planned arenas and the runtime's own
-// allocations together, so a program's claims cannot exhaust the machine.
-struct MemoryBudget {
-  size_t left;
-  // Takes `size` bytes from the budget; false if they are not there.
-  bool take(size_t size) {
-    if (size > left) return false;
-    left -= size;
-    return true;
-  }
-};
-
-// malloc within a budget: the runtime's allocations for a method (its values,
-// kernel arguments and scratch) fail cleanly once the budget is spent.
-class BudgetedAllocator : public executorch::extension::MallocMemoryAllocator {
- public:
-  explicit BudgetedAllocator(MemoryBudget& budget) : budget_(budget) {}
-  void* allocate(size_t size, size_t alignment = kDefaultAlignment) override {
-    if (!budget_.take(size + alignment)) {
-      ET_LOG(Error, "the method needs more memory than --max-memory-mb allows (asked for %zu bytes)", size);
-      return nullptr;
-    }
-    return MallocMemoryAllocator::allocate(size, alignment);
-  }
-
- private:
-  MemoryBudget& budget_;
-};
-
-// The memory of a method: one buffer per planned arena and per output the
-// program leaves to its caller, and the allocators the method loads with,
-// all within one budget. It must outlive the method.
-struct MethodMemory {
-  MemoryBudget budget;
-  std::string limit_flag;
-  std::vector<std::unique_ptr<uint8_t, decltype(&std::free)>> buffers;
-  std::vector<Span<uint8_t>> spans;
-  std::unique_ptr<HierarchicalAllocator> planned_memory;
-  BudgetedAllocator method_allocator{budget}, temp_allocator{budget};
-  std::unique_ptr<MemoryManager> manager;
-
-  MethodMemory(size_t limit, std::string flag) : budget{limit}, limit_flag(std::move(flag)) {}
-
-  // A zeroed buffer of `bytes` for `what`, checked against the budget first;
-  // null after saying why there is none.
-  uint8_t* buffer(size_t bytes, const std::string& what) {
-    if (!budget.take(bytes))
-      return refuse(what + " needs " + std::to_string(bytes) + " bytes, more than " + limit_flag + " allows"), nullptr;
-    buffers.emplace_back(static_cast<uint8_t*>(std::calloc(std::max<size_t>(bytes, 1), 1)), &std::free);
-    if (!buffers.back()) return refuse("cannot allocate " + std::to_string(bytes) + " bytes for " + what), nullptr;
-    return buffers.back().get();
-  }
-
-  // Allocates the planned arenas `meta` declares; false after saying why.
-  bool plan(const MethodMeta& meta) {
-    for (size_t i = 0; i < meta.num_memory_planned_buffers(); ++i) {
-      auto size = meta.memory_planned_buffer_size(i);
-      if (!size.ok() || size.get() < 0) return refuse("the method's planned buffer " + std::to_string(i) + " is invalid");
-      size_t bytes = static_cast<size_t>(size.get());
-      uint8_t* arena = buffer(bytes, "the method's planned buffer " + std::to_string(i));
-      if (arena == nullptr) return false;
-      spans.emplace_back(arena, bytes);
-    }
-    planned_memory.reset(new HierarchicalAllocator({spans.data(), spans.size()}));
-    manager.reset(new MemoryManager(&method_allocator, planned_memory.get(), &temp_allocator));
-    return true;
-  }
-};
-
 // Gives each tensor output the program planned no memory for (its caller is
 // to provide it) a buffer; false after saying why it could not.
 bool bind_unplanned_outputs(const MethodMeta& meta, Method& method, MethodMemory& memory) {
@@ -458,8 +119,9 @@ bool bind_unplanned_outputs(const MethodMeta& meta, Method& method, MethodMemory
     auto info = meta.output_tensor_meta(i);
     if (!info.ok()) return refuse("output " + std::to_string(i) + " is invalid (" + error_name(info.error()) + ")");
     if (info->is_memory_planned()) continue;
-    uint8_t* data = memory.buffer(info->nbytes(), "output " + std::to_string(i));
-    if (data == nullptr) return false;
+    std::string why;
+    uint8_t* data = memory.buffer(info->nbytes(), "output " + std::to_string(i), why);
+    if (data == nullptr) return refuse(why);
     Error set = method.set_output_data_ptr(data, info->nbytes(), i);
     if (set != Error::Ok) return refuse("output " + std::to_string(i) + ": cannot set its buffer (" + error_name(set) + ")");
   }
@@ -536,46 +198,6 @@ bool execute(Method& method, std::vector<Array>& arrays, long long runs, std::ve
   return true;
 }
 
-// Writes one output as .npy: a tensor, or an int, double or bool as a 0-D array.
-bool write_output(const EValue& output, const std::string& path, size_t index) {
-  bool ok;
-  if (output.isTensor()) {
-    const Tensor& tensor = output.toTensor();
-    const DtypeInfo* dtype = by_type(tensor.scalar_type());
-    if (dtype == nullptr) return refuse("output " + std::to_string(index) + " has an unsupported dtype");
-    if (tensor.dim() > static_cast<ssize_t>(etsb_npy::kMaxDims))
-      return refuse("output " + std::to_string(index) + " has more than " + std::to_string(etsb_npy::kMaxDims) + " dims");
-    int32_t sizes[etsb_npy::kMaxDims];
-    std::copy(tensor.sizes().begin(), tensor.sizes().end(), sizes);
-    ok = etsb_npy::write(path, *dtype, sizes, tensor.dim(), tensor.const_data_ptr(), tensor.nbytes());
-  } else if (output.isInt()) {
-    int64_t value = output.toInt();
-    ok = etsb_npy::write(path, *by_type(ScalarType::Long), nullptr, 0, &value, sizeof(value));
-  } else if (output.isDouble()) {
-    double value = output.toDouble();
-    ok = etsb_npy::write(path, *by_type(ScalarType::Double), nullptr, 0, &value, sizeof(value));
-  } else if (output.isBool()) {
-    bool value = output.toBool();
-    ok = etsb_npy::write(path, *by_type(ScalarType::Bool), nullptr, 0, &value, sizeof(value));
-  } else {
-    return refuse("output " + std::to_string(index) + " is neither a tensor nor a scalar");
-  }
-  return ok || refuse("cannot write " + path + ": " + std::strerror(errno));
-}
-
-// Writes every output of the method into the output directory (created).
-bool write_outputs(Method& method, const std::string& output_dir) {
-  std::vector<EValue> outputs(method.outputs_size());
-  if (method.get_outputs(outputs.data(), outputs.size()) != Error::Ok) return refuse("cannot read the outputs");
-  std::error_code created;
-  std::filesystem::create_directories(output_dir, created);
-  if (created) return refuse("cannot create the output directory " + output_dir + ": " + created.message());
-  for (size_t i = 0; i < outputs.size(); ++i) {
-    if (!write_output(outputs[i], output_dir + "/output_" + std::to_string(i) + ".npy", i)) return false;
-  }
-  return true;
-}
-
 // Loads one method of the program, runs it and writes its outputs; 0, or 1
 // after saying what went wrong.
 int run_method(Program& program, const Options& options) {
@@ -585,7 +207,8 @@ int run_method(Program& program, const Options& options) {
   MethodMemory memory(static_cast<size_t>(options.max_memory_mb) << 20,
                       "--max-memory-mb " + std::to_string(options.max_memory_mb));
   size_t errors_before_load = g_logged_errors;
-  if (!memory.plan(meta.get())) return 1;
+  std::string why;
+  if (!memory.plan(meta.get(), why)) return fail(why);
 #if defined(ETSB_KERNEL_TABLE_LIB)
   auto method = program.load_method(options.method_name.c_str(), memory.manager.get(), nullptr, nullptr, nullptr,
                                      etsb::ETSB_CAT(ETSB_KERNEL_TABLE_LIB, _kernels)());
@@ -605,14 +228,13 @@ int run_method(Program& program, const Options& options) {
   if (!set_inputs(options, meta.get(), method.get(), arrays)) return 1;
   std::vector<double> times;
   long long runs = options.iterations > 0 ? options.iterations : 1;
-  if (!execute(method.get(), arrays, runs, times) || !write_outputs(method.get(), options.output_dir)) return 1;
+  if (!execute(method.get(), arrays, runs, times)) return 1;
+  if (!write_outputs(method.get(), options.output_dir, why)) return fail(why);
   if (options.iterations > 0) {
     std::sort(times.begin(), times.end());
     std::printf("median latency: %.6f ms over %lld runs\n", times[times.size() / 2], runs);
   }
-  if (options.print_log) {
-    for (const auto& line : g_log) std::fprintf(stderr, "runtime: %s\n", line.text.c_str());
-  }
+  if (options.print_log) print_log();
   return 0;
 }
 
@@ -724,7 +346,11 @@ int list_backends() {
 
 int main(int argc, char** argv) {
   Options options;
-  if (!parse_options(argc, argv, options)) return 2;
+  std::string why;
+  if (!parse_options(argc, argv, options, why)) {
+    fail(why);
+    return 2;
+  }
   if (options.help) return std::printf(kUsage, argv[0], argv[0]) < 0;
   if (options.list_kernels) return list_kernels();
   if (options.list_backends) return list_backends();

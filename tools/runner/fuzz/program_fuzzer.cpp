@@ -12,6 +12,11 @@
 #include <executorch/extension/data_loader/buffer_data_loader.h>
 
 #include <dirent.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <string>
 
 namespace {
 
@@ -66,7 +71,7 @@ bool write_inputs(const uint8_t* data, size_t size, std::string& method_name, st
   for (size_t i = 0; i < meta->num_inputs(); ++i) {
     auto info = meta->input_tensor_meta(i);
     if (!info.ok() || info->nbytes() > kMaxInputBytes || info->sizes().size() > etsb_npy::kMaxDims) return false;
-    const etsb_npy::DtypeInfo* dtype = by_type(info->scalar_type());
+    const etsb_npy::DtypeInfo* dtype = etsb_npy::by_type(info->scalar_type());
     if (dtype == nullptr) return false;
     std::string path = work_dir() + "/input_" + std::to_string(i) + ".npy";
     if (!etsb_npy::write(path, *dtype, info->sizes().data(), info->sizes().size(), zeros, info->nbytes())) return false;

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Collection, Iterable, Mapping
 
-from selective_build.driver.graph import Action
+from selective_build.driver.analysis import Action
 from selective_build.driver.layout import OUT
 
 
@@ -42,7 +42,7 @@ def _paths(paths: Iterable[str]) -> str:
 
 def label_of(description: str) -> str:
     """The target label an action's description ends with (``GEN //a:b``,
-    ``CXX x.cpp (//a:b)``: graph.py writes them so)."""
+    ``CXX x.cpp (//a:b)``: the rules' analyses write them so)."""
     return description.rstrip(")").rsplit(" ", 1)[-1].lstrip("(")
 
 

@@ -178,7 +178,7 @@ class Workspace:
 
     def config(self):
         """The analysis configuration of this invocation."""
-        from selective_build.driver.graph import Config
+        from selective_build.driver.analysis import Config
 
         root = self.root
         tool = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "__main__.py")
@@ -221,7 +221,7 @@ class Workspace:
     def evaluate(self, packages: Iterable[str]):
         """Evaluate ``packages`` and every package their labels reach."""
         from selective_build.driver.evaluate import evaluate
-        from selective_build.driver.graph import referenced_packages
+        from selective_build.driver.analysis import referenced_packages
 
         self.link_repositories()
         flags = self.evaluator_flags()
@@ -279,7 +279,8 @@ class Workspace:
     def _plan_afresh(self, patterns: Sequence[Pattern], packages_wanted: Sequence[str], key: dict,
                      previous: dict | None) -> Plan:
         from selective_build.driver import ninja
-        from selective_build.driver.graph import analyse, source_files
+        from selective_build.driver.analysis import source_files
+        from selective_build.driver.graph import analyse
         from selective_build.readers.files import write_text_atomic
 
         packages = self.evaluate(packages_wanted)

@@ -1,0 +1,94 @@
+// The memory a method may take (--max-memory-mb), planned arenas and the
+// runtime's own allocations together, so that a program's claims cannot
+// exhaust the machine: a budget, an allocator that spends from it, and the
+// memory one method loads and runs with, all taken within one budget.
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <cstdlib>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <executorch/extension/memory_allocator/malloc_memory_allocator.h>
+#include <executorch/runtime/core/hierarchical_allocator.h>
+#include <executorch/runtime/core/memory_allocator.h>
+#include <executorch/runtime/core/span.h>
+#include <executorch/runtime/executor/memory_manager.h>
+#include <executorch/runtime/executor/method_meta.h>
+#include <executorch/runtime/platform/log.h>
+
+namespace etsb_runner {
+
+// Bytes left to take.
+struct MemoryBudget {
+  size_t left;
+  // Takes `size` bytes from the budget; false if they are not there.
+  bool take(size_t size) {
+    if (size > left) return false;
+    left -= size;
+    return true;
+  }
+};
+
+// malloc within a budget: the runtime's allocations for a method (its values,
+// kernel arguments and scratch) fail cleanly once the budget is spent.
+class BudgetedAllocator : public executorch::extension::MallocMemoryAllocator {
+ public:
+  explicit BudgetedAllocator(MemoryBudget& budget) : budget_(budget) {}
+  void* allocate(size_t size, size_t alignment = kDefaultAlignment) override {
+    if (!budget_.take(size + alignment)) {
+      ET_LOG(Error, "the method needs more memory than --max-memory-mb allows (asked for %zu bytes)", size);
+      return nullptr;
+    }
+    return MallocMemoryAllocator::allocate(size, alignment);
+  }
+
+ private:
+  MemoryBudget& budget_;
+};
+
+// The memory of a method: one buffer per planned arena and per output the
+// program leaves to its caller, and the allocators the method loads with,
+// all within one budget. It must outlive the method.
+struct MethodMemory {
+  MemoryBudget budget;
+  std::string limit_flag;  // the flag that set the limit, as messages name it
+  std::vector<std::unique_ptr<uint8_t, decltype(&std::free)>> buffers;
+  std::vector<executorch::runtime::Span<uint8_t>> spans;
+  std::unique_ptr<executorch::runtime::HierarchicalAllocator> planned_memory;
+  BudgetedAllocator method_allocator{budget}, temp_allocator{budget};
+  std::unique_ptr<executorch::runtime::MemoryManager> manager;
+
+  MethodMemory(size_t limit, std::string flag) : budget{limit}, limit_flag(std::move(flag)) {}
+
+  // A zeroed buffer of `bytes` for `what`, checked against the budget first;
+  // null when there is none, and `why` says why.
+  uint8_t* buffer(size_t bytes, const std::string& what, std::string& why) {
+    if (!budget.take(bytes))
+      return why = what + " needs " + std::to_string(bytes) + " bytes, more than " + limit_flag + " allows", nullptr;
+    buffers.emplace_back(static_cast<uint8_t*>(std::calloc(std::max<size_t>(bytes, 1), 1)), &std::free);
+    if (!buffers.back()) return why = "cannot allocate " + std::to_string(bytes) + " bytes for " + what, nullptr;
+    return buffers.back().get();
+  }
+
+  // Allocates the planned arenas `meta` declares and the memory manager; false, and `why`, if it cannot.
+  bool plan(const executorch::runtime::MethodMeta& meta, std::string& why) {
+    for (size_t i = 0; i < meta.num_memory_planned_buffers(); ++i) {
+      auto size = meta.memory_planned_buffer_size(i);
+      if (!size.ok() || size.get() < 0)
+        return why = "the method's planned buffer " + std::to_string(i) + " is invalid", false;
+      size_t bytes = static_cast<size_t>(size.get());
+      uint8_t* arena = buffer(bytes, "the method's planned buffer " + std::to_string(i), why);
+      if (arena == nullptr) return false;
+      spans.emplace_back(arena, bytes);
+    }
+    planned_memory.reset(new executorch::runtime::HierarchicalAllocator({spans.data(), spans.size()}));
+    manager.reset(new executorch::runtime::MemoryManager(&method_allocator, planned_memory.get(), &temp_allocator));
+    return true;
+  }
+};
+
+}  // namespace etsb_runner

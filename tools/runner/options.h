@@ -1,0 +1,125 @@
+// The runner's command line: its flags (kUsage, printed by --help), the
+// Options they set, and their parser, which checks each value and the flags'
+// combinations and says what is wrong (runner.cpp prints it and exits with 2).
+#pragma once
+
+#include <algorithm>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+namespace etsb_runner {
+
+// The items of a comma-separated list; false if one is empty ("a.npy,,b.npy").
+inline bool split_list(const std::string& text, std::vector<std::string>& items) {
+  size_t start = 0;
+  while (start <= text.size() && !text.empty()) {
+    size_t end = std::min(text.find(',', start), text.size());
+    if (end == start) return false;
+    items.push_back(text.substr(start, end - start));
+    start = end + 1;
+  }
+  return true;
+}
+
+// The text of --help (a printf format: the program name, twice).
+inline const char kUsage[] =
+    "usage: %s --model M.pte [--method NAME] --inputs a.npy,... --output-dir DIR\n"
+    "          [--iterations N] [--threads N] [--max-memory-mb N] [--log]\n"
+    "       %s --model M.pte --all-methods --inputs-dir IN --output-dir DIR [--max-memory-mb N] [--log]\n"
+    "\n"
+    "Runs a method of an ExecuTorch program with this binary's kernels and writes\n"
+    "its outputs as DIR/output_<i>.npy.\n"
+    "\n"
+    "  --model M.pte       the program\n"
+    "  --method NAME       the method to run (default: forward)\n"
+    "  --inputs LIST       the method's inputs, one .npy per input, comma-separated\n"
+    "  --output-dir DIR    where the outputs go (created)\n"
+    "  --iterations N      run N times (1 to 1000000000) and print the median latency\n"
+    "  --all-methods       run every method of the program in turn, method M reading\n"
+    "                      IN/M.input_<i>.npy and writing DIR/M/output_<i>.npy; a failed\n"
+    "                      method is reported and the others still run\n"
+    "  --inputs-dir IN     where --all-methods finds the inputs\n"
+    "  --threads N         the size of ExecuTorch's thread pool (1 to 1024), used by\n"
+    "                      backends such as XNNPACK and by threaded kernels; refused\n"
+    "                      above 1 when the binary links no thread pool (its kernels\n"
+    "                      run on the calling thread)\n"
+    "  --max-memory-mb N   refuse a method whose planned memory exceeds N MB (default 4096)\n"
+    "  --log               print the runtime's log after the run\n"
+    "  --list-kernels      print the name of every registered kernel, one a line, and exit\n"
+    "  --list-backends     print the id of every registered backend, one a line, and exit\n"
+    "  --help              print this and exit\n"
+    "\n"
+    "Exit status: 0 on success, 1 if the run failed, 2 for a bad command line.\n";
+
+// The command line.
+struct Options {
+  std::string model, method_name = "forward", inputs_text, output_dir, inputs_dir;
+  long long iterations = 0;
+  long long max_memory_mb = 4096;
+  long long threads = 0;  // 0: the thread pool's own default
+  bool has_inputs = false, print_log = false, help = false, list_kernels = false, list_backends = false,
+       all_methods = false;
+};
+
+// A whole decimal number from `low` to `high`, or false.
+inline bool parse_count(const std::string& text, long long low, long long high, long long& value) {
+  if (text.empty() || text.size() > 18 || text.find_first_not_of("0123456789") != std::string::npos) return false;
+  value = std::strtoll(text.c_str(), nullptr, 10);
+  return value >= low && value <= high;
+}
+
+// Stores the value of `flag`; false, and `why`, if the flag is unknown or its
+// value is not what it takes.
+inline bool set_option(const std::string& flag, const std::string& value, Options& options, std::string& why) {
+  std::string* text = flag == "--model" ? &options.model : flag == "--method" ? &options.method_name
+                    : flag == "--inputs" ? &options.inputs_text : flag == "--output-dir" ? &options.output_dir
+                    : flag == "--inputs-dir" ? &options.inputs_dir : nullptr;
+  if (text != nullptr) {
+    if (value.empty()) return why = flag + " needs a non-empty value", false;
+    *text = value;
+    options.has_inputs = options.has_inputs || flag == "--inputs";
+    return true;
+  }
+  if (flag == "--iterations" && !parse_count(value, 1, 1000000000, options.iterations))
+    return why = "--iterations takes a whole number from 1 to 1000000000, not '" + value + "'", false;
+  if (flag == "--max-memory-mb" && !parse_count(value, 1, 1 << 30, options.max_memory_mb))
+    return why = "--max-memory-mb takes a whole number of megabytes from 1 to 1073741824, not '" + value + "'",
+           false;
+  if (flag == "--threads" && !parse_count(value, 1, 1024, options.threads))
+    return why = "--threads takes a whole number from 1 to 1024, not '" + value + "'", false;
+  if (flag != "--iterations" && flag != "--max-memory-mb" && flag != "--threads")
+    return why = "unknown flag " + flag + " (see --help)", false;
+  return true;
+}
+
+// Reads argv into `options`; false, and `why`, on a bad command line.
+inline bool parse_options(int argc, char** argv, Options& options, std::string& why) {
+  std::vector<std::string> seen;
+  for (int i = 1; i < argc; ++i) {
+    std::string flag = argv[i];
+    if (flag == "--help" || flag == "-h") return options.help = true;
+    if (flag == "--list-kernels") return options.list_kernels = true;
+    if (flag == "--list-backends") return options.list_backends = true;
+    if (std::find(seen.begin(), seen.end(), flag) != seen.end()) return why = flag + " given twice", false;
+    seen.push_back(flag);
+    if (flag == "--log" || flag == "--all-methods") {
+      (flag == "--log" ? options.print_log : options.all_methods) = true;
+      continue;
+    }
+    if (flag.rfind("--", 0) != 0) return why = "unexpected argument '" + flag + "' (see --help)", false;
+    if (i + 1 >= argc) return why = "missing value after " + flag, false;
+    if (!set_option(flag, argv[++i], options, why)) return false;
+  }
+  if (options.model.empty() || options.output_dir.empty()) return why = "--model and --output-dir are required", false;
+  bool one_method = std::find(seen.begin(), seen.end(), "--method") != seen.end() || options.has_inputs ||
+                    options.iterations > 0;
+  if (options.all_methods && one_method)
+    return why = "--all-methods runs every method on its own inputs: drop --method, --inputs and --iterations", false;
+  if (options.all_methods != !options.inputs_dir.empty())
+    return why = options.all_methods ? "--all-methods needs --inputs-dir" : "--inputs-dir goes with --all-methods",
+           false;
+  return true;
+}
+
+}  // namespace etsb_runner

@@ -1,0 +1,213 @@
+"""Analysis of C++ targets: cxx_library (compile, archive, or take only the
+objects a generated list selects) and cxx_binary (compile and link, with a
+check that no operator is registered twice). The link line itself is
+:mod:`~selective_build.driver.link`'s; the program choosing the selected
+objects at build time is ``dyndep.awk`` beside this module."""
+
+from __future__ import annotations
+
+import os
+import shlex
+from collections.abc import Iterable, Mapping
+
+from selective_build.driver.analysis import Action, Analysis, Node, strings, unique
+from selective_build.driver.evaluate import Target
+from selective_build.driver.genrule import expand, expand_flag
+from selective_build.driver.layout import BIN, CHECKS, OBJ, TAG_COPIED_TO, TAG_REGISTERS
+from selective_build.driver.link import SHARED_LIBRARY, closure, link_line
+from selective_build.driver.primitives import RULES
+
+CXX_SOURCE = (".cc", ".cpp", ".cxx", ".c++", ".C", ".c")
+# Flags every C++ compile gets: optimised, each function in its own section so
+# that the linker drops what registration does not reach.
+BASE_CXXFLAGS = ("-O2", "-ffunction-sections", "-fdata-sections")
+# The program turning a list of selected sources into a ninja dyndep file (shipped with the package).
+DYNDEP_PROGRAM = os.path.join(os.path.dirname(os.path.abspath(__file__)), "dyndep.awk")
+
+
+def cxx_library(analysis: Analysis, target: Target) -> Node:
+    """A cxx_library: its sources compiled and archived (or its selected
+    objects archived, with ``objects_of``), and what dependents inherit."""
+    sources, headers, named = _inputs(analysis, target)
+    libraries = _libraries(analysis, target)
+    flags, order_only = _compile_recipe(analysis, target, headers, libraries, named)
+    objects = _compile(analysis, target, sources, flags, order_only)
+    archive = _archive_path(target)
+    if analysis.attr(target, "objects_of"):
+        libraries = _selected_objects(analysis, target, libraries, archive, objects, flags, order_only)
+    elif objects:
+        analysis.actions.append(Action((archive,), tuple(obj for _, obj in objects),
+                                       f"rm -f {shlex.quote(archive)} && ar rcsD {shlex.quote(archive)} "
+                                       + " ".join(shlex.quote(obj) for _, obj in objects),
+                                       f"AR {target.label}"))
+    else:
+        archive = None
+    linkopts = tuple(expand_flag(analysis, target, f, named) for f in strings(analysis.attr(target, "linkopts", [])))
+    shared = tuple(path for path in headers if path.endswith(SHARED_LIBRARY))
+    scripts = tuple(path for text in strings(analysis.attr(target, "linker_scripts", []))
+                    for path in analysis.resolve_label(target, text)[1])
+    linker_inputs = tuple(path for text in strings(analysis.attr(target, "linker_inputs", []))
+                          for path in analysis.resolve_label(target, text)[1])
+    return Node(target, (archive,) if archive else shared, archive=archive,
+                linker_scripts=scripts, linker_inputs=linker_inputs,
+                link_whole=bool(analysis.attr(target, "link_whole", False)),
+                includes=_includes(analysis, target), defines=tuple(strings(analysis.attr(target, "defines", []))),
+                linkopts=linkopts, headers=tuple(h for h in headers if h not in shared), libraries=libraries,
+                shared_libraries=shared, objects=objects, compile_flags=flags, compile_order_only=order_only)
+
+
+def cxx_binary(analysis: Analysis, target: Target) -> Node:
+    """A cxx_binary: its sources compiled and linked with every library it
+    reaches, and a link map beside it."""
+    sources, headers, named = _inputs(analysis, target)
+    libraries = _libraries(analysis, target)
+    flags, order_only = _compile_recipe(analysis, target, headers, libraries, named)
+    objects = [obj for _, obj in _compile(analysis, target, sources, flags, order_only)]
+    binary = f"{BIN}/{target.package}/{target.name}" if target.package else f"{BIN}/{target.name}"
+    linked = closure(libraries)
+    own_flags = [expand_flag(analysis, target, f, named) for f in strings(analysis.attr(target, "linkopts", []))]
+    copies = tuple(f"{os.path.dirname(binary)}/{tag[len(TAG_COPIED_TO):]}"
+                   for tag in target.tags if tag.startswith(TAG_COPIED_TO))
+    line = link_line(binary, objects, linked, own_flags, copies)
+    checks = _overlap_check(analysis, target, linked)
+    analysis.actions.append(Action((binary, line.map_file), line.inputs, line.command(analysis.config.cxx),
+                                   f"LINK {target.label}", implicit=checks))
+    return Node(target, (binary,), libraries=libraries)
+
+
+# -- compiling -----------------------------------------------------------------
+
+def _inputs(analysis: Analysis, target: Target) -> tuple[list[str], list[str], dict[str, tuple[str, ...]]]:
+    """Sources to compile, headers (and other files: prebuilt shared libraries too) they may
+    read, and the label -> files map."""
+    sources, others, named = [], [], {}
+    for attr in ("srcs", "hdrs") if "hdrs" in RULES[target.rule] else ("srcs",):
+        for text in strings(analysis.attr(target, attr, [])):
+            files = analysis.resolve_label(target, text)[1]
+            named[analysis.canonical(target, text)] = files
+            for path in files:
+                (sources if attr == "srcs" and path.endswith(CXX_SOURCE) else others).append(path)
+    return sources, others, named
+
+
+def _libraries(analysis: Analysis, target: Target) -> tuple[Node, ...]:
+    """The cxx_library nodes ``target``'s ``deps`` name."""
+    result = []
+    for text in strings(analysis.attr(target, "deps", [])):
+        node = analysis.resolve_label(target, text)[0]
+        if node is None or node.target.rule != "cxx_library":
+            raise analysis.fail(target, f"deps: '{text}' is not a cxx_library")
+        result.append(node)
+    return tuple(result)
+
+
+def _compile_recipe(analysis: Analysis, target: Target, headers: list[str], libraries: tuple[Node, ...],
+                    named: Mapping[str, tuple[str, ...]]) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """The flags ``target``'s sources compile with, and the headers that must exist first."""
+    reached = closure(libraries)
+    includes = unique([*_includes(analysis, target), *(i for lib in reached for i in lib.includes)])
+    defines = unique(list(strings(analysis.attr(target, "defines", [])))
+                     + [d for lib in reached for d in lib.defines])
+    copts = [expand_flag(analysis, target, flag, named) for flag in strings(analysis.attr(target, "copts", []))]
+    flags = (*BASE_CXXFLAGS, *copts, "-I.", f"-I{BIN}", *(f"-I{i}" for i in includes),
+             *(f"-D{d}" for d in defines))
+    # Headers (generated ones included) must exist before a compile; once it
+    # ran, its depfile says which it read.
+    return flags, tuple(unique(headers + [h for lib in reached for h in lib.headers]))
+
+
+def _includes(analysis: Analysis, target: Target) -> tuple[str, ...]:
+    """A target's include directories, relative to the workspace root (or absolute)."""
+    result = []
+    for include in strings(analysis.attr(target, "includes", [])):
+        expanded = expand(analysis, target, include, {}, [], (), quote=str)
+        result.append(expanded if expanded.startswith("/") or not target.package
+                      else f"{target.package}/{expanded}")
+    return tuple(result)
+
+
+def _compile(analysis: Analysis, target: Target, sources: Iterable[str], flags: tuple[str, ...],
+             order_only: tuple[str, ...]) -> tuple[tuple[str, str], ...]:
+    """One compile action per source; returns (source, object) pairs."""
+    objects = []
+    for source in sources:
+        obj = f"{OBJ}/{target.package or '_root'}/{target.name}/{source.replace('/', '__')}.o"
+        command = " ".join([analysis.config.cxx, *(shlex.quote(f) for f in flags), "-MMD -MF", f"{obj}.d",
+                            "-c", shlex.quote(source), "-o", shlex.quote(obj)])
+        analysis.actions.append(Action((obj,), (source,), command, f"CXX {source} ({target.label})",
+                                       order_only=order_only, depfile=True))
+        objects.append((source, obj))
+    return tuple(objects)
+
+
+# -- archiving -----------------------------------------------------------------
+
+def _archive_path(target: Target) -> str:
+    """Where a library's static archive goes."""
+    return f"{BIN}/{target.package}/lib{target.name}.a" if target.package else f"{BIN}/lib{target.name}.a"
+
+
+def _selected_objects(analysis: Analysis, target: Target, libraries: tuple[Node, ...], archive: str,
+                      own: tuple[tuple[str, str], ...], flags: tuple[str, ...],
+                      order_only: tuple[str, ...]) -> tuple[Node, ...]:
+    """The archive of ``target``'s own objects and those of the sources of its
+    ``objects_of`` libraries that its ``object_list`` names, found when the
+    list is written (a ninja dyndep file adds them as inputs, so only they
+    are compiled). The libraries' objects are theirs, shared by every target
+    taking them, unless ``target`` has flags of its own (copts, includes,
+    defines): then it compiles them again with those added. Returns the libraries to link instead."""
+    taken, linked = [], list(libraries)
+    for text in strings(analysis.attr(target, "objects_of")):
+        node = analysis.resolve_label(target, text)[0]
+        if node is None or node.target.rule != "cxx_library":
+            raise analysis.fail(target, f"objects_of: '{text}' is not a cxx_library")
+        extra = tuple(f for f in flags if f not in node.compile_flags)
+        if extra:
+            taken += _compile(analysis, target, (source for source, _ in node.objects), node.compile_flags + extra,
+                              tuple(unique([*node.compile_order_only, *order_only])))
+        else:
+            taken += node.objects
+        linked += [lib for lib in node.libraries if lib not in linked]
+    lists = analysis.files(target, "object_list")
+    if len(lists) != 1:
+        raise analysis.fail(target, f"object_list stands for {len(lists)} files; it must name one")
+    dyndep, members, rsp = f"{archive}.dd", f"{archive}.objects", f"{archive}.rsp"
+    analysis.actions.append(Action(
+        (dyndep, members), (lists[0],), _dyndep_command(archive, dyndep, members, rsp, lists[0], str(target.label)),
+        f"SELECT objects of {target.label}", implicit=(DYNDEP_PROGRAM,), restat=True, rspfile=rsp,
+        rspfile_content=" ".join(f"{source}={obj}" for source, obj in (*own, *taken))))
+    analysis.actions.append(Action((archive,), (members,), f"rm -f {shlex.quote(archive)} && xargs ar rcsD "
+                                   f"{shlex.quote(archive)} < {shlex.quote(members)}", f"AR {target.label}",
+                                   order_only=(dyndep,), dyndep=dyndep))
+    return tuple(linked)
+
+
+def _dyndep_command(archive: str, dyndep: str, members: str, rsp: str, selected: str, label: str) -> str:
+    """The command running ``dyndep.awk`` over the response file ``rsp``
+    ("source=object ...") and the list of ``selected`` sources."""
+    variables = (("archive", archive), ("dyndep", dyndep), ("members", members), ("label", label))
+    return " ".join(["awk", *(f"-v {name}={shlex.quote(value)}" for name, value in variables),
+                     "-f", shlex.quote(DYNDEP_PROGRAM), shlex.quote(rsp), shlex.quote(selected)])
+
+
+# -- checking ------------------------------------------------------------------
+
+def _overlap_check(analysis: Analysis, target: Target, libraries: list[Node]) -> tuple[str, ...]:
+    """When two registration libraries are linked into one binary, an action
+    that fails if they register the same operator (the link waits for it)."""
+    selections = []
+    for lib in libraries:
+        for tag in lib.target.tags:
+            if tag.startswith(TAG_REGISTERS):
+                selections.extend(analysis.resolve_label(lib.target, tag[len(TAG_REGISTERS):])[1])
+    if len(selections) < 2:
+        return ()
+    out = f"{CHECKS}/{target.package or '_root'}/{target.name}"
+    tool = " ".join(shlex.quote(word) for word in analysis.config.tool)
+    command = (f"{tool} gen-all-oplist --check_ops_not_overlapping --allow_include_all_overloads "
+               + " ".join(f"--model_file_list_path {shlex.quote(s)}" for s in selections)
+               + f" --output_dir {shlex.quote(out)}")
+    stamp = f"{out}/selected_operators.yaml"
+    analysis.actions.append(Action((stamp,), tuple(selections), command,
+                                   f"CHECK no operator registered twice in {target.label}"))
+    return (stamp,)

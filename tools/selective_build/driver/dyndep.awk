@@ -1,0 +1,44 @@
+# Which objects a library that takes only some (a cxx_library with
+# objects_of, see driver/cxx.py) archives: found at build time, from the list
+# of selected sources a generated file gives, and told to ninja as a dyndep
+# file, which makes just those objects inputs of the archive (so only they
+# are compiled).
+#
+#   awk -v archive=ARCHIVE -v dyndep=DYNDEP -v members=MEMBERS -v label=LABEL \
+#       -f dyndep.awk RSP LIST
+#
+# RSP maps every source the library may take to its object, "source=object"
+# words separated by blanks; LIST names the selected sources, one a line
+# (empty lines are skipped). Writes MEMBERS, the selected objects one a line
+# (the archive's members, in LIST's order), and DYNDEP, in ninja's dyndep
+# format. A selected source that RSP does not map fails the action, naming
+# the library LABEL.
+
+FILENAME == ARGV[1] {
+    for (i = 1; i <= NF; i++) {
+        at = index($i, "=")
+        object[substr($i, 1, at - 1)] = substr($i, at + 1)
+    }
+    next
+}
+
+$0 == "" { next }
+
+!($0 in object) {
+    print "etsb: " label ": " $0 " is not a source of its objects_of libraries" > "/dev/stderr"
+    failed = 1
+    exit 1
+}
+
+{
+    taken = taken " " object[$0]
+    print object[$0] > members
+}
+
+END {
+    if (failed)
+        exit 1
+    printf "" > members  # the file exists even when nothing is selected
+    print "ninja_dyndep_version = 1" > dyndep
+    print "build " archive ": dyndep" (taken == "" ? "" : " |" taken) > dyndep
+}
