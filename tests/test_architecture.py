@@ -119,11 +119,11 @@ def test_every_command_is_declared_and_implemented():
     from selective_build import commands
     from selective_build.arguments import COMMANDS
 
-    declared = {command.name.replace("-", "_") for command in COMMANDS}
-    implemented = {name for name, value in vars(commands).items()
-                   if callable(value) and not name.startswith("_") and value.__module__ == commands.__name__
-                   and name != "function_of"}
-    assert declared == implemented
+    assert list(commands.RUNS) == list(COMMANDS)
+    implemented = {value for name, value in vars(commands).items() if callable(value) and not name.startswith("_")
+                   and getattr(value, "__module__", "") == commands.__name__}
+    assert set(commands.RUNS.values()) == implemented
+    assert all(run.__name__ == command.name.replace("-", "_") for command, run in commands.RUNS.items())
 
 
 def test_python_functions_fit_on_a_screen():

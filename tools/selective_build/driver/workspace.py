@@ -17,7 +17,7 @@ from selective_build.driver.layout import (BUILD_FILES, EXTERNAL_DIR, KEPT_BY_CL
                                            TAG_MANUAL)
 from selective_build.driver.plan import Plan, PlannedTarget
 from selective_build.driver.running import WorkspaceLock, find_ninja, run_ninja
-from selective_build.model.errors import Location, UserError
+from selective_build.model.errors import CommandLine, UserError
 from selective_build.model.records import record
 
 
@@ -196,7 +196,7 @@ class Workspace:
             try:
                 result.append(parse_pattern(text, self.cwd_package))
             except LabelError as error:
-                raise UserError(str(error), Location(text)) from None
+                raise UserError(str(error), CommandLine(text)) from None
         return result
 
     def packages_for(self, patterns: Sequence[Pattern]) -> list[str]:
