@@ -108,6 +108,16 @@ def test_the_setup_builds_the_evaluator_where_the_driver_looks():
     assert f'bin="$ROOT/{layout.TOOLS}/etsb-starlark"' in setup
 
 
+def test_the_setup_spells_the_go_cache_once_and_as_the_driver_does():
+    from selective_build.driver import layout
+
+    setup = (REPO / "scripts" / "setup.sh").read_text()
+    assert f'cache="$ROOT/{layout.GO_CACHE}"' in setup and setup.count(layout.GO_CACHE_NAME) == 1
+    spelled = sorted(str(path.relative_to(PACKAGE)) for path in PACKAGE.rglob("*.py")
+                     if any(layout.GO_CACHE_NAME in text for text in code_strings(path)))
+    assert spelled == ["driver/layout.py"]
+
+
 def test_the_go_rule_table_is_generated_from_the_python_one():
     from selective_build.driver.primitives import go_table
 

@@ -75,10 +75,10 @@ def _with_workspace_options(argv: "list[str]", command: str):
     if command not in RC_COMMANDS:
         return None
     from selective_build.argv import parse
-    from selective_build.driver.state import find_root
+    from selective_build.driver.state import root_or_none
     from selective_build.model.errors import UserError
 
-    root = find_root(os.getcwd())
+    root = root_or_none(os.getcwd())
     try:
         extra = rc_arguments(root, command) if root else []
     except ValueError as error:
