@@ -298,11 +298,7 @@ def check(command: Command, values: SimpleNamespace) -> None:
             raise UserError(f"{flag.names[0]} {problem}", CommandLine(flag.names[0]))
     given = {dest for dest in vars(values) if _given(command, dest, getattr(values, dest))}
     for rule in command.rules:
-        first, *others = rule.dests
-        broken = {ANY: lambda: not given.intersection(rule.dests),
-                  EITHER: lambda: (first in given) == bool(given.intersection(others)),
-                  NEEDS: lambda: first in given and others[0] not in given}[rule.kind]()
-        if broken:
+        if not _holds(rule, given):
             raise UserError(rule.message, CommandLine(command.name))
     for flag in command.flags:
         if flag.kind == GROUP:
@@ -316,3 +312,13 @@ def _given(command: Command, dest: str, value: object) -> bool:
     if any(flag.dest == dest and flag.kind == GROUP for flag in command.flags):
         return any(files for _, files in value)
     return bool(value)
+
+
+def _holds(rule: Rule, given: set[str]) -> bool:
+    """Whether ``rule`` holds when the arguments ``given`` are."""
+    first, *others = rule.dests
+    if rule.kind == ANY:
+        return bool(given.intersection(rule.dests))
+    if rule.kind == EITHER:
+        return (first in given) != bool(given.intersection(others))
+    return first not in given or others[0] in given  # NEEDS

@@ -13,7 +13,7 @@ from selective_build.model.errors import CommandLine, Location, UserError
 from selective_build.model.names import OperatorName, parse_operator_name
 from selective_build.model.program import Program
 from selective_build.model.selection import OPS_DICT_SOURCE, OperatorSources, Selection, make_selection
-from selective_build.readers.files import read_text
+from selective_build.readers.files import mapped, read_text
 
 SELECTED_OPERATORS = "selected_operators.yaml"
 # The kernels' folder of an ExecuTorch tree, when kernel-sources is given a tree and no folder.
@@ -69,7 +69,6 @@ def named_selections(paths: Sequence[str]) -> list[tuple[str, Selection]]:
 
 def program(path: str, positions) -> Program:
     """The .pte program at ``path`` (``positions``: the ScalarType arguments to read)."""
-    from selective_build.readers.files import mapped
     from selective_build.readers.pte import read_program
 
     with mapped(path, ".pte file") as data:
