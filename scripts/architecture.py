@@ -28,7 +28,7 @@ LAYERS: dict[str, tuple[str, tuple[str, ...]]] = {
     "model": ("immutable values and the formats that spell them", ()),
 }
 # Modules directly under the package form the face.
-FACE_MODULES = ("__init__", "__main__", "arguments", "commands")
+FACE_MODULES = ("__init__", "__main__", "arguments", "argv", "commands")
 
 
 def layer_of(module: str) -> str:

@@ -25,7 +25,7 @@ sys.path.insert(0, str(ROOT / "tools"))
 import yaml  # noqa: E402
 
 from selective_build.readers.files import write_text_atomic  # noqa: E402
-from selective_build.model.schema import parse_schema  # noqa: E402
+from selective_build.model.schema_parser import parse_schema  # noqa: E402
 
 DEFAULT_OUTPUT = ROOT / "tools" / "selective_build" / "data" / "aten_ops.yaml"
 

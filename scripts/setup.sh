@@ -146,13 +146,13 @@ fi
 # than the binary. Offline, against Debian's starlark-go; the build cache lives
 # in etsb-out so that it works for any user.
 build_starlark_evaluator() {
-  local src="$ROOT/tools/starlark" bin="$ROOT/etsb-out/tools/etsb-starlark"
+  local src="$ROOT/tools/starlark" bin="$ROOT/etsb-out/tools/etsb-starlark" cache="$ROOT/etsb-out/go-cache"
   if [ -x "$bin" ] && [ -z "$(find "$src" -maxdepth 1 -name '*.go' ! -name '*_test.go' -newer "$bin" -print -quit)" ]; then
     return 0
   fi
   say "building etsb-out/tools/etsb-starlark"
-  mkdir -p "$ROOT/etsb-out/tools" "$ROOT/etsb-out/go-cache"
-  (cd "$src" && GOPATH=/usr/share/gocode GO111MODULE=off GOFLAGS= GOPROXY=off GOCACHE="$ROOT/etsb-out/go-cache" \
+  mkdir -p "$ROOT/etsb-out/tools" "$cache"
+  (cd "$src" && GOPATH=/usr/share/gocode GO111MODULE=off GOFLAGS= GOPROXY=off GOCACHE="$cache" \
     go build -o "$bin.tmp" .) && mv -f "$bin.tmp" "$bin" \
     || die "could not build the Starlark evaluator; try by hand: cd tools/starlark && GOPATH=/usr/share/gocode GO111MODULE=off go build -o ../../etsb-out/tools/etsb-starlark ."
 }

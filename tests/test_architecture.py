@@ -2,7 +2,8 @@
 import which (docs/architecture.md draws it), no import cycle, contracts
 defined once (the kernel key format, the driver's output root and tags, the
 rule attribute table shared with the Go evaluator), every command declared
-and implemented, and no function grown past a screen."""
+and implemented, no function grown past a screen and no file under tools/
+past 400 lines."""
 
 from __future__ import annotations
 
@@ -115,6 +116,16 @@ def test_no_starlark_file_is_longer_than_a_module_should_be():
     assert not long, long
 
 
+def test_the_setup_spells_the_go_cache_once_and_as_the_driver_does():
+    from selective_build.driver import layout
+
+    setup = (REPO / "scripts" / "setup.sh").read_text()
+    assert f'cache="$ROOT/{layout.GO_CACHE}"' in setup and setup.count(layout.GO_CACHE_NAME) == 1
+    spelled = sorted(str(path.relative_to(PACKAGE)) for path in PACKAGE.rglob("*.py")
+                     if any(layout.GO_CACHE_NAME in text for text in code_strings(path)))
+    assert spelled == ["driver/layout.py"]
+
+
 def test_the_go_rule_table_is_generated_from_the_python_one():
     from selective_build.driver.primitives import go_table
 
@@ -126,11 +137,11 @@ def test_every_command_is_declared_and_implemented():
     from selective_build import commands
     from selective_build.arguments import COMMANDS
 
-    declared = {command.name.replace("-", "_") for command in COMMANDS}
-    implemented = {name for name, value in vars(commands).items()
-                   if callable(value) and not name.startswith("_") and value.__module__ == commands.__name__
-                   and name != "function_of"}
-    assert declared == implemented
+    assert list(commands.RUNS) == list(COMMANDS)
+    implemented = {value for name, value in vars(commands).items() if callable(value) and not name.startswith("_")
+                   and getattr(value, "__module__", "") == commands.__name__}
+    assert set(commands.RUNS.values()) == implemented
+    assert all(run.__name__ == command.name.replace("-", "_") for command, run in commands.RUNS.items())
 
 
 def test_python_functions_fit_on_a_screen():
@@ -156,6 +167,15 @@ def test_go_and_cxx_functions_fit_on_a_screen(files, start):
                 end = next(i for i in range(number, len(lines)) if lines[i] in ("}", "};"))
                 if end - number + 1 > 60:
                     long.append(f"{path.name}:{number + 1} {match.group(1)} ({end - number + 1} lines)")
+    assert not long, "\n".join(long)
+
+
+def test_no_source_file_under_tools_is_over_400_lines():
+    sources = [path for path in (REPO / "tools").rglob("*")
+               if path.suffix in (".py", ".go", ".cpp", ".h", ".cc") and path.is_file()]
+    assert any(path.suffix == ".go" for path in sources) and any(path.suffix == ".cpp" for path in sources)
+    long = [f"{path.relative_to(REPO)} ({count} lines)" for path in sorted(sources)
+            if (count := len(path.read_text().splitlines())) > 400]
     assert not long, "\n".join(long)
 
 

@@ -8,7 +8,8 @@ from __future__ import annotations
 import pytest
 
 from selective_build.__main__ import main
-from selective_build.arguments import COMMANDS, UsageError, command_help, main_help, parse
+from selective_build.arguments import COMMANDS
+from selective_build.argv import UsageError, command_help, main_help, parse
 
 BY_NAME = {command.name: command for command in COMMANDS}
 
@@ -90,3 +91,42 @@ def test_every_flag_has_both_spellings_and_help():
             if "_" in flag.dest:
                 assert {name.replace("_", "-") for name in long_names} == {long_names[0]}
                 assert len(long_names) == 2, flag.names
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["gen-oplist", "--output_path", "o"], "gen-oplist: error: no source of operators: give --model_file_path, "
+     "--root_ops, --ops_dict, --ops_schema_yaml_path, --selection_yaml_path, --backends or --include_all_operators"),
+    (["gen-bindings", "--output-dir", "o"],
+     "gen-bindings: error: give --functions-yaml-path, --custom-ops-yaml-path or both"),
+    (["gen-bindings", "--output-dir", "o", "--functions-yaml-path", "f.yaml", "--lib-name", "a-b"],
+     "--lib-name: error: --lib-name 'a-b' is not a C identifier"),
+    (["kernel-sources", "--functions-yaml-path", "f.yaml", "--root", "tree", "a.cpp"],
+     "kernel-sources: error: give either --root (a tree) or the library's files"),
+    (["kernel-sources", "--functions-yaml-path", "f.yaml"],
+     "kernel-sources: error: give either --root (a tree) or the library's files"),
+    (["kernel-sources", "--custom-ops-yaml-path", "f.yaml", "--wrappers-dir", "w", "a.cpp"],
+     "kernel-sources: error: --wrappers-dir needs the libraries' files after --library NAME"),
+    (["kernel-sources", "--functions-yaml-path", "f.yaml", "--root", "tree", "--wrappers-include", "h.h"],
+     "kernel-sources: error: --wrappers-include goes with --wrappers-dir"),
+    (["kernel-sources", "--functions-yaml-path", "f.yaml", "--library", "a", "x.cpp", "--library", "b"],
+     "kernel-sources: error: --library b: no files follow it"),
+])
+def test_the_rules_declared_between_flags_are_checked_before_any_work(argv, message, tmp_path, monkeypatch, capsys):
+    """No file named exists: each rule fails before anything is read or written."""
+    monkeypatch.chdir(tmp_path)
+    assert main(argv) == 2
+    assert capsys.readouterr().err == message + "\n"
+    assert not list(tmp_path.iterdir())
+
+
+def test_a_rule_that_holds_lets_the_command_run(tmp_path, monkeypatch, capsys):
+    from selective_build.arguments import check
+    from selective_build.model.errors import CommandLine, UserError
+
+    command, parsed = parse(["kernel-sources", "--custom-ops-yaml-path", "f.yaml", "--library", "a", "x.cpp",
+                             "--wrappers-dir", "w", "--wrappers-include", "h.h"])
+    check(command, parsed)  # every rule holds
+    command, parsed = parse(["kernel-sources", "--functions-yaml-path", "f.yaml", "--library", "a"])
+    with pytest.raises(UserError) as info:
+        check(command, parsed)
+    assert info.value.location == CommandLine("kernel-sources")

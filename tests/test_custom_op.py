@@ -21,7 +21,7 @@ import yaml
 
 from conftest import MODELS_DIR, REPO
 from selective_build.__main__ import main
-from selective_build.model.schema import parse_schema
+from selective_build.model.schema_parser import parse_schema
 
 from helpers import ET, cxx
 PORTABLE = ET / "kernels/portable/functions.yaml"

@@ -17,7 +17,7 @@ from hypothesis import given, settings, strategies as st
 
 from conftest import MODELS_DIR
 from helpers import ETSB
-from selective_build.model.errors import UserError
+from selective_build.model.errors import CommandLine, UserError
 from selective_build.readers import operator_lists, pte
 from selective_build.readers.selected_yaml import parse_selected_operators
 
@@ -141,7 +141,7 @@ def test_any_ops_dict_is_keys_or_a_located_problem(text):
     try:
         operator_lists.parse_ops_dict(text)
     except UserError as error:
-        assert error.location is not None and error.location.path == "--ops_dict"
+        assert error.location == CommandLine("--ops_dict")
 
 
 # -- BUILD files that would run for ever or take all memory ------------------------------------------

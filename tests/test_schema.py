@@ -12,8 +12,9 @@ from hypothesis import given, strategies as st
 
 from conftest import REPO
 from selective_build.model.names import OperatorName, SchemaSyntaxError, parse_operator_name
-from selective_build.model import schema as schema_module
-from selective_build.model.schema import BaseType, ListType, OptionalType, parse_schema
+from selective_build.model import schema_parser as schema_module
+from selective_build.model.schema import BaseType, ListType, OptionalType
+from selective_build.model.schema_parser import parse_schema
 
 ATEN_OPS = REPO / "tools" / "selective_build" / "data" / "aten_ops.yaml"
 

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from conftest import REPO
+from selective_build.driver.layout import GO_CACHE
 
 SOURCE_DIR = REPO / "tools" / "starlark"
 
@@ -26,7 +27,7 @@ def go(*argv: str) -> subprocess.CompletedProcess:
         "GO111MODULE": "off",
         "GOFLAGS": "",
         "GOPROXY": "off",
-        "GOCACHE": os.environ.get("GOCACHE") or str(REPO / "etsb-out" / "go-cache"),
+        "GOCACHE": os.environ.get("GOCACHE") or str(REPO / GO_CACHE),
     }
     return subprocess.run([binary, *argv], cwd=SOURCE_DIR, env=env, capture_output=True, text=True)
 

@@ -8,8 +8,10 @@ the package's parent directory first on ``sys.path`` in place of this
 directory, so that the package's own module names cannot shadow the standard
 library's.
 
-:func:`main` parses the arguments (:mod:`selective_build.arguments`), runs
-the command (:mod:`selective_build.commands`), and prints user errors as
+:func:`main` parses the arguments (:mod:`selective_build.argv`, against the
+declarations of :mod:`selective_build.arguments`), checks the rules between
+them, runs the command (:data:`selective_build.commands.RUNS`), and prints
+user errors as
 ``file:line:col: error: message`` with exit status 2, never a traceback.
 """
 
@@ -22,7 +24,8 @@ if not __package__:  # run by path: python .../selective_build/__main__.py
 
 def main(argv: "list[str] | None" = None) -> int:
     """Run ``etsb`` with ``argv`` (default: the process arguments); return the exit status."""
-    from selective_build.arguments import UsageError, parse, usage_line
+    from selective_build.arguments import check
+    from selective_build.argv import UsageError, parse, usage_line
     from selective_build.model.errors import UserError
 
     argv = sys.argv[1:] if argv is None else list(argv)
@@ -35,9 +38,10 @@ def main(argv: "list[str] | None" = None) -> int:
         parsed = _with_workspace_options(argv, command.name)
         if parsed is not None:
             command, values = parsed
-        from selective_build.commands import function_of
+        check(command, values)
+        from selective_build.commands import RUNS
 
-        return function_of(command.name)(values)
+        return RUNS[command](values)
     except UsageError as error:
         if error.command:
             from selective_build.arguments import COMMANDS
@@ -70,11 +74,11 @@ def _with_workspace_options(argv: "list[str]", command: str):
 
     if command not in RC_COMMANDS:
         return None
-    from selective_build.arguments import parse
-    from selective_build.driver.state import find_root
+    from selective_build.argv import parse
+    from selective_build.driver.state import root_or_none
     from selective_build.model.errors import UserError
 
-    root = find_root(os.getcwd())
+    root = root_or_none(os.getcwd())
     try:
         extra = rc_arguments(root, command) if root else []
     except ValueError as error:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import shutil
+from collections.abc import Sequence
 
 from selective_build.driver import state
 from selective_build.model.records import record
@@ -78,3 +79,15 @@ def checks() -> list[Check]:
         _evaluator(),
         _program("cmake (for the CMake package only)", ("cmake",), "cmake", required=False),
     ]
+
+
+def report(found: Sequence[Check]) -> tuple[list[str], int]:
+    """The lines saying what each check found, and how many required parts are missing."""
+    lines, missing = [], 0
+    for check in found:
+        mark = "ok" if check.found else ("MISSING" if check.required else "absent")
+        lines.append(f"{mark:8} {check.name}: {check.detail}")
+        missing += check.required and not check.found
+    if missing:
+        lines.append(f"\n{missing} required part(s) missing: see above.")
+    return lines, missing

@@ -12,6 +12,7 @@ import shutil
 import subprocess
 import sys
 
+from selective_build.driver.layout import GO_CACHE_NAME
 from selective_build.model.errors import UserError
 
 # Where Debian's golang-starlark-dev puts go.starlark.net's sources.
@@ -47,7 +48,7 @@ def build_evaluator(source: str, binary: str) -> None:
     print(f"etsb: building the BUILD file evaluator (once) into {binary}", file=sys.stderr, flush=True)
     temporary = f"{binary}.{os.getpid()}.tmp"
     env = dict(os.environ, GOPATH=path, GO111MODULE="off", GOFLAGS="", GOPROXY="off",
-               GOCACHE=os.path.join(directory, "go-cache"))
+               GOCACHE=os.path.join(directory, GO_CACHE_NAME))
     try:
         run = subprocess.run([go, "build", "-o", temporary, "."], cwd=source, env=env, capture_output=True,
                              text=True)

@@ -18,7 +18,7 @@ def noop_build(patterns: Sequence[str], jobs: int | None, defines: dict[str, str
     ninja's outcome (see :func:`~selective_build.driver.running.report`). None
     when the plan must be made again (or ninja is not on PATH), so that the
     full driver takes over."""
-    root = state.find_root(os.getcwd())
+    root = state.root_or_none(os.getcwd())
     ninja = find_ninja()
     if root is None or ninja is None:
         return None

@@ -31,8 +31,11 @@ DIGESTS = f"{OUT}/.etsb/digests"           # a content digest per source file, s
 TOOLS = f"{OUT}/tools"        # the set-up's tools (the BUILD file evaluator)
 # In an installed etsb's files: the digest of the evaluator's Go sources (setup.py writes it).
 EVALUATOR_DIGEST = "tools/starlark/SOURCES_DIGEST"
-GO_CACHE = f"{OUT}/go-cache"  # the Go build cache of the set-up
-KEPT_BY_CLEAN = ("tools", "go-cache")
+# The Go build cache's folder: in a checkout, the set-up's (GO_CACHE, which
+# scripts/setup.sh spells too); installed, beside the evaluator built on first use.
+GO_CACHE_NAME = "go-cache"
+GO_CACHE = f"{OUT}/{GO_CACHE_NAME}"
+KEPT_BY_CLEAN = (TOOLS.removeprefix(f"{OUT}/"), GO_CACHE_NAME)  # what `etsb clean` leaves in OUT
 # External repositories (an ExecuTorch tree: `@executorch//...`): their packages
 # are named external/NAME/..., and each tree is linked at etsb-out/external/NAME.
 EXTERNAL = "external"

@@ -12,6 +12,7 @@ import tempfile
 from collections.abc import Mapping, Sequence
 from types import MappingProxyType
 
+from selective_build.model.errors import UserError
 from selective_build.model.records import record
 
 # Input sections that end up in the stripped file (bss takes no file space).
@@ -207,3 +208,24 @@ def render_size_table(label: str, sizes: Sequence[BinarySize], top: int = 0) -> 
             line += f"  {values[0] / values[1]:>10.1%}"
         lines.append(line)
     return "\n".join(lines)
+
+
+def measure_binary(workspace, pattern: str) -> tuple[int, str, list[BinarySize]]:
+    """Build the one binary ``pattern`` names in ``workspace`` (and its
+    all-kernels companion, if it has one) and measure both: the exit status
+    (1 if a build failed), the binary's label, and the measures."""
+    status, plan = workspace.build([pattern], quiet=True)
+    if status != 0:
+        return 1, pattern, []
+    if len(plan.targets) != 1:
+        raise UserError(f"'{pattern}' names {len(plan.targets)} targets; name one binary")
+    target = plan.targets[0]
+    if not target.binary:
+        raise UserError(f"{target.label} is a {target.rule}, not a binary")
+    measured = [measure(workspace.root, target.outputs[0], target.label)]
+    if target.companion:
+        status, companion_plan = workspace.build([target.companion], quiet=True)
+        if status != 0:
+            return 1, target.label, measured
+        measured.append(measure(workspace.root, companion_plan.targets[0].outputs[0], target.companion))
+    return 0, target.label, measured

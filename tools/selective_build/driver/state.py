@@ -52,8 +52,10 @@ def _driver_files() -> list[str]:
     return sorted(os.path.join(here, name).lstrip("/") for name in os.listdir(here) if name.endswith(".py"))
 
 
-def find_root(start: str) -> str | None:
-    """The nearest directory at or above ``start`` with a root marker (MODULE.bazel, WORKSPACE...)."""
+def root_or_none(start: str) -> str | None:
+    """The nearest directory at or above ``start`` with a root marker
+    (MODULE.bazel, WORKSPACE...), or None when there is none: for callers that
+    have something else to do outside a workspace (the no-op build, .etsbrc)."""
     directory = os.path.abspath(start)
     while True:
         if any(os.path.isfile(os.path.join(directory, m)) for m in ROOT_MARKERS):

@@ -17,14 +17,15 @@ from selective_build.driver.layout import (BUILD_FILES, EXTERNAL_DIR, KEPT_BY_CL
                                            TAG_MANUAL)
 from selective_build.driver.plan import Plan, PlannedTarget
 from selective_build.driver.running import WorkspaceLock, find_ninja, run_ninja
-from selective_build.model.errors import Location, UserError
+from selective_build.model.errors import CommandLine, UserError
 from selective_build.model.records import record
 
 
-def find_root(start: str) -> str:
+def workspace_root(start: str) -> str:
     """The workspace root: the nearest directory at or above ``start`` with a
-    MODULE.bazel or WORKSPACE file."""
-    root = state.find_root(start)
+    MODULE.bazel or WORKSPACE file (:func:`~selective_build.driver.state.root_or_none`);
+    none is a UserError, for the commands that need a workspace."""
+    root = state.root_or_none(start)
     if root is None:
         raise UserError(f"not inside a workspace: no {' or '.join(ROOT_MARKERS)} at or above "
                         f"{os.path.abspath(start)}")
@@ -91,7 +92,7 @@ class Workspace:
     def here(cls, defines: dict[str, str] | None = None, executorch_root: str | None = None) -> "Workspace":
         """The workspace around the current directory, with ``--define`` values
         and the ExecuTorch tree (``--executorch-root``, else ``$EXECUTORCH_ROOT``)."""
-        root = find_root(os.getcwd())
+        root = workspace_root(os.getcwd())
         return cls(root, state.cwd_package(root), dict(defines or {}), state.executorch_tree(executorch_root))
 
     @property
@@ -196,7 +197,7 @@ class Workspace:
             try:
                 result.append(parse_pattern(text, self.cwd_package))
             except LabelError as error:
-                raise UserError(str(error), Location(text)) from None
+                raise UserError(str(error), CommandLine(text)) from None
         return result
 
     def packages_for(self, patterns: Sequence[Pattern]) -> list[str]:

@@ -6,11 +6,10 @@ kernel yaml reader rejects what no ``EValue`` carries)."""
 
 from __future__ import annotations
 
-from selective_build.model.evalue_types import BASE_TYPES, OPTIONAL_TENSOR_LIST, TENSOR_CPP, EValueType
+from selective_build.model.evalue_types import BASE_TYPES, OPTIONAL_TENSOR_LIST, EValueType
 from selective_build.model.records import record
 from selective_build.model.schema import Argument, BaseType, OptionalType, Return, Type, is_tensor
 
-TENSOR = TENSOR_CPP
 CONTEXT = "::torch::executor::KernelRuntimeContext"
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from selective_build.emit.yaml_text import scalar
-from selective_build.model.kernels import FrozenMapping, Kernel, OperatorEntry
+from selective_build.model.kernels import FrozenMapping, Kernel, KernelYaml, OperatorEntry
 
 def _flow(value: object) -> str:
     """Plain data as YAML flow text (JSON-like, which YAML reads)."""
@@ -51,3 +51,11 @@ def render_kernel_yaml(entries: Iterable[OperatorEntry]) -> str:
     """Kernel yaml text for ``entries``, in order, with a blank line between entries."""
     blocks = ["\n".join(entry_lines(entry)) + "\n" for entry in entries]
     return "\n".join(blocks)
+
+
+def render_summary(kernel_yaml: KernelYaml) -> str:
+    """validate-yaml's line for a valid kernel yaml: what it holds."""
+    operators = len(kernel_yaml.entries)
+    kernels = sum(len(entry.kernels) for entry in kernel_yaml.entries)
+    return (f"{kernel_yaml.path}: valid, {operators} operator{'s' * (operators != 1)}, "
+            f"{kernels} kernel{'s' * (kernels != 1)}")

@@ -1,7 +1,8 @@
 """User-facing errors: messages with the place in the input that caused them.
 
 Every stage raises :class:`UserError` for bad input, with one problem or all
-the problems it found in a file. The command line prints each as
+the problems it found in a file, each at a :class:`Location` in a file or at
+a :class:`CommandLine` flag or command. The command line prints each as
 ``file:line:col: error: message`` and exits with status 2, without a traceback.
 """
 
@@ -30,11 +31,23 @@ class Location:
 
 
 @record
+class CommandLine:
+    """A place on the command line: the flag (``--lib-name``) or the command
+    (``gen-oplist``) whose arguments are wrong, printed as spelled. A tuple
+    like :class:`Location`, so that problems at both sort together."""
+
+    spelling: str
+
+    def __str__(self) -> str:
+        return self.spelling
+
+
+@record
 class Problem:
     """One thing wrong with the input, and where."""
 
     message: str
-    location: Location | None = None
+    location: Location | CommandLine | None = None
 
     def __str__(self) -> str:
         if self.location is None:
@@ -47,7 +60,7 @@ class UserError(Exception):
 
     exit_code = 2
 
-    def __init__(self, message: str, location: Location | None = None,
+    def __init__(self, message: str, location: Location | CommandLine | None = None,
                  problems: Iterable[Problem] = ()) -> None:
         collected = tuple(problems) or (Problem(message, location),)
         super().__init__(message)
@@ -65,7 +78,7 @@ class UserError(Exception):
         return self.problems[0].message
 
     @property
-    def location(self) -> Location | None:
+    def location(self) -> Location | CommandLine | None:
         """The first problem's location."""
         return self.problems[0].location
 

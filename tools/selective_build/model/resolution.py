@@ -4,6 +4,7 @@ registration emitters."""
 
 from __future__ import annotations
 
+from selective_build.model.errors import Location
 from selective_build.model.keys import KernelKey
 from selective_build.model.kernels import Kernel, OperatorEntry
 from selective_build.model.names import OperatorName
@@ -46,3 +47,8 @@ class Resolution:
     def registrations(self) -> tuple[Registration, ...]:
         """Every kernel table row."""
         return tuple(r for op in self.operators for r in op.registrations)
+
+    @property
+    def named_kernels(self) -> tuple[tuple[str, str, Location], ...]:
+        """Every kernel table row as (operator, C++ kernel name, where the yaml names the kernel)."""
+        return tuple((str(r.operator), r.kernel.kernel_name, r.kernel.location) for r in self.registrations)

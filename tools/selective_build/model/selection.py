@@ -70,6 +70,18 @@ class Selection:
         return selected.debug_info if selected else ()
 
 
+@record
+class OperatorSources:
+    """What gen-oplist read from the command line's sources of operators: each
+    --root_ops list, each --ops_dict with the source it names, each program
+    and each selection, in the order given."""
+
+    root_ops: tuple[tuple[OperatorName, ...], ...] = ()
+    ops_dicts: tuple[tuple[Mapping[OperatorName, tuple[KernelKey, ...]], str], ...] = ()
+    programs: tuple = ()  # model.program.Program values
+    selections: tuple[Selection, ...] = ()
+
+
 def sorted_mapping(items: Mapping) -> Mapping:
     """A read-only copy of ``items`` with its keys in sorted order."""
     return MappingProxyType({key: items[key] for key in sorted(items)})

@@ -14,7 +14,8 @@ from types import MappingProxyType
 
 from selective_build.model.errors import Location, UserError, did_you_mean
 from selective_build.model.records import record
-from selective_build.model.schema import FunctionSchema, parse_schema
+from selective_build.model.schema import FunctionSchema
+from selective_build.model.schema_parser import parse_schema
 
 # Package data (selective_build/data), found beside the package wherever it is installed.
 DEFAULT_ATEN_YAML = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "data",

@@ -188,6 +188,11 @@ def is_header(path: str) -> bool:
     return path.endswith(HEADER_SUFFIXES)
 
 
+def compiled_sources(libraries: Iterable[tuple[str, Sequence[str]]]) -> list[list[str]]:
+    """Each library's files that are compiled (its headers left out), in order."""
+    return [[path for path in files if not is_header(path)] for _, files in libraries]
+
+
 def library_sources(root: str, folders: Iterable[str]) -> list[str]:
     """The ``.cpp`` and ``.h`` files below ``folders`` of the tree ``root``
     (relative to it), leaving out test folders: a kernel library's files."""

@@ -7,13 +7,13 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from selective_build.model.errors import Location, UserError
+from selective_build.model.errors import CommandLine, Location, UserError
 from selective_build.model.keys import ANY_KEY, KernelKey, dtype_key_named, looks_like_key, parse_kernel_key
 from selective_build.model.names import OperatorName, SchemaSyntaxError, parse_operator_name
 from selective_build.model.selection import OPS_DICT_SOURCE, ROOT_OPS_SOURCE
 
 
-def read_operator_name(text: str, origin: Location) -> OperatorName:
+def read_operator_name(text: str, origin: Location | CommandLine) -> OperatorName:
     """``add.out`` -> ``aten::add.out``; a malformed name is a UserError at ``origin``."""
     try:
         return parse_operator_name(text.strip())
@@ -22,14 +22,15 @@ def read_operator_name(text: str, origin: Location) -> OperatorName:
                         f"namespace::name.overload, e.g. aten::add.out", origin) from None
 
 
-def parse_root_ops(text: str, origin: Location = Location(ROOT_OPS_SOURCE)) -> tuple[OperatorName, ...]:
+def parse_root_ops(text: str, origin: Location | CommandLine = CommandLine(ROOT_OPS_SOURCE)
+                   ) -> tuple[OperatorName, ...]:
     """Operator names separated by commas or white space, normalised and sorted."""
     separator = "," if "," in text else None
     names = [name for name in (part.strip() for part in text.split(separator)) if name]
     return tuple(sorted({read_operator_name(name, origin) for name in names}))
 
 
-def parse_ops_dict(text: str, origin: Location = Location(OPS_DICT_SOURCE)
+def parse_ops_dict(text: str, origin: Location | CommandLine = CommandLine(OPS_DICT_SOURCE)
                    ) -> Mapping[OperatorName, tuple[KernelKey, ...]]:
     """A JSON object: operator name -> list of dtype names (``Float``) or kernel
     keys (``v1/6;0,1|6;0,1|6;0,1``); an empty list means every key. Returns
@@ -39,9 +40,9 @@ def parse_ops_dict(text: str, origin: Location = Location(OPS_DICT_SOURCE)
     try:
         data = json.loads(text)
     except json.JSONDecodeError as error:
-        where = Location(origin.path, error.lineno, error.colno) if origin.path != OPS_DICT_SOURCE \
-            else Location(origin.path)
-        position = "" if where.line else f" at line {error.lineno} column {error.colno}"
+        in_file = isinstance(origin, Location)
+        where = Location(origin.path, error.lineno, error.colno) if in_file else origin
+        position = "" if in_file else f" at line {error.lineno} column {error.colno}"
         raise UserError(f"invalid JSON{position}: {error.msg}", where) from None
     if not isinstance(data, dict):
         raise UserError(f"expected a JSON object of operator -> list of dtypes, got {_json_kind(data)}", origin)
@@ -61,7 +62,7 @@ def parse_ops_dict(text: str, origin: Location = Location(OPS_DICT_SOURCE)
     return {name: tuple(sorted(keys)) for name, keys in sorted(result.items())}
 
 
-def _key_of_entry(entry: str, operator: str, origin: Location) -> KernelKey:
+def _key_of_entry(entry: str, operator: str, origin: Location | CommandLine) -> KernelKey:
     try:
         return parse_kernel_key(entry) if entry == ANY_KEY.text or looks_like_key(entry) else dtype_key_named(entry)
     except ValueError as error:

@@ -1,6 +1,7 @@
 """Selection sources: root operator lists, ops dicts, models, kernel yamls and
 "everything". Each turns its input into a :class:`~selective_build.model.selection.Selection`;
-:func:`selective_build.model.selection.union` combines any number of them.
+:func:`selective_build.model.selection.union` combines any number of them, as
+:func:`select` (gen-oplist) and :func:`union_of_libraries` (gen-all-oplist) do.
 """
 
 from __future__ import annotations
@@ -15,8 +16,10 @@ from selective_build.model.kernels import KernelYaml
 from selective_build.model.names import OperatorName
 from selective_build.model.program import Program
 from selective_build.model.schema import FunctionSchema, base_of
-from selective_build.model.selection import (OPS_DICT_SOURCE, ROOT_OPS_SOURCE, SelectedOperator, Selection,
-                                             make_selection)
+from selective_build.model.errors import Problem, UserError
+from selective_build.model.selection import (OPS_DICT_SOURCE, ROOT_OPS_SOURCE, OperatorSources, SelectedOperator,
+                                             Selection, make_selection, operators_including_all_overloads,
+                                             overlaps, union)
 
 def from_root_ops(names: Sequence[OperatorName], include_all_overloads: bool = False,
                   source: str = ROOT_OPS_SOURCE) -> Selection:
@@ -96,3 +99,43 @@ def from_kernel_yaml(kernel_yaml: KernelYaml) -> Selection:
 def everything() -> Selection:
     """``include_all_operators``: a build that is not selective."""
     return make_selection(include_all_operators=True)
+
+
+def schemas_of(kernel_yamls: Sequence[KernelYaml]) -> Mapping[OperatorName, FunctionSchema]:
+    """Each operator of the kernel yamls with its schema (for :func:`scalar_type_positions`)."""
+    return {entry.name: entry.schema for kernel_yaml in kernel_yamls for entry in kernel_yaml.entries}
+
+
+def select(read: OperatorSources, kernel_yamls: Sequence[KernelYaml], backend_ids: Sequence[str],
+           include_all_overloads: bool, include_all_operators: bool) -> Selection:
+    """gen-oplist's selection: the union of every source's."""
+    selections = [from_root_ops(names, include_all_overloads) for names in read.root_ops]
+    selections += [from_ops_dict(entries, source) for entries, source in read.ops_dicts]
+    selections += [from_program(program) for program in read.programs]
+    selections += [*read.selections, *map(from_kernel_yaml, kernel_yamls)]
+    if backend_ids:
+        selections.append(from_backends(backend_ids))
+    if include_all_operators:
+        selections.append(everything())
+    return union(selections)
+
+
+def union_of_libraries(named: Sequence[tuple[str, Selection]], refuse_overlaps: bool,
+                       allow_include_all_overloads: bool) -> Selection:
+    """gen-all-oplist's union of the selections of several libraries (each with
+    its path). With ``refuse_overlaps``, an operator two select is an error;
+    without ``allow_include_all_overloads``, so is one selected with all its
+    overloads (as ExecuTorch's gen_all_oplist.py refuses it)."""
+    if refuse_overlaps:
+        found = overlaps(named)
+        if found:
+            raise UserError.of(Problem(f"operator {o.operator} is selected by {len(o.origins)} libraries: "
+                                       f"{', '.join(o.origins)}") for o in found)
+    merged = union(selection for _, selection in named)
+    if not allow_include_all_overloads:
+        wide = operators_including_all_overloads(merged)
+        if wide:
+            raise UserError.of(Problem(f"operator {name} includes all overloads (selected by "
+                                       f"{', '.join(merged.sources_of(name)) or 'an unnamed source'}); "
+                                       f"pass --allow_include_all_overloads to accept it") for name in wide)
+    return merged

@@ -1,0 +1,48 @@
+"""pick-smaller: of several links of one binary (the same objects, linked in
+different ways), keep the smallest once stripped, with the files it needs."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import tempfile
+from collections.abc import Sequence
+
+from selective_build.model.errors import Location, UserError
+from selective_build.readers.files import read_bytes, write_bytes_atomic
+
+
+def stripped_sizes(candidates: Sequence[str]) -> list[int]:
+    """Each candidate binary's size once stripped; a candidate that is missing
+    or that strip cannot read is a UserError at it."""
+    sizes = []
+    with tempfile.TemporaryDirectory() as tmp:
+        for index, candidate in enumerate(candidates):
+            if not os.path.isfile(candidate):
+                raise UserError("no such binary", Location(candidate))
+            stripped = os.path.join(tmp, str(index))
+            run = subprocess.run(["strip", "-o", stripped, candidate], capture_output=True, text=True)
+            if run.returncode != 0:
+                raise UserError(f"not a binary strip can read: {run.stderr.strip().rpartition(': ')[2]}",
+                                Location(candidate))
+            sizes.append(os.path.getsize(stripped))
+    return sizes
+
+
+def pick_smaller(candidates: Sequence[str], output: str, link_map: bool, beside: Sequence[str]) -> str:
+    """Copy the smallest (stripped) candidate to ``output`` (the first wins
+    ties), with its link map (``output.map``) when ``link_map``, and the files
+    ``beside`` next to it; return the line saying what was chosen."""
+    sizes = stripped_sizes(candidates)
+    chosen = min(range(len(sizes)), key=lambda i: (sizes[i], i))
+    # Everything is read before anything is written: a missing file leaves no partial output.
+    files = {output: read_bytes(candidates[chosen], "binary")}
+    if link_map:
+        files[output + ".map"] = read_bytes(candidates[chosen] + ".map", "link map")
+    for path in beside:
+        files[os.path.join(os.path.dirname(output), os.path.basename(path))] = read_bytes(path, "file")
+    for path in sorted(files, key=lambda p: p == output):  # the binary last
+        write_bytes_atomic(path, files[path])
+    os.chmod(output, 0o755)
+    return (f"{output}: {os.path.basename(candidates[chosen])} ({sizes[chosen]:,} bytes stripped; "
+            + ", ".join(f"{os.path.basename(c)} {s:,}" for c, s in zip(candidates, sizes)) + ")")

@@ -1,0 +1,269 @@
+"""The parser of the function-schema language (:mod:`selective_build.model.schema`).
+
+:func:`parse_schema` turns ``ns::name.overload(Type arg=default, *, Tensor(a!) out) -> Tensor(a!)``
+into an immutable :class:`~selective_build.model.schema.FunctionSchema`; a
+syntax error raises :class:`~selective_build.model.names.SchemaSyntaxError`
+with the 1-based column in the text, which callers map to a place in their file.
+"""
+
+from __future__ import annotations
+
+import functools
+
+from selective_build.model.names import SchemaSyntaxError, parse_operator_name
+from selective_build.model.schema import (KNOWN_BASE_TYPES, Annotation, Argument, BaseType, FunctionSchema,
+                                          ListType, OptionalType, Return, Type)
+
+
+def parse_schema(text: str) -> FunctionSchema:
+    """Parse a full function schema; raise SchemaSyntaxError with a 1-based column."""
+    open_paren = text.find("(")
+    if open_paren < 0:
+        raise SchemaSyntaxError("expected '(' after the operator name", len(text) + 1)
+    raw_name = text[:open_paren]
+    stripped = raw_name.strip(" ")
+    try:
+        name = parse_operator_name(stripped)
+    except SchemaSyntaxError as error:
+        leading = len(raw_name) - len(raw_name.lstrip(" "))
+        raise SchemaSyntaxError(error.message, leading + error.column) from None
+    try:
+        arguments, returns = _signature(text[open_paren:])
+    except SchemaSyntaxError as error:
+        raise SchemaSyntaxError(error.message, open_paren + error.column) from None
+    return FunctionSchema(name, arguments, returns)
+
+
+# Signatures repeat across operators (every unary out variant has the same
+# one), so each distinct text is parsed once per process.
+@functools.lru_cache(maxsize=4096)
+def _signature(text: str) -> tuple[tuple[Argument, ...], tuple[Return, ...]]:
+    """The arguments and returns of ``(args) -> returns``."""
+    return _Parser(text).signature()
+
+
+class _Grammar:
+    """The grammar's pieces, each matched at the parser's position: compiled
+    on first use (importing ``re`` costs ~4 ms, and most runs parse no schema)."""
+
+    spaces = word = suffixes = None
+    # One whole argument of the common shape, followed by ',' or ')'; a plain
+    # default holds no space, bracket, quote or parenthesis.
+    argument = None
+
+
+def _grammar() -> type[_Grammar]:
+    if _Grammar.word is None:
+        import re
+
+        _Grammar.spaces = re.compile(r" *")
+        _Grammar.word = re.compile(r"\w+")
+        _Grammar.suffixes = re.compile(r"(?:\?|\[\d*\])*")
+        _Grammar.argument = re.compile(r" *(\w+)(\([^()]*\))?((?:\?|\[\d*\])*) +(\w+)"
+                                       r"(?: *= *([^,()\[\]\"' ]+|\[[\d, ]*\]))? *(?=[,)])")
+    return _Grammar
+
+
+class _Parser:
+    """Recursive descent over one signature, ``(args) -> returns``; positions are 0-based."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.pos = 0
+        self.grammar = _grammar()
+
+    def error(self, message: str, pos: int | None = None) -> SchemaSyntaxError:
+        return SchemaSyntaxError(message, (self.pos if pos is None else pos) + 1)
+
+    def peek(self) -> str:
+        """The next character after spaces ('' at the end)."""
+        char = self.text[self.pos:self.pos + 1]
+        if char == " ":
+            self.pos = self.grammar.spaces.match(self.text, self.pos).end()
+            char = self.text[self.pos:self.pos + 1]
+        return char
+
+    def found(self) -> str:
+        """The word or character at the current position, for messages."""
+        self.peek()
+        word = self.grammar.word.match(self.text, self.pos)
+        return word.group() if word else (self.text[self.pos] if self.pos < len(self.text) else "end of schema")
+
+    def expect(self, token: str) -> None:
+        self.peek()
+        if not self.text.startswith(token, self.pos):
+            found = self.text[self.pos:self.pos + 12] or "end of schema"
+            raise self.error(f"expected '{token}' but found '{found}'")
+        self.pos += len(token)
+
+    def identifier(self, what: str) -> str:
+        self.peek()
+        word = self.grammar.word.match(self.text, self.pos)
+        if word is None or not word.group().isidentifier() or not word.group().isascii():
+            found = self.text[self.pos:self.pos + 12] or "end of schema"
+            raise self.error(f"expected {what} but found '{found}'")
+        self.pos = word.end()
+        return word.group()
+
+    def signature(self) -> tuple[tuple[Argument, ...], tuple[Return, ...]]:
+        self.expect("(")
+        arguments = self.arguments()
+        self.expect("->")
+        returns = self.returns()
+        if self.peek():
+            raise self.error(f"unexpected text after the returns: '{self.text[self.pos:]}'")
+        return arguments, returns
+
+    def arguments(self) -> tuple[Argument, ...]:
+        args: list[Argument] = []
+        names: set[str] = set()
+        kwarg_only = False
+        if self.peek() == ")":
+            self.pos += 1
+            return ()
+        while True:
+            if self.peek() == "*":
+                if kwarg_only:
+                    raise self.error("a second '*' in the arguments")
+                self.pos += 1
+                kwarg_only = True
+            else:
+                start = self.pos
+                arg = self.argument(kwarg_only)
+                if arg.name in names:
+                    raise self.error(f"duplicate argument name '{arg.name}'", start)
+                names.add(arg.name)
+                args.append(arg)
+            separator = self.peek()
+            if separator == ")":
+                self.pos += 1
+                return tuple(args)
+            if separator != ",":
+                raise self.error(f"expected ',' or ')' after an argument, found '{self.found()}'")
+            self.pos += 1
+
+    def argument(self, kwarg_only: bool) -> Argument:
+        # The common shape in one match: `Type(annotation)[] name=default`.
+        match = self.grammar.argument.match(self.text, self.pos)
+        if match is not None:
+            base, annotation_text, suffixes, name, default = match.groups()
+            annotation = _annotation(annotation_text[1:-1]) if annotation_text else None
+            if base in KNOWN_BASE_TYPES and (annotation_text is None or annotation is not None) \
+                    and name.isidentifier() and name.isascii():
+                self.pos = match.end()
+                return Argument(name, _apply_suffixes(base, suffixes), default, annotation, kwarg_only)
+        # Step by step: other spacing and defaults, and every error's place.
+        type_, annotation = self.type_with_annotation()
+        name = self.identifier("an argument name")
+        default = None
+        if self.peek() == "=":
+            self.pos += 1
+            default = self.default_value()
+        return Argument(name, type_, default, annotation, kwarg_only)
+
+    def default_value(self) -> str:
+        """The raw text of a default, up to the next ',' or ')' outside brackets and quotes."""
+        self.peek()
+        text, start, pos, depth, quote = self.text, self.pos, self.pos, 0, ""
+        while pos < len(text):
+            char = text[pos]
+            if quote:
+                if char == "\\":
+                    pos += 1  # an escaped character, quote or backslash
+                elif char == quote:
+                    quote = ""
+            elif char in "\"'":
+                quote = char
+            elif char == "[":
+                depth += 1
+            elif char == "]":
+                depth -= 1
+            elif char in ",)" and depth == 0:
+                break
+            pos += 1
+        if quote:
+            raise self.error("unterminated string in a default value", start)
+        value = text[start:pos].strip()
+        if not value:
+            raise self.error("missing default value after '='", start)
+        self.pos = pos
+        return value
+
+    def type_with_annotation(self) -> tuple[Type, Annotation | None]:
+        self.peek()
+        start = self.pos
+        base = self.identifier("a type")
+        if base not in KNOWN_BASE_TYPES:
+            raise self.error(f"unknown type '{base}'", start)
+        annotation = self.annotation() if self.text.startswith("(", self.pos) else None
+        suffixes = self.grammar.suffixes.match(self.text, self.pos)
+        self.pos = suffixes.end()
+        if self.text.startswith("[", self.pos):
+            close = self.text.find("]", self.pos)
+            if close < 0:
+                raise self.error("unclosed '[' in a type")
+            raise self.error(f"list size must be a number, not '{self.text[self.pos + 1:close]}'", self.pos + 1)
+        return _apply_suffixes(base, suffixes.group()), annotation
+
+    def annotation(self) -> Annotation:
+        close = self.text.find(")", self.pos)
+        if close < 0:
+            raise self.error("unclosed '(' in an alias annotation")
+        annotation = _annotation(self.text[self.pos + 1:close])
+        if annotation is None:
+            raise self.error(f"bad alias annotation '({self.text[self.pos + 1:close]})'", self.pos + 1)
+        self.pos = close + 1
+        return annotation
+
+    def returns(self) -> tuple[Return, ...]:
+        if self.peek() != "(":
+            type_, annotation = self.type_with_annotation()
+            name = self.identifier("a return name") if self.peek() else ""
+            return (Return(type_, name, annotation),)
+        self.pos += 1
+        if self.peek() == ")":
+            self.pos += 1
+            return ()
+        returns: list[Return] = []
+        while True:
+            type_, annotation = self.type_with_annotation()
+            name = ""
+            if self.peek() not in (",", ")", ""):
+                name = self.identifier("a return name")
+            returns.append(Return(type_, name, annotation))
+            separator = self.peek()
+            if separator == ")":
+                self.pos += 1
+                return tuple(returns)
+            if separator != ",":
+                raise self.error(f"expected ',' or ')' in the returns, found '{self.found()}'")
+            self.pos += 1
+
+
+@functools.lru_cache(maxsize=None)
+def _apply_suffixes(base: str, suffixes: str) -> Type:
+    """``base`` with ``?`` and ``[N]`` suffixes applied left to right (checked by the caller)."""
+    type_: Type = BaseType(base)
+    pos = 0
+    while pos < len(suffixes):
+        if suffixes[pos] == "?":
+            type_ = OptionalType(type_)
+            pos += 1
+        else:
+            close = suffixes.index("]", pos)
+            size = suffixes[pos + 1:close]
+            type_ = ListType(type_, int(size) if size else None)
+            pos = close + 1
+    return type_
+
+
+@functools.lru_cache(maxsize=None)
+def _annotation(body: str) -> Annotation | None:
+    """The annotation written ``(body)``, or None when it is malformed."""
+    before, arrow, after = body.partition("->")
+    before = before.strip()
+    sets = tuple(s.strip() for s in before.rstrip("!").split("|"))
+    after_sets = tuple(s.strip() for s in after.split("|")) if arrow else ()
+    if not all(a == "*" or (a.isidentifier() and a.isascii()) for a in sets + after_sets):
+        return None
+    return Annotation(sets, before.endswith("!"), after_sets)
