@@ -21,10 +21,12 @@ class PlannedTarget:
 
 @record
 class Plan:
-    """The ninja targets to build and the requested targets, sorted by label."""
+    """The ninja targets to build, the requested targets (sorted by label), and
+    the notes a build prints (targets a pattern left out, and why)."""
 
     ninja_targets: tuple[str, ...]
     targets: tuple[PlannedTarget, ...]
+    notes: tuple[str, ...] = ()
 
     def target(self, label: str) -> PlannedTarget | None:
         """The requested target ``label``, if any."""
@@ -38,10 +40,10 @@ class Plan:
 
 def to_data(plan: Plan) -> tuple:
     """The plan as builtin values only (tuples, strings, bools), for ``marshal``."""
-    return (tuple(plan.ninja_targets), tuple(tuple(target) for target in plan.targets))
+    return (tuple(plan.ninja_targets), tuple(tuple(target) for target in plan.targets), tuple(plan.notes))
 
 
 def from_data(data: tuple) -> Plan:
     """The plan :func:`to_data` gave ``data`` for."""
-    ninja_targets, targets = data
-    return Plan(tuple(ninja_targets), tuple(PlannedTarget(*fields) for fields in targets))
+    ninja_targets, targets, notes = data
+    return Plan(tuple(ninja_targets), tuple(PlannedTarget(*fields) for fields in targets), tuple(notes))

@@ -165,7 +165,10 @@ def _failure_header(root: str, outputs: list[str]) -> str:
 
 
 def report(status: int, plan: Plan) -> int:
-    """After ninja: say that the build failed or stopped, or where each binary is; the exit status."""
+    """After ninja: what the plan notes, then that the build failed or stopped,
+    or where each binary is; the exit status."""
+    for note in plan.notes:
+        print(note, file=sys.stderr)
     if status > 128:
         print("etsb: build stopped", file=sys.stderr)
         return status

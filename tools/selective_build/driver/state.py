@@ -17,7 +17,7 @@ from selective_build.driver.layout import (BUILD_FILES, EVALUATOR_DIGEST, NINJA_
                                           STATE_FILE, TOOLS)
 from selective_build.driver.plan import Plan, from_data, to_data
 
-STATE_VERSION = 6
+STATE_VERSION = 7
 _PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 # What an installed etsb (a wheel) carries beside its Python package, laid out
 # as etsb's checkout is: rules/, kernels/, runtime/, tools/ (setup.py puts it there).
@@ -96,7 +96,9 @@ def plan_key(root: str, cwd_package: str, patterns, defines: dict, executorch_tr
     """Everything besides file contents that a plan depends on."""
     return {"patterns": sorted(patterns), "cwd": cwd_package, "defines": defines,
             "packages": discover_packages(root), "cxx": os.environ.get("CXX", "g++"), "python": sys.executable,
-            "executorch_tree": executorch_tree}
+            "executorch_tree": executorch_tree,
+            # A tree that appears or goes changes what a pattern leaves out.
+            "executorch_tree_exists": bool(executorch_tree) and os.path.isdir(executorch_tree)}
 
 
 def executorch_tree(flag: str | None) -> str:

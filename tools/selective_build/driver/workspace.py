@@ -285,8 +285,9 @@ class Workspace:
         from selective_build.readers.files import write_text_atomic
 
         packages = self.evaluate(packages_wanted)
-        labels = self.matching(packages, patterns)
-        graph = analyse(packages, labels, self.config())
+        config = self.config()
+        labels, notes = self._leave_out_what_is_missing(packages, patterns, config)
+        graph = analyse(packages, labels, config)
         sources = source_files(graph.actions)
         # The digests first: the ninja file names every source's stamp.
         known = (previous or {}).get("sources") or {}
@@ -297,11 +298,24 @@ class Workspace:
         write_text_atomic(os.path.join(self.root, NINJA_FILE),
                           ninja.render(graph.actions, phonies, set(sources), freshness.stamp_path, where))
         plan = Plan(tuple(ninja.target_name(str(label)) for label in labels),
-                    tuple(_planned(label, graph.nodes[label]) for label in labels))
+                    tuple(_planned(label, graph.nodes[label]) for label in labels), notes)
         files = {f for p in packages.values() for f in (*p.files, p.build_file)}
         dirs = {d for p in packages.values() for d in p.glob_dirs}
         state.save_state(self.root, state.make_state(self.root, key, files | dirs, plan, records))
         return plan
+
+    def _leave_out_what_is_missing(self, packages, patterns: Sequence[Pattern], config) -> tuple[list, tuple]:
+        """The labels the patterns select, less those only a wildcard selected
+        that need a repository this build does not have; the note saying so."""
+        from selective_build.driver.left_out import left_out, left_out_note, needing_missing_repositories
+
+        labels = self.matching(packages, patterns)
+        missing = {name: why for name, why in (config.missing or {}).items() if name not in config.repositories}
+        if not missing:
+            return labels, ()
+        dropped = left_out(labels, patterns, needing_missing_repositories(packages, missing, self.main_names))
+        gone = {label for label, _ in dropped}
+        return [label for label in labels if str(label) not in gone], tuple(left_out_note(dropped, missing))
 
     def build(self, texts: Sequence[str], jobs: int | None = None, quiet: bool = False) -> tuple[int, Plan]:
         """Build the targets ``texts`` name, holding the workspace's lock; ninja's exit status and the plan."""
