@@ -18,6 +18,10 @@ ACTION_LINE = re.compile(r"^\[\d+/\d+\] (.*)$", re.MULTILINE)
 BUILT_LINE = re.compile(r"^(//\S+): (\S+)$", re.MULTILINE)
 
 
+class BuildFailed(SystemExit):
+    """A build that failed: exits with its message unless a bench catches it (to clean up and report)."""
+
+
 @dataclass(frozen=True)
 class Build:
     """One `etsb build`: wall seconds, the actions ninja ran ("[n/m]" lines),
@@ -30,13 +34,13 @@ class Build:
 
 def etsb_build(workspace: Path, labels: Sequence[str], env: Mapping[str, str], *flags: str,
                jobs: str = "2") -> Build:
-    """`etsb build -j JOBS FLAGS LABELS` in ``workspace`` (exit on failure)."""
+    """`etsb build -j JOBS FLAGS LABELS` in ``workspace`` (BuildFailed on failure)."""
     start = time.perf_counter()
     run = subprocess.run([ETSB, "build", *(["-j", jobs] if jobs else []), *flags, *labels], cwd=workspace,
                          env=dict(env), stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     seconds = time.perf_counter() - start
     if run.returncode != 0:
-        raise SystemExit(f"etsb build failed in {workspace} (exit {run.returncode}):\n{run.stdout[-5000:]}")
+        raise BuildFailed(f"etsb build failed in {workspace} (exit {run.returncode}):\n{run.stdout[-5000:]}")
     return Build(seconds, tuple(ACTION_LINE.findall(run.stdout)),
                  {label: Path(workspace) / path for label, path in BUILT_LINE.findall(run.stdout)})
 

@@ -45,7 +45,8 @@ def ms_cell(value: float | None) -> str:
     """Milliseconds with the digits that matter."""
     if value is None:
         return "-"
-    return f"{value:.4f}" if value < 1 else f"{value:.2f}" if value < 100 else f"{value:,.0f}"
+    return (f"{value:.3g}" if value < 0.1 else f"{value:.4f}" if value < 1 else f"{value:.2f}" if value < 100
+            else f"{value:,.0f}")
 
 
 def diff_cell(result: tuple[float, bool] | None) -> str:
@@ -64,12 +65,6 @@ def kb(size: float | None) -> str:
 def mb(kb_value: float | None) -> str:
     """KB as MB."""
     return "-" if kb_value is None else f"{kb_value / 1024:.1f}"
-
-
-def times(ratio: float) -> str:
-    """A ratio with the digits that matter ("12.3x")."""
-    return (f"{ratio:.0f}x" if ratio >= 100 else f"{ratio:.1f}x" if ratio >= 10 else f"{ratio:.2f}x" if ratio >= 0.1
-            else f"{ratio:.2g}x")
 
 
 def cpu_name() -> str:

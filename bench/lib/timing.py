@@ -51,11 +51,6 @@ def time_call(function: Callable[[], object], runs: int) -> float:
     return statistics.median(values)
 
 
-def medians(samples: Mapping[str, Sequence[float]]) -> dict[str, float]:
-    """The median of each non-empty list of samples."""
-    return {key: statistics.median(values) for key, values in samples.items() if values}
-
-
 def geomean(values: Sequence[float]) -> float:
     """The geometric mean (of ratios)."""
     return math.exp(statistics.fmean(math.log(v) for v in values))
