@@ -57,7 +57,7 @@ from pathlib import Path
 from lib.env import ETSB, REPO, starlark_env
 from lib.processes import BuildFailed, actions_summary, etsb_build
 from lib.results import finish, markdown
-from lib.timing import wait_for_quiet
+from lib.timing import interleaved, wait_for_quiet
 from lib.workspace import copy_mlp_workspace
 
 # Bazel's flags, the HTTP cache and the remote executor, as the tests use them.
@@ -441,15 +441,14 @@ def timed_row(row: Row, sides: list, runs: int, measure) -> Row:
     """``measure(side, index)`` for each run and side, interleaved; a side it returns None for is skipped."""
     row.load = os.getloadavg()[0]
     print(f"{row.name}: load average {row.load:.2f}", flush=True)
-    for index in range(runs):
-        for side in sides:
-            if side.key in row.not_applicable:
-                continue
-            run = measure(side, index)
-            if run is None:
-                continue
-            row.runs.setdefault(side.key, []).append(run)
+
+    def each(side, index: int) -> Run | None:
+        run = None if side.key in row.not_applicable else measure(side, index)
+        if run:
             print(f"  {side.title}: {run.seconds:.2f} s  {run.verbatim}", flush=True)
+        return run
+
+    row.runs.update({side.key: found for side, found in interleaved(sides, runs, each).items() if found})
     return row
 
 

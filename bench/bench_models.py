@@ -69,7 +69,7 @@ from lib.flops import measure_peak, program_flops
 from lib.models import PROCESS_MS, Model, Plan, Timed, bench_items, corpus_methods, load_models, spread_atol
 from lib.processes import check_et_runner, etsb_build, executorch_libraries, stripped
 from lib.results import cpu_note, diff_cell, finish, kb, markdown, mb, ms_cell, results_path, write_atomically
-from lib.timing import geomean, wait_for_quiet
+from lib.timing import geomean, interleaved, wait_for_quiet
 from lib.workspace import ET_LABEL, new_workspace, write_et_package, write_model_package
 from selective_build.driver import size as size_mod
 
@@ -293,6 +293,7 @@ class Size:
 
     @property
     def total(self) -> int:
+        """The executable and the libraries it loads."""
         return self.binary.stripped + self.runtime + self.backends
 
     @property
@@ -479,30 +480,14 @@ def goal_lines(results: list[Timed], measured: dict, every: dict) -> tuple[list[
 # -- cold builds -----------------------------------------------------------------------------------
 
 
-COLD_BUILD = f'''load("//rules:executorch.bzl", "et_model_binary")
-
-et_model_binary(
-    name = "tree",
-    model = "mlp.pte",
-    {TREE}
-)
-
-et_model_binary(
-    name = "ours",
-    model = "mlp.pte",
-)
-'''
-
-
 def cold_build(root: Path, tree: Path, side: str) -> tuple[float, int]:
-    """Seconds and actions of `etsb build -j 2 //mlp:SIDE` in a fresh workspace (fresh etsb-out)."""
+    """Seconds and actions of `etsb build -j 2` of the MLP on ``side`` in a fresh workspace (fresh etsb-out)."""
     if root.exists():
         shutil.rmtree(root)
     new_workspace(root)
-    (root / "mlp").mkdir()
-    shutil.copy2(MODELS_DIR / "mlp" / "mlp.pte", root / "mlp" / "mlp.pte")
-    (root / "mlp" / "BUILD").write_text(COLD_BUILD)
-    done = etsb_build(root, [f"//mlp:{side}"], starlark_env(), "--executorch-root", str(tree))
+    write_model_package(root / PACKAGE, [("mlp", MODELS_DIR / "mlp" / "mlp.pte")], "# bench/bench_models.py: cold",
+                        [target("mlp", side)])
+    done = etsb_build(root, [f"//{PACKAGE}:mlp_{side}"], starlark_env(), "--executorch-root", str(tree))
     print(f"  cold {side}: {done.seconds:.1f} s ({len(done.actions)} actions)", flush=True)
     shutil.rmtree(root)
     return done.seconds, len(done.actions)
@@ -511,16 +496,12 @@ def cold_build(root: Path, tree: Path, side: str) -> tuple[float, int]:
 def cold_lines(options: argparse.Namespace, tree: Path) -> list[str]:
     """The cold-build table, from interleaved builds (tree, ours, tree, ours ...)."""
     load = wait_for_quiet("cold builds", not options.no_wait, options.max_wait * 60)
-    samples: dict[str, list[float]] = {"tree": [], "ours": []}
-    actions: dict[str, int] = {}
-    for index in range(options.cold_runs):
-        for side, values in samples.items():
-            seconds, actions[side] = cold_build(Path(f"/tmp/bench_models_cold_{side}_{index}"), tree, side)
-            values.append(seconds)
-    median = {side: statistics.median(values) for side, values in samples.items()}
+    builds = interleaved(["tree", "ours"], options.cold_runs,
+                         lambda side, i: cold_build(Path(f"/tmp/bench_models_cold_{side}_{i}"), tree, side))
+    median = {side: statistics.median(s for s, _ in done) for side, done in builds.items()}
     ratio = median["tree"] / median["ours"]
-    rows = [[f"{SIDES[side].legend} ({side})", f"{median[side]:.1f}", ", ".join(f"{v:.1f}" for v in samples[side]),
-             str(actions[side])] for side in samples]
+    rows = [[f"{SIDES[side].legend} ({side})", f"{median[side]:.1f}", ", ".join(f"{s:.1f}" for s, _ in done),
+             str(done[-1][1])] for side, done in builds.items()]
     rows.append([f"ratio tree / ours (goal <= {COLD_GOAL}x)", f"{ratio:.2f}x", "met" if ratio <= COLD_GOAL else
                  "NOT MET", ""])
     return [f"Cold build of the MLP (`etsb build -j 2`, fresh workspace and etsb-out; median of {options.cold_runs} "

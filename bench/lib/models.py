@@ -31,6 +31,7 @@ from typing import Callable, Mapping, Sequence
 import numpy as np
 
 from lib.env import MODELS_DIR, REAL_DIR
+from lib.timing import interleaved
 
 CORPUS = ("mlp", "cnn", "attention")
 LATENCY_LINE = re.compile(r"median latency: ([0-9.]+) ms over (\d+) runs")
@@ -246,16 +247,15 @@ def bench_items(items: Sequence[Model], sides: Mapping[str, Mapping[str, Path]],
         problems += found
         iterations = {side: plan.fixed or max(plan.runs, min(MAX_ITERATIONS, math.ceil(PROCESS_MS / max(ms, 1e-3))))
                       for side, ms in first.items()}
-        samples: dict[str, list[Run]] = {side: [] for side in usable}
-        for _ in range(plan.rounds):
-            for side, binary in usable.items():
-                count = iterations[side] + (not plan.fixed)   # adaptive: one warm-up run more
-                run = run_process(binary, program[side], tmp / "timed", count, tmp, threads.get(side))
-                if run.problem:
-                    problems.append(f"{item.name}, {side}, timed: {run.problem}")
-                else:
-                    samples[side].append(run)
-        samples = {side: s for side, s in samples.items() if s}
+
+        def timed(side: str, index: int) -> Run | None:
+            count = iterations[side] + (not plan.fixed)   # adaptive: one warm-up run more
+            run = run_process(usable[side], program[side], tmp / "timed", count, tmp, threads.get(side))
+            if run.problem:
+                problems.append(f"{item.name}, {side}, timed: {run.problem}")
+            return None if run.problem else run
+
+        samples = {side: s for side, s in interleaved(list(usable), plan.rounds, timed).items() if s}
         results.append(Timed(item.name, plan.flops(item.pte) if plan.flops and item.method == "forward" else 0,
                              {side: statistics.median(r.ms for r in s) for side, s in samples.items()},
                              {side: statistics.median(r.rss_kb for r in s) for side, s in samples.items()},

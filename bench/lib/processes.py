@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Mapping, Sequence
 
 from lib.env import ETSB
+from selective_build.driver import size as size_mod
 
 ACTION_LINE = re.compile(r"^\[\d+/\d+\] (.*)$", re.MULTILINE)
 BUILT_LINE = re.compile(r"^(//\S+): (\S+)$", re.MULTILINE)
@@ -93,12 +94,6 @@ def ldd(binary: Path) -> dict[str, str]:
             for name, rest in (line.split("=>", 1) for line in out.splitlines() if "=>" in line)}
 
 
-def needed(path: Path) -> list[str]:
-    """The NEEDED entries of ``path``'s dynamic section (readelf -d)."""
-    dynamic = subprocess.run(["readelf", "-d", str(path)], capture_output=True, text=True, check=True).stdout
-    return [line.rsplit("[", 1)[1].rstrip("]") for line in dynamic.splitlines() if "(NEEDED)" in line]
-
-
 def executorch_libraries(binary: Path) -> dict[str, Path]:
     """The ExecuTorch libraries ``binary`` loads (libexecutorch*), in the
     order the walk over NEEDED meets them, each resolved as ldd resolves it."""
@@ -106,7 +101,7 @@ def executorch_libraries(binary: Path) -> dict[str, Path]:
     found: dict[str, Path] = {}
     pending = [binary]
     while pending:
-        for name in needed(pending.pop(0)):
+        for name in size_mod.needed_libraries(str(pending.pop(0))):
             if name.startswith("libexecutorch") and name not in found:
                 if resolved.get(name, "not found") == "not found":
                     raise SystemExit(f"{binary}: {name} does not resolve")
