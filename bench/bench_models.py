@@ -54,6 +54,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import shutil
 import statistics
 import subprocess
@@ -66,7 +67,8 @@ from pathlib import Path
 from lib.charts import bar_chart
 from lib.env import MODELS_DIR, OPTIMIZED_LIB, check_setup, starlark_env
 from lib.flops import measure_peak, program_flops
-from lib.models import PROCESS_MS, Model, Plan, Timed, bench_items, corpus_methods, load_models, spread_atol
+from lib.models import (PROCESS_MS, Model, Plan, Timed, bench_items, corpus_methods, from_manifest, load_models,
+                        spread_atol)
 from lib.processes import check_et_runner, etsb_build, executorch_libraries, stripped
 from lib.results import cpu_note, diff_cell, finish, kb, markdown, mb, ms_cell, results_path, write_atomically
 from lib.timing import geomean, interleaved, wait_for_quiet
@@ -184,10 +186,7 @@ def load_delegated(names: list[str] | None) -> Programs:
     delegated = {}
     for twin in twins:
         info = manifest[twin.name]
-        model = Model(twin.name, DELEGATED_DIR / info["pte"],
-                      tuple(DELEGATED_DIR / twin.name / i["file"] for i in info["inputs"]),
-                      tuple(DELEGATED_DIR / twin.name / o["file"] for o in info["outputs"]),
-                      len(info["operators"]), info["tolerance"], 0.0)
+        model = from_manifest(twin.name, DELEGATED_DIR, info, info, info["tolerance"], 0.0)
         if len(model.inputs) != len(twin.inputs) or any(a.read_bytes() != b.read_bytes()
                                                         for a, b in zip(model.inputs, twin.inputs)):
             raise SystemExit(f"{twin.name}: the delegated and the real model's inputs differ")
@@ -321,18 +320,21 @@ def measure(workspace: Path, binary: Path, tmp: Path, cache: dict) -> Size:
     return Size(size_mod.measure(str(workspace), relative, relative), runtime, backends)
 
 
-def size_table(side: str, sizes: dict[str, Size], every: Size | None, candidates: dict[str, Size],
-               base: dict[str, Size] | None, base_side: str) -> str:
-    """One side's binaries by part, against the all-kernels companion (the last row)."""
+def size_table(sizes: dict[str, Size], every: Size | None, candidates: dict[str, Size],
+               base: dict[str, Size] | None, base_side: str, operators: dict[str, int]) -> str:
+    """One side's binaries by part, against the all-kernels companion (the
+    last row); ``operators``: each program's, and the library yaml's ("")."""
     parts = [p for p in PARTS if any(s.binary.parts.get(p, 0) for s in [*sizes.values(), *([every] if every else [])])]
-    headers = ["program", "kernel files (linked/all)", *(f"{p} KB" for p in parts), "rest KB", "stripped KB",
+    headers = ["program", "operators (program/library)", "kernel files (linked/all)", *(f"{p} KB" for p in parts),
+               "rest KB", "stripped KB",
                "stripped/all-kernels", "kernel code/all-kernels"]
     headers += ["dtype-restricted candidate KB", "kept form"] if candidates else []
     headers += ["runtime KB", "backends KB", "total KB"] + ([f"total/{base_side}"] if base else [])
     rows = []
     for name, size in [*sizes.items(), *([("all kernels (companion)", every)] if every else [])]:
         b = size.binary
-        row = [name, f"{len(b.operators)}/{len(every.binary.operators)}" if every else str(len(b.operators)),
+        row = [name, f"{operators.get(name, operators[''])}/{operators['']}",
+               f"{len(b.operators)}/{len(every.binary.operators)}" if every else str(len(b.operators)),
                *(kb(b.parts.get(p, 0)) for p in parts), kb(b.stripped - sum(b.parts.get(p, 0) for p in parts)),
                kb(b.stripped), f"{b.stripped / every.binary.stripped:.2f}" if every else "-",
                f"{size.kernel_code / every.kernel_code:.2f}" if every else "-"]
@@ -347,11 +349,19 @@ def size_table(side: str, sizes: dict[str, Size], every: Size | None, candidates
     return markdown(headers, rows)
 
 
-def bench_sizes(workspace: Path, binaries: dict, companions: dict, sides: list[str], peer: Path | None,
+def yaml_operators(path: Path) -> int:
+    """Operators of a kernel library's functions.yaml."""
+    return len(re.findall(r"^- (?:op|func):", path.read_text(), re.MULTILINE))
+
+
+def bench_sizes(workspace: Path, tree: Path, programs: Programs, built_binaries: tuple, sides: list[str],
                 tmp: Path) -> tuple[list[str], dict, dict]:
     """The size tables' text (one per side etsb built, and the peer's line), and
     the Size of each (program, side) and of each library's all-kernels binary."""
+    binaries, companions, peer = built_binaries
     cache: dict = {}
+    operators = {m.pte.stem: m.operators for m in programs.models}
+    yaml = {"ours": workspace, "tree": tree}
     measured = {key: measure(workspace, path, tmp, cache) for key, path in binaries.items()}
     every = {lib: measure(workspace, path, tmp, cache) for lib, path in companions.items()}
     built = [s for s in sides if SIDES[s].attributes is not None]
@@ -368,7 +378,9 @@ def bench_sizes(workspace: Path, binaries: dict, companions: dict, sides: list[s
                   "`etsb size` splits it; rest = C++ library, start-up, ELF headers, symbols for dynamic linking; "
                   "kernel code = kernels + kernel utilities + registration; runtime = libexecutorch.so; backends = "
                   "the other ExecuTorch libraries loaded; total = all three)", "",
-                  size_table(side, sizes, every.get(SIDES[side].library), candidates, base, built[0]), ""]
+                  size_table(sizes, every.get(SIDES[side].library), candidates, base, built[0],
+                             {**operators, "": yaml_operators(yaml[SIDES[side].library or "ours"] / "kernels"
+                                                              / "portable" / "functions.yaml")}), ""]
     if peer:
         runtime, others, names = libraries(peer, tmp, cache)
         lines.append(f"The peer, {ET_LABEL}: runner {kb(stripped(peer, tmp))} KB + runtime {kb(runtime)} KB + "
@@ -506,7 +518,7 @@ def cold_lines(options: argparse.Namespace, tree: Path) -> list[str]:
                  "NOT MET", ""])
     return [f"Cold build of the MLP (`etsb build -j 2`, fresh workspace and etsb-out; median of {options.cold_runs} "
             f"interleaved; load average {load:.2f} at start)", "",
-            markdown(["kernels", "median s", "each run s", "actions"], rows), ""]
+            markdown(["kernels", "median s", "each run s", "actions"], rows)]
 
 
 # -- main ------------------------------------------------------------------------------------------
@@ -569,12 +581,12 @@ def main() -> int:
     programs = load_set(options.set, options)
     started = time.perf_counter()
     tree = options.executorch_root.resolve()
-    binaries, companions, peer = build_all(options.workspace, tree, programs, options.sides)
+    built = build_all(options.workspace, tree, programs, options.sides)
+    binaries, companions, peer = built
     optimized = check_et_runner(peer, OPTIMIZED_LIB) if peer else None
     problems = check_backends(binaries)
     with tempfile.TemporaryDirectory(prefix="bench_models_") as tmp:
-        size_lines, measured, every = bench_sizes(options.workspace, binaries, companions, options.sides, peer,
-                                                  Path(tmp))
+        size_lines, measured, every = bench_sizes(options.workspace, tree, programs, built, options.sides, Path(tmp))
         load, peak, results, found, notes = time_all(options, programs, binaries, peer, Path(tmp))
     problems += found
     name = f"bench_models_{options.set}"
