@@ -217,6 +217,7 @@ def load_set(name: str, options: argparse.Namespace) -> Programs:
 def runs(sides: list[str], threads: list[int]) -> list[tuple[str, str, int | None]]:
     """(key, side, thread count) of each process per round: threaded sides once per count."""
     def key(side: str, count: int | None) -> str:
+        """A side's name, with its thread count when the run has several."""
         return side if count is None or len(threads) == 1 else f"{side} {count}t" if count else f"{side} default"
     return [(key(s, t), s, t) for s in sides for t in (threads if SIDES[s].threaded else [None])]
 
@@ -546,6 +547,8 @@ def parse_options() -> argparse.Namespace:
     unknown = [s for s in sides if s not in SIDES]
     if unknown or not sides:
         parser.error(f"unknown sides {unknown}; known: {', '.join(SIDES)}")
+    if options.set != "delegated" and any(SIDES[s].delegated for s in sides):
+        parser.error("the xnnpack side runs the delegated programs: use it with --set delegated")
     try:
         threads = [int(t) for t in (options.threads or chosen.threads).split(",")]
     except ValueError:
@@ -576,6 +579,7 @@ def time_all(options: argparse.Namespace, programs: Programs, binaries: dict, pe
 
 
 def main() -> int:
+    """Build, size and time the set's programs on every side; write the report."""
     options = parse_options()
     check_setup()
     programs = load_set(options.set, options)
