@@ -97,10 +97,10 @@ def commit() -> str:
     return (head.stdout.strip() or "unknown") + (" dirty" if status.stdout.strip() else "")
 
 
-def header(name: str) -> str:
-    """The head of a results file: what wrote it, at which commit, on which machine."""
+def header(name: str, title: str) -> str:
+    """The head of results file ``title``: what wrote it (bench ``name``), at which commit, on which machine."""
     command = " ".join(["bench/" + name + ".py", *sys.argv[1:]])
-    return (f"# {name}\n\nCommit {commit()}; {machine()}; "
+    return (f"# {title}\n\nCommit {commit()}; {machine()}; "
             f"{datetime.datetime.now(datetime.timezone.utc):%Y-%m-%d %H:%M} UTC; load average "
             f"{os.getloadavg()[0]:.2f} at the end.\nWritten by `.venv/bin/python {command}`.\n")
 
@@ -124,7 +124,8 @@ def finish(name: str, text: str, started: float, problems: Sequence[object] = ()
     say how long the run took; the exit status (1 when there were problems)."""
     text += "".join(f"\nPROBLEM: {p}" for p in problems)
     print("\n" + text)
-    path = write_atomically(results_path(name, output), header(name) + "\n" + text.rstrip() + "\n")
+    path = results_path(name, output)
+    write_atomically(path, header(name, path.stem) + "\n" + text.rstrip() + "\n")
     print(f"\n(wrote {path}; bench took {time.perf_counter() - started:.0f} s; load average "
           f"{os.getloadavg()[0]:.2f} at the end)")
     return 1 if problems else 0
