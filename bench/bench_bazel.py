@@ -55,9 +55,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from lib.env import ETSB, REPO, starlark_env
-from lib.processes import ACTION_LINE, actions_summary
+from lib.processes import BuildFailed, actions_summary, etsb_build
 from lib.results import finish, markdown
-from lib.timing import wait_for_quiet
+from lib.timing import interleaved, wait_for_quiet
 from lib.workspace import copy_mlp_workspace
 
 # Bazel's flags, the HTTP cache and the remote executor, as the tests use them.
@@ -73,10 +73,6 @@ SYSTEMS = ("etsb", "bazel4", "bazel7")
 BAZEL7_OUTPUT_BASE = "/root/.cache/bench-bazel7"   # inside the chroot
 ELAPSED = re.compile(r"INFO: Elapsed time: ([0-9.]+)s")
 TOTAL_ACTIONS = re.compile(r"INFO: Build completed successfully, (\d+) total actions?")
-
-
-class BuildFailed(Exception):
-    pass
 
 
 @dataclass
@@ -112,23 +108,15 @@ class Driver:
         copy_mlp_workspace(self.workspace)
         self.env = starlark_env()
 
-    def etsb(self, *argv: str) -> subprocess.CompletedProcess:
-        return subprocess.run([ETSB, *argv], cwd=self.workspace, env=self.env, stdout=subprocess.PIPE,
-                              stderr=subprocess.STDOUT, text=True)
-
     def build(self) -> Run:
-        start = time.perf_counter()
-        result = self.etsb("build", "-j", "2", MLP)
-        seconds = time.perf_counter() - start
-        if result.returncode != 0:
-            raise BuildFailed(f"etsb build failed (exit {result.returncode}):\n{result.stdout[-3000:]}")
-        actions = ACTION_LINE.findall(result.stdout)
-        return Run(seconds, f"{len(actions)} actions", f"{len(actions)}: {actions_summary(actions)}")
+        done = etsb_build(self.workspace, [MLP], self.env)
+        return Run(done.seconds, f"{len(done.actions)} actions", f"{len(done.actions)}: {actions_summary(done.actions)}")
 
     noop = build
 
     def cold(self) -> Run:
-        clean = self.etsb("clean")
+        clean = subprocess.run([ETSB, "clean"], cwd=self.workspace, env=self.env, stdout=subprocess.PIPE,
+                               stderr=subprocess.STDOUT, text=True)
         if clean.returncode != 0:
             raise BuildFailed(f"etsb clean failed:\n{clean.stdout[-2000:]}")
         return self.build()
@@ -453,15 +441,14 @@ def timed_row(row: Row, sides: list, runs: int, measure) -> Row:
     """``measure(side, index)`` for each run and side, interleaved; a side it returns None for is skipped."""
     row.load = os.getloadavg()[0]
     print(f"{row.name}: load average {row.load:.2f}", flush=True)
-    for index in range(runs):
-        for side in sides:
-            if side.key in row.not_applicable:
-                continue
-            run = measure(side, index)
-            if run is None:
-                continue
-            row.runs.setdefault(side.key, []).append(run)
+
+    def each(side, index: int) -> Run | None:
+        run = None if side.key in row.not_applicable else measure(side, index)
+        if run:
             print(f"  {side.title}: {run.seconds:.2f} s  {run.verbatim}", flush=True)
+        return run
+
+    row.runs.update({side.key: found for side, found in interleaved(sides, runs, each).items() if found})
     return row
 
 

@@ -36,11 +36,11 @@ import time
 from pathlib import Path
 from typing import Mapping
 
-from lib.env import ETSB, REPO, STARLARK, VENV_PYTHON, starlark_env
+from lib.env import ETSB, STARLARK, VENV_PYTHON, starlark_env
 from lib.processes import actions_summary, etsb_build
 from lib.results import finish, table
 from lib.timing import time_commands
-from lib.workspace import copy_mlp_workspace
+from lib.workspace import copy_mlp_workspace, copy_parts
 from selective_build.driver import state
 
 MLP = "//examples/mlp:bin"
@@ -115,9 +115,8 @@ def package_path(i: int) -> str:
 
 def make_tree(root: Path, packages: int, form: str) -> None:
     """A workspace of ``packages`` generated packages of 10 targets each."""
-    root.mkdir()
+    copy_parts(root, ["rules"])
     (root / "MODULE.bazel").write_text('module(name = "bench_tree")\n')
-    shutil.copytree(REPO / "rules", root / "rules", ignore=shutil.ignore_patterns("__pycache__"))
     (root / "macros").mkdir()
     (root / "macros" / "BUILD").write_text("# The generated packages' macro.\n")
     (root / "macros" / "ten.bzl").write_text(MACRO_BZL)

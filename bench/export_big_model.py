@@ -9,6 +9,7 @@ it on first use (about a minute and a few GB of memory).
 
 from __future__ import annotations
 
+import argparse
 import os
 import sys
 
@@ -29,4 +30,6 @@ def main(output: str) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1]))
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("output", help="the .pte to write")
+    sys.exit(main(parser.parse_args().output))

@@ -1,4 +1,4 @@
-"""Export the single-operator programs that bench/bench_ours.py times: one
+"""Export the single-operator programs that `bench/bench_models.py --set ops` times: one
 mid-size case per operator (convolutions, matrix products, elementwise ops,
 reductions, pooling, copies), each a tiny module lowered to a ``.pte``.
 
@@ -20,7 +20,7 @@ and ``manifest.json``: per case its description, the operators the program
 calls (from the emitted plan; each case must call its operator, and no
 operator it did not ask for beyond those listed in ``EXTRA_OK``), the input
 and output files, and the float32-vs-float64 eager gap (the benchmark's
-tolerance is 10x it, as bench_tree.py holds the real models). Inputs are
+tolerance is 10x it, as bench_models.py holds the real models). Inputs are
 drawn from a generator seeded by the case's name: a re-export writes the
 same arrays.
 """

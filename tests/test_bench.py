@@ -1,7 +1,8 @@
 """The benchmarks' layout, read from their source (parsed, never run): bench
 scripts share bench/lib/ and never import each other; each says what it
-measures and how to run it; each bench writes bench/results/<name>.md, and
-bench/README.md links every one of them."""
+measures and how to run it; each bench writes bench/results/<name>.md
+(bench_models.py: one file per set, <name>_<set>.md), and bench/README.md
+links every one of them."""
 
 from __future__ import annotations
 
@@ -28,8 +29,20 @@ def imported(tree: ast.Module) -> set[str]:
     return names
 
 
+def results_names(path: Path) -> list[str]:
+    """The results files a bench writes: bench_models.py one per key of its SETS, any other one of its name."""
+    if path.stem != "bench_models":
+        return [path.stem]
+    tree = ast.parse(path.read_text())
+    sets = next(node.value for node in tree.body if isinstance(node, ast.Assign)
+                and any(isinstance(t, ast.Name) and t.id == "SETS" for t in node.targets))
+    assert isinstance(sets, ast.Dict) and sets.keys, "bench_models.py: SETS should be a literal dict of the sets"
+    return [f"{path.stem}_{key.value}" for key in sets.keys]
+
+
 def test_there_are_benches_and_a_shared_library():
-    assert len(BENCHES) >= 9 and LIB, (BENCHES, LIB)
+    assert len(BENCHES) >= 6 and LIB, (BENCHES, LIB)
+    assert (BENCH / "bench_models.py") in BENCHES, "the model benchmarks are one script, bench_models.py"
 
 
 @pytest.mark.parametrize("path", SCRIPTS + LIB, ids=lambda p: str(p.relative_to(BENCH)))
@@ -72,9 +85,9 @@ def test_results_go_to_bench_results():
 
 def test_the_readme_links_every_bench_to_its_results():
     readme = (BENCH / "README.md").read_text()
-    missing = [p.name for p in BENCHES
-               if not re.search(rf"^\| `{re.escape(p.name)}` \|.*\(results/{p.stem}\.md\)", readme, re.MULTILINE)]
+    missing = [name for p in BENCHES for name in results_names(p)
+               if not re.search(rf"^\| `{re.escape(p.name)}` \|.*\(results/{name}\.md\)", readme, re.MULTILINE)]
     assert not missing, f"bench/README.md's table has no row linking results/<name>.md for {missing}"
     assert len(readme.splitlines()) < 120, "bench/README.md should stay short: results go to bench/results/"
-    for path in BENCHES:
-        assert (BENCH / "results" / f"{path.stem}.md").exists(), f"no bench/results/{path.stem}.md"
+    for name in (name for p in BENCHES for name in results_names(p)):
+        assert (BENCH / "results" / f"{name}.md").exists(), f"no bench/results/{name}.md"

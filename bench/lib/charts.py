@@ -10,8 +10,6 @@ from lib.models import Timed
 from lib.results import ms_cell
 
 Side = tuple[str, str, str]   # (key in Timed.ms, legend, colour)
-OURS_AND_ET: tuple[Side, ...] = (("ours", "ours: etsb's portable kernels", "#1f77b4"),
-                                 ("ET", "ExecuTorch prebuilt optimized, 1 thread", "#ff7f0e"))
 
 
 def _frame(title: str, sides: Sequence[Side], ratio_title: str | None, width: int, height: int,
@@ -32,13 +30,11 @@ def _frame(title: str, sides: Sequence[Side], ratio_title: str | None, width: in
     return out
 
 
-def bar_chart(title: str, results: Sequence[Timed], sides: Sequence[Side] = OURS_AND_ET,
-              ratio: tuple[str, Callable[[Timed], float | None]] | None = ("ours/ET", Timed.ratio),
-              label: Callable[[Timed, str], str] | None = None) -> str | None:
+def bar_chart(title: str, results: Sequence[Timed], sides: Sequence[Side],
+              ratio: tuple[str, Callable[[Timed], float | None]] | None) -> str | None:
     """A horizontal bar chart (log-scale ms), one bar per row and side, each
-    labelled with ``label(t, side)`` (default its time), the row with
-    ``ratio``'s (header, function of the row) unless it is None; None when no
-    row was timed on every side."""
+    labelled with its time, the row with ``ratio``'s (header, function of the
+    row) unless it is None; None when no row was timed on every side."""
     keys = [key for key, _, _ in sides]
     rows = [t for t in results if all(key in t.ms for key in keys)]
     if not rows:
@@ -71,7 +67,7 @@ def bar_chart(title: str, results: Sequence[Timed], sides: Sequence[Side] = OURS
             out.append(f'<rect x="{label_w}" y="{y + offset}" width="{max(end - label_w, 1):.1f}" height="11" '
                        f'fill="{colour}"/>')
             out.append(f'<text x="{end + 3:.1f}" y="{y + offset + 9}" font-size="9" fill="#333">'
-                       f'{escape(label(t, side)) if label else ms_cell(t.ms[side])}</text>')
+                       f'{ms_cell(t.ms[side])}</text>')
         value = ratio[1](t) if ratio else None
         if value is not None:
             out.append(f'<text x="{label_w + bar_w + 8}" y="{y + row_h / 2 + 4}" '

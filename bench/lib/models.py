@@ -31,6 +31,7 @@ from typing import Callable, Mapping, Sequence
 import numpy as np
 
 from lib.env import MODELS_DIR, REAL_DIR
+from lib.timing import interleaved
 
 CORPUS = ("mlp", "cnn", "attention")
 LATENCY_LINE = re.compile(r"median latency: ([0-9.]+) ms over (\d+) runs")
@@ -125,16 +126,17 @@ class Run:
     problem: str | None
 
 
-def child_env(et_threads: int) -> dict[str, str]:
+def child_env(threads: int | None) -> dict[str, str]:
     """A timed process's environment: the peer's entry point sizes its pool to
-    ``et_threads`` (0: the library's default); OMP_NUM_THREADS=1 (a no-op here)."""
-    return dict(os.environ, OMP_NUM_THREADS="1", **{THREADS_VARIABLE: str(et_threads)})
+    ``threads`` (None: ETSB_BENCH_ET_THREADS as set, else 1; 0: the library's
+    default); OMP_NUM_THREADS=1 (a no-op here)."""
+    count = os.environ.get(THREADS_VARIABLE, "1") if threads is None else str(threads)
+    return dict(os.environ, OMP_NUM_THREADS="1", **{THREADS_VARIABLE: count})
 
 
-def run_process(binary: Path, model: Model, out: Path, iterations: int, tmp: Path, threads: int | None = None,
-                et_threads: int = 1) -> Run:
+def run_process(binary: Path, model: Model, out: Path, iterations: int, tmp: Path, threads: int | None = None) -> Run:
     """Run ``model`` in ``binary`` once, under a fresh `/usr/bin/time -f "%M %U %S"`;
-    with ``threads``, `--threads N` (and the peer's entry point told the same).
+    with ``threads`` N > 0, `--threads N` (and the peer's entry point told the same).
 
     Not os.wait4 on the binary itself: Python starts children with vfork, and
     Linux carries the high-water RSS of the image an exec replaces into the
@@ -150,7 +152,7 @@ def run_process(binary: Path, model: Model, out: Path, iterations: int, tmp: Pat
     if model.method != "forward":
         command += ["--method", model.method]
     start = time.perf_counter()
-    run = subprocess.run(command, capture_output=True, text=True, env=child_env(threads or et_threads), check=False)
+    run = subprocess.run(command, capture_output=True, text=True, env=child_env(threads), check=False)
     wall = time.perf_counter() - start
     try:
         rss, user, system = usage_file.read_text().split()[-3:]
@@ -198,7 +200,7 @@ class Plan:
     """How bench_items times: ``rounds`` interleaved processes per side, each of
     ``fixed`` in-process runs, or (fixed 0) enough runs for ~PROCESS_MS (at
     least ``runs``) after one warm-up; per side, another program of the same
-    model, `--threads N`, and the peer's pool size; sides whose failure is only
+    model and its thread count (run_process); sides whose failure is only
     a note (a peer that cannot run a model); the program's FLOPs."""
 
     rounds: int
@@ -206,7 +208,6 @@ class Plan:
     fixed: int = 0
     programs: Mapping[str, Mapping[str, Model]] | None = None
     threads: Mapping[str, int] | None = None
-    et_threads: int = 1
     optional: tuple[str, ...] = ()
     flops: Callable[[Path], int] | None = None
 
@@ -218,7 +219,7 @@ def check_sides(item: Model, sides: Mapping[str, Mapping[str, Path]], plan: Plan
     threads = plan.threads or {}
     for side, binaries in sides.items():
         run = run_process(binaries[item.name], program[side], tmp / "check", CHECK_ITERATIONS, tmp,
-                          threads.get(side), plan.et_threads)
+                          threads.get(side))
         problem = run.problem
         if not problem:
             diffs[side] = difference(program[side], tmp / "check")
@@ -246,18 +247,16 @@ def bench_items(items: Sequence[Model], sides: Mapping[str, Mapping[str, Path]],
         problems += found
         iterations = {side: plan.fixed or max(plan.runs, min(MAX_ITERATIONS, math.ceil(PROCESS_MS / max(ms, 1e-3))))
                       for side, ms in first.items()}
-        samples: dict[str, list[Run]] = {side: [] for side in usable}
-        for _ in range(plan.rounds):
-            for side, binary in usable.items():
-                count = iterations[side] + (not plan.fixed)   # adaptive: one warm-up run more
-                run = run_process(binary, program[side], tmp / "timed", count, tmp, threads.get(side),
-                                  plan.et_threads)
-                if run.problem:
-                    problems.append(f"{item.name}, {side}, timed: {run.problem}")
-                else:
-                    samples[side].append(run)
-        samples = {side: s for side, s in samples.items() if s}
-        results.append(Timed(item.name, plan.flops(item.pte) if plan.flops else 0,
+
+        def timed(side: str, index: int) -> Run | None:
+            count = iterations[side] + (not plan.fixed)   # adaptive: one warm-up run more
+            run = run_process(usable[side], program[side], tmp / "timed", count, tmp, threads.get(side))
+            if run.problem:
+                problems.append(f"{item.name}, {side}, timed: {run.problem}")
+            return None if run.problem else run
+
+        samples = {side: s for side, s in interleaved(list(usable), plan.rounds, timed).items() if s}
+        results.append(Timed(item.name, plan.flops(item.pte) if plan.flops and item.method == "forward" else 0,
                              {side: statistics.median(r.ms for r in s) for side, s in samples.items()},
                              {side: statistics.median(r.rss_kb for r in s) for side, s in samples.items()},
                              {side: max(r.cpu_s / r.wall_s for r in s) for side, s in samples.items()},

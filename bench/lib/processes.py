@@ -13,9 +13,14 @@ from pathlib import Path
 from typing import Mapping, Sequence
 
 from lib.env import ETSB
+from selective_build.driver import size as size_mod
 
 ACTION_LINE = re.compile(r"^\[\d+/\d+\] (.*)$", re.MULTILINE)
 BUILT_LINE = re.compile(r"^(//\S+): (\S+)$", re.MULTILINE)
+
+
+class BuildFailed(SystemExit):
+    """A build that failed: exits with its message unless a bench catches it (to clean up and report)."""
 
 
 @dataclass(frozen=True)
@@ -30,13 +35,13 @@ class Build:
 
 def etsb_build(workspace: Path, labels: Sequence[str], env: Mapping[str, str], *flags: str,
                jobs: str = "2") -> Build:
-    """`etsb build -j JOBS FLAGS LABELS` in ``workspace`` (exit on failure)."""
+    """`etsb build -j JOBS FLAGS LABELS` in ``workspace`` (BuildFailed on failure)."""
     start = time.perf_counter()
     run = subprocess.run([ETSB, "build", *(["-j", jobs] if jobs else []), *flags, *labels], cwd=workspace,
                          env=dict(env), stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     seconds = time.perf_counter() - start
     if run.returncode != 0:
-        raise SystemExit(f"etsb build failed in {workspace} (exit {run.returncode}):\n{run.stdout[-5000:]}")
+        raise BuildFailed(f"etsb build failed in {workspace} (exit {run.returncode}):\n{run.stdout[-5000:]}")
     return Build(seconds, tuple(ACTION_LINE.findall(run.stdout)),
                  {label: Path(workspace) / path for label, path in BUILT_LINE.findall(run.stdout)})
 
@@ -89,12 +94,6 @@ def ldd(binary: Path) -> dict[str, str]:
             for name, rest in (line.split("=>", 1) for line in out.splitlines() if "=>" in line)}
 
 
-def needed(path: Path) -> list[str]:
-    """The NEEDED entries of ``path``'s dynamic section (readelf -d)."""
-    dynamic = subprocess.run(["readelf", "-d", str(path)], capture_output=True, text=True, check=True).stdout
-    return [line.rsplit("[", 1)[1].rstrip("]") for line in dynamic.splitlines() if "(NEEDED)" in line]
-
-
 def executorch_libraries(binary: Path) -> dict[str, Path]:
     """The ExecuTorch libraries ``binary`` loads (libexecutorch*), in the
     order the walk over NEEDED meets them, each resolved as ldd resolves it."""
@@ -102,7 +101,7 @@ def executorch_libraries(binary: Path) -> dict[str, Path]:
     found: dict[str, Path] = {}
     pending = [binary]
     while pending:
-        for name in needed(pending.pop(0)):
+        for name in size_mod.needed_libraries(str(pending.pop(0))):
             if name.startswith("libexecutorch") and name not in found:
                 if resolved.get(name, "not found") == "not found":
                     raise SystemExit(f"{binary}: {name} does not resolve")

@@ -45,7 +45,8 @@ def ms_cell(value: float | None) -> str:
     """Milliseconds with the digits that matter."""
     if value is None:
         return "-"
-    return f"{value:.4f}" if value < 1 else f"{value:.2f}" if value < 100 else f"{value:,.0f}"
+    return (f"{value:.3g}" if value < 0.1 else f"{value:.4f}" if value < 1 else f"{value:.2f}" if value < 100
+            else f"{value:,.0f}")
 
 
 def diff_cell(result: tuple[float, bool] | None) -> str:
@@ -64,12 +65,6 @@ def kb(size: float | None) -> str:
 def mb(kb_value: float | None) -> str:
     """KB as MB."""
     return "-" if kb_value is None else f"{kb_value / 1024:.1f}"
-
-
-def times(ratio: float) -> str:
-    """A ratio with the digits that matter ("12.3x")."""
-    return (f"{ratio:.0f}x" if ratio >= 100 else f"{ratio:.1f}x" if ratio >= 10 else f"{ratio:.2f}x" if ratio >= 0.1
-            else f"{ratio:.2g}x")
 
 
 def cpu_name() -> str:
@@ -102,10 +97,10 @@ def commit() -> str:
     return (head.stdout.strip() or "unknown") + (" dirty" if status.stdout.strip() else "")
 
 
-def header(name: str) -> str:
-    """The head of a results file: what wrote it, at which commit, on which machine."""
+def header(name: str, title: str) -> str:
+    """The head of results file ``title``: what wrote it (bench ``name``), at which commit, on which machine."""
     command = " ".join(["bench/" + name + ".py", *sys.argv[1:]])
-    return (f"# {name}\n\nCommit {commit()}; {machine()}; "
+    return (f"# {title}\n\nCommit {commit()}; {machine()}; "
             f"{datetime.datetime.now(datetime.timezone.utc):%Y-%m-%d %H:%M} UTC; load average "
             f"{os.getloadavg()[0]:.2f} at the end.\nWritten by `.venv/bin/python {command}`.\n")
 
@@ -129,7 +124,8 @@ def finish(name: str, text: str, started: float, problems: Sequence[object] = ()
     say how long the run took; the exit status (1 when there were problems)."""
     text += "".join(f"\nPROBLEM: {p}" for p in problems)
     print("\n" + text)
-    path = write_atomically(results_path(name, output), header(name) + "\n" + text.rstrip() + "\n")
+    path = results_path(name, output)
+    write_atomically(path, header(name, path.stem) + "\n" + text.rstrip() + "\n")
     print(f"\n(wrote {path}; bench took {time.perf_counter() - started:.0f} s; load average "
           f"{os.getloadavg()[0]:.2f} at the end)")
     return 1 if problems else 0

@@ -8,9 +8,11 @@ import os
 import statistics
 import subprocess
 import time
-from typing import Callable, Mapping, Sequence
+from typing import Callable, Mapping, Sequence, TypeVar
 
 QUIET_LOAD = 0.8   # 1-minute load average to wait for before timing
+K = TypeVar("K")
+T = TypeVar("T")
 
 
 def child_environment(base: Mapping[str, str] | None = None) -> dict[str, str]:
@@ -22,23 +24,35 @@ def child_environment(base: Mapping[str, str] | None = None) -> dict[str, str]:
     return env
 
 
+def interleaved(names: Sequence[K], runs: int, measure: Callable[[K, int], T | None]) -> dict[K, list[T]]:
+    """``measure(name, index)`` for each of ``runs`` rounds and each name in
+    turn (A B A B ...), so that drift in machine load hits them alike: each
+    name's results, in round order (None, a measure's "skip", left out)."""
+    samples: dict[K, list[T]] = {name: [] for name in names}
+    for index in range(runs):
+        for name in names:
+            value = measure(name, index)
+            if value is not None:
+                samples[name].append(value)
+    return samples
+
+
 def time_commands(commands: Mapping[str, Sequence[str]], runs: int, cwd: str | None = None,
                   env: Mapping[str, str] | None = None, warm_up: bool = True) -> dict[str, float]:
-    """Median wall time in ms of each command, run interleaved (A B A B ...) so
-    that drift in machine load affects them alike, after one untimed run of
-    each when ``warm_up`` (it caches bytecode). A failing command exits with its error output."""
+    """Median wall time in ms of each command, run interleaved, after one
+    untimed run of each when ``warm_up`` (it caches bytecode). A failing
+    command exits with its error output."""
     env = child_environment(env)
-    samples: dict[str, list[float]] = {name: [] for name in commands}
-    for run in range(runs + warm_up):
-        for name, command in commands.items():
-            start = time.perf_counter()
-            done = subprocess.run(command, cwd=cwd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-                                  text=True)
-            if done.returncode:
-                raise SystemExit(f"{' '.join(command)} failed (exit {done.returncode}):\n{done.stderr[-3000:]}")
-            if run or not warm_up:
-                samples[name].append((time.perf_counter() - start) * 1000)
-    return {name: statistics.median(values) for name, values in samples.items()}
+
+    def run(name: str, index: int) -> float | None:
+        start = time.perf_counter()
+        done = subprocess.run(commands[name], cwd=cwd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                              text=True)
+        if done.returncode:
+            raise SystemExit(f"{' '.join(commands[name])} failed (exit {done.returncode}):\n{done.stderr[-3000:]}")
+        return (time.perf_counter() - start) * 1000 if index or not warm_up else None
+
+    return {name: statistics.median(values) for name, values in interleaved(list(commands), runs + warm_up, run).items()}
 
 
 def time_call(function: Callable[[], object], runs: int) -> float:
@@ -49,11 +63,6 @@ def time_call(function: Callable[[], object], runs: int) -> float:
         function()
         values.append((time.perf_counter() - start) * 1000)
     return statistics.median(values)
-
-
-def medians(samples: Mapping[str, Sequence[float]]) -> dict[str, float]:
-    """The median of each non-empty list of samples."""
-    return {key: statistics.median(values) for key, values in samples.items() if values}
 
 
 def geomean(values: Sequence[float]) -> float:

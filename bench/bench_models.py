@@ -1,0 +1,624 @@
+"""Model benchmark: programs built by etsb with different kernel libraries and
+backends ("sides") run side by side on the same models in one run: latency,
+GFLOP/s, peak memory and the check against torch per side, and the size by
+part of every binary built, with an SVG bar chart.
+
+    .venv/bin/python bench/bench_models.py [--set real|ops|delegated|corpus|tree] [--sides a,b,...]
+        [--threads 1,2] [--models a,b,...] [--runs N] [--rounds R] [--iterations N] [--cold-runs N]
+        [--no-wait] [--max-wait MIN] [--workspace DIR] [--ops-data DIR] [--executorch-root DIR]
+    (minutes for a few models, up to an hour or more for a whole set; writes
+    bench/results/bench_models_SET.md and bench_models_SET.svg beside it)
+
+Sides, each a binary per program built by `etsb build -j 2` in a workspace of
+the set's own (default /tmp/bench_models_SET_ws, kept between runs): ours
+(et_model_binary with the rules' defaults: etsb's //kernels/portable,
+op-selective), dts (the same, dtype-selective: the kept form, its
+dtype-restricted candidate sized too), xnnpack (the XNNPACK-delegated program
+of tests/models/delegated, its backend linked), tree and tree_dts
+(ExecuTorch's own portable kernels compiled from --executorch-root), merged
+(etsb's kernels merged over the tree's: fallback_yaml_target), and optimized,
+the peer: the same runner on the wheel's prebuilt
+libexecutorch_kernels_optimized.so (lib/workspace.py).
+
+Sets (--set) and what each defaults to:
+- real: the 18 models of tests/models/real; ours, optimized; 1 thread.
+- ops: the single-operator programs bench/export_op_bench.py writes into
+  bench/.data/ops (not committed; `.venv-export/bin/python
+  bench/export_op_bench.py`); as real.
+- delegated: the XNNPACK-delegated models against their undelegated twins
+  (tests/models/real, the same inputs byte for byte); xnnpack, ours,
+  optimized; 1 and 2 threads; ratios over xnnpack.
+- corpus: every method of the corpus models (tests/models); ours, dts,
+  optimized (a model the peer cannot run is noted, not timed); the pool's
+  default size; 1000 runs a process. Goals: latency <= 1.5x optimized;
+  kernel + registration code <= 20% of the all-kernels binary's; dts never
+  larger than ours (a missed size goal fails the run).
+- tree: the real models, mlp, cnn, attention; tree, tree_dts, merged,
+  optimized; the pool's default size; 1 + 5 runs, 3 rounds; then cold builds
+  of the MLP with the tree's kernels and with etsb's (goal: tree <= 1.5x).
+
+Threads (--threads; 0: the pool's default size): the sides with a thread pool
+(xnnpack, optimized) run at each count, as sides of the same rounds
+(`--threads N`, and ETSB_BENCH_ET_THREADS=N for the peer's entry point); the
+others once, their figure standing in every table. Timing, peak RSS and the
+check against torch as lib/models.py describes. GFLOP/s: the program's
+convolution and matrix-product FLOPs (lib/flops.py) over the median latency,
+and their share of one core's peak, measured here. Sizes: every binary etsb
+built, stripped, split by its link map as `etsb size` splits it, against its
+kernel library's all-kernels companion, and the ExecuTorch libraries it loads
+(runtime, backends), stripped. Exits 1 when a binary fails or disagrees with
+torch, or a size goal is missed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from lib.charts import bar_chart
+from lib.env import MODELS_DIR, OPTIMIZED_LIB, check_setup, starlark_env
+from lib.flops import measure_peak, program_flops
+from lib.models import (PROCESS_MS, Model, Plan, Timed, bench_items, corpus_methods, from_manifest, load_models,
+                        spread_atol)
+from lib.processes import check_et_runner, etsb_build, executorch_libraries, stripped
+from lib.results import cpu_note, diff_cell, finish, kb, markdown, mb, ms_cell, results_path, write_atomically
+from lib.timing import geomean, interleaved, wait_for_quiet
+from lib.workspace import ET_LABEL, new_workspace, write_et_package, write_model_package
+from selective_build.driver import size as size_mod
+
+DELEGATED_DIR = MODELS_DIR / "delegated"
+OPS_DATA = Path(__file__).resolve().parent / ".data" / "ops"
+DEFAULT_TREE = Path("/work/shared/third_party/executorch")
+EXPORT_HINT = ".venv-export/bin/python bench/export_op_bench.py"
+PACKAGE = "models"
+RUNTIME_LIB = "libexecutorch.so"
+LATENCY_GOAL, KERNEL_SHARE_GOAL, COLD_GOAL = 1.5, 0.2, 1.5
+PARTS = (size_mod.PART_KERNELS, size_mod.PART_KERNEL_SUPPORT, size_mod.PART_REGISTRATION, size_mod.PART_RUNNER)
+
+TREE_YAML = "@executorch//kernels/portable:functions.yaml"
+TREE_KERNELS = "@executorch//kernels/portable:kernels"
+TREE = f'functions_yaml_target = "{TREE_YAML}",\n    kernel_deps = ["{TREE_KERNELS}"],'
+DTS = "dtype_selective_build = True,"
+MERGED = ('functions_yaml_target = "//kernels/portable:functions.yaml",\n'
+          f'    fallback_yaml_target = "{TREE_YAML}",\n'
+          f'    kernel_deps = ["//kernels/portable:kernels", "{TREE_KERNELS}"],')
+
+
+@dataclass(frozen=True)
+class Side:
+    """How a side's binary is built (et_model_binary's other attributes; None:
+    the peer runner, //bench_et) and run: on the delegated program, at each
+    thread count; the side whose all-kernels companion it is sized against."""
+
+    legend: str
+    colour: str
+    attributes: str | None = ""
+    library: str | None = None
+    delegated: bool = False
+    threaded: bool = False
+    tree: bool = False
+
+
+SIDES = {
+    "ours": Side("etsb portable", "#1f77b4", "", "ours"),
+    "dts": Side("etsb dtype-selective", "#17becf", DTS, "ours"),
+    "xnnpack": Side("etsb + XNNPACK", "#2ca02c", "", delegated=True, threaded=True),
+    "tree": Side("ET portable from the tree", "#9467bd", TREE, "tree", tree=True),
+    "tree_dts": Side("ET portable from the tree, dtype-selective", "#8c564b", f"{TREE}\n    {DTS}", "tree", tree=True),
+    "merged": Side("etsb over the tree's kernels", "#e377c2", MERGED, "tree", tree=True),
+    "optimized": Side("ET prebuilt optimized", "#ff7f0e", None, threaded=True),
+}
+
+
+@dataclass(frozen=True)
+class Set:
+    """A set's defaults: sides, thread counts, the side ratios are over,
+    rounds, fixed runs per process (0: enough for ~PROCESS_MS), sides whose
+    failure is only noted, and whether it checks goals and times cold builds."""
+
+    sides: str
+    threads: str = "1"
+    base: str = "optimized"
+    rounds: int = 7
+    iterations: int = 0
+    optional: tuple[str, ...] = ()
+    goals: bool = False
+    cold: bool = False
+
+
+SETS = {"real": Set("ours,optimized"), "ops": Set("ours,optimized"),
+        "delegated": Set("xnnpack,ours,optimized", "1,2", base="xnnpack"),
+        "corpus": Set("ours,dts,optimized", "0", iterations=1000, optional=("optimized",), goals=True),
+        "tree": Set("tree,tree_dts,merged,optimized", "0", rounds=3, iterations=6, cold=True)}
+
+
+@dataclass(frozen=True)
+class Programs:
+    """What a set runs: its programs, the delegated twin of each by name (for
+    xnnpack), and a column of its own (header, cell by name)."""
+
+    models: list[Model]
+    delegated: dict[str, Model] = field(default_factory=dict)
+    column: str = ""
+    cells: dict[str, str] = field(default_factory=dict)
+
+
+# -- what is benchmarked ------------------------------------------------------------------------
+
+
+def load_cases(data: Path, names: list[str] | None) -> Programs:
+    """The operator cases exported by export_op_bench.py, with their descriptions."""
+    if not (data / "manifest.json").exists():
+        raise SystemExit(f"no operator cases in {data}: export them first with\n    {EXPORT_HINT}"
+                         + (f" --output {data}" if data != OPS_DATA else ""))
+    cases = json.loads((data / "manifest.json").read_text())["cases"]
+    unknown = [n for n in names or [] if n not in cases]
+    if unknown:
+        raise SystemExit(f"unknown cases {unknown}; known: {', '.join(cases)} (see bench/export_op_bench.py)")
+    models = []
+    for name in names or list(cases):
+        info = cases[name]
+        missing = [p for p in [info["pte"], *info["inputs"], *info["outputs"]] if not (data / p).exists()]
+        if missing:
+            raise SystemExit(f"{data}: {missing[0]} is missing: re-export with\n    {EXPORT_HINT} --cases {name}")
+        models.append(Model(name, data / info["pte"], tuple(data / p for p in info["inputs"]),
+                            tuple(data / p for p in info["outputs"]), len(info["operators"]), spread_atol(info), 1e-4))
+    return Programs(models, column="what", cells={n: cases[n]["description"] for n in names or cases})
+
+
+def load_delegated(names: list[str] | None) -> Programs:
+    """The delegated models (held to the manifest's tolerance, rtol 0) and their undelegated twins."""
+    manifest = json.loads((DELEGATED_DIR / "manifest.json").read_text())["models"]
+    unknown = [n for n in names or [] if n not in manifest]
+    if unknown:
+        raise SystemExit(f"unknown delegated models {unknown}; known: {', '.join(sorted(manifest))}")
+    chosen = names or sorted(manifest)
+    twins = load_models(chosen)
+    delegated = {}
+    for twin in twins:
+        info = manifest[twin.name]
+        model = from_manifest(twin.name, DELEGATED_DIR, info, info, info["tolerance"], 0.0)
+        if len(model.inputs) != len(twin.inputs) or any(a.read_bytes() != b.read_bytes()
+                                                        for a, b in zip(model.inputs, twin.inputs)):
+            raise SystemExit(f"{twin.name}: the delegated and the real model's inputs differ")
+        if len(model.outputs) != len(twin.outputs):
+            raise SystemExit(f"{twin.name}: the delegated and the real model have different outputs")
+        delegated[twin.name] = model
+    return Programs(twins, delegated, "delegate calls/ops outside",
+                    {n: f"{manifest[n]['delegate_calls']}/{len(manifest[n]['operators'])}" for n in chosen})
+
+
+def load_set(name: str, options: argparse.Namespace) -> Programs:
+    """The programs of set ``name``, or only those --models names."""
+    names = options.models.split(",") if options.models else None
+    if name in ("real", "tree"):
+        return Programs(load_models(names, real_only=name == "real"))
+    if name == "ops":
+        return load_cases(options.ops_data.resolve(), names)
+    if name == "delegated":
+        return load_delegated(names)
+    methods = corpus_methods()
+    unknown = sorted(set(names or ()) - {m.name for m in methods} - {m.pte.stem for m in methods})
+    if unknown:
+        raise SystemExit(f"unknown corpus models {unknown}; known: {', '.join(m.name for m in methods)}")
+    chosen = [m for m in methods if not names or m.name in names or m.pte.stem in names]
+    return Programs(chosen, column="kernel calls", cells={m.name: str(m.kernel_calls) for m in chosen})
+
+
+def runs(sides: list[str], threads: list[int]) -> list[tuple[str, str, int | None]]:
+    """(key, side, thread count) of each process per round: threaded sides once per count."""
+    def key(side: str, count: int | None) -> str:
+        """A side's name, with its thread count when the run has several."""
+        return side if count is None or len(threads) == 1 else f"{side} {count}t" if count else f"{side} default"
+    return [(key(s, t), s, t) for s in sides for t in (threads if SIDES[s].threaded else [None])]
+
+
+def key_at(side: str, count: int, threads: list[int]) -> str:
+    """The run key giving ``side``'s figure at ``count`` threads (a side without a pool: its one run)."""
+    return next(k for k, s, t in runs([side], threads) if t in (count, None))
+
+
+# -- building ------------------------------------------------------------------------------------
+
+
+def target(stem: str, side: str) -> str:
+    """The et_model_binary of program ``stem`` for ``side``."""
+    model = f"{stem}_delegated.pte" if SIDES[side].delegated else f"{stem}.pte"
+    extra = f"\n    {SIDES[side].attributes}" if SIDES[side].attributes else ""
+    return f'et_model_binary(\n    name = "{stem}_{side}",\n    model = "{model}",{extra}\n)\n'
+
+
+def build_all(workspace: Path, tree: Path, programs: Programs, sides: list[str]) -> tuple[dict, dict, Path | None]:
+    """The set's workspace (etsb's parts, //models, //bench_et) built: the
+    binary of each (program, side), each library's all-kernels companion, the peer."""
+    new_workspace(workspace)
+    stems = list(dict.fromkeys(m.pte.stem for m in programs.models))
+    built = [s for s in sides if SIDES[s].attributes is not None]
+    libraries = sorted({SIDES[s].library for s in built if SIDES[s].library})
+    ptes = {f"{m.pte.stem}": m.pte for m in programs.models}
+    ptes.update({f"{m.pte.stem}_delegated": programs.delegated[m.name].pte for m in programs.models
+                 if any(SIDES[s].delegated for s in built)})
+    write_model_package(workspace / PACKAGE, ptes.items(), "# bench/bench_models.py: each program, each side.",
+                        [target(stem, s) for stem in stems for s in built]
+                        + [target(stems[0], lib) for lib in libraries if lib not in built])
+    labels = {(stem, s): f"//{PACKAGE}:{stem}_{s}" for stem in stems for s in built}
+    companions = {lib: f"//{PACKAGE}:{stems[0]}_{lib}_all_kernels" for lib in libraries}
+    peer = "optimized" in sides
+    if peer:
+        write_et_package(workspace)
+    flags = ["--executorch-root", str(tree)] if any(SIDES[s].tree for s in sides) else []
+    done = etsb_build(workspace, [*labels.values(), *companions.values(), *([ET_LABEL] if peer else [])],
+                      starlark_env(), *flags)
+    print(f"built {len(labels) + len(companions) + peer} targets in {workspace} ({len(done.actions)} actions, "
+          f"{done.seconds:.0f} s)", flush=True)
+    return ({key: done.outputs[label] for key, label in labels.items()},
+            {lib: done.outputs[label] for lib, label in companions.items()}, done.outputs.get(ET_LABEL))
+
+
+def list_backends(binary: Path) -> list[str]:
+    """The backends ``binary`` registers (`--list-backends`)."""
+    run = subprocess.run([str(binary), "--list-backends"], capture_output=True, text=True, check=False)
+    return run.stdout.split() if run.returncode == 0 else [f"(exit {run.returncode})"]
+
+
+def check_backends(binaries: dict) -> list[str]:
+    """Problems: a delegated side's binary without XNNPACK, any other registering a backend."""
+    problems = []
+    for (stem, side), binary in binaries.items():
+        found = list_backends(binary)
+        if SIDES[side].delegated != ("XnnpackBackend" in found) or (not SIDES[side].delegated and found):
+            problems.append(f"{stem}, {side}: --list-backends gives {found}")
+    return problems
+
+
+# -- sizes ----------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Size:
+    """A binary by part (as `etsb size` splits it), and the ExecuTorch libraries it loads, stripped."""
+
+    binary: size_mod.BinarySize
+    runtime: int
+    backends: int
+
+    @property
+    def total(self) -> int:
+        """The executable and the libraries it loads."""
+        return self.binary.stripped + self.runtime + self.backends
+
+    @property
+    def kernel_code(self) -> int:
+        """Kernels, kernel utilities and registration: what selection trims."""
+        return sum(self.binary.parts.get(p, 0) for p in PARTS[:3])
+
+
+def libraries(binary: Path, tmp: Path, cache: dict) -> tuple[int, int, list[str]]:
+    """Stripped bytes of the runtime and of the other ExecuTorch libraries ``binary`` loads, and their names."""
+    found = executorch_libraries(binary)
+    if RUNTIME_LIB not in found:
+        raise SystemExit(f"{binary} does not load {RUNTIME_LIB}")
+    for path in found.values():
+        if path not in cache:
+            cache[path] = stripped(path, tmp)
+    others = [n for n in found if n != RUNTIME_LIB]
+    return cache[found[RUNTIME_LIB]], sum(cache[found[n]] for n in others), others
+
+
+def measure(workspace: Path, binary: Path, tmp: Path, cache: dict) -> Size:
+    """``binary``'s Size (its link map beside it)."""
+    relative = str(binary.relative_to(workspace))
+    runtime, backends, _ = libraries(binary, tmp, cache)
+    return Size(size_mod.measure(str(workspace), relative, relative), runtime, backends)
+
+
+def size_table(sizes: dict[str, Size], every: Size | None, candidates: dict[str, Size],
+               base: dict[str, Size] | None, base_side: str, operators: dict[str, int]) -> str:
+    """One side's binaries by part, against the all-kernels companion (the
+    last row); ``operators``: each program's, and the library yaml's ("")."""
+    parts = [p for p in PARTS if any(s.binary.parts.get(p, 0) for s in [*sizes.values(), *([every] if every else [])])]
+    headers = ["program", "operators (program/library)", "kernel files (linked/all)", *(f"{p} KB" for p in parts),
+               "rest KB", "stripped KB",
+               "stripped/all-kernels", "kernel code/all-kernels"]
+    headers += ["dtype-restricted candidate KB", "kept form"] if candidates else []
+    headers += ["runtime KB", "backends KB", "total KB"] + ([f"total/{base_side}"] if base else [])
+    rows = []
+    for name, size in [*sizes.items(), *([("all kernels (companion)", every)] if every else [])]:
+        b = size.binary
+        row = [name, f"{operators.get(name, operators[''])}/{operators['']}",
+               f"{len(b.operators)}/{len(every.binary.operators)}" if every else str(len(b.operators)),
+               *(kb(b.parts.get(p, 0)) for p in parts), kb(b.stripped - sum(b.parts.get(p, 0) for p in parts)),
+               kb(b.stripped), f"{b.stripped / every.binary.stripped:.2f}" if every else "-",
+               f"{size.kernel_code / every.kernel_code:.2f}" if every else "-"]
+        if candidates:
+            candidate = candidates.get(name)
+            row += ([kb(candidate.binary.stripped), "dtype" if candidate.binary.stripped == b.stripped else "op"]
+                    if candidate else ["-", "-"])
+        row += [kb(size.runtime), kb(size.backends) if size.backends else "-", kb(size.total)]
+        if base:
+            row.append(f"{size.total / base[name].total:.2f}x" if name in base else "-")
+        rows.append(row)
+    return markdown(headers, rows)
+
+
+def yaml_operators(path: Path) -> int:
+    """Operators of a kernel library's functions.yaml."""
+    return len(re.findall(r"^- (?:op|func):", path.read_text(), re.MULTILINE))
+
+
+def bench_sizes(workspace: Path, tree: Path, programs: Programs, built_binaries: tuple, sides: list[str],
+                tmp: Path) -> tuple[list[str], dict, dict]:
+    """The size tables' text (one per side etsb built, and the peer's line), and
+    the Size of each (program, side) and of each library's all-kernels binary."""
+    binaries, companions, peer = built_binaries
+    cache: dict = {}
+    operators = {m.pte.stem: m.operators for m in programs.models}
+    yaml = {"ours": workspace, "tree": tree}
+    measured = {key: measure(workspace, path, tmp, cache) for key, path in binaries.items()}
+    every = {lib: measure(workspace, path, tmp, cache) for lib, path in companions.items()}
+    built = [s for s in sides if SIDES[s].attributes is not None]
+    lines = []
+    for side in built:
+        sizes = {stem: size for (stem, s), size in measured.items() if s == side}
+        candidates = {}
+        if "dtype_selective_build" in (SIDES[side].attributes or ""):
+            out = workspace / "etsb-out" / "bin" / PACKAGE   # the dtype-restricted link, kept or not
+            candidates = {stem: measure(workspace, out / f"{stem}_{side}_dtype_selective", tmp, cache)
+                          for (stem, s) in binaries if s == side}
+        base = {stem: size for (stem, s), size in measured.items() if s == built[0]} if side != built[0] else None
+        lines += [f"Size of the {side} binaries ({SIDES[side].legend}; stripped KB, split by the link map as "
+                  "`etsb size` splits it; rest = C++ library, start-up, ELF headers, symbols for dynamic linking; "
+                  "kernel code = kernels + kernel utilities + registration; runtime = libexecutorch.so; backends = "
+                  "the other ExecuTorch libraries loaded; total = all three)", "",
+                  size_table(sizes, every.get(SIDES[side].library), candidates, base, built[0],
+                             {**operators, "": yaml_operators(yaml[SIDES[side].library or "ours"] / "kernels"
+                                                              / "portable" / "functions.yaml")}), ""]
+    if peer:
+        runtime, others, names = libraries(peer, tmp, cache)
+        lines.append(f"The peer, {ET_LABEL}: runner {kb(stripped(peer, tmp))} KB + runtime {kb(runtime)} KB + "
+                     f"{' + '.join(names)} {kb(others)} KB, stripped, the same for every program.")
+    return lines, measured, every
+
+
+# -- report ----------------------------------------------------------------------------------------
+
+
+def ratio_cell(ratio: float | None) -> str:
+    """A ratio of latencies, marked par or SLOWER."""
+    if ratio is None:
+        return "-"
+    text = f"{ratio:.2f}x" if ratio >= 0.1 else f"{ratio:.2g}x"
+    return text + (" (par)" if text == "1.00x" else " (SLOWER)" if ratio > 1 else "")
+
+
+def gflops_cell(value: float | None, peak: float) -> str:
+    """GFLOP/s and its share of the peak."""
+    return "-" if value is None else f"{value:.1f} ({value / peak:.0%})"
+
+
+def latency_table(results: list[Timed], keys: list[str], base: str, speedups: list[tuple[str, str]],
+                  programs: Programs, peak: float) -> str:
+    """Per program: ms per side, ratios over ``base``, GFLOP/s, and (key, over) thread speed-ups."""
+    others = [k for k in keys if k != base]
+    headers = ["program", *([programs.column] if programs.column else []), "conv+matmul MFLOP",
+               *(f"{k} ms" for k in keys), *(f"{k}/{base}" for k in others), *(f"{k} GFLOP/s" for k in keys),
+               *(f"{one}/{many}" for one, many in speedups)]
+    rows = [[t.name, *([programs.cells[t.name]] if programs.column else []),
+             f"{t.flops / 1e6:,.1f}" if t.flops >= 1e6 else f"{t.flops / 1e6:.2g}" if t.flops else "-",
+             *(ms_cell(t.ms.get(k)) for k in keys),
+             *(ratio_cell(t.ratio(k, base)) for k in others), *(gflops_cell(t.gflops(k), peak) for k in keys),
+             *(f"{t.ms[one] / t.ms[many]:.2f}" if one in t.ms and many in t.ms else "-" for one, many in speedups)]
+            for t in results]
+    return markdown(headers, rows)
+
+
+def summary(results: list[Timed], side: str, base: str) -> str:
+    """Geometric mean and range of side/base, and every program where the side is slower."""
+    ratios = [(t.name, t.ratio(side, base)) for t in results if t.ratio(side, base)]
+    if not ratios:
+        return f"{side}/{base}: nothing timed on both sides"
+    spread = {t.name: t.round_ratios(side, base) for t in results}
+    slower = [f"{n} {r:.2f}x (rounds {min(spread[n]):.2f}-{max(spread[n]):.2f})"
+              for n, r in sorted(ratios, key=lambda item: -item[1]) if r >= 1.005]
+    par = [n for n, r in ratios if 0.995 < r < 1.005]
+    values = [r for _, r in ratios]
+    return (f"{side}/{base}: geometric mean {geomean(values):.3g}x, range {min(values):.2g}-{max(values):.2f}x "
+            f"over {len(values)}; {side} faster on {sum(r <= 0.995 for r in values)}"
+            + (f", par (within 0.5%) on {', '.join(par)}" if par else "")
+            + (f"; SLOWER on {len(slower)}: {', '.join(slower)}" if slower else "; slower on none"))
+
+
+def check_table(results: list[Timed], keys: list[str], programs: Programs) -> str:
+    """Per program: tolerance, peak RSS and max abs difference from torch's outputs, per side."""
+    headers = ["program", "atol", *(["atol (delegated, rtol 0)"] if programs.delegated else []),
+               *(f"{k} RSS MB" for k in keys), *(f"max diff {k}" for k in keys)]
+    atol = {m.name: m.atol for m in programs.models}
+    rows = [[t.name, f"{atol[t.name]:.1e}", *([f"{programs.delegated[t.name].atol:.1e}"] if programs.delegated else []),
+             *(mb(t.rss_kb.get(k)) for k in keys), *(diff_cell(t.diffs.get(k)) for k in keys)] for t in results]
+    return markdown(headers, rows)
+
+
+def latency_lines(options: argparse.Namespace, results: list[Timed], programs: Programs, peak: float) -> list[str]:
+    """A latency table and its summaries per thread count, then RSS and the checks."""
+    every = [k for k, _, _ in runs(options.sides, options.threads)]
+    timing = (f"ms: median over {options.rounds} interleaved processes per side of the runner's median of "
+              + (f"{options.iterations} in-process runs (the first a warm-up)" if options.iterations else
+                 f"N in-process runs after one warm-up (N >= {options.runs}, ~{PROCESS_MS:.0f} ms of runs a process)"))
+    lines = []
+    for count in options.threads:
+        keys = list(dict.fromkeys(key_at(s, count, options.threads) for s in options.sides))
+        base = key_at(options.base, count, options.threads)
+        speedups = [(key_at(s, options.threads[0], options.threads), key_at(s, count, options.threads))
+                    for s in options.sides if SIDES[s].threaded and count != options.threads[0]]
+        lines += [f"Latency, {count or 'the default number of'} thread(s) ({timing}; MFLOP: convolutions and "
+                  f"matrix products from the .pte; GFLOP/s (% of the {peak:.0f} GFLOP/s peak of one core) = those "
+                  "FLOPs over the program's latency; a/b over a thread count: a side's speed-up)", "",
+                  latency_table(results, keys, base, speedups, programs, peak), "",
+                  *(summary(results, k, base) for k in keys if k != base), ""]
+    return lines + ["Peak RSS (MB, median over the timed processes, `/usr/bin/time -f %M`) and the max abs "
+                    "difference from torch's recorded outputs (checked before timing)", "",
+                    check_table(results, every, programs), "",
+                    cpu_note(results, [(k, k) for k in every], ", above 1 = more than one thread at work")]
+
+
+def goal_lines(results: list[Timed], measured: dict, every: dict) -> tuple[list[str], list[str]]:
+    """The corpus set's goals, and the size goals missed (which fail the run)."""
+    slow = [f"{t.name}, {s} {r:.2f}x" for t in results for s in ("ours", "dts")
+            if (r := t.ratio(s, "optimized")) and r > LATENCY_GOAL]
+    unmeasured = [t.name for t in results if "optimized" not in t.ms]
+    failures = [f"{stem}, {side}: kernel + registration code {size.kernel_code / lib.kernel_code:.1%} of the "
+                f"all-kernels binary's (goal <= {KERNEL_SHARE_GOAL:.0%})" for (stem, side), size in measured.items()
+                if (lib := every.get(SIDES[side].library)) and size.kernel_code > KERNEL_SHARE_GOAL * lib.kernel_code]
+    failures += [f"{stem}: dtype-selective {size.binary.stripped:,} B > op-selective {ours.binary.stripped:,} B"
+                 for (stem, side), size in measured.items()
+                 if side == "dts" and (ours := measured.get((stem, "ours"))) and size.binary.stripped >
+                 ours.binary.stripped]
+    return ["Goals:", f"- latency <= {LATENCY_GOAL}x the peer on every program: "
+            + (f"NOT MET: {', '.join(slow)}" if slow else "met")
+            + (f"; not measured (see NOTE): {', '.join(unmeasured)}" if unmeasured else ""),
+            f"- kernel + registration code <= {KERNEL_SHARE_GOAL:.0%} of all-kernels; dtype-selective never larger "
+            "than op-selective: " + (f"NOT MET in {len(failures)}" if failures else "met"),
+            *(f"  {line}" for line in failures)], failures
+
+
+# -- cold builds -----------------------------------------------------------------------------------
+
+
+def cold_build(root: Path, tree: Path, side: str) -> tuple[float, int]:
+    """Seconds and actions of `etsb build -j 2` of the MLP on ``side`` in a fresh workspace (fresh etsb-out)."""
+    if root.exists():
+        shutil.rmtree(root)
+    new_workspace(root)
+    write_model_package(root / PACKAGE, [("mlp", MODELS_DIR / "mlp" / "mlp.pte")], "# bench/bench_models.py: cold",
+                        [target("mlp", side)])
+    done = etsb_build(root, [f"//{PACKAGE}:mlp_{side}"], starlark_env(), "--executorch-root", str(tree))
+    print(f"  cold {side}: {done.seconds:.1f} s ({len(done.actions)} actions)", flush=True)
+    shutil.rmtree(root)
+    return done.seconds, len(done.actions)
+
+
+def cold_lines(options: argparse.Namespace, tree: Path) -> list[str]:
+    """The cold-build table, from interleaved builds (tree, ours, tree, ours ...)."""
+    load = wait_for_quiet("cold builds", not options.no_wait, options.max_wait * 60)
+    builds = interleaved(["tree", "ours"], options.cold_runs,
+                         lambda side, i: cold_build(Path(f"/tmp/bench_models_cold_{side}_{i}"), tree, side))
+    median = {side: statistics.median(s for s, _ in done) for side, done in builds.items()}
+    ratio = median["tree"] / median["ours"]
+    rows = [[f"{SIDES[side].legend} ({side})", f"{median[side]:.1f}", ", ".join(f"{s:.1f}" for s, _ in done),
+             str(done[-1][1])] for side, done in builds.items()]
+    rows.append([f"ratio tree / ours (goal <= {COLD_GOAL}x)", f"{ratio:.2f}x", "met" if ratio <= COLD_GOAL else
+                 "NOT MET", ""])
+    return [f"Cold build of the MLP (`etsb build -j 2`, fresh workspace and etsb-out; median of {options.cold_runs} "
+            f"interleaved; load average {load:.2f} at start)", "",
+            markdown(["kernels", "median s", "each run s", "actions"], rows)]
+
+
+# -- main ------------------------------------------------------------------------------------------
+
+
+def parse_options() -> argparse.Namespace:
+    """The command line, with the set's defaults filled in."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--set", choices=sorted(SETS), default="real", help="the programs (default real)")
+    parser.add_argument("--sides", help=f"comma-separated, of {', '.join(SIDES)} (default: the set's)")
+    parser.add_argument("--threads", help="comma-separated thread counts of the sides with a pool (0: its default)")
+    parser.add_argument("--models", help="comma-separated programs of the set (default: all)")
+    parser.add_argument("--runs", type=int, default=5, help="in-process runs per timed process, at least (default 5)")
+    parser.add_argument("--rounds", type=int, help="interleaved timed processes per side (default: the set's)")
+    parser.add_argument("--iterations", type=int, help="fixed in-process runs per process (default: the set's)")
+    parser.add_argument("--cold-runs", type=int, default=3, help="cold builds of each side (tree set; 0 skips)")
+    parser.add_argument("--no-wait", action="store_true", help="time at once, whatever the load (trial runs)")
+    parser.add_argument("--max-wait", type=float, default=20, help="minutes to wait for a quiet machine (default 20)")
+    parser.add_argument("--workspace", type=Path, help="where the binaries are built (default /tmp/bench_models_SET_ws)")
+    parser.add_argument("--ops-data", type=Path, default=OPS_DATA, help=f"the operator cases (default {OPS_DATA})")
+    parser.add_argument("--executorch-root", type=Path, default=DEFAULT_TREE, help="the tree (tree sides)")
+    options = parser.parse_args()
+    chosen = SETS[options.set]
+    sides = (options.sides or chosen.sides).split(",")
+    unknown = [s for s in sides if s not in SIDES]
+    if unknown or not sides:
+        parser.error(f"unknown sides {unknown}; known: {', '.join(SIDES)}")
+    if options.set != "delegated" and any(SIDES[s].delegated for s in sides):
+        parser.error("the xnnpack side runs the delegated programs: use it with --set delegated")
+    try:
+        threads = [int(t) for t in (options.threads or chosen.threads).split(",")]
+    except ValueError:
+        parser.error(f"--threads takes comma-separated whole numbers, not {options.threads!r}")
+    base = chosen.base if chosen.base in sides else sides[-1]
+    return argparse.Namespace(**{**vars(options), "sides": sides, "threads": threads, "base": base,
+                                 "rounds": options.rounds or chosen.rounds,
+                                 "iterations": chosen.iterations if options.iterations is None else options.iterations,
+                                 "workspace": (options.workspace or Path(f"/tmp/bench_models_{options.set}_ws")).resolve(),
+                                 "optional": chosen.optional, "goals": chosen.goals, "cold": chosen.cold})
+
+
+def time_all(options: argparse.Namespace, programs: Programs, binaries: dict, peer: Path | None,
+             tmp: Path) -> tuple[float, float, list[Timed], list[str], list[str]]:
+    """One core's peak, then every program on every side: load at start, peak, results, problems, notes."""
+    load = wait_for_quiet("timing", not options.no_wait, options.max_wait * 60)
+    peak = measure_peak(tmp)
+    print(f"peak of one core: {peak:.0f} GFLOP/s", flush=True)
+    order = runs(options.sides, options.threads)
+    plan = Plan(options.rounds, options.runs, options.iterations, flops=program_flops,
+                programs={key: programs.delegated for key, side, _ in order if SIDES[side].delegated},
+                threads={key: count for key, _, count in order if count is not None},
+                optional=tuple(key for key, side, _ in order if side in options.optional))
+    sides = {key: {m.name: binaries[(m.pte.stem, side)] if (m.pte.stem, side) in binaries else peer
+                   for m in programs.models} for key, side, _ in order}
+    results, problems, notes = bench_items(programs.models, sides, plan, tmp)
+    return load, peak, results, problems, notes
+
+
+def main() -> int:
+    """Build, size and time the set's programs on every side; write the report."""
+    options = parse_options()
+    check_setup()
+    programs = load_set(options.set, options)
+    started = time.perf_counter()
+    tree = options.executorch_root.resolve()
+    built = build_all(options.workspace, tree, programs, options.sides)
+    binaries, companions, peer = built
+    optimized = check_et_runner(peer, OPTIMIZED_LIB) if peer else None
+    problems = check_backends(binaries)
+    with tempfile.TemporaryDirectory(prefix="bench_models_") as tmp:
+        size_lines, measured, every = bench_sizes(options.workspace, tree, programs, built, options.sides, Path(tmp))
+        load, peak, results, found, notes = time_all(options, programs, binaries, peer, Path(tmp))
+    problems += found
+    name = f"bench_models_{options.set}"
+    first = [key_at(s, options.threads[0], options.threads) for s in options.sides]
+    base = key_at(options.base, options.threads[0], options.threads)
+    svg = bar_chart(f"{options.set}: median latency, {options.threads[0] or 'default'} thread(s)", results,
+                    tuple((k, SIDES[s].legend + (f" ({k})" if k != s else ""), SIDES[s].colour)
+                          for k, s in zip(first, options.sides)),
+                    (f"{first[0]}/{base}", lambda t: t.ratio(first[0], base)) if first[0] != base else None)
+    chart = write_atomically(results_path(name).with_suffix(".svg"), svg) if svg else None
+    lines = [f"Set {options.set}: {len(programs.models)} programs; sides: "
+             + "; ".join(f"{s}, {SIDES[s].legend}" for s in options.sides) + f". Load average {load:.2f} when "
+             f"timing started; peak of one core measured at {peak:.0f} GFLOP/s (fused multiply-adds on 16-float "
+             "vectors, `g++ -O2 -march=native`).", ""]
+    lines += latency_lines(options, results, programs, peak) + [""] + size_lines
+    if optimized:
+        lines.append(f"Peer: //tools/runner:runner + {optimized} ({optimized.stat().st_size / 2**20:.1f} MB "
+                     "unstripped, registers its kernels at load), its pool sized by ETSB_BENCH_ET_THREADS and "
+                     "`--threads`.")
+    if options.goals:
+        goals, failures = goal_lines(results, measured, every)
+        lines += ["", *goals]
+        problems += failures
+    if options.cold and options.cold_runs:
+        lines += ["", *cold_lines(options, tree)]
+    lines += [f"NOTE: {note}" for note in notes] + (["", f"![latency]({chart.name})"] if chart else [])
+    return finish("bench_models", "\n".join(lines), started, problems, results_path(name))
+
+
+if __name__ == "__main__":
+    sys.exit(main())
