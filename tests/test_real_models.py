@@ -20,7 +20,8 @@ from helpers import (assert_kernels_from_ours_or_tree, assert_real_model_matches
 pytestmark = pytest.mark.build
 
 OUT = REPO / "etsb-out" / "bin" / "examples" / "real_models"
-DTYPE_SELECTIVE = ("bert_encoder", "gpt_decoder", "lstm", "mobilenet_v2", "resnet", "vit")
+# The ones examples/real_models/BUILD builds by pattern (the others only when named).
+DTYPE_SELECTIVE = ("bert_encoder", "resnet")
 
 
 @pytest.fixture(scope="module")
