@@ -17,8 +17,10 @@ EXECUTORCH_VERSION=1.5.1
 # starlark-go sources for the BUILD-file evaluator.
 # clang with libFuzzer and the sanitizers builds the fuzz targets (scripts/fuzz.sh).
 # chromium renders `etsb size --html` pages headless in the tests; nginx serves
-# Bazel's HTTP remote cache in the Bazel 7 tests.
-DEBIAN_PACKAGES=(g++ cmake ninja-build golang-go golang-starlark-dev graphviz clang libclang-rt-dev chromium nginx)
+# Bazel's HTTP remote cache in the Bazel 7 tests. GoogleTest and GoogleMock compile
+# ExecuTorch's kernel test suite against etsb's generated headers.
+DEBIAN_PACKAGES=(g++ cmake ninja-build golang-go golang-starlark-dev graphviz clang libclang-rt-dev chromium nginx
+                 libgtest-dev libgmock-dev)
 
 say() { echo "etsb setup: $*" >&2; }
 die() { say "error: $*"; exit 1; }

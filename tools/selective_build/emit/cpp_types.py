@@ -80,7 +80,18 @@ def unboxing(type_: Type) -> Unboxing:
 
 def return_type(returns: tuple[Return, ...]) -> str:
     """``Tensor&`` for one returned tensor, ``void`` for none, a tuple of references otherwise."""
-    if not returns:
+    return _returns([f"{value_type(r.type)}&" for r in returns])
+
+
+def api_return_type(returns: tuple[Return, ...]) -> str:
+    """The return type ExecuTorch's codegen gives an operator's C++ API
+    (``Functions.h``): a reference to each written return (``Tensor(a!)``),
+    a value otherwise (a functional operator's new ``Tensor``)."""
+    return _returns([value_type(r.type) + ("&" if r.annotation is not None and r.annotation.is_write else "")
+                     for r in returns])
+
+
+def _returns(parts: list[str]) -> str:
+    if not parts:
         return "void"
-    parts = [f"{value_type(r.type)}&" for r in returns]
     return parts[0] if len(parts) == 1 else f"std::tuple<{', '.join(parts)}>"
