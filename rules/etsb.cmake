@@ -1089,11 +1089,14 @@ function(_etsb_check_tree_version root)
 endfunction()
 
 # etsb_portable_kernels: etsb's portable kernels, the default KERNEL_DEPS (built only when used).
+# SELECTIVE, as the driver and Bazel take them: a generated library compiles
+# only the sources its kernels need (before, a dtype-selective MLP compiled
+# all of them again for its dtypes).
 function(_etsb_portable_kernels)
   set(_ETSB_EXCLUDE_FROM_ALL ON)
   file(GLOB srcs "${ETSB_ROOT}/kernels/portable/cpu/op_*.cpp" "${ETSB_ROOT}/kernels/portable/cpu/util/*.cpp")
   file(GLOB hdrs "${ETSB_ROOT}/kernels/portable/cpu/util/*.h" "${ETSB_ROOT}/kernels/portable/cpu/util/*.inc")
-  et_kernel_library(NAME etsb_portable_kernels SRCS ${srcs} HDRS ${hdrs})
+  et_kernel_library(NAME etsb_portable_kernels SELECTIVE SRCS ${srcs} HDRS ${hdrs})
 endfunction()
 
 # The runtime wheel's backend libraries, copied beside the build tree's

@@ -83,8 +83,9 @@ include({rules})
 et_operator_library(NAME mlp_ops MODEL mlp.pte)
 et_operator_library(NAME relu_ops OPS {ops})
 merge_yaml(NAME merged FUNCTIONS_YAML vendor.yaml FALLBACK_YAML ${{ETSB_PORTABLE_FUNCTIONS_YAML}})
+et_kernel_library(NAME vendor_kernels SRCS vendor_kernels.cpp)
 executorch_generated_lib(NAME vendor_lib FUNCTIONS_YAML_TARGET merged DEPS mlp_ops
-                         KERNEL_DEPS etsb_portable_kernels)
+                         KERNEL_DEPS vendor_kernels etsb_portable_kernels)
 executorch_generated_lib(NAME portable_lib FUNCTIONS_YAML_TARGET ${{ETSB_PORTABLE_FUNCTIONS_YAML}} DEPS relu_ops
                          KERNEL_DEPS etsb_portable_kernels)
 """
@@ -100,6 +101,7 @@ def edit_project(tmp_path) -> Path:
     source = tmp_path / "src"
     source.mkdir()
     shutil.copy(REPO / "examples/vendor_over_portable/vendor.yaml", source / "vendor.yaml")
+    shutil.copy(REPO / "examples/vendor_over_portable/vendor_kernels.cpp", source / "vendor_kernels.cpp")
     shutil.copy(MODELS_DIR / MLP / f"{MLP}.pte", source / "mlp.pte")
     (source / "CMakeLists.txt").write_text(EDIT_PROJECT.format(rules=RULES, ops="aten::relu.out"))
     return source
@@ -113,7 +115,9 @@ def test_an_edit_reruns_only_what_reads_the_edited_file(edit_project, tmp_path):
     assert ran(first) == {"etsb gen-oplist mlp_ops", "etsb gen-oplist relu_ops", "etsb merge-yaml merged",
                           "etsb gen-oplist vendor_lib_selected_operators",
                           "etsb gen-oplist portable_lib_selected_operators",
-                          "etsb gen-bindings vendor_lib", "etsb gen-bindings portable_lib"}
+                          "etsb gen-bindings vendor_lib", "etsb gen-bindings portable_lib",
+                          # which sources each library's kernels need (etsb_portable_kernels is SELECTIVE)
+                          "etsb kernel-sources vendor_lib", "etsb kernel-sources portable_lib"}
     assert "ninja: no work to do." in build(build_dir, *OBJECTS).stdout
 
     # Touched, unchanged: its generator runs; its output is left as it was, so nothing after it does.
@@ -132,7 +136,8 @@ def test_an_edit_reruns_only_what_reads_the_edited_file(edit_project, tmp_path):
     yaml.write_text(text.replace(kernel, ""))
     changed = build(build_dir, *OBJECTS)
     assert changed.returncode == 0, changed.stdout + changed.stderr
-    assert ran(changed) == {"etsb merge-yaml merged", "etsb gen-bindings vendor_lib"}, changed.stdout
+    assert ran(changed) == {"etsb merge-yaml merged", "etsb gen-bindings vendor_lib",
+                            "etsb kernel-sources vendor_lib"}, changed.stdout
     assert "Building CXX object CMakeFiles/vendor_lib.dir/" in changed.stdout
     assert "portable_lib.dir" not in changed.stdout
 
@@ -141,7 +146,7 @@ def test_an_edit_reruns_only_what_reads_the_edited_file(edit_project, tmp_path):
     reconfigured = build(build_dir, *OBJECTS)
     assert reconfigured.returncode == 0, reconfigured.stdout + reconfigured.stderr
     assert ran(reconfigured) == {"etsb gen-oplist relu_ops", "etsb gen-oplist portable_lib_selected_operators",
-                                 "etsb gen-bindings portable_lib"}, reconfigured.stdout
+                                 "etsb gen-bindings portable_lib", "etsb kernel-sources portable_lib"}, reconfigured.stdout
     assert "vendor_lib.dir" not in reconfigured.stdout
 
 
