@@ -86,15 +86,27 @@ def referenced_packages(package: Package, main_names: tuple[str, ...] = ()) -> s
     ``select()`` conditions (the driver evaluates them too)."""
     found = set()
     for target in package.targets:
-        for attr in label_attrs(target.rule):
-            value = target.attrs.get(attr)
-            for text in (*strings(value), *_select_keys(value)):
-                if text.startswith(("//", "@")) and not text.startswith("//conditions:"):
-                    try:
-                        found.add(parse_label(text, package.name, main_names).package)
-                    except LabelError:
-                        pass  # reported with its target during analysis
+        for text in label_texts(target):
+            if text.startswith(("//", "@")) and not text.startswith("//conditions:"):
+                try:
+                    found.add(parse_label(text, package.name, main_names).package)
+                except LabelError:
+                    pass  # reported with its target during analysis
     return found
+
+
+def label_texts(target: Target) -> Iterable[str]:
+    """Every string of ``target``'s label attributes, ``select()`` conditions included."""
+    for attr in label_attrs(target.rule):
+        value = target.attrs.get(attr)
+        yield from strings(value)
+        yield from _select_keys(value)
+
+
+def genrule_outputs(packages: Mapping[str, Package]) -> dict[tuple[str, str], Target]:
+    """The genrule that makes each output file, by (package, output name)."""
+    return {(name, out): target for name, package in packages.items() for target in package.targets
+            if target.rule == "genrule" for out in strings(target.attrs.get("outs"))}
 
 
 def strings(value: object) -> Iterable[str]:
@@ -154,12 +166,7 @@ class Analysis:
         self.config = config
         self.rules = rules
         self.targets = {pkg: {t.name: t for t in p.targets} for pkg, p in packages.items()}
-        self.outputs_of = {}  # (package, output name) -> genrule target
-        for pkg, p in packages.items():
-            for t in p.targets:
-                if t.rule == "genrule":
-                    for out in strings(t.attrs.get("outs")):
-                        self.outputs_of[(pkg, out)] = t
+        self.outputs_of = genrule_outputs(packages)  # (package, output name) -> genrule target
         self.canonical_attrs: dict[Label, dict] = {}
         self.nodes: dict[Label, Node] = {}
         self.failed: set[Label] = set()

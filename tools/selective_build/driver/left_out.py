@@ -8,9 +8,8 @@ from __future__ import annotations
 
 from collections.abc import Collection, Mapping, Sequence
 
-from selective_build.driver.analysis import strings
+from selective_build.driver.analysis import genrule_outputs, label_texts
 from selective_build.driver.labels import Label, LabelError, Pattern, parse_label, split_external
-from selective_build.driver.primitives import label_attrs
 
 
 def needing_missing_repositories(packages: Mapping[str, object], missing: Collection[str],
@@ -20,22 +19,22 @@ def needing_missing_repositories(packages: Mapping[str, object], missing: Collec
     direct: dict[Label, str] = {}
     named: dict[Label, list[Label]] = {}
     # A genrule's output file, named as a label, stands for the genrule.
-    made_by = {Label(package.name, out): target.label for package in packages.values()
-               for target in package.targets for out in strings(target.attrs.get("outs"))}
+    made_by = genrule_outputs(packages)
     for package in packages.values():
         for target in package.targets:
             named[target.label] = []
-            for attr in label_attrs(target.rule):
-                for text in strings(target.attrs.get(attr)):
-                    try:
-                        label = parse_label(text, package.name, main_names)
-                    except LabelError:
-                        continue  # reported with its target during analysis
-                    external = split_external(label.package)
-                    if external is not None and external[0] in missing:
-                        direct.setdefault(target.label, external[0])
-                    else:
-                        named[target.label].append(made_by.get(label, label))
+            for text in label_texts(target):
+                try:
+                    label = parse_label(text, package.name, main_names)
+                except LabelError:
+                    continue  # reported with its target during analysis
+                external = split_external(label.package)
+                if external is not None and external[0] in missing:
+                    direct.setdefault(target.label, external[0])
+                elif (label.package, label.name) in made_by:
+                    named[target.label].append(made_by[(label.package, label.name)].label)
+                else:
+                    named[target.label].append(label)
     needing: dict[Label, str] = {}
 
     def visit(label: Label, on_path: set[Label]) -> str | None:
