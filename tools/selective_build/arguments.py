@@ -294,8 +294,8 @@ SIZE = Command("size",
 ), Positional("target", "TARGET", "an et_model_binary (or any cxx_binary) label", at_least=1, at_most=1))
 
 COMMANDS: tuple[Command, ...] = (MERGE_YAML, GEN_OPLIST, GEN_ALL_OPLIST, GEN_BINDINGS, BACKEND_LIBRARY,
-                                  CHECK_ATTRS, KERNEL_SOURCES, GEN_OP_VARIANTS, VALIDATE_YAML, BUILD, QUERY, PICK_SMALLER,
-                                  CLEAN, DOCTOR, SIZE)
+                                  CHECK_ATTRS, KERNEL_SOURCES, GEN_OP_VARIANTS, VALIDATE_YAML, BUILD, QUERY,
+                                  PICK_SMALLER, CLEAN, DOCTOR, SIZE)
 
 
 
