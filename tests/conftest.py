@@ -63,6 +63,16 @@ def pytest_unconfigure(config):
         shutil.rmtree(guard, ignore_errors=True)
 
 
+# Lines a test's fixture has to show after the run (figures, side by side): printed in the summary.
+SUMMARY_LINES: list[str] = []
+
+
+def pytest_terminal_summary(terminalreporter):
+    """Print what tests left in :data:`SUMMARY_LINES`."""
+    for line in SUMMARY_LINES:
+        terminalreporter.write_line(line)
+
+
 def pytest_runtest_setup(item):
     """A `tree` test without a tree is skipped with the one reason, or fails
     when ETSB_REQUIRE_TREE=1 (CI has the tree: nothing may be skipped there)."""

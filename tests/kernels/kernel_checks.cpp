@@ -636,34 +636,34 @@ void check_to_dim_order_copy() {
   TT tx(L, {2, 3}, x), to(F, {2, 3}, o);
   const int64_t contiguous[2] = {0, 1};
   Tensor out = to.t();
-  EXPECT_KERNEL_OK(native::to_dim_order_copy_out(ctx, tx.t(), false, ints(contiguous, 2), out));
+  EXPECT_KERNEL_OK(native::_to_dim_order_copy_out(ctx, tx.t(), false, ints(contiguous, 2), out));
   CHECK(values_are(o, {1, 2, 3, 4, 5, 6}));
   // Same dtype, new layout: out laid out with dim order (1, 0) holds the transpose in memory.
   float f[6] = {1, 2, 3, 4, 5, 6}, t[6];
   TT tf(F, {2, 3}, f), tt(F, {2, 3}, t, TensorShapeDynamism::STATIC, {1, 0});
   const int64_t transposed[2] = {1, 0};
   out = tt.t();
-  EXPECT_KERNEL_OK(native::to_dim_order_copy_out(ctx, tf.t(), false, ints(transposed, 2), out));
+  EXPECT_KERNEL_OK(native::_to_dim_order_copy_out(ctx, tf.t(), false, ints(transposed, 2), out));
   CHECK(values_are(t, {1, 4, 2, 5, 3, 6}));
   // Both at once: Long -> Double into dim order (1, 0).
   double d[6];
   TT td(D, {2, 3}, d, TensorShapeDynamism::STATIC, {1, 0});
   out = td.t();
-  EXPECT_KERNEL_OK(native::to_dim_order_copy_out(ctx, tx.t(), false, ints(transposed, 2), out));
+  EXPECT_KERNEL_OK(native::_to_dim_order_copy_out(ctx, tx.t(), false, ints(transposed, 2), out));
   CHECK(values_are(d, {1, 4, 2, 5, 3, 6}));
   // No dim order: the layout is preserved (out must match self's).
   out = to.t();
-  EXPECT_KERNEL_OK(native::to_dim_order_copy_out(ctx, tx.t(), false, std::nullopt, out));
+  EXPECT_KERNEL_OK(native::_to_dim_order_copy_out(ctx, tx.t(), false, std::nullopt, out));
   out = tt.t();
-  EXPECT_KERNEL_FAILS(native::to_dim_order_copy_out(ctx, tf.t(), false, std::nullopt, out));
-  EXPECT_KERNEL_FAILS(native::to_dim_order_copy_out(ctx, tf.t(), false, ints(contiguous, 2), out));
+  EXPECT_KERNEL_FAILS(native::_to_dim_order_copy_out(ctx, tf.t(), false, std::nullopt, out));
+  EXPECT_KERNEL_FAILS(native::_to_dim_order_copy_out(ctx, tf.t(), false, ints(contiguous, 2), out));
   const int64_t three[3] = {0, 1, 2};
   out = to.t();
-  EXPECT_KERNEL_FAILS(native::to_dim_order_copy_out(ctx, tx.t(), false, ints(three, 3), out));
+  EXPECT_KERNEL_FAILS(native::_to_dim_order_copy_out(ctx, tx.t(), false, ints(three, 3), out));
   float wrong[4];
   TT tw(F, {2, 2}, wrong);
   out = tw.t();
-  EXPECT_KERNEL_FAILS(native::to_dim_order_copy_out(ctx, tx.t(), false, ints(contiguous, 2), out));  // static shape
+  EXPECT_KERNEL_FAILS(native::_to_dim_order_copy_out(ctx, tx.t(), false, ints(contiguous, 2), out));  // static shape
 }
 
 // ---- integer overflow wraps around, as in ATen ---------------------------------------

@@ -22,7 +22,7 @@ constexpr char kName[] = "clamp.Tensor_out";  // the switch name
 /// where min > max).
 /// Three tensors of out's dtype take a typed loop; others convert per
 /// element. out is resized to the broadcast shape.
-Tensor& clamp_Tensor_out(KernelRuntimeContext& ctx, const Tensor& self, const std::optional<Tensor>& min,
+Tensor& clamp_tensor_out(KernelRuntimeContext& ctx, const Tensor& self, const std::optional<Tensor>& min,
                          const std::optional<Tensor>& max, Tensor& out) {
   ET_KERNEL_CHECK_MSG(ctx, min.has_value() || max.has_value(), InvalidArgument, out,
                       "%s: at least one of min and max must be given", kName);

@@ -29,7 +29,7 @@ constexpr char kName[] = "_to_dim_order_copy.out";
 /// Same dtype: a copy by element width; same layout: one typed conversion
 /// loop per (input, output) dtype pair, from nested ET_SWITCHes that a
 /// dtype-selective build trims; both differing: a per-element conversion.
-Tensor& to_dim_order_copy_out(KernelRuntimeContext& ctx, const Tensor& self, bool non_blocking,
+Tensor& _to_dim_order_copy_out(KernelRuntimeContext& ctx, const Tensor& self, bool non_blocking,
                               std::optional<ArrayRef<int64_t>> dim_order, Tensor& out) {
   (void)non_blocking;
   ET_KERNEL_CHECK_MSG(ctx, k::is_realhbbf16(self.scalar_type()) && k::is_realhbbf16(out.scalar_type()),

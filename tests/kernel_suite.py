@@ -1,0 +1,272 @@
+"""ExecuTorch's kernel test suite (`kernels/test/op_*_test.cpp` in the tree),
+built against a kernel library and run, one process per test file.
+
+Which files run is decided from the yaml, not listed by hand: a file calls
+operators through `Functions.h` helpers (`torch::executor::aten::add_outf`);
+a helper name stands for every overload ExecuTorch's portable yaml gives it
+(`add_outf`: `add.out` and `add.Scalar_out`), and a file runs when our yaml has
+every one of them. So a new operator's file joins by itself, and a file whose
+call would bind to the wrong overload (`var_outf` with only `var.correction_out`)
+does not run until the overload it means is there.
+
+Each test file compiles once (clang, -O0, one precompiled header) against the
+`Functions.h` of our yaml, and links twice: with our kernels and, as the
+control, with ExecuTorch's portable kernels from the tree; both libraries are
+the checkout workspace's archives, shared with the other builds. A crash ends
+its process, not the file: the case that crashed is named and the file runs
+again without it."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+
+from conftest import REPO, TREE
+from helpers import ET_INCLUDES, ET_LINK, etsb
+from selective_build.__main__ import main
+
+SUITE = TREE / "kernels/test"
+OUR_YAML = REPO / "kernels/portable/functions.yaml"
+PORTABLE_YAMLS = (TREE / "kernels/portable/functions.yaml", TREE / "kernels/portable/custom_ops.yaml")
+OUR_FEATURES = REPO / "kernels/portable/test/supported_features_def.yaml"
+PORTABLE_FEATURES = TREE / "kernels/portable/test/supported_features_def.yaml"
+# The two libraries, as targets of the checkout workspace, and where their archives land.
+LIBRARIES = {
+    "ours": ("//kernels/portable:kernels", REPO / "etsb-out/bin/kernels/portable/libkernels.a"),
+    "portable": ("@executorch//kernels/portable:kernels",
+                 REPO / "etsb-out/bin/external/executorch/kernels/portable/libkernels.a"),
+}
+# Sources some test files share: linked into a file's binary when it includes the header.
+SHARED_TEST_SOURCES = ("BinaryLogicalOpTest", "UnaryUfuncRealHBBF16ToFloatHBF16Test")
+HELPER = re.compile(r"^// (?P<operator>[\w:.]+)\ninline .*? (?P<name>\w+)\(", re.M)
+NAMESPACE = re.compile(r"namespace (\w+) \{")
+CALL = re.compile(r"\b(?:torch::executor::)?(\w+)::(\w+)\(")
+RESULT = re.compile(r"^\[ +(RUN|OK|FAILED|SKIPPED) +\] (\S+\.\S+?)(?: \(\d+ ms\))?$", re.M)
+FINISHED = re.compile(r"^\[==========\] \d+ tests? from \d+ test suites? ran\.", re.M)
+
+
+def helpers(functions_h: str) -> dict[tuple[str, str], set[str]]:
+    """(namespace, helper name) -> the operators a generated Functions.h gives that name."""
+    found: dict[tuple[str, str], set[str]] = {}
+    for match in HELPER.finditer(functions_h):
+        namespace = NAMESPACE.findall(functions_h[:match.start()])[-1]
+        found.setdefault((namespace, match["name"]), set()).add(match["operator"])
+    return found
+
+
+def generate_headers(out: Path, *yamls: Path) -> str:
+    """Functions.h (and its siblings) for ``yamls`` into ``out``; the Functions.h text."""
+    argv = ["gen-bindings", "--output-dir", str(out), "--functions-yaml-path", str(yamls[0])]
+    if len(yamls) > 1:
+        argv += ["--custom-ops-yaml-path", str(yamls[1])]
+    assert main(argv) == 0
+    return (out / "Functions.h").read_text()
+
+
+@dataclass(frozen=True)
+class Selection:
+    """The suite's files split by whether our library provides what they call."""
+    runs: tuple[str, ...]
+    not_provided: dict[str, tuple[str, ...]]  # file -> the operators it calls that we lack
+
+
+def select_files(ours: dict, portable: dict) -> Selection:
+    """Files whose every called helper, in every overload portable gives it, is ours."""
+    ours_operators = {operator for operators in ours.values() for operator in operators}
+    runs, missing = [], {}
+    for path in sorted(SUITE.glob("op_*_test.cpp")):
+        called = {key for key in CALL.findall(path.read_text()) if key in portable}
+        needed = {operator for key in called for operator in portable[key]}
+        lacking = tuple(sorted(needed - ours_operators))
+        if not called or lacking:
+            missing[path.name] = lacking or ("(calls no operator of portable's yaml)",)
+        else:
+            runs.append(path.name)
+    return Selection(tuple(runs), missing)
+
+
+@dataclass(frozen=True)
+class FileResult:
+    """One test file's cases on one library: name -> pass, fail, crash or skip; or why it did not build."""
+    cases: dict[str, str]
+    build_error: str = ""
+
+
+def parse(output: str) -> tuple[dict[str, str], str | None]:
+    """Cases gtest reported in ``output``, and the case running when it stopped, if it did not finish."""
+    cases, running = {}, None
+    for kind, name in RESULT.findall(output):
+        if kind == "RUN":
+            running = name
+        else:
+            cases[name] = {"OK": "pass", "FAILED": "fail", "SKIPPED": "skip"}[kind]
+            running = None
+    return cases, (None if FINISHED.search(output) else running or "(before the first case)")
+
+
+def run_file(binary: Path) -> FileResult:
+    """Every case of one test binary; after a crash, again without the cases already done."""
+    cases: dict[str, str] = {}
+    for _ in range(200):
+        done = ":".join(sorted(cases))
+        result = subprocess.run([str(binary), f"--gtest_filter=-{done}" if done else "--gtest_filter=*"],
+                                capture_output=True, text=True, timeout=300, errors="replace")
+        found, crashed = parse(result.stdout)
+        cases.update(found)
+        if crashed is None:
+            return FileResult(cases)
+        cases[crashed] = "crash"
+    return FileResult(cases, "more than 200 crashes")
+
+
+NINJA = """\
+flags = {flags}
+rule pch
+  command = clang++ $flags -x c++-header $in -o $out
+rule cxx
+  command = clang++ $flags -include-pch pch.h.pch -c $in -o $out
+rule cxx_plain
+  command = clang++ $flags -c $in -o $out
+rule link
+  command = clang++ $in $libs -o $out
+build pch.h.pch: pch pch.h
+"""
+
+PCH = """\
+#include <gtest/gtest.h>
+#include <gmock/gmock.h>
+#include <executorch/kernels/test/FunctionHeaderWrapper.h>
+#include <executorch/kernels/test/TestUtil.h>
+#include <executorch/kernels/test/supported_features.h>
+#include <executorch/runtime/core/exec_aten/exec_aten.h>
+#include <executorch/runtime/core/exec_aten/testing_util/tensor_factory.h>
+#include <executorch/runtime/core/exec_aten/testing_util/tensor_util.h>
+"""
+
+
+def write_build(out: Path, files: tuple[str, ...], libraries: tuple[str, ...]) -> list[Path]:
+    """build.ninja in ``out`` for ``files`` on ``libraries``; the binaries it makes."""
+    flags = ["-std=c++17", "-O0", "-w", "-DET_EVENT_TRACER_ENABLED", f"-I{out / 'include'}", *ET_INCLUDES,
+             f"-I{out / 'tree'}"]
+    lines = [NINJA.format(flags=" ".join(flags))]
+    support = {"tensor_util": TREE / "runtime/core/exec_aten/testing_util/tensor_util.cpp",
+               **{name: SUITE / f"{name}.cpp" for name in SHARED_TEST_SOURCES}}
+    for name, source in support.items():
+        lines.append(f"build {name}.o: cxx_plain {source}")
+    for library in libraries:
+        lines.append(f"build {library}_features.o: cxx_plain {library}_features.cpp")
+    binaries = []
+    for name in files:
+        stem = name.removesuffix(".cpp")
+        text = (SUITE / name).read_text()
+        lines.append(f"build {stem}.o: cxx {SUITE / name} || pch.h.pch")
+        shared = [f"{s}.o" for s in SHARED_TEST_SOURCES if f"{s}.h" in text]
+        for library in libraries:
+            archive = LIBRARIES[library][1]
+            objects = " ".join([f"{stem}.o", "tensor_util.o", f"{library}_features.o", *shared])
+            libs = " ".join([str(archive), "-lgmock", "-lgtest_main", "-lgtest", "-pthread", *ET_LINK])
+            lines.append(f"build {library}/{stem}: link {objects} | {archive}\n  libs = {libs}")
+            binaries.append(out / library / stem)
+    (out / "build.ninja").write_text("\n".join(lines) + "\n")
+    return binaries
+
+
+def prepare(out: Path) -> Selection:
+    """Headers, supported features and the precompiled header's source in ``out``; the files that run."""
+    include = out / "include/executorch/kernels"
+    ours = helpers(generate_headers(include / "etsb", OUR_YAML))
+    portable = helpers(generate_headers(out / "portable_headers", *PORTABLE_YAMLS))
+    (include / "test").mkdir(parents=True)
+    (include / "test/FunctionHeaderWrapper.h").write_text("#include <executorch/kernels/etsb/Functions.h>\n")
+    features = [sys.executable, str(SUITE / "gen_supported_features.py")]
+    (include / "test/supported_features.h").write_text(
+        subprocess.run([*features, str(SUITE / "supported_features.yaml")], check=True, capture_output=True,
+                       text=True).stdout)
+    for library, definitions in (("ours", OUR_FEATURES), ("portable", PORTABLE_FEATURES)):
+        (out / f"{library}_features.cpp").write_text(
+            subprocess.run([*features, str(definitions)], check=True, capture_output=True, text=True).stdout)
+    (out / "tree").mkdir()
+    (out / "tree/executorch").symlink_to(TREE)
+    (out / "pch.h").write_text(PCH)
+    return select_files(ours, portable)
+
+
+def build_libraries(libraries: tuple[str, ...]) -> None:
+    """The libraries' archives in the checkout workspace (nothing to do if other tests built them)."""
+    result = etsb("build", *(LIBRARIES[library][0] for library in libraries))
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+
+
+def run_suite(out: Path, libraries: tuple[str, ...] = tuple(LIBRARIES), only: tuple[str, ...] = ()
+              ) -> tuple[Selection, dict[str, dict[str, FileResult]]]:
+    """Build and run the chosen files (those of ``only``, if given) on ``libraries``: library -> file -> result."""
+    selection = prepare(out)
+    build_libraries(libraries)
+    files = tuple(name for name in selection.runs if not only or name in only)
+    binaries = write_build(out, files, libraries)
+    # -k 0: a file that fails to build is reported as such, the others still run.
+    build = subprocess.run(["ninja", "-k", "0", "-j2"], cwd=out, capture_output=True, text=True)
+    results: dict[str, dict[str, FileResult]] = {library: {} for library in libraries}
+
+    def one(binary: Path) -> FileResult:
+        if not binary.exists():
+            errors = re.findall(rf"FAILED: (?:\S+/)?{binary.name}\b.*?(?=\n\[|\Z)", build.stdout, re.S)
+            return FileResult({}, (errors[0] if errors else build.stdout[-2000:])[:2000] or "not built")
+        return run_file(binary)
+
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        for binary, result in zip(binaries, pool.map(one, binaries)):
+            results[binary.parent.name][f"{binary.name}.cpp"] = result
+    return selection, results
+
+
+def summary(results: dict[str, FileResult]) -> dict[str, int]:
+    """Counts of cases by outcome, and files that did not build."""
+    counts = {"pass": 0, "fail": 0, "crash": 0, "skip": 0, "unbuilt files": 0}
+    for result in results.values():
+        counts["unbuilt files"] += bool(result.build_error)
+        for outcome in result.cases.values():
+            counts[outcome] += 1
+    return counts
+
+
+def report(selection: Selection, results: dict[str, dict[str, FileResult]]) -> str:
+    """Cases that did not pass, by library and file, and the counts side by side."""
+    lines = []
+    for library, files in results.items():
+        for name, result in sorted(files.items()):
+            if result.build_error:
+                lines.append(f"{library} {name}: did not build: {result.build_error.splitlines()[0]}")
+            lines += [f"{library} {name} {case}: {outcome}" for case, outcome in sorted(result.cases.items())
+                      if outcome in ("fail", "crash")]
+    lines.append(f"{len(selection.runs)} files run, {len(selection.not_provided)} not provided by our yaml")
+    lines += [f"{library}: " + ", ".join(f"{count} {kind}" for kind, count in summary(files).items())
+              for library, files in results.items()]
+    return "\n".join(lines)
+
+
+def cli(argv: list[str]) -> int:
+    """Run the suite by hand: `python tests/kernel_suite.py [--ours-only] [FILE...]` (e.g. op_add_test.cpp)."""
+    import argparse
+    import tempfile
+    parser = argparse.ArgumentParser(description=cli.__doc__)
+    parser.add_argument("--ours-only", action="store_true", help="skip the portable control")
+    parser.add_argument("--keep", type=Path, help="build here and keep it (default: a temporary directory)")
+    parser.add_argument("files", nargs="*", help="test files to run (default: every one our yaml provides)")
+    args = parser.parse_args(argv)
+    libraries = ("ours",) if args.ours_only else tuple(LIBRARIES)
+    with tempfile.TemporaryDirectory() as temporary:
+        out = args.keep or Path(temporary)
+        out.mkdir(parents=True, exist_ok=True)
+        selection, results = run_suite(out, libraries, tuple(args.files))
+    print(report(selection, results))
+    return 0 if all(summary(files)["fail"] + summary(files)["crash"] + summary(files)["unbuilt files"] == 0
+                    for files in results.values()) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(cli(sys.argv[1:]))
