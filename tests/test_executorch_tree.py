@@ -56,51 +56,21 @@ def compiled(result: subprocess.CompletedProcess) -> list[str]:
     return re.findall(r"CXX (\S+) \(", result.stdout)
 
 
-LIST_KERNELS = r"""
-#include <cstdio>
-#include <executorch/runtime/kernel/operator_registry.h>
-#include <executorch/runtime/platform/runtime.h>
-
-int main() {
-  executorch::runtime::runtime_init();
-  for (const auto& kernel : executorch::ET_RUNTIME_NAMESPACE::get_registered_kernels()) {
-    std::printf("%s\n", kernel.name_);
-  }
-  return 0;
-}
-"""
-
-MODELS_BUILD = """load("//rules:executorch.bzl", "et_model_binary", "executorch_generated_lib")
-load("//rules:private/shim.bzl", "RUNTIME", "etsb_cxx_binary")
-
-[et_model_binary(name = m, model = m + ".pte", TREE_KERNELS) for m in MODELS]
-
-et_model_binary(name = "mlp_dtype_selective", model = "mlp.pte", dtype_selective_build = True, TREE_KERNELS)
-
-# Every kernel of the tree's yaml, registered at start-up, and a main that lists the registry.
-executorch_generated_lib(name = "everything", TREE_KERNELS)
-
-etsb_cxx_binary(name = "list_kernels", srcs = ["list_kernels.cpp"], deps = [":everything", RUNTIME])
-""".replace("TREE_KERNELS", TREE_KERNELS).replace("MODELS", repr(list(MODELS)))
+PACKAGE = "//tests/executorch_tree"
+TARGETS = [f"{PACKAGE}:{name}" for name in (*MODELS, "mlp_dtype_selective", "list_kernels")]
 
 
 @pytest.fixture(scope="module")
-def tree_workspace(tmp_path_factory) -> tuple[Path, subprocess.CompletedProcess]:
-    """A workspace whose binaries take their kernels from the tree, built at
-    once: the whole portable library compiles once (the registry lister needs
-    all of it) and every model's binary links its part of those objects."""
-    workspace = new_workspace(tmp_path_factory.mktemp("tree") / "ws")
-    package = workspace / "models"
-    package.mkdir()
-    for model in MODELS:
-        shutil.copy(MODELS_DIR / model / f"{model}.pte", package)
-    (package / "list_kernels.cpp").write_text(LIST_KERNELS)
-    (package / "BUILD").write_text(MODELS_BUILD)
+def tree_workspace() -> tuple[Path, subprocess.CompletedProcess]:
+    """The corpus models on the tree's kernels and the registry lister
+    (tests/executorch_tree/BUILD), built in the checkout workspace: the whole
+    portable library compiles once there (the lister needs all of it), shared by
+    every binary, the examples and ExecuTorch's kernel test suite."""
     before = tree_files()
-    result = build(workspace, "//models:all")
+    result = build(REPO, *TARGETS)
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
     assert tree_files() == before, "the build wrote into the tree"
-    return workspace, result
+    return REPO, result
 
 
 def yaml_operators() -> set[str]:
@@ -117,7 +87,7 @@ def test_every_portable_yaml_entry_registers_in_one_binary(tree_workspace):
     """Single and several out tensors, tensor lists, void returns, defaults,
     optionals: each of the yaml's entries is registered and listed by the runtime."""
     workspace, _ = tree_workspace
-    listed = subprocess.run([str(workspace / "etsb-out/bin/models/list_kernels")], capture_output=True, text=True,
+    listed = subprocess.run([str(workspace / "etsb-out/bin/tests/executorch_tree/list_kernels")], capture_output=True, text=True,
                             check=True).stdout.split()
     expected = yaml_operators()
     assert len(expected) == PORTABLE_OPERATORS
@@ -128,15 +98,21 @@ def test_every_portable_yaml_entry_registers_in_one_binary(tree_workspace):
 
 
 def test_each_tree_source_compiled_once_for_every_binary(tree_workspace):
-    """The tree's objects belong to its library: shared by every binary, none compiled twice (but
-    by the dtype-selective binary, which compiles its own with its dtype selection); and what
-    compiled is what the whole library's registration needs."""
-    workspace, result = tree_workspace
-    sources = re.findall(r"CXX (\S+) \(@executorch//kernels/portable:kernels\)", result.stdout)
-    everything = (workspace / "etsb-out/bin/models/everything/kernel_sources.txt").read_text().splitlines()
-    assert len(sources) == len(set(sources)) and set(sources) == set(everything)
-    again = re.findall(r"CXX \S+ \(//models:mlp_dtype_selective_dtype_selective_lib_kernels\)", result.stdout)
-    assert len(again) == 9, again
+    """The tree's objects belong to its library: every binary links the library's
+    own objects, none its own copy (but the dtype-selective binary, which compiles
+    its own with its dtype selection); and the library's objects are those of the
+    sources the whole library's registration needs."""
+    workspace, _ = tree_workspace
+    out = workspace / "etsb-out/bin/tests/executorch_tree"
+    shared = workspace / "etsb-out/obj/external/executorch/kernels/portable/kernels"
+    everything = (out / "everything/kernel_sources.txt").read_text().splitlines()
+    members = (out / "libeverything_kernels.a.objects").read_text().splitlines()
+    assert len(members) == len(set(members)) == len(everything)
+    for model in (*MODELS, "everything"):
+        objects = (out / f"lib{model}{'' if model == 'everything' else '_lib'}_kernels.a.objects").read_text()
+        assert all(Path(line).parent == shared.relative_to(workspace) for line in objects.splitlines()), model
+    own = (out / "libmlp_dtype_selective_dtype_selective_lib_kernels.a.objects").read_text().splitlines()
+    assert len(own) == 9 and not any(Path(line).parent == shared.relative_to(workspace) for line in own), own
 
 
 @pytest.mark.parametrize("model", MODELS)
@@ -144,7 +120,7 @@ def test_each_corpus_model_builds_from_the_tree_and_matches_torch(model, tree_wo
     """Each binary holds only the objects its listed sources make (a missing
     utility would be an undefined reference), and runs like torch."""
     workspace, _ = tree_workspace
-    out = workspace / "etsb-out/bin/models"
+    out = workspace / "etsb-out/bin/tests/executorch_tree"
     listed = (out / f"{model}_lib/kernel_sources.txt").read_text().splitlines()
     members = (out / f"lib{model}_lib_kernels.a.objects").read_text().splitlines()
     assert 0 < len(listed) == len(members) < 25
@@ -155,8 +131,8 @@ def test_each_corpus_model_builds_from_the_tree_and_matches_torch(model, tree_wo
 
 
 def test_a_dtype_selective_tree_build_is_smaller_and_runs(tree_workspace, tmp_path):
-    workspace, result = tree_workspace
-    out = workspace / "etsb-out/bin/models"
+    workspace, _ = tree_workspace
+    out = workspace / "etsb-out/bin/tests/executorch_tree"
     dtype_selective = stripped_size(out / "mlp_dtype_selective_dtype_selective", tmp_path)
     op_selective = stripped_size(out / "mlp_dtype_selective_op_selective", tmp_path)
     assert dtype_selective < 0.8 * op_selective, (dtype_selective, op_selective)
