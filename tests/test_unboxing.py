@@ -28,6 +28,14 @@ YAML = """\
   kernels:
     - arg_meta: null
       kernel_name: probe::lists_out
+- func: probe::twice(Tensor self) -> Tensor
+  kernels:
+    - arg_meta: null
+      kernel_name: probe::twice
+- func: probe::bump_(Tensor(a!) self) -> Tensor(a!)
+  kernels:
+    - arg_meta: null
+      kernel_name: probe::bump_in_place
 """
 
 DRIVER = r"""
@@ -69,6 +77,19 @@ Tensor& lists_out(torch::executor::KernelRuntimeContext&, ArrayRef<Tensor> tenso
   std::printf("kernel: %d tensors, %d optional tensors\n", int(tensors.size()), int(maybe.size()));
   return out;
 }
+// A functional kernel's new tensor: here a static one, as a kernel has no allocator of its own.
+Tensor twice(torch::executor::KernelRuntimeContext&, const Tensor& self) {
+  static float data[3];
+  static TensorImpl::SizesType sizes[1] = {3};
+  static TensorImpl::DimOrderType dim_order[1] = {0};
+  static TensorImpl impl(ScalarType::Float, 1, sizes, data, dim_order);
+  for (int i = 0; i < 3; ++i) data[i] = 2 * self.const_data_ptr<float>()[i];
+  return Tensor(&impl);
+}
+Tensor& bump_in_place(torch::executor::KernelRuntimeContext&, Tensor& self) {
+  self.mutable_data_ptr<float>()[0] += 1;
+  return self;
+}
 }}  // namespace probe::native
 
 static void log_line(et_timestamp_t, et_pal_log_level_t,
@@ -76,14 +97,23 @@ static void log_line(et_timestamp_t, et_pal_log_level_t,
   std::printf("log: %.*s\n", int(length), message);
 }
 
-static void call(const char* label, EValue** values, size_t count, size_t op = 0) {
+static void call(const char* label, EValue** values, size_t count, const char* op = "probe::probe.out") {
   executorch::runtime::KernelRuntimeContext ctx;
   std::printf("== %s\n", label);
   for (const auto& kernel : etsb::probe_kernels()) {
-    if (std::strcmp(kernel.name_, op == 0 ? "probe::probe.out" : "probe::lists.out") == 0)
+    if (std::strcmp(kernel.name_, op) == 0)
       kernel.op_(ctx, Span<EValue*>(values, count));
   }
   std::printf("error: %d\n", int(ctx.failure_state()));
+}
+
+static void print_result(const EValue& result) {
+  if (!result.isTensor()) {
+    std::printf("result: not a tensor\n");
+    return;
+  }
+  const float* values = result.toTensor().const_data_ptr<float>();
+  std::printf("result: %g %g %g\n", values[0], values[1], values[2]);
 }
 
 int main() {
@@ -146,11 +176,21 @@ int main() {
   BoxedEvalueList<std::optional<Tensor>> bad_maybe(maybe_bad, unwrapped_maybe, 2);
   EValue tensors{&good_tensor_list}, broken_tensors{&bad_tensor_list}, maybe{&good_maybe}, broken_maybe{&bad_maybe};
   EValue* lists[] = {&tensors, &maybe, &out, &out};
-  call("tensor lists", lists, 4, 1);
+  call("tensor lists", lists, 4, "probe::lists.out");
   EValue* lists_bad[] = {&broken_tensors, &maybe, &out, &out};
-  call("tensor list with a tensor without data", lists_bad, 4, 1);
+  call("tensor list with a tensor without data", lists_bad, 4, "probe::lists.out");
   EValue* maybe_bad_stack[] = {&tensors, &broken_maybe, &out, &out};
-  call("optional tensor list with a tensor without data", maybe_bad_stack, 4, 1);
+  call("optional tensor list with a tensor without data", maybe_bad_stack, 4, "probe::lists.out");
+
+  // A functional and an in-place operator: the result goes to the value after the arguments.
+  EValue result;
+  EValue* functional[] = {&self, &result};
+  call("functional result", functional, 2, "probe::twice");
+  print_result(result);
+  EValue bumped;
+  EValue* in_place[] = {&self, &bumped};
+  call("in-place result", in_place, 2, "probe::bump_");
+  print_result(bumped);
   return 0;
 }
 """
@@ -175,6 +215,15 @@ def transcript(tmp_path_factory) -> dict[str, list[str]]:
         elif cases:
             current.append(line)
     return cases
+
+
+def test_a_functional_operators_result_reaches_the_stack(transcript):
+    """As ExecuTorch's codegen does: the returned tensor is written to the value after the arguments."""
+    assert transcript["functional result"] == ["error: 0", "result: 2 4 6"]
+
+
+def test_an_in_place_operators_result_is_its_written_argument(transcript):
+    assert transcript["in-place result"] == ["error: 0", "result: 2 2 3"]
 
 
 def test_every_argument_reaches_the_kernel(transcript):

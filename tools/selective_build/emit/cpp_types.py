@@ -78,15 +78,11 @@ def unboxing(type_: Type) -> Unboxing:
     return Unboxing(info.kind, optional, info.reader, info.cpp)
 
 
-def return_type(returns: tuple[Return, ...]) -> str:
-    """``Tensor&`` for one returned tensor, ``void`` for none, a tuple of references otherwise."""
-    return _returns([f"{value_type(r.type)}&" for r in returns])
-
-
 def api_return_type(returns: tuple[Return, ...]) -> str:
-    """The return type ExecuTorch's codegen gives an operator's C++ API
-    (``Functions.h``): a reference to each written return (``Tensor(a!)``),
-    a value otherwise (a functional operator's new ``Tensor``)."""
+    """The return type ExecuTorch's codegen gives an operator's kernel and C++ API
+    (``NativeFunctions.h``, ``Functions.h``): a reference to each written return
+    (``Tensor(a!)``), a value otherwise (a functional operator's new ``Tensor``),
+    ``void`` for none, a tuple of them for several."""
     return _returns([value_type(r.type) + ("&" if r.annotation is not None and r.annotation.is_write else "")
                      for r in returns])
 

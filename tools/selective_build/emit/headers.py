@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from selective_build.emit.cpp_types import CONTEXT, api_return_type, parameter_type, return_type
+from selective_build.emit.cpp_types import CONTEXT, api_return_type, parameter_type
 from selective_build.model.kernels import Kernel, OperatorEntry
 from selective_build.model.schema import FunctionSchema
 
@@ -56,7 +56,7 @@ def _in_namespace(namespace: str, lines: list[str]) -> list[str]:
 def declaration(entry: OperatorEntry, kernel: Kernel) -> tuple[str, str]:
     """(namespace, declaration) of the C++ function a kernel names."""
     namespace, _, function = kernel.cpp_function.rpartition("::")
-    return namespace, f"{return_type(entry.schema.returns)} {function}({_parameters(entry)});"
+    return namespace, f"{api_return_type(entry.schema.returns)} {function}({_parameters(entry)});"
 
 
 def render_native_functions(kernels: Iterable[tuple[OperatorEntry, Kernel]]) -> str:

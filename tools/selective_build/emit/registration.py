@@ -261,14 +261,20 @@ def _c_string(text: str) -> str:
     return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
-def _wrapper(function_name: str, index: int, operator: str, unboxings: list, kernel) -> list[str]:
+def _wrapper(function_name: str, index: int, operator: str, schema, unboxings: list, kernel) -> list[str]:
     values = [u.read(f"stack[{i}]") for i, u in enumerate(unboxings)]
+    call = f"::{kernel.cpp_function}(ctx{''.join(', ' + v for v in values)})"
+    if schema.returns and not schema.out_arguments:
+        # A functional or in-place operator: its result goes to the stack's last
+        # value, the one the runtime passes beyond the arguments (an out variant's
+        # result is its out argument, already there).
+        call = f"*stack[{len(unboxings)}] = EValue({call})"
     return [f"// {operator} -> {kernel.cpp_function}",
             f"void {function_name}({CONTEXT}& ctx, Span<EValue*> stack) {{",
             f"  if (!unboxable(ctx, stack, kSignatures[{index}])) {{",
             "    return;",
             "  }",
-            f"  ::{kernel.cpp_function}(ctx{''.join(', ' + v for v in values)});",
+            f"  {call};",
             "}"]
 
 
@@ -325,7 +331,7 @@ def render_registration(resolution: Resolution, lib_name: str, manual_registrati
             rows, signature = _signature_rows(operator, resolved.entry.schema, unboxings, len(arguments), strings)
             arguments += rows
             signatures.append(signature)
-            body += [""] + _wrapper(name, index, operator, unboxings, kernel)
+            body += [""] + _wrapper(name, index, operator, resolved.entry.schema, unboxings, kernel)
     rows = resolution.registrations
     table = []
     for row in rows:

@@ -202,6 +202,9 @@ class _KernelYamlReader(KernelsReader):
                                    "(or to self in an in-place operator, whose name ends in '_')")
             elif schema.returns and not _returns_alias(schema.returns, writes):
                 self.problem(node, f"{name}: an in-place operator returns the argument it writes, or ()")
+            elif len(schema.returns) > 1:
+                # Its one result goes to the runtime's one result value, as in ExecuTorch's codegen.
+                self.problem(node, f"{name}: an in-place operator returns at most one Tensor")
         elif len(schema.returns) > 1:
             self.problem(node, f"{name}: an operator without out arguments returns at most one Tensor")
 
