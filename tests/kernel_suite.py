@@ -18,6 +18,7 @@ again without it."""
 
 from __future__ import annotations
 
+import json
 import re
 import subprocess
 import sys
@@ -30,6 +31,8 @@ from helpers import ET_INCLUDES, ET_LINK, etsb
 from selective_build.__main__ import main
 
 SUITE = TREE / "kernels/test"
+# The cases each file runs, as kernels/README.md's operator table shows them (scripts/gen_kernels_table.py).
+RECORD = REPO / "tests/data/kernel_suite_cases.json"
 OUR_YAML = REPO / "kernels/portable/functions.yaml"
 PORTABLE_YAMLS = (TREE / "kernels/portable/functions.yaml", TREE / "kernels/portable/custom_ops.yaml")
 OUR_FEATURES = REPO / "kernels/portable/test/supported_features_def.yaml"
@@ -72,12 +75,13 @@ class Selection:
     """The suite's files split by whether our library provides what they call."""
     runs: tuple[str, ...]
     not_provided: dict[str, tuple[str, ...]]  # file -> the operators it calls that we lack
+    operators: dict[str, tuple[str, ...]]  # file that runs -> the operators it calls
 
 
 def select_files(ours: dict, portable: dict) -> Selection:
     """Files whose every called helper, in every overload portable gives it, is ours."""
     ours_operators = {operator for operators in ours.values() for operator in operators}
-    runs, missing = [], {}
+    runs, missing, operators = [], {}, {}
     for path in sorted(SUITE.glob("op_*_test.cpp")):
         called = {key for key in CALL.findall(path.read_text()) if key in portable}
         needed = {operator for key in called for operator in portable[key]}
@@ -86,7 +90,8 @@ def select_files(ours: dict, portable: dict) -> Selection:
             missing[path.name] = lacking or ("(calls no operator of portable's yaml)",)
         else:
             runs.append(path.name)
-    return Selection(tuple(runs), missing)
+            operators[path.name] = tuple(sorted(needed))
+    return Selection(tuple(runs), missing, operators)
 
 
 @dataclass(frozen=True)
@@ -249,6 +254,24 @@ def report(selection: Selection, results: dict[str, dict[str, FileResult]]) -> s
     return "\n".join(lines)
 
 
+def record(selection: Selection, results: dict[str, dict[str, FileResult]]) -> dict:
+    """What kernels/README.md's table shows of a run: per file that runs, its operators and
+    the cases it runs (skipped ones aside); the files not provided with what they lack; and
+    the cases ExecuTorch's portable kernels pass, the control."""
+    return {"control_passed": summary(results["portable"])["pass"],
+            "files": {name: {"operators": list(selection.operators[name]),
+                             "cases": sum(outcome != "skip" for outcome in results["ours"][name].cases.values())}
+                      for name in selection.runs},
+            "not_provided": {name: list(lacking) for name, lacking in selection.not_provided.items()}}
+
+
+def write_record(data: dict) -> None:
+    """RECORD rewritten whole (a temporary file renamed over it)."""
+    temporary = RECORD.with_suffix(".tmp")
+    temporary.write_text(json.dumps(data, indent=1, sort_keys=True) + "\n")
+    temporary.replace(RECORD)
+
+
 def cli(argv: list[str]) -> int:
     """Run the suite by hand: `python tests/kernel_suite.py [--ours-only] [FILE...]` (e.g. op_add_test.cpp)."""
     import argparse
@@ -256,6 +279,8 @@ def cli(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(description=cli.__doc__)
     parser.add_argument("--ours-only", action="store_true", help="skip the portable control")
     parser.add_argument("--keep", type=Path, help="build here and keep it (default: a temporary directory)")
+    parser.add_argument("--record", action="store_true",
+                        help=f"write the run's cases per file to {RECORD.relative_to(REPO)} (all files, both libraries)")
     parser.add_argument("files", nargs="*", help="test files to run (default: every one our yaml provides)")
     args = parser.parse_args(argv)
     libraries = ("ours",) if args.ours_only else tuple(LIBRARIES)
@@ -264,6 +289,8 @@ def cli(argv: list[str]) -> int:
         out.mkdir(parents=True, exist_ok=True)
         selection, results = run_suite(out, libraries, tuple(args.files))
     print(report(selection, results))
+    if args.record and not args.files and not args.ours_only:
+        write_record(record(selection, results))
     return 0 if all(summary(files)["fail"] + summary(files)["crash"] + summary(files)["unbuilt files"] == 0
                     for files in results.values()) else 1
 

@@ -7,26 +7,21 @@ the end of the run."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
 
 import kernel_suite
 from conftest import REPO, SUMMARY_LINES
+from op_corpus import failing_cases  # scripts/gen_kernels_table.py's reader
 
 FAILING = REPO / "tests" / "data" / "kernel_suite_failing.txt"
 
 
 def listed_failures() -> dict[tuple[str, str], str]:
-    """(file, case) -> what is wrong, from the ledger."""
-    listed = {}
-    for number, line in enumerate(FAILING.read_text().splitlines(), 1):
-        if line.strip() and not line.startswith("#"):
-            file, case, why = (line.split(None, 2) + [""])[:3]
-            assert why, f"{FAILING}:{number}: say what is wrong after the case"
-            assert (file, case) not in listed, f"{FAILING}:{number}: {file} {case} listed twice"
-            listed[(file, case)] = why
-    return listed
+    """(file, case) -> what is wrong, from the ledger (read as the README's table reads it)."""
+    return failing_cases(FAILING.read_text())
 
 
 @pytest.fixture(scope="module")
@@ -66,6 +61,17 @@ def test_the_control_passes_every_case(suite):
                 if result.build_error or {"fail", "crash"} & set(result.cases.values())}
     assert not problems, problems
     assert kernel_suite.summary(results["portable"])["pass"] >= 800
+
+
+@pytest.mark.build
+@pytest.mark.tree
+def test_the_record_kernels_readme_shows_is_this_runs(suite):
+    """tests/data/kernel_suite_cases.json (the README's column) holds what was run."""
+    selection, results = suite
+    recorded = json.loads(kernel_suite.RECORD.read_text())
+    assert kernel_suite.record(selection, results) == recorded, (
+        "run: PYTHONPATH=tools:tests .venv/bin/python tests/kernel_suite.py --record, "
+        "then python scripts/gen_kernels_table.py")
 
 
 @pytest.mark.tree
