@@ -6,7 +6,10 @@
 #   scripts/test.sh --quick     the quick tier: every test not marked `build`
 #                               (nothing compiled, no toolchain run), in about a minute
 #
-# Other arguments go to pytest, e.g. scripts/test.sh -k manifest.
+# Other arguments go to pytest, e.g. scripts/test.sh -k manifest. Tests run on
+# as many processes as the machine has cores, up to four (pytest-xdist; files
+# that build in one shared place run in one process: tests/conftest.py GROUPS);
+# ETSB_TEST_PROCESSES=1 runs them in one.
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 tier=()
@@ -14,6 +17,14 @@ if [ "${1:-}" = "--quick" ]; then
   shift
   tier=(-m "not build")
 fi
+processes="${ETSB_TEST_PROCESSES:-$(nproc)}"
+case "$processes" in
+  ''|*[!0-9]*|0) echo "scripts/test.sh: ETSB_TEST_PROCESSES is '$processes', not a number of processes (1 or more)" >&2
+                 exit 2 ;;
+esac
+[ "$processes" -gt 4 ] && processes=4
+parallel=()
+[ "$processes" -gt 1 ] && parallel=(-n "$processes" --dist loadgroup)
 "$ROOT/scripts/setup.sh" --export-env
 cd "$ROOT"
-exec "$ROOT/.venv/bin/python" -m pytest "${tier[@]}" "$@"
+exec "$ROOT/.venv/bin/python" -m pytest "${parallel[@]}" "${tier[@]}" "$@"

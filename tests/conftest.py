@@ -73,6 +73,46 @@ def pytest_terminal_summary(terminalreporter):
         terminalreporter.write_line(line)
 
 
+# Test files that build in one shared place run one after the other, in one
+# process, when the suite runs on several (pytest -n, pytest-xdist): the ones
+# that build in this checkout's workspace (each would wait for the other's
+# workspace lock) and the ones that run Bazel in it (its bazel-* links are one
+# set). Every other file is a group of its own. Longest first, so that the
+# groups end together.
+GROUPS = {
+    "checkout workspace": ("test_examples", "test_op_corpus", "test_real_models", "test_executorch_tree",
+                           "test_kernel_suite", "test_delegated", "test_kernel_checks", "test_no_tree"),
+    "bazel in the checkout": ("test_bazel", "test_bazel7", "test_front_ends", "test_buck2_snippet",
+                              "test_remote_execution"),
+}
+LONGEST_FIRST = ("checkout workspace", "bazel in the checkout", "test_fuzz", "test_getting_started",
+                 "test_cmake_seeds", "test_build_driver", "test_cmake", "test_package", "test_reliability")
+
+
+def pytest_collection_modifyitems(config, items):
+    """Under pytest-xdist (``--dist loadgroup``), each test in its file's group, the longest groups first."""
+    if not config.pluginmanager.hasplugin("xdist") or not getattr(config.option, "numprocesses", None):
+        return
+    group_of = {module: group for group, modules in GROUPS.items() for module in modules}
+    rank = {group: index for index, group in enumerate(LONGEST_FIRST)}
+    for item in items:
+        module = item.path.stem
+        item.add_marker(pytest.mark.xdist_group(group_of.get(module, module)))
+    items.sort(key=lambda item: rank.get(group_of.get(item.path.stem, item.path.stem), len(rank)))
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_testnodedown(node, error):
+    """A worker's summary lines, printed by the main process at the end."""
+    SUMMARY_LINES.extend(getattr(node, "workeroutput", {}).get("summary_lines", ()))
+
+
+def pytest_sessionfinish(session):
+    """A worker hands its summary lines to the main process."""
+    if hasattr(session.config, "workeroutput"):
+        session.config.workeroutput["summary_lines"] = list(SUMMARY_LINES)
+
+
 def pytest_runtest_setup(item):
     """A `tree` test without a tree is skipped with the one reason, or fails
     when ETSB_REQUIRE_TREE=1 (CI has the tree: nothing may be skipped there)."""

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import pytest
 
-from conftest import REPO
+from conftest import REPO, SUMMARY_LINES
 from helpers import etsb
 from op_corpus import DTYPES, OPS_DIR, coverage_table, load_manifest, run_operator, yaml_operators
 
@@ -74,12 +74,10 @@ def test_every_dtype_torch_accepts_has_cases():
 
 
 @pytest.fixture(scope="session", autouse=True)
-def _print_coverage(request):
+def _print_coverage():
+    """The coverage table, printed at the end of the run when the corpus ran."""
     yield
     text = COVERAGE.read_text() if COVERAGE.exists() else ""
-    reporter = request.config.pluginmanager.get_plugin("terminalreporter")
-    if text and reporter is not None and RESULTS:
-        reporter.write_line("")
-        reporter.write_line("single-operator corpus, cases per operator and dtype (etsb-out/op_corpus_coverage.md):")
-        for line in text.splitlines():
-            reporter.write_line(line)
+    if text and RESULTS:
+        SUMMARY_LINES.extend(["", "single-operator corpus, cases per operator and dtype "
+                              "(etsb-out/op_corpus_coverage.md):", *text.splitlines()])

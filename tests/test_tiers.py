@@ -53,3 +53,19 @@ def test_the_quick_tier_selects_no_test_that_builds():
     for module in ("test_merge.py", "test_selection.py", "test_pte.py", "test_macros.py", "test_architecture.py"):
         assert any(line.startswith(f"tests/{module}::") for line in chosen), module
     assert 400 < len(chosen) < len(every)
+
+
+def test_the_process_groups_name_test_files_that_exist():
+    """tests/conftest.py's groups for pytest-xdist: a renamed file would silently leave its group."""
+    from conftest import GROUPS, LONGEST_FIRST
+
+    modules = {path.stem for path in (REPO / "tests").glob("test_*.py")}
+    grouped = [module for members in GROUPS.values() for module in members]
+    assert set(grouped) <= modules and len(grouped) == len(set(grouped)), set(grouped) - modules
+    assert set(LONGEST_FIRST) <= modules | set(GROUPS), set(LONGEST_FIRST) - modules - set(GROUPS)
+
+
+def test_a_bad_process_count_is_refused():
+    result = subprocess.run(["bash", str(REPO / "scripts/test.sh"), "--quick"], cwd=REPO, capture_output=True,
+                            text=True, env={**os.environ, "ETSB_TEST_PROCESSES": "two"}, timeout=60)
+    assert result.returncode == 2 and "ETSB_TEST_PROCESSES is 'two', not a number" in result.stderr, result.stderr
