@@ -1,5 +1,6 @@
 // aten::any.out, any.dims_out and any.all_out: whether any element is
 // non-zero, along dims or over the whole tensor.
+#include "util/copy_util.h"
 #include "util/reduce_util.h"
 
 #include <optional>
@@ -19,8 +20,53 @@ constexpr char kDimName[] = "any.out";  // the switch names, one per overload
 constexpr char kDimsName[] = "any.dims_out";
 constexpr char kAllName[] = "any.all_out";
 
-/// Reduces self over `dims` (none: all) into out (Bool, or Byte as ATen gives
-/// for a Byte self) with logical or; any real, Bool, Half or BFloat16 self.
+/// out[o] = whether any element of self reducing into o is non-zero, for
+/// tensors in any (matching) dim order: self is walked in logical order and
+/// each element ORed into out at out's strides, 0 along the `reduced` dims
+/// (out has self's rank: keepdim, or an empty dim list).
+template <typename In, typename Out>
+void any_strided(const Tensor& self, const bool* reduced, const Tensor& out) {
+  const size_t rank = static_cast<size_t>(self.dim());
+  int64_t in_strides[k::kMaxDim];
+  int64_t out_strides[k::kMaxDim];
+  k::strides_of(self, in_strides);
+  k::strides_of(out, out_strides);
+  for (size_t d = 0; d < rank; ++d) out_strides[d] = reduced[d] ? 0 : out_strides[d];
+  const In* in = self.const_data_ptr<In>();
+  Out* result = out.mutable_data_ptr<Out>();
+  for (ssize_t o = 0; o < out.numel(); ++o) result[o] = Out(0);
+  int64_t at[k::kMaxDim] = {0};
+  int64_t from = 0;
+  int64_t to = 0;
+  for (ssize_t i = 0; i < self.numel(); ++i) {
+    result[to] = static_cast<Out>(result[to] || in[from] != static_cast<In>(0));
+    for (size_t d = rank; d-- > 0;) {
+      from += in_strides[d];
+      to += out_strides[d];
+      if (++at[d] < self.sizes()[d]) break;
+      from -= in_strides[d] * self.sizes()[d];
+      to -= out_strides[d] * self.sizes()[d];
+      at[d] = 0;
+    }
+  }
+}
+
+/// Marks the dims of self that `dims` reduces (validated by make_reduce_plan):
+/// none listed reduces all, an empty list none.
+void mark_reduced(const Tensor& self, const std::optional<ArrayRef<int64_t>>& dims, bool* reduced) {
+  for (ssize_t d = 0; d < self.dim(); ++d) reduced[d] = !dims.has_value();
+  if (!dims.has_value()) return;
+  for (const int64_t dim : *dims) {
+    int64_t d = 0;
+    if (self.dim() > 0 && k::normalize_dim(dim, self.dim(), &d)) reduced[d] = true;
+  }
+}
+
+/// Reduces self over `dims` (none: all; an empty list: none, as ATen's
+/// any.dims) into out (Bool, or Byte as ATen gives for a Byte self) with
+/// logical or; any real, Bool, Half or BFloat16 self. Contiguous tensors take
+/// the reduction plan; other dim orders (out's matching self's) the strided
+/// walk.
 template <const char* Name>
 Tensor& any_over(KernelRuntimeContext& ctx, const Tensor& self, const std::optional<ArrayRef<int64_t>>& dims,
                  bool keepdim, Tensor& out) {
@@ -28,15 +74,28 @@ Tensor& any_over(KernelRuntimeContext& ctx, const Tensor& self, const std::optio
                       Name);
   ET_KERNEL_CHECK_MSG(ctx, out.scalar_type() == ScalarType::Bool || out.scalar_type() == ScalarType::Byte,
                       InvalidArgument, out, "%s: out must be Bool or Byte", Name);
-  ET_KERNEL_CHECK(ctx, k::is_contiguous(self) && k::is_contiguous(out), InvalidArgument, out);
+  const bool contiguous = k::is_contiguous(self) && k::is_contiguous(out);
+  ET_KERNEL_CHECK_MSG(ctx, contiguous || (k::valid_dim_order(self) && k::same_dim_order(self, out)),
+                      InvalidArgument, out, "%s: self and out must share one dim order", Name);
   k::ReducePlan plan;
   ET_KERNEL_CHECK_MSG(ctx, k::make_reduce_plan(self, dims, keepdim, &plan), InvalidArgument, out,
                       "%s: invalid dim list", Name);
-  ET_KERNEL_CHECK(ctx, k::resize_to(out, plan.out), InvalidArgument, out);
+  const bool none = dims.has_value() && dims->size() == 0;
+  ET_KERNEL_CHECK(ctx, k::resize_to(out, none ? k::shape_of(self) : plan.out), InvalidArgument, out);
+  ET_KERNEL_CHECK_MSG(ctx, contiguous || out.dim() == self.dim(), InvalidArgument, out,
+                      "%s: a tensor that is not contiguous needs keepdim", Name);
   if (out.numel() == 0) return out;
+  bool reduced[k::kMaxDim];
+  mark_reduced(self, dims, reduced);
   ET_SWITCH_REALHBBF16_TYPES(self.scalar_type(), ctx, Name, CTYPE, [&]() {
+    const bool is_bool = out.scalar_type() == ScalarType::Bool;
+    if (!contiguous || none) {
+      if (is_bool) any_strided<CTYPE, bool>(self, reduced, out);
+      if (!is_bool) any_strided<CTYPE, uint8_t>(self, reduced, out);
+      return;
+    }
     const auto fold = [](auto acc, CTYPE x) { return static_cast<decltype(acc)>(acc || x != static_cast<CTYPE>(0)); };
-    if (out.scalar_type() == ScalarType::Bool) {
+    if (is_bool) {
       k::reduce_fold(plan, self.const_data_ptr<CTYPE>(), out.mutable_data_ptr<bool>(), false, fold);
     } else {
       k::reduce_fold(plan, self.const_data_ptr<CTYPE>(), out.mutable_data_ptr<uint8_t>(), uint8_t{0}, fold);
@@ -54,8 +113,8 @@ Tensor& any_out(KernelRuntimeContext& ctx, const Tensor& self, int64_t dim, bool
   return any_over<kDimName>(ctx, self, ArrayRef<int64_t>(dims, 1), keepdim, out);
 }
 
-/// out = whether any element along the listed dims is non-zero (none or an
-/// empty list: all dims).
+/// out = whether any element along the listed dims is non-zero (none: all
+/// dims; an empty list: no dim, out[i] = self[i] != 0).
 Tensor& any_dims_out(KernelRuntimeContext& ctx, const Tensor& self, std::optional<ArrayRef<int64_t>> dim,
                      bool keepdim, Tensor& out) {
   return any_over<kDimsName>(ctx, self, dim, keepdim, out);

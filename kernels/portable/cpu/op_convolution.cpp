@@ -1,4 +1,6 @@
-// aten::convolution.out: 1-D and 2-D convolution, plain and transposed, NCHW.
+// aten::convolution.out: 1-D and 2-D convolution, plain and transposed, NCHW
+// in any dim order (e.g. channels-last).
+#include "util/copy_util.h"
 #include "util/matmul_util.h"
 
 #include <optional>
@@ -243,14 +245,63 @@ bool conv2d_transposed_gemm(KernelRuntimeContext& ctx, const float* in, const fl
   return true;
 }
 
-/// Convolution (plain or transposed) for the dtypes without a fast path
-/// (integers, Half, BFloat16), gathering each output element's sum: in
-/// float for Half and BFloat16 (rounded once), in uint64_t for integers (so
-/// that overflow wraps, as ATen's integer convolution does, without
-/// undefined behaviour).
+/// The element strides of a 3-D or 4-D tensor as 4-D (N, C, H, W; a 1-D
+/// convolution's unit H gets stride 0), from its dim order. For the weight
+/// the first two are its two channel dims.
+struct Strides4 {
+  int64_t n, c, h, w;
+};
+
+Strides4 strides4_of(const Tensor& t) {
+  int64_t s[k::kMaxDim];
+  k::strides_of(t, s);
+  if (t.dim() == 3) return {s[0], s[1], 0, s[2]};
+  return {s[0], s[1], s[2], s[3]};
+}
+
+/// Whether a tensor's elements lie where the default dim order puts them
+/// (dims of size 1 aside, whose stride is never used): then the contiguous
+/// loops apply whatever its dim order says.
+bool dense(const Tensor& t) {
+  int64_t s[k::kMaxDim];
+  k::strides_of(t, s);
+  int64_t running = 1;
+  for (ssize_t d = t.dim(); d-- > 0;) {
+    if (t.sizes()[d] != 1 && s[d] != running) return false;
+    running *= t.sizes()[d];
+  }
+  return true;
+}
+
+/// Sizes and strides of a convolution's three tensors, for the gathering loop.
+struct ConvShape {
+  int64_t batch, in_ch, out_ch, groups;
+  Axis h, w;
+  Strides4 in, weight, out;
+  bool transposed;
+};
+
+/// The input index along one axis that output position o reads through
+/// kernel tap kk, or -1 where none does (padding, or a transposed
+/// convolution's stride skipping it).
+int64_t source_index(const Axis& a, int64_t o, int64_t kk, bool transposed) {
+  int64_t i = o * a.stride - a.pad + kk * a.dilation;
+  if (transposed) {
+    const int64_t shifted = o + a.pad - kk * a.dilation;
+    if (shifted < 0 || shifted % a.stride != 0) return -1;
+    i = shifted / a.stride;
+  }
+  return i < a.in ? i : -1;
+}
+
+/// Convolution (plain or transposed) by gathering each output element's sum,
+/// every tensor read or written through its strides: the path of the dtypes
+/// without a fast path (integers, Half, BFloat16) and of layouts other than
+/// the default (channels-last). Sums in float for Half and BFloat16 (rounded
+/// once), in uint64_t for integers (so that overflow wraps, as ATen's
+/// integer convolution does, without undefined behaviour).
 template <typename T>
-void conv2d_gather(const T* in, const T* weight, const T* bias, T* out, int64_t batch, int64_t in_ch,
-                   int64_t out_ch, int64_t groups, const Axis& h, const Axis& w, bool transposed) {
+void conv2d_gather(const T* in, const T* weight, const T* bias, T* out, const ConvShape& s) {
   using Acc = typename std::conditional<std::is_integral<T>::value, uint64_t, k::float_compute_t<T>>::type;
   const auto widen = [](T v) {
     if constexpr (std::is_integral<T>::value) {
@@ -259,68 +310,100 @@ void conv2d_gather(const T* in, const T* weight, const T* bias, T* out, int64_t 
       return static_cast<Acc>(v);
     }
   };
-  const int64_t in_per_group = in_ch / groups;
-  const int64_t out_per_group = out_ch / groups;
-  const int64_t taps = h.kernel * w.kernel;
-  for (int64_t b = 0; b < batch; ++b) {
-    for (int64_t oc = 0; oc < out_ch; ++oc) {
+  const int64_t in_per_group = s.in_ch / s.groups;
+  const int64_t out_per_group = s.out_ch / s.groups;
+  for (int64_t b = 0; b < s.batch; ++b) {
+    for (int64_t oc = 0; oc < s.out_ch; ++oc) {
       const int64_t g = oc / out_per_group;
-      for (int64_t oh = 0; oh < h.out; ++oh) {
-        for (int64_t ow = 0; ow < w.out; ++ow) {
+      for (int64_t oh = 0; oh < s.h.out; ++oh) {
+        for (int64_t ow = 0; ow < s.w.out; ++ow) {
           Acc acc = bias != nullptr ? widen(bias[oc]) : Acc(0);
           for (int64_t icl = 0; icl < in_per_group; ++icl) {
             const int64_t ic = g * in_per_group + icl;
-            const T* x = in + (b * in_ch + ic) * h.in * w.in;
-            const T* wk = transposed ? weight + (ic * out_per_group + oc % out_per_group) * taps
-                                     : weight + (oc * in_per_group + icl) * taps;
-            for (int64_t kh = 0; kh < h.kernel; ++kh) {
-              int64_t ih = oh * h.stride - h.pad + kh * h.dilation;
-              if (transposed) {
-                const int64_t shifted = oh + h.pad - kh * h.dilation;
-                if (shifted < 0 || shifted % h.stride != 0) continue;
-                ih = shifted / h.stride;
-              }
-              if (ih < 0 || ih >= h.in) continue;
-              for (int64_t kw = 0; kw < w.kernel; ++kw) {
-                int64_t iw = ow * w.stride - w.pad + kw * w.dilation;
-                if (transposed) {
-                  const int64_t shifted = ow + w.pad - kw * w.dilation;
-                  if (shifted < 0 || shifted % w.stride != 0) continue;
-                  iw = shifted / w.stride;
-                }
-                if (iw < 0 || iw >= w.in) continue;
-                acc += widen(x[ih * w.in + iw]) * widen(wk[kh * w.kernel + kw]);
+            const T* x = in + b * s.in.n + ic * s.in.c;
+            const T* wk = s.transposed ? weight + ic * s.weight.n + (oc % out_per_group) * s.weight.c
+                                       : weight + oc * s.weight.n + icl * s.weight.c;
+            for (int64_t kh = 0; kh < s.h.kernel; ++kh) {
+              const int64_t ih = source_index(s.h, oh, kh, s.transposed);
+              if (ih < 0) continue;
+              for (int64_t kw = 0; kw < s.w.kernel; ++kw) {
+                const int64_t iw = source_index(s.w, ow, kw, s.transposed);
+                if (iw < 0) continue;
+                acc += widen(x[ih * s.in.h + iw * s.in.w]) * widen(wk[kh * s.weight.h + kw * s.weight.w]);
               }
             }
           }
-          out[((b * out_ch + oc) * h.out + oh) * w.out + ow] = static_cast<T>(acc);
+          out[b * s.out.n + oc * s.out.c + oh * s.out.h + ow * s.out.w] = static_cast<T>(acc);
         }
       }
     }
   }
 }
 
-/// Runs the convolution in the way that suits T: Float as matrix products
-/// (the direct loops without scratch memory), Double with the direct loops,
-/// the other dtypes by gathering (conv2d_gather).
+/// Runs the convolution in the way that suits T and the layout: with every
+/// tensor dense, Float as matrix products (the direct loops without scratch
+/// memory) and Double with the direct loops; the other dtypes and layouts by
+/// gathering (conv2d_gather).
 template <typename T>
-void convolve(KernelRuntimeContext& ctx, bool transposed, const T* x, const T* weight, const T* bias, T* y,
-              int64_t batch, int64_t in_ch, int64_t out_ch, int64_t groups, const Axis& h, const Axis& w) {
-  if constexpr (std::is_same<T, float>::value) {
-    const bool done = transposed ? conv2d_transposed_gemm(ctx, x, weight, bias, y, batch, in_ch, out_ch, groups, h, w)
-                                 : conv2d_gemm(ctx, x, weight, bias, y, batch, in_ch, out_ch, groups, h, w);
-    if (done) return;
-  }
+void convolve(KernelRuntimeContext& ctx, bool all_dense, const T* x, const T* weight, const T* bias, T* y,
+              const ConvShape& s) {
   if constexpr (std::is_floating_point<T>::value) {
-    if (transposed) {
-      conv2d_transposed<T>(x, weight, bias, y, batch, in_ch, out_ch, groups, h, w);
-    } else {
-      conv2d<T>(x, weight, bias, y, batch, in_ch, out_ch, groups, h, w);
+    if (all_dense) {
+      if constexpr (std::is_same<T, float>::value) {
+        const bool done =
+            s.transposed
+                ? conv2d_transposed_gemm(ctx, x, weight, bias, y, s.batch, s.in_ch, s.out_ch, s.groups, s.h, s.w)
+                : conv2d_gemm(ctx, x, weight, bias, y, s.batch, s.in_ch, s.out_ch, s.groups, s.h, s.w);
+        if (done) return;
+      }
+      if (s.transposed) {
+        conv2d_transposed<T>(x, weight, bias, y, s.batch, s.in_ch, s.out_ch, s.groups, s.h, s.w);
+      } else {
+        conv2d<T>(x, weight, bias, y, s.batch, s.in_ch, s.out_ch, s.groups, s.h, s.w);
+      }
+      return;
     }
-  } else {
-    (void)ctx;
-    conv2d_gather<T>(x, weight, bias, y, batch, in_ch, out_ch, groups, h, w, transposed);
   }
+  (void)ctx;
+  (void)all_dense;
+  conv2d_gather<T>(x, weight, bias, y, s);
+}
+
+/// The geometry of spatial axis i of `axes` (0: H or L, 1: W) from the
+/// sizes and the per-axis parameters; false with ctx failed when they are
+/// invalid or give no output.
+bool make_axis(KernelRuntimeContext& ctx, size_t i, size_t axes, const Tensor& input, const Tensor& weight,
+               ArrayRef<int64_t> stride, ArrayRef<int64_t> padding, ArrayRef<int64_t> dilation, bool transposed,
+               ArrayRef<int64_t> output_padding, Axis* axis) {
+  Axis& a = *axis;
+  a.in = input.sizes()[2 + i];
+  a.kernel = weight.sizes()[2 + i];
+  ET_KERNEL_CHECK_MSG(ctx,
+                      axis_param(stride, i, axes, &a.stride) && axis_param(padding, i, axes, &a.pad) &&
+                          axis_param(dilation, i, axes, &a.dilation),
+                      InvalidArgument, false, "convolution.out: stride, padding, dilation need 1 or %zu values",
+                      axes);
+  ET_KERNEL_CHECK_MSG(ctx,
+                      k::size_like(a.stride, 1) && k::size_like(a.dilation, 1) && k::size_like(a.pad, 0) &&
+                          a.kernel > 0,
+                      InvalidArgument, false, "convolution.out: invalid stride, padding, dilation or kernel size");
+  const int64_t span = a.dilation * (a.kernel - 1) + 1;
+  if (transposed) {
+    int64_t extra = 0;
+    ET_KERNEL_CHECK_MSG(ctx,
+                        output_padding.size() == 0 ||
+                            (axis_param(output_padding, i, axes, &extra) && extra >= 0 &&
+                             (extra < a.stride || extra < a.dilation)),
+                        InvalidArgument, false, "convolution.out: output_padding must be below stride or dilation");
+    a.out = (a.in - 1) * a.stride - 2 * a.pad + span + extra;
+    ET_KERNEL_CHECK_MSG(ctx, a.in > 0 && k::size_like(a.out, 1), InvalidArgument, false,
+                        "convolution.out: invalid transposed output size");
+  } else {
+    ET_KERNEL_CHECK_MSG(ctx, a.in + 2 * a.pad >= span, InvalidArgument, false,
+                        "convolution.out: kernel larger than the padded input");
+    a.out = (a.in + 2 * a.pad - span) / a.stride + 1;
+  }
+  return true;
 }
 
 }  // namespace
@@ -329,11 +412,12 @@ void convolve(KernelRuntimeContext& ctx, bool transposed, const T* x, const T* w
 /// [OC, C / groups, KH, KW] and optional bias [OC]; transposed, weight is
 /// [C, OC / groups, KH, KW] and output_padding adds to the output size (each
 /// entry below stride or dilation). stride, padding, dilation and
-/// output_padding take one value for all axes or one per axis. Float (as
-/// matrix products with scratch memory from the runtime's temp allocator,
-/// else the direct loops), Double (direct), integers, Half and BFloat16
-/// (gathered), contiguous NCHW tensors of one dtype; out is resized to
-/// [N, OC, OH, OW].
+/// output_padding take one value for all axes or one per axis. Tensors of
+/// one dtype, in any dim order (out in input's: e.g. both channels-last).
+/// With all of them laid out densely, Float as matrix products (scratch
+/// memory from the runtime's temp allocator, else the direct loops) and
+/// Double with the direct loops; integers, Half, BFloat16 and the other
+/// layouts gathered through strides. out is resized to [N, OC, OH, OW].
 Tensor& convolution_out(KernelRuntimeContext& ctx, const Tensor& input, const Tensor& weight,
                         const std::optional<Tensor>& bias, ArrayRef<int64_t> stride, ArrayRef<int64_t> padding,
                         ArrayRef<int64_t> dilation, bool transposed, ArrayRef<int64_t> output_padding,
@@ -343,67 +427,46 @@ Tensor& convolution_out(KernelRuntimeContext& ctx, const Tensor& input, const Te
                       "convolution.out: input and weight must both be 3-D or 4-D");
   const auto dtype = input.scalar_type();
   ET_KERNEL_CHECK(ctx, weight.scalar_type() == dtype && out.scalar_type() == dtype, InvalidArgument, out);
-  ET_KERNEL_CHECK(ctx, k::is_contiguous(input) && k::is_contiguous(weight) && k::is_contiguous(out),
-                  InvalidArgument, out);
-  const int64_t batch = input.sizes()[0];
-  const int64_t in_ch = input.sizes()[1];
+  ET_KERNEL_CHECK_MSG(ctx,
+                      k::valid_dim_order(input) && k::valid_dim_order(weight) && k::same_dim_order(input, out),
+                      InvalidArgument, out, "convolution.out: out must have the input's dim order");
+  ConvShape s;
+  s.batch = input.sizes()[0];
+  s.in_ch = input.sizes()[1];
+  s.groups = groups;
+  s.transposed = transposed;
   ET_KERNEL_CHECK_MSG(ctx, groups >= 1 && groups <= INT32_MAX, InvalidArgument, out,
                       "convolution.out: groups must be positive");
-  const int64_t out_ch = transposed ? weight.sizes()[1] * groups : weight.sizes()[0];
-  const bool channels_match = transposed ? weight.sizes()[0] == in_ch && in_ch % groups == 0
-                                         : in_ch % groups == 0 && out_ch % groups == 0 &&
-                                               weight.sizes()[1] * groups == in_ch;
+  s.out_ch = transposed ? weight.sizes()[1] * groups : weight.sizes()[0];
+  const bool channels_match = transposed ? weight.sizes()[0] == s.in_ch && s.in_ch % groups == 0
+                                         : s.in_ch % groups == 0 && s.out_ch % groups == 0 &&
+                                               weight.sizes()[1] * groups == s.in_ch;
   ET_KERNEL_CHECK_MSG(ctx, channels_match, InvalidArgument, out,
                       "convolution.out: channels do not match weight and groups");
   if (bias.has_value()) {
-    ET_KERNEL_CHECK_MSG(ctx, bias->dim() == 1 && bias->sizes()[0] == out_ch && bias->scalar_type() == dtype,
+    ET_KERNEL_CHECK_MSG(ctx, bias->dim() == 1 && bias->sizes()[0] == s.out_ch && bias->scalar_type() == dtype,
                         InvalidArgument, out, "convolution.out: bias must be [OC] of the input's dtype");
   }
   // Axes: 2-D uses (H, W); 1-D is W alone with a unit H.
   const size_t axes = static_cast<size_t>(rank - 2);
-  Axis ax[2] = {{1, 1, 1, 0, 1, 1}, {1, 1, 1, 0, 1, 1}};
-  for (size_t i = 0; i < axes; ++i) {
-    Axis& a = ax[2 - axes + i];
-    a.in = input.sizes()[2 + i];
-    a.kernel = weight.sizes()[2 + i];
-    ET_KERNEL_CHECK_MSG(ctx,
-                        axis_param(stride, i, axes, &a.stride) && axis_param(padding, i, axes, &a.pad) &&
-                            axis_param(dilation, i, axes, &a.dilation),
-                        InvalidArgument, out, "convolution.out: stride, padding, dilation need 1 or %zu values",
-                        axes);
-    ET_KERNEL_CHECK_MSG(ctx,
-                        k::size_like(a.stride, 1) && k::size_like(a.dilation, 1) && k::size_like(a.pad, 0) &&
-                            a.kernel > 0,
-                        InvalidArgument, out,
-                        "convolution.out: invalid stride, padding, dilation or kernel size");
-    const int64_t span = a.dilation * (a.kernel - 1) + 1;
-    if (transposed) {
-      int64_t extra = 0;
-      ET_KERNEL_CHECK_MSG(ctx,
-                          output_padding.size() == 0 ||
-                              (axis_param(output_padding, i, axes, &extra) && extra >= 0 &&
-                               (extra < a.stride || extra < a.dilation)),
-                          InvalidArgument, out,
-                          "convolution.out: output_padding must be below stride or dilation");
-      a.out = (a.in - 1) * a.stride - 2 * a.pad + span + extra;
-      ET_KERNEL_CHECK_MSG(ctx, a.in > 0 && k::size_like(a.out, 1), InvalidArgument, out,
-                          "convolution.out: invalid transposed output size");
-    } else {
-      ET_KERNEL_CHECK_MSG(ctx, a.in + 2 * a.pad >= span, InvalidArgument, out,
-                          "convolution.out: kernel larger than the padded input");
-      a.out = (a.in + 2 * a.pad - span) / a.stride + 1;
-    }
-  }
+  s.h = s.w = {1, 1, 1, 0, 1, 1};
   k::Shape shape;
-  shape.push(batch);
-  shape.push(out_ch);
-  for (size_t i = 0; i < axes; ++i) shape.push(ax[2 - axes + i].out);
+  shape.push(s.batch);
+  shape.push(s.out_ch);
+  for (size_t i = 0; i < axes; ++i) {
+    Axis* a = i + 1 == axes ? &s.w : &s.h;
+    if (!make_axis(ctx, i, axes, input, weight, stride, padding, dilation, transposed, output_padding, a)) return out;
+    shape.push(a->out);
+  }
   ET_KERNEL_CHECK(ctx, k::resize_to(out, shape), InvalidArgument, out);
   if (out.numel() == 0) return out;
+  s.in = strides4_of(input);
+  s.weight = strides4_of(weight);
+  s.out = strides4_of(out);
+  const bool all_dense = dense(input) && dense(weight) && dense(out);
   ET_SWITCH_REALHBF16_TYPES(dtype, ctx, "convolution.out", CTYPE, [&]() {
-    convolve<CTYPE>(ctx, transposed, input.const_data_ptr<CTYPE>(), weight.const_data_ptr<CTYPE>(),
-                    bias.has_value() ? bias->const_data_ptr<CTYPE>() : nullptr, out.mutable_data_ptr<CTYPE>(), batch,
-                    in_ch, out_ch, groups, ax[0], ax[1]);
+    convolve<CTYPE>(ctx, all_dense, input.const_data_ptr<CTYPE>(), weight.const_data_ptr<CTYPE>(),
+                    bias.has_value() ? bias->const_data_ptr<CTYPE>() : nullptr, out.mutable_data_ptr<CTYPE>(), s);
   });
   return out;
 }

@@ -1,8 +1,8 @@
 // aten::upsample_bilinear2d.vec_out: bilinear 2-D resampling.
-#include "util/unary_util.h"
 #include "util/upsample_util.h"
 
 #include <cmath>
+#include <limits>
 #include <optional>
 #include <type_traits>
 
@@ -11,7 +11,6 @@ namespace executor {
 namespace native {
 
 using ::executorch::aten::ArrayRef;
-using ::executorch::aten::ScalarType;
 using ::executorch::aten::Tensor;
 namespace k = ::etsb::kernels;
 
@@ -37,15 +36,54 @@ Tap tap_at(int64_t i, const k::UpsampleAxis& a, double scale, bool align_corners
   return t;
 }
 
-/// An interpolated value stored as T: rounded to the nearest and clamped for
-/// Byte, as ATen does, converted as is for floating types.
+/// The type interpolation computes in: float for Half, BFloat16, Float and
+/// Byte (as ATen), double for Double and the integers wider than a byte
+/// (exact for their values).
+template <typename T>
+using interp_t = typename std::conditional<std::is_integral<T>::value && (sizeof(T) > 1), double,
+                                           k::float_compute_t<T>>::type;
+
+/// An interpolated value stored as T: rounded to the nearest and clamped to
+/// T's range for integers (as ATen does for Byte), converted as is for
+/// floating types.
 template <typename T, typename CT>
 T store_as(CT value) {
-  if constexpr (std::is_same<T, uint8_t>::value) {
+  if constexpr (std::is_integral<T>::value) {
     const CT r = std::nearbyint(value);
-    return static_cast<T>(r < CT(0) ? CT(0) : (r > CT(255) ? CT(255) : r));
+    if (r <= static_cast<CT>(std::numeric_limits<T>::lowest())) return std::numeric_limits<T>::lowest();
+    if (r >= static_cast<CT>(std::numeric_limits<T>::max())) return std::numeric_limits<T>::max();
+    return static_cast<T>(r);
   } else {
     return static_cast<T>(value);
+  }
+}
+
+/// Bilinear resampling of every [H, W] plane, each tensor read or written
+/// through its strides (any dim order).
+template <typename T>
+void resample(const T* in, const k::Strides4& is, T* result, const k::Strides4& os, int64_t batch,
+              int64_t channels, const k::UpsampleAxis* axes, bool align_corners) {
+  using CT = interp_t<T>;
+  const double sh = k::source_scale(axes[0], align_corners);
+  const double sw = k::source_scale(axes[1], align_corners);
+  for (int64_t p = 0; p < batch * channels; ++p) {
+    const T* x = in + (p / channels) * is.n + (p % channels) * is.c;
+    T* y = result + (p / channels) * os.n + (p % channels) * os.c;
+    for (int64_t i = 0; i < axes[0].out; ++i) {
+      const Tap r = tap_at(i, axes[0], sh, align_corners);
+      const CT wr = static_cast<CT>(r.weight);
+      const T* top_row = x + r.first * is.h;
+      const T* bottom_row = x + r.second * is.h;
+      for (int64_t j = 0; j < axes[1].out; ++j) {
+        const Tap c = tap_at(j, axes[1], sw, align_corners);
+        const CT wc = static_cast<CT>(c.weight);
+        const int64_t left = c.first * is.w, right = c.second * is.w;
+        const CT top = (CT(1) - wc) * static_cast<CT>(top_row[left]) + wc * static_cast<CT>(top_row[right]);
+        const CT bottom =
+            (CT(1) - wc) * static_cast<CT>(bottom_row[left]) + wc * static_cast<CT>(bottom_row[right]);
+        y[i * os.h + j * os.w] = store_as<T>((CT(1) - wr) * top + wr * bottom);
+      }
+    }
   }
 }
 
@@ -53,44 +91,24 @@ T store_as(CT value) {
 
 /// out = the input resampled to the output size with bilinear
 /// interpolation (ATen's source coordinates, with or without
-/// align_corners); a 4-D contiguous floating (Half and BFloat16 computing
-/// in float) or Byte (rounded) input, out of the same dtype, resized.
+/// align_corners); a 4-D real input (Half and BFloat16 computing in float,
+/// integers rounded to the nearest) in any dim order, out of the same dtype
+/// and dim order, resized.
 Tensor& upsample_bilinear2d_vec_out(KernelRuntimeContext& ctx, const Tensor& input,
                                     std::optional<ArrayRef<int64_t>> output_size, bool align_corners,
                                     std::optional<ArrayRef<double>> scale_factors, Tensor& out) {
   k::UpsampleAxis axes[2];
   k::Shape shape;
-  if (!k::make_upsample_axes(ctx, kName, input, output_size, scale_factors, axes, &shape)) return out;
+  if (!k::make_upsample_axes(ctx, kName, input, output_size, scale_factors, axes, out, &shape)) return out;
   ET_KERNEL_CHECK_MSG(ctx,
-                      (k::is_floating(input.scalar_type()) || input.scalar_type() == ScalarType::Byte) &&
-                          out.scalar_type() == input.scalar_type() && k::is_contiguous(out),
-                      InvalidArgument, out, "%s: a floating or Byte input, out contiguous of the same dtype", kName);
+                      ::executorch::runtime::isRealHBF16Type(input.scalar_type()) &&
+                          out.scalar_type() == input.scalar_type(),
+                      InvalidArgument, out, "%s: a real input, out of the same dtype", kName);
   ET_KERNEL_CHECK(ctx, k::resize_to(out, shape), InvalidArgument, out);
   if (out.numel() == 0) return out;
-  const double sh = k::source_scale(axes[0], align_corners);
-  const double sw = k::source_scale(axes[1], align_corners);
-  const int64_t planes = input.sizes()[0] * input.sizes()[1];
-  const int64_t h = axes[0].in, w = axes[1].in, oh = axes[0].out, ow = axes[1].out;
-  ET_SWITCH_FLOATHBF16_TYPES_AND(Byte, input.scalar_type(), ctx, kName, CTYPE, [&]() {
-    using CT = k::float_compute_t<CTYPE>;
-    const CTYPE* in = input.const_data_ptr<CTYPE>();
-    CTYPE* result = out.mutable_data_ptr<CTYPE>();
-    for (int64_t p = 0; p < planes; ++p) {
-      const CTYPE* x = in + p * h * w;
-      for (int64_t i = 0; i < oh; ++i) {
-        const Tap r = tap_at(i, axes[0], sh, align_corners);
-        const CT wr = static_cast<CT>(r.weight);
-        for (int64_t j = 0; j < ow; ++j) {
-          const Tap c = tap_at(j, axes[1], sw, align_corners);
-          const CT wc = static_cast<CT>(c.weight);
-          const CT top = (CT(1) - wc) * static_cast<CT>(x[r.first * w + c.first]) +
-                         wc * static_cast<CT>(x[r.first * w + c.second]);
-          const CT bottom = (CT(1) - wc) * static_cast<CT>(x[r.second * w + c.first]) +
-                            wc * static_cast<CT>(x[r.second * w + c.second]);
-          result[(p * oh + i) * ow + j] = store_as<CTYPE>((CT(1) - wr) * top + wr * bottom);
-        }
-      }
-    }
+  ET_SWITCH_REALHBF16_TYPES(input.scalar_type(), ctx, kName, CTYPE, [&]() {
+    resample<CTYPE>(input.const_data_ptr<CTYPE>(), k::strides4_of(input), out.mutable_data_ptr<CTYPE>(),
+                    k::strides4_of(out), input.sizes()[0], input.sizes()[1], axes, align_corners);
   });
   return out;
 }

@@ -1,7 +1,9 @@
 // 2-D upsampling (nearest, bilinear): the output size from output_size or
-// scale_factors, and ATen's source-coordinate scales.
+// scale_factors, ATen's source-coordinate scales, and the strides that let
+// the kernels walk NCHW tensors in any dim order (e.g. channels-last).
 #pragma once
 
+#include "copy_util.h"
 #include "kernel_util.h"
 
 #include <cmath>
@@ -18,14 +20,15 @@ struct UpsampleAxis {
 };
 
 /// Fills the two axes and out's shape from exactly one of output_size and
-/// scale_factors (2 values each), for a 4-D [N, C, H, W] input; false with
-/// ctx failed (a log naming `name`) on anything else.
+/// scale_factors (2 values each), for a 4-D [N, C, H, W] input in any dim
+/// order that out shares; false with ctx failed (a log naming `name`) on
+/// anything else.
 inline bool make_upsample_axes(KernelRuntimeContext& ctx, const char* name, const Tensor& input,
                                const std::optional<ArrayRef<int64_t>>& output_size,
                                const std::optional<ArrayRef<double>>& scale_factors, UpsampleAxis* axes,
-                               Shape* shape) {
-  ET_KERNEL_CHECK_MSG(ctx, input.dim() == 4 && is_contiguous(input), InvalidArgument, false,
-                      "%s: input must be a contiguous 4-D tensor", name);
+                               const Tensor& out, Shape* shape) {
+  ET_KERNEL_CHECK_MSG(ctx, input.dim() == 4 && valid_dim_order(input) && same_dim_order(input, out),
+                      InvalidArgument, false, "%s: input must be 4-D, out in its dim order", name);
   ET_KERNEL_CHECK_MSG(ctx, output_size.has_value() != scale_factors.has_value(), InvalidArgument, false,
                       "%s: give exactly one of output_size and scale_factors", name);
   ET_KERNEL_CHECK_MSG(ctx, (output_size.has_value() ? output_size->size() : scale_factors->size()) == 2,
@@ -56,6 +59,17 @@ inline double source_scale(const UpsampleAxis& a, bool align_corners) {
   if (align_corners) return a.out > 1 ? static_cast<double>(a.in - 1) / static_cast<double>(a.out - 1) : 0.0;
   if (a.scale_factor > 0) return 1.0 / a.scale_factor;
   return static_cast<double>(a.in) / static_cast<double>(a.out);
+}
+
+/// The element strides of a 4-D tensor, by logical dim (N, C, H, W).
+struct Strides4 {
+  int64_t n, c, h, w;
+};
+
+inline Strides4 strides4_of(const Tensor& t) {
+  int64_t s[kMaxDim];
+  strides_of(t, s);
+  return {s[0], s[1], s[2], s[3]};
 }
 
 }  // namespace kernels
