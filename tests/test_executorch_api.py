@@ -65,13 +65,11 @@ void calls(::torch::executor::KernelRuntimeContext& context, const Tensor& a, Te
 
 # Files of ExecuTorch's kernel test suite (kernels/test in the tree) that call
 # only operators kernels/portable/functions.yaml has, and why each is here.
-# Left out, for overloads the yaml lacks: op_bitwise_and_test (bitwise_and.Scalar_out),
-# op_mean_test (mean.dtype_out), op_pow_test (pow.Scalar_out); and op_var_test,
-# which compiles only because var.correction_out takes its var.out call.
 SUITE_FILES = {
     "op_add_test.cpp": "add_outf for add.out and add.Scalar_out, two overloads of one name",
     "op_sum_test.cpp": "sum_outf for sum.IntList_out (the overload name dropped)",
-    "op_div_test.cpp": "div_outf for div.out and div.Scalar_out",
+    "op_div_test.cpp": "div_outf for div.out, div.out_mode, div.Scalar_out and div.Scalar_mode_out",
+    "op_pow_test.cpp": "pow_outf for three overloads, one with a Scalar first (pow.Scalar_out)",
     "op_any_test.cpp": "any_outf for any.out, any.all_out and any.dims_out: three overloads",
     "op_clamp_test.cpp": "clamp_outf for clamp.out (Scalar?) and clamp.Tensor_out (Tensor?)",
     "op_arange_test.cpp": "arange_outf for arange.out and arange.start_out (different arity)",

@@ -514,6 +514,64 @@ def _scalar_ops() -> list[Op]:
     return ops
 
 
+def _scalar_overload_ops() -> list[Op]:
+    """Scalar overloads of bitwise_and, div with rounding, and pow with a Scalar base."""
+    divisor = ByDtype(lambda d: _one(d, True, -3 if _kind(d) == "signed" else 3, -1.5))
+    return [
+        Op("aten::bitwise_and.Scalar_out", "aten.bitwise_and.Scalar",
+           lambda x, other: A.bitwise_and.Scalar(x, other),
+           scalar_cases(scalar=scalar_for(True, 6, 1.5))[:3] + scalar_cases()[4:] + (
+               mixed("i16_negative_scalar", "int16 3x5 with the int scalar -6", T(3, 5, dtype=torch.int16),
+                     other=-6),
+           )),
+        Op("aten::div.Scalar_mode_out", "aten.div.Scalar_mode(rounding_mode='floor'|'trunc'|None)",
+           lambda x, other, mode: A.div.Scalar_mode(x, other, rounding_mode=mode), (
+               case("floor", "3x11 by -3 (uint8: 3; floating: -1.5), floor", T(3, 11), other=divisor, mode="floor"),
+               case("trunc_zero_dim", "0-dim by -3 (uint8: 3; floating: -1.5), trunc", T(), other=divisor,
+                    mode="trunc"),
+               case("floor_empty", "empty 0x4 by -3 (uint8: 3; floating: -1.5), floor", T(0, 4), other=divisor,
+                    mode="floor"),
+               mixed("i32_float_scalar_floor", "int32 3x5 by the float scalar 2.5, floor",
+                     T(3, 5, dtype=torch.int32), other=2.5, mode="floor"),
+               mixed("bool_int_scalar_trunc", "bool 7 by the int scalar 2, trunc (int64 result)",
+                     T(7, dtype=torch.bool), other=2, mode="trunc"),
+               mixed("i64_none", "int64 3x5 by the int scalar 4, no rounding (true division)",
+                     T(3, 5, dtype=torch.int64), other=4, mode=None),
+           )),
+        Op("aten::pow.Scalar_out", "aten.pow.Scalar", lambda exponent, base: A.pow.Scalar(base, exponent), (
+            case("odd", "2 (floating: 1.5) to the powers of 3x11", T(3, 11, domain="exponent"),
+                 base=scalar_for(True, 2, 1.5)),
+            case("zero_dim", "3 (floating: 0.5) to the power of a 0-dim", T(domain="exponent"),
+                 base=scalar_for(True, 3, 0.5)),
+            case("empty", "2 (floating: 1.5) to the powers of an empty 0x4", T(0, 4, domain="exponent"),
+                 base=scalar_for(True, 2, 1.5)),
+            mixed("i32_float_base", "2.5 to the powers of int32 3x5 (float32 result)",
+                  T(3, 5, domain="exponent", dtype=torch.int32), base=2.5),
+            mixed("bool_int_base", "3 to the powers of bool 7 (int64 result)", T(7, dtype=torch.bool), base=3),
+        )),
+    ]
+
+
+def _reduction_overload_ops() -> list[Op]:
+    """mean over every element, with a dtype; var with a boolean correction."""
+    return [
+        Op("aten::mean.dtype_out", "aten.mean.default", lambda x, dtype=None: A.mean.default(x, dtype=dtype), (
+            case("odd", "3x11, every element", T(3, 11)),
+            case("zero_dim", "0-dim", T()),
+            case("empty", "empty 0x4 (NaN)", T(0, 4)),
+            mixed("f16_to_f32", "float16 3x5 with dtype=float32", T(3, 5, dtype=torch.float16), dtype=torch.float32),
+            mixed("i32_to_f64", "int32 3x5 with dtype=float64", T(3, 5, dtype=torch.int32), dtype=torch.float64),
+        ), preserve=(A.mean.default,)),
+        Op("aten::var.out", "aten.var.dim",
+           lambda x, dim, unbiased, keepdim: A.var.dim(x, dim, unbiased, keepdim), (
+               case("dim1", "3x11 over dim 1, unbiased", T(3, 11), dim=[1], unbiased=True, keepdim=False),
+               case("dims_keepdim", "2x3x5 over dims [0, -1], biased, keepdim", T(2, 3, 5),
+                    dim=[0, -1], unbiased=False, keepdim=True),
+               case("all", "33 elements, dim None, unbiased", T(33), dim=None, unbiased=True, keepdim=False),
+           ), preserve=(A.var.dim,)),
+    ]
+
+
 def _selection_ops() -> list[Op]:
     """where, clamp and clamp.Tensor."""
     # uint8 gets an in-range lower bound: ExecuTorch refuses a negative one.
@@ -998,8 +1056,8 @@ def _matmul_ops() -> list[Op]:
 def build_ops() -> list[Op]:
     """The whole table, sorted by operator name."""
     ops = (_shape_ops() + _creation_ops() + _indexing_ops() + _binary_ops() + _scalar_ops()
-           + _selection_ops() + _any_ops() + _unary_ops() + _activation_ops() + _reduction_ops()
-           + _norm_ops() + _spatial_ops() + _matmul_ops())
+           + _scalar_overload_ops() + _selection_ops() + _any_ops() + _unary_ops() + _activation_ops()
+           + _reduction_ops() + _reduction_overload_ops() + _norm_ops() + _spatial_ops() + _matmul_ops())
     names = [op.name for op in ops]
     duplicates = {n for n in names if names.count(n) > 1}
     assert not duplicates, f"operators listed twice: {sorted(duplicates)}"

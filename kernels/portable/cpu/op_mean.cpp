@@ -1,4 +1,5 @@
-// aten::mean.out: mean over a list of dims.
+// aten::mean.out and mean.dtype_out: the mean over a list of dims, or over
+// every element.
 #include "util/reduce_util.h"
 
 #include <optional>
@@ -12,30 +13,32 @@ using ::executorch::aten::ScalarType;
 using ::executorch::aten::Tensor;
 namespace k = ::etsb::kernels;
 
-/// Mean of self over `dim` (negative dims allowed; none or empty means all
-/// dims), keeping reduced dims as size 1 when `keepdim` (Half and BFloat16
-/// summed in float). The output dtype is
-/// `dtype` when given, else self's; it must be Float or Double (ATen has no
-/// integral mean) and out must have it; out is resized. Elements are summed in
-/// the output dtype, then divided by their count. Input: real and Bool dtypes.
-Tensor& mean_dim_out(KernelRuntimeContext& ctx, const Tensor& self, std::optional<ArrayRef<int64_t>> dim,
-                     bool keepdim, std::optional<ScalarType> dtype, Tensor& out) {
+namespace {
+constexpr char kName[] = "mean.out";  // the switch names
+constexpr char kDtypeName[] = "mean.dtype_out";
+
+/// The body of both overloads (see mean_dim_out); `Name` is the calling
+/// operator's switch name, so that a dtype-selective build keys each
+/// overload's dtypes on its own name.
+template <const char* Name>
+Tensor& mean_over(KernelRuntimeContext& ctx, const Tensor& self, const std::optional<ArrayRef<int64_t>>& dim,
+                  bool keepdim, std::optional<ScalarType> dtype, Tensor& out) {
   const ScalarType expected = dtype.has_value() ? *dtype : self.scalar_type();
   ET_KERNEL_CHECK_MSG(ctx, out.scalar_type() == expected && k::is_floating(expected), InvalidArgument, out,
-                      "mean.out: out has dtype %s, expected a floating %s",
+                      "%s: out has dtype %s, expected a floating %s", Name,
                       ::executorch::runtime::toString(out.scalar_type()),
                       ::executorch::runtime::toString(expected));
   ET_KERNEL_CHECK(ctx, k::is_contiguous(self) && k::is_contiguous(out), InvalidArgument, out);
   k::ReducePlan plan;
   ET_KERNEL_CHECK_MSG(ctx, k::make_reduce_plan(self, dim, keepdim, &plan), InvalidArgument, out,
-                      "mean.out: invalid dim list");
+                      "%s: invalid dim list", Name);
   ET_KERNEL_CHECK(ctx, k::resize_to(out, plan.out), InvalidArgument, out);
   const int64_t n = out.numel();
   if (n == 0) return out;
   if (k::is_reduced_float(self.scalar_type()) || k::is_reduced_float(out.scalar_type())) {
     // Half and BFloat16 are summed in float (double for a Double out) and rounded once.
-    ET_SWITCH_REALHBBF16_TYPES(self.scalar_type(), ctx, "mean.out", IN, [&]() {
-      ET_SWITCH_FLOATHBF16_TYPES(out.scalar_type(), ctx, "mean.out", OUT, [&]() {
+    ET_SWITCH_REALHBBF16_TYPES(self.scalar_type(), ctx, Name, IN, [&]() {
+      ET_SWITCH_FLOATHBF16_TYPES(out.scalar_type(), ctx, Name, OUT, [&]() {
         using Acc = k::float_compute_t<OUT>;
         const Acc count = static_cast<Acc>(plan.count);
         k::reduce_sum_widened<Acc>(plan, self.const_data_ptr<IN>(), out.mutable_data_ptr<OUT>(),
@@ -44,8 +47,8 @@ Tensor& mean_dim_out(KernelRuntimeContext& ctx, const Tensor& self, std::optiona
     });
     return out;
   }
-  ET_SWITCH_REALB_TYPES(self.scalar_type(), ctx, "mean.out", IN, [&]() {
-    ET_SWITCH_FLOAT_TYPES(out.scalar_type(), ctx, "mean.out", OUT, [&]() {
+  ET_SWITCH_REALB_TYPES(self.scalar_type(), ctx, Name, IN, [&]() {
+    ET_SWITCH_FLOAT_TYPES(out.scalar_type(), ctx, Name, OUT, [&]() {
       OUT* result = out.mutable_data_ptr<OUT>();
       k::reduce_sum(plan, self.const_data_ptr<IN>(), result);
       const OUT count = static_cast<OUT>(plan.count);
@@ -53,6 +56,24 @@ Tensor& mean_dim_out(KernelRuntimeContext& ctx, const Tensor& self, std::optiona
     });
   });
   return out;
+}
+}  // namespace
+
+/// Mean of self over `dim` (negative dims allowed; none or empty means all
+/// dims), keeping reduced dims as size 1 when `keepdim` (Half and BFloat16
+/// summed in float). The output dtype is
+/// `dtype` when given, else self's; it must be Float or Double (ATen has no
+/// integral mean) and out must have it; out is resized. Elements are summed in
+/// the output dtype, then divided by their count. Input: real and Bool dtypes.
+Tensor& mean_dim_out(KernelRuntimeContext& ctx, const Tensor& self, std::optional<ArrayRef<int64_t>> dim,
+                     bool keepdim, std::optional<ScalarType> dtype, Tensor& out) {
+  return mean_over<kName>(ctx, self, dim, keepdim, dtype, out);
+}
+
+/// The mean of every element of self, as a 0-dim out: mean.out over all
+/// dims without keepdim (same dtype rules).
+Tensor& mean_dtype_out(KernelRuntimeContext& ctx, const Tensor& self, std::optional<ScalarType> dtype, Tensor& out) {
+  return mean_over<kDtypeName>(ctx, self, std::nullopt, false, dtype, out);
 }
 
 }  // namespace native

@@ -1,4 +1,5 @@
-// aten::pow.Tensor_Tensor_out and pow.Tensor_Scalar_out: out = self ** exponent.
+// aten::pow.Tensor_Tensor_out, pow.Tensor_Scalar_out and pow.Scalar_out:
+// out = self ** exponent.
 #include "util/binary_op_util.h"
 #include "util/math_util.h"
 #include "util/unary_util.h"
@@ -15,6 +16,7 @@ namespace k = ::etsb::kernels;
 namespace {
 constexpr char kTensorName[] = "pow.Tensor_Tensor_out";  // the switch names
 constexpr char kScalarName[] = "pow.Tensor_Scalar_out";
+constexpr char kScalarBaseName[] = "pow.Scalar_out";
 }  // namespace
 
 /// out = self ** exponent elementwise, broadcast, in their common dtype
@@ -37,6 +39,23 @@ Tensor& pow_Tensor_Scalar_out(KernelRuntimeContext& ctx, const Tensor& self, con
     using CT = decltype(tag);
     const CT e = k::scalar_to<CT>(exponent);
     return [e](CT x) { return k::power(x, e); };
+  });
+}
+
+/// out = self ** exponent for a Scalar base and a tensor of exponents, in
+/// ATen's result dtype of the exponents with the Scalar (k::power: exact for
+/// integers, whose negative exponents give what ATen gives); a Bool result
+/// fails the call, as ATen has no Bool pow.
+Tensor& pow_Scalar_out(KernelRuntimeContext& ctx, const Scalar& self, const Tensor& exponent, Tensor& out) {
+  ET_KERNEL_CHECK_MSG(ctx, k::is_realhbbf16(exponent.scalar_type()), InvalidArgument, out,
+                      "%s: unsupported dtype", kScalarBaseName);
+  const ScalarType result = k::scalar_result_type(exponent.scalar_type(), self);
+  ET_KERNEL_CHECK_MSG(ctx, result != ScalarType::Bool, InvalidArgument, out, "%s: Bool is not supported",
+                      kScalarBaseName);
+  return k::map_scalar_op_out<kScalarBaseName>(ctx, exponent, result, out, [&](auto tag) {
+    using CT = decltype(tag);
+    const CT base = k::scalar_to<CT>(self);
+    return [base](CT e) { return k::power(base, e); };
   });
 }
 
