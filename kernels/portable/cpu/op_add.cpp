@@ -1,5 +1,6 @@
 // aten::add.out: out = self + alpha * other, elementwise with broadcasting.
 #include "util/binary_op_util.h"
+#include "util/scalar_fits.h"
 
 namespace torch {
 namespace executor {
@@ -31,13 +32,17 @@ auto add_fn(const Scalar& alpha) {
 /// through the mixed path), ATen type promotion (a 0-dim operand of the same
 /// category does not widen the result), broadcasting; out is resized to the
 /// broadcast shape and must be able to hold the result dtype. A floating alpha
-/// needs a floating result, a boolean one a Bool result.
+/// needs a floating result, a boolean one a Bool result, and alpha must fit
+/// the dtype it is computed in (scalar_fits).
 Tensor& add_out(KernelRuntimeContext& ctx, const Tensor& self, const Tensor& other, const Scalar& alpha,
                 Tensor& out) {
   ScalarType result;
   if (!k::prepare_binary(ctx, kName, self, other, out, &result)) return out;
   ET_KERNEL_CHECK(ctx, k::can_cast(result, out.scalar_type()), InvalidArgument, out);
   ET_KERNEL_CHECK(ctx, k::alpha_fits(alpha, result), InvalidArgument, out);
+  const ScalarType alpha_dtype = k::scalar_compute_dtype(result);
+  ET_KERNEL_CHECK_MSG(ctx, k::scalar_fits(alpha, alpha_dtype), InvalidArgument, out,
+                      "%s: alpha is out of range for %s", kName, ::executorch::runtime::toString(alpha_dtype));
   if (k::same_reduced_float(self, other, out)) {  // Half, BFloat16: computed in float
     k::binary_reduced_float<kName>(ctx, self, other, out, add_fn<float>(alpha));
     return out;
