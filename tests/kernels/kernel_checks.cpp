@@ -958,14 +958,21 @@ void check_scalar_overflow() {
   CHECK(s == 1099511627776.0f);
 }
 
-/// The refusals of out dtypes other than self's (elu, gelu) and of implicit
-/// expansion.
-void check_refusals() {
+/// add.out on complex tensors (one dtype throughout), and the refusals of
+/// out dtypes other than self's (elu, gelu) and of implicit expansion.
+void check_complex_add_and_refusals() {
+  using CF = ::executorch::aten::complex<float>;
+  CF a[2] = {CF(1, 2), CF(3, -4)}, b[1] = {CF(0.5f, 1)}, o[2];
+  TT ta(ScalarType::ComplexFloat, {2}, a), tb(ScalarType::ComplexFloat, {1}, b), to(ScalarType::ComplexFloat, {2}, o);
+  Tensor out = to.t();
+  EXPECT_KERNEL_OK(native::add_out(ctx, ta.t(), tb.t(), Scalar(int64_t(2)), out));
+  CHECK(o[0] == CF(2, 4) && o[1] == CF(4, -2));
   float f[2] = {1, -1};
   TT tf(F, {2}, f);
+  EXPECT_KERNEL_FAILS(native::add_out(ctx, ta.t(), tf.t(), Scalar(int64_t(1)), out));  // no complex promotion
   double d[2];
   TT td(D, {2}, d);
-  Tensor out = td.t();
+  out = td.t();
   EXPECT_KERNEL_FAILS(native::elu_out(ctx, tf.t(), Scalar(1.0), Scalar(1.0), Scalar(1.0), out));
   EXPECT_KERNEL_FAILS(native::gelu_out(ctx, tf.t(), "none", out));
   float e[4];
@@ -1240,7 +1247,7 @@ int main() {
   check_compare_and_logic();
   check_scalar_arithmetic();
   check_scalar_overflow();
-  check_refusals();
+  check_complex_add_and_refusals();
   check_unary_math();
   check_batch_norm_pool_mm();
   check_binary_tensor_ops();
