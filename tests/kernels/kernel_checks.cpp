@@ -920,6 +920,69 @@ void check_scalar_arithmetic() {
   EXPECT_KERNEL_FAILS(native::hardtanh_out(ctx, th.t(), Scalar(0.0), Scalar(6.0), out));
 }
 
+/// Scalars that do not fit the dtype they are used in are refused (ATen's
+/// rule, util/scalar_fits.h); a negative fill value wraps into Byte.
+void check_scalar_overflow() {
+  uint8_t u[2];
+  TT tu(ScalarType::Byte, {2}, u);
+  Tensor out = tu.t();
+  const int64_t size[1] = {2};
+  EXPECT_KERNEL_FAILS(native::full_out(ctx, ints(size, 1), Scalar(int64_t(256)), out));
+  EXPECT_KERNEL_OK(native::full_out(ctx, ints(size, 1), Scalar(int64_t(-1)), out));
+  CHECK(u[0] == 255 && u[1] == 255);
+  u[0] = 3;
+  u[1] = 200;
+  EXPECT_KERNEL_FAILS(native::clamp_out(ctx, tu.t(), Scalar(int64_t(-1)), std::nullopt, out));  // bounds do not wrap
+  EXPECT_KERNEL_OK(native::clamp_out(ctx, tu.t(), Scalar(int64_t(5)), Scalar(int64_t(255)), out));
+  CHECK(u[0] == 5 && u[1] == 200);
+  int8_t c[2] = {1, 2}, co[2];
+  TT tc(ScalarType::Char, {2}, c), tco(ScalarType::Char, {2}, co);
+  out = tco.t();
+  EXPECT_KERNEL_FAILS(native::add_out(ctx, tc.t(), tc.t(), Scalar(int64_t(-129)), out));
+  EXPECT_KERNEL_OK(native::add_out(ctx, tc.t(), tc.t(), Scalar(int64_t(-128)), out));
+  CHECK(co[0] == -127 && co[1] == 2);  // 1 - 128 and 2 - 256 wrapped
+  EXPECT_KERNEL_FAILS(native::add_scalar_out(ctx, tc.t(), Scalar(int64_t(1)), Scalar(int64_t(128)), out));
+  float f[2] = {-1, 1}, fo[2];
+  TT tf(F, {2}, f), tfo(F, {2}, fo);
+  out = tfo.t();
+  EXPECT_KERNEL_FAILS(native::full_out(ctx, ints(size, 1), Scalar(3.41e38), out));
+  EXPECT_KERNEL_OK(native::full_out(ctx, ints(size, 1), Scalar(-INFINITY), out));  // infinities fit
+  CHECK(std::isinf(fo[0]) && fo[0] < 0);
+  EXPECT_KERNEL_FAILS(native::hardtanh_out(ctx, tf.t(), Scalar(-3.41e38), Scalar(1.0), out));
+  EXPECT_KERNEL_FAILS(native::leaky_relu_out(ctx, tf.t(), Scalar(3.41e38), out));
+  float s;
+  TT ts(F, {}, &s);
+  out = ts.t();
+  EXPECT_KERNEL_FAILS(native::scalar_tensor_out(ctx, Scalar(1e39), out));
+  EXPECT_KERNEL_OK(native::scalar_tensor_out(ctx, Scalar(int64_t(1) << 40), out));  // any integer fits Float
+  CHECK(s == 1099511627776.0f);
+}
+
+/// add.out on complex tensors (one dtype throughout), and the refusals of
+/// out dtypes other than self's (elu, gelu) and of implicit expansion.
+void check_complex_add_and_refusals() {
+  using CF = ::executorch::aten::complex<float>;
+  CF a[2] = {CF(1, 2), CF(3, -4)}, b[1] = {CF(0.5f, 1)}, o[2];
+  TT ta(ScalarType::ComplexFloat, {2}, a), tb(ScalarType::ComplexFloat, {1}, b), to(ScalarType::ComplexFloat, {2}, o);
+  Tensor out = to.t();
+  EXPECT_KERNEL_OK(native::add_out(ctx, ta.t(), tb.t(), Scalar(int64_t(2)), out));
+  CHECK(o[0] == CF(2, 4) && o[1] == CF(4, -2));
+  float f[2] = {1, -1};
+  TT tf(F, {2}, f);
+  EXPECT_KERNEL_FAILS(native::add_out(ctx, ta.t(), tf.t(), Scalar(int64_t(1)), out));  // no complex promotion
+  double d[2];
+  TT td(D, {2}, d);
+  out = td.t();
+  EXPECT_KERNEL_FAILS(native::elu_out(ctx, tf.t(), Scalar(1.0), Scalar(1.0), Scalar(1.0), out));
+  EXPECT_KERNEL_FAILS(native::gelu_out(ctx, tf.t(), "none", out));
+  float e[4];
+  TT te(F, {2, 2}, e);
+  out = te.t();
+  const int64_t size[2] = {2, 2};
+  EXPECT_KERNEL_FAILS(native::expand_copy_out(ctx, tf.t(), ints(size, 2), true, out));
+  EXPECT_KERNEL_OK(native::expand_copy_out(ctx, tf.t(), ints(size, 2), false, out));
+}
+
 void check_unary_math() {
   float x[3] = {-1, 0, 2}, o[3];
   TT tx(F, {3}, x), to(F, {3}, o);
@@ -1183,6 +1246,8 @@ int main() {
   check_creation();
   check_compare_and_logic();
   check_scalar_arithmetic();
+  check_scalar_overflow();
+  check_complex_add_and_refusals();
   check_unary_math();
   check_batch_norm_pool_mm();
   check_binary_tensor_ops();

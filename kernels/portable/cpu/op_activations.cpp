@@ -1,4 +1,5 @@
 // aten::leaky_relu.out and elu.out: piecewise activations of floating tensors.
+#include "util/scalar_fits.h"
 #include "util/unary_util.h"
 
 #include <cmath>
@@ -17,10 +18,13 @@ constexpr char kEluName[] = "elu.out";
 }  // namespace
 
 /// out = self where positive, negative_slope * self elsewhere; floating
-/// dtypes, out the same.
+/// dtypes, out the same; negative_slope must fit the dtype (scalar_fits).
 Tensor& leaky_relu_out(KernelRuntimeContext& ctx, const Tensor& self, const Scalar& negative_slope, Tensor& out) {
   ET_KERNEL_CHECK_MSG(ctx, k::is_floating(self.scalar_type()), InvalidArgument, out, "%s: self must be floating",
                       kLeakyName);
+  ET_KERNEL_CHECK_MSG(ctx, k::scalar_fits(negative_slope, self.scalar_type()), InvalidArgument, out,
+                      "%s: negative_slope is out of range for %s", kLeakyName,
+                      ::executorch::runtime::toString(self.scalar_type()));
   const double slope = k::scalar_to<double>(negative_slope);
   return k::float_unary_out<kLeakyName>(ctx, self, out, [slope](auto x) {
     using T = decltype(x);
@@ -29,11 +33,11 @@ Tensor& leaky_relu_out(KernelRuntimeContext& ctx, const Tensor& self, const Scal
 }
 
 /// out = scale * self where positive, scale * alpha * (exp(self *
-/// input_scale) - 1) elsewhere; floating dtypes, out the same.
+/// input_scale) - 1) elsewhere; floating dtypes, out of self's dtype.
 Tensor& elu_out(KernelRuntimeContext& ctx, const Tensor& self, const Scalar& alpha, const Scalar& scale,
                 const Scalar& input_scale, Tensor& out) {
-  ET_KERNEL_CHECK_MSG(ctx, k::is_floating(self.scalar_type()), InvalidArgument, out, "%s: self must be floating",
-                      kEluName);
+  ET_KERNEL_CHECK_MSG(ctx, k::is_floating(self.scalar_type()) && out.scalar_type() == self.scalar_type(),
+                      InvalidArgument, out, "%s: self must be floating, out of its dtype", kEluName);
   const double a = k::scalar_to<double>(alpha);
   const double s = k::scalar_to<double>(scale);
   const double in = k::scalar_to<double>(input_scale);

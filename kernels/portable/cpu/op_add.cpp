@@ -1,5 +1,6 @@
 // aten::add.out: out = self + alpha * other, elementwise with broadcasting.
 #include "util/binary_op_util.h"
+#include "util/scalar_fits.h"
 
 namespace torch {
 namespace executor {
@@ -25,19 +26,49 @@ auto add_fn(const Scalar& alpha) {
   return [a](CT x, CT y) { return k::wrapping_fma(x, a, y); };
 }
 
+bool is_complex(ScalarType t) { return ::executorch::runtime::isComplexType(t); }
+
+/// out = self + alpha * other for complex tensors: self, other and out of
+/// one complex dtype (no promotion), broadcast; computed in that dtype.
+Tensor& add_complex_out(KernelRuntimeContext& ctx, const Tensor& self, const Tensor& other, const Scalar& alpha,
+                        Tensor& out) {
+  const ScalarType t = out.scalar_type();
+  ET_KERNEL_CHECK_MSG(ctx, self.scalar_type() == t && other.scalar_type() == t, InvalidArgument, out,
+                      "%s: complex operands and out must share one dtype", kName);
+  k::Shape shape;
+  ET_KERNEL_CHECK_MSG(ctx, k::broadcast_shape(self, other, &shape), InvalidArgument, out,
+                      "%s: shapes do not broadcast", kName);
+  ET_KERNEL_CHECK_MSG(ctx, k::resize_to(out, shape), InvalidArgument, out, "%s: cannot resize out", kName);
+  const Tensor* tensors[3] = {&self, &other, &out};
+  ET_KERNEL_CHECK_MSG(ctx, k::elementwise_layout_ok(tensors, 3), InvalidArgument, out,
+                      "%s: unsupported mix of dim orders", kName);
+  ET_SWITCH_COMPLEXH_TYPES(t, ctx, kName, CTYPE, [&]() {
+    k::binary_same_dtype<CTYPE, CTYPE>(self, other, out, add_fn<CTYPE>(alpha));
+  });
+  return out;
+}
+
 }  // namespace
 
 /// out = self + alpha * other. Any real or Bool dtypes (Half and BFloat16
 /// through the mixed path), ATen type promotion (a 0-dim operand of the same
 /// category does not widen the result), broadcasting; out is resized to the
 /// broadcast shape and must be able to hold the result dtype. A floating alpha
-/// needs a floating result, a boolean one a Bool result.
+/// needs a floating result, a boolean one a Bool result, and alpha must fit
+/// the dtype it is computed in (scalar_fits). Complex tensors all of one
+/// dtype are added in that dtype (add_complex_out).
 Tensor& add_out(KernelRuntimeContext& ctx, const Tensor& self, const Tensor& other, const Scalar& alpha,
                 Tensor& out) {
+  if (is_complex(self.scalar_type()) || is_complex(other.scalar_type()) || is_complex(out.scalar_type())) {
+    return add_complex_out(ctx, self, other, alpha, out);
+  }
   ScalarType result;
   if (!k::prepare_binary(ctx, kName, self, other, out, &result)) return out;
   ET_KERNEL_CHECK(ctx, k::can_cast(result, out.scalar_type()), InvalidArgument, out);
   ET_KERNEL_CHECK(ctx, k::alpha_fits(alpha, result), InvalidArgument, out);
+  const ScalarType alpha_dtype = k::scalar_compute_dtype(result);
+  ET_KERNEL_CHECK_MSG(ctx, k::scalar_fits(alpha, alpha_dtype), InvalidArgument, out,
+                      "%s: alpha is out of range for %s", kName, ::executorch::runtime::toString(alpha_dtype));
   if (k::same_reduced_float(self, other, out)) {  // Half, BFloat16: computed in float
     k::binary_reduced_float<kName>(ctx, self, other, out, add_fn<float>(alpha));
     return out;

@@ -1,5 +1,6 @@
 // aten::constant_pad_nd.out: out = self padded (or cropped) with a constant.
 #include "util/copy_util.h"
+#include "util/scalar_fits.h"
 
 namespace torch {
 namespace executor {
@@ -17,7 +18,8 @@ constexpr char kName[] = "constant_pad_nd.out";  // the switch name
 /// out = self with pad[2i] elements of `value` before and pad[2i + 1] after
 /// its i-th dim from the end (pad has an even length, at most twice self's
 /// rank); negative pads crop. Any real, Bool, Half or BFloat16 dtype, out's
-/// the same; contiguous; out is resized.
+/// the same; contiguous; out is resized. `value` must fit the dtype
+/// (scalar_fits; a negative integer wraps into Byte).
 Tensor& constant_pad_nd_out(KernelRuntimeContext& ctx, const Tensor& self, ArrayRef<int64_t> pad,
                             const Scalar& value, Tensor& out) {
   const int64_t rank = self.dim();
@@ -25,6 +27,9 @@ Tensor& constant_pad_nd_out(KernelRuntimeContext& ctx, const Tensor& self, Array
                       out, "%s: %zu pad values for a tensor of rank %" PRId64, kName, pad.size(), rank);
   ET_KERNEL_CHECK_MSG(ctx, self.scalar_type() == out.scalar_type() && k::is_contiguous(self) && k::is_contiguous(out),
                       InvalidArgument, out, "%s: out must be contiguous with self's dtype", kName);
+  ET_KERNEL_CHECK_MSG(ctx, k::scalar_fits(value, out.scalar_type(), k::NegativeToUnsigned::kWraps), InvalidArgument,
+                      out, "%s: value is out of range for %s", kName,
+                      ::executorch::runtime::toString(out.scalar_type()));
   k::Shape shape = k::shape_of(self);
   int64_t sizes[k::kMaxDim];   // the box of self that lands in out
   int64_t src_start[k::kMaxDim];

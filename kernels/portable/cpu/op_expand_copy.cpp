@@ -11,12 +11,12 @@ namespace k = ::etsb::kernels;
 
 /// out = self expanded to `size`: size may add leading dims, and each of
 /// self's dims (aligned right) must equal its target or be 1; -1 keeps self's
-/// size (not allowed for new leading dims). `implicit` does not change the
-/// result. Any dtype up to 8 bytes wide, copied by width; out is contiguous
-/// and resized to `size`.
+/// size (not allowed for new leading dims). `implicit` must be false, as in
+/// ExecuTorch (only ATen implements the implicit form). Any dtype up to 8
+/// bytes wide, copied by width; out is contiguous and resized to `size`.
 Tensor& expand_copy_out(KernelRuntimeContext& ctx, const Tensor& self, ArrayRef<int64_t> size, bool implicit,
                         Tensor& out) {
-  (void)implicit;
+  ET_KERNEL_CHECK_MSG(ctx, !implicit, InvalidArgument, out, "expand_copy.out: implicit=True is not supported");
   const size_t rank = static_cast<size_t>(self.dim());
   const size_t out_rank = size.size();
   ET_KERNEL_CHECK_MSG(ctx, out_rank >= rank && out_rank <= k::kMaxDim, InvalidArgument, out,

@@ -1,5 +1,6 @@
 // aten::full.out: out = a tensor of a given shape filled with one value.
 #include "util/copy_util.h"
+#include "util/scalar_fits.h"
 
 namespace torch {
 namespace executor {
@@ -15,8 +16,12 @@ constexpr char kName[] = "full.out";  // the switch name
 }  // namespace
 
 /// out = `size`-shaped, every element fill_value converted to out's dtype (any
-/// real, Bool, Half or BFloat16 dtype); out is resized.
+/// real, Bool, Half or BFloat16 dtype; fill_value must fit it, see
+/// scalar_fits: a negative integer wraps into Byte); out is resized.
 Tensor& full_out(KernelRuntimeContext& ctx, ArrayRef<int64_t> size, const Scalar& fill_value, Tensor& out) {
+  ET_KERNEL_CHECK_MSG(ctx, k::scalar_fits(fill_value, out.scalar_type(), k::NegativeToUnsigned::kWraps),
+                      InvalidArgument, out, "%s: fill_value is out of range for %s", kName,
+                      ::executorch::runtime::toString(out.scalar_type()));
   k::Shape shape;
   for (const int64_t s : size) {
     ET_KERNEL_CHECK_MSG(ctx, k::size_like(s, 0) && shape.push(s), InvalidArgument, out,

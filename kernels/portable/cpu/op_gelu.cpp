@@ -23,8 +23,8 @@ Tensor& gelu_out(KernelRuntimeContext& ctx, const Tensor& self, std::string_view
   const bool tanh = approximate == "tanh";
   ET_KERNEL_CHECK_MSG(ctx, tanh || approximate == "none", InvalidArgument, out,
                       "gelu.out: approximate must be 'none' or 'tanh'");
-  ET_KERNEL_CHECK_MSG(ctx, k::is_floating(self.scalar_type()), InvalidArgument, out,
-                      "gelu.out: self must be floating");
+  ET_KERNEL_CHECK_MSG(ctx, k::is_floating(self.scalar_type()) && out.scalar_type() == self.scalar_type(),
+                      InvalidArgument, out, "gelu.out: self must be floating, out of its dtype");
   if (tanh) {
     return k::float_unary_out<kName>(ctx, self, out, [](auto x) {
       using T = decltype(x);
