@@ -1,5 +1,6 @@
 // aten::mul.out: out = self * other, elementwise with broadcasting.
 #include "util/binary_op_util.h"
+#include "util/narrow_util.h"
 
 #include <type_traits>
 
@@ -31,7 +32,8 @@ inline T multiply(T x, T y) {
 }  // namespace
 
 /// out = self * other. Any real or Bool dtypes (Bool multiplies as logical
-/// and; Half and BFloat16 through the mixed path), ATen type promotion,
+/// and; Half and BFloat16 through the mixed path), ATen type promotion (mixed
+/// integers wrap at the result dtype's width, as ATen computes in it),
 /// broadcasting (e.g. by a 0-dim tensor), out resized to the broadcast shape
 /// and able to hold the result dtype.
 Tensor& mul_out(KernelRuntimeContext& ctx, const Tensor& self, const Tensor& other, Tensor& out) {
@@ -50,7 +52,8 @@ Tensor& mul_out(KernelRuntimeContext& ctx, const Tensor& self, const Tensor& oth
   }
   k::with_compute_type<kName>(ctx, result, [&](auto tag) {
     using CT = decltype(tag);
-    k::binary_mixed<CT, kName>(ctx, self, other, out, [](CT x, CT y) { return multiply(x, y); });
+    const k::ResultWidth width = k::result_width(result);
+    k::binary_mixed<CT, kName>(ctx, self, other, out, [width](CT x, CT y) { return width.wrap(multiply(x, y)); });
   });
   return out;
 }
