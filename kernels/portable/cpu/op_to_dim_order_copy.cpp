@@ -25,13 +25,13 @@ constexpr char kName[] = "_to_dim_order_copy.out";
 /// out = self converted to out's dtype, laid out in `dim_order` (self's dim
 /// order when none is given; out must already carry that order). Any of the
 /// real, Bool, Half and BFloat16 dtypes on either side; out is resized to
-/// self's shape. non_blocking has no meaning on CPU and is ignored.
+/// self's shape. Only blocking copies (non_blocking false), as in ExecuTorch.
 /// Same dtype: a copy by element width; same layout: one typed conversion
 /// loop per (input, output) dtype pair, from nested ET_SWITCHes that a
 /// dtype-selective build trims; both differing: a per-element conversion.
 Tensor& _to_dim_order_copy_out(KernelRuntimeContext& ctx, const Tensor& self, bool non_blocking,
                               std::optional<ArrayRef<int64_t>> dim_order, Tensor& out) {
-  (void)non_blocking;
+  ET_KERNEL_CHECK_MSG(ctx, !non_blocking, InvalidArgument, out, "%s: only blocking copies are supported", kName);
   ET_KERNEL_CHECK_MSG(ctx, k::is_realhbbf16(self.scalar_type()) && k::is_realhbbf16(out.scalar_type()),
                       InvalidArgument, out, "%s: unsupported dtype", kName);
   ET_KERNEL_CHECK(ctx, k::valid_dim_order(self) && k::valid_dim_order(out), InvalidArgument, out);
