@@ -1,4 +1,5 @@
-// aten::abs.out: out = |self| elementwise.
+// aten::abs.out: out = |self| elementwise; the magnitude of complex values.
+#include "util/complex_util.h"
 #include "util/unary_util.h"
 
 #include <cmath>
@@ -13,12 +14,36 @@ using ::executorch::aten::Tensor;
 namespace k = ::etsb::kernels;
 
 namespace {
+
 constexpr char kName[] = "abs.out";  // the switch name
+
+/// out = |self| for complex self into a floating out (ATen's result is the
+/// real dtype of self's precision; any floating out may hold it), computed
+/// in self's compute type.
+Tensor& complex_abs_out(KernelRuntimeContext& ctx, const Tensor& self, Tensor& out) {
+  ET_KERNEL_CHECK_MSG(ctx, k::is_floating(out.scalar_type()), InvalidArgument, out,
+                      "%s: out of a complex self must be floating", kName);
+  ET_KERNEL_CHECK_MSG(ctx, k::same_dim_order(self, out), InvalidArgument, out, "%s: out must have self's dim order",
+                      kName);
+  ET_KERNEL_CHECK_MSG(ctx, k::resize_to(out, self.sizes()), InvalidArgument, out, "%s: cannot resize out", kName);
+  ET_SWITCH_COMPLEXH_TYPES(self.scalar_type(), ctx, kName, IN, [&]() {
+    ET_SWITCH_FLOATHBF16_TYPES(out.scalar_type(), ctx, kName, OUT, [&]() {
+      k::map_unary(self.const_data_ptr<IN>(), out.mutable_data_ptr<OUT>(), self.numel(), [](IN z) {
+        const auto c = k::complex_cast<k::complex_compute_t<IN>>(z);
+        return static_cast<OUT>(std::hypot(c.real(), c.imag()));
+      });
+    });
+  });
+  return out;
+}
+
 }  // namespace
 
 /// out = |self|: real, Half and BFloat16 dtypes (not Bool) into out of self's
-/// dtype (the most negative integer stays itself, as it wraps in ATen).
+/// dtype (the most negative integer stays itself, as it wraps in ATen);
+/// complex dtypes into a floating out.
 Tensor& abs_out(KernelRuntimeContext& ctx, const Tensor& self, Tensor& out) {
+  if (k::is_complex(self.scalar_type())) return complex_abs_out(ctx, self, out);
   ET_KERNEL_CHECK_MSG(ctx, self.scalar_type() != ScalarType::Bool, InvalidArgument, out, "%s: Bool is not supported",
                       kName);
   return k::map_scalar_op_out<kName>(ctx, self, self.scalar_type(), out, [](auto tag) {

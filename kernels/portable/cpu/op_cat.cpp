@@ -1,4 +1,5 @@
 // aten::cat.out: out = tensors joined along one dim.
+#include "util/complex_util.h"
 #include "util/copy_util.h"
 
 namespace torch {
@@ -37,15 +38,18 @@ const Tensor* reference(ArrayRef<Tensor> tensors) {
 }
 
 /// Whether every tensor has a dtype cat takes and the default dim order, and
-/// out can hold them: real, Bool, Half and BFloat16 dtypes promoted into out.
+/// out can hold them: real, Bool, Half and BFloat16 dtypes promoted into out;
+/// complex ones only all of out's dtype.
 bool dtypes_ok(ArrayRef<Tensor> tensors, const Tensor& out) {
   const ScalarType out_type = out.scalar_type();
+  const bool complex = k::is_complex(out_type);
   ScalarType promoted = tensors[0].scalar_type();
   for (const Tensor& t : tensors) {
-    if (!k::is_contiguous(t) || !k::is_realhbbf16(t.scalar_type())) return false;
-    promoted = ::executorch::runtime::promoteTypes(promoted, t.scalar_type());
+    if (!k::is_contiguous(t)) return false;
+    if (complex ? t.scalar_type() != out_type : !k::is_realhbbf16(t.scalar_type())) return false;
+    if (!complex) promoted = ::executorch::runtime::promoteTypes(promoted, t.scalar_type());
   }
-  return k::is_contiguous(out) && k::is_realhbbf16(out_type) && k::can_cast(promoted, out_type);
+  return k::is_contiguous(out) && (complex || (k::is_realhbbf16(out_type) && k::can_cast(promoted, out_type)));
 }
 
 /// Copies each contributing tensor into its slab of out (of shape `shape`);
@@ -67,8 +71,10 @@ void copy_slabs(KernelRuntimeContext& ctx, ArrayRef<Tensor> tensors, const k::Sh
     k::CopyPlan plan;
     k::make_copy_plan(sizes, strides, out_strides, static_cast<size_t>(rank), &plan);
     const int64_t at = offset * out_strides[d];
-    if (!k::copy_or_convert<kName>(ctx, t.scalar_type(), t.const_data_ptr(), 0, out.scalar_type(),
-                                   out.mutable_data_ptr(), at, plan)) {
+    if (k::is_complex(out.scalar_type())) {
+      k::complex_move_walk<kName>(ctx, out.scalar_type(), t.const_data_ptr(), 0, out.mutable_data_ptr(), at, plan);
+    } else if (!k::copy_or_convert<kName>(ctx, t.scalar_type(), t.const_data_ptr(), 0, out.scalar_type(),
+                                          out.mutable_data_ptr(), at, plan)) {
       return;
     }
     offset += t.sizes()[d];
@@ -82,7 +88,7 @@ void copy_slabs(KernelRuntimeContext& ctx, ArrayRef<Tensor> tensors, const k::Sh
 /// skipped 1-D ones, and any other empty shape, which ExecuTorch ignores).
 /// Any real, Bool, Half and BFloat16 dtypes: out must be able to hold the
 /// promoted type of the inputs; inputs of out's dtype are moved by width,
-/// others converted. Contiguous; out is resized.
+/// others converted. Complex dtypes: all alike. Contiguous; out is resized.
 Tensor& cat_out(KernelRuntimeContext& ctx, ArrayRef<Tensor> tensors, int64_t dim, Tensor& out) {
   ET_KERNEL_CHECK_MSG(ctx, tensors.size() > 0, InvalidArgument, out, "%s: no tensors", kName);
   ET_KERNEL_CHECK_MSG(ctx, dtypes_ok(tensors, out), InvalidArgument, out,

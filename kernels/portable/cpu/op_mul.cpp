@@ -1,5 +1,6 @@
 // aten::mul.out: out = self * other, elementwise with broadcasting.
 #include "util/binary_op_util.h"
+#include "util/complex_util.h"
 #include "util/narrow_util.h"
 
 #include <type_traits>
@@ -35,8 +36,11 @@ inline T multiply(T x, T y) {
 /// and; Half and BFloat16 through the mixed path), ATen type promotion (mixed
 /// integers wrap at the result dtype's width, as ATen computes in it),
 /// broadcasting (e.g. by a 0-dim tensor), out resized to the broadcast shape
-/// and able to hold the result dtype.
+/// and able to hold the result dtype. Complex dtypes: all three alike.
 Tensor& mul_out(KernelRuntimeContext& ctx, const Tensor& self, const Tensor& other, Tensor& out) {
+  if (k::any_complex(self, other, out)) {
+    return k::complex_binary_out<kName>(ctx, self, other, out, [](auto x, auto y) { return x * y; });
+  }
   ScalarType result;
   if (!k::prepare_binary(ctx, kName, self, other, out, &result)) return out;
   ET_KERNEL_CHECK(ctx, k::can_cast(result, out.scalar_type()), InvalidArgument, out);

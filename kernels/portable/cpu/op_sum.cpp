@@ -1,4 +1,5 @@
 // aten::sum.IntList_out: sum over a list of dims.
+#include "util/complex_util.h"
 #include "util/reduce_util.h"
 
 #include <optional>
@@ -15,6 +16,16 @@ namespace k = ::etsb::kernels;
 namespace {
 
 constexpr char kName[] = "sum.IntList_out";  // the switch name
+
+/// out = the sums of a complex self (out of its dtype), in its compute type.
+void sum_complex(KernelRuntimeContext& ctx, const k::ReducePlan& plan, const Tensor& self, Tensor& out) {
+  ET_KERNEL_CHECK_MSG(ctx, out.scalar_type() == self.scalar_type(), InvalidArgument, , "%s: out must have self's dtype",
+                      kName);
+  ET_SWITCH_COMPLEXH_TYPES(self.scalar_type(), ctx, kName, CTYPE, [&]() {
+    k::reduce_sum_widened<k::complex_compute_t<CTYPE>>(plan, self.const_data_ptr<CTYPE>(),
+                                                       out.mutable_data_ptr<CTYPE>(), [](auto acc) { return acc; });
+  });
+}
 
 /// out = the sums of a real self: elements converted to out's dtype and added
 /// in it (Half and BFloat16 on either side: in float, or double for a Double
@@ -49,7 +60,8 @@ void sum_real(KernelRuntimeContext& ctx, const k::ReducePlan& plan, const Tensor
 /// Bool). Elements are converted to the output dtype before adding, so
 /// sum(dtype=Double) of a Float tensor adds doubles, and a Bool out tells
 /// whether any element is nonzero. Real, Bool, Half and BFloat16 dtypes on
-/// either side (Half and BFloat16 summed in float).
+/// either side (Half and BFloat16 summed in float); a complex self sums into
+/// out of its dtype.
 Tensor& sum_dim_out(KernelRuntimeContext& ctx, const Tensor& self, std::optional<ArrayRef<int64_t>> dim,
                     bool keepdim, std::optional<ScalarType> dtype, Tensor& out) {
   ET_KERNEL_CHECK_MSG(ctx, !dtype.has_value() || out.scalar_type() == *dtype, InvalidArgument, out,
@@ -61,7 +73,11 @@ Tensor& sum_dim_out(KernelRuntimeContext& ctx, const Tensor& self, std::optional
                       "%s: invalid dim list", kName);
   ET_KERNEL_CHECK(ctx, k::resize_to(out, plan.out), InvalidArgument, out);
   if (out.numel() == 0) return out;
-  sum_real(ctx, plan, self, out);
+  if (k::is_complex(self.scalar_type())) {
+    sum_complex(ctx, plan, self, out);
+  } else {
+    sum_real(ctx, plan, self, out);
+  }
   return out;
 }
 
