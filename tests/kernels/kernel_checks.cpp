@@ -354,7 +354,11 @@ void check_sum() {
   EXPECT_KERNEL_FAILS(native::sum_dim_out(ctx, ta.t(), ints(bad_dim, 1), false, D, out));
   const int64_t twice[2] = {1, -1};
   EXPECT_KERNEL_FAILS(native::sum_dim_out(ctx, ta.t(), ints(twice, 2), false, D, out));
-  EXPECT_KERNEL_FAILS(native::sum_dim_out(ctx, ta.t(), ints(dim1, 1), false, std::nullopt, out));  // out Double
+  // Without dtype, out's dtype is the one summed in (ATen's rule for a given out).
+  o[0] = o[1] = 0;
+  EXPECT_KERNEL_OK(native::sum_dim_out(ctx, ta.t(), ints(dim1, 1), false, std::nullopt, out));
+  CHECK(values_are(o, {6, 15}));
+  EXPECT_KERNEL_FAILS(native::sum_dim_out(ctx, ta.t(), ints(dim1, 1), false, F, out));  // out is not Float
 }
 
 void check_mean() {

@@ -39,7 +39,8 @@ void init_with_bias(T* out, const T* self, int64_t m, int64_t n, int64_t row_ste
 /// out = beta * self + alpha * (mat1 @ mat2) for 2-D mat1 [m, k] and mat2
 /// [k, n], with self broadcastable to [m, n] (typically a bias of [n]). Real,
 /// Half and BFloat16 (accumulated in float) dtypes, all four tensors alike
-/// and contiguous; floating beta / alpha need a floating dtype. out is
+/// and contiguous; beta and alpha are converted to that dtype (floating ones
+/// truncated for integers, as ExecuTorch's portable kernel does). out is
 /// resized to [m, n]. Float runs gemm_f32, other dtypes the portable i-k-j
 /// loops (matmul_util.h).
 Tensor& addmm_out(KernelRuntimeContext& ctx, const Tensor& self, const Tensor& mat1, const Tensor& mat2,
@@ -50,7 +51,6 @@ Tensor& addmm_out(KernelRuntimeContext& ctx, const Tensor& self, const Tensor& m
   ET_KERNEL_CHECK_MSG(ctx,
                       self.scalar_type() == dtype && mat1.scalar_type() == dtype && mat2.scalar_type() == dtype,
                       InvalidArgument, out, "addmm.out: all tensors must share one dtype");
-  ET_KERNEL_CHECK(ctx, k::alpha_fits(beta, dtype) && k::alpha_fits(alpha, dtype), InvalidArgument, out);
   const int64_t m = mat1.sizes()[0];
   const int64_t kk = mat1.sizes()[1];
   const int64_t n = mat2.sizes()[1];

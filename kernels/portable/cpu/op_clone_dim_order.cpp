@@ -19,10 +19,11 @@ constexpr char kName[] = "_clone_dim_order.out";
 
 /// out = self in `dim_order` (self's when none is given; out must already
 /// carry that order). Any dtype, copied by width; out has self's dtype and is
-/// resized to its shape. non_blocking has no meaning on CPU and is ignored.
+/// resized to its shape. Only blocking copies (non_blocking false), as in
+/// ExecuTorch.
 Tensor& _clone_dim_order_out(KernelRuntimeContext& ctx, const Tensor& self, bool non_blocking,
                              std::optional<ArrayRef<int64_t>> dim_order, Tensor& out) {
-  (void)non_blocking;
+  ET_KERNEL_CHECK_MSG(ctx, !non_blocking, InvalidArgument, out, "%s: only blocking copies are supported", kName);
   ET_KERNEL_CHECK_MSG(ctx, self.scalar_type() == out.scalar_type(), InvalidArgument, out,
                       "%s: out must have self's dtype", kName);
   ET_KERNEL_CHECK(ctx, k::valid_dim_order(self) && k::valid_dim_order(out), InvalidArgument, out);

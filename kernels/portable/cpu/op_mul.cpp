@@ -1,5 +1,7 @@
 // aten::mul.out: out = self * other, elementwise with broadcasting.
 #include "util/binary_op_util.h"
+#include "util/complex_util.h"
+#include "util/narrow_util.h"
 
 #include <type_traits>
 
@@ -31,10 +33,14 @@ inline T multiply(T x, T y) {
 }  // namespace
 
 /// out = self * other. Any real or Bool dtypes (Bool multiplies as logical
-/// and; Half and BFloat16 through the mixed path), ATen type promotion,
+/// and; Half and BFloat16 through the mixed path), ATen type promotion (mixed
+/// integers wrap at the result dtype's width, as ATen computes in it),
 /// broadcasting (e.g. by a 0-dim tensor), out resized to the broadcast shape
-/// and able to hold the result dtype.
+/// and able to hold the result dtype. Complex dtypes: all three alike.
 Tensor& mul_out(KernelRuntimeContext& ctx, const Tensor& self, const Tensor& other, Tensor& out) {
+  if (k::any_complex(self, other, out)) {
+    return k::complex_binary_out<kName>(ctx, self, other, out, [](auto x, auto y) { return x * y; });
+  }
   ScalarType result;
   if (!k::prepare_binary(ctx, kName, self, other, out, &result)) return out;
   ET_KERNEL_CHECK(ctx, k::can_cast(result, out.scalar_type()), InvalidArgument, out);
@@ -50,7 +56,8 @@ Tensor& mul_out(KernelRuntimeContext& ctx, const Tensor& self, const Tensor& oth
   }
   k::with_compute_type<kName>(ctx, result, [&](auto tag) {
     using CT = decltype(tag);
-    k::binary_mixed<CT, kName>(ctx, self, other, out, [](CT x, CT y) { return multiply(x, y); });
+    const k::ResultWidth width = k::result_width(result);
+    k::binary_mixed<CT, kName>(ctx, self, other, out, [width](CT x, CT y) { return width.wrap(multiply(x, y)); });
   });
   return out;
 }

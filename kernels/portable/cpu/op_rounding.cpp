@@ -1,5 +1,5 @@
-// aten::abs.out, floor.out, ceil.out, round.out: elementwise, keeping self's
-// dtype (integers pass floor, ceil and round unchanged).
+// aten::floor.out, ceil.out, round.out: elementwise, keeping self's dtype
+// (integers pass unchanged).
 #include "util/unary_util.h"
 
 #include <cmath>
@@ -15,21 +15,20 @@ namespace k = ::etsb::kernels;
 
 namespace {
 
-constexpr char kAbsName[] = "abs.out";  // the switch names
-constexpr char kFloorName[] = "floor.out";
+constexpr char kFloorName[] = "floor.out";  // the switch names
 constexpr char kCeilName[] = "ceil.out";
 constexpr char kRoundName[] = "round.out";
 
 /// out = fn(self) in self's dtype, real, Half or BFloat16 (not Bool); fn is
-/// applied to floating values only when `integers_unchanged`.
-template <const char* Name, bool IntegersUnchanged, typename Fn>
+/// applied to floating values only (integers are already whole).
+template <const char* Name, typename Fn>
 Tensor& same_dtype_map(KernelRuntimeContext& ctx, const Tensor& self, Tensor& out, const Fn& fn) {
   ET_KERNEL_CHECK_MSG(ctx, self.scalar_type() != ScalarType::Bool, InvalidArgument, out, "%s: Bool is not supported",
                       Name);
   return k::map_scalar_op_out<Name>(ctx, self, self.scalar_type(), out, [&fn](auto tag) {
     using CT = decltype(tag);
     return [&fn](CT x) -> CT {
-      if constexpr (IntegersUnchanged && !std::is_floating_point<CT>::value) {
+      if constexpr (!std::is_floating_point<CT>::value) {
         return x;
       } else {
         return fn(x);
@@ -40,34 +39,20 @@ Tensor& same_dtype_map(KernelRuntimeContext& ctx, const Tensor& self, Tensor& ou
 
 }  // namespace
 
-/// out = |self| (the most negative integer stays itself, as it wraps in ATen).
-Tensor& abs_out(KernelRuntimeContext& ctx, const Tensor& self, Tensor& out) {
-  return same_dtype_map<kAbsName, false>(ctx, self, out, [](auto x) {
-    using T = decltype(x);
-    if constexpr (std::is_floating_point<T>::value) {
-      return std::fabs(x);
-    } else if constexpr (std::is_same<T, bool>::value) {
-      return x;  // never reached: Bool is rejected first
-    } else {
-      return x < 0 ? k::wrapping_sub(T(0), x) : x;
-    }
-  });
-}
-
 /// out = the largest integer value not above self.
 Tensor& floor_out(KernelRuntimeContext& ctx, const Tensor& self, Tensor& out) {
-  return same_dtype_map<kFloorName, true>(ctx, self, out, [](auto x) { return std::floor(x); });
+  return same_dtype_map<kFloorName>(ctx, self, out, [](auto x) { return std::floor(x); });
 }
 
 /// out = the smallest integer value not below self.
 Tensor& ceil_out(KernelRuntimeContext& ctx, const Tensor& self, Tensor& out) {
-  return same_dtype_map<kCeilName, true>(ctx, self, out, [](auto x) { return std::ceil(x); });
+  return same_dtype_map<kCeilName>(ctx, self, out, [](auto x) { return std::ceil(x); });
 }
 
 /// out = self rounded to the nearest integer value, halves to even (ATen's
 /// round, C's nearbyint in the default rounding mode).
 Tensor& round_out(KernelRuntimeContext& ctx, const Tensor& self, Tensor& out) {
-  return same_dtype_map<kRoundName, true>(ctx, self, out, [](auto x) { return std::nearbyint(x); });
+  return same_dtype_map<kRoundName>(ctx, self, out, [](auto x) { return std::nearbyint(x); });
 }
 
 }  // namespace native

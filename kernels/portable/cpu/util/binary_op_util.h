@@ -13,6 +13,23 @@
 namespace etsb {
 namespace kernels {
 
+/// Resizes out of a binary elementwise op to the broadcast shape of a and b,
+/// and checks that the three can be walked together (elementwise_layout_ok).
+/// False with ctx failed (and a log line naming `name`) on any problem. The
+/// shape half of prepare_binary, shared with the complex engine (complex_util.h).
+inline bool prepare_binary_shape(KernelRuntimeContext& ctx, const char* name, const Tensor& a, const Tensor& b,
+                                 const Tensor& out) {
+  Shape shape;
+  ET_KERNEL_CHECK_MSG(ctx, broadcast_shape(a, b, &shape), InvalidArgument, false,
+                      "%s: shapes do not broadcast", name);
+  ET_KERNEL_CHECK_MSG(ctx, resize_to(out, shape), InvalidArgument, false,
+                      "%s: cannot resize out to the broadcast shape", name);
+  const Tensor* tensors[3] = {&a, &b, &out};
+  ET_KERNEL_CHECK_MSG(ctx, elementwise_layout_ok(tensors, 3), InvalidArgument, false,
+                      "%s: unsupported mix of dim orders", name);
+  return true;
+}
+
 /// Checks a, b and out of a binary elementwise op, resizes out to the
 /// broadcast shape, and gives the ATen result dtype of (a, b). False with ctx
 /// failed (and a log line naming `name`) on any problem.
@@ -23,15 +40,7 @@ inline bool prepare_binary(
       is_realhbbf16(a.scalar_type()) && is_realhbbf16(b.scalar_type()) && is_realhbbf16(out.scalar_type());
   ET_KERNEL_CHECK_MSG(ctx, dtypes_ok, InvalidArgument, false, "%s: unsupported dtype", name);
   *result = result_type(a, b);
-  Shape shape;
-  ET_KERNEL_CHECK_MSG(ctx, broadcast_shape(a, b, &shape), InvalidArgument, false,
-                      "%s: shapes do not broadcast", name);
-  ET_KERNEL_CHECK_MSG(ctx, resize_to(out, shape), InvalidArgument, false,
-                      "%s: cannot resize out to the broadcast shape", name);
-  const Tensor* tensors[3] = {&a, &b, &out};
-  ET_KERNEL_CHECK_MSG(ctx, elementwise_layout_ok(tensors, 3), InvalidArgument, false,
-                      "%s: unsupported mix of dim orders", name);
-  return true;
+  return prepare_binary_shape(ctx, name, a, b, out);
 }
 
 /// Whether a, b and out share one dtype that the typed fast path handles.

@@ -8,6 +8,7 @@
 // unrolled by 8 so that -O2 vectorises them (see elementwise_util.h).
 #pragma once
 
+#include "complex_util.h"
 #include "gemm_f32.h"
 #include "kernel_util.h"
 
@@ -79,16 +80,17 @@ inline void gemm_accumulate_scaled(
   }
 }
 
-/// C[m x n] = A[m x k] * B[k x n] for Half and BFloat16: each element
-/// accumulated in float and rounded once (as ATen computes them), then passed
-/// through `finish(i, j, sum)` (addmm folds its bias in there).
-template <typename T, typename Finish>
+/// C[m x n] = A[m x k] * B[k x n] for Half and BFloat16 (Acc float) and
+/// complex dtypes (Acc their compute type): each element accumulated in Acc
+/// and rounded once (as ATen computes them), then passed through
+/// `finish(i, j, sum)` (addmm folds its bias in there).
+template <typename Acc = float, typename T, typename Finish>
 inline void gemm_widened(int64_t m, int64_t n, int64_t k, const T* a, int64_t lda, const T* b, int64_t ldb, T* c,
                          int64_t ldc, const Finish& finish) {
   for (int64_t i = 0; i < m; ++i) {
     for (int64_t j = 0; j < n; ++j) {
-      float sum = 0;
-      for (int64_t p = 0; p < k; ++p) sum += static_cast<float>(a[i * lda + p]) * static_cast<float>(b[p * ldb + j]);
+      Acc sum = Acc(0);
+      for (int64_t p = 0; p < k; ++p) sum += static_cast<Acc>(a[i * lda + p]) * static_cast<Acc>(b[p * ldb + j]);
       c[i * ldc + j] = static_cast<T>(finish(i, j, sum));
     }
   }
@@ -96,10 +98,10 @@ inline void gemm_widened(int64_t m, int64_t n, int64_t k, const T* a, int64_t ld
 
 /// out[i] = a[i] @ b[i] for `batch` row-major products of [n x m] by
 /// [m x p] matrices stored back to back; a, b and out share one real, Half
-/// or BFloat16 dtype
-/// and are contiguous, and out already has its shape. False with ctx failed
-/// (a log naming `Name`, the operator's switch name) otherwise.
-template <const char* Name>
+/// or BFloat16 dtype (or a complex one, where `Complex`: bmm takes them, mm
+/// does not) and are contiguous, and out already has its shape. False with
+/// ctx failed (a log naming `Name`, the operator's switch name) otherwise.
+template <const char* Name, bool Complex = false>
 inline bool batched_matmul(KernelRuntimeContext& ctx, const Tensor& a, const Tensor& b, const Tensor& out,
                            int64_t batch, int64_t n, int64_t m, int64_t p) {
   const ScalarType dtype = out.scalar_type();
@@ -107,6 +109,18 @@ inline bool batched_matmul(KernelRuntimeContext& ctx, const Tensor& a, const Ten
                       "%s: all tensors must share one dtype", Name);
   ET_KERNEL_CHECK_MSG(ctx, is_contiguous(a) && is_contiguous(b) && is_contiguous(out), InvalidArgument, false,
                       "%s: tensors must be contiguous", Name);
+  if constexpr (Complex) {  // not compiled at all for the others
+    if (is_complex(dtype)) {
+      ET_SWITCH_COMPLEXH_TYPES(dtype, ctx, Name, CTYPE, [&]() {
+        for (int64_t i = 0; i < batch; ++i) {
+          gemm_widened<complex_compute_t<CTYPE>>(
+              n, p, m, a.const_data_ptr<CTYPE>() + i * n * m, m, b.const_data_ptr<CTYPE>() + i * m * p, p,
+              out.mutable_data_ptr<CTYPE>() + i * n * p, p, [](int64_t, int64_t, auto sum) { return sum; });
+        }
+      });
+      return true;
+    }
+  }
   if (dtype == ScalarType::Half || dtype == ScalarType::BFloat16) {
     ET_SWITCH_TWO_TYPES(Half, BFloat16, dtype, ctx, Name, CTYPE, [&]() {
       for (int64_t i = 0; i < batch; ++i) {
