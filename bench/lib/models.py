@@ -1,18 +1,11 @@
-"""The programs benches run (the corpus and real models, operator cases), a
-run of one in a model runner binary, its outputs against torch's, and the
-interleaved rounds that time every program on every side.
-
-How a program is timed (bench_items): each side's outputs on the recorded
-inputs are first compared with torch's, in a run of 3 in-process iterations
-that also gives a first latency; a side that fails or is out of tolerance is
-reported (or, for an optional side, noted) and never timed. Then R rounds,
-one process per side each, interleaved (A B C A B C ...) so that drift in
-machine load hits them alike: `--iterations 1+N`, N enough for ~0.3 s of runs
-(at least --runs, at most 5000), or a fixed count; the runner prints the
-median of its runs after the warm-up one, and a table shows the median over
-the R processes. Peak RSS and CPU time: each timed process under a fresh
-`/usr/bin/time` (run_process says why not os.wait4). OMP_NUM_THREADS=1 (a
-no-op here); ETSB_BENCH_ET_THREADS sizes the peer's thread pool."""
+"""The programs benches run (corpus and real models), a run of one in a model
+runner under `/usr/bin/time`, its outputs against torch's, and bench_items:
+each side's outputs first checked in a run of 3 iterations (a failing side is
+a problem, or for an optional side a note, and is not timed), then R
+interleaved rounds of one process per side (A B C A B C ...), each of
+`--iterations 1+N` (N for ~0.3 s of runs, at least --runs, at most 5000) or a
+fixed count; the runner prints its median after the warm-up run, tables show
+the median over the R processes."""
 
 from __future__ import annotations
 
@@ -30,6 +23,7 @@ from typing import Callable, Mapping, Sequence
 
 import numpy as np
 
+from lib.cli import choose
 from lib.env import MODELS_DIR, REAL_DIR
 from lib.timing import interleaved
 
@@ -80,10 +74,8 @@ def load_models(names: Sequence[str] | None, real_only: bool = False) -> list[Mo
     corpus = json.loads((MODELS_DIR / "manifest.json").read_text())["models"]
     for name in CORPUS:
         found[name] = from_manifest(name, MODELS_DIR, corpus[name], corpus[name]["methods"]["forward"], 1e-6, 1e-5)
-    unknown = [n for n in names or () if n not in found]
-    if unknown:
-        raise SystemExit(f"unknown models {unknown}; known: {', '.join(found)}")
-    return [found[n] for n in names] if names else [m for m in found.values() if not real_only or m.name in real]
+    return [found[n] for n in choose("models", names, found)] if names else \
+        [m for m in found.values() if not real_only or m.name in real]
 
 
 def corpus_methods() -> list[Model]:
@@ -116,8 +108,7 @@ def difference(model: Model, out: Path) -> tuple[float, bool]:
 
 @dataclass(frozen=True)
 class Run:
-    """One process: the runner's median ms, its peak RSS (KB) and CPU seconds
-    (as /usr/bin/time reports them), its wall seconds, or what went wrong."""
+    """One process: the runner's median ms, peak RSS (KB), CPU and wall seconds, or what went wrong."""
 
     ms: float | None
     rss_kb: int
@@ -127,22 +118,16 @@ class Run:
 
 
 def child_env(threads: int | None) -> dict[str, str]:
-    """A timed process's environment: the peer's entry point sizes its pool to
-    ``threads`` (None: ETSB_BENCH_ET_THREADS as set, else 1; 0: the library's
-    default); OMP_NUM_THREADS=1 (a no-op here)."""
+    """A timed process's environment: the peer's pool sized to ``threads`` (None:
+    ETSB_BENCH_ET_THREADS as set, else 1; 0: the library's default); OMP_NUM_THREADS=1."""
     count = os.environ.get(THREADS_VARIABLE, "1") if threads is None else str(threads)
     return dict(os.environ, OMP_NUM_THREADS="1", **{THREADS_VARIABLE: count})
 
 
 def run_process(binary: Path, model: Model, out: Path, iterations: int, tmp: Path, threads: int | None = None) -> Run:
-    """Run ``model`` in ``binary`` once, under a fresh `/usr/bin/time -f "%M %U %S"`;
-    with ``threads`` N > 0, `--threads N` (and the peer's entry point told the same).
-
-    Not os.wait4 on the binary itself: Python starts children with vfork, and
-    Linux carries the high-water RSS of the image an exec replaces into the
-    child's ru_maxrss, so every child "peaks" at the Python process's RSS
-    (measured: 41.8 MB on both sides whatever the model). time's own image is
-    ~2 MB, far below any runner's."""
+    """Run ``model`` in ``binary`` once under a fresh `/usr/bin/time` (not os.wait4:
+    a vforked child's ru_maxrss starts at the Python process's RSS); with
+    ``threads`` N > 0, `--threads N` (and the peer's entry point told the same)."""
     if out.exists():
         shutil.rmtree(out)
     usage_file = tmp / "usage"
@@ -170,8 +155,7 @@ def run_process(binary: Path, model: Model, out: Path, iterations: int, tmp: Pat
 
 @dataclass(frozen=True)
 class Timed:
-    """One program, every side: median ms, median peak RSS (KB), CPU/wall per
-    process, output differences, in-process runs per process, each round's ms."""
+    """One program, per side: median ms and peak RSS (KB), CPU/wall, output differences, runs a process, each round's ms."""
 
     name: str
     flops: int
@@ -197,11 +181,8 @@ class Timed:
 
 @dataclass(frozen=True)
 class Plan:
-    """How bench_items times: ``rounds`` interleaved processes per side, each of
-    ``fixed`` in-process runs, or (fixed 0) enough runs for ~PROCESS_MS (at
-    least ``runs``) after one warm-up; per side, another program of the same
-    model and its thread count (run_process); sides whose failure is only
-    a note (a peer that cannot run a model); the program's FLOPs."""
+    """How bench_items times (the module's docstring); per side, another program
+    of the same model and a thread count; sides whose failure is only a note."""
 
     rounds: int
     runs: int = 5
