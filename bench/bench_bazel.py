@@ -115,9 +115,10 @@ def executed(summary: dict[str, int]) -> tuple[int, int]:
 
 class BazelSide:
     """One Bazel: a main output base (cold, no-op, clean, disk cache) and fresh
-    ones (HTTP cache). A subclass gives bazel(), host_path() and output_base()."""
+    ones (HTTP cache), named from ``bases`` (seen on the host under ``host``).
+    A subclass gives bazel()."""
 
-    key = title = ""
+    key = title = bases = host = ""
     build_flags: tuple[str, ...] = ()
     clean_flags: tuple[str, ...] = ()   # what `bazel clean` is given besides
 
@@ -127,6 +128,14 @@ class BazelSide:
         self.live: set[str] = set()           # output bases that may have a server or files
         self.rss: dict[str, list[float]] = {}   # when read -> peak server RSS, MB
         self.version = ""
+
+    def output_base(self, name: str) -> str:
+        """The output base called ``name`` ("" for the main one), as Bazel sees it."""
+        return self.bases + name
+
+    def host_path(self, output_base: str) -> Path:
+        """Where ``output_base`` is on the host."""
+        return Path(self.host + output_base)
 
     def build(self, output_base: str, *extra: str) -> Run:
         """A timed build of the MLP: what ran, from Bazel's summary lines."""
@@ -247,8 +256,8 @@ class Bazel4(BazelSide):
         self.binary = shutil.which("bazel")
         if not self.binary:
             raise SystemExit("no bazel on PATH: scripts/setup.sh installs Debian's bazel-bootstrap")
-        self.bases = tmp / "bazel4-output-bases"
-        self.bases.mkdir()
+        (tmp / "bazel4-output-bases").mkdir()
+        self.bases = str(tmp / "bazel4-output-bases" / "main")
         self.version, self.title = bazel_version(subprocess.run(
             ["dpkg-query", "-W", "-f", "${Version}", "bazel-bootstrap"], capture_output=True, text=True), "", "4")
 
@@ -256,14 +265,6 @@ class Bazel4(BazelSide):
         """A Bazel command on ``output_base`` in the checkout."""
         return subprocess.run([self.binary, f"--output_base={output_base}", *BAZEL_STARTUP, command, *argv],
                               cwd=REPO, capture_output=True, text=True, timeout=1800)
-
-    def output_base(self, name: str) -> str:
-        """The output base called ``name`` ("" for the main one)."""
-        return str(self.bases / f"main{name}")
-
-    def host_path(self, output_base: str) -> Path:
-        """Where ``output_base`` is on the host."""
-        return Path(output_base)
 
 
 # Bazel 7's commands go through one long-lived process inside the chroot: it
@@ -281,7 +282,7 @@ class Bazel7(BazelSide):
     """Bazel 7 in the chroot, its timed commands sent to AGENT (started before
     timing, so that the wrapper's cost is not in them)."""
 
-    key, title, build_flags = "bazel7", "Bazel 7 (chroot)", BAZEL7_BUILD
+    key, title, build_flags, bases, host = "bazel7", "Bazel 7 (chroot)", BAZEL7_BUILD, BAZEL7_OUTPUT_BASE, CHROOT
     clean_flags = ("--config=bazel7",)   # as tests/test_bazel7.py: the same module settings as the builds
 
     def __init__(self, tmp: Path, cache_url: str) -> None:
@@ -310,15 +311,6 @@ class Bazel7(BazelSide):
             self.agent = None
             raise BuildFailed(f"the command process in the chroot ended (see its log) before: {' '.join(argv)}")
         return subprocess.CompletedProcess(argv, *json.loads(answer))
-
-    def output_base(self, name: str) -> str:
-        """The output base called ``name`` ("" for the main one), inside the chroot."""
-        return BAZEL7_OUTPUT_BASE + name
-
-    def host_path(self, output_base: str) -> Path:
-        """Where ``output_base`` is on the host."""
-        assert output_base.startswith(BAZEL7_OUTPUT_BASE), output_base
-        return Path(CHROOT + output_base)
 
     def wrapper_alone(self) -> Run:
         """`scripts/bazel7.sh run true`."""

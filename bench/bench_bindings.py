@@ -29,7 +29,8 @@ from pathlib import Path
 
 from lib.cli import parser
 from lib.env import ETSB, EXPORT_PYTHON, FILES, REPO, executorch_runtime
-from lib.processes import text_size, try_run
+from lib.processes import try_run
+from lib.sizes import text_size
 from lib.results import finish, table
 from lib.timing import floor, time_call, time_commands
 from lib.tools import gen_oplist

@@ -21,7 +21,7 @@ against the undelegated twins; ratios over xnnpack), corpus (every corpus
 method; latency, kernel-code share and dtype-size goals fail the run when
 missed), tree (then cold builds of the MLP; goal tree <= 1.5x ours).
 Sides with a pool run at each --threads count (0: its default). Timing and the
-check against torch: lib/models.py. GFLOP/s: the convolution and matrix FLOPs
+check against torch: lib/rounds.py. GFLOP/s: the convolution and matrix FLOPs
 (lib/flops.py) over the latency, against one core's measured peak. Sizes:
 every binary stripped, split by its link map as `etsb size` does, against its
 library's all-kernels companion, plus the ExecuTorch libraries it loads.
@@ -32,7 +32,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import re
 import shutil
 import statistics
 import subprocess
@@ -46,22 +45,20 @@ from lib.charts import bar_chart
 from lib.cli import choose, parser, wait
 from lib.env import MODELS_DIR, OPTIMIZED_LIB, check_setup, starlark_env
 from lib.flops import measure_peak, program_flops
-from lib.models import (PROCESS_MS, Model, Plan, Timed, bench_items, corpus_methods, from_manifest, load_models,
-                        spread_atol)
-from lib.processes import check_et_runner, etsb_build, executorch_libraries, stripped
+from lib.models import Model, corpus_methods, from_manifest, load_models, spread_atol
+from lib.processes import etsb_build
 from lib.results import cpu_note, diff_cell, finish, kb, markdown, mb, ms_cell, results_path, write_atomically
+from lib.rounds import PROCESS_MS, Plan, Timed, bench_items
+from lib.sizes import PARTS, Size, check_et_runner, libraries, measure, stripped, yaml_operators
 from lib.timing import geomean, interleaved
 from lib.workspace import ET_LABEL, new_workspace, write_et_package, write_model_package
-from selective_build.driver import size as size_mod
 
 DELEGATED_DIR = MODELS_DIR / "delegated"
 OPS_DATA = Path(__file__).resolve().parent / ".data" / "ops"
 DEFAULT_TREE = Path("/work/shared/third_party/executorch")
 EXPORT_HINT = ".venv-export/bin/python bench/export_op_bench.py"
 PACKAGE = "models"
-RUNTIME_LIB = "libexecutorch.so"
 LATENCY_GOAL, KERNEL_SHARE_GOAL, COLD_GOAL = 1.5, 0.2, 1.5
-PARTS = (size_mod.PART_KERNELS, size_mod.PART_KERNEL_SUPPORT, size_mod.PART_REGISTRATION, size_mod.PART_RUNNER)
 
 TREE_YAML = "@executorch//kernels/portable:functions.yaml"
 TREE_KERNELS = "@executorch//kernels/portable:kernels"
@@ -243,44 +240,6 @@ def check_backends(binaries: dict) -> list[str]:
 # -- sizes ----------------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class Size:
-    """A binary by part (as `etsb size` splits it), and the ExecuTorch libraries it loads, stripped."""
-
-    binary: size_mod.BinarySize
-    runtime: int
-    backends: int
-
-    @property
-    def total(self) -> int:
-        """The executable and the libraries it loads."""
-        return self.binary.stripped + self.runtime + self.backends
-
-    @property
-    def kernel_code(self) -> int:
-        """Kernels, kernel utilities and registration: what selection trims."""
-        return sum(self.binary.parts.get(p, 0) for p in PARTS[:3])
-
-
-def libraries(binary: Path, tmp: Path, cache: dict) -> tuple[int, int, list[str]]:
-    """Stripped bytes of the runtime and of the other ExecuTorch libraries ``binary`` loads, and their names."""
-    found = executorch_libraries(binary)
-    if RUNTIME_LIB not in found:
-        raise SystemExit(f"{binary} does not load {RUNTIME_LIB}")
-    for path in found.values():
-        if path not in cache:
-            cache[path] = stripped(path, tmp)
-    others = [n for n in found if n != RUNTIME_LIB]
-    return cache[found[RUNTIME_LIB]], sum(cache[found[n]] for n in others), others
-
-
-def measure(workspace: Path, binary: Path, tmp: Path, cache: dict) -> Size:
-    """``binary``'s Size (its link map beside it)."""
-    relative = str(binary.relative_to(workspace))
-    runtime, backends, _ = libraries(binary, tmp, cache)
-    return Size(size_mod.measure(str(workspace), relative, relative), runtime, backends)
-
-
 def size_table(sizes: dict[str, Size], every: Size | None, candidates: dict[str, Size],
                base: dict[str, Size] | None, base_side: str, operators: dict[str, int]) -> str:
     """One side's binaries by part, against the all-kernels companion (the
@@ -308,11 +267,6 @@ def size_table(sizes: dict[str, Size], every: Size | None, candidates: dict[str,
             row.append(f"{size.total / base[name].total:.2f}x" if name in base else "-")
         rows.append(row)
     return markdown(headers, rows)
-
-
-def yaml_operators(path: Path) -> int:
-    """Operators of a kernel library's functions.yaml."""
-    return len(re.findall(r"^- (?:op|func):", path.read_text(), re.MULTILINE))
 
 
 def bench_sizes(workspace: Path, tree: Path, programs: Programs, built_binaries: tuple, sides: list[str],

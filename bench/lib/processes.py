@@ -1,9 +1,8 @@
-"""Processes the benches run: `etsb build`, peak memory of a command, a
-command's failure, and binaries' sizes and the shared libraries they load."""
+"""Processes the benches run: `etsb build` and what it ran, peak memory of a
+command, a command's failure."""
 
 from __future__ import annotations
 
-import os
 import re
 import subprocess
 import sys
@@ -13,7 +12,6 @@ from pathlib import Path
 from typing import Mapping, Sequence
 
 from lib.env import ETSB
-from selective_build.driver import size as size_mod
 
 ACTION_LINE = re.compile(r"^\[\d+/\d+\] (.*)$", re.MULTILINE)
 BUILT_LINE = re.compile(r"^(//\S+): (\S+)$", re.MULTILINE)
@@ -67,47 +65,3 @@ def try_run(command: Sequence[str]) -> str | None:
     result = subprocess.run(command, capture_output=True, text=True)
     lines = (result.stderr or result.stdout).strip().splitlines()
     return None if result.returncode == 0 else lines[-1] if lines else f"exit status {result.returncode}"
-
-
-def stripped(path: Path, tmp: Path) -> int:
-    """Bytes of ``path`` once stripped (a stripped copy in ``tmp``)."""
-    copy = tmp / (path.name + ".stripped")
-    subprocess.run(["strip", "-o", str(copy), str(path)], check=True)
-    return os.stat(copy).st_size
-
-
-def text_size(object_file: Path) -> int:
-    """Bytes of code (.text) in an object file, from binutils' size."""
-    out = subprocess.run(["size", str(object_file)], check=True, capture_output=True, text=True).stdout
-    return int(out.splitlines()[1].split()[0])
-
-
-def ldd(binary: Path) -> dict[str, str]:
-    """Each shared library ``binary`` loads, resolved as ldd resolves it ("not found" when it does not)."""
-    out = subprocess.run(["ldd", str(binary)], check=True, capture_output=True, text=True).stdout
-    return {name.strip(): rest.split("(")[0].strip()
-            for name, rest in (line.split("=>", 1) for line in out.splitlines() if "=>" in line)}
-
-
-def executorch_libraries(binary: Path) -> dict[str, Path]:
-    """The ExecuTorch libraries ``binary`` loads (libexecutorch*), in the
-    order the walk over NEEDED meets them, each resolved as ldd resolves it."""
-    resolved, found, pending = ldd(binary), {}, [binary]
-    while pending:
-        for name in size_mod.needed_libraries(str(pending.pop(0))):
-            if name.startswith("libexecutorch") and name not in found:
-                if resolved.get(name, "not found") == "not found":
-                    raise SystemExit(f"{binary}: {name} does not resolve")
-                found[name] = Path(resolved[name]).resolve()
-                pending.append(found[name])
-    return found
-
-
-def check_et_runner(binary: Path, library: str) -> Path:
-    """The path of ``library`` as the ExecuTorch runner loads it (exit when it
-    does not, or another of its libraries does not resolve)."""
-    resolved = ldd(binary)
-    missing = [name for name, path in resolved.items() if path == "not found"]
-    if missing or library not in resolved:
-        raise SystemExit(f"{binary}: unresolved libraries: {missing}" if missing else f"{binary} does not load {library}")
-    return Path(resolved[library])
