@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Mapping
 
 from lib.cli import parser
-from lib.env import ETSB, MLP, STARLARK, starlark_env
+from lib.env import ETSB, FILES, MLP, STARLARK, starlark_env
 from lib.processes import actions_summary, etsb_build
 from lib.results import finish, table
 from lib.timing import floor, probes, python, time_commands
@@ -53,49 +53,6 @@ def verdict(measured: float, goal: float) -> str:
 
 # -- 1. evaluation of generated trees --------------------------------------------
 
-MACRO_BZL = '''"""A small macro: the ten targets of a library package, on etsb's primitives."""
-
-load("//rules:private/shim.bzl", "etsb_cxx_binary", "etsb_cxx_library", "etsb_export_file", "etsb_filegroup", "etsb_genrule")
-
-def ten_targets(name, dep = None):
-    """A data file, a filegroup, three generated files, three libraries, a binary and a config setting.
-
-    Args:
-      name: the prefix of every target.
-      dep: a library in another package that the main library depends on.
-    """
-    etsb_export_file(name + ".txt")
-    etsb_filegroup(name = name + "_data", srcs = [":" + name + ".txt"])
-    for kind in ["h", "cpp", "yaml"]:
-        etsb_genrule(name = name + "_gen_" + kind, srcs = [":" + name + "_data"], outs = [name + "." + kind],
-                     cmd = "cp $(location :" + name + "_data) $@")
-    native.config_setting(name = name + "_opt", define_values = {"mode": "opt"})
-    etsb_cxx_library(name = name + "_lib", srcs = [name + "_a.cpp", ":" + name + "_gen_cpp"], hdrs = [":" + name + "_gen_h"],
-                     deps = [dep] if dep else [], defines = ["LIB_" + name.upper()])
-    etsb_cxx_library(name = name + "_extra", srcs = [name + "_b.cpp"], deps = [":" + name + "_lib"],
-                     copts = ["-O2"] + select({":" + name + "_opt": ["-O3"], "//conditions:default": []}))
-    etsb_cxx_library(name = name + "_all", deps = [":" + name + "_lib", ":" + name + "_extra"], link_whole = True)
-    etsb_cxx_binary(name = name + "_bin", srcs = [name + "_main.cpp"], deps = [":" + name + "_all"])
-'''
-
-PRIMITIVES_BUILD = '''# Ten primitive rule calls: the shape of a small library package.
-export_file(name = "m.txt", src = "m.txt")
-filegroup(name = "m_data", srcs = [":m.txt"])
-genrule(name = "m_gen_h", srcs = [":m_data"], outs = ["m.h"], cmd = "cp $(location :m_data) $@")
-genrule(name = "m_gen_cpp", srcs = [":m_data"], outs = ["m.cpp"], cmd = "cp $(location :m_data) $@")
-genrule(name = "m_gen_yaml", srcs = [":m_data"], outs = ["m.yaml"], cmd = "cp $(location :m_data) $@")
-config_setting(name = "m_opt", define_values = {{"mode": "opt"}})
-cxx_library(name = "m_lib", srcs = ["m_a.cpp", ":m_gen_cpp"], hdrs = [":m_gen_h"], deps = {deps}, copts = ["-std=c++17"], defines = ["LIB_M"])
-cxx_library(name = "m_extra", srcs = ["m_b.cpp"], deps = [":m_lib"], copts = ["-std=c++17", "-O2"] + select({{":m_opt": ["-O3"], "//conditions:default": []}}))
-cxx_library(name = "m_all", deps = [":m_lib", ":m_extra"], link_whole = True)
-cxx_binary(name = "m_bin", srcs = ["m_main.cpp"], deps = [":m_all"], copts = ["-std=c++17"])
-'''
-
-MACRO_BUILD = '''load("//macros:ten.bzl", "ten_targets")
-
-ten_targets(name = "m", dep = {dep})
-'''
-
 
 def package_path(i: int) -> str:
     """The folder of the i-th generated package."""
@@ -103,20 +60,21 @@ def package_path(i: int) -> str:
 
 
 def make_tree(root: Path, packages: int, form: str) -> None:
-    """A workspace of ``packages`` generated packages of 10 targets each."""
+    """A workspace of ``packages`` generated packages of 10 targets each (files/*.in: the BUILD files, the macro)."""
+    primitives, macro = (FILES / "primitives.BUILD.in").read_text(), (FILES / "macro.BUILD.in").read_text()
     copy_parts(root, ["rules"])
     (root / "MODULE.bazel").write_text('module(name = "bench_tree")\n')
     (root / "macros").mkdir()
     (root / "macros" / "BUILD").write_text("# The generated packages' macro.\n")
-    (root / "macros" / "ten.bzl").write_text(MACRO_BZL)
+    shutil.copyfile(FILES / "ten.bzl.in", root / "macros" / "ten.bzl")
     for i in range(packages):
         directory = root / package_path(i)
         directory.mkdir(parents=True)
         dep = f"//{package_path(i - 1)}:m_lib" if i else None
         if form == "primitives":
-            text = PRIMITIVES_BUILD.format(deps=json.dumps([dep] if dep else []))
+            text = primitives.format(deps=json.dumps([dep] if dep else []))
         else:
-            text = MACRO_BUILD.format(dep=json.dumps(dep) if dep else "None")
+            text = macro.format(dep=json.dumps(dep) if dep else "None")
         (directory / "BUILD").write_text(text)
 
 
