@@ -1,108 +1,45 @@
 """Bindings benchmark: `etsb gen-bindings` against ExecuTorch's own generator
 (`python -m executorch.codegen.gen`, in the export environment), in one run.
 
-    .venv/bin/python bench/bench_bindings.py [--runs N] [--compile-runs N] [--no-peer]
+    .venv/bin/python bench/bench_bindings.py [--runs N] [--compile-runs N]
     (about two minutes; writes bench/results/bench_bindings.md)
 
-Cases: the wheel's full portable functions.yaml (209 kernels, no selection:
-everything), and the MLP corpus model's selection (each tool given the
-selected_operators.yaml of its own gen_oplist).
-1. Generation end to end, process start included (median of N interleaved
-   runs). ExecuTorch's generator is timed twice: registration source only
-   (`--generate sources`) and everything (headers too).
-2. Size of the generated registration source.
-3. Its compile time with g++ -O2 and the flags of tests/test_runtime.py
-   (median of interleaved runs), and the object's code size.
-
-ExecuTorch's generator needs file templates that the wheel does not ship
-(they live in ExecuTorch's source tree). This script writes minimal templates
-of its own with the placeholders the generator fills (the generated kernel
-wrappers, the header name, the declarations) and only the includes that
-generated code needs to compile against the wheel. The generated wrappers,
-which are what the compiler spends its time on, are ExecuTorch's own.
-
-Goals: the full portable yaml in < 150 ms end to end; a registration source
-that compiles faster than ExecuTorch's.
+On the wheel's full portable functions.yaml (209 kernels) and the MLP's
+selection (each tool given its own gen_oplist's): generation end to end
+(median of N interleaved runs; ExecuTorch's with `--generate sources` and with
+everything), the registration source's size, its g++ -O2 compile time and
+code size. The wheel ships no templates for ExecuTorch's generator:
+lib/files/codegen holds minimal ones (placeholders and includes; the
+generated wrappers are ExecuTorch's own). Goals: portable in < 150 ms end to
+end; a source that compiles faster than ExecuTorch's.
 """
 
 from __future__ import annotations
 
-import argparse
 import contextlib
 import io
 import os
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
 
-from lib.env import ETSB, EXPORT_PYTHON, REPO, VENV_PYTHON, executorch_runtime
-from lib.processes import text_size, try_run
+from lib.cli import parser
+from lib.env import ETSB, EXPORT_PYTHON, FILES, REPO, executorch_runtime
+from lib.processes import try_run
+from lib.sizes import text_size
 from lib.results import finish, table
-from lib.timing import time_call, time_commands
+from lib.timing import floor, time_call, time_commands
+from lib.tools import gen_oplist
 from selective_build.__main__ import main as etsb_main
 
 MLP = REPO / "tests" / "models" / "mlp" / "mlp.pte"
 # What NOTES.md measured for `python -m executorch.codegen.gen` (3 to 209 kernels),
 # shown when the generator cannot run here.
 NOTES_PEER_MS = "1700-2400 (NOTES)"
-
-TEMPLATES = {
-    "RegisterCodegenUnboxedKernels.cpp": """\
-// Minimal template written for etsb's benchmark; ExecuTorch's generator fills the ${...} parts.
-#include <executorch/runtime/core/evalue.h>
-#include <executorch/runtime/core/event_tracer_hooks.h>
-#include <executorch/runtime/core/exec_aten/exec_aten.h>
-#include <executorch/runtime/core/span.h>
-#include <executorch/runtime/kernel/kernel_includes.h>
-#include <executorch/runtime/kernel/operator_registry.h>
-#include <executorch/runtime/platform/profiler.h>
-#include "${fn_header}"
-
-namespace torch {
-namespace executor {
-namespace function {
-namespace {
-
-Kernel kernels_to_register[] = {
-    ${unboxed_kernels}
-};
-
-const auto registered = register_kernels(
-    Span<const Kernel>(kernels_to_register, sizeof(kernels_to_register) / sizeof(kernels_to_register[0])));
-
-}  // namespace
-}  // namespace function
-}  // namespace executor
-}  // namespace torch
-""",
-    "NativeFunctions.h": """\
-// Minimal template written for etsb's benchmark.
-#pragma once
-
-#include <optional>
-#include <string_view>
-#include <tuple>
-
-${headers}
-
-${nativeFunctions_declarations}
-""",
-    "Functions.h": """\
-// Minimal template written for etsb's benchmark.
-#pragma once
-
-${static_dispatch_extra_headers}
-
-${Functions_declarations}
-""",
-    "RegisterKernels.h": """\
-// Minimal template written for etsb's benchmark (${generated_comment}).
-#pragma once
-""",
-}
 
 
 def cxx_flags() -> list[str]:
@@ -151,17 +88,14 @@ def kernel_rows(source: Path) -> int:
     return len(re.findall(r'\bKernel\(\s*"', source.read_text()))
 
 
-def selections(tmp: Path, no_peer: bool) -> tuple[Path, Path, str | None]:
+def selections(tmp: Path) -> tuple[Path, Path, str | None]:
     """Each tool's selection of the MLP from its own gen_oplist, and why
     ExecuTorch's generator cannot run (None when it can)."""
     ours_yaml, peer_yaml = tmp / "ours_mlp.yaml", tmp / "peer_mlp.yaml"
-    subprocess.run([ETSB, "gen-oplist", "--output_path", str(ours_yaml), "--model_file_path", str(MLP)], check=True)
-    if no_peer:
-        return ours_yaml, peer_yaml, "skipped (--no-peer)"
+    subprocess.run(gen_oplist(ours_yaml, MLP), check=True)
     if not EXPORT_PYTHON.exists() or torchgen_yamls() is None:
         return ours_yaml, peer_yaml, "no export environment (.venv-export with torch)"
-    return ours_yaml, peer_yaml, try_run([str(EXPORT_PYTHON), "-m", "executorch.codegen.tools.gen_oplist",
-                                          "--output_path", str(peer_yaml), "--model_file_path", str(MLP)])
+    return ours_yaml, peer_yaml, try_run(gen_oplist(peer_yaml, MLP, peer=True))
 
 
 def generate(tmp: Path, key: str, mine: Path | None, theirs: Path | None, problem: str | None,
@@ -207,8 +141,7 @@ def compile_row(tmp: Path, key: str, label: str, peer_ran: bool, runs: int) -> l
 
 def report(gen_rows: list, source_rows: list, notes: list[str], runs: int) -> str:
     """The two tables, the notes, the goals and the floor."""
-    floor = time_commands({"python": [str(VENV_PYTHON), "-c", "pass"],
-                           "python+yaml": [str(VENV_PYTHON), "-c", "import yaml"]}, runs)
+    floors = floor({"python": "pass", "python+yaml": "import yaml"}, runs)
     return "\n".join([
         f"gen-bindings, end to end (median ms of {runs} interleaved runs)", "```",
         table(["case", "etsb ms", "etsb in-process ms", "ET gen sources-only ms", "ET gen all ms", "speed-up"],
@@ -216,26 +149,23 @@ def report(gen_rows: list, source_rows: list, notes: list[str], runs: int) -> st
         "Registration source: size, g++ -O2 compile (median s of interleaved runs), object .text",
         table(["case", "kernels etsb/ET", "etsb source", "ET source", "etsb s", "ET s", "ET/etsb", "etsb .text",
                "ET .text"], source_rows), *notes, "",
-        f"Floor here: python start {floor['python']:.1f} ms; with PyYAML imported {floor['python+yaml']:.1f} ms.",
+        f"Floor here: python start {floors['python']:.1f} ms; with PyYAML imported {floors['python+yaml']:.1f} ms.",
         "```", "Goals: portable (209 kernels) < 150 ms end to end; etsb's source compiles faster (ET/etsb > 1)."])
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--runs", type=int, default=9, help="runs of each generator (median)")
-    parser.add_argument("--compile-runs", type=int, default=3, help="runs of each compile (median)")
-    parser.add_argument("--no-peer", action="store_true",
-                        help="skip ExecuTorch's generator and show the numbers NOTES and the issue measured")
-    options = parser.parse_args()
+    """Time both generators and compile their sources on both cases; write the report."""
+    arguments = parser(__doc__)
+    arguments.add_argument("--runs", type=int, default=9, help="runs of each generator (median)")
+    arguments.add_argument("--compile-runs", type=int, default=3, help="runs of each compile (median)")
+    options = arguments.parse_args()
     started = time.perf_counter()
     os.environ.pop("PYTHONDONTWRITEBYTECODE", None)   # cached bytecode here too, as lib.timing times commands
     gen_rows, source_rows, notes = [], [], []
     with tempfile.TemporaryDirectory() as tmp_name:
         tmp = Path(tmp_name)
-        (tmp / "peer_source" / "templates").mkdir(parents=True)
-        for name, text in TEMPLATES.items():
-            (tmp / "peer_source" / "templates" / name).write_text(text)
-        our_selection, peer_selection, peer_problem = selections(tmp, options.no_peer)
+        shutil.copytree(FILES / "codegen", tmp / "peer_source")
+        our_selection, peer_selection, peer_problem = selections(tmp)
         for label, key, mine, theirs in (("portable, all 209 kernels", "portable", None, None),
                                          ("mlp selection", "mlp", our_selection, peer_selection)):
             times, commands, problem = generate(tmp, key, mine, theirs, peer_problem, options.runs)

@@ -3,27 +3,16 @@ cold, no-op and incremental builds with `etsb build`, in one run.
 
     .venv/bin/python bench/bench_build.py [--quick]     (writes bench/results/bench_build.md)
 
-Everything runs in temporary workspaces (never the repository's etsb-out),
-with the evaluator the set-up built (etsb-out/tools/etsb-starlark).
-
-1. Evaluation: generated trees of 1,000 and 10,000 targets (100 and 1,000
-   packages of 10 targets; each BUILD file either calls the primitive rules
-   directly or a small macro on rules/private/shim.bzl; each package's library
-   depends on the previous package's). `etsb query //...` end to end beside
-   the evaluator alone (`etsb-starlark --root W PKG...`), medians of
-   interleaved runs, and where the Python side's time goes in the
-   10,000-target trees. Goal: 10,000 targets in under 1 s.
-2. The MLP example (`//examples/mlp:bin`) in a copy of the workspace, -j 2:
-   cold build from an empty etsb-out; no-op rebuild (median of 20); a BUILD
-   file touched (re-evaluation, nothing to compile); one kernel yaml edited
-   (a comment appended), with the actions that re-ran. Goal: no-op under
-   50 ms. Bazel's numbers are quoted from NOTES, not measured here (see
-   bench_bazel.py for a measured comparison).
+In temporary workspaces: 1. `etsb query //...` end to end beside the
+evaluator alone on generated trees of 1,000 and 10,000 targets (packages of 10,
+calling the primitive rules or a macro; each library depending on the previous
+package's), and where the Python side's time goes (goal: 10,000 targets < 1 s);
+2. //examples/mlp:bin, -j 2: cold, no-op (goal < 50 ms), a BUILD file touched,
+a kernel yaml edited; Bazel's figures quoted from NOTES (bench_bazel.py measures them).
 """
 
 from __future__ import annotations
 
-import argparse
 import json
 import marshal
 import os
@@ -36,14 +25,14 @@ import time
 from pathlib import Path
 from typing import Mapping
 
-from lib.env import ETSB, STARLARK, VENV_PYTHON, starlark_env
+from lib.cli import parser
+from lib.env import ETSB, FILES, MLP, STARLARK, starlark_env
 from lib.processes import actions_summary, etsb_build
 from lib.results import finish, table
-from lib.timing import time_commands
+from lib.timing import floor, probes, python, time_commands
 from lib.workspace import copy_mlp_workspace, copy_parts
 from selective_build.driver import state
 
-MLP = "//examples/mlp:bin"
 # ../shared/NOTES.md, "Bazel": measured on a small genrule -> cc_library ->
 # cc_binary with Bazel 7.7.1 (not this build).
 BAZEL_NOOP_MS = (200, 500)
@@ -64,49 +53,6 @@ def verdict(measured: float, goal: float) -> str:
 
 # -- 1. evaluation of generated trees --------------------------------------------
 
-MACRO_BZL = '''"""A small macro: the ten targets of a library package, on etsb's primitives."""
-
-load("//rules:private/shim.bzl", "etsb_cxx_binary", "etsb_cxx_library", "etsb_export_file", "etsb_filegroup", "etsb_genrule")
-
-def ten_targets(name, dep = None):
-    """A data file, a filegroup, three generated files, three libraries, a binary and a config setting.
-
-    Args:
-      name: the prefix of every target.
-      dep: a library in another package that the main library depends on.
-    """
-    etsb_export_file(name + ".txt")
-    etsb_filegroup(name = name + "_data", srcs = [":" + name + ".txt"])
-    for kind in ["h", "cpp", "yaml"]:
-        etsb_genrule(name = name + "_gen_" + kind, srcs = [":" + name + "_data"], outs = [name + "." + kind],
-                     cmd = "cp $(location :" + name + "_data) $@")
-    native.config_setting(name = name + "_opt", define_values = {"mode": "opt"})
-    etsb_cxx_library(name = name + "_lib", srcs = [name + "_a.cpp", ":" + name + "_gen_cpp"], hdrs = [":" + name + "_gen_h"],
-                     deps = [dep] if dep else [], defines = ["LIB_" + name.upper()])
-    etsb_cxx_library(name = name + "_extra", srcs = [name + "_b.cpp"], deps = [":" + name + "_lib"],
-                     copts = ["-O2"] + select({":" + name + "_opt": ["-O3"], "//conditions:default": []}))
-    etsb_cxx_library(name = name + "_all", deps = [":" + name + "_lib", ":" + name + "_extra"], link_whole = True)
-    etsb_cxx_binary(name = name + "_bin", srcs = [name + "_main.cpp"], deps = [":" + name + "_all"])
-'''
-
-PRIMITIVES_BUILD = '''# Ten primitive rule calls: the shape of a small library package.
-export_file(name = "m.txt", src = "m.txt")
-filegroup(name = "m_data", srcs = [":m.txt"])
-genrule(name = "m_gen_h", srcs = [":m_data"], outs = ["m.h"], cmd = "cp $(location :m_data) $@")
-genrule(name = "m_gen_cpp", srcs = [":m_data"], outs = ["m.cpp"], cmd = "cp $(location :m_data) $@")
-genrule(name = "m_gen_yaml", srcs = [":m_data"], outs = ["m.yaml"], cmd = "cp $(location :m_data) $@")
-config_setting(name = "m_opt", define_values = {{"mode": "opt"}})
-cxx_library(name = "m_lib", srcs = ["m_a.cpp", ":m_gen_cpp"], hdrs = [":m_gen_h"], deps = {deps}, copts = ["-std=c++17"], defines = ["LIB_M"])
-cxx_library(name = "m_extra", srcs = ["m_b.cpp"], deps = [":m_lib"], copts = ["-std=c++17", "-O2"] + select({{":m_opt": ["-O3"], "//conditions:default": []}}))
-cxx_library(name = "m_all", deps = [":m_lib", ":m_extra"], link_whole = True)
-cxx_binary(name = "m_bin", srcs = ["m_main.cpp"], deps = [":m_all"], copts = ["-std=c++17"])
-'''
-
-MACRO_BUILD = '''load("//macros:ten.bzl", "ten_targets")
-
-ten_targets(name = "m", dep = {dep})
-'''
-
 
 def package_path(i: int) -> str:
     """The folder of the i-th generated package."""
@@ -114,20 +60,21 @@ def package_path(i: int) -> str:
 
 
 def make_tree(root: Path, packages: int, form: str) -> None:
-    """A workspace of ``packages`` generated packages of 10 targets each."""
+    """A workspace of ``packages`` generated packages of 10 targets each (files/*.in: the BUILD files, the macro)."""
+    primitives, macro = (FILES / "primitives.BUILD.in").read_text(), (FILES / "macro.BUILD.in").read_text()
     copy_parts(root, ["rules"])
     (root / "MODULE.bazel").write_text('module(name = "bench_tree")\n')
     (root / "macros").mkdir()
     (root / "macros" / "BUILD").write_text("# The generated packages' macro.\n")
-    (root / "macros" / "ten.bzl").write_text(MACRO_BZL)
+    shutil.copyfile(FILES / "ten.bzl.in", root / "macros" / "ten.bzl")
     for i in range(packages):
         directory = root / package_path(i)
         directory.mkdir(parents=True)
         dep = f"//{package_path(i - 1)}:m_lib" if i else None
         if form == "primitives":
-            text = PRIMITIVES_BUILD.format(deps=json.dumps([dep] if dep else []))
+            text = primitives.format(deps=json.dumps([dep] if dep else []))
         else:
-            text = MACRO_BUILD.format(dep=json.dumps(dep) if dep else "None")
+            text = macro.format(dep=json.dumps(dep) if dep else "None")
         (directory / "BUILD").write_text(text)
 
 
@@ -164,14 +111,8 @@ SPLIT_STEPS = ["imports (command line, driver, evaluate, graph)", "find packages
 
 def python_split(root: str, runs: int, pause_collector: bool, env: Mapping[str, str]) -> tuple[list[float], int]:
     """Median ms of each step of SPLIT_PROBE over ``runs`` fresh processes, and the evaluator's output size."""
-    samples, size = [], 0
-    for _ in range(runs):
-        out = subprocess.run([str(VENV_PYTHON), "-c", SPLIT_PROBE, root, STARLARK, "1" if pause_collector else "0"],
-                             check=True, capture_output=True, text=True, cwd=root, env=env).stdout
-        result = json.loads(out)
-        samples.append(result["steps"])
-        size = result["json_bytes"]
-    return [statistics.median(column) for column in zip(*samples)], size
+    found = probes(python(SPLIT_PROBE) + [root, STARLARK, "1" if pause_collector else "0"], runs, cwd=root, env=env)
+    return [statistics.median(column) for column in zip(*(r["steps"] for r in found))], found[-1]["json_bytes"]
 
 
 def evaluation_rows(tmp: Path, runs: int, env: Mapping[str, str]) -> tuple[list, dict, list[str]]:
@@ -201,7 +142,7 @@ def evaluation_rows(tmp: Path, runs: int, env: Mapping[str, str]) -> tuple[list,
 
 def bench_evaluation(tmp: Path, runs: int, env: Mapping[str, str]) -> list[str]:
     """Section 1 of the report."""
-    python_start = time_commands({"start": [str(VENV_PYTHON), "-c", "pass"]}, runs, str(tmp), env, False)["start"]
+    python_start = floor({"start": "pass"}, runs, str(tmp), env, False)["start"]
     rows, splits, checks = evaluation_rows(tmp, runs, env)
     forms = list(splits)
     split_rows = [["Python start (python -c pass)", *[fmt_ms(python_start) for _ in forms]]]
@@ -224,20 +165,10 @@ def bench_evaluation(tmp: Path, runs: int, env: Mapping[str, str]) -> list[str]:
 # -- 2. the MLP example ------------------------------------------------------------
 
 
-def run_build(workspace: Path, env: Mapping[str, str]) -> tuple[float, list[str]]:
-    """`etsb build -j 2 //examples/mlp:bin`: wall ms and the actions ninja ran."""
-    build = etsb_build(workspace, [MLP], env)
-    return build.seconds * 1000, list(build.actions)
-
-
 def timed_edits(workspace: Path, env: Mapping[str, str], runs: int, edit) -> tuple[float, list[str]]:
     """``edit(i)`` then a build, ``runs`` times: the median ms and the last build's actions."""
-    times, actions = [], []
-    for i in range(runs):
-        edit(i)
-        elapsed, actions = run_build(workspace, env)
-        times.append(elapsed)
-    return statistics.median(times), actions
+    builds = [(edit(i), etsb_build(workspace, [MLP], env))[1] for i in range(runs)]
+    return statistics.median(b.seconds * 1000 for b in builds), list(builds[-1].actions)
 
 
 def append_comment(path: Path, i: int) -> None:
@@ -250,34 +181,30 @@ def mlp_builds(tmp: Path, noop_runs: int, edit_runs: int, env: Mapping[str, str]
     """The builds of section 2: each case's (ms, actions), the no-op splits, and notes."""
     workspace = tmp / "workspace"
     copy_mlp_workspace(workspace)
-    notes, cases = [], {}
-    cases["cold"] = run_build(workspace, env)
+    notes, cases = [], {"cold": timed_edits(workspace, env, 1, lambda i: None)}
     model_dir = workspace / "tests" / "models" / "mlp"
     run = subprocess.run([str(workspace / "etsb-out" / "bin" / "examples" / "mlp" / "bin"), "--model",
                           str(model_dir / "mlp.pte"), "--inputs", str(model_dir / "forward.input_0.npy"),
                           "--output-dir", str(tmp / "mlp_out")], capture_output=True, text=True)
     if run.returncode != 0:
         notes.append(f"the built binary failed (exit {run.returncode}): {run.stderr.strip()[:300]}")
-    first_noop = run_build(workspace, env)[1]
-    if first_noop:
-        notes.append(f"the build right after the cold one re-ran: {first_noop}")
+    if first_noop := etsb_build(workspace, [MLP], env).actions:
+        notes.append(f"the build right after the cold one re-ran: {list(first_noop)}")
     ninja = shutil.which("ninja", path=env.get("PATH")) or "ninja"
     plan = marshal.loads((workspace / "etsb-out" / ".etsb" / "state.marshal").read_bytes())["plan"]
     cases["noop"] = time_commands({
         "etsb build -j 2": [ETSB, "build", "-j", "2", MLP], "etsb build -j2": [ETSB, "build", "-j2", MLP],
-        "python -c pass": [str(VENV_PYTHON), "-c", "pass"],
-        "python, fast-path imports": [str(VENV_PYTHON), "-c", "import re, selective_build.driver.fast"],
-        "ninja alone": [ninja, "-f", "etsb-out/build.ninja", "-j", "2", *plan[0]],
-    }, noop_runs, str(workspace), env, False)
+        "python -c pass": python("pass"), "python, fast-path imports": python("import re, selective_build.driver.fast"),
+        "ninja alone": [ninja, "-f", "etsb-out/build.ninja", "-j", "2", *plan[0]]}, noop_runs, str(workspace), env,
+        False)
     # A BUILD file touched: the plan is made again (evaluation, analysis, build.ninja), nothing compiles.
     build_file = workspace / "examples" / "mlp" / "BUILD"
     cases["replan"] = timed_edits(workspace, env, edit_runs,
                                   lambda i: os.utime(build_file, ns=(time.time_ns(), time.time_ns())))
     yaml_file = workspace / "kernels" / "portable" / "functions.yaml"
     cases["edit"] = timed_edits(workspace, env, edit_runs, lambda i: append_comment(yaml_file, i))
-    after_edit = run_build(workspace, env)[1]
-    if after_edit:
-        notes.append(f"the build after the yaml edit re-ran: {after_edit}")
+    if after_edit := etsb_build(workspace, [MLP], env).actions:
+        notes.append(f"the build after the yaml edit re-ran: {list(after_edit)}")
     return cases, notes
 
 
@@ -316,9 +243,10 @@ def bench_mlp(tmp: Path, noop_runs: int, edit_runs: int, env: Mapping[str, str])
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--quick", action="store_true", help="fewer repetitions (for a smoke run)")
-    options = parser.parse_args()
+    """Time evaluation and the MLP's builds; write the report."""
+    arguments = parser(__doc__)
+    arguments.add_argument("--quick", action="store_true", help="fewer repetitions (for a smoke run)")
+    options = arguments.parse_args()
     env = starlark_env()
     eval_runs, noop_runs, edit_runs = (3, 5, 1) if options.quick else (7, 20, 3)
     started = time.perf_counter()

@@ -9,52 +9,29 @@ part of every binary built, with an SVG bar chart.
     (minutes for a few models, up to an hour or more for a whole set; writes
     bench/results/bench_models_SET.md and bench_models_SET.svg beside it)
 
-Sides, each a binary per program built by `etsb build -j 2` in a workspace of
-the set's own (default /tmp/bench_models_SET_ws, kept between runs): ours
-(et_model_binary with the rules' defaults: etsb's //kernels/portable,
-op-selective), dts (the same, dtype-selective: the kept form, its
-dtype-restricted candidate sized too), xnnpack (the XNNPACK-delegated program
-of tests/models/delegated, its backend linked), tree and tree_dts
-(ExecuTorch's own portable kernels compiled from --executorch-root), merged
-(etsb's kernels merged over the tree's: fallback_yaml_target), and optimized,
-the peer: the same runner on the wheel's prebuilt
-libexecutorch_kernels_optimized.so (lib/workspace.py).
-
-Sets (--set) and what each defaults to:
-- real: the 18 models of tests/models/real; ours, optimized; 1 thread.
-- ops: the single-operator programs bench/export_op_bench.py writes into
-  bench/.data/ops (not committed; `.venv-export/bin/python
-  bench/export_op_bench.py`); as real.
-- delegated: the XNNPACK-delegated models against their undelegated twins
-  (tests/models/real, the same inputs byte for byte); xnnpack, ours,
-  optimized; 1 and 2 threads; ratios over xnnpack.
-- corpus: every method of the corpus models (tests/models); ours, dts,
-  optimized (a model the peer cannot run is noted, not timed); the pool's
-  default size; 1000 runs a process. Goals: latency <= 1.5x optimized;
-  kernel + registration code <= 20% of the all-kernels binary's; dts never
-  larger than ours (a missed size goal fails the run).
-- tree: the real models, mlp, cnn, attention; tree, tree_dts, merged,
-  optimized; the pool's default size; 1 + 5 runs, 3 rounds; then cold builds
-  of the MLP with the tree's kernels and with etsb's (goal: tree <= 1.5x).
-
-Threads (--threads; 0: the pool's default size): the sides with a thread pool
-(xnnpack, optimized) run at each count, as sides of the same rounds
-(`--threads N`, and ETSB_BENCH_ET_THREADS=N for the peer's entry point); the
-others once, their figure standing in every table. Timing, peak RSS and the
-check against torch as lib/models.py describes. GFLOP/s: the program's
-convolution and matrix-product FLOPs (lib/flops.py) over the median latency,
-and their share of one core's peak, measured here. Sizes: every binary etsb
-built, stripped, split by its link map as `etsb size` splits it, against its
-kernel library's all-kernels companion, and the ExecuTorch libraries it loads
-(runtime, backends), stripped. Exits 1 when a binary fails or disagrees with
-torch, or a size goal is missed.
+Sides (SIDES), each a binary per program built by `etsb build -j 2` in the
+set's own workspace (default /tmp/bench_models_SET_ws, kept between runs):
+etsb's kernels op- or dtype-selective (ours, dts), etsb + XNNPACK on the
+delegated programs (xnnpack), ExecuTorch's portable kernels from
+--executorch-root alone or under etsb's (tree, tree_dts, merged), and the
+peer, the same runner on the wheel's prebuilt optimized kernels (optimized).
+Sets (SETS, each with its default sides and threads): real (tests/models/real),
+ops (bench/export_op_bench.py's programs, not committed), delegated (XNNPACK
+against the undelegated twins; ratios over xnnpack), corpus (every corpus
+method; latency, kernel-code share and dtype-size goals fail the run when
+missed), tree (then cold builds of the MLP; goal tree <= 1.5x ours).
+Sides with a pool run at each --threads count (0: its default). Timing and the
+check against torch: lib/rounds.py. GFLOP/s: the convolution and matrix FLOPs
+(lib/flops.py) over the latency, against one core's measured peak. Sizes:
+every binary stripped, split by its link map as `etsb size` does, against its
+library's all-kernels companion, plus the ExecuTorch libraries it loads.
+Exits 1 when a binary fails or disagrees with torch, or a goal is missed.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-import re
 import shutil
 import statistics
 import subprocess
@@ -65,24 +42,23 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from lib.charts import bar_chart
+from lib.cli import choose, parser, wait
 from lib.env import MODELS_DIR, OPTIMIZED_LIB, check_setup, starlark_env
 from lib.flops import measure_peak, program_flops
-from lib.models import (PROCESS_MS, Model, Plan, Timed, bench_items, corpus_methods, from_manifest, load_models,
-                        spread_atol)
-from lib.processes import check_et_runner, etsb_build, executorch_libraries, stripped
+from lib.models import Model, corpus_methods, from_manifest, load_models, spread_atol
+from lib.processes import etsb_build
 from lib.results import cpu_note, diff_cell, finish, kb, markdown, mb, ms_cell, results_path, write_atomically
-from lib.timing import geomean, interleaved, wait_for_quiet
+from lib.rounds import PROCESS_MS, Plan, Timed, bench_items
+from lib.sizes import PARTS, Size, check_et_runner, libraries, measure, stripped, yaml_operators
+from lib.timing import geomean, interleaved
 from lib.workspace import ET_LABEL, new_workspace, write_et_package, write_model_package
-from selective_build.driver import size as size_mod
 
 DELEGATED_DIR = MODELS_DIR / "delegated"
 OPS_DATA = Path(__file__).resolve().parent / ".data" / "ops"
 DEFAULT_TREE = Path("/work/shared/third_party/executorch")
 EXPORT_HINT = ".venv-export/bin/python bench/export_op_bench.py"
 PACKAGE = "models"
-RUNTIME_LIB = "libexecutorch.so"
 LATENCY_GOAL, KERNEL_SHARE_GOAL, COLD_GOAL = 1.5, 0.2, 1.5
-PARTS = (size_mod.PART_KERNELS, size_mod.PART_KERNEL_SUPPORT, size_mod.PART_REGISTRATION, size_mod.PART_RUNNER)
 
 TREE_YAML = "@executorch//kernels/portable:functions.yaml"
 TREE_KERNELS = "@executorch//kernels/portable:kernels"
@@ -155,61 +131,47 @@ class Programs:
 # -- what is benchmarked ------------------------------------------------------------------------
 
 
-def load_cases(data: Path, names: list[str] | None) -> Programs:
+def load_cases(names: list[str] | None) -> Programs:
     """The operator cases exported by export_op_bench.py, with their descriptions."""
-    if not (data / "manifest.json").exists():
-        raise SystemExit(f"no operator cases in {data}: export them first with\n    {EXPORT_HINT}"
-                         + (f" --output {data}" if data != OPS_DATA else ""))
-    cases = json.loads((data / "manifest.json").read_text())["cases"]
-    unknown = [n for n in names or [] if n not in cases]
-    if unknown:
-        raise SystemExit(f"unknown cases {unknown}; known: {', '.join(cases)} (see bench/export_op_bench.py)")
+    if not (OPS_DATA / "manifest.json").exists():
+        raise SystemExit(f"no operator cases in {OPS_DATA}: export them first with\n    {EXPORT_HINT}")
+    cases = json.loads((OPS_DATA / "manifest.json").read_text())["cases"]
     models = []
-    for name in names or list(cases):
+    for name in choose("cases", names, cases, " (see bench/export_op_bench.py)"):
         info = cases[name]
-        missing = [p for p in [info["pte"], *info["inputs"], *info["outputs"]] if not (data / p).exists()]
-        if missing:
-            raise SystemExit(f"{data}: {missing[0]} is missing: re-export with\n    {EXPORT_HINT} --cases {name}")
-        models.append(Model(name, data / info["pte"], tuple(data / p for p in info["inputs"]),
-                            tuple(data / p for p in info["outputs"]), len(info["operators"]), spread_atol(info), 1e-4))
-    return Programs(models, column="what", cells={n: cases[n]["description"] for n in names or cases})
+        if missing := [p for p in [info["pte"], *info["inputs"], *info["outputs"]] if not (OPS_DATA / p).exists()]:
+            raise SystemExit(f"{OPS_DATA}: {missing[0]} is missing: re-export with\n    {EXPORT_HINT} --cases {name}")
+        models.append(Model(name, OPS_DATA / info["pte"], tuple(OPS_DATA / p for p in info["inputs"]),
+                            tuple(OPS_DATA / p for p in info["outputs"]), len(info["operators"]), spread_atol(info),
+                            1e-4))
+    return Programs(models, column="what", cells={m.name: cases[m.name]["description"] for m in models})
 
 
 def load_delegated(names: list[str] | None) -> Programs:
     """The delegated models (held to the manifest's tolerance, rtol 0) and their undelegated twins."""
     manifest = json.loads((DELEGATED_DIR / "manifest.json").read_text())["models"]
-    unknown = [n for n in names or [] if n not in manifest]
-    if unknown:
-        raise SystemExit(f"unknown delegated models {unknown}; known: {', '.join(sorted(manifest))}")
-    chosen = names or sorted(manifest)
-    twins = load_models(chosen)
-    delegated = {}
+    chosen = choose("delegated models", names, sorted(manifest))
+    twins, delegated = load_models(chosen), {}
     for twin in twins:
         info = manifest[twin.name]
-        model = from_manifest(twin.name, DELEGATED_DIR, info, info, info["tolerance"], 0.0)
+        model = delegated[twin.name] = from_manifest(twin.name, DELEGATED_DIR, info, info, info["tolerance"], 0.0)
         if len(model.inputs) != len(twin.inputs) or any(a.read_bytes() != b.read_bytes()
                                                         for a, b in zip(model.inputs, twin.inputs)):
             raise SystemExit(f"{twin.name}: the delegated and the real model's inputs differ")
         if len(model.outputs) != len(twin.outputs):
             raise SystemExit(f"{twin.name}: the delegated and the real model have different outputs")
-        delegated[twin.name] = model
     return Programs(twins, delegated, "delegate calls/ops outside",
                     {n: f"{manifest[n]['delegate_calls']}/{len(manifest[n]['operators'])}" for n in chosen})
 
 
-def load_set(name: str, options: argparse.Namespace) -> Programs:
-    """The programs of set ``name``, or only those --models names."""
-    names = options.models.split(",") if options.models else None
+def load_set(name: str, names: list[str] | None) -> Programs:
+    """The programs of set ``name``, or only those ``names`` (--models) names."""
     if name in ("real", "tree"):
         return Programs(load_models(names, real_only=name == "real"))
-    if name == "ops":
-        return load_cases(options.ops_data.resolve(), names)
-    if name == "delegated":
-        return load_delegated(names)
+    if name in ("ops", "delegated"):
+        return (load_cases if name == "ops" else load_delegated)(names)
     methods = corpus_methods()
-    unknown = sorted(set(names or ()) - {m.name for m in methods} - {m.pte.stem for m in methods})
-    if unknown:
-        raise SystemExit(f"unknown corpus models {unknown}; known: {', '.join(m.name for m in methods)}")
+    choose("corpus models", [n for n in names or () if n not in {m.pte.stem for m in methods}], [m.name for m in methods])
     chosen = [m for m in methods if not names or m.name in names or m.pte.stem in names]
     return Programs(chosen, column="kernel calls", cells={m.name: str(m.kernel_calls) for m in chosen})
 
@@ -264,61 +226,18 @@ def build_all(workspace: Path, tree: Path, programs: Programs, sides: list[str])
             {lib: done.outputs[label] for lib, label in companions.items()}, done.outputs.get(ET_LABEL))
 
 
-def list_backends(binary: Path) -> list[str]:
-    """The backends ``binary`` registers (`--list-backends`)."""
-    run = subprocess.run([str(binary), "--list-backends"], capture_output=True, text=True, check=False)
-    return run.stdout.split() if run.returncode == 0 else [f"(exit {run.returncode})"]
-
-
 def check_backends(binaries: dict) -> list[str]:
-    """Problems: a delegated side's binary without XNNPACK, any other registering a backend."""
+    """Problems: a delegated side's binary without XNNPACK, any other registering a backend (`--list-backends`)."""
     problems = []
     for (stem, side), binary in binaries.items():
-        found = list_backends(binary)
+        run = subprocess.run([str(binary), "--list-backends"], capture_output=True, text=True, check=False)
+        found = run.stdout.split() if run.returncode == 0 else [f"(exit {run.returncode})"]
         if SIDES[side].delegated != ("XnnpackBackend" in found) or (not SIDES[side].delegated and found):
             problems.append(f"{stem}, {side}: --list-backends gives {found}")
     return problems
 
 
 # -- sizes ----------------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Size:
-    """A binary by part (as `etsb size` splits it), and the ExecuTorch libraries it loads, stripped."""
-
-    binary: size_mod.BinarySize
-    runtime: int
-    backends: int
-
-    @property
-    def total(self) -> int:
-        """The executable and the libraries it loads."""
-        return self.binary.stripped + self.runtime + self.backends
-
-    @property
-    def kernel_code(self) -> int:
-        """Kernels, kernel utilities and registration: what selection trims."""
-        return sum(self.binary.parts.get(p, 0) for p in PARTS[:3])
-
-
-def libraries(binary: Path, tmp: Path, cache: dict) -> tuple[int, int, list[str]]:
-    """Stripped bytes of the runtime and of the other ExecuTorch libraries ``binary`` loads, and their names."""
-    found = executorch_libraries(binary)
-    if RUNTIME_LIB not in found:
-        raise SystemExit(f"{binary} does not load {RUNTIME_LIB}")
-    for path in found.values():
-        if path not in cache:
-            cache[path] = stripped(path, tmp)
-    others = [n for n in found if n != RUNTIME_LIB]
-    return cache[found[RUNTIME_LIB]], sum(cache[found[n]] for n in others), others
-
-
-def measure(workspace: Path, binary: Path, tmp: Path, cache: dict) -> Size:
-    """``binary``'s Size (its link map beside it)."""
-    relative = str(binary.relative_to(workspace))
-    runtime, backends, _ = libraries(binary, tmp, cache)
-    return Size(size_mod.measure(str(workspace), relative, relative), runtime, backends)
 
 
 def size_table(sizes: dict[str, Size], every: Size | None, candidates: dict[str, Size],
@@ -348,11 +267,6 @@ def size_table(sizes: dict[str, Size], every: Size | None, candidates: dict[str,
             row.append(f"{size.total / base[name].total:.2f}x" if name in base else "-")
         rows.append(row)
     return markdown(headers, rows)
-
-
-def yaml_operators(path: Path) -> int:
-    """Operators of a kernel library's functions.yaml."""
-    return len(re.findall(r"^- (?:op|func):", path.read_text(), re.MULTILINE))
 
 
 def bench_sizes(workspace: Path, tree: Path, programs: Programs, built_binaries: tuple, sides: list[str],
@@ -508,7 +422,7 @@ def cold_build(root: Path, tree: Path, side: str) -> tuple[float, int]:
 
 def cold_lines(options: argparse.Namespace, tree: Path) -> list[str]:
     """The cold-build table, from interleaved builds (tree, ours, tree, ours ...)."""
-    load = wait_for_quiet("cold builds", not options.no_wait, options.max_wait * 60)
+    load = wait("cold builds", options)
     builds = interleaved(["tree", "ours"], options.cold_runs,
                          lambda side, i: cold_build(Path(f"/tmp/bench_models_cold_{side}_{i}"), tree, side))
     median = {side: statistics.median(s for s, _ in done) for side, done in builds.items()}
@@ -527,44 +441,40 @@ def cold_lines(options: argparse.Namespace, tree: Path) -> list[str]:
 
 def parse_options() -> argparse.Namespace:
     """The command line, with the set's defaults filled in."""
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--set", choices=sorted(SETS), default="real", help="the programs (default real)")
-    parser.add_argument("--sides", help=f"comma-separated, of {', '.join(SIDES)} (default: the set's)")
-    parser.add_argument("--threads", help="comma-separated thread counts of the sides with a pool (0: its default)")
-    parser.add_argument("--models", help="comma-separated programs of the set (default: all)")
-    parser.add_argument("--runs", type=int, default=5, help="in-process runs per timed process, at least (default 5)")
-    parser.add_argument("--rounds", type=int, help="interleaved timed processes per side (default: the set's)")
-    parser.add_argument("--iterations", type=int, help="fixed in-process runs per process (default: the set's)")
-    parser.add_argument("--cold-runs", type=int, default=3, help="cold builds of each side (tree set; 0 skips)")
-    parser.add_argument("--no-wait", action="store_true", help="time at once, whatever the load (trial runs)")
-    parser.add_argument("--max-wait", type=float, default=20, help="minutes to wait for a quiet machine (default 20)")
-    parser.add_argument("--workspace", type=Path, help="where the binaries are built (default /tmp/bench_models_SET_ws)")
-    parser.add_argument("--ops-data", type=Path, default=OPS_DATA, help=f"the operator cases (default {OPS_DATA})")
-    parser.add_argument("--executorch-root", type=Path, default=DEFAULT_TREE, help="the tree (tree sides)")
-    options = parser.parse_args()
+    arguments = parser(__doc__, wait=True)
+    arguments.add_argument("--set", choices=sorted(SETS), default="real", help="the programs (default real)")
+    arguments.add_argument("--sides", help=f"comma-separated, of {', '.join(SIDES)} (default: the set's)")
+    arguments.add_argument("--threads", help="comma-separated thread counts of the sides with a pool (0: its default)")
+    arguments.add_argument("--models", help="comma-separated programs of the set (default: all)")
+    arguments.add_argument("--runs", type=int, default=5, help="in-process runs per timed process, at least (default 5)")
+    arguments.add_argument("--rounds", type=int, help="interleaved timed processes per side (default: the set's)")
+    arguments.add_argument("--iterations", type=int, help="fixed in-process runs per process (default: the set's)")
+    arguments.add_argument("--cold-runs", type=int, default=3, help="cold builds of each side (tree set; 0 skips)")
+    arguments.add_argument("--executorch-root", type=Path, default=DEFAULT_TREE, help="the tree (tree sides)")
+    options = arguments.parse_args()
     chosen = SETS[options.set]
     sides = (options.sides or chosen.sides).split(",")
-    unknown = [s for s in sides if s not in SIDES]
-    if unknown or not sides:
-        parser.error(f"unknown sides {unknown}; known: {', '.join(SIDES)}")
+    if unknown := [s for s in sides if s not in SIDES]:
+        arguments.error(f"unknown sides {unknown}; known: {', '.join(SIDES)}")
     if options.set != "delegated" and any(SIDES[s].delegated for s in sides):
-        parser.error("the xnnpack side runs the delegated programs: use it with --set delegated")
+        arguments.error("the xnnpack side runs the delegated programs: use it with --set delegated")
     try:
         threads = [int(t) for t in (options.threads or chosen.threads).split(",")]
     except ValueError:
-        parser.error(f"--threads takes comma-separated whole numbers, not {options.threads!r}")
-    base = chosen.base if chosen.base in sides else sides[-1]
-    return argparse.Namespace(**{**vars(options), "sides": sides, "threads": threads, "base": base,
+        arguments.error(f"--threads takes comma-separated whole numbers, not {options.threads!r}")
+    return argparse.Namespace(**{**vars(options), "sides": sides, "threads": threads,
+                                 "base": chosen.base if chosen.base in sides else sides[-1],
+                                 "models": options.models.split(",") if options.models else None,
                                  "rounds": options.rounds or chosen.rounds,
                                  "iterations": chosen.iterations if options.iterations is None else options.iterations,
-                                 "workspace": (options.workspace or Path(f"/tmp/bench_models_{options.set}_ws")).resolve(),
+                                 "workspace": Path(f"/tmp/bench_models_{options.set}_ws"),
                                  "optional": chosen.optional, "goals": chosen.goals, "cold": chosen.cold})
 
 
 def time_all(options: argparse.Namespace, programs: Programs, binaries: dict, peer: Path | None,
              tmp: Path) -> tuple[float, float, list[Timed], list[str], list[str]]:
     """One core's peak, then every program on every side: load at start, peak, results, problems, notes."""
-    load = wait_for_quiet("timing", not options.no_wait, options.max_wait * 60)
+    load = wait("timing", options)
     peak = measure_peak(tmp)
     print(f"peak of one core: {peak:.0f} GFLOP/s", flush=True)
     order = runs(options.sides, options.threads)
@@ -582,7 +492,7 @@ def main() -> int:
     """Build, size and time the set's programs on every side; write the report."""
     options = parse_options()
     check_setup()
-    programs = load_set(options.set, options)
+    programs = load_set(options.set, options.models)
     started = time.perf_counter()
     tree = options.executorch_root.resolve()
     built = build_all(options.workspace, tree, programs, options.sides)
@@ -617,7 +527,7 @@ def main() -> int:
     if options.cold and options.cold_runs:
         lines += ["", *cold_lines(options, tree)]
     lines += [f"NOTE: {note}" for note in notes] + (["", f"![latency]({chart.name})"] if chart else [])
-    return finish("bench_models", "\n".join(lines), started, problems, results_path(name))
+    return finish("bench_models", "\n".join(lines), started, problems, name)
 
 
 if __name__ == "__main__":

@@ -2,31 +2,23 @@
 
     .venv/bin/python bench/bench_yaml.py [--runs N]      (about a minute; writes bench/results/bench_yaml.md)
 
-Rows, each end to end with process start (median of N interleaved runs):
-- read + validate the wheel's portable functions.yaml (209 operators);
-  merge_yaml.py, given it alone, reads it and writes it back, with no checks;
-- merge custom_ops.yaml over the portable functions.yaml;
-and in process: parse + validate of a 2000-operator yaml (goal < 100 ms), the
-first parse in a fresh process after the imports (no cache of parsed ATen
-schemas or argument lists carries over: the time a one-shot tool pays), and a
-later one in the same process.
-The floor rows show what any Python tool that reads yaml pays here before work.
+End to end (median of N interleaved runs): read + validate the wheel's portable
+functions.yaml (merge_yaml.py, given it alone, writes it back unchecked); merge
+custom_ops.yaml over it. In fresh processes: parse + validate of a
+2000-operator yaml (goal < 100 ms), cold (first) and warm; the Python floor.
 """
 
 from __future__ import annotations
 
-import argparse
-import json
-import statistics
-import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
 
+from lib.cli import parser
 from lib.env import ETSB, REPO, VENV_PYTHON, executorch_runtime
 from lib.results import finish, table
-from lib.timing import time_commands
+from lib.timing import floor, medians, probes, python, time_commands
 from selective_build.model.errors import UserError
 from selective_build.readers.aten_schemas import load_default_aten_schemas
 from selective_build.readers.kernel_yaml import parse_kernel_yaml
@@ -80,69 +72,45 @@ print(json.dumps({"cold": cold[0], "cold_cpu": cold[1], "warm": warm, "compose":
 
 
 def time_in_process(path: Path, runs: int) -> dict[str, float]:
-    """Medians over ``runs`` fresh processes (modules imported first) of:
-    ``cold``, the first parse + validate of ``path`` with the ATen table
-    loaded, wall and CPU (``cold_cpu``) ms; ``warm``, a later parse in the same
-    process (parsed schemas cached); ``compose``, PyYAML's C composer alone."""
-    samples: dict[str, list[float]] = {}
-    for _ in range(runs):
-        done = subprocess.run([str(VENV_PYTHON), "-c", _IN_PROCESS, str(REPO / "tools"), str(path)],
-                              check=True, capture_output=True, text=True)
-        for key, value in json.loads(done.stdout).items():
-            samples.setdefault(key, []).append(value)
-    return {key: statistics.median(values) for key, values in samples.items()}
+    """Medians over ``runs`` fresh processes of _IN_PROCESS's ms: ``cold`` (and
+    ``cold_cpu``), the first parse + validate of ``path``; ``warm``, a later one;
+    ``compose``, PyYAML's C composer alone."""
+    return medians(probes(python(_IN_PROCESS) + [str(REPO / "tools"), str(path)], runs))
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--runs", type=int, default=15)
-    args = parser.parse_args()
+    """Time both tools end to end and etsb's parsing in process; write the report."""
+    arguments = parser(__doc__)
+    arguments.add_argument("--runs", type=int, default=15)
+    args = arguments.parse_args()
     started = time.perf_counter()
     et = executorch_runtime()
-    portable = et / "kernels/portable/functions.yaml"
-    custom = et / "kernels/portable/custom_ops.yaml"
-    merge_py = et / "codegen/tools/merge_yaml.py"
+    portable, custom = et / "kernels/portable/functions.yaml", et / "kernels/portable/custom_ops.yaml"
     tmp = Path(tempfile.mkdtemp(prefix="etsb-bench-"))
     (tmp / "et").mkdir()
-
-    floor = time_commands({
-        "python -c pass": [str(VENV_PYTHON), "-c", "pass"],
-        "python -c 'import yaml'": [str(VENV_PYTHON), "-c", "import yaml"],
-    }, args.runs)
-    validate = time_commands({
-        "etsb": [ETSB, "validate-yaml", str(portable)],
-        "executorch": [str(VENV_PYTHON), str(merge_py), "--functions_yaml_path", str(portable),
-                       "--output_dir", str(tmp / "et")],
-    }, args.runs)
-    merge = time_commands({
-        "etsb": [ETSB, "merge-yaml", "--functions_yaml_path", str(custom), "--fallback_yaml_path", str(portable),
-                 "--output_dir", str(tmp / "etsb")],
-        "executorch": [str(VENV_PYTHON), str(merge_py), "--functions_yaml_path", str(custom),
-                       "--fallback_yaml_path", str(portable), "--output_dir", str(tmp / "et")],
-    }, args.runs)
-
+    peer = [str(VENV_PYTHON), str(et / "codegen/tools/merge_yaml.py"), "--output_dir", str(tmp / "et")]
+    floors = floor({"python -c pass": "pass", "python -c 'import yaml'": "import yaml"}, args.runs)
+    validate = time_commands({"etsb": [ETSB, "validate-yaml", str(portable)],
+                              "executorch": [*peer, "--functions_yaml_path", str(portable)]}, args.runs)
+    merging = ["--functions_yaml_path", str(custom), "--fallback_yaml_path", str(portable)]
+    merge = time_commands({"etsb": [ETSB, "merge-yaml", *merging, "--output_dir", str(tmp / "etsb")],
+                           "executorch": [*peer, *merging]}, args.runs)
     synthetic = tmp / "synthetic.yaml"
     synthetic.write_text(synthetic_yaml(2000))
-    in_process = time_in_process(synthetic, args.runs)
-    portable_in_process = time_in_process(portable, args.runs)
-
-    def ratio(row):
-        return f"{row['executorch'] / row['etsb']:.2f}x"
-
+    in_process = [("parse + validate 2000 operators", time_in_process(synthetic, args.runs), "< 100"),
+                  ("parse + validate portable (209 ops)", time_in_process(portable, args.runs), "")]
     text = "\n".join([
         f"Kernel yaml: etsb vs ExecuTorch merge_yaml.py (median of {args.runs} interleaved runs, ms)", "",
-        table(["case", "etsb", "merge_yaml.py", "speed-up", "goal"], [
-            ["read + validate portable (209 ops), e2e", f"{validate['etsb']:.1f}", f"{validate['executorch']:.1f}",
-             ratio(validate), ">= 2x"],
-            ["merge custom over portable, e2e", f"{merge['etsb']:.1f}", f"{merge['executorch']:.1f}",
-             ratio(merge), ">= 2x"]]), "",
+        table(["case", "etsb", "merge_yaml.py", "speed-up", "goal"],
+              [[name, f"{row['etsb']:.1f}", f"{row['executorch']:.1f}", f"{row['executorch'] / row['etsb']:.2f}x",
+                ">= 2x"] for name, row in (("read + validate portable (209 ops), e2e", validate),
+                                           ("merge custom over portable, e2e", merge))]), "",
         table(["in process, ms (median of fresh processes)", "cold", "cold CPU", "warm", "yaml alone", "goal"],
               [[name, *(f"{row[key]:.1f}" for key in ("cold", "cold_cpu", "warm", "compose")), goal]
-               for name, row, goal in (("parse + validate 2000 operators", in_process, "< 100"),
-                                       ("parse + validate portable (209 ops)", portable_in_process, ""))]),
+               for name, row, goal in in_process]),
         "cold: the first parse in a process (ATen schemas parsed as looked up); warm: a later one;\n"
         "yaml alone: PyYAML's C composer building the node tree, the part no validation can avoid.", "",
-        table(["floor: any Python yaml tool pays", "ms"], [[name, f"{value:.1f}"] for name, value in floor.items()])])
+        table(["floor: any Python yaml tool pays", "ms"], [[name, f"{value:.1f}"] for name, value in floors.items()])])
     return finish("bench_yaml", "```\n" + text + "\n```", started)
 
 

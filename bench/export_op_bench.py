@@ -2,27 +2,17 @@
 mid-size case per operator (convolutions, matrix products, elementwise ops,
 reductions, pooling, copies), each a tiny module lowered to a ``.pte``.
 
-Run in the export environment (torch 2.13.0 + executorch 1.5.1), not in the
-project's venv (the benchmark itself never imports torch):
+Run in the export environment (torch + executorch; the benchmark itself never imports torch):
 
-    .venv-export/bin/python bench/export_op_bench.py [--output DIR] [--cases a,b,...]
+    .venv-export/bin/python bench/export_op_bench.py [--cases a,b,...]
 
-Writes, under DIR (default bench/.data/ops, ignored by git through
-bench/.gitignore), for every case NAME:
-
-* ``NAME/NAME.pte``: the program (``torch.export`` then
-  ``to_edge_transform_and_lower`` with no partitioner, as
-  tests/models/export_real.py lowers the real models);
-* ``NAME/input_<i>.npy``: the inputs, as fed to the program;
-* ``NAME/output_<i>.npy``: torch eager's float32 outputs on them;
-
-and ``manifest.json``: per case its description, the operators the program
-calls (from the emitted plan; each case must call its operator, and no
-operator it did not ask for beyond those listed in ``EXTRA_OK``), the input
-and output files, and the float32-vs-float64 eager gap (the benchmark's
-tolerance is 10x it, as bench_models.py holds the real models). Inputs are
-drawn from a generator seeded by the case's name: a re-export writes the
-same arrays.
+Writes under bench/.data/ops (ignored by git), per case NAME, NAME/NAME.pte
+(`torch.export`, then `to_edge_transform_and_lower` with no partitioner, as
+tests/models/export_real.py), NAME/input_<i>.npy and NAME/output_<i>.npy
+(torch eager's float32 outputs), and manifest.json: per case its description,
+the operators its plan calls (its own and only those EXTRA_OK allows), its
+files and the float32-vs-float64 gap (the benchmark's tolerance is 10x it).
+Inputs come from a generator seeded by the case's name: a re-export writes the same arrays.
 """
 
 from __future__ import annotations
@@ -40,7 +30,7 @@ import numpy as np
 import torch
 from torch import nn
 
-DEFAULT_OUTPUT = Path(__file__).resolve().parent / ".data" / "ops"
+OUTPUT = Path(__file__).resolve().parent / ".data" / "ops"
 
 
 @dataclass(frozen=True)
@@ -63,10 +53,12 @@ class Call(nn.Module):
         self.weights = nn.ParameterList([nn.Parameter(p, requires_grad=False) for p in parameters])
 
     def forward(self, *inputs: torch.Tensor):
+        """The function of the inputs and parameters."""
         return self.function(*inputs, *self.weights)
 
 
 def conv(cin: int, cout: int, kernel: int, stride: int, groups: int = 1) -> Callable[[], nn.Module]:
+    """A padded Conv2d with bias."""
     return lambda: nn.Conv2d(cin, cout, kernel, stride=stride, padding=kernel // 2, groups=groups, bias=True)
 
 
@@ -77,6 +69,7 @@ def addmm(k: int, n: int) -> Callable[[], nn.Module]:
 
 
 def layer_norm(features: int) -> Callable[[], nn.Module]:
+    """A LayerNorm with weights and bias drawn away from 1 and 0."""
     def make() -> nn.Module:
         module = nn.LayerNorm(features)
         with torch.no_grad():
@@ -129,11 +122,8 @@ CASES = [
 EXTRA_OK = {"linear": {"aten::permute_copy.out"}}
 
 
-def seed_of(name: str) -> int:
-    return zlib.crc32(name.encode())
-
-
 def as_tuple(result) -> tuple[torch.Tensor, ...]:
+    """A module's result as a tuple of tensors."""
     return tuple(result) if isinstance(result, (tuple, list)) else (result,)
 
 
@@ -142,7 +132,7 @@ def export_case(case: Case, out_dir: Path) -> dict:
     from executorch.exir import to_edge_transform_and_lower
     from executorch.runtime import Runtime
 
-    torch.manual_seed(seed_of(case.name))
+    torch.manual_seed(zlib.crc32(case.name.encode()))
     module = case.build().eval()
     inputs = tuple(torch.randn(shape) for shape in case.shapes)
     with torch.no_grad():
@@ -179,8 +169,8 @@ def export_case(case: Case, out_dir: Path) -> dict:
 
 
 def main() -> int:
+    """Export the cases asked for, merged into the manifest."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--output", type=Path, default=DEFAULT_OUTPUT, help=f"default {DEFAULT_OUTPUT}")
     parser.add_argument("--cases", help="comma-separated case names (default: all)")
     options = parser.parse_args()
     torch.set_num_threads(1)
@@ -189,12 +179,12 @@ def main() -> int:
     unknown = [n for n in wanted if n not in known]
     if unknown:
         raise SystemExit(f"unknown cases {unknown}; known: {', '.join(known)}")
-    options.output.mkdir(parents=True, exist_ok=True)
-    manifest_path = options.output / "manifest.json"
+    OUTPUT.mkdir(parents=True, exist_ok=True)
+    manifest_path = OUTPUT / "manifest.json"
     manifest = json.loads(manifest_path.read_text()) if manifest_path.exists() else {"cases": {}}
     for name in wanted:
         start = time.perf_counter()
-        manifest["cases"][name] = export_case(known[name], options.output)
+        manifest["cases"][name] = export_case(known[name], OUTPUT)
         entry = manifest["cases"][name]
         print(f"{name}: {', '.join(entry['operators'])} ({time.perf_counter() - start:.1f} s, "
               f"fp64 gap {entry['max_abs_diff_fp32_vs_fp64']:.1e})", flush=True)
@@ -202,7 +192,7 @@ def main() -> int:
     manifest["cases"] = {n: manifest["cases"][n] for n in sorted(manifest["cases"], key=order.index)
                          if n in known}
     manifest_path.write_text(json.dumps(manifest, indent=2) + "\n")
-    print(f"wrote {len(wanted)} cases to {options.output}")
+    print(f"wrote {len(wanted)} cases to {OUTPUT}")
     return 0
 
 

@@ -1,8 +1,9 @@
 """The benchmarks' layout, read from their source (parsed, never run): bench
 scripts share bench/lib/ and never import each other; each says what it
-measures and how to run it; each bench writes bench/results/<name>.md
-(bench_models.py: one file per set, <name>_<set>.md), and bench/README.md
-links every one of them."""
+measures and how to run it; functions stay short, public ones documented;
+each bench writes bench/results/<name>.md (bench_models.py: one file per set,
+<name>_<set>.md), and bench/README.md links every one of them; the files
+benches compile or write are in bench/lib/files."""
 
 from __future__ import annotations
 
@@ -91,3 +92,24 @@ def test_the_readme_links_every_bench_to_its_results():
     assert len(readme.splitlines()) < 120, "bench/README.md should stay short: results go to bench/results/"
     for name in (name for p in BENCHES for name in results_names(p)):
         assert (BENCH / "results" / f"{name}.md").exists(), f"no bench/results/{name}.md"
+
+
+@pytest.mark.parametrize("path", SCRIPTS + LIB, ids=lambda p: str(p.relative_to(BENCH)))
+def test_functions_are_short_and_public_ones_say_what_they_do(path):
+    tree = ast.parse(path.read_text())
+    long = [f"{node.name} ({node.end_lineno - node.lineno + 1} lines)" for node in ast.walk(tree)
+            if isinstance(node, ast.FunctionDef) and node.end_lineno - node.lineno >= 60]
+    assert not long, f"{path.name}: functions over 60 lines: {long}"
+    public = [node for node in tree.body if isinstance(node, (ast.FunctionDef, ast.ClassDef))]
+    public += [sub for node in tree.body if isinstance(node, ast.ClassDef) for sub in node.body
+               if isinstance(sub, ast.FunctionDef)]
+    missing = [node.name for node in public if not node.name.startswith("_") and not ast.get_docstring(node)]
+    assert not missing, f"{path.name}: public functions and classes without a docstring: {missing}"
+
+
+def test_every_file_in_bench_lib_files_is_used():
+    """Sources and templates the benches compile or write live in bench/lib/files, each named by a bench."""
+    entries = sorted(path.name for path in (BENCH / "lib" / "files").iterdir())
+    sources = "\n".join(path.read_text() for path in SCRIPTS + LIB)
+    unused = [name for name in entries if f'"{name}"' not in sources]
+    assert entries and not unused, f"bench/lib/files: nothing names {unused}"

@@ -6,7 +6,7 @@ import math
 from typing import Callable, Sequence
 from xml.sax.saxutils import escape
 
-from lib.models import Timed
+from lib.rounds import Timed
 from lib.results import ms_cell
 
 Side = tuple[str, str, str]   # (key in Timed.ms, legend, colour)

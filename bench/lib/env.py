@@ -1,5 +1,5 @@
-"""Where things are: the repository, its tools, the venvs, the model corpus,
-the executorch wheel; and the set-up checks every build bench makes."""
+"""Where things are (the repository, its tools, the venvs, the model corpus,
+the executorch wheel, bench/lib/files) and the set-up checks of the build benches."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[2]
 BENCH = REPO / "bench"
 RESULTS = BENCH / "results"
+FILES = BENCH / "lib" / "files"   # sources and templates the benches write or compile
 VENV_PYTHON = REPO / ".venv" / "bin" / "python"
 EXPORT_PYTHON = REPO / ".venv-export" / "bin" / "python"
 ETSB = str(REPO / ".venv" / "bin" / "etsb")
@@ -17,6 +18,7 @@ STARLARK = str(REPO / "etsb-out" / "tools" / "etsb-starlark")
 MODELS_DIR = REPO / "tests" / "models"
 REAL_DIR = MODELS_DIR / "real"
 OPTIMIZED_LIB = "libexecutorch_kernels_optimized.so"
+MLP = "//examples/mlp:bin"
 
 if str(REPO / "tools") not in sys.path:
     sys.path.insert(0, str(REPO / "tools"))
@@ -37,8 +39,7 @@ def starlark_env() -> dict[str, str]:
 
 
 def check_setup() -> Path:
-    """The wheel's directory, once the evaluator and the wheel's prebuilt
-    optimized kernels are known to be there (exit otherwise)."""
+    """The wheel's directory, once the evaluator and its prebuilt optimized kernels are there (exit otherwise)."""
     starlark_env()
     root = executorch_runtime()
     if not (root / "lib" / OPTIMIZED_LIB).exists():

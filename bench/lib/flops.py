@@ -9,7 +9,7 @@ import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
-import lib.env  # noqa: F401  (puts tools/ on sys.path)
+from lib.env import FILES  # (also puts tools/ on sys.path)
 from selective_build.readers import pte as pte_reader
 
 @dataclass(frozen=True)
@@ -97,43 +97,12 @@ def program_flops(pte: Path) -> int:
     return sum(call_flops(call) for call in kernel_calls(pte))
 
 
-# Peak single-precision FLOP rate of one core: independent chains of
-# multiply-adds on 64-byte vectors (zmm with AVX-512; pairs of ymm otherwise),
-# compiled for this machine; the best of 100 short rounds.
-PEAK_SOURCE = r'''
-#include <chrono>
-#include <cstdio>
-typedef float v16 __attribute__((vector_size(64)));
-int main() {
-  constexpr int kChains = 16;
-  constexpr long kSteps = 1000000;   // ~2 ms a round: the best of many is one no other process cut into
-  v16 acc[kChains], a, b;
-  for (int lane = 0; lane < 16; ++lane) { a[lane] = 0.999999f; b[lane] = 1e-7f; }
-  for (int i = 0; i < kChains; ++i) acc[i] = b * (float)i;
-  double best = 0;
-  for (int round = 0; round < 100; ++round) {
-    auto start = std::chrono::steady_clock::now();
-    for (long step = 0; step < kSteps; ++step) {
-#pragma GCC unroll 16
-      for (int i = 0; i < kChains; ++i) acc[i] = acc[i] * a + b;
-    }
-    double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    double gflops = 2.0 * 16 * kChains * kSteps / seconds / 1e9;
-    if (gflops > best) best = gflops;
-  }
-  float sum = 0;
-  for (int i = 0; i < kChains; ++i) sum += acc[i][0];
-  std::printf("%.3f %g\n", best, sum);
-}
-'''
-
-
 def measure_peak(tmp: Path) -> float:
     """One core's peak GFLOP/s (fused multiply-adds), the best of 3 processes
-    of PEAK_SOURCE built with `g++ -O2 -march=native` (the instructions
+    of files/peak.cpp built with `g++ -O2 -march=native` (the instructions
     etsb's gemm picks at run time)."""
-    source, binary = tmp / "peak.cpp", tmp / "peak"
-    source.write_text(PEAK_SOURCE)
-    subprocess.run(["g++", "-O2", "-march=native", "-ffp-contract=fast", "-o", str(binary), str(source)], check=True)
+    binary = tmp / "peak"
+    subprocess.run(["g++", "-O2", "-march=native", "-ffp-contract=fast", "-o", str(binary), str(FILES / "peak.cpp")],
+                   check=True)
     return max(float(subprocess.run([str(binary)], capture_output=True, text=True, check=True).stdout.split()[0])
                for _ in range(3))

@@ -1,9 +1,8 @@
-"""Processes the benches run: `etsb build`, peak memory of a command, a
-command's failure, and binaries' sizes and the shared libraries they load."""
+"""Processes the benches run: `etsb build` and what it ran, peak memory of a
+command, a command's failure."""
 
 from __future__ import annotations
 
-import os
 import re
 import subprocess
 import sys
@@ -13,7 +12,6 @@ from pathlib import Path
 from typing import Mapping, Sequence
 
 from lib.env import ETSB
-from selective_build.driver import size as size_mod
 
 ACTION_LINE = re.compile(r"^\[\d+/\d+\] (.*)$", re.MULTILINE)
 BUILT_LINE = re.compile(r"^(//\S+): (\S+)$", re.MULTILINE)
@@ -25,20 +23,18 @@ class BuildFailed(SystemExit):
 
 @dataclass(frozen=True)
 class Build:
-    """One `etsb build`: wall seconds, the actions ninja ran ("[n/m]" lines),
-    and the output of each label built."""
+    """One `etsb build`: wall seconds, the actions ninja ran ("[n/m]" lines), each label's output."""
 
     seconds: float
     actions: tuple[str, ...]
     outputs: Mapping[str, Path]
 
 
-def etsb_build(workspace: Path, labels: Sequence[str], env: Mapping[str, str], *flags: str,
-               jobs: str = "2") -> Build:
-    """`etsb build -j JOBS FLAGS LABELS` in ``workspace`` (BuildFailed on failure)."""
+def etsb_build(workspace: Path, labels: Sequence[str], env: Mapping[str, str], *flags: str) -> Build:
+    """`etsb build -j 2 FLAGS LABELS` in ``workspace`` (BuildFailed on failure)."""
     start = time.perf_counter()
-    run = subprocess.run([ETSB, "build", *(["-j", jobs] if jobs else []), *flags, *labels], cwd=workspace,
-                         env=dict(env), stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    run = subprocess.run([ETSB, "build", "-j", "2", *flags, *labels], cwd=workspace, env=dict(env),
+                         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     seconds = time.perf_counter() - start
     if run.returncode != 0:
         raise BuildFailed(f"etsb build failed in {workspace} (exit {run.returncode}):\n{run.stdout[-5000:]}")
@@ -50,8 +46,7 @@ def actions_summary(actions: Sequence[str]) -> str:
     """How many actions of each kind ran ("3 CXX, 1 LINK"), or "none"."""
     kinds: dict[str, int] = {}
     for action in actions:
-        kind = action.split(" ", 1)[0]
-        kinds[kind] = kinds.get(kind, 0) + 1
+        kinds[action.split(" ", 1)[0]] = kinds.get(action.split(" ", 1)[0], 0) + 1
     return ", ".join(f"{count} {kind}" for kind, count in kinds.items()) or "none"
 
 
@@ -68,55 +63,5 @@ def peak_rss_mb(command: Sequence[str]) -> float:
 def try_run(command: Sequence[str]) -> str | None:
     """None if ``command`` succeeds, else the last line of its error output."""
     result = subprocess.run(command, capture_output=True, text=True)
-    if result.returncode == 0:
-        return None
     lines = (result.stderr or result.stdout).strip().splitlines()
-    return lines[-1] if lines else f"exit status {result.returncode}"
-
-
-def stripped(path: Path, tmp: Path) -> int:
-    """Bytes of ``path`` once stripped (a stripped copy in ``tmp``)."""
-    copy = tmp / (path.name + ".stripped")
-    subprocess.run(["strip", "-o", str(copy), str(path)], check=True)
-    return os.stat(copy).st_size
-
-
-def text_size(object_file: Path) -> int:
-    """Bytes of code (.text) in an object file, from binutils' size."""
-    out = subprocess.run(["size", str(object_file)], check=True, capture_output=True, text=True).stdout
-    return int(out.splitlines()[1].split()[0])
-
-
-def ldd(binary: Path) -> dict[str, str]:
-    """Each shared library ``binary`` loads, resolved as ldd resolves it ("not found" when it does not)."""
-    out = subprocess.run(["ldd", str(binary)], check=True, capture_output=True, text=True).stdout
-    return {name.strip(): rest.split("(")[0].strip()
-            for name, rest in (line.split("=>", 1) for line in out.splitlines() if "=>" in line)}
-
-
-def executorch_libraries(binary: Path) -> dict[str, Path]:
-    """The ExecuTorch libraries ``binary`` loads (libexecutorch*), in the
-    order the walk over NEEDED meets them, each resolved as ldd resolves it."""
-    resolved = ldd(binary)
-    found: dict[str, Path] = {}
-    pending = [binary]
-    while pending:
-        for name in size_mod.needed_libraries(str(pending.pop(0))):
-            if name.startswith("libexecutorch") and name not in found:
-                if resolved.get(name, "not found") == "not found":
-                    raise SystemExit(f"{binary}: {name} does not resolve")
-                found[name] = Path(resolved[name]).resolve()
-                pending.append(found[name])
-    return found
-
-
-def check_et_runner(binary: Path, library: str) -> Path:
-    """ldd of the ExecuTorch runner: every dependency resolved and ``library``
-    among them. Returns the library's path."""
-    resolved = ldd(binary)
-    missing = [name for name, path in resolved.items() if path == "not found"]
-    if missing:
-        raise SystemExit(f"{binary}: unresolved libraries: {missing}")
-    if library not in resolved:
-        raise SystemExit(f"{binary} does not load {library}")
-    return Path(resolved[library])
+    return None if result.returncode == 0 else lines[-1] if lines else f"exit status {result.returncode}"

@@ -1,5 +1,5 @@
-"""What benches print and write: plain and Markdown tables, cell formats, the
-machine and commit note, and bench/results/<name>.md written atomically."""
+"""What benches print and write: plain and Markdown tables, cell formats, and
+bench/results/<name>.md written atomically under a head naming commit and machine."""
 
 from __future__ import annotations
 
@@ -23,11 +23,8 @@ def table(headers: Sequence[str], rows: Sequence[Sequence[object]]) -> str:
     widths = [max(len(row[i]) for row in cells) for i in range(len(headers))]
 
     def line(row: list[str], is_header: bool = False) -> str:
-        parts = []
-        for i, cell in enumerate(row):
-            numeric = not is_header and cell.replace(".", "").replace("x", "").replace("-", "").isdigit()
-            parts.append(cell.rjust(widths[i]) if numeric else cell.ljust(widths[i]))
-        return "  ".join(parts).rstrip()
+        numeric = [not is_header and c.replace(".", "").replace("x", "").replace("-", "").isdigit() for c in row]
+        return "  ".join(c.rjust(w) if n else c.ljust(w) for c, w, n in zip(row, widths, numeric)).rstrip()
 
     return "\n".join([line(cells[0], True), "  ".join("-" * w for w in widths), *(line(r) for r in cells[1:])])
 
@@ -51,10 +48,7 @@ def ms_cell(value: float | None) -> str:
 
 def diff_cell(result: tuple[float, bool] | None) -> str:
     """A max abs difference from torch's outputs, flagged when out of tolerance."""
-    if result is None:
-        return "-"
-    worst, ok = result
-    return f"{worst:.1e}" + ("" if ok else " (OUT OF TOLERANCE)")
+    return "-" if result is None else f"{result[0]:.1e}" + ("" if result[1] else " (OUT OF TOLERANCE)")
 
 
 def kb(size: float | None) -> str:
@@ -67,34 +61,28 @@ def mb(kb_value: float | None) -> str:
     return "-" if kb_value is None else f"{kb_value / 1024:.1f}"
 
 
-def cpu_name() -> str:
-    """The CPU's model name, from /proc/cpuinfo."""
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return "unknown CPU"
-
-
 def machine() -> str:
     """The machine: CPU model, cores, memory, OS."""
-    memory = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / 2**30
+    try:
+        cpu = next((line.split(":", 1)[1].strip() for line in Path("/proc/cpuinfo").read_text().splitlines()
+                    if line.startswith("model name")), "unknown CPU")
+    except OSError:
+        cpu = "unknown CPU"
     try:
         release = platform.freedesktop_os_release().get("PRETTY_NAME", platform.system())
     except OSError:
         release = platform.system()
-    return (f"{cpu_name()}, {os.cpu_count()} cores, {memory:.0f} GB; {release}, Linux {platform.release()}; "
+    memory = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / 2**30
+    return (f"{cpu}, {os.cpu_count()} cores, {memory:.0f} GB; {release}, Linux {platform.release()}; "
             f"Python {platform.python_version()}")
 
 
 def commit() -> str:
     """`git rev-parse --short HEAD`, with "dirty" when the tree has changes."""
-    head = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=REPO, capture_output=True, text=True)
-    status = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], cwd=REPO, capture_output=True,
-                            text=True)
-    return (head.stdout.strip() or "unknown") + (" dirty" if status.stdout.strip() else "")
+    def git(*argv: str) -> str:
+        return subprocess.run(["git", *argv], cwd=REPO, capture_output=True, text=True).stdout.strip()
+    return (git("rev-parse", "--short", "HEAD") or "unknown") + (
+        " dirty" if git("status", "--porcelain", "--untracked-files=no") else "")
 
 
 def header(name: str, title: str) -> str:
@@ -114,17 +102,17 @@ def write_atomically(path: Path, text: str) -> Path:
     return path
 
 
-def results_path(name: str, output: Path | None = None) -> Path:
-    """Where a bench writes its results: ``output``, else bench/results/<name>.md."""
-    return output or RESULTS / f"{name}.md"
+def results_path(name: str) -> Path:
+    """Where results ``name`` go: bench/results/<name>.md."""
+    return RESULTS / f"{name}.md"
 
 
-def finish(name: str, text: str, started: float, problems: Sequence[object] = (), output: Path | None = None) -> int:
-    """Print a bench's report, write it (with its header) to its results file,
-    say how long the run took; the exit status (1 when there were problems)."""
+def finish(name: str, text: str, started: float, problems: Sequence[object] = (), output: str = "") -> int:
+    """Print a bench's report, write it with its head to results ``output`` (default
+    ``name``), say how long the run took; the exit status (1 when there were problems)."""
     text += "".join(f"\nPROBLEM: {p}" for p in problems)
     print("\n" + text)
-    path = results_path(name, output)
+    path = results_path(output or name)
     write_atomically(path, header(name, path.stem) + "\n" + text.rstrip() + "\n")
     print(f"\n(wrote {path}; bench took {time.perf_counter() - started:.0f} s; load average "
           f"{os.getloadavg()[0]:.2f} at the end)")
@@ -132,12 +120,8 @@ def finish(name: str, text: str, started: float, problems: Sequence[object] = ()
 
 
 def cpu_note(results: Sequence, sides: Sequence[tuple[str, str]], more: str = "") -> str:
-    """CPU time / wall time of the timed processes, per side (key, label): a
-    check of how many cores were busy."""
-    parts = []
-    for key, label in sides:
-        shares = [t.cpu_share[key] for t in results if key in t.cpu_share]
-        if shares:
-            parts.append(f"{label} median {statistics.median(shares):.2f}, max {max(shares):.2f}")
+    """CPU time / wall time of the timed processes per side (key, label): how many cores were busy."""
+    parts = [f"{label} median {statistics.median(shares):.2f}, max {max(shares):.2f}" for key, label in sides
+             if (shares := [t.cpu_share[key] for t in results if key in t.cpu_share])]
     return f"CPU time / wall time of the timed processes (start-up included; 1.00 = one busy core{more}): " + \
         "; ".join(parts) + "."

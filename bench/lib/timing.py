@@ -1,14 +1,16 @@
-"""Timing: interleaved process timing, in-process calls, statistics, and
-waiting for a quiet machine."""
+"""Timing: interleaved rounds, commands and in-process calls, statistics, waiting for a quiet machine."""
 
 from __future__ import annotations
 
+import json
 import math
 import os
 import statistics
 import subprocess
 import time
 from typing import Callable, Mapping, Sequence, TypeVar
+
+from lib.env import VENV_PYTHON
 
 QUIET_LOAD = 0.8   # 1-minute load average to wait for before timing
 K = TypeVar("K")
@@ -25,9 +27,9 @@ def child_environment(base: Mapping[str, str] | None = None) -> dict[str, str]:
 
 
 def interleaved(names: Sequence[K], runs: int, measure: Callable[[K, int], T | None]) -> dict[K, list[T]]:
-    """``measure(name, index)`` for each of ``runs`` rounds and each name in
-    turn (A B A B ...), so that drift in machine load hits them alike: each
-    name's results, in round order (None, a measure's "skip", left out)."""
+    """``measure(name, index)`` for each of ``runs`` rounds and each name in turn
+    (A B A B ...), so that drift in machine load hits them alike: each name's
+    results in round order, None (a measure's "skip") left out."""
     samples: dict[K, list[T]] = {name: [] for name in names}
     for index in range(runs):
         for name in names:
@@ -39,9 +41,8 @@ def interleaved(names: Sequence[K], runs: int, measure: Callable[[K, int], T | N
 
 def time_commands(commands: Mapping[str, Sequence[str]], runs: int, cwd: str | None = None,
                   env: Mapping[str, str] | None = None, warm_up: bool = True) -> dict[str, float]:
-    """Median wall time in ms of each command, run interleaved, after one
-    untimed run of each when ``warm_up`` (it caches bytecode). A failing
-    command exits with its error output."""
+    """Median wall ms of each command, run interleaved, after one untimed run of
+    each when ``warm_up`` (it caches bytecode). A failing command exits with its error output."""
     env = child_environment(env)
 
     def run(name: str, index: int) -> float | None:
@@ -55,14 +56,36 @@ def time_commands(commands: Mapping[str, Sequence[str]], runs: int, cwd: str | N
     return {name: statistics.median(values) for name, values in interleaved(list(commands), runs + warm_up, run).items()}
 
 
+def python(code: str) -> list[str]:
+    """The project's Python running ``code``."""
+    return [str(VENV_PYTHON), "-c", code]
+
+
+def floor(codes: Mapping[str, str], runs: int, cwd: str | None = None, env: Mapping[str, str] | None = None,
+          warm_up: bool = True) -> dict[str, float]:
+    """What any Python tool pays before work: median ms of each label's ``python -c CODE``."""
+    return time_commands({label: python(code) for label, code in codes.items()}, runs, cwd, env, warm_up)
+
+
 def time_call(function: Callable[[], object], runs: int) -> float:
-    """Median wall time in ms of an in-process call."""
+    """Median wall ms of an in-process call."""
     values = []
     for _ in range(runs):
         start = time.perf_counter()
         function()
         values.append((time.perf_counter() - start) * 1000)
     return statistics.median(values)
+
+
+def probes(command: Sequence[str], runs: int, **kwargs) -> list[dict]:
+    """The JSON ``command`` prints, from each of ``runs`` fresh processes (a probe timing steps inside itself)."""
+    return [json.loads(subprocess.run(command, check=True, capture_output=True, text=True, **kwargs).stdout)
+            for _ in range(runs)]
+
+
+def medians(samples: Sequence[Mapping[str, float]]) -> dict[str, float]:
+    """Each key's median over ``samples`` (dicts of the same keys)."""
+    return {key: statistics.median(sample[key] for sample in samples) for key in samples[0]}
 
 
 def geomean(values: Sequence[float]) -> float:

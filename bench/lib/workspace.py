@@ -1,16 +1,8 @@
 """The workspaces benches build in (never the repository's etsb-out, which
 tests and other builds use): copies of the repository's parts, packages of
-model binaries, and the package of the runner on ExecuTorch's optimized kernels.
-
-The peer, //bench_et:runner_et_optimized: the same //tools/runner:runner the
-examples link, with the wheel's prebuilt libexecutorch_kernels_optimized.so
-(which registers its kernels when loaded) instead of a generated
-registration. That library parallelises through ExecuTorch's threadpool (a
-pthreadpool sized when first used to the performance cores) and reads no
-environment variable for it, so the entry point resets the pool to
-ETSB_BENCH_ET_THREADS threads (unset: 1; 0: the library's default) and checks
-that it took (the wheel ships no threadpool.h: the two members used are
-declared in the entry file)."""
+model binaries, and //bench_et, the peer: the same //tools/runner:runner the
+examples link on the wheel's prebuilt libexecutorch_kernels_optimized.so
+(files/bench_et.BUILD), its threadpool sized by files/one_thread.cpp."""
 
 from __future__ import annotations
 
@@ -18,73 +10,10 @@ import shutil
 from pathlib import Path
 from typing import Iterable, Sequence
 
-from lib.env import REPO
+from lib.env import FILES, REPO
 
 ET_PACKAGE = "bench_et"
 ET_LABEL = f"//{ET_PACKAGE}:runner_et_optimized"
-# The ExecuTorch peer: the same //tools/runner:runner the examples link, with the
-# wheel's prebuilt optimized kernels instead of a generated registration.
-ET_BUILD = '''# bench/: the model runner (the same //tools/runner:runner the examples link)
-# with ExecuTorch's prebuilt optimized kernels instead of ours (see one_thread.cpp).
-# The library registers its kernels when it is loaded; nothing in the runner
-# refers to it, hence --no-as-needed.
-load("//rules:private/shim.bzl", "RUNNER", "RUNTIME", "etsb_cxx_binary", "etsb_cxx_library")
-
-etsb_cxx_library(
-    name = "optimized_kernels",
-    srcs = ["one_thread.cpp"],
-    deps = [RUNTIME],
-    linkopts = [
-        "-Wl,--no-as-needed",
-        "-L$(EXECUTORCH_RUNTIME)/lib",
-        "-lexecutorch_kernels_optimized",
-        "-lexecutorch_threadpool",
-        "-Wl,-rpath,$(EXECUTORCH_RUNTIME)/lib",
-    ],
-)
-
-etsb_cxx_binary(
-    name = "runner_et_optimized",
-    deps = [RUNNER, ":optimized_kernels", RUNTIME],
-)
-'''
-ET_ENTRY = '''// The runner calls etsb::register_model_kernels() before it loads the program
-// (it is compiled with -DETSB_MODEL_ENTRY). The kernels come from ExecuTorch's
-// optimized library, which registers them itself when it is loaded; here the
-// threadpool its kernels parallelise on is set to ETSB_BENCH_ET_THREADS threads
-// (unset: 1; 0: the library's default size, the performance cores).
-#include <cstddef>
-#include <cstdint>
-#include <cstdio>
-#include <cstdlib>
-
-#include <executorch/runtime/core/error.h>
-
-// libexecutorch_threadpool.so exports these; the wheel ships no threadpool.h.
-namespace executorch::extension::threadpool {
-class ThreadPool {
- public:
-  size_t get_thread_count() const;
-  bool _unsafe_reset_threadpool(uint32_t new_thread_count);
-};
-ThreadPool* get_threadpool();
-}  // namespace executorch::extension::threadpool
-
-namespace etsb {
-executorch::runtime::Error register_model_kernels() {
-  const char* text = std::getenv("ETSB_BENCH_ET_THREADS");
-  long threads = text && *text ? std::strtol(text, nullptr, 10) : 1;
-  if (threads <= 0) return executorch::runtime::Error::Ok;
-  auto* pool = executorch::extension::threadpool::get_threadpool();
-  if (pool == nullptr || !pool->_unsafe_reset_threadpool(static_cast<uint32_t>(threads)) ||
-      pool->get_thread_count() != static_cast<size_t>(threads)) {
-    std::fprintf(stderr, "cannot set ExecuTorch's threadpool to %ld threads\\n", threads);
-    return executorch::runtime::Error::Internal;
-  }
-  return executorch::runtime::Error::Ok;
-}
-}  // namespace etsb
-'''
 ETSB_PARTS = ("rules", "runtime", "tools", "kernels")
 MLP_PARTS = ("rules", "runtime", "kernels", "tools/runner", "tools/selective_build", "examples/mlp",
              "tests/models/mlp")
@@ -133,8 +62,8 @@ def write_et_package(workspace: Path) -> None:
     """//bench_et: runner_et_optimized, the runner on the wheel's optimized kernels."""
     package = workspace / ET_PACKAGE
     package.mkdir(exist_ok=True)
-    write_if_changed(package / "BUILD", ET_BUILD)
-    write_if_changed(package / "one_thread.cpp", ET_ENTRY)
+    write_if_changed(package / "BUILD", (FILES / "bench_et.BUILD").read_text())
+    write_if_changed(package / "one_thread.cpp", (FILES / "one_thread.cpp").read_text())
 
 
 def write_model_package(directory: Path, programs: Iterable[tuple[str, Path]], comment: str,

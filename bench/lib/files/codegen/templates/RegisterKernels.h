@@ -1,0 +1,2 @@
+// Minimal template written for etsb's benchmark (${generated_comment}).
+#pragma once

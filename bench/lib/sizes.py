@@ -1,0 +1,103 @@
+"""Sizes of binaries: stripped, by part as `etsb size` splits them (their link
+maps), their code, and the ExecuTorch libraries they load, resolved as ldd does."""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+from dataclasses import dataclass
+from pathlib import Path
+
+import lib.env  # noqa: F401  (puts tools/ on sys.path)
+from selective_build.driver import size as size_mod
+
+RUNTIME_LIB = "libexecutorch.so"
+PARTS = (size_mod.PART_KERNELS, size_mod.PART_KERNEL_SUPPORT, size_mod.PART_REGISTRATION, size_mod.PART_RUNNER)
+
+
+def stripped(path: Path, tmp: Path) -> int:
+    """Bytes of ``path`` once stripped (a stripped copy in ``tmp``)."""
+    copy = tmp / (path.name + ".stripped")
+    subprocess.run(["strip", "-o", str(copy), str(path)], check=True)
+    return os.stat(copy).st_size
+
+
+def text_size(object_file: Path) -> int:
+    """Bytes of code (.text) in an object file, from binutils' size."""
+    out = subprocess.run(["size", str(object_file)], check=True, capture_output=True, text=True).stdout
+    return int(out.splitlines()[1].split()[0])
+
+
+def ldd(binary: Path) -> dict[str, str]:
+    """Each shared library ``binary`` loads, resolved as ldd resolves it ("not found" when it does not)."""
+    out = subprocess.run(["ldd", str(binary)], check=True, capture_output=True, text=True).stdout
+    return {name.strip(): rest.split("(")[0].strip()
+            for name, rest in (line.split("=>", 1) for line in out.splitlines() if "=>" in line)}
+
+
+def executorch_libraries(binary: Path) -> dict[str, Path]:
+    """The ExecuTorch libraries ``binary`` loads (libexecutorch*), in the
+    order the walk over NEEDED meets them, each resolved as ldd resolves it."""
+    resolved, found, pending = ldd(binary), {}, [binary]
+    while pending:
+        for name in size_mod.needed_libraries(str(pending.pop(0))):
+            if name.startswith("libexecutorch") and name not in found:
+                if resolved.get(name, "not found") == "not found":
+                    raise SystemExit(f"{binary}: {name} does not resolve")
+                found[name] = Path(resolved[name]).resolve()
+                pending.append(found[name])
+    return found
+
+
+def check_et_runner(binary: Path, library: str) -> Path:
+    """The path of ``library`` as the ExecuTorch runner loads it (exit when it
+    does not, or another of its libraries does not resolve)."""
+    resolved = ldd(binary)
+    missing = [name for name, path in resolved.items() if path == "not found"]
+    if missing or library not in resolved:
+        raise SystemExit(f"{binary}: unresolved libraries: {missing}" if missing else f"{binary} does not load {library}")
+    return Path(resolved[library])
+
+
+@dataclass(frozen=True)
+class Size:
+    """A binary by part (as `etsb size` splits it), and the ExecuTorch libraries it loads, stripped."""
+
+    binary: size_mod.BinarySize
+    runtime: int
+    backends: int
+
+    @property
+    def total(self) -> int:
+        """The executable and the libraries it loads."""
+        return self.binary.stripped + self.runtime + self.backends
+
+    @property
+    def kernel_code(self) -> int:
+        """Kernels, kernel utilities and registration: what selection trims."""
+        return sum(self.binary.parts.get(p, 0) for p in PARTS[:3])
+
+
+def libraries(binary: Path, tmp: Path, cache: dict) -> tuple[int, int, list[str]]:
+    """Stripped bytes of the runtime and of the other ExecuTorch libraries ``binary`` loads, and their names."""
+    found = executorch_libraries(binary)
+    if RUNTIME_LIB not in found:
+        raise SystemExit(f"{binary} does not load {RUNTIME_LIB}")
+    for path in found.values():
+        if path not in cache:
+            cache[path] = stripped(path, tmp)
+    others = [n for n in found if n != RUNTIME_LIB]
+    return cache[found[RUNTIME_LIB]], sum(cache[found[n]] for n in others), others
+
+
+def measure(workspace: Path, binary: Path, tmp: Path, cache: dict) -> Size:
+    """``binary``'s Size (its link map beside it)."""
+    relative = str(binary.relative_to(workspace))
+    runtime, backends, _ = libraries(binary, tmp, cache)
+    return Size(size_mod.measure(str(workspace), relative, relative), runtime, backends)
+
+
+def yaml_operators(path: Path) -> int:
+    """Operators of a kernel library's functions.yaml."""
+    return len(re.findall(r"^- (?:op|func):", path.read_text(), re.MULTILINE))
