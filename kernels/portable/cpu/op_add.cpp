@@ -1,5 +1,6 @@
 // aten::add.out: out = self + alpha * other, elementwise with broadcasting.
 #include "util/binary_op_util.h"
+#include "util/complex_util.h"
 #include "util/scalar_fits.h"
 
 namespace torch {
@@ -14,9 +15,6 @@ namespace k = ::etsb::kernels;
 namespace {
 /// The switch name (dtype-selective builds key on it).
 constexpr char kName[] = "add.out";
-}  // namespace
-
-namespace {
 
 /// The elementwise function for compute type CT. alpha is converted once;
 /// multiplying by an alpha of 1 is exact, so `x + y` needs no loop of its own.
@@ -24,28 +22,6 @@ template <typename CT>
 auto add_fn(const Scalar& alpha) {
   const CT a = k::scalar_to<CT>(alpha);
   return [a](CT x, CT y) { return k::wrapping_fma(x, a, y); };
-}
-
-bool is_complex(ScalarType t) { return ::executorch::runtime::isComplexType(t); }
-
-/// out = self + alpha * other for complex tensors: self, other and out of
-/// one complex dtype (no promotion), broadcast; computed in that dtype.
-Tensor& add_complex_out(KernelRuntimeContext& ctx, const Tensor& self, const Tensor& other, const Scalar& alpha,
-                        Tensor& out) {
-  const ScalarType t = out.scalar_type();
-  ET_KERNEL_CHECK_MSG(ctx, self.scalar_type() == t && other.scalar_type() == t, InvalidArgument, out,
-                      "%s: complex operands and out must share one dtype", kName);
-  k::Shape shape;
-  ET_KERNEL_CHECK_MSG(ctx, k::broadcast_shape(self, other, &shape), InvalidArgument, out,
-                      "%s: shapes do not broadcast", kName);
-  ET_KERNEL_CHECK_MSG(ctx, k::resize_to(out, shape), InvalidArgument, out, "%s: cannot resize out", kName);
-  const Tensor* tensors[3] = {&self, &other, &out};
-  ET_KERNEL_CHECK_MSG(ctx, k::elementwise_layout_ok(tensors, 3), InvalidArgument, out,
-                      "%s: unsupported mix of dim orders", kName);
-  ET_SWITCH_COMPLEXH_TYPES(t, ctx, kName, CTYPE, [&]() {
-    k::binary_same_dtype<CTYPE, CTYPE>(self, other, out, add_fn<CTYPE>(alpha));
-  });
-  return out;
 }
 
 }  // namespace
@@ -56,11 +32,14 @@ Tensor& add_complex_out(KernelRuntimeContext& ctx, const Tensor& self, const Ten
 /// broadcast shape and must be able to hold the result dtype. A floating alpha
 /// needs a floating result, a boolean one a Bool result, and alpha must fit
 /// the dtype it is computed in (scalar_fits). Complex tensors all of one
-/// dtype are added in that dtype (add_complex_out).
+/// dtype are added in that dtype's compute type (complex_binary_out).
 Tensor& add_out(KernelRuntimeContext& ctx, const Tensor& self, const Tensor& other, const Scalar& alpha,
                 Tensor& out) {
-  if (is_complex(self.scalar_type()) || is_complex(other.scalar_type()) || is_complex(out.scalar_type())) {
-    return add_complex_out(ctx, self, other, alpha, out);
+  if (k::any_complex(self, other, out)) {
+    const double a = k::scalar_to<double>(alpha);
+    return k::complex_binary_out<kName>(ctx, self, other, out, [a](auto x, auto y) {
+      return x + y * static_cast<typename decltype(x)::value_type>(a);
+    });
   }
   ScalarType result;
   if (!k::prepare_binary(ctx, kName, self, other, out, &result)) return out;

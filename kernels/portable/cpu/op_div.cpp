@@ -1,6 +1,7 @@
 // aten::div.out and div.out_mode: out = self / other, elementwise with
 // broadcasting: true division, or rounded toward zero or negative infinity.
 #include "util/binary_op_util.h"
+#include "util/complex_util.h"
 #include "util/math_util.h"
 
 #include <optional>
@@ -35,8 +36,12 @@ bool has_zero(KernelRuntimeContext& ctx, const Tensor& t) {
 /// out = self / other, always true (floating) division as in ATen: integral
 /// or Bool operands divide as doubles, and out must be floating. Broadcasting
 /// (e.g. by a 0-dim tensor), out resized to the broadcast shape. Division by
-/// zero gives inf or nan, never an error.
+/// zero gives inf or nan, never an error. Complex tensors all of one dtype
+/// divide in that dtype's compute type (complex_binary_out).
 Tensor& div_out(KernelRuntimeContext& ctx, const Tensor& self, const Tensor& other, Tensor& out) {
+  if (k::any_complex(self, other, out)) {
+    return k::complex_binary_out<kName>(ctx, self, other, out, [](auto x, auto y) { return x / y; });
+  }
   ScalarType result;
   if (!k::prepare_binary(ctx, kName, self, other, out, &result)) return out;
   ET_KERNEL_CHECK_MSG(ctx, k::is_floating(out.scalar_type()), InvalidArgument, out,
