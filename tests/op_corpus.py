@@ -127,7 +127,8 @@ def compare(got: np.ndarray, expected: np.ndarray, dtype: str, rtol: float, atol
 
 def coverage_table(manifest: dict, passed: dict[tuple[str, str], bool]) -> str:
     """A markdown table, operator by dtype: how many cases ran and matched
-    ('3'), failed ('FAIL'), or were refused by torch ('-')."""
+    ('3'), failed ('FAIL'), were refused by torch ('-'), or did not run in
+    this session ('·', e.g. under pytest -k)."""
     lines = ["| operator | " + " | ".join(DTYPES) + " |", "| --- |" + " --- |" * len(DTYPES)]
     for operator, entry in sorted(manifest["operators"].items()):
         cells = []
@@ -135,7 +136,9 @@ def coverage_table(manifest: dict, passed: dict[tuple[str, str], bool]) -> str:
             methods = [name for name, m in entry["methods"].items() if m["dtype"] == dtype]
             if not methods:
                 cells.append("-")
-            elif all(passed.get((operator, name), False) for name in methods):
+            elif any((operator, name) not in passed for name in methods):
+                cells.append("·")
+            elif all(passed[(operator, name)] for name in methods):
                 cells.append(str(len(methods)))
             else:
                 cells.append("FAIL")
