@@ -24,7 +24,7 @@ case "$processes" in
 esac
 [ "$processes" -gt 4 ] && processes=4
 parallel=()
-[ "$processes" -gt 1 ] && parallel=(-n "$processes" --dist loadgroup)
+[ "$processes" -gt 1 ] && parallel=(-n "$processes")
 "$ROOT/scripts/setup.sh" --export-env
 cd "$ROOT"
 exec "$ROOT/.venv/bin/python" -m pytest "${parallel[@]}" "${tier[@]}" "$@"

@@ -87,18 +87,32 @@ GROUPS = {
 }
 LONGEST_FIRST = ("checkout workspace", "bazel in the checkout", "test_fuzz", "test_getting_started",
                  "test_cmake_seeds", "test_build_driver", "test_cmake", "test_package", "test_reliability")
+_GROUP_OF = {module: group for group, modules in GROUPS.items() for module in modules}
+
+
+def process_group(nodeid: str) -> str:
+    """The group a test runs in: its file's group, or its file."""
+    module = Path(nodeid.split("::")[0]).stem
+    return _GROUP_OF.get(module, module)
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config, log):
+    """pytest-xdist's scheduler by scope, each group one scope (whole groups go to one process)."""
+    from xdist.scheduler import LoadScopeScheduling
+
+    class GroupScheduling(LoadScopeScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            return process_group(nodeid)
+
+    return GroupScheduling(config, log)
 
 
 def pytest_collection_modifyitems(config, items):
-    """Under pytest-xdist (``--dist loadgroup``), each test in its file's group, the longest groups first."""
-    if not config.pluginmanager.hasplugin("xdist") or not getattr(config.option, "numprocesses", None):
-        return
-    group_of = {module: group for group, modules in GROUPS.items() for module in modules}
-    rank = {group: index for index, group in enumerate(LONGEST_FIRST)}
-    for item in items:
-        module = item.path.stem
-        item.add_marker(pytest.mark.xdist_group(group_of.get(module, module)))
-    items.sort(key=lambda item: rank.get(group_of.get(item.path.stem, item.path.stem), len(rank)))
+    """In a pytest-xdist worker (whose order the scheduler follows), the longest groups first."""
+    if hasattr(config, "workerinput"):
+        rank = {group: index for index, group in enumerate(LONGEST_FIRST)}
+        items.sort(key=lambda item: rank.get(process_group(item.nodeid), len(rank)))
 
 
 @pytest.hookimpl(optionalhook=True)

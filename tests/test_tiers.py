@@ -69,3 +69,13 @@ def test_a_bad_process_count_is_refused():
     result = subprocess.run(["bash", str(REPO / "scripts/test.sh"), "--quick"], cwd=REPO, capture_output=True,
                             text=True, env={**os.environ, "ETSB_TEST_PROCESSES": "two"}, timeout=60)
     assert result.returncode == 2 and "ETSB_TEST_PROCESSES is 'two', not a number" in result.stderr, result.stderr
+
+
+def test_files_of_one_group_run_in_one_process():
+    """Under pytest -n, the quick tests of two files of the checkout-workspace group share a worker."""
+    result = pytest_run("-n", "2", "-v", "-m", "not build",
+                        "tests/test_kernel_suite.py", "tests/test_no_tree.py")
+    assert result.returncode == 0, result.stdout[-3000:]
+    workers = {line.split("]")[0] for line in result.stdout.splitlines()
+               if line.startswith("[gw") and " PASSED " in line}
+    assert len(workers) == 1, result.stdout[-3000:]
