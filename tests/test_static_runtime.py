@@ -19,6 +19,7 @@ import pytest
 
 from conftest import MODELS_DIR, SUMMARY_LINES, TREE
 from helpers import ET, assert_matches_torch, etsb, new_workspace, run_model, stripped_size
+from selective_build.driver.size import PART_KERNELS, PART_RUNTIME, measure
 
 pytestmark = [pytest.mark.build, pytest.mark.tree]
 
@@ -104,6 +105,15 @@ def test_every_object_compiled_against_the_tree_headers(workspace):
     assert "etsb-out/external/executorch/runtime/executor/program.h" in runner
     kernel = next(headers for obj, headers in blocks.items() if obj.endswith("op_addmm.cpp.o"))
     assert "etsb-out/external/executorch/runtime/kernel/kernel_includes.h" in kernel
+
+
+def test_size_counts_the_runtime_inside_the_binary(workspace):
+    """`etsb size`'s measure: the tree's runtime is a part of the binary, and
+    no shared libexecutorch.so is counted beside it."""
+    size = measure(str(workspace), "etsb-out/bin/models/mlp", "//models:mlp")
+    assert size.runtime == 0
+    assert size.parts[PART_RUNTIME] > 50_000 and size.parts[PART_KERNELS] > 10_000, size.parts
+    assert sum(size.parts.values()) == size.stripped
 
 
 def test_bad_runtime_value_fails_naming_the_build_file(workspace):
