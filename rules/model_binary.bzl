@@ -35,7 +35,7 @@ yaml and the backends the model uses, for `etsb size` to compare against.""",
         "fallback_yaml_target": attrs.label("a kernel yaml that `functions_yaml_target` is merged over"),
         "deps": attrs.label_list("more `et_operator_library` targets to include (operators other models need)"),
         "backends": attrs.backend_list("backend ids to link beside those the model's delegates use"),
-        "backend_deps": attrs.label_list("the `et_backend_library` targets that may provide the model's backends (default: the runtime wheel's XNNPACK, QNN and OpenVINO libraries; none under Bazel 4, which links every one given); only those the model uses are linked, and a backend none provides fails the build", default = WHEEL_BACKENDS),
+        "backend_deps": attrs.label_list("the `et_backend_library` targets that may provide the model's backends (default: the runtime wheel's XNNPACK, QNN and OpenVINO libraries; none under Bazel 4, which links every one given, and none with `runtime = \"static\"`: the wheel's need its libexecutorch.so); only those the model uses are linked, and a backend none provides fails the build", default = WHEEL_BACKENDS),
         "runtime": attrs.choice("the ExecuTorch runtime linked: `\"shared\"`, the wheel's `libexecutorch.so` (found beside the binary); `\"static\"`, ExecuTorch's runtime compiled from the ExecuTorch tree given to etsb (`--executorch-root`, `@executorch//:runtime`) and linked in, with everything in the binary compiled against the tree's headers (etsb's driver only so far; the kernel libraries must be `et_kernel_library` targets)", RUNTIME_KINDS, RUNTIME_SHARED),
         "dtype_selective_build": attrs.bool("keep, within each kernel, only the dtypes the model uses. Both forms are linked (`<name>_dtype_selective`, `<name>_op_selective`) and `<name>` is the smaller, at `<name>_smallest/<name>`: a dtype restriction that would not pay is not kept"),
     },
@@ -60,7 +60,10 @@ def et_model_binary(name, **kwargs):
     )
     helper = internal(common)
     et_operator_library(name = name + "_ops", model = a.model, deps = a.deps, backends = a.backends, **helper)
-    yamls["backend_deps"] = a.backend_deps
+    # The wheel's backend libraries need its libexecutorch.so: a second runtime beside
+    # the static one. Such a binary takes only the backend libraries it is given.
+    static_wheel_backends = a.runtime == RUNTIME_STATIC and a.backend_deps == WHEEL_BACKENDS
+    yamls["backend_deps"] = [] if static_wheel_backends else a.backend_deps
     binary = with_tags(common, [TAG_ALL_KERNELS + ":" + name + "_all_kernels"])
     if not a.dtype_selective_build:
         _binary(name, [":" + name + "_ops"], False, helper, binary, yamls)

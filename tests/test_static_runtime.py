@@ -32,6 +32,11 @@ BAD_BUILD = ('load("//rules:executorch.bzl", "et_model_binary")\n\n'
              'et_model_binary(\n    name = "bin",\n    model = "m.pte",\n    runtime = "statik",\n)\n')
 
 
+# A model lowered to XNNPACK: the wheel's backend library needs the wheel's runtime.
+DELEGATED_BUILD = ('load("//rules:executorch.bzl", "et_model_binary")\n\n'
+                   'et_model_binary(\n    name = "bin",\n    model = "resnet.pte",\n    runtime = "static",\n)\n')
+
+
 def build(workspace: Path, *targets: str) -> subprocess.CompletedProcess:
     """``etsb build`` in ``workspace`` with the snapshot as its ExecuTorch tree."""
     return etsb("build", "--executorch-root", str(TREE), *targets, cwd=workspace)
@@ -46,6 +51,9 @@ def workspace(tmp_path_factory) -> Path:
     for model in MODELS:
         shutil.copy(MODELS_DIR / model / f"{model}.pte", root / "models")
     (root / "models" / "BUILD").write_text(BUILD)
+    (root / "delegated").mkdir()
+    shutil.copy(MODELS_DIR / "delegated" / "resnet" / "resnet.pte", root / "delegated")
+    (root / "delegated" / "BUILD").write_text(DELEGATED_BUILD)
     (root / "bad").mkdir()
     (root / "bad" / "m.pte").write_bytes(b"")
     (root / "bad" / "BUILD").write_text(BAD_BUILD)
@@ -114,6 +122,17 @@ def test_size_counts_the_runtime_inside_the_binary(workspace):
     assert size.runtime == 0
     assert size.parts[PART_RUNTIME] > 50_000 and size.parts[PART_KERNELS] > 10_000, size.parts
     assert sum(size.parts.values()) == size.stripped
+
+
+def test_wheel_backends_are_not_linked_with_the_static_runtime(workspace):
+    """They need the wheel's libexecutorch.so, a second runtime: a delegated model
+    fails the build naming its backend, as when no library provides it."""
+    result = build(workspace, "//delegated:bin")
+    output = result.stdout + result.stderr  # a failed action's message comes with the build's progress
+    assert result.returncode != 0
+    assert "delegated/BUILD:3:1: error: GEN //delegated:bin_lib_bindings failed" in output, output
+    assert "needs backend 'XnnpackBackend', which no backend library of this build provides; declared: none" in output
+    assert not (workspace / "etsb-out" / "bin" / "delegated" / "bin").exists()
 
 
 def test_bad_runtime_value_fails_naming_the_build_file(workspace):
