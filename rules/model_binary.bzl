@@ -60,6 +60,7 @@ def et_model_binary(name, **kwargs):
     )
     helper = internal(common)
     et_operator_library(name = name + "_ops", model = a.model, deps = a.deps, backends = a.backends, **helper)
+
     # The wheel's backend libraries need its libexecutorch.so: a second runtime beside
     # the static one. Such a binary takes only the backend libraries it is given.
     static_wheel_backends = a.runtime == RUNTIME_STATIC and a.backend_deps == WHEEL_BACKENDS

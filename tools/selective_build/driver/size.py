@@ -13,6 +13,7 @@ import tempfile
 from collections.abc import Mapping, Sequence
 from types import MappingProxyType
 
+from selective_build.driver.layout import EXTERNAL_DIR
 from selective_build.model.errors import UserError
 from selective_build.model.records import record
 
@@ -23,8 +24,8 @@ _CONTINUATION = re.compile(r"^\s+(0x[0-9a-f]+)\s+(0x[0-9a-f]+)\s+(\S.*)$")
 _KERNEL_OBJECT = re.compile(r"op_(\w+?)\.(?:cpp|cc|cxx|c)\.o")
 # Archive members compiled from the ExecuTorch tree's runtime (`@executorch//:runtime`,
 # runtime = "static"): the driver names a member after its source path, `/` as `__`.
-_TREE_RUNTIME_MEMBER = re.compile(r"\(etsb-out__external__executorch__(?:runtime|kernels__prim_ops|"
-                                  r"extension__data_loader|schema)__[^)]*\)$")
+_TREE_RUNTIME_MEMBER = re.compile(r"\(" + re.escape(f"{EXTERNAL_DIR}/executorch/".replace("/", "__"))
+                                  + r"(?:runtime|kernels__prim_ops|extension__data_loader|schema)__[^)]*\)$")
 
 PART_RUNTIME = "ExecuTorch runtime (static)"
 PART_KERNELS = "kernels"
