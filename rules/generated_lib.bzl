@@ -5,7 +5,7 @@ load(":merge_yaml.bzl", "merge_yaml")
 load(":operator_library.bzl", "et_operator_library")
 load(":private/attrs.bzl", "attrs", "check_call", "internal", "rule_info", "with_tags")
 load(":private/names.bzl", "cxx_identifier", "sibling_label")
-load(":private/shim.bzl", "BUILD_SYSTEM", "ETSB_COMMAND", "ETSB_TOOLS", "RUNTIME", "TAG_REGISTERS", "etsb_cxx_library", "etsb_filegroup", "etsb_genrule")
+load(":private/shim.bzl", "BUILD_SYSTEM", "ETSB_COMMAND", "ETSB_TOOLS", "FROM_TREE_SUFFIX", "RUNTIME", "RUNTIME_KINDS", "RUNTIME_SHARED", "RUNTIME_STATIC", "TAG_REGISTERS", "check_runtime", "etsb_cxx_library", "etsb_filegroup", "etsb_genrule", "runtime_library")
 
 # The files `etsb gen-bindings` writes.
 BINDINGS_FILES = ["register_kernels.cpp", "NativeFunctions.h", "CustomOpsNativeFunctions.h", "Functions.h"]
@@ -34,6 +34,7 @@ defines are `etsb::register_<name>_kernels()` and `etsb::<name>_kernels()`
         "manual_registration": attrs.bool("no static initialiser: the binary calls `etsb::register_<name>_kernels()` (or passes `etsb::<name>_kernels()` to `Program::load_method`), and no whole-archive linking is needed"),
         "model_entry": attrs.bool("also define `etsb::register_model_kernels()`, the entry point that the runner library `//tools/runner:runner` calls (`et_model_binary` sets it)"),
         "backend_deps": attrs.label_list("`et_backend_library` targets: every backend the selection needs (delegated programs, `backends`) must be declared by one, or the build fails naming the model, method and backend id; the library links those that are needed and no other"),
+        "runtime": attrs.choice("the ExecuTorch runtime the registration and kernels compile against: `\"shared\"`, the wheel's `libexecutorch.so`; `\"static\"`, the runtime compiled from the ExecuTorch tree (`@executorch//:runtime`, etsb's driver only so far; the kernel libraries must be `et_kernel_library` targets)", RUNTIME_KINDS, RUNTIME_SHARED),
     },
     outputs = {
         "library": "`<name>`",
@@ -60,6 +61,10 @@ def executorch_generated_lib(name, **kwargs):
         fail("%s: kernel_deps is empty: name the kernel libraries that implement the yaml" % where)
     if a.dtype_selective_build and not operator_deps:
         fail("%s: dtype_selective_build needs deps (an operator selection to take dtypes from)" % where)
+    check_runtime(where, a.runtime)
+    if a.runtime == RUNTIME_STATIC and plain_libraries:
+        fail("%s: runtime = \"static\" compiles the kernels against the tree's runtime, which it cannot do for %s: make it an et_kernel_library" %
+             (where, ", ".join(plain_libraries)))
     if a.dtype_selective_build and plain_libraries:
         fail("%s: dtype_selective_build recompiles the kernels, which it cannot do for %s: make it an et_kernel_library" %
              (where, ", ".join(plain_libraries)))
@@ -94,6 +99,7 @@ def executorch_generated_lib(name, **kwargs):
             a.dtype_selective_build,
             helper,
             other_libraries = bool(plain_libraries),
+            runtime = a.runtime,
         )]
     elif a.dtype_selective_build:
         kernels = [_dtype_selective_kernels(name, kernel_deps, selection, helper)]
@@ -103,7 +109,7 @@ def executorch_generated_lib(name, **kwargs):
         # The linker script naming the backend libraries the selection needs (a link input).
         linker_scripts = [":%s/%s" % (name, BACKENDS_LINK_SCRIPT)],
         linker_inputs = [sibling_label(b, "_files") for b in a.backend_deps],
-        deps = kernels + plain_libraries + [RUNTIME],
+        deps = kernels + plain_libraries + [runtime_library(a.runtime)],
         link_whole = not a.manual_registration,
         # The driver's overlap check reads which selection each registration library registers.
         **with_tags(common, ["%s//%s:%s_selected_operators" % (TAG_REGISTERS, native.package_name(), name)])
@@ -187,14 +193,17 @@ def _selected_kernels(
         selection,
         dtype_selective_build,
         helper,
-        other_libraries = False):
+        other_libraries = False,
+        runtime = RUNTIME_SHARED):
     """The objects of `kernel_deps` that the selection's kernels need (etsb's driver, Bazel).
 
     `etsb kernel-sources` lists their sources from every file the libraries
     declare, and only those are compiled; with `dtype_selective_build`, compiled
     again with the selection's `selected_op_variants.h`. A kernel that several
     libraries define (etsb's portable kernels over ExecuTorch's: the same
-    function names) comes from the first of `kernel_deps` defining it."""
+    function names) comes from the first of `kernel_deps` defining it. With
+    the static runtime the objects are those of each library's twin compiled
+    against the tree's headers (`<library>_tree_runtime`)."""
     files, libraries = [], []
     for index, kernels in enumerate(kernel_deps):
         # One group of each library's sources and headers: Bazel refuses `$(locations)`
@@ -248,7 +257,7 @@ def _selected_kernels(
         hdrs = hdrs,
         copts = copts,
         includes = includes,
-        objects_of = kernel_deps,
+        objects_of = [sibling_label(k, FROM_TREE_SUFFIX) for k in kernel_deps] if runtime == RUNTIME_STATIC else kernel_deps,
         object_list = ":%s/kernel_sources.txt" % name,
         **helper
     )

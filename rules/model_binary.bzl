@@ -3,7 +3,7 @@
 load(":generated_lib.bzl", "executorch_generated_lib")
 load(":operator_library.bzl", "et_operator_library")
 load(":private/attrs.bzl", "attrs", "check_call", "internal", "rule_info", "with_tags")
-load(":private/shim.bzl", "BUILD_SYSTEM", "ETSB_COMMAND", "ETSB_TOOLS", "LINK_MAPS", "RUNNER", "RUNTIME", "RUNTIME_SHARED_LIBRARY", "TAG_ALL_KERNELS", "TAG_BINARY", "TAG_COPIED_TO", "TAG_MANUAL", "etsb_cxx_binary", "etsb_genrule", "etsb_label")
+load(":private/shim.bzl", "BUILD_SYSTEM", "ETSB_COMMAND", "ETSB_TOOLS", "LINK_MAPS", "RUNNER", "RUNNER_FROM_TREE", "RUNTIME_KINDS", "RUNTIME_SHARED", "RUNTIME_SHARED_LIBRARY", "RUNTIME_STATIC", "TAG_ALL_KERNELS", "TAG_BINARY", "TAG_COPIED_TO", "TAG_MANUAL", "check_runtime", "etsb_cxx_binary", "etsb_genrule", "etsb_label", "runtime_library")
 
 PORTABLE_FUNCTIONS_YAML = etsb_label("//kernels/portable:functions.yaml")
 PORTABLE_KERNELS = etsb_label("//kernels/portable:kernels")
@@ -35,7 +35,8 @@ yaml and the backends the model uses, for `etsb size` to compare against.""",
         "fallback_yaml_target": attrs.label("a kernel yaml that `functions_yaml_target` is merged over"),
         "deps": attrs.label_list("more `et_operator_library` targets to include (operators other models need)"),
         "backends": attrs.backend_list("backend ids to link beside those the model's delegates use"),
-        "backend_deps": attrs.label_list("the `et_backend_library` targets that may provide the model's backends (default: the runtime wheel's XNNPACK, QNN and OpenVINO libraries; none under Bazel 4, which links every one given); only those the model uses are linked, and a backend none provides fails the build", default = WHEEL_BACKENDS),
+        "backend_deps": attrs.label_list("the `et_backend_library` targets that may provide the model's backends (default: the runtime wheel's XNNPACK, QNN and OpenVINO libraries; none under Bazel 4, which links every one given, and none with `runtime = \"static\"`: the wheel's need its libexecutorch.so); only those the model uses are linked, and a backend none provides fails the build", default = WHEEL_BACKENDS),
+        "runtime": attrs.choice("the ExecuTorch runtime linked: `\"shared\"`, the wheel's `libexecutorch.so` (found beside the binary); `\"static\"`, ExecuTorch's runtime compiled from the ExecuTorch tree given to etsb (`--executorch-root`, `@executorch//:runtime`) and linked in, with everything in the binary compiled against the tree's headers (etsb's driver only so far; the kernel libraries must be `et_kernel_library` targets)", RUNTIME_KINDS, RUNTIME_SHARED),
         "dtype_selective_build": attrs.bool("keep, within each kernel, only the dtypes the model uses. Both forms are linked (`<name>_dtype_selective`, `<name>_op_selective`) and `<name>` is the smaller, at `<name>_smallest/<name>`: a dtype restriction that would not pay is not kept"),
     },
     outputs = {"binary": "`<name>` (or `<name>_smallest/<name>` with `dtype_selective_build`)", "companion": "`<name>_all_kernels`"},
@@ -49,15 +50,21 @@ def et_model_binary(name, **kwargs):
       **kwargs: the attributes of `ET_MODEL_BINARY`, and `tags`, `visibility`, `testonly`.
     """
     a, common = check_call(ET_MODEL_BINARY, name, kwargs)
+    check_runtime("et_model_binary '%s'" % name, a.runtime)
     yamls = dict(
         functions_yaml_target = a.functions_yaml_target,
         custom_ops_yaml_target = a.custom_ops_yaml_target,
         fallback_yaml_target = a.fallback_yaml_target,
         kernel_deps = a.kernel_deps,
+        runtime = a.runtime,
     )
     helper = internal(common)
     et_operator_library(name = name + "_ops", model = a.model, deps = a.deps, backends = a.backends, **helper)
-    yamls["backend_deps"] = a.backend_deps
+
+    # The wheel's backend libraries need its libexecutorch.so: a second runtime beside
+    # the static one. Such a binary takes only the backend libraries it is given.
+    static_wheel_backends = a.runtime == RUNTIME_STATIC and a.backend_deps == WHEEL_BACKENDS
+    yamls["backend_deps"] = [] if static_wheel_backends else a.backend_deps
     binary = with_tags(common, [TAG_ALL_KERNELS + ":" + name + "_all_kernels"])
     if not a.dtype_selective_build:
         _binary(name, [":" + name + "_ops"], False, helper, binary, yamls)
@@ -71,15 +78,18 @@ def et_model_binary(name, **kwargs):
         candidates = [":" + name + "_dtype_selective", ":" + name + "_op_selective"]
         output = name + "_smallest/" + name
 
-        # The runtime goes beside the copy, where its run path ($ORIGIN) finds it.
-        runtime = name + "_smallest/libexecutorch.so"
+        # The shared runtime goes beside the copy, where its run path ($ORIGIN) finds it.
+        beside, runtime = [], []
+        if a.runtime == RUNTIME_SHARED:
+            beside = [RUNTIME_SHARED_LIBRARY]
+            runtime = [name + "_smallest/libexecutorch.so"]
         etsb_genrule(
             name = name,
-            srcs = candidates + [RUNTIME_SHARED_LIBRARY],
-            outs = ([output, output + ".map"] if LINK_MAPS else [output]) + [runtime],
-            cmd = ETSB_COMMAND + " pick-smaller --output $(location %s) --beside $(location %s) %s%s" % (
+            srcs = candidates + beside,
+            outs = ([output, output + ".map"] if LINK_MAPS else [output]) + runtime,
+            cmd = ETSB_COMMAND + " pick-smaller --output $(location %s)%s %s%s" % (
                 output,
-                RUNTIME_SHARED_LIBRARY,
+                "".join([" --beside $(location %s)" % b for b in beside]),
                 " ".join(["$(location %s)" % c for c in candidates]),
                 "" if LINK_MAPS else " --no_link_map",
             ),
@@ -99,7 +109,12 @@ def et_model_binary(name, **kwargs):
         deps = [":" + name + "_all_kernels_ops"],
         **dict(yamls, **manual)
     )
-    etsb_cxx_binary(name = name + "_all_kernels", deps = [RUNNER, ":" + name + "_all_kernels_lib", RUNTIME], **with_tags(common, [TAG_MANUAL]))
+    etsb_cxx_binary(name = name + "_all_kernels", deps = _runner_and_runtime(a.runtime, ":" + name + "_all_kernels_lib"), **with_tags(common, [TAG_MANUAL]))
+
+def _runner_and_runtime(runtime, library):
+    """The libraries a binary of `runtime` links: the runner, `library` and the runtime."""
+    runner = RUNNER_FROM_TREE if runtime == RUNTIME_STATIC else RUNNER
+    return [runner, library, runtime_library(runtime)]
 
 def _binary(name, selections, dtype_selective_build, helper, binary, yamls):
     """The runner linked with a generated library registering `selections`."""
@@ -111,4 +126,4 @@ def _binary(name, selections, dtype_selective_build, helper, binary, yamls):
         model_entry = True,
         **dict(yamls, **helper)
     )
-    etsb_cxx_binary(name = name, deps = [RUNNER, ":" + name + "_lib", RUNTIME], **binary)
+    etsb_cxx_binary(name = name, deps = _runner_and_runtime(yamls["runtime"], ":" + name + "_lib"), **binary)

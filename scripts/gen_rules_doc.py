@@ -52,6 +52,12 @@ def _default(attr: dict) -> str:
     return "`" + json.dumps(value).replace("true", "True").replace("false", "False") + "`"
 
 
+def _kind(attr: dict) -> str:
+    if attr["kind"] == "choice":
+        return " or ".join(f'`"{value}"`' for value in attr["values"])
+    return KIND_NAMES[attr["kind"]]
+
+
 def render(values: dict) -> str:
     """The text of docs/rules.md."""
     lines = ["# Rules", "",
@@ -70,7 +76,7 @@ def render(values: dict) -> str:
                   "| `name` | string | **mandatory** | the target's name |"]
         for name, attr in attrs.items():
             doc = attr["doc"].replace("|", "\\|")
-            lines.append(f"| `{name}` | {KIND_NAMES[attr['kind']]} | {_default(attr)} | {doc} |")
+            lines.append(f"| `{name}` | {_kind(attr)} | {_default(attr)} | {doc} |")
         if rule["outputs"]:
             lines += ["", "Outputs: " + "; ".join(f"{kind}: {where}" for kind, where in rule["outputs"].items())
                       + "."]

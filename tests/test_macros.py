@@ -292,6 +292,9 @@ BAD_BUILDS = {
     "label to a missing package": ('et_model_binary(name = "bin", model = "//nowhere:m.pte")\n', "BUILD:2:",
                                    "no such package 'nowhere'"),
     "load cycle": ('load(":a.bzl", "a")\n', "BUILD:1:", "load cycle"),
+    "runtime neither shared nor static": ('et_model_binary(name = "bin", model = "m.pte", runtime = "statik")\n',
+                                          "BUILD:2:", "et_model_binary 'bin': attribute 'runtime' is \"statik\" "
+                                          "(did you mean 'static'?); it takes \"shared\" or \"static\""),
 }
 PRELUDE = 'load("//rules:executorch.bzl", "et_model_binary", "et_operator_library", "executorch_generated_lib")\n'
 

@@ -13,12 +13,16 @@ common attributes (`tags`, `visibility`, `testonly`) to pass through.
 # them through to the targets they create.
 COMMON_ATTRS = ["tags", "visibility", "testonly"]
 
-def _attr(kind, doc, default, mandatory):
-    return struct(kind = kind, doc = doc, default = default, mandatory = mandatory)
+def _attr(kind, doc, default, mandatory, values = None):
+    return struct(kind = kind, doc = doc, default = default, mandatory = mandatory, values = values)
 
 def _string(doc, default = None, mandatory = False):
     """A string (or None when not given and not mandatory)."""
     return _attr("string", doc, default, mandatory)
+
+def _choice(doc, values, default):
+    """One string of `values`."""
+    return _attr("choice", doc, default, False, values)
 
 def _bool(doc, default = False):
     """True or False."""
@@ -61,6 +65,7 @@ def _ops_dict(doc, default = {}):
 
 attrs = struct(
     string = _string,
+    choice = _choice,
     bool = _bool,
     string_list = _string_list,
     label = _label,
@@ -202,9 +207,17 @@ def _check_string_list_dict(where, attr, value):
             fail("%s: attribute '%s' has a key that is a %s, not a string" % (where, attr, type(key)))
         _check_strings(where, attr + "['" + key + "']", items, "a list of strings")
 
-def _check_value(where, attr, kind, value):
-    """Fails unless `value` is of attribute kind `kind`."""
-    if kind in ("string", "label", "model"):
+def _check_choice(where, attr, value, values):
+    if type(value) != "string" or value not in values:
+        shown = repr(value)
+        hint = _suggestion(value, values) if type(value) == "string" else ""
+        fail("%s: attribute '%s' is %s%s; it takes %s" % (where, attr, shown, hint, " or ".join(['"%s"' % v for v in values])))
+
+def _check_value(where, attr, kind, value, values = None):
+    """Fails unless `value` is of attribute kind `kind` (one of `values` for a choice)."""
+    if kind == "choice":
+        _check_choice(where, attr, value, values)
+    elif kind in ("string", "label", "model"):
         if type(value) != "string":
             fail("%s: attribute '%s' must be a string, got %s" % (where, attr, type(value)))
         if kind in ("label", "model"):
@@ -287,7 +300,7 @@ def check_call(rule, name, kwargs):
             known = sorted(rule.attrs.keys()) + COMMON_ATTRS
             fail("%s: unknown attribute '%s'%s; %s takes %s" % (where, attr, _suggestion(attr, known), rule.name, ", ".join(known)))
         if value != None:
-            _check_value(where, attr, rule.attrs[attr].kind, value)
+            _check_value(where, attr, rule.attrs[attr].kind, value, rule.attrs[attr].values)
             values[attr] = value
     for attr, declared in rule.attrs.items():
         if attr not in values:

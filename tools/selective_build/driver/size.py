@@ -1,7 +1,8 @@
 """``etsb size``: where a binary's bytes go. The stripped size of the binary,
 split by the linker's map (every input section the link kept, attributed to
 the object that brought it): kernels per operator, registration, runner, the
-C++ runtime; and the ExecuTorch runtime library and backend libraries it loads."""
+C++ runtime, the ExecuTorch runtime when it is linked in (``runtime = "static"``);
+and the ExecuTorch runtime library and backend libraries it loads."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ import tempfile
 from collections.abc import Mapping, Sequence
 from types import MappingProxyType
 
+from selective_build.driver.layout import EXTERNAL_DIR
 from selective_build.model.errors import UserError
 from selective_build.model.records import record
 
@@ -20,7 +22,12 @@ _KEPT = re.compile(r"^\.(text|rodata|data|eh_frame|gcc_except_table|init_array|f
 _SECTION = re.compile(r"^ (\.\S+)(?:\s+(0x[0-9a-f]+)\s+(0x[0-9a-f]+)\s+(\S.*))?$")
 _CONTINUATION = re.compile(r"^\s+(0x[0-9a-f]+)\s+(0x[0-9a-f]+)\s+(\S.*)$")
 _KERNEL_OBJECT = re.compile(r"op_(\w+?)\.(?:cpp|cc|cxx|c)\.o")
+# Archive members compiled from the ExecuTorch tree's runtime (`@executorch//:runtime`,
+# runtime = "static"): the driver names a member after its source path, `/` as `__`.
+_TREE_RUNTIME_MEMBER = re.compile(r"\(" + re.escape(f"{EXTERNAL_DIR}/executorch/".replace("/", "__"))
+                                  + r"(?:runtime|kernels__prim_ops|extension__data_loader|schema)__[^)]*\)$")
 
+PART_RUNTIME = "ExecuTorch runtime (static)"
 PART_KERNELS = "kernels"
 PART_KERNEL_SUPPORT = "kernel utilities"
 PART_REGISTRATION = "registration"
@@ -88,6 +95,8 @@ def classify(source: str) -> tuple[str, str | None]:
         return PART_KERNELS, kernel.group(1)
     if name.startswith("register_kernels."):
         return PART_REGISTRATION, None
+    if _TREE_RUNTIME_MEMBER.search(source):
+        return PART_RUNTIME, None
     if name.startswith("runner."):
         return PART_RUNNER, None
     if source.startswith("/") or "crt" in name:
@@ -112,7 +121,9 @@ def measure(root: str, binary: str, label: str) -> BinarySize:
         if operator:
             operators[operator] = operators.get(operator, 0) + size
     parts[PART_OTHER] = max(0, stripped - sum(parts.values()))
-    return BinarySize(label, binary, stripped, parts, operators, _runtime_size(), _backend_sizes(path))
+    # A binary with the static runtime loads no libexecutorch.so.
+    shared_runtime = _runtime_size() if "libexecutorch.so" in needed_libraries(path) else 0
+    return BinarySize(label, binary, stripped, parts, operators, shared_runtime, _backend_sizes(path))
 
 
 def _runtime_library_dir() -> str:
@@ -160,7 +171,8 @@ def size_report(label: str, sizes: Sequence[BinarySize]) -> dict:
             "label": size.label,
             "stripped": size.stripped,
             "parts": {part: size.parts[part] for part in (PART_KERNELS, PART_KERNEL_SUPPORT, PART_REGISTRATION,
-                                                          PART_RUNNER, PART_CXX, PART_OTHER) if size.parts.get(part)},
+                                                          PART_RUNNER, PART_RUNTIME, PART_CXX, PART_OTHER)
+                      if size.parts.get(part)},
             "operators": dict(sorted(size.operators.items())),
             "runtime": size.runtime,
             "backends": dict(size.backends),
@@ -188,11 +200,12 @@ def render_size_table(label: str, sizes: Sequence[BinarySize], top: int = 0) -> 
         operators = operators[:top]
     for op in operators:
         rows.append((f"    op_{op}", [s.operators.get(op, 0) for s in sizes], False))
-    for part in (PART_KERNEL_SUPPORT, PART_REGISTRATION, PART_RUNNER, PART_CXX, PART_OTHER):
+    for part in (PART_KERNEL_SUPPORT, PART_REGISTRATION, PART_RUNNER, PART_RUNTIME, PART_CXX, PART_OTHER):
         values = [s.parts.get(part, 0) for s in sizes]
         if any(values):  # a part no binary has (kernel utilities, for header-only kernels) is left out
             rows.append((f"  {part}", values, True))
-    rows.append(("runtime: libexecutorch.so (shared)", [s.runtime for s in sizes], True))
+    if any(s.runtime for s in sizes):
+        rows.append(("runtime: libexecutorch.so (shared)", [s.runtime for s in sizes], True))
     for library in sorted({name for s in sizes for name in s.backends}):
         rows.append((f"backends: {library} (shared)", [s.backends.get(library, 0) for s in sizes], True))
     name_width = max(len(name) for name, _, _ in rows)

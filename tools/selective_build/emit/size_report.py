@@ -42,8 +42,9 @@ def render_size_html(report: Mapping) -> str:
             if part == report["kernels_part"]:
                 for operator, op_size in sorted(binary["operators"].items(), key=lambda item: (-item[1], item[0])):
                     rows.append(_bar(f"op_{operator}", op_size, scale, "operator"))
-        rows.append(_bar("runtime: libexecutorch.so (shared, not in the binary)", binary["runtime"], scale,
-                         "runtime"))
+        if binary["runtime"]:  # none with the static runtime, which is among the parts
+            rows.append(_bar("runtime: libexecutorch.so (shared, not in the binary)", binary["runtime"], scale,
+                             "runtime"))
         sections.append(f'<section><h2>{html.escape(binary["label"])}</h2>\n' + "\n".join(rows) + "\n</section>")
     title = f"size of {report['label']}"
     return f"""<!DOCTYPE html>
