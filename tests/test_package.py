@@ -20,7 +20,8 @@ pytestmark = pytest.mark.build
 def test_the_wheel_carries_what_etsb_needs_at_run_time(installed):
     names = set(zipfile.ZipFile(installed.wheel).namelist())
     for part in ("rules/executorch.bzl", "rules/private/shim.bzl", "rules/cmake/etsbConfig.cmake",
-                 "rules/executorch_tree/kernels/portable/BUILD.overlay", "kernels/portable/functions.yaml",
+                 "rules/executorch_tree/kernels/portable/BUILD.overlay", "rules/executorch_tree/BUILD.overlay",
+                 "kernels/portable/functions.yaml",
                  "kernels/portable/cpu/op_add.cpp", "runtime/BUILD", "tools/runner/runner.cpp",
                  "tools/starlark/main.go", "tools/selective_build/BUILD", "tools/selective_build/__main__.py",
                  "tools/selective_build/data/aten_ops.yaml"):

@@ -1,5 +1,6 @@
 // aten::convolution.out: 1-D and 2-D convolution, plain and transposed, NCHW
 // in any dim order (e.g. channels-last).
+#include "util/conv_util.h"
 #include "util/copy_util.h"
 #include "util/matmul_util.h"
 
@@ -17,10 +18,8 @@ namespace k = ::etsb::kernels;
 
 namespace {
 
-/// Geometry of one spatial axis.
-struct Axis {
-  int64_t in, kernel, stride, pad, dilation, out;
-};
+/// Geometry of one spatial axis (pool_util.h's, shared with pooling).
+using Axis = k::Window;
 
 /// Reads entry `i` of a per-axis parameter list given with 1 entry (shared by
 /// all axes) or one per axis. False if the list has another length.
@@ -245,108 +244,13 @@ bool conv2d_transposed_gemm(KernelRuntimeContext& ctx, const float* in, const fl
   return true;
 }
 
-/// The element strides of a 3-D or 4-D tensor as 4-D (N, C, H, W; a 1-D
-/// convolution's unit H gets stride 0), from its dim order. For the weight
-/// the first two are its two channel dims.
-struct Strides4 {
-  int64_t n, c, h, w;
-};
-
-Strides4 strides4_of(const Tensor& t) {
-  int64_t s[k::kMaxDim];
-  k::strides_of(t, s);
-  if (t.dim() == 3) return {s[0], s[1], 0, s[2]};
-  return {s[0], s[1], s[2], s[3]};
-}
-
-/// Whether a tensor's elements lie where the default dim order puts them
-/// (dims of size 1 aside, whose stride is never used): then the contiguous
-/// loops apply whatever its dim order says.
-bool dense(const Tensor& t) {
-  int64_t s[k::kMaxDim];
-  k::strides_of(t, s);
-  int64_t running = 1;
-  for (ssize_t d = t.dim(); d-- > 0;) {
-    if (t.sizes()[d] != 1 && s[d] != running) return false;
-    running *= t.sizes()[d];
-  }
-  return true;
-}
-
-/// Sizes and strides of a convolution's three tensors, for the gathering loop.
-struct ConvShape {
-  int64_t batch, in_ch, out_ch, groups;
-  Axis h, w;
-  Strides4 in, weight, out;
-  bool transposed;
-};
-
-/// The input index along one axis that output position o reads through
-/// kernel tap kk, or -1 where none does (padding, or a transposed
-/// convolution's stride skipping it).
-int64_t source_index(const Axis& a, int64_t o, int64_t kk, bool transposed) {
-  int64_t i = o * a.stride - a.pad + kk * a.dilation;
-  if (transposed) {
-    const int64_t shifted = o + a.pad - kk * a.dilation;
-    if (shifted < 0 || shifted % a.stride != 0) return -1;
-    i = shifted / a.stride;
-  }
-  return i < a.in ? i : -1;
-}
-
-/// Convolution (plain or transposed) by gathering each output element's sum,
-/// every tensor read or written through its strides: the path of the dtypes
-/// without a fast path (integers, Half, BFloat16) and of layouts other than
-/// the default (channels-last). Sums in float for Half and BFloat16 (rounded
-/// once), in uint64_t for integers (so that overflow wraps, as ATen's
-/// integer convolution does, without undefined behaviour).
-template <typename T>
-void conv2d_gather(const T* in, const T* weight, const T* bias, T* out, const ConvShape& s) {
-  using Acc = typename std::conditional<std::is_integral<T>::value, uint64_t, k::float_compute_t<T>>::type;
-  const auto widen = [](T v) {
-    if constexpr (std::is_integral<T>::value) {
-      return static_cast<Acc>(static_cast<int64_t>(v));
-    } else {
-      return static_cast<Acc>(v);
-    }
-  };
-  const int64_t in_per_group = s.in_ch / s.groups;
-  const int64_t out_per_group = s.out_ch / s.groups;
-  for (int64_t b = 0; b < s.batch; ++b) {
-    for (int64_t oc = 0; oc < s.out_ch; ++oc) {
-      const int64_t g = oc / out_per_group;
-      for (int64_t oh = 0; oh < s.h.out; ++oh) {
-        for (int64_t ow = 0; ow < s.w.out; ++ow) {
-          Acc acc = bias != nullptr ? widen(bias[oc]) : Acc(0);
-          for (int64_t icl = 0; icl < in_per_group; ++icl) {
-            const int64_t ic = g * in_per_group + icl;
-            const T* x = in + b * s.in.n + ic * s.in.c;
-            const T* wk = s.transposed ? weight + ic * s.weight.n + (oc % out_per_group) * s.weight.c
-                                       : weight + oc * s.weight.n + icl * s.weight.c;
-            for (int64_t kh = 0; kh < s.h.kernel; ++kh) {
-              const int64_t ih = source_index(s.h, oh, kh, s.transposed);
-              if (ih < 0) continue;
-              for (int64_t kw = 0; kw < s.w.kernel; ++kw) {
-                const int64_t iw = source_index(s.w, ow, kw, s.transposed);
-                if (iw < 0) continue;
-                acc += widen(x[ih * s.in.h + iw * s.in.w]) * widen(wk[kh * s.weight.h + kw * s.weight.w]);
-              }
-            }
-          }
-          out[b * s.out.n + oc * s.out.c + oh * s.out.h + ow * s.out.w] = static_cast<T>(acc);
-        }
-      }
-    }
-  }
-}
-
 /// Runs the convolution in the way that suits T and the layout: with every
 /// tensor dense, Float as matrix products (the direct loops without scratch
 /// memory) and Double with the direct loops; the other dtypes and layouts by
 /// gathering (conv2d_gather).
 template <typename T>
 void convolve(KernelRuntimeContext& ctx, bool all_dense, const T* x, const T* weight, const T* bias, T* y,
-              const ConvShape& s) {
+              const k::ConvShape& s) {
   if constexpr (std::is_floating_point<T>::value) {
     if (all_dense) {
       if constexpr (std::is_same<T, float>::value) {
@@ -366,7 +270,7 @@ void convolve(KernelRuntimeContext& ctx, bool all_dense, const T* x, const T* we
   }
   (void)ctx;
   (void)all_dense;
-  conv2d_gather<T>(x, weight, bias, y, s);
+  k::conv2d_gather<T>(x, weight, bias, y, s);
 }
 
 /// The geometry of spatial axis i of `axes` (0: H or L, 1: W) from the
@@ -430,7 +334,7 @@ Tensor& convolution_out(KernelRuntimeContext& ctx, const Tensor& input, const Te
   ET_KERNEL_CHECK_MSG(ctx,
                       k::valid_dim_order(input) && k::valid_dim_order(weight) && k::same_dim_order(input, out),
                       InvalidArgument, out, "convolution.out: out must have the input's dim order");
-  ConvShape s;
+  k::ConvShape s;
   s.batch = input.sizes()[0];
   s.in_ch = input.sizes()[1];
   s.groups = groups;
@@ -460,10 +364,10 @@ Tensor& convolution_out(KernelRuntimeContext& ctx, const Tensor& input, const Te
   }
   ET_KERNEL_CHECK(ctx, k::resize_to(out, shape), InvalidArgument, out);
   if (out.numel() == 0) return out;
-  s.in = strides4_of(input);
-  s.weight = strides4_of(weight);
-  s.out = strides4_of(out);
-  const bool all_dense = dense(input) && dense(weight) && dense(out);
+  s.in = k::strides4_of(input);
+  s.weight = k::strides4_of(weight);
+  s.out = k::strides4_of(out);
+  const bool all_dense = k::dense(input) && k::dense(weight) && k::dense(out);
   ET_SWITCH_REALHBF16_TYPES(dtype, ctx, "convolution.out", CTYPE, [&]() {
     convolve<CTYPE>(ctx, all_dense, input.const_data_ptr<CTYPE>(), weight.const_data_ptr<CTYPE>(),
                     bias.has_value() ? bias->const_data_ptr<CTYPE>() : nullptr, out.mutable_data_ptr<CTYPE>(), s);

@@ -7,7 +7,7 @@
 namespace etsb {
 namespace kernels {
 
-/// Pooling geometry of one spatial axis.
+/// Geometry of one spatial axis of a sliding window (pooling, convolution).
 struct Window {
   int64_t in, kernel, stride, pad, dilation, out;
 };
