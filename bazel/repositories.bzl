@@ -214,10 +214,11 @@ def _executorch_tree_impl(ctx):
     tree = ctx.path(root)
     if not tree.get_child("kernels").get_child("portable").get_child("functions.yaml").exists:
         _tree_fail("%s is not an ExecuTorch source tree: it has no kernels/portable/functions.yaml" % root)
+
     # The root package's overlay is the runtime built from the tree (runtime = "static"),
     # which only etsb's driver builds so far: Bazel gets the placeholder below.
-    overlays = [(package, overlay) for package, overlay in
-                _overlay_packages(ctx.path(Label("//rules:BUILD")).dirname.get_child("executorch_tree")) if package]
+    found = _overlay_packages(ctx.path(Label("//rules:BUILD")).dirname.get_child("executorch_tree"))
+    overlays = [(package, overlay) for package, overlay in found if package]
     _link_tree(ctx, tree, [package for package, _ in overlays])
     for package, overlay in overlays:
         ctx.symlink(overlay, package + "/BUILD.bazel")
