@@ -1119,6 +1119,11 @@ void check_rounding_and_activations() {
   TT ti(I, {4}, i), tio(I, {4}, io);
   out = tio.t();
   EXPECT_KERNEL_FAILS(native::leaky_relu_out(ctx, ti.t(), Scalar(0.1), out));
+  double d[4];
+  TT td(D, {4}, d);
+  out = td.t();
+  EXPECT_KERNEL_FAILS(native::leaky_relu_out(ctx, tx.t(), Scalar(0.1), out));  // out's dtype not self's
+  out = tio.t();
   EXPECT_KERNEL_OK(native::floor_out(ctx, ti.t(), out));
   CHECK(io[1] == -2 && io[3] == -4);
 }

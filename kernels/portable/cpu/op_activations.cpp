@@ -20,8 +20,8 @@ constexpr char kEluName[] = "elu.out";
 /// out = self where positive, negative_slope * self elsewhere; floating
 /// dtypes, out the same; negative_slope must fit the dtype (scalar_fits).
 Tensor& leaky_relu_out(KernelRuntimeContext& ctx, const Tensor& self, const Scalar& negative_slope, Tensor& out) {
-  ET_KERNEL_CHECK_MSG(ctx, k::is_floating(self.scalar_type()), InvalidArgument, out, "%s: self must be floating",
-                      kLeakyName);
+  ET_KERNEL_CHECK_MSG(ctx, k::is_floating(self.scalar_type()) && out.scalar_type() == self.scalar_type(),
+                      InvalidArgument, out, "%s: self must be floating, out of its dtype", kLeakyName);
   ET_KERNEL_CHECK_MSG(ctx, k::scalar_fits(negative_slope, self.scalar_type()), InvalidArgument, out,
                       "%s: negative_slope is out of range for %s", kLeakyName,
                       ::executorch::runtime::toString(self.scalar_type()));
