@@ -248,10 +248,14 @@ def report(selection: Selection, results: dict[str, dict[str, FileResult]]) -> s
                 lines.append(f"{library} {name}: did not build: {result.build_error.splitlines()[0]}")
             lines += [f"{library} {name} {case}: {outcome}" for case, outcome in sorted(result.cases.items())
                       if outcome in ("fail", "crash")]
-    lines.append(f"{len(selection.runs)} files run, {len(selection.not_provided)} not provided by our yaml")
-    lines += [f"{library}: " + ", ".join(f"{count} {kind}" for kind, count in summary(files).items())
-              for library, files in results.items()]
-    return "\n".join(lines)
+    return "\n".join(lines + figures(selection, results))
+
+
+def figures(selection: Selection, results: dict[str, dict[str, FileResult]]) -> list[str]:
+    """The files run and not provided, then each library's counts, one line each, side by side."""
+    return [f"{len(selection.runs)} files run, {len(selection.not_provided)} not provided by our yaml",
+            *(f"  {library:9} " + ", ".join(f"{count} {kind}" for kind, count in summary(files).items())
+              for library, files in results.items())]
 
 
 def record(selection: Selection, results: dict[str, dict[str, FileResult]]) -> dict:

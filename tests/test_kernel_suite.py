@@ -28,11 +28,9 @@ def listed_failures() -> dict[tuple[str, str], str]:
 def suite(tmp_path_factory):
     """The chosen files built once and run on both libraries; the figures printed at the end."""
     selection, results = kernel_suite.run_suite(tmp_path_factory.mktemp("kernel_suite"))
-    SUMMARY_LINES.extend(["", "ExecuTorch's kernel test suite (kernels/test), ours beside ExecuTorch's portable: "
-                          + kernel_suite.report(selection, {})])
-    SUMMARY_LINES.extend(f"  {library:9} " + ", ".join(f"{count} {kind}" for kind, count in
-                                                       kernel_suite.summary(files).items())
-                         for library, files in results.items())
+    files, *counts = kernel_suite.figures(selection, results)
+    SUMMARY_LINES.extend(["", f"ExecuTorch's kernel test suite (kernels/test), ours beside ExecuTorch's portable: "
+                          f"{files}", *counts])
     return selection, results
 
 
@@ -89,6 +87,16 @@ def test_the_files_that_run_are_those_our_yaml_provides(tmp_path):
     without = kernel_suite.select_files(ours, portable)
     assert without.not_provided["op_add_test.cpp"] == ("aten::add.Scalar_out",)
     assert without.not_provided["op_var_test.cpp"] == ("aten::var.out",)
+
+
+@pytest.mark.parametrize("text, message", [
+    ("op_add_test.cpp OpAdd.Case\n", ":1: expected 'FILE CASE  WHAT IS WRONG'"),
+    ("# a comment\na b  wrong\na b  again\n", ":3: a b is listed twice"),
+])
+def test_a_malformed_ledger_is_refused_with_its_line(text, message):
+    with pytest.raises(SystemExit) as refused:
+        failing_cases(text)
+    assert str(refused.value).endswith(message) and "kernel_suite_failing.txt" in str(refused.value)
 
 
 RUN = """\
