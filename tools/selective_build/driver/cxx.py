@@ -66,6 +66,10 @@ def cxx_binary(analysis: Analysis, target: Target) -> Node:
     copies = tuple(f"{os.path.dirname(binary)}/{tag[len(TAG_COPIED_TO):]}"
                    for tag in target.tags if tag.startswith(TAG_COPIED_TO))
     line = link_line(binary, objects, linked, own_flags, copies)
+    if line.shared_libraries and not analysis.config.hosted:
+        raise analysis.fail(target, f"platform '{analysis.config.platform}' has no operating system to load shared "
+                                    f"libraries, and this binary links {', '.join(line.shared_libraries)} (an "
+                                    f"et_model_binary there needs runtime = \"static\")")
     checks = _overlap_check(analysis, target, linked)
     command = line.command(analysis.config.cxx, analysis.config.link_flags)
     analysis.actions.append(Action((binary, line.map_file), line.inputs, command, f"LINK {target.label}",
