@@ -9,11 +9,11 @@ from __future__ import annotations
 import os
 import re
 import subprocess
-import tempfile
 from collections.abc import Mapping, Sequence
 from types import MappingProxyType
 
 from selective_build.driver.layout import EXTERNAL_DIR
+from selective_build.driver.pick import stripped_sizes
 from selective_build.model.errors import UserError
 from selective_build.model.records import record
 
@@ -109,10 +109,7 @@ def measure(root: str, binary: str, label: str) -> BinarySize:
     path = os.path.join(root, binary)
     with open(path + ".map", encoding="utf-8", errors="replace") as handle:
         objects = attribute(handle.read())
-    with tempfile.TemporaryDirectory() as tmp:
-        stripped_path = os.path.join(tmp, "stripped")
-        subprocess.run(["strip", "-o", stripped_path, path], check=True)
-        stripped = os.path.getsize(stripped_path)
+    stripped = stripped_sizes([path])[0]
     parts: dict[str, int] = {}
     operators: dict[str, int] = {}
     for source, size in objects.items():
