@@ -375,7 +375,7 @@ def install_etsb_wheel(root: Path) -> Installed:
     source.mkdir()
     for name in ("pyproject.toml", "setup.py", "README.md", "BUILD", "MODULE.bazel", "WORKSPACE"):
         shutil.copy(REPO / name, source / name)
-    for part in ("rules", "kernels", "runtime", "bazel", "tools"):
+    for part in ("rules", "kernels", "runtime", "platforms", "bazel", "tools"):
         shutil.copytree(REPO / part, source / part, ignore=shutil.ignore_patterns("__pycache__", "*.egg-info"))
     built = subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q",
                             "-w", str(root / "dist"), str(source)], capture_output=True, text=True)
