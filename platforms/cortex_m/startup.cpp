@@ -28,7 +28,8 @@ void* __dso_handle = nullptr;
 [[noreturn]] void Fault_Handler(void);
 }
 
-int main(int argc, char** argv);
+// The program's main, under a name of its own: C++ forbids calling main itself.
+extern "C" int program_main(int argc, char** argv) __asm__("main");
 
 namespace {
 
@@ -91,7 +92,7 @@ void Reset_Handler(void) {
   initialise_monitor_handles();
   __libc_init_array();
   int argc = split_command_line();
-  std::exit(main(argc, arguments));
+  std::exit(program_main(argc, arguments));
 }
 
 // Any fault (hard, memory, bus, usage) ends the run with a message and
