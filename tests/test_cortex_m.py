@@ -12,7 +12,6 @@ errors."""
 
 from __future__ import annotations
 
-import re
 import shutil
 import subprocess
 from pathlib import Path
@@ -21,10 +20,8 @@ import numpy as np
 import pytest
 
 from conftest import MODELS_DIR, SUMMARY_LINES, TREE
-from helpers import assert_matches_torch, etsb, method_meta, new_workspace
+from helpers import assert_deploy_matches_torch, etsb, method_meta, new_workspace
 from selective_build.driver.platforms import PLATFORMS
-from selective_build.model.dtypes import SCALAR_TYPES
-from selective_build.readers.npy import DTYPES
 
 pytestmark = [pytest.mark.build, pytest.mark.tree]
 
@@ -52,8 +49,6 @@ SHARED_BUILD = ('load("//rules:executorch.bzl", "et_model_binary")\n\n'
                 'et_model_binary(\n    name = "shared",\n    model = "mlp.pte",\n)\n')
 # The goal for the MLP with its operators, in bytes of flash (code, constants, .data's image).
 FLASH_BUDGET = 100 * 1000
-# numpy's dtype of each ScalarType number the deploy runner prints.
-NUMPY_DTYPES = {SCALAR_TYPES[name]: np.dtype(descr) for descr, name in DTYPES.items()}
 
 
 @pytest.fixture(scope="module")
@@ -79,37 +74,17 @@ def run_on_board(binary: Path, *arguments: str, cwd: Path) -> subprocess.Complet
     return subprocess.run(command, cwd=cwd, capture_output=True, text=True, timeout=120, stdin=subprocess.DEVNULL)
 
 
-def deploy_outputs(stdout: str) -> list[np.ndarray]:
-    """The outputs the deploy runner printed: for each, a line `output I:
-    dtype D, sizes [S, ...], N bytes`, then its bytes in hexadecimal, 32 to a line."""
-    outputs: list[np.ndarray] = []
-    lines = stdout.splitlines()
-    while lines:
-        head = re.fullmatch(r"output (\d+): dtype (\d+), sizes \[([\d, ]*)\], (\d+) bytes", lines.pop(0))
-        assert head and int(head[1]) == len(outputs), stdout
-        nbytes = int(head[4])
-        hex_lines, lines = lines[:-(-nbytes // 32)], lines[-(-nbytes // 32):]
-        data = bytes.fromhex("".join(hex_lines))
-        assert len(data) == nbytes, stdout
-        shape = tuple(int(size) for size in head[3].split(", ")) if head[3] else ()
-        outputs.append(np.frombuffer(data, dtype=NUMPY_DTYPES[int(head[2])]).reshape(shape))
-    return outputs
-
-
-def assert_run_matches_torch(result: subprocess.CompletedProcess, out: Path) -> None:
+def assert_run_matches_torch(result: subprocess.CompletedProcess) -> None:
     """The run succeeded and printed torch's outputs of the MLP."""
     assert result.returncode == 0, result.stdout + result.stderr
-    out.mkdir()
-    for index, array in enumerate(deploy_outputs(result.stdout)):
-        np.save(out / f"output_{index}.npy", array)
-    assert_matches_torch("mlp", out)
+    assert_deploy_matches_torch("mlp", result.stdout)
 
 
-def test_embedded_mlp_runs_on_the_board_as_torch_does(workspace, tmp_path):
+def test_embedded_mlp_runs_on_the_board_as_torch_does(workspace):
     binary = workspace / "etsb-out" / "bin" / "models" / "mlp"
     header = subprocess.run(["readelf", "-h", str(binary)], capture_output=True, text=True, check=True).stdout
     assert "ARM" in header and "EXEC" in header, header
-    assert_run_matches_torch(run_on_board(binary, cwd=workspace), tmp_path / "out")
+    assert_run_matches_torch(run_on_board(binary, cwd=workspace))
 
 
 def test_program_and_inputs_from_the_host_files(workspace, tmp_path):
@@ -117,7 +92,7 @@ def test_program_and_inputs_from_the_host_files(workspace, tmp_path):
     raw = tmp_path / "input.bin"
     np.load(MODELS_DIR / "mlp" / INPUT).tofile(raw)
     binary = workspace / "etsb-out" / "bin" / "models" / "mlp_file"
-    assert_run_matches_torch(run_on_board(binary, "models/mlp.pte", str(raw), cwd=workspace), tmp_path / "out")
+    assert_run_matches_torch(run_on_board(binary, "models/mlp.pte", str(raw), cwd=workspace))
 
 
 def test_the_exit_status_is_the_programs(workspace):
