@@ -29,7 +29,7 @@ ET_LINK = [f"-L{ET / 'lib'}", "-lexecutorch", f"-Wl,-rpath,{ET / 'lib'}"]
 RUNNER = REPO / "tools" / "runner" / "runner.cpp"
 TEST_KERNELS = REPO / "tests" / "data" / "kernels"
 # What a workspace of its own needs from this checkout to build with etsb's rules.
-WORKSPACE_PARTS = ("rules", "runtime", "tools")
+WORKSPACE_PARTS = ("rules", "runtime", "platforms", "tools")
 
 
 def cxx(optimisation: str = "-O1") -> list[str]:

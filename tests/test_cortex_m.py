@@ -56,7 +56,7 @@ def workspace(tmp_path_factory) -> Path:
     """The corpus MLP embedded (`mlp`) and read from a file (`mlp_file`),
     built for the Cortex-M55 in the size configuration, and a package with
     a binary on the wheel's runtime."""
-    root = new_workspace(tmp_path_factory.mktemp("cortex_m") / "ws", "kernels", "platforms")
+    root = new_workspace(tmp_path_factory.mktemp("cortex_m") / "ws", "kernels")
     for package, build in (("models", BUILD), ("bad", SHARED_BUILD)):
         (root / package).mkdir()
         shutil.copy(MODELS_DIR / "mlp" / "mlp.pte", root / package)
