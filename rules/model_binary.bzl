@@ -3,7 +3,7 @@
 load(":generated_lib.bzl", "executorch_generated_lib")
 load(":operator_library.bzl", "et_operator_library")
 load(":private/attrs.bzl", "attrs", "check_call", "internal", "rule_info", "with_tags")
-load(":private/shim.bzl", "BUILD_SYSTEM", "ETSB_COMMAND", "ETSB_TOOLS", "LINK_MAPS", "RUNNER", "RUNNER_FROM_TREE", "RUNTIME_KINDS", "RUNTIME_SHARED", "RUNTIME_SHARED_LIBRARY", "RUNTIME_STATIC", "TAG_ALL_KERNELS", "TAG_BINARY", "TAG_COPIED_TO", "TAG_MANUAL", "check_runtime", "etsb_cxx_binary", "etsb_genrule", "etsb_label", "runtime_library")
+load(":private/shim.bzl", "BUILD_SYSTEM", "ETSB_COMMAND", "ETSB_TOOLS", "LINK_MAPS", "RUNNER", "RUNNER_FROM_TREE", "RUNTIME_KINDS", "RUNTIME_SHARED", "RUNTIME_SHARED_LIBRARY", "RUNTIME_STATIC", "SIZE_CONFIG_SETTING", "TAG_ALL_KERNELS", "TAG_BINARY", "TAG_COPIED_TO", "TAG_MANUAL", "check_runtime", "deploy_runner", "etsb_cxx_binary", "etsb_cxx_library", "etsb_genrule", "etsb_label", "runtime_library")
 
 PORTABLE_FUNCTIONS_YAML = etsb_label("//kernels/portable:functions.yaml")
 PORTABLE_KERNELS = etsb_label("//kernels/portable:kernels")
@@ -25,6 +25,10 @@ against the kernel yaml (failing the build if any is not covered), and links
 the model runner, which registers the kernels explicitly, with the backend
 libraries the model's delegates need (from `backend_deps`) and no other:
 `<name> --model M.pte --inputs a.npy,... --output-dir D [--method M] [--iterations N]` (`<name> --help`).
+Built to ship (`--config size`, or `embed_model = True`), it links the deploy
+runner instead: `<name> M.pte [INPUT.bin ...]`, or `<name>` alone with the
+program (and `inputs`) embedded; it prints the outputs, and runs in static
+memory sized from the model (docs/deploy.md).
 A companion `<name>_all_kernels` (tagged `manual`) links every kernel of the
 yaml and the backends the model uses, for `etsb size` to compare against.""",
     attrs = {
@@ -37,6 +41,10 @@ yaml and the backends the model uses, for `etsb size` to compare against.""",
         "backends": attrs.backend_list("backend ids to link beside those the model's delegates use"),
         "backend_deps": attrs.label_list("the `et_backend_library` targets that may provide the model's backends (default: the runtime wheel's XNNPACK, QNN and OpenVINO libraries; none under Bazel 4, which links every one given, and none with `runtime = \"static\"`: the wheel's need its libexecutorch.so); only those the model uses are linked, and a backend none provides fails the build", default = WHEEL_BACKENDS),
         "runtime": attrs.choice("the ExecuTorch runtime linked: `\"shared\"`, the wheel's `libexecutorch.so` (found beside the binary); `\"static\"`, ExecuTorch's runtime compiled from the ExecuTorch tree given to etsb (`--executorch-root`, `@executorch//:runtime`) and linked in, with everything in the binary compiled against the tree's headers (etsb's driver only so far; the kernel libraries must be `et_kernel_library` targets)", RUNTIME_KINDS, RUNTIME_SHARED),
+        "embed_model": attrs.bool("embed `model` in the binary (an aligned constant array) and link the deploy runner, in every configuration: the binary then takes no arguments"),
+        "inputs": attrs.label_list("`.npy` inputs of the model's first method to embed beside it, in order (needs `embed_model`); without them the binary runs a method that takes no inputs"),
+        "method_pool_bytes": attrs.int("the deploy runner's method allocator pool in bytes (default 0: a bound computed from the model)"),
+        "temp_pool_bytes": attrs.int("the deploy runner's scratch for kernels in bytes (the runtime's temp allocator; default 0: none, and kernels take their paths that need none)"),
         "dtype_selective_build": attrs.bool("keep, within each kernel, only the dtypes the model uses. Both forms are linked (`<name>_dtype_selective`, `<name>_op_selective`) and `<name>` is the smaller, at `<name>_smallest/<name>`: a dtype restriction that would not pay is not kept"),
     },
     outputs = {"binary": "`<name>` (or `<name>_smallest/<name>` with `dtype_selective_build`)", "companion": "`<name>_all_kernels`"},
@@ -59,7 +67,11 @@ def et_model_binary(name, **kwargs):
         runtime = a.runtime,
     )
     helper = internal(common)
+    if a.inputs and not a.embed_model:
+        fail("et_model_binary '%s': `inputs` are embedded beside the model: set `embed_model = True` too" % name)
     et_operator_library(name = name + "_ops", model = a.model, deps = a.deps, backends = a.backends, **helper)
+    _deploy_source(name, a, helper)
+    runner = _runner(name, a)
 
     # The wheel's backend libraries need its libexecutorch.so: a second runtime beside
     # the static one. Such a binary takes only the backend libraries it is given.
@@ -67,14 +79,14 @@ def et_model_binary(name, **kwargs):
     yamls["backend_deps"] = [] if static_wheel_backends else a.backend_deps
     binary = with_tags(common, [TAG_ALL_KERNELS + ":" + name + "_all_kernels"])
     if not a.dtype_selective_build:
-        _binary(name, [":" + name + "_ops"], False, helper, binary, yamls)
+        _binary(name, [":" + name + "_ops"], False, helper, binary, yamls, runner)
     else:
         # Restricting dtypes usually shrinks kernels, but can grow them (ExecuTorch's issue
         # 13015): link both forms and keep the smaller, so it never costs bytes.
         # The chosen one is copied into `<name>_smallest/`: its run path finds the libraries from there too.
         candidate = with_tags(common, [TAG_MANUAL, TAG_COPIED_TO + name + "_smallest"])
-        _binary(name + "_dtype_selective", [":" + name + "_ops"], True, helper, candidate, yamls)
-        _binary(name + "_op_selective", [":" + name + "_ops"], False, helper, candidate, yamls)
+        _binary(name + "_dtype_selective", [":" + name + "_ops"], True, helper, candidate, yamls, runner)
+        _binary(name + "_op_selective", [":" + name + "_ops"], False, helper, candidate, yamls, runner)
         candidates = [":" + name + "_dtype_selective", ":" + name + "_op_selective"]
         output = name + "_smallest/" + name
 
@@ -109,15 +121,59 @@ def et_model_binary(name, **kwargs):
         deps = [":" + name + "_all_kernels_ops"],
         **dict(yamls, **manual)
     )
-    etsb_cxx_binary(name = name + "_all_kernels", deps = _runner_and_runtime(a.runtime, ":" + name + "_all_kernels_lib"), **with_tags(common, [TAG_MANUAL]))
+    etsb_cxx_binary(name = name + "_all_kernels", deps = runner + [":" + name + "_all_kernels_lib", runtime_library(a.runtime)], **with_tags(common, [TAG_MANUAL]))
 
-def _runner_and_runtime(runtime, library):
-    """The libraries a binary of `runtime` links: the runner, `library` and the runtime."""
-    runner = RUNNER_FROM_TREE if runtime == RUNTIME_STATIC else RUNNER
-    return [runner, library, runtime_library(runtime)]
+def _deploy_source(name, a, helper):
+    """Declares `<name>_deploy`, the deploy runner's generated source.
 
-def _binary(name, selections, dtype_selective_build, helper, binary, yamls):
-    """The runner linked with a generated library registering `selections`."""
+    It holds static memory sized from the model, and the model and `inputs`
+    themselves when they are embedded.
+
+    Args:
+      name: the et_model_binary's name.
+      a: its checked attributes.
+      helper: the common attributes of its helper targets.
+    """
+    flags = "".join([" --inputs $(location %s)" % i for i in a.inputs])
+    if a.embed_model:
+        flags += " --embed"
+    manual = with_tags(helper, [TAG_MANUAL])
+    etsb_genrule(
+        name = name + "_deploy_source",
+        srcs = [a.model] + a.inputs,
+        outs = [name + "_deploy.cpp"],
+        cmd = ETSB_COMMAND + " deploy-source --model $(location %s) --output $@ --method-pool-bytes %d --temp-pool-bytes %d%s" % (
+            a.model,
+            a.method_pool_bytes,
+            a.temp_pool_bytes,
+            flags,
+        ),
+        tools = ETSB_TOOLS,
+        **manual
+    )
+    etsb_cxx_library(name = name + "_deploy", srcs = [":" + name + "_deploy_source"], **manual)
+
+def _runner(name, a):
+    """The runner libraries the binaries link.
+
+    The deploy runner with the model's deploy source when the model is embedded
+    or in the size configuration, else the development runner.
+
+    Args:
+      name: the et_model_binary's name.
+      a: its checked attributes.
+
+    Returns:
+      A list of labels, or a select() of lists.
+    """
+    deploy = [deploy_runner(a.embed_model, a.runtime), ":" + name + "_deploy"]
+    if a.embed_model:
+        return deploy
+    development = [RUNNER_FROM_TREE if a.runtime == RUNTIME_STATIC else RUNNER]
+    return select({SIZE_CONFIG_SETTING: deploy, "//conditions:default": development})
+
+def _binary(name, selections, dtype_selective_build, helper, binary, yamls, runner):
+    """`runner` linked with a generated library registering `selections`."""
     executorch_generated_lib(
         name = name + "_lib",
         deps = selections,
@@ -126,4 +182,4 @@ def _binary(name, selections, dtype_selective_build, helper, binary, yamls):
         model_entry = True,
         **dict(yamls, **helper)
     )
-    etsb_cxx_binary(name = name, deps = _runner_and_runtime(yamls["runtime"], ":" + name + "_lib"), **binary)
+    etsb_cxx_binary(name = name, deps = runner + [":" + name + "_lib", runtime_library(yamls["runtime"])], **binary)

@@ -20,7 +20,7 @@ ROOT = Path(__file__).resolve().parent.parent
 OUTPUT = ROOT / "docs" / "rules.md"
 
 KIND_NAMES = {
-    "string": "string", "bool": "bool", "string_list": "list of strings", "label": "label",
+    "string": "string", "bool": "bool", "int": "non-negative integer", "string_list": "list of strings", "label": "label",
     "label_list": "list of labels", "model": "label of a `.pte`", "model_list": "list of labels of `.pte`s",
     "string_list_dict": "dict: string -> list of strings", "operator_list": "list of operator names",
     "backend_list": "list of backend ids",
@@ -47,7 +47,7 @@ def _default(attr: dict) -> str:
     if attr["mandatory"]:
         return "**mandatory**"
     value = attr["default"]
-    if value is None or value in ([], {}, False):
+    if value is None or value in ([], {}) or value is False:
         return {"bool": "`False`"}.get(attr["kind"], "")
     return "`" + json.dumps(value).replace("true", "True").replace("false", "False") + "`"
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import struct
 
-from selective_build.readers.pte import _Reader, flatbuffer_size
+from selective_build.readers.pte import FlatbufferReader, flatbuffer_size
 
 # Field numbers of the schema's tables (program.fbs), and the Tensor tag of a value.
 _PLANS, _VALUES, _OUTPUTS, _CHAINS, _INSTRUCTIONS, _BUFFER_SIZES = 1, 2, 4, 5, 2, 8
@@ -12,8 +12,8 @@ _TENSOR = 5
 _TENSOR_BUFFER = 5
 
 
-def _reader(data: bytes) -> _Reader:
-    return _Reader(data, flatbuffer_size(data, "x"), "x")
+def _reader(data: bytes) -> FlatbufferReader:
+    return FlatbufferReader(data, flatbuffer_size(data, "x"), "x")
 
 
 def _first_kernel_call(data: bytes) -> tuple[int, int]:

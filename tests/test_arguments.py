@@ -29,8 +29,11 @@ def test_repeated_lists_switches_ints_pairs_and_positionals():
     assert parsed["root_ops"] == ["a", "b"] and parsed["include_all_operators"] is True
     assert parsed["model_file_path"] == [] and parsed["include_all_overloads"] is False
     assert values("build", "-j4", "--define", "a=1", "--define=a=2", "--define", "b=", "//x:y") == {
-        "jobs": 4, "define": {"a": "2", "b": ""}, "executorch_root": None, "targets": ["//x:y"]}
-    assert values("build") == {"jobs": None, "define": {}, "executorch_root": None, "targets": ["//..."]}
+        "jobs": 4, "define": {"a": "2", "b": ""}, "executorch_root": None, "platform": None, "config": None,
+        "targets": ["//x:y"]}
+    assert values("build", "--platform", "aarch64-linux", "--config=size") == {
+        "jobs": None, "define": {}, "executorch_root": None, "platform": "aarch64-linux", "config": "size",
+        "targets": ["//..."]}
     assert values("size", "--top", "3", "--", "--odd-label")["target"] == "--odd-label"
 
 

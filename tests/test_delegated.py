@@ -269,7 +269,7 @@ def _with_delegate_index(data: bytearray, index: int) -> bytes:
     from selective_build.readers import pte as reader
 
     size = reader.flatbuffer_size(data, "lstm.pte")
-    r = reader._Reader(data, size, "lstm.pte")
+    r = reader.FlatbufferReader(data, size, "lstm.pte")
     plan = r.tables(r.table(r.u32(0)), reader._PROGRAM_EXECUTION_PLAN, "methods")[0]
     for chain in r.tables(plan, reader._PLAN_CHAINS, "chains"):
         for instruction in r.tables(chain, reader._CHAIN_INSTRUCTIONS, "instructions"):

@@ -23,6 +23,14 @@ ETSB = "$(ETSB_PYTHON) $(location @etsb//tools/selective_build:etsb)"
 TOOLS = ["@etsb//tools/selective_build:etsb", "@etsb//tools/selective_build:sources"]
 RUNTIME = "@etsb//runtime:executorch"
 RUNNER = "@etsb//tools/runner:runner"
+SIZE_CONFIG = "@etsb//rules:size_config"
+
+
+def runner_of(name: str) -> dict:
+    """The runner a model binary `name` links: the deploy runner with its deploy source in the
+    size configuration, else the development runner (a select(), as the evaluator writes it)."""
+    return {"$conditions": {"//conditions:default": [RUNNER],
+                            SIZE_CONFIG: ["@etsb//tools/runner:deploy", f":{name}_deploy"]}}
 CXX17 = "-std=c++17"
 PUBLIC = ["//visibility:public"]
 
@@ -47,12 +55,15 @@ CALLS = {
            'kernel_deps = [":kernels"], backend_deps = [":be"])',
     "small": 'et_model_binary(name = "small", model = "m.pte", functions_yaml_target = "kernels.yaml", '
              'kernel_deps = [":kernels"], dtype_selective_build = True)',
+    "ship": 'et_model_binary(name = "ship", model = "m.pte", functions_yaml_target = "kernels.yaml", '
+            'kernel_deps = [":kernels"], embed_model = True, inputs = ["in.npy"], method_pool_bytes = 4096)',
 }
 LOAD = ('load("//rules:executorch.bzl", "et_backend_library", "et_kernel_library", "et_model_binary", '
         '"et_operator_library", "executorch_generated_lib", "merge_yaml")\n')
 # Targets tagged `manual`, which `:all` leaves out: queried by name.
 MANUAL = ["bin_all_kernels", "bin_all_kernels_ops", "bin_all_kernels_lib", "small_dtype_selective",
-          "small_op_selective", "small_all_kernels"]
+          "small_op_selective", "small_all_kernels", "bin_deploy", "bin_deploy_source", "ship_deploy",
+          "ship_deploy_source"]
 
 
 def line_of(call: str) -> int:
@@ -69,7 +80,7 @@ def workspace(tmp_path_factory) -> Path:
     shutil.copy(TEST_KERNELS / "mlp.yaml", package / "kernels.yaml")
     shutil.copy(TEST_KERNELS / "mlp_kernels.cpp", package / "kernels.cpp")
     shutil.copy(MODELS_DIR / "mlp" / "mlp.pte", package / "m.pte")
-    for name in ("kernels.h", "vendor.yaml", "libbe.so", "libpool.so"):
+    for name in ("kernels.h", "vendor.yaml", "libbe.so", "libpool.so", "in.npy"):
         (package / name).write_text("")
     (package / "BUILD").write_text(LOAD + "".join(call + "\n" for call in CALLS.values()))
     return root
@@ -220,11 +231,17 @@ def test_et_model_binary_is_the_runner_with_the_models_library_and_a_companion(t
     library = ["", "_selected_operators", "_bindings", "_kernel_sources", "_library_files_0", "_kernels"]
     made = made_by(targets, "bin")
     assert sorted(made) == sorted(["bin", "bin_ops"] + [f"bin_lib{s}" for s in library]
-                                  + ["bin_all_kernels", "bin_all_kernels_ops", "bin_all_kernels_lib"])
+                                  + ["bin_all_kernels", "bin_all_kernels_ops", "bin_all_kernels_lib",
+                                     "bin_deploy", "bin_deploy_source"])
     assert (made["bin"], made["bin_ops"], made["bin_lib"]) == ("cxx_binary", "genrule", "cxx_library")
     assert attrs(targets, "bin", "srcs", "deps", "copts", "tags") == {
-        "srcs": [], "deps": [RUNNER, ":bin_lib", RUNTIME], "copts": [CXX17],
+        "srcs": [], "deps": {"$select": [runner_of("bin"), [":bin_lib", RUNTIME]]}, "copts": [CXX17],
         "tags": ["etsb_all_kernels=:bin_all_kernels"]}
+    # The deploy source: static memory sized from the model, which is read at run time.
+    assert attrs(targets, "bin_deploy_source", "srcs", "outs", "cmd") == {
+        "srcs": ["m.pte"], "outs": ["bin_deploy.cpp"],
+        "cmd": f"{ETSB} deploy-source --model $(location m.pte) --output $@ --method-pool-bytes 0 "
+               "--temp-pool-bytes 0"}
     assert attrs(targets, "bin_ops", "srcs", "cmd") == {
         "srcs": ["m.pte"],
         "cmd": f"{ETSB} gen-oplist --output_path $(location bin_ops/selected_operators.yaml) "
@@ -240,7 +257,18 @@ def test_et_model_binary_is_the_runner_with_the_models_library_and_a_companion(t
         "--selection_yaml_path $(location :bin_ops) --include_all_operators")
     for name in ("bin_all_kernels", "bin_all_kernels_ops", "bin_all_kernels_lib"):
         assert "manual" in targets[name]["attrs"]["tags"], name
-    assert targets["bin_all_kernels"]["attrs"]["deps"] == [RUNNER, ":bin_all_kernels_lib", RUNTIME]
+    assert targets["bin_all_kernels"]["attrs"]["deps"] == {
+        "$select": [runner_of("bin"), [":bin_all_kernels_lib", RUNTIME]]}
+
+
+def test_an_embedded_model_links_the_deploy_runner_in_every_configuration(targets):
+    assert attrs(targets, "ship", "deps") == {
+        "deps": ["@etsb//tools/runner:deploy_embedded", ":ship_deploy", ":ship_lib", RUNTIME]}
+    assert attrs(targets, "ship_deploy_source", "srcs", "cmd") == {
+        "srcs": ["m.pte", "in.npy"],
+        "cmd": f"{ETSB} deploy-source --model $(location m.pte) --output $@ --method-pool-bytes 4096 "
+               "--temp-pool-bytes 0 --inputs $(location in.npy) --embed"}
+    assert attrs(targets, "ship_deploy", "srcs") == {"srcs": [":ship_deploy_source"]}
 
 
 def test_et_model_binary_dtype_selective_links_both_forms_and_keeps_the_smaller(targets):
@@ -292,6 +320,11 @@ BAD_BUILDS = {
     "label to a missing package": ('et_model_binary(name = "bin", model = "//nowhere:m.pte")\n', "BUILD:2:",
                                    "no such package 'nowhere'"),
     "load cycle": ('load(":a.bzl", "a")\n', "BUILD:1:", "load cycle"),
+    "inputs without an embedded model": ('et_model_binary(name = "bin", model = "m.pte", inputs = ["in.npy"])\n',
+                                         "BUILD:2:", "`inputs` are embedded beside the model: set "
+                                         "`embed_model = True` too"),
+    "negative pool size": ('et_model_binary(name = "bin", model = "m.pte", method_pool_bytes = -1)\n', "BUILD:2:",
+                           "attribute 'method_pool_bytes' must be a non-negative integer, got -1"),
     "runtime neither shared nor static": ('et_model_binary(name = "bin", model = "m.pte", runtime = "statik")\n',
                                           "BUILD:2:", "et_model_binary 'bin': attribute 'runtime' is \"statik\" "
                                           "(did you mean 'static'?); it takes \"shared\" or \"static\""),

@@ -28,6 +28,10 @@ def _bool(doc, default = False):
     """True or False."""
     return _attr("bool", doc, default, False)
 
+def _int(doc, default = 0):
+    """A non-negative integer."""
+    return _attr("int", doc, default, False)
+
 def _string_list(doc, default = []):
     """A list of strings."""
     return _attr("string_list", doc, default, False)
@@ -67,6 +71,7 @@ attrs = struct(
     string = _string,
     choice = _choice,
     bool = _bool,
+    int = _int,
     string_list = _string_list,
     label = _label,
     label_list = _label_list,
@@ -227,6 +232,9 @@ def _check_value(where, attr, kind, value, values = None):
     elif kind == "bool":
         if type(value) != "bool":
             fail("%s: attribute '%s' must be True or False, got %s" % (where, attr, type(value)))
+    elif kind == "int":
+        if type(value) != "int" or value < 0:
+            fail("%s: attribute '%s' must be a non-negative integer, got %r" % (where, attr, value))
     elif kind in ("string_list", "label_list", "model_list", "operator_list", "backend_list"):
         _check_strings(where, attr, value, "a list of strings")
         if kind in ("label_list", "model_list"):

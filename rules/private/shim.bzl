@@ -101,6 +101,26 @@ RUNTIME_FROM_TREE = "@executorch//:runtime"
 # The runner compiled against the tree's runtime, for `runtime = "static"`.
 RUNNER_FROM_TREE = etsb_label("//tools/runner:runner_tree")
 
+# The deploy runner (tools/runner/deploy.cpp), the `main` of a binary built to
+# ship (`--config size`, or `embed_model = True`), by where the program comes
+# from and which runtime it is built against.
+def deploy_runner(embedded, runtime):
+    """The deploy runner library for a program `embedded` or not, against runtime `kind`.
+
+    Args:
+      embedded: whether the program is embedded in the binary.
+      runtime: `RUNTIME_SHARED` or `RUNTIME_STATIC`.
+
+    Returns:
+      The runner library's label.
+    """
+    name = "deploy_embedded" if embedded else "deploy"
+    return etsb_label("//tools/runner:" + name + ("_tree" if runtime == RUNTIME_STATIC else ""))
+
+# The configuration whose binaries link the deploy runner: `--config size`
+# (the driver's `--define etsb_config=size`; rules/BUILD).
+SIZE_CONFIG_SETTING = etsb_label("//rules:size_config")
+
 # The suffix of a kernel library's twin compiled against the tree's runtime
 # (et_kernel_library makes it in etsb's driver; `runtime = "static"` links it).
 FROM_TREE_SUFFIX = "_tree_runtime"

@@ -16,6 +16,8 @@ from collections.abc import Callable
 from types import SimpleNamespace
 
 from selective_build.driver.layout import OUT
+from selective_build.driver.platforms import (CONFIG_DEFINE, CONFIGS, DEFAULT_CONFIG, HOST, PLATFORM_DEFINE,
+                                              PLATFORMS, SIZE_CONFIG)
 from selective_build.model.errors import CommandLine, UserError
 from selective_build.model.records import record
 
@@ -106,6 +108,12 @@ _DEFINE = _flag("define", PAIRS, "a value for select() conditions and a make var
                 "NAME=VALUE")
 _EXECUTORCH_ROOT = _flag("executorch-root", VALUE, "an ExecuTorch source tree, the repository '@executorch' of "
                          "BUILD files (default: $EXECUTORCH_ROOT)", "DIR")
+# What a build compiles for and with which flags: the names are driver/platforms.py's.
+_PLATFORM = _flag("platform", VALUE, f"the platform to build for: {', '.join(PLATFORMS)} (default {HOST}; "
+                  f"the same as --define {PLATFORM_DEFINE}=NAME)", "NAME", choices=tuple(PLATFORMS))
+_CONFIG = _flag("config", VALUE, f"the build configuration: {', '.join(CONFIGS)} (default {DEFAULT_CONFIG}; "
+                f"'{SIZE_CONFIG}' for the smallest binary, with the deploy runner; the same as --define "
+                f"{CONFIG_DEFINE}=NAME)", "NAME", choices=tuple(CONFIGS))
 _OUTPUT_DIR = "DIR"
 # gen-bindings and kernel-sources read either kernel yaml or both.
 _SOME_KERNEL_YAML = Rule(ANY, ("functions_yaml_path", "custom_ops_yaml_path"),
@@ -254,6 +262,8 @@ BUILD = Command("build", f"Evaluate BUILD files and build the targets with ninja
     _flag("jobs", INT, "parallel jobs (ninja's default otherwise)", "N", short="-j"),
     _DEFINE,
     _EXECUTORCH_ROOT,
+    _PLATFORM,
+    _CONFIG,
 ), Positional("targets", "TARGET", "labels or patterns: //examples/mlp:bin, //examples/..., :bin "
                                    "(default //...)", default=("//...",)))
 
@@ -265,6 +275,8 @@ QUERY = Command("query",
           choices=("label", "rule", "deps", "outputs", "json", "ops")),
     _DEFINE,
     _EXECUTORCH_ROOT,
+    _PLATFORM,
+    _CONFIG,
 ), Positional("targets", "TARGET", "labels or patterns (default //...)", default=("//...",)))
 
 PICK_SMALLER = Command("pick-smaller",
@@ -275,6 +287,21 @@ PICK_SMALLER = Command("pick-smaller",
           "FILE"),
 ), Positional("candidates", "BINARY", "linked binaries with their link maps beside them (BINARY.map); the "
                                       "first wins ties", at_least=1))
+
+DEPLOY_SOURCE = Command("deploy-source",
+    "Write the deploy runner's source for a program: its static memory sized from the program, and the "
+    "program and its inputs embedded, if asked.", (
+    _flag("model", VALUE, "the .pte program the binary runs", "PTE", required=True),
+    _flag("output", VALUE, "the C++ source to write", "PATH", required=True),
+    _flag("embed", SWITCH, "embed the program (else the binary reads it from a file at run time)"),
+    _flag("inputs", LIST, "an .npy input of the first method to embed, in order (repeatable; needs --embed)",
+          "NPY"),
+    _flag("method-pool-bytes", INT, "the method allocator's pool (default: a bound from the program)", "N",
+          default=0),
+    _flag("temp-pool-bytes", INT, "scratch for kernels (the runtime's temp allocator; default none)", "N",
+          default=0),
+), rules=(Rule(NEEDS, ("inputs", "embed"), "--inputs needs --embed: a program read from a file takes its "
+                                               "inputs from files too"),))
 
 CLEAN = Command("clean", f"Remove every build output under {OUT}/.")
 
@@ -291,11 +318,13 @@ SIZE = Command("size",
     _flag("html", VALUE, "also write a self-contained HTML page of the parts as bars to FILE", "FILE"),
     _DEFINE,
     _EXECUTORCH_ROOT,
+    _PLATFORM,
+    _CONFIG,
 ), Positional("target", "TARGET", "an et_model_binary (or any cxx_binary) label", at_least=1, at_most=1))
 
 COMMANDS: tuple[Command, ...] = (MERGE_YAML, GEN_OPLIST, GEN_ALL_OPLIST, GEN_BINDINGS, BACKEND_LIBRARY,
                                   CHECK_ATTRS, KERNEL_SOURCES, GEN_OP_VARIANTS, VALIDATE_YAML, BUILD, QUERY,
-                                  PICK_SMALLER, CLEAN, DOCTOR, SIZE)
+                                  PICK_SMALLER, DEPLOY_SOURCE, CLEAN, DOCTOR, SIZE)
 
 
 

@@ -194,6 +194,26 @@ def pick_smaller(args: SimpleNamespace) -> int:
     return 0
 
 
+def deploy_source(args: SimpleNamespace) -> int:
+    """Write the deploy runner's source for a program (its pools; the program and inputs if embedded)."""
+    from selective_build.emit.deploy_source import deploy_source as render
+    from selective_build.readers.files import read_bytes
+    from selective_build.readers.inputs import collect
+    from selective_build.readers.npy import read_npy
+    from selective_build.readers.pte_memory import read_method_memory
+    from selective_build.stages.deploy_memory import check_inputs, deploy_pools
+
+    program = read_bytes(args.model, ".pte file")
+    method = read_method_memory(program, args.model)[0]
+    arrays = collect([lambda path=path: read_npy(path) for path in args.inputs])
+    if args.inputs:
+        check_inputs(method, [(path, array.dtype, array.shape) for path, array in zip(args.inputs, arrays)])
+    pools = deploy_pools(method, not args.embed, args.method_pool_bytes, args.temp_pool_bytes)
+    text = render(pools, program if args.embed else None, [array.data for array in arrays], args.model)
+    _write_to(args.output, text)
+    return 0
+
+
 # -- the build driver ---------------------------------------------------------------------
 
 
@@ -201,13 +221,21 @@ def build(args: SimpleNamespace) -> int:
     """Build the targets; a no-op build is answered from the last plan, before anything is evaluated."""
     from selective_build.driver.fast import noop_build
 
-    status = noop_build(args.targets, args.jobs, args.define, args.executorch_root)
+    defines = _defines(args)
+    status = noop_build(args.targets, args.jobs, defines, args.executorch_root)
     if status is not None:
         return status
     from selective_build.driver.running import report
     from selective_build.driver.workspace import Workspace
 
-    return report(*Workspace.here(args.define, args.executorch_root).build(args.targets, args.jobs))
+    return report(*Workspace.here(defines, args.executorch_root).build(args.targets, args.jobs))
+
+
+def _defines(args: SimpleNamespace) -> dict[str, str]:
+    """The ``--define`` values, with those ``--platform`` and ``--config`` set."""
+    from selective_build.driver.platforms import choice_defines
+
+    return {**args.define, **choice_defines(args.platform, args.config)}
 
 
 def query(args: SimpleNamespace) -> int:
@@ -215,7 +243,7 @@ def query(args: SimpleNamespace) -> int:
     from selective_build.driver.query import query as run_query
     from selective_build.driver.workspace import Workspace
 
-    status, lines = run_query(Workspace.here(args.define, args.executorch_root), args.targets, args.output)
+    status, lines = run_query(Workspace.here(_defines(args), args.executorch_root), args.targets, args.output)
     for line in lines:
         print(line)
     return status
@@ -234,7 +262,7 @@ def size(args: SimpleNamespace) -> int:
     from selective_build.driver.size import measure_binary, render_size_table, size_report
     from selective_build.driver.workspace import Workspace
 
-    status, label, measured = measure_binary(Workspace.here(args.define, args.executorch_root), args.target)
+    status, label, measured = measure_binary(Workspace.here(_defines(args), args.executorch_root), args.target)
     if status != 0:
         return status
     if args.html:
@@ -274,6 +302,7 @@ RUNS: Mapping[Command, Callable[[SimpleNamespace], int]] = {
     arguments.BUILD: build,
     arguments.QUERY: query,
     arguments.PICK_SMALLER: pick_smaller,
+    arguments.DEPLOY_SOURCE: deploy_source,
     arguments.CLEAN: clean,
     arguments.DOCTOR: doctor,
     arguments.SIZE: size,

@@ -13,6 +13,7 @@ from collections.abc import Callable, Iterable, Mapping
 from selective_build.driver.evaluate import Package, Target
 from selective_build.driver.labels import Label, LabelError, package_label, parse_label, split_external
 from selective_build.driver.layout import BIN
+from selective_build.driver.platforms import CONFIGS, DEFAULT_CONFIG
 from selective_build.driver.primitives import RULES, canonical_attrs, label_attrs
 from selective_build.model.errors import Problem, did_you_mean
 from selective_build.model.records import record
@@ -22,7 +23,7 @@ from selective_build.model.records import record
 class Config:
     """What the build depends on besides the BUILD files: make variables
     (``$(NAME)`` in commands and flags), ``--define`` values for ``select()``,
-    the compiler, and a view of which source files exist."""
+    the compiler and its flags, and a view of which source files exist."""
 
     make_variables: Mapping[str, str]
     defines: Mapping[str, str]
@@ -32,6 +33,10 @@ class Config:
     main_names: tuple[str, ...] = ()  # repository names meaning the main one ('@etsb//' inside etsb)
     repositories: tuple[str, ...] = ()  # the external repositories' names
     missing: Mapping[str, str] | None = None  # why a repository is absent, by name
+    # The platform's and configuration's flags (driver/platforms.py) and archiver.
+    compile_flags: tuple[str, ...] = CONFIGS[DEFAULT_CONFIG].compile_flags
+    link_flags: tuple[str, ...] = ()
+    ar: str = "ar"
 
 
 @record

@@ -18,9 +18,6 @@ from selective_build.driver.link import SHARED_LIBRARY, closure, link_line
 from selective_build.driver.primitives import RULES
 
 CXX_SOURCE = (".cc", ".cpp", ".cxx", ".c++", ".C", ".c")
-# Flags every C++ compile gets: optimised, each function in its own section so
-# that the linker drops what registration does not reach.
-BASE_CXXFLAGS = ("-O2", "-ffunction-sections", "-fdata-sections")
 # The program turning a list of selected sources into a ninja dyndep file (shipped with the package).
 DYNDEP_PROGRAM = os.path.join(os.path.dirname(os.path.abspath(__file__)), "dyndep.awk")
 
@@ -37,7 +34,7 @@ def cxx_library(analysis: Analysis, target: Target) -> Node:
         libraries = _selected_objects(analysis, target, libraries, archive, objects, flags, order_only)
     elif objects:
         analysis.actions.append(Action((archive,), tuple(obj for _, obj in objects),
-                                       f"rm -f {shlex.quote(archive)} && ar rcsD {shlex.quote(archive)} "
+                                       f"rm -f {shlex.quote(archive)} && {analysis.config.ar} rcsD {shlex.quote(archive)} "
                                        + " ".join(shlex.quote(obj) for _, obj in objects),
                                        f"AR {target.label}"))
     else:
@@ -70,8 +67,9 @@ def cxx_binary(analysis: Analysis, target: Target) -> Node:
                    for tag in target.tags if tag.startswith(TAG_COPIED_TO))
     line = link_line(binary, objects, linked, own_flags, copies)
     checks = _overlap_check(analysis, target, linked)
-    analysis.actions.append(Action((binary, line.map_file), line.inputs, line.command(analysis.config.cxx),
-                                   f"LINK {target.label}", implicit=checks))
+    command = line.command(analysis.config.cxx, analysis.config.link_flags)
+    analysis.actions.append(Action((binary, line.map_file), line.inputs, command, f"LINK {target.label}",
+                                   implicit=checks))
     return Node(target, (binary,), libraries=libraries)
 
 
@@ -109,7 +107,7 @@ def _compile_recipe(analysis: Analysis, target: Target, headers: list[str], libr
     defines = unique(list(strings(analysis.attr(target, "defines", [])))
                      + [d for lib in reached for d in lib.defines])
     copts = [expand_flag(analysis, target, flag, named) for flag in strings(analysis.attr(target, "copts", []))]
-    flags = (*BASE_CXXFLAGS, *copts, "-I.", f"-I{BIN}", *(f"-I{i}" for i in includes),
+    flags = (*analysis.config.compile_flags, *copts, "-I.", f"-I{BIN}", *(f"-I{i}" for i in includes),
              *(f"-D{d}" for d in defines))
     # Headers (generated ones included) must exist before a compile; once it
     # ran, its depfile says which it read.
@@ -176,7 +174,7 @@ def _selected_objects(analysis: Analysis, target: Target, libraries: tuple[Node,
         (dyndep, members), (lists[0],), _dyndep_command(archive, dyndep, members, rsp, lists[0], str(target.label)),
         f"SELECT objects of {target.label}", implicit=(DYNDEP_PROGRAM,), restat=True, rspfile=rsp,
         rspfile_content=" ".join(f"{source}={obj}" for source, obj in (*own, *taken))))
-    analysis.actions.append(Action((archive,), (members,), f"rm -f {shlex.quote(archive)} && xargs ar rcsD "
+    analysis.actions.append(Action((archive,), (members,), f"rm -f {shlex.quote(archive)} && xargs {analysis.config.ar} rcsD "
                                    f"{shlex.quote(archive)} < {shlex.quote(members)}", f"AR {target.label}",
                                    order_only=(dyndep,), dyndep=dyndep))
     return tuple(linked)

@@ -42,13 +42,15 @@ class LinkLine:
         return (*self.objects, *(archive for archive, _ in self.archives), *self.shared_libraries,
                 *self.linker_scripts, *self.linker_inputs)
 
-    def command(self, cxx: str) -> str:
-        """The shell command linking the binary with the compiler driver ``cxx``."""
+    def command(self, cxx: str, toolchain_flags: Iterable[str] = ()) -> str:
+        """The shell command linking the binary with the compiler driver ``cxx``
+        and the platform's and configuration's link flags ``toolchain_flags``."""
         archives = []
         for archive, whole in self.archives:
             archives += ["-Wl,--whole-archive", archive, "-Wl,--no-whole-archive"] if whole else [archive]
         run_path = ["-Wl,-rpath," + ":".join(self.run_path)] if self.run_path else []
-        return " ".join([cxx, "-o", shlex.quote(self.output), *_quoted(self.objects), *_quoted(archives),
+        return " ".join([cxx, *_quoted(toolchain_flags), "-o", shlex.quote(self.output), *_quoted(self.objects),
+                         *_quoted(archives),
                          *_quoted(self.shared_libraries), *_without_as_needed(_quoted(self.linker_scripts)),
                          *_quoted(self.flags), *_quoted(run_path),
                          _GC_SECTIONS, f"-Wl,-Map={shlex.quote(self.output)}.map"])

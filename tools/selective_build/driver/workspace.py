@@ -186,12 +186,16 @@ class Workspace:
         """The analysis configuration of this invocation."""
         from selective_build.driver.analysis import Config
 
+        from selective_build.driver.platforms import toolchain
+
         root = self.root
         tool = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "__main__.py")
-        return Config(self.make_variables(), dict(self.defines), os.environ.get("CXX", "g++"),
+        chosen = toolchain(self.defines, os.environ.get("CXX", "g++"))
+        return Config(self.make_variables(), dict(self.defines), chosen.cxx,
                       lambda path: os.path.isfile(os.path.join(root, path)),
                       (sys.executable, os.path.relpath(tool, root)), self.main_names,
-                      tuple(r.name for r in self.repositories()), self.missing_repositories())
+                      tuple(r.name for r in self.repositories()), self.missing_repositories(),
+                      chosen.compile_flags, chosen.link_flags, chosen.ar)
 
     # -- patterns --------------------------------------------------------------
 

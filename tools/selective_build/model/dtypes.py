@@ -13,3 +13,11 @@ SCALAR_TYPES: dict[str, int] = {
     "Float8_e4m3fnuz": 26, "UInt16": 27, "UInt32": 28, "UInt64": 29,
 }
 SCALAR_TYPE_NAMES: dict[int, str] = {number: name for name, number in SCALAR_TYPES.items()}
+
+# The bytes of one element of each dtype that has whole-byte elements.
+SCALAR_TYPE_BYTES: dict[int, int] = {SCALAR_TYPES[name]: size for name, size in (
+    ("Byte", 1), ("Char", 1), ("Short", 2), ("Int", 4), ("Long", 8), ("Half", 2), ("Float", 4), ("Double", 8),
+    ("ComplexHalf", 4), ("ComplexFloat", 8), ("ComplexDouble", 16), ("Bool", 1), ("QInt8", 1), ("QUInt8", 1),
+    ("QInt32", 4), ("BFloat16", 2), ("QUInt4x2", 1), ("QUInt2x4", 1), ("Bits1x8", 1), ("Bits2x4", 1),
+    ("Bits4x2", 1), ("Bits8", 1), ("Bits16", 2), ("Float8_e5m2", 1), ("Float8_e4m3fn", 1),
+    ("Float8_e5m2fnuz", 1), ("Float8_e4m3fnuz", 1), ("UInt16", 2), ("UInt32", 4), ("UInt64", 8))}

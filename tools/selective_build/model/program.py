@@ -72,3 +72,37 @@ class Program:
 
     path: str
     methods: tuple[Method, ...]
+
+
+@record
+class InputTensor:
+    """One tensor input of a method: its dtype (ScalarType number) and sizes."""
+
+    dtype: int
+    sizes: tuple[int, ...]
+
+
+@record
+class MethodMemory:
+    """What a method needs of memory when the runtime loads it: its planned
+    buffers' sizes, and the counts that the method allocator's use grows with."""
+
+    name: str
+    planned_buffers: tuple[int, ...]   # the memory plan's buffers, in bytes (ExecuTorch's buffer 0 left out)
+    inputs: tuple[InputTensor | None, ...]  # None for an input that is not a tensor
+    values: int                        # every value of the plan
+    tensor_dims: tuple[int, ...]       # the number of dimensions of each tensor value
+    list_items: int                    # the items of every list value together
+    instructions: int
+    arguments: int                     # the arguments of every kernel call together
+    chains: int
+    delegates: int
+
+
+@record
+class DeployPools:
+    """The static arrays a deploy binary runs its method in, in bytes."""
+
+    method: int   # the method allocator's
+    planned: int  # the planned buffers' (and inputs read from files)
+    temp: int     # kernels' scratch; 0 for none

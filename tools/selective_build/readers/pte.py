@@ -110,7 +110,7 @@ def _flatbuffers():
     return module
 
 
-class _Reader:
+class FlatbufferReader:
     """Bounds-checked access to the tables of one flatbuffer."""
 
     def __init__(self, data, size: int, path: str) -> None:
@@ -202,7 +202,7 @@ class _Reader:
 class _Tables:
     """A vector of tables, each read (and checked) when it is asked for."""
 
-    def __init__(self, reader: _Reader, start: int, length: int) -> None:
+    def __init__(self, reader: FlatbufferReader, start: int, length: int) -> None:
         self.reader, self.start, self.length = reader, start, length
 
     def __len__(self) -> int:
@@ -221,7 +221,7 @@ def read_program(data, path: str, scalar_type_arguments: ScalarTypeArguments | N
     ScalarType arguments (from the operator schemas), so that dtypes passed
     as values, such as ``dtype=``, are recorded."""
     size = flatbuffer_size(data, path)
-    reader = _Reader(data, size, path)
+    reader = FlatbufferReader(data, size, path)
     root = reader.table(reader.u32(0))
     methods = []
     seen_names = set()
@@ -236,7 +236,7 @@ def read_program(data, path: str, scalar_type_arguments: ScalarTypeArguments | N
     return Program(path, tuple(methods))
 
 
-def _read_plan(reader: _Reader, plan, scalar_type_arguments: ScalarTypeArguments | None) -> Method:
+def _read_plan(reader: FlatbufferReader, plan, scalar_type_arguments: ScalarTypeArguments | None) -> Method:
     name = reader.string(plan, _PLAN_NAME, "a method name")
     operators = _operators(reader, plan, name)
     values = _Values(reader, reader.tables(plan, _PLAN_VALUES, "values"), name)
@@ -269,7 +269,7 @@ def _read_plan(reader: _Reader, plan, scalar_type_arguments: ScalarTypeArguments
     )
 
 
-def _backend_ids(reader: _Reader, plan, method: str) -> list[str]:
+def _backend_ids(reader: FlatbufferReader, plan, method: str) -> list[str]:
     """The backend id of each entry of the plan's delegate table, in order."""
     ids = []
     for index, delegate in enumerate(reader.tables(plan, _PLAN_DELEGATES, "delegates")):
@@ -280,7 +280,7 @@ def _backend_ids(reader: _Reader, plan, method: str) -> list[str]:
     return ids
 
 
-def _operators(reader: _Reader, plan, method: str) -> list[OperatorName]:
+def _operators(reader: FlatbufferReader, plan, method: str) -> list[OperatorName]:
     """The plan's operator table, in order."""
     operators = []
     for operator in reader.tables(plan, _PLAN_OPERATORS, "operators"):
@@ -299,7 +299,7 @@ def _operators(reader: _Reader, plan, method: str) -> list[OperatorName]:
 class _Values:
     """The plan's values, read on demand: a tensor's key entry, an int."""
 
-    def __init__(self, reader: _Reader, values: list, method: str) -> None:
+    def __init__(self, reader: FlatbufferReader, values: list, method: str) -> None:
         self.reader = reader
         self.values = values
         self.method = method
@@ -340,7 +340,7 @@ class _Values:
         return reader.scalar(reader.child(value, _EVALUE_VAL, "int"), _INT_VAL, "q")
 
 
-def _kernel_call(reader: _Reader, instruction, method: str, operators: list[OperatorName], values: _Values,
+def _kernel_call(reader: FlatbufferReader, instruction, method: str, operators: list[OperatorName], values: _Values,
                  scalar_type_arguments: ScalarTypeArguments | None) -> tuple[int, KernelCall]:
     """The operator index and the call of one kernel-call instruction."""
     call = reader.child(instruction, _INSTRUCTION_ARGS, "kernel call")

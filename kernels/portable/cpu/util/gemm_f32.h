@@ -4,6 +4,8 @@
 // (AVX-512, AVX2 + FMA) chosen at run time, beside a portable build on GCC's
 // generic vectors (SSE2 on x86-64, NEON on AArch64). No packing, so no
 // scratch memory: B's rows are read in place, A's elements broadcast.
+// ETSB_KERNELS_ONE_PATH (etsb's size configuration) keeps the portable build
+// alone: what the compile flags target, without CPU detection.
 //
 // Used by mm, bmm, addmm and convolution for Float; other dtypes keep the
 // portable loops of matmul_util.h.
@@ -29,7 +31,7 @@ typedef float Vec4 __attribute__((vector_size(16)));
 #include "gemm_f32_body.inc"
 }  // namespace gemm_portable
 
-#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__)
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && !defined(ETSB_KERNELS_ONE_PATH)
 #define ETSB_GEMM_X86 1
 }  // namespace kernels
 }  // namespace etsb

@@ -1,0 +1,268 @@
+// The deploy runner: the `main` of a model binary built to ship (`--config
+// size`, or `embed_model = True`). It runs the program's first method once and
+// prints its outputs; nothing more, so that it costs a few hundred bytes.
+//
+//   BIN MODEL.pte [INPUT.bin ...]     the program from a file (hosted platforms)
+//   BIN                               the program (and inputs) embedded in BIN
+//
+// An input file holds the tensor's bytes as they lie in memory (little-endian,
+// contiguous: numpy's `array.tofile(path)`), exactly as many as the method's
+// input takes. Without input files the embedded inputs are used; a method that
+// takes inputs and has none embedded is an error.
+//
+// Each output is printed as a line `output I: dtype D, sizes [S, ...], N bytes`
+// followed by its bytes in hexadecimal, 32 to a line: exact, and printed
+// without a float formatter (which would cost more than the runner itself).
+//
+// Memory is static: the method's allocator, its planned buffers and kernels'
+// scratch each come from an array of the generated deploy source
+// (`etsb deploy-source`), sized from the program when the binary was built.
+// No heap is used but what the file data loader and the C library take.
+//
+// Kernels are registered through etsb::register_model_kernels(), which the
+// binary's generated registration library defines.
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+
+#include <executorch/extension/data_loader/buffer_data_loader.h>
+#if !ETSB_DEPLOY_EMBEDDED
+#include <executorch/extension/data_loader/file_data_loader.h>
+#endif
+#include <executorch/runtime/core/evalue.h>
+#include <executorch/runtime/core/hierarchical_allocator.h>
+#include <executorch/runtime/core/memory_allocator.h>
+#include <executorch/runtime/executor/memory_manager.h>
+#include <executorch/runtime/executor/method.h>
+#include <executorch/runtime/executor/program.h>
+#include <executorch/runtime/platform/runtime.h>
+
+#include "deploy.h"
+
+using executorch::aten::Tensor;
+using executorch::aten::TensorImpl;
+using executorch::runtime::DataLoader;
+using executorch::runtime::Error;
+using executorch::runtime::EValue;
+using executorch::runtime::HierarchicalAllocator;
+using executorch::runtime::MemoryAllocator;
+using executorch::runtime::MemoryManager;
+using executorch::runtime::Method;
+using executorch::runtime::MethodMeta;
+using executorch::runtime::Program;
+using executorch::runtime::Result;
+using executorch::runtime::Span;
+
+namespace etsb {
+Error register_model_kernels();
+}
+
+namespace {
+
+// The most planned buffers and inputs a method may have here: far beyond real programs.
+constexpr size_t kMaxPlannedBuffers = 16;
+constexpr size_t kMaxInputs = 64;
+constexpr size_t kMaxDims = 16;
+
+void say(FILE* stream, const char* text) { std::fputs(text, stream); }
+
+// Writes `value` in decimal.
+void say_number(FILE* stream, unsigned long long value) {
+  char digits[24];
+  int n = 0;
+  do {
+    digits[n++] = static_cast<char>('0' + value % 10);
+    value /= 10;
+  } while (value != 0);
+  while (n > 0) std::fputc(digits[--n], stream);
+}
+
+// Prints `what` and the runtime's error code to stderr; the exit status.
+int fail(const char* what, Error error = Error::Ok) {
+  say(stderr, "error: ");
+  say(stderr, what);
+  if (error != Error::Ok) {
+    say(stderr, " (ExecuTorch error ");
+    say_number(stderr, static_cast<unsigned>(error));
+    say(stderr, ")");
+  }
+  say(stderr, "\n");
+  return 1;
+}
+
+// Hands out consecutive, aligned pieces of one static array.
+struct Carver {
+  uint8_t* next;
+  uint8_t* end;
+  uint8_t* take(size_t size) {
+    uintptr_t at = (reinterpret_cast<uintptr_t>(next) + 15) & ~static_cast<uintptr_t>(15);
+    uint8_t* piece = reinterpret_cast<uint8_t*>(at);
+    if (piece > end || size > static_cast<size_t>(end - piece)) return nullptr;
+    next = piece + size;
+    return piece;
+  }
+};
+
+void print_output(size_t index, const EValue& value) {
+  say(stdout, "output ");
+  say_number(stdout, index);
+  if (!value.isTensor()) {
+    say(stdout, ": not a tensor (tag ");
+    say_number(stdout, static_cast<unsigned>(value.tag));
+    say(stdout, ")\n");
+    return;
+  }
+  const Tensor& tensor = value.toTensor();
+  say(stdout, ": dtype ");
+  say_number(stdout, static_cast<unsigned>(tensor.scalar_type()));
+  say(stdout, ", sizes [");
+  for (ssize_t d = 0; d < tensor.dim(); ++d) {
+    if (d > 0) say(stdout, ", ");
+    say_number(stdout, static_cast<unsigned long long>(tensor.size(d)));
+  }
+  say(stdout, "], ");
+  say_number(stdout, tensor.nbytes());
+  say(stdout, " bytes\n");
+  static const char kHex[] = "0123456789abcdef";
+  const uint8_t* bytes = static_cast<const uint8_t*>(tensor.const_data_ptr());
+  char line[65];
+  size_t used = 0;
+  for (size_t i = 0; i < tensor.nbytes(); ++i) {
+    line[used++] = kHex[bytes[i] >> 4];
+    line[used++] = kHex[bytes[i] & 15];
+    if (used == 64 || i + 1 == tensor.nbytes()) {
+      line[used] = '\0';
+      say(stdout, line);
+      say(stdout, "\n");
+      used = 0;
+    }
+  }
+}
+
+#if !ETSB_DEPLOY_EMBEDDED
+// Reads input `index` from `path` into `buffer` (exactly `size` bytes).
+bool read_input(const char* path, uint8_t* buffer, size_t size) {
+  FILE* file = std::fopen(path, "rb");
+  if (file == nullptr) return fail("cannot open an input file"), say(stderr, path), say(stderr, "\n"), false;
+  size_t got = std::fread(buffer, 1, size, file);
+  bool exact = got == size && std::fgetc(file) == EOF;
+  std::fclose(file);
+  if (!exact) {
+    fail("an input file does not hold exactly the input's bytes");
+    say(stderr, path);
+    say(stderr, ": the input takes ");
+    say_number(stderr, size);
+    say(stderr, " bytes\n");
+  }
+  return exact;
+}
+#endif
+
+// Sets the method's inputs from the files in `paths` (or the embedded ones).
+bool set_inputs(Method& method, const MethodMeta& meta, int count, char** paths, Carver& scratch) {
+  size_t inputs = meta.num_inputs();
+  if (inputs > kMaxInputs) return fail("the method takes more inputs than the deploy runner handles"), false;
+  bool from_files = count > 0;
+  if (from_files ? static_cast<size_t>(count) != inputs : inputs > 0 && etsb_deploy::kInputCount != inputs) {
+    fail(from_files || etsb_deploy::kInputCount > 0 ? "the number of inputs is not the method's"
+                                                    : "the method takes inputs: give one file for each (or embed them)");
+    say(stderr, "the method takes ");
+    say_number(stderr, inputs);
+    say(stderr, "\n");
+    return false;
+  }
+  for (size_t i = 0; i < inputs; ++i) {
+    auto info = meta.input_tensor_meta(i);
+    if (!info.ok()) return fail("an input is not a tensor", info.error()), false;
+    size_t size = info->nbytes();
+    void* data = nullptr;
+#if !ETSB_DEPLOY_EMBEDDED
+    if (from_files) {
+      uint8_t* buffer = scratch.take(size);
+      if (buffer == nullptr) return fail("the input pool is too small for the inputs"), false;
+      if (!read_input(paths[i], buffer, size)) return false;
+      data = buffer;
+    }
+#else
+    (void)paths;
+    (void)scratch;
+#endif
+    if (!from_files) {
+      if (etsb_deploy::kInputSizes[i] != size) return fail("an embedded input's size is not the method's"), false;
+      data = const_cast<uint8_t*>(etsb_deploy::kInputs[i]);
+    }
+    // The tensor borrows the method's sizes and dim order; set_input copies the
+    // data into planned memory (or points the input at it).
+    if (info->sizes().size() > kMaxDims) return fail("an input has too many dimensions"), false;
+    TensorImpl impl(info->scalar_type(), static_cast<ssize_t>(info->sizes().size()),
+                    const_cast<TensorImpl::SizesType*>(info->sizes().data()), data,
+                    const_cast<TensorImpl::DimOrderType*>(info->dim_order().data()));
+    Error set = method.set_input(EValue(Tensor(&impl)), i);
+    if (set != Error::Ok) return fail("an input was rejected", set), false;
+  }
+  return true;
+}
+
+int run(DataLoader& loader, int count, char** paths) {
+  Result<Program> program = Program::load(&loader);
+  if (!program.ok()) return fail("not a program this runtime can load", program.error());
+  Result<const char*> name = program->get_method_name(0);
+  if (!name.ok()) return fail("the program has no method", name.error());
+  Result<MethodMeta> meta = program->method_meta(name.get());
+  if (!meta.ok()) return fail("cannot read the method's description", meta.error());
+
+  Carver planned_pool{etsb_deploy::planned_pool, etsb_deploy::planned_pool + etsb_deploy::kPlannedPoolSize};
+  size_t buffers = meta->num_memory_planned_buffers();
+  if (buffers > kMaxPlannedBuffers) return fail("the method has more planned buffers than the deploy runner handles");
+  Span<uint8_t> spans[kMaxPlannedBuffers];
+  for (size_t i = 0; i < buffers; ++i) {
+    size_t size = static_cast<size_t>(meta->memory_planned_buffer_size(i).get());
+    uint8_t* buffer = planned_pool.take(size);
+    if (buffer == nullptr) return fail("the planned memory pool is too small for this program (planned_pool_bytes)");
+    spans[i] = Span<uint8_t>(buffer, size);
+  }
+  HierarchicalAllocator planned({spans, buffers});
+  MemoryAllocator method_allocator(etsb_deploy::kMethodPoolSize, etsb_deploy::method_pool);
+  MemoryAllocator temp_allocator(etsb_deploy::kTempPoolSize, etsb_deploy::temp_pool);
+  MemoryManager memory(&method_allocator, &planned, etsb_deploy::kTempPoolSize > 0 ? &temp_allocator : nullptr);
+  Result<Method> method = program->load_method(name.get(), &memory);
+  if (method.error() == Error::MemoryAllocationFailed)
+    return fail("the method pool is too small for this program (method_pool_bytes)", method.error());
+  if (!method.ok()) return fail("cannot load the method (a kernel missing?)", method.error());
+  if (!set_inputs(method.get(), meta.get(), count, paths, planned_pool)) return 1;
+  Error executed = method->execute();
+  if (executed != Error::Ok) return fail("the method failed", executed);
+  for (size_t i = 0; i < method->outputs_size(); ++i) print_output(i, method->get_output(i));
+  return std::fflush(stdout) == 0 ? 0 : fail("cannot write the outputs");
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  executorch::runtime::runtime_init();
+  Error registered = etsb::register_model_kernels();
+  if (registered != Error::Ok) return fail("cannot register the kernels", registered);
+#if ETSB_DEPLOY_EMBEDDED
+  (void)argv;
+  if (argc > 1) {
+    if (std::strcmp(argv[1], "--help") != 0) return fail("the program and its inputs are embedded: give no arguments"), 2;
+    say(stdout, "usage: BIN   (runs the embedded program on its embedded inputs; prints the outputs)\n");
+    return 0;
+  }
+  executorch::extension::BufferDataLoader loader(etsb_deploy::kProgram, etsb_deploy::kProgramSize);
+  return run(loader, 0, nullptr);
+#else
+  if (argc < 2 || std::strcmp(argv[1], "--help") == 0) {
+    say(argc < 2 ? stderr : stdout, "usage: BIN MODEL.pte [INPUT.bin ...]   (prints the first method's outputs)\n");
+    return argc < 2 ? 2 : 0;
+  }
+  Result<executorch::extension::FileDataLoader> loader = executorch::extension::FileDataLoader::from(argv[1]);
+  if (!loader.ok()) {
+    fail("cannot read the program file", loader.error());
+    say(stderr, argv[1]);
+    say(stderr, "\n");
+    return 1;
+  }
+  return run(loader.get(), argc - 2, argv + 2);
+#endif
+}

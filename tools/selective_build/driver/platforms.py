@@ -1,0 +1,139 @@
+"""What a build compiles for and how: the target platforms (``--platform``)
+and the build configurations (``--config``), each defined here once.
+
+A platform is a CPU and operating system with the toolchain that targets it;
+a configuration is a set of flags for one purpose (``size``: the smallest
+binary). Both reach the BUILD files as ``--define`` values
+(``etsb_platform``, ``etsb_config``), so that ``select()`` picks what differs
+(the runner, the runtime's platform layer, a board's start-up code), and the
+plan of one never serves another. Pure values: no file is read here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from selective_build.model.errors import UserError, did_you_mean
+from selective_build.model.records import record
+
+# The --define names the rules' config_settings read (rules/BUILD spells them again).
+PLATFORM_DEFINE = "etsb_platform"
+CONFIG_DEFINE = "etsb_config"
+
+
+@record
+class Platform:
+    """A target platform and its toolchain."""
+
+    name: str
+    doc: str
+    compiler: str = ""               # the C++ compiler driver ('' : $CXX, else g++)
+    archiver: str = "ar"
+    compile_flags: tuple[str, ...] = ()
+    link_flags: tuple[str, ...] = ()
+    hosted: bool = True              # an operating system: files, processes, shared libraries
+    # How this machine runs a binary of the platform ('' : directly).
+    emulator: tuple[str, ...] = ()
+
+
+@record
+class Configuration:
+    """A build configuration: the flags every compile and link of it takes."""
+
+    name: str
+    doc: str
+    compile_flags: tuple[str, ...]
+    link_flags: tuple[str, ...] = ()
+
+
+HOST = "host"
+DEFAULT_CONFIG = "default"
+SIZE_CONFIG = "size"
+
+PLATFORMS: Mapping[str, Platform] = {p.name: p for p in (
+    Platform(HOST, "this machine (x86-64 Linux), with $CXX or g++"),
+    Platform("aarch64-linux", "64-bit Arm Linux (phones, boards), with Debian's aarch64-linux-gnu-g++; "
+             "run here under qemu-aarch64",
+             compiler="aarch64-linux-gnu-g++", archiver="aarch64-linux-gnu-ar",
+             emulator=("qemu-aarch64", "-L", "/usr/aarch64-linux-gnu")),
+    Platform("cortex-m55", "a Cortex-M55 microcontroller without an operating system (QEMU's mps3-an547 board), "
+             "with arm-none-eabi-g++ and newlib; output through semihosting",
+             compiler="arm-none-eabi-g++", archiver="arm-none-eabi-ar",
+             compile_flags=("-mcpu=cortex-m55", "-mthumb", "-mfloat-abi=hard"),
+             link_flags=("-mcpu=cortex-m55", "-mthumb", "-mfloat-abi=hard"),
+             hosted=False,
+             emulator=("qemu-system-arm", "-M", "mps3-an547", "-nographic",
+                       "-semihosting-config", "enable=on,target=native", "-kernel")),
+)}
+
+# Every compile: each function and object in its own section, so that the link
+# drops what registration does not reach.
+_SECTIONS = ("-ffunction-sections", "-fdata-sections")
+
+CONFIGS: Mapping[str, Configuration] = {c.name: c for c in (
+    Configuration(DEFAULT_CONFIG, "optimised for speed, with ExecuTorch's logging (the development build)",
+                  ("-O2", *_SECTIONS)),
+    # What a size-minded engineer sets by hand, as ExecuTorch's size test is built:
+    # no exception or RTTI machinery, no unwind tables, no log strings, no debug
+    # checks; no flatbuffer verifier (ExecuTorch's full check of a program,
+    # which the deploy runner never asks for: it loads with the minimal one);
+    # etsb's kernels in one build (no per-CPU copies or CPU detection).
+    # The link: a fixed-address executable (no relocations to carry), its code
+    # and data in as few pages as the loader allows, no build id.
+    Configuration(SIZE_CONFIG, "the smallest binary: -Os, no exceptions, RTTI or unwind tables, ExecuTorch's "
+                  "logging compiled out, release checks only, kernels without per-CPU copies; binaries link the "
+                  "deploy runner",
+                  ("-Os", *_SECTIONS, "-fno-exceptions", "-fno-rtti", "-fno-asynchronous-unwind-tables",
+                   "-fno-unwind-tables", "-DNDEBUG", "-DET_LOG_ENABLED=0", "-DET_ENABLE_PROGRAM_VERIFICATION=0",
+                   "-DETSB_KERNELS_ONE_PATH"),
+                  ("-Wl,-O1", "-no-pie", "-Wl,-z,noseparate-code", "-Wl,--build-id=none", "-Wl,-z,norelro")),
+)}
+
+
+@record
+class Toolchain:
+    """The compiler, archiver and flags of one invocation (a platform and a configuration)."""
+
+    cxx: str
+    ar: str
+    compile_flags: tuple[str, ...]
+    link_flags: tuple[str, ...]
+    platform: Platform
+    config: Configuration
+
+
+def choice_defines(platform: str | None, config: str | None) -> dict[str, str]:
+    """The ``--define`` values of ``--platform`` and ``--config`` (only those
+    given); an unknown name is a UserError listing the known ones."""
+    defines = {}
+    for flag, name, table, define in (("--platform", platform, PLATFORMS, PLATFORM_DEFINE),
+                                      ("--config", config, CONFIGS, CONFIG_DEFINE)):
+        if name is None:
+            continue
+        _check_name(flag, name, table)
+        defines[define] = name
+    return defines
+
+
+def toolchain(defines: Mapping[str, str], host_cxx: str) -> Toolchain:
+    """The toolchain the ``--define`` values choose (the platform and
+    configuration names, set by ``--platform`` and ``--config`` or given as
+    ``--define`` directly); ``host_cxx`` compiles for the host."""
+    platform = PLATFORMS[_check_name(f"--define {PLATFORM_DEFINE}", defines.get(PLATFORM_DEFINE, HOST), PLATFORMS)]
+    config = CONFIGS[_check_name(f"--define {CONFIG_DEFINE}", defines.get(CONFIG_DEFINE, DEFAULT_CONFIG), CONFIGS)]
+    return Toolchain(
+        cxx=platform.compiler or host_cxx,
+        ar=platform.archiver,
+        compile_flags=(*platform.compile_flags, *config.compile_flags),
+        link_flags=(*platform.link_flags, *config.link_flags),
+        platform=platform,
+        config=config,
+    )
+
+
+def _check_name(flag: str, name: str, table: Mapping[str, object]) -> str:
+    """``name`` if ``table`` has it; otherwise a UserError naming the known ones."""
+    if name not in table:
+        raise UserError(f"{flag}: '{name}' is not known{did_you_mean(name, table)} "
+                        f"(known: {', '.join(table)})")
+    return name
