@@ -70,11 +70,12 @@ def method_meta(model: str, method: str = "forward") -> dict:
 
 
 def run_model(binary: Path, model: str, out: Path, *extra: str, method: str = "forward",
-              model_dir: Path | None = None) -> subprocess.CompletedProcess:
-    """``binary`` on the corpus inputs of ``model.method``, writing its outputs to ``out``."""
+              model_dir: Path | None = None, emulator: tuple[str, ...] = ()) -> subprocess.CompletedProcess:
+    """``binary`` on the corpus inputs of ``model.method``, writing its outputs to ``out``
+    (under ``emulator``, a command prefix such as qemu-aarch64's, for another CPU's binary)."""
     directory = model_dir or MODELS_DIR / model
     inputs = ",".join(str(directory / i["file"]) for i in method_meta(model, method)["inputs"])
-    return subprocess.run([str(binary), "--model", str(directory / f"{model}.pte"), "--method", method,
+    return subprocess.run([*emulator, str(binary), "--model", str(directory / f"{model}.pte"), "--method", method,
                            "--inputs", inputs, "--output-dir", str(out), *extra], capture_output=True, text=True)
 
 
@@ -89,6 +90,39 @@ def assert_outputs_match(expected_files: list[Path], out: Path, label: str) -> N
             np.testing.assert_allclose(got, expected, rtol=1e-5, atol=1e-6, err_msg=f"{label}[{index}]")
         else:
             np.testing.assert_array_equal(got, expected, err_msg=f"{label}[{index}]")
+
+
+# The deploy runner's dtype numbers (ExecuTorch's ScalarType) as numpy's dtypes.
+DEPLOY_DTYPES = {0: np.uint8, 1: np.int8, 2: np.int16, 3: np.int32, 4: np.int64, 5: np.float16, 6: np.float32,
+                 7: np.float64, 11: np.bool_}
+DEPLOY_OUTPUT = re.compile(r"^output (\d+): dtype (\d+), sizes \[([\d, ]*)\], (\d+) bytes\n((?:[0-9a-f]+\n)*)",
+                           re.MULTILINE)
+
+
+def write_deploy_inputs(model: str, directory: Path, method: str = "forward") -> list[Path]:
+    """The corpus inputs of ``model.method`` as the deploy runner reads them
+    (each tensor's bytes, ``array.tofile``), written to ``directory``."""
+    paths = []
+    for index, entry in enumerate(method_meta(model, method)["inputs"]):
+        paths.append(directory / f"input_{index}.bin")
+        np.load(MODELS_DIR / model / entry["file"]).tofile(paths[-1])
+    return paths
+
+
+def save_deploy_outputs(text: str, out: Path) -> int:
+    """The outputs the deploy runner printed (``output I: dtype D, sizes [...],
+    N bytes`` and the bytes in hex) saved as ``out/output_<I>.npy``, as the
+    development runner writes them, for :func:`assert_matches_torch`; how many."""
+    out.mkdir(parents=True, exist_ok=True)
+    count = 0
+    for match in DEPLOY_OUTPUT.finditer(text):
+        index, dtype, sizes, nbytes, hex_lines = match.groups()
+        data = bytes.fromhex(hex_lines.replace("\n", ""))
+        assert len(data) == int(nbytes), match.group(0)[:200]
+        shape = tuple(int(s) for s in sizes.split(",")) if sizes.strip() else ()
+        np.save(out / f"output_{index}.npy", np.frombuffer(data, dtype=DEPLOY_DTYPES[int(dtype)]).reshape(shape))
+        count += 1
+    return count
 
 
 def assert_matches_torch(model: str, out: Path, method: str = "forward") -> None:
@@ -164,10 +198,10 @@ def assert_kernels_from_ours_or_tree(map_text: str, kernel_sources: list[str], o
         assert (ours_marker in member, tree_marker in member) == expected, (function, member)
 
 
-def stripped_size(path: Path, tmp_path: Path) -> int:
-    """The size of ``path`` once stripped (a copy in ``tmp_path`` is stripped)."""
+def stripped_size(path: Path, tmp_path: Path, strip: str = "strip") -> int:
+    """The size of ``path`` once stripped by ``strip`` (a copy in ``tmp_path`` is stripped)."""
     stripped = tmp_path / (path.name + ".stripped")
-    subprocess.run(["strip", "-o", str(stripped), str(path)], check=True)
+    subprocess.run([strip, "-o", str(stripped), str(path)], check=True)
     return stripped.stat().st_size
 
 
