@@ -5,7 +5,7 @@ load(":merge_yaml.bzl", "merge_yaml")
 load(":operator_library.bzl", "et_operator_library")
 load(":private/attrs.bzl", "attrs", "check_call", "internal", "rule_info", "with_tags")
 load(":private/names.bzl", "cxx_identifier", "sibling_label")
-load(":private/shim.bzl", "BUILD_SYSTEM", "ETSB_COMMAND", "ETSB_TOOLS", "FROM_TREE_SUFFIX", "RUNTIME", "RUNTIME_KINDS", "RUNTIME_SHARED", "RUNTIME_STATIC", "TAG_REGISTERS", "check_runtime", "etsb_cxx_library", "etsb_filegroup", "etsb_genrule", "runtime_library")
+load(":private/shim.bzl", "BUILD_SYSTEM", "ETSB_COMMAND", "ETSB_TOOLS", "FROM_TREE_SUFFIX", "RUNTIME", "RUNTIME_KINDS", "RUNTIME_SHARED", "RUNTIME_STATIC", "TAG_REGISTERS", "check_runtime", "etsb_cxx_library", "etsb_filegroup", "etsb_genrule", "runtime_headers")
 
 # The files `etsb gen-bindings` writes.
 BINDINGS_FILES = ["register_kernels.cpp", "NativeFunctions.h", "CustomOpsNativeFunctions.h", "Functions.h"]
@@ -34,7 +34,7 @@ defines are `etsb::register_<name>_kernels()` and `etsb::<name>_kernels()`
         "manual_registration": attrs.bool("no static initialiser: the binary calls `etsb::register_<name>_kernels()` (or passes `etsb::<name>_kernels()` to `Program::load_method`), and no whole-archive linking is needed"),
         "model_entry": attrs.bool("also define `etsb::register_model_kernels()`, the entry point that the runner library `//tools/runner:runner` calls (`et_model_binary` sets it)"),
         "backend_deps": attrs.label_list("`et_backend_library` targets: every backend the selection needs (delegated programs, `backends`) must be declared by one, or the build fails naming the model, method and backend id; the library links those that are needed and no other"),
-        "runtime": attrs.choice("the ExecuTorch runtime the registration and kernels compile against: `\"shared\"`, the wheel's `libexecutorch.so`; `\"static\"`, the runtime compiled from the ExecuTorch tree (`@executorch//:runtime`, etsb's driver only so far; the kernel libraries must be `et_kernel_library` targets)", RUNTIME_KINDS, RUNTIME_SHARED),
+        "runtime": attrs.choice("the ExecuTorch runtime the registration and kernels compile against: `\"shared\"`, the wheel's `libexecutorch.so`; `\"static\"`, the runtime compiled from the ExecuTorch tree (`@executorch//:runtime`, etsb's driver only so far; the kernel libraries must be `et_kernel_library` targets; a binary links `@executorch//:runtime` itself, as `et_model_binary` does)", RUNTIME_KINDS, RUNTIME_SHARED),
     },
     outputs = {
         "library": "`<name>`",
@@ -109,7 +109,7 @@ def executorch_generated_lib(name, **kwargs):
         # The linker script naming the backend libraries the selection needs (a link input).
         linker_scripts = [":%s/%s" % (name, BACKENDS_LINK_SCRIPT)],
         linker_inputs = [sibling_label(b, "_files") for b in a.backend_deps],
-        deps = kernels + plain_libraries + [runtime_library(a.runtime)],
+        deps = kernels + plain_libraries + [runtime_headers(a.runtime)],
         link_whole = not a.manual_registration,
         # The driver's overlap check reads which selection each registration library registers.
         **with_tags(common, ["%s//%s:%s_selected_operators" % (TAG_REGISTERS, native.package_name(), name)])

@@ -2,7 +2,7 @@
 recompile for a dtype-selective build."""
 
 load(":private/attrs.bzl", "attrs", "check_call", "rule_info")
-load(":private/shim.bzl", "BUILD_SYSTEM", "FROM_TREE_SUFFIX", "RUNTIME", "RUNTIME_FROM_TREE", "TAG_MANUAL", "etsb_cxx_library", "etsb_filegroup", "etsb_object_sources")
+load(":private/shim.bzl", "BUILD_SYSTEM", "FROM_TREE_SUFFIX", "RUNTIME", "RUNTIME_FROM_TREE_CORE", "TAG_MANUAL", "etsb_cxx_library", "etsb_filegroup", "etsb_object_sources")
 
 ET_KERNEL_LIBRARY = rule_info(
     name = "et_kernel_library",
@@ -50,7 +50,7 @@ def et_kernel_library(name, **kwargs):
             name = name + FROM_TREE_SUFFIX,
             srcs = a.srcs + a.hdrs,
             hdrs = a.hdrs,
-            deps = a.deps + [RUNTIME_FROM_TREE],
+            deps = a.deps + [RUNTIME_FROM_TREE_CORE],
             copts = a.copts,
             **dict(common, tags = common.get("tags", []) + [TAG_MANUAL])
         )

@@ -3,7 +3,7 @@
 load(":generated_lib.bzl", "executorch_generated_lib")
 load(":operator_library.bzl", "et_operator_library")
 load(":private/attrs.bzl", "attrs", "check_call", "internal", "rule_info", "with_tags")
-load(":private/shim.bzl", "BUILD_SYSTEM", "ETSB_COMMAND", "ETSB_TOOLS", "LINK_MAPS", "RUNNER", "RUNNER_FROM_TREE", "RUNTIME_KINDS", "RUNTIME_SHARED", "RUNTIME_SHARED_LIBRARY", "RUNTIME_STATIC", "SIZE_CONFIG_SETTING", "TAG_ALL_KERNELS", "TAG_BINARY", "TAG_COPIED_TO", "TAG_MANUAL", "check_runtime", "deploy_runner", "etsb_cxx_binary", "etsb_cxx_library", "etsb_genrule", "etsb_label", "runtime_library")
+load(":private/shim.bzl", "BUILD_SYSTEM", "ETSB_COMMAND", "ETSB_TOOLS", "LINK_MAPS", "RUNNER", "RUNNER_FROM_TREE", "RUNTIME_FROM_TREE", "RUNTIME_FROM_TREE_CORE", "RUNTIME_FROM_TREE_PRIM_OPS", "RUNTIME_KINDS", "RUNTIME_SHARED", "RUNTIME_SHARED_LIBRARY", "RUNTIME_STATIC", "SIZE_CONFIG_SETTING", "TAG_ALL_KERNELS", "TAG_BINARY", "TAG_COPIED_TO", "TAG_MANUAL", "check_runtime", "deploy_runner", "etsb_cxx_binary", "etsb_cxx_library", "etsb_genrule", "etsb_label", "runtime_library")
 
 PORTABLE_FUNCTIONS_YAML = etsb_label("//kernels/portable:functions.yaml")
 PORTABLE_KERNELS = etsb_label("//kernels/portable:kernels")
@@ -72,6 +72,7 @@ def et_model_binary(name, **kwargs):
     et_operator_library(name = name + "_ops", model = a.model, deps = a.deps, backends = a.backends, **helper)
     _deploy_source(name, a, helper)
     runner = _runner(name, a)
+    linked_runtime = _runtime(name, a)
 
     # The wheel's backend libraries need its libexecutorch.so: a second runtime beside
     # the static one. Such a binary takes only the backend libraries it is given.
@@ -79,14 +80,14 @@ def et_model_binary(name, **kwargs):
     yamls["backend_deps"] = [] if static_wheel_backends else a.backend_deps
     binary = with_tags(common, [TAG_ALL_KERNELS + ":" + name + "_all_kernels"])
     if not a.dtype_selective_build:
-        _binary(name, [":" + name + "_ops"], False, helper, binary, yamls, runner)
+        _binary(name, [":" + name + "_ops"], False, helper, binary, yamls, runner, linked_runtime)
     else:
         # Restricting dtypes usually shrinks kernels, but can grow them (ExecuTorch's issue
         # 13015): link both forms and keep the smaller, so it never costs bytes.
         # The chosen one is copied into `<name>_smallest/`: its run path finds the libraries from there too.
         candidate = with_tags(common, [TAG_MANUAL, TAG_COPIED_TO + name + "_smallest"])
-        _binary(name + "_dtype_selective", [":" + name + "_ops"], True, helper, candidate, yamls, runner)
-        _binary(name + "_op_selective", [":" + name + "_ops"], False, helper, candidate, yamls, runner)
+        _binary(name + "_dtype_selective", [":" + name + "_ops"], True, helper, candidate, yamls, runner, linked_runtime)
+        _binary(name + "_op_selective", [":" + name + "_ops"], False, helper, candidate, yamls, runner, linked_runtime)
         candidates = [":" + name + "_dtype_selective", ":" + name + "_op_selective"]
         output = name + "_smallest/" + name
 
@@ -121,13 +122,15 @@ def et_model_binary(name, **kwargs):
         deps = [":" + name + "_all_kernels_ops"],
         **dict(yamls, **manual)
     )
-    etsb_cxx_binary(name = name + "_all_kernels", deps = runner + [":" + name + "_all_kernels_lib", runtime_library(a.runtime)], **with_tags(common, [TAG_MANUAL]))
+    etsb_cxx_binary(name = name + "_all_kernels", deps = runner + [":" + name + "_all_kernels_lib"] + linked_runtime, **with_tags(common, [TAG_MANUAL]))
 
 def _deploy_source(name, a, helper):
     """Declares `<name>_deploy`, the deploy runner's generated source.
 
     It holds static memory sized from the model, and the model and `inputs`
-    themselves when they are embedded.
+    themselves when they are embedded. With the static runtime, also
+    `<name>_prim_ops`: ExecuTorch's prim ops compiled with only those the
+    model calls, which the size configuration links instead of all of them.
 
     Args:
       name: the et_model_binary's name.
@@ -137,13 +140,19 @@ def _deploy_source(name, a, helper):
     flags = "".join([" --inputs $(location %s)" % i for i in a.inputs])
     if a.embed_model:
         flags += " --embed"
+    outs = [name + "_deploy.cpp"]
+    prim_ops_header = name + "_deploy/selected_prim_ops.h"
+    if a.runtime == RUNTIME_STATIC:
+        outs.append(prim_ops_header)
+        flags += " --prim-ops-header $(location %s)" % prim_ops_header
     manual = with_tags(helper, [TAG_MANUAL])
     etsb_genrule(
         name = name + "_deploy_source",
         srcs = [a.model] + a.inputs,
-        outs = [name + "_deploy.cpp"],
-        cmd = ETSB_COMMAND + " deploy-source --model $(location %s) --output $@ --method-pool-bytes %d --temp-pool-bytes %d%s" % (
+        outs = outs,
+        cmd = ETSB_COMMAND + " deploy-source --model $(location %s) --output $(location %s) --method-pool-bytes %d --temp-pool-bytes %d%s" % (
             a.model,
+            outs[0],
             a.method_pool_bytes,
             a.temp_pool_bytes,
             flags,
@@ -151,7 +160,42 @@ def _deploy_source(name, a, helper):
         tools = ETSB_TOOLS,
         **manual
     )
-    etsb_cxx_library(name = name + "_deploy", srcs = [":" + name + "_deploy_source"], **manual)
+    etsb_cxx_library(name = name + "_deploy", srcs = [":" + outs[0]], **manual)
+    if a.runtime == RUNTIME_STATIC:
+        etsb_cxx_library(
+            name = name + "_prim_ops",
+            srcs = [RUNTIME_FROM_TREE_PRIM_OPS],
+            hdrs = [":" + prim_ops_header],
+            copts = [
+                "-DEXECUTORCH_ENABLE_PRIM_OPS_SELECTIVE_BUILD",
+                "-DET_PRIM_OPS_SELECTIVE_BUILD",
+                "-I$(RULEDIR)/" + name + "_deploy",
+            ],
+            link_whole = True,
+            deps = [RUNTIME_FROM_TREE_CORE],
+            **manual
+        )
+
+def _runtime(name, a):
+    """The runtime libraries the binaries link.
+
+    With the static runtime in the size configuration, ExecuTorch's runtime
+    without its prim ops, and the prim ops the model calls (when it alone
+    decides which: no `deps` add operators of other programs).
+
+    Args:
+      name: the et_model_binary's name.
+      a: its checked attributes.
+
+    Returns:
+      A list of labels, or a select() of lists.
+    """
+    if a.runtime != RUNTIME_STATIC or a.deps:
+        return [runtime_library(a.runtime)]
+    return select({
+        SIZE_CONFIG_SETTING: [":" + name + "_prim_ops", RUNTIME_FROM_TREE_CORE],
+        "//conditions:default": [RUNTIME_FROM_TREE],
+    })
 
 def _runner(name, a):
     """The runner libraries the binaries link.
@@ -172,8 +216,8 @@ def _runner(name, a):
     development = [RUNNER_FROM_TREE if a.runtime == RUNTIME_STATIC else RUNNER]
     return select({SIZE_CONFIG_SETTING: deploy, "//conditions:default": development})
 
-def _binary(name, selections, dtype_selective_build, helper, binary, yamls, runner):
-    """`runner` linked with a generated library registering `selections`."""
+def _binary(name, selections, dtype_selective_build, helper, binary, yamls, runner, linked_runtime):
+    """`runner` linked with a generated library registering `selections` and `linked_runtime`."""
     executorch_generated_lib(
         name = name + "_lib",
         deps = selections,
@@ -182,4 +226,4 @@ def _binary(name, selections, dtype_selective_build, helper, binary, yamls, runn
         model_entry = True,
         **dict(yamls, **helper)
     )
-    etsb_cxx_binary(name = name, deps = runner + [":" + name + "_lib", runtime_library(yamls["runtime"])], **binary)
+    etsb_cxx_binary(name = name, deps = runner + [":" + name + "_lib"] + linked_runtime, **binary)

@@ -425,3 +425,47 @@ def install_etsb_wheel(root: Path) -> Installed:
     return result
 
 
+
+
+# -- the deploy runner (tools/runner/deploy.cpp) ----------------------------------------------
+
+# ExecuTorch's ScalarType numbers of the dtypes the corpus outputs, as numpy's.
+_DEPLOY_DTYPES = {0: np.uint8, 1: np.int8, 2: np.int16, 3: np.int32, 4: np.int64, 5: np.float16, 6: np.float32,
+                  7: np.float64, 11: np.bool_}
+
+
+def deploy_outputs(stdout: str) -> list[np.ndarray]:
+    """The outputs a deploy binary printed: per output a line
+    ``output I: dtype D, sizes [S, ...], N bytes`` and its bytes in hexadecimal."""
+    outputs: list[np.ndarray] = []
+    lines = stdout.splitlines()
+    for index, line in enumerate(lines):
+        match = re.fullmatch(r"output (\d+): dtype (\d+), sizes \[([\d, ]*)\], (\d+) bytes", line)
+        if not match:
+            continue
+        assert int(match.group(1)) == len(outputs), stdout
+        sizes = tuple(int(s) for s in match.group(3).split(",") if s.strip())
+        hex_text = ""
+        for following in lines[index + 1:]:
+            if following.startswith("output "):
+                break
+            hex_text += following.strip()
+        data = bytes.fromhex(hex_text)
+        assert len(data) == int(match.group(4)), line
+        outputs.append(np.frombuffer(data, dtype=_DEPLOY_DTYPES[int(match.group(2))]).reshape(sizes))
+    return outputs
+
+
+def assert_deploy_matches_torch(model: str, stdout: str, method: str = "forward") -> None:
+    """A deploy binary's printed outputs equal torch's for ``model.method`` (as
+    :func:`assert_outputs_match` compares)."""
+    expected_files = [MODELS_DIR / model / o["file"] for o in method_meta(model, method)["outputs"]]
+    got = deploy_outputs(stdout)
+    assert len(got) == len(expected_files), stdout
+    for index, (path, array) in enumerate(zip(expected_files, got)):
+        expected = np.load(path)
+        assert array.dtype == expected.dtype and array.shape == expected.shape, (model, index)
+        if np.issubdtype(expected.dtype, np.floating):
+            np.testing.assert_allclose(array, expected, rtol=1e-5, atol=1e-6, err_msg=f"{model}[{index}]")
+        else:
+            np.testing.assert_array_equal(array, expected, err_msg=f"{model}[{index}]")

@@ -235,12 +235,13 @@ def test_et_model_binary_is_the_runner_with_the_models_library_and_a_companion(t
                                      "bin_deploy", "bin_deploy_source"])
     assert (made["bin"], made["bin_ops"], made["bin_lib"]) == ("cxx_binary", "genrule", "cxx_library")
     assert attrs(targets, "bin", "srcs", "deps", "copts", "tags") == {
-        "srcs": [], "deps": {"$select": [runner_of("bin"), [":bin_lib", RUNTIME]]}, "copts": [CXX17],
+        "srcs": [], "deps": {"$select": [runner_of("bin"), [":bin_lib"], [RUNTIME]]}, "copts": [CXX17],
         "tags": ["etsb_all_kernels=:bin_all_kernels"]}
     # The deploy source: static memory sized from the model, which is read at run time.
     assert attrs(targets, "bin_deploy_source", "srcs", "outs", "cmd") == {
         "srcs": ["m.pte"], "outs": ["bin_deploy.cpp"],
-        "cmd": f"{ETSB} deploy-source --model $(location m.pte) --output $@ --method-pool-bytes 0 "
+        "cmd": f"{ETSB} deploy-source --model $(location m.pte) --output $(location bin_deploy.cpp) "
+               "--method-pool-bytes 0 "
                "--temp-pool-bytes 0"}
     assert attrs(targets, "bin_ops", "srcs", "cmd") == {
         "srcs": ["m.pte"],
@@ -258,7 +259,7 @@ def test_et_model_binary_is_the_runner_with_the_models_library_and_a_companion(t
     for name in ("bin_all_kernels", "bin_all_kernels_ops", "bin_all_kernels_lib"):
         assert "manual" in targets[name]["attrs"]["tags"], name
     assert targets["bin_all_kernels"]["attrs"]["deps"] == {
-        "$select": [runner_of("bin"), [":bin_all_kernels_lib", RUNTIME]]}
+        "$select": [runner_of("bin"), [":bin_all_kernels_lib"], [RUNTIME]]}
 
 
 def test_an_embedded_model_links_the_deploy_runner_in_every_configuration(targets):
@@ -266,9 +267,9 @@ def test_an_embedded_model_links_the_deploy_runner_in_every_configuration(target
         "deps": ["@etsb//tools/runner:deploy_embedded", ":ship_deploy", ":ship_lib", RUNTIME]}
     assert attrs(targets, "ship_deploy_source", "srcs", "cmd") == {
         "srcs": ["m.pte", "in.npy"],
-        "cmd": f"{ETSB} deploy-source --model $(location m.pte) --output $@ --method-pool-bytes 4096 "
-               "--temp-pool-bytes 0 --inputs $(location in.npy) --embed"}
-    assert attrs(targets, "ship_deploy", "srcs") == {"srcs": [":ship_deploy_source"]}
+        "cmd": f"{ETSB} deploy-source --model $(location m.pte) --output $(location ship_deploy.cpp) "
+               "--method-pool-bytes 4096 --temp-pool-bytes 0 --inputs $(location in.npy) --embed"}
+    assert attrs(targets, "ship_deploy", "srcs") == {"srcs": [":ship_deploy.cpp"]}
 
 
 def test_et_model_binary_dtype_selective_links_both_forms_and_keeps_the_smaller(targets):

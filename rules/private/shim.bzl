@@ -98,6 +98,11 @@ RUNTIME_STATIC = "static"
 RUNTIME_KINDS = [RUNTIME_SHARED, RUNTIME_STATIC]
 RUNTIME_FROM_TREE = "@executorch//:runtime"
 
+# Its parts, for a binary that registers only the prim ops its program calls:
+# the runtime without prim ops, and the prim ops' sources.
+RUNTIME_FROM_TREE_CORE = "@executorch//:runtime_core"
+RUNTIME_FROM_TREE_PRIM_OPS = "@executorch//:prim_ops_sources"
+
 # The runner compiled against the tree's runtime, for `runtime = "static"`.
 RUNNER_FROM_TREE = etsb_label("//tools/runner:runner_tree")
 
@@ -126,7 +131,7 @@ SIZE_CONFIG_SETTING = etsb_label("//rules:size_config")
 FROM_TREE_SUFFIX = "_tree_runtime"
 
 def runtime_library(kind):
-    """The runtime library a target of runtime `kind` compiles against and links.
+    """The runtime library a binary of runtime `kind` links.
 
     Args:
       kind: one of `RUNTIME_KINDS`.
@@ -135,6 +140,21 @@ def runtime_library(kind):
       Its label.
     """
     return RUNTIME_FROM_TREE if kind == RUNTIME_STATIC else RUNTIME
+
+def runtime_headers(kind):
+    """The runtime library that libraries of runtime `kind` compile against.
+
+    For the static runtime, the runtime without its prim ops: binaries link
+    the prim ops, all of them (`runtime_library`) or only those their program
+    calls (the size configuration of et_model_binary).
+
+    Args:
+      kind: one of `RUNTIME_KINDS`.
+
+    Returns:
+      Its label.
+    """
+    return RUNTIME_FROM_TREE_CORE if kind == RUNTIME_STATIC else RUNTIME
 
 def check_runtime(where, kind):
     """Fails unless this build system can build runtime `kind`.

@@ -355,11 +355,16 @@ int main(int argc, char** argv) {
   if (options.list_kernels) return list_kernels();
   if (options.list_backends) return list_backends();
   // The last guard: the runner allocates only what it has checked, but the
-  // C++ library reports a failed allocation by throwing.
+  // C++ library reports a failed allocation by throwing (built without
+  // exceptions, as in etsb's size configuration, it aborts instead).
+#if defined(__cpp_exceptions)
   try {
     return run(options);
   } catch (const std::bad_alloc&) {
     return fail("out of memory");
   }
+#else
+  return run(options);
+#endif
 }
 #endif

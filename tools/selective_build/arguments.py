@@ -300,6 +300,8 @@ DEPLOY_SOURCE = Command("deploy-source",
           default=0),
     _flag("temp-pool-bytes", INT, "scratch for kernels (the runtime's temp allocator; default none)", "N",
           default=0),
+    _flag("prim-ops-header", VALUE, "also write ExecuTorch's selected_prim_ops.h: the prim ops the program calls",
+          "PATH"),
 ), rules=(Rule(NEEDS, ("inputs", "embed"), "--inputs needs --embed: a program read from a file takes its "
                                                "inputs from files too"),))
 

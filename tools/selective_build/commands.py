@@ -197,19 +197,24 @@ def pick_smaller(args: SimpleNamespace) -> int:
 def deploy_source(args: SimpleNamespace) -> int:
     """Write the deploy runner's source for a program (its pools; the program and inputs if embedded)."""
     from selective_build.emit.deploy_source import deploy_source as render
+    from selective_build.emit.deploy_source import selected_prim_ops_header
     from selective_build.readers.files import read_bytes
-    from selective_build.readers.inputs import collect
+    from selective_build.readers import inputs
     from selective_build.readers.npy import read_npy
     from selective_build.readers.pte_memory import read_method_memory
     from selective_build.stages.deploy_memory import check_inputs, deploy_pools
 
     program = read_bytes(args.model, ".pte file")
     method = read_method_memory(program, args.model)[0]
-    arrays = collect([lambda path=path: read_npy(path) for path in args.inputs])
+    arrays = inputs.collect([lambda path=path: read_npy(path) for path in args.inputs])
     if args.inputs:
         check_inputs(method, [(path, array.dtype, array.shape) for path, array in zip(args.inputs, arrays)])
     pools = deploy_pools(method, not args.embed, args.method_pool_bytes, args.temp_pool_bytes)
     text = render(pools, program if args.embed else None, [array.data for array in arrays], args.model)
+    if args.prim_ops_header:
+        methods = inputs.program(args.model, None).methods
+        prim_ops = [str(op) for each in methods for op in each.runtime_operators]
+        _write_to(args.prim_ops_header, selected_prim_ops_header(prim_ops, args.model))
     _write_to(args.output, text)
     return 0
 

@@ -1,0 +1,139 @@
+"""Binaries built to ship: `etsb build --config size` with `runtime = "static"`.
+
+They link the deploy runner (tools/runner/deploy.cpp) instead of the
+development one, ExecuTorch's runtime compiled from the tree with the size
+flags, only the prim ops their program calls, and run in static memory sized
+from the program (`etsb deploy-source`). Embedded programs run with no
+arguments; the others read the program and raw inputs from files. Each
+prints its outputs, which must be torch's; every misuse is a clear error."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from conftest import MODELS_DIR, SUMMARY_LINES, TREE
+from helpers import assert_deploy_matches_torch, etsb, method_meta, new_workspace, stripped_size, symbols
+
+pytestmark = [pytest.mark.build, pytest.mark.tree]
+
+# The corpus models embedded with their inputs, dtype-selective as a shipped binary is.
+EMBEDDED = ("mlp", "cnn", "attention", "mixed_dtypes")
+# ExecuTorch's size test (the runtime, a file loader and a main; no operators), stripped, x86-64 GCC.
+EXECUTORCH_SIZE_TEST_BYTES = 52_168
+
+
+def _call(name: str, model: str, **attributes: object) -> str:
+    """An et_model_binary call with the static runtime and `attributes` (Python values as Starlark)."""
+    lines = [f'    name = "{name}",', f'    model = "{model}.pte",', '    runtime = "static",']
+    for key, value in attributes.items():
+        text = "[" + ", ".join(f'"{item}"' for item in value) + "]" if isinstance(value, list) else str(value)
+        lines.append(f"    {key} = {text},")
+    return "\net_model_binary(\n" + "\n".join(lines) + "\n)\n"
+
+
+def _inputs(model: str) -> list[str]:
+    return [i["file"] for i in method_meta(model)["inputs"]]
+
+
+@pytest.fixture(scope="module")
+def workspace(tmp_path_factory) -> Path:
+    """Each embedded model in a package of its own, and the MLP read from a
+    file and with too small a method pool; built in the size configuration."""
+    root = new_workspace(tmp_path_factory.mktemp("deploy") / "ws", "kernels")
+    for model in EMBEDDED:
+        package = root / model
+        package.mkdir()
+        for path in (MODELS_DIR / model).iterdir():
+            shutil.copy(path, package)
+        build = 'load("//rules:executorch.bzl", "et_model_binary")\n' + _call(
+            "bin", model, embed_model=True, inputs=_inputs(model), dtype_selective_build=True)
+        if model == "mlp":
+            build += _call("from_file", model) + _call("tight", model, embed_model=True, inputs=_inputs(model),
+                                                       method_pool_bytes=64)
+        (package / "BUILD").write_text(build)
+    result = etsb("build", "--executorch-root", str(TREE), "--config=size", *(f"//{m}:all" for m in EMBEDDED),
+                  cwd=root)
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+    return root
+
+
+def _binary(workspace: Path, model: str) -> Path:
+    return workspace / "etsb-out" / "bin" / model / "bin_smallest" / "bin"
+
+
+def _run(binary: Path, *argv: str) -> subprocess.CompletedProcess:
+    return subprocess.run([str(binary), *argv], capture_output=True, text=True, timeout=60)
+
+
+@pytest.mark.parametrize("model", EMBEDDED)
+def test_an_embedded_model_runs_with_no_arguments_like_torch(workspace, model, tmp_path):
+    result = _run(_binary(workspace, model))
+    assert result.returncode == 0 and not result.stderr, result.stderr
+    assert_deploy_matches_torch(model, result.stdout)
+    SUMMARY_LINES.append(f"deploy: {model} embedded, size config, "
+                         f"{stripped_size(_binary(workspace, model), tmp_path):,} bytes stripped")
+
+
+def test_the_mlp_is_smaller_than_executorchs_size_test_without_operators(workspace, tmp_path):
+    """The trimmed binary with its model, operators and runtime against ExecuTorch's
+    runtime alone (bench/bench_deploy.py builds that test here beside it)."""
+    size = stripped_size(_binary(workspace, "mlp"), tmp_path)
+    assert size < EXECUTORCH_SIZE_TEST_BYTES, size
+
+
+def test_a_shipped_binary_carries_no_development_parts(workspace):
+    linked = symbols(_binary(workspace, "mlp"))
+    dynamic = subprocess.run(["readelf", "-d", str(_binary(workspace, "mlp"))], capture_output=True, text=True,
+                             check=True).stdout
+    assert "libexecutorch" not in dynamic
+    # No .npy reader, no per-CPU kernel copies or CPU detection, and no prim op the MLP does not call.
+    for absent in ("etsb_npy", "gemm_avx2", "__cpu_indicator_init", "et_view", "et_copy_index"):
+        assert absent not in linked, absent
+
+
+def test_a_program_from_a_file_takes_raw_inputs(workspace, tmp_path):
+    binary = workspace / "etsb-out" / "bin" / "mlp" / "from_file"
+    raw = []
+    for index, name in enumerate(_inputs("mlp")):
+        path = tmp_path / f"input_{index}.bin"
+        np.load(MODELS_DIR / "mlp" / name).tofile(path)
+        raw.append(str(path))
+    result = _run(binary, str(MODELS_DIR / "mlp" / "mlp.pte"), *raw)
+    assert result.returncode == 0, result.stderr
+    assert_deploy_matches_torch("mlp", result.stdout)
+
+
+def test_the_deploy_runner_refuses_misuse_clearly(workspace, tmp_path):
+    from_file = workspace / "etsb-out" / "bin" / "mlp" / "from_file"
+    program = str(MODELS_DIR / "mlp" / "mlp.pte")
+    short = tmp_path / "short.bin"
+    short.write_bytes(b"\0" * 8)
+    corrupt = tmp_path / "corrupt.pte"
+    corrupt.write_bytes(b"\0" * 64)
+    cases = [
+        ((), 2, "usage: BIN MODEL.pte [INPUT.bin ...]"),
+        ((str(tmp_path / "missing.pte"),), 1, "cannot read the program file"),
+        ((str(corrupt),), 1, "not a program this runtime can load"),
+        ((program,), 1, "the method takes inputs: give one file for each"),
+        ((program, str(short)), 1, "does not hold exactly the input's bytes"),
+        ((program, str(short), str(short)), 1, "the number of inputs is not the method's"),
+        ((program, str(tmp_path / "missing.bin")), 1, "cannot open an input file"),
+    ]
+    for argv, status, message in cases:
+        result = _run(from_file, *argv)
+        assert result.returncode == status and message in result.stderr, (argv, result.returncode, result.stderr)
+        assert "output 0" not in result.stdout
+    embedded = _run(_binary(workspace, "mlp"), program)
+    assert embedded.returncode == 2 and "embedded: give no arguments" in embedded.stderr, embedded.stderr
+    assert "usage" in _run(_binary(workspace, "mlp"), "--help").stdout
+
+
+def test_too_small_a_method_pool_is_named(workspace):
+    result = _run(workspace / "etsb-out" / "bin" / "mlp" / "tight")
+    assert result.returncode == 1 and "method pool is too small for this program (method_pool_bytes)" in \
+        result.stderr, result.stderr
