@@ -92,39 +92,6 @@ def assert_outputs_match(expected_files: list[Path], out: Path, label: str) -> N
             np.testing.assert_array_equal(got, expected, err_msg=f"{label}[{index}]")
 
 
-# The deploy runner's dtype numbers (ExecuTorch's ScalarType) as numpy's dtypes.
-DEPLOY_DTYPES = {0: np.uint8, 1: np.int8, 2: np.int16, 3: np.int32, 4: np.int64, 5: np.float16, 6: np.float32,
-                 7: np.float64, 11: np.bool_}
-DEPLOY_OUTPUT = re.compile(r"^output (\d+): dtype (\d+), sizes \[([\d, ]*)\], (\d+) bytes\n((?:[0-9a-f]+\n)*)",
-                           re.MULTILINE)
-
-
-def write_deploy_inputs(model: str, directory: Path, method: str = "forward") -> list[Path]:
-    """The corpus inputs of ``model.method`` as the deploy runner reads them
-    (each tensor's bytes, ``array.tofile``), written to ``directory``."""
-    paths = []
-    for index, entry in enumerate(method_meta(model, method)["inputs"]):
-        paths.append(directory / f"input_{index}.bin")
-        np.load(MODELS_DIR / model / entry["file"]).tofile(paths[-1])
-    return paths
-
-
-def save_deploy_outputs(text: str, out: Path) -> int:
-    """The outputs the deploy runner printed (``output I: dtype D, sizes [...],
-    N bytes`` and the bytes in hex) saved as ``out/output_<I>.npy``, as the
-    development runner writes them, for :func:`assert_matches_torch`; how many."""
-    out.mkdir(parents=True, exist_ok=True)
-    count = 0
-    for match in DEPLOY_OUTPUT.finditer(text):
-        index, dtype, sizes, nbytes, hex_lines = match.groups()
-        data = bytes.fromhex(hex_lines.replace("\n", ""))
-        assert len(data) == int(nbytes), match.group(0)[:200]
-        shape = tuple(int(s) for s in sizes.split(",")) if sizes.strip() else ()
-        np.save(out / f"output_{index}.npy", np.frombuffer(data, dtype=DEPLOY_DTYPES[int(dtype)]).reshape(shape))
-        count += 1
-    return count
-
-
 def assert_matches_torch(model: str, out: Path, method: str = "forward") -> None:
     """The outputs of ``run_model`` equal torch's for ``model.method``."""
     files = [MODELS_DIR / model / o["file"] for o in method_meta(model, method)["outputs"]]
@@ -432,6 +399,16 @@ def install_etsb_wheel(root: Path) -> Installed:
 # ExecuTorch's ScalarType numbers of the dtypes the corpus outputs, as numpy's.
 _DEPLOY_DTYPES = {0: np.uint8, 1: np.int8, 2: np.int16, 3: np.int32, 4: np.int64, 5: np.float16, 6: np.float32,
                   7: np.float64, 11: np.bool_}
+
+
+def write_deploy_inputs(model: str, directory: Path, method: str = "forward") -> list[Path]:
+    """The corpus inputs of ``model.method`` as the deploy runner reads them
+    (each tensor's bytes, ``array.tofile``), written to ``directory``."""
+    paths = []
+    for index, entry in enumerate(method_meta(model, method)["inputs"]):
+        paths.append(directory / f"input_{index}.bin")
+        np.load(MODELS_DIR / model / entry["file"]).tofile(paths[-1])
+    return paths
 
 
 def deploy_outputs(stdout: str) -> list[np.ndarray]:

@@ -19,8 +19,8 @@ from pathlib import Path
 import pytest
 
 from conftest import MODELS_DIR, REPO, SUMMARY_LINES, TREE
-from helpers import (assert_matches_torch, cmake_build, cmake_configure, etsb, method_meta, new_workspace, run_model,
-                     save_deploy_outputs, stripped_size, write_deploy_inputs)
+from helpers import (assert_deploy_matches_torch, assert_matches_torch, cmake_build, cmake_configure, etsb,
+                     new_workspace, run_model, stripped_size, write_deploy_inputs)
 from selective_build.driver.platforms import PLATFORMS, strip_for
 from selective_build.readers.elf import elf_machine
 
@@ -90,18 +90,17 @@ def test_the_binary_is_an_aarch64_executable_without_libexecutorch(built, model,
 @pytest.mark.parametrize("model", MODELS)
 def test_the_binary_runs_the_model_like_torch_under_qemu(built, model, tmp_path):
     config, root = built
-    out = tmp_path / "out"
     if config == "default":
-        run = run_model(binary(root, model), model, out, emulator=PLATFORM.emulator)
+        run = run_model(binary(root, model), model, tmp_path / "out", emulator=PLATFORM.emulator)
         assert run.returncode == 0, run.stderr[-3000:]
+        assert_matches_torch(model, tmp_path / "out")
     else:
         # The deploy runner: the program's path and the inputs' raw bytes; the outputs printed.
         inputs = write_deploy_inputs(model, tmp_path)
         run = subprocess.run([*PLATFORM.emulator, str(binary(root, model)), str(MODELS_DIR / model / f"{model}.pte"),
                               *map(str, inputs)], capture_output=True, text=True, timeout=300)
         assert run.returncode == 0, run.stderr[-3000:]
-        assert save_deploy_outputs(run.stdout, out) == len(method_meta(model)["outputs"]), run.stdout[-3000:]
-    assert_matches_torch(model, out)
+        assert_deploy_matches_torch(model, run.stdout)
 
 
 @pytest.mark.tree
