@@ -4,7 +4,8 @@ compiled from its tree (`runtime = "static"`), never the wheel's x86-64
 libexecutorch.so (a binary that would is refused at its BUILD line). The
 corpus MLP and CNN, with the development runner on .npy inputs and in the
 size configuration with the deploy runner, are AArch64 executables that run
-under qemu-aarch64 as torch does. CMake: the toolchain file etsb ships
+under qemu-aarch64 as torch does, and so does every case of the
+single-operator corpus (every kernel of etsb's library). CMake: the toolchain file etsb ships
 compiles the seeds' snippet's kernel libraries for aarch64 and stops any
 link of a binary with the wheel's runtime with a message saying why."""
 
@@ -21,6 +22,8 @@ import pytest
 from conftest import MODELS_DIR, REPO, SUMMARY_LINES, TREE
 from helpers import (assert_deploy_matches_torch, assert_matches_torch, cmake_build, cmake_configure, etsb,
                      new_workspace, run_model, stripped_size, write_deploy_inputs)
+from op_corpus import OPS_DIR, run_operator
+from op_corpus import load_manifest as load_ops_manifest
 from selective_build.driver.platforms import PLATFORMS, strip_for
 from selective_build.readers.elf import elf_machine
 
@@ -36,6 +39,12 @@ BUILD = 'load("//rules:executorch.bzl", "et_model_binary")\n' + "".join(
 SHARED_BUILD = ('load("//rules:executorch.bzl", "et_model_binary")\n\n'
                 'et_model_binary(\n    name = "mlp",\n    model = "mlp.pte",\n)\n')
 TOOLCHAIN = REPO / "rules" / "cmake" / "toolchains" / "aarch64-linux-gnu.cmake"
+OPS_MANIFEST = load_ops_manifest()
+# The op corpus's programs (tests/models/ops/BUILD) in one binary on the tree's runtime.
+OPS_BUILD = ('load("//rules:executorch.bzl", "et_model_binary", "et_operator_library")\n\n'
+             'et_operator_library(\n    name = "corpus_operators",\n    models = glob(["*/*.pte"]),\n)\n\n'
+             'et_model_binary(\n    name = "op_corpus",\n    model = "aten_add_out/aten_add_out.pte",\n'
+             '    runtime = "static",\n    deps = [":corpus_operators"],\n)\n')
 
 
 def tools_present() -> None:
@@ -117,6 +126,30 @@ def test_pick_smaller_strips_aarch64_binaries_with_their_platforms_strip(built, 
     assert f" bytes stripped; mlp {sizes[0]:,}, cnn {sizes[1]:,})" in result.stdout, result.stdout
     smaller = candidates[sizes.index(min(sizes))]
     assert (tmp_path / "picked").read_bytes() == smaller.read_bytes()
+
+
+@pytest.fixture(scope="module")
+def op_corpus(tmp_path_factory) -> Path:
+    """The single-operator corpus's op-selective binary (every operator of
+    etsb's portable library) built for aarch64 with the tree's runtime."""
+    tools_present()
+    root = new_workspace(tmp_path_factory.mktemp("aarch64_ops") / "ws", "kernels")
+    shutil.copytree(OPS_DIR, root / "ops", ignore=shutil.ignore_patterns("BUILD", "manifest.json"))
+    (root / "ops" / "BUILD").write_text(OPS_BUILD)
+    result = build(root, "//ops:op_corpus")
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+    return root / "etsb-out" / "bin" / "ops" / "op_corpus"
+
+
+@pytest.mark.tree
+@pytest.mark.parametrize("operator", sorted(OPS_MANIFEST["operators"]))
+def test_every_operator_matches_torch_under_qemu(op_corpus, operator, tmp_path):
+    """etsb's kernels compiled for AArch64 (no x86 paths: generic vectors on
+    NEON) answer every case of the corpus as torch does."""
+    results, stderr = run_operator(op_corpus, operator, OPS_MANIFEST["operators"][operator], tmp_path,
+                                   emulator=PLATFORM.emulator)
+    failed = {method: problem for method, problem in results.items() if problem is not None}
+    assert results and not failed, (failed, stderr[-2000:])
 
 
 def test_a_binary_is_stripped_by_the_strip_of_its_elf_machine(tmp_path):
