@@ -71,9 +71,9 @@ def run_operator(binary: Path, operator: str, entry: dict, work: Path,
     with zipfile.ZipFile(OPS_DIR / entry["npz"]) as npz:
         npz.extractall(inputs)
     out = work / "out"
-    run = subprocess.run([*emulator, str(binary), "--model", str(OPS_DIR / entry["pte"]), "--all-methods", "--inputs-dir",
-                          str(inputs), "--output-dir", str(out)], capture_output=True, text=True, timeout=300,
-                         check=False)
+    run = subprocess.run([*emulator, str(binary), "--model", str(OPS_DIR / entry["pte"]), "--all-methods",
+                          "--inputs-dir", str(inputs), "--output-dir", str(out)], capture_output=True, text=True,
+                         timeout=300, check=False)
     results: dict[str, str | None] = {}
     for case in cases_of(operator, entry):
         if not (out / case.method).is_dir():
