@@ -8,20 +8,24 @@ import subprocess
 import tempfile
 from collections.abc import Sequence
 
+from selective_build.driver.platforms import strip_for
 from selective_build.model.errors import Location, UserError
+from selective_build.readers.elf import elf_machine
 from selective_build.readers.files import read_bytes, write_bytes_atomic
 
 
 def stripped_sizes(candidates: Sequence[str]) -> list[int]:
-    """Each candidate binary's size once stripped; a candidate that is missing
-    or that strip cannot read is a UserError at it."""
+    """Each candidate binary's size once stripped (by the strip of the
+    platform it is built for); a candidate that is missing or that strip
+    cannot read is a UserError at it."""
     sizes = []
     with tempfile.TemporaryDirectory() as tmp:
         for index, candidate in enumerate(candidates):
             if not os.path.isfile(candidate):
                 raise UserError("no such binary", Location(candidate))
             stripped = os.path.join(tmp, str(index))
-            run = subprocess.run(["strip", "-o", stripped, candidate], capture_output=True, text=True)
+            run = subprocess.run([strip_for(elf_machine(candidate)), "-o", stripped, candidate],
+                                 capture_output=True, text=True)
             if run.returncode != 0:
                 raise UserError(f"not a binary strip can read: {run.stderr.strip().rpartition(': ')[2]}",
                                 Location(candidate))

@@ -29,6 +29,8 @@ class Platform:
     doc: str
     compiler: str = ""               # the C++ compiler driver ('' : $CXX, else g++)
     archiver: str = "ar"
+    strip: str = "strip"             # what strips its binaries (a binary's size is measured stripped)
+    elf_machine: int = 0             # its binaries' ELF e_machine, by which a binary's strip is found
     compile_flags: tuple[str, ...] = ()
     link_flags: tuple[str, ...] = ()
     hosted: bool = True              # an operating system: files, processes, shared libraries
@@ -51,14 +53,21 @@ DEFAULT_CONFIG = "default"
 SIZE_CONFIG = "size"
 
 PLATFORMS: Mapping[str, Platform] = {p.name: p for p in (
-    Platform(HOST, "this machine (x86-64 Linux), with $CXX or g++"),
+    Platform(HOST, "this machine (x86-64 Linux), with $CXX or g++", elf_machine=62),
+    # ARMv8-A as Debian's compiler targets it by default: NEON is in every such
+    # CPU, so etsb's kernels vectorise with no -march (their x86 paths are
+    # compiled out); glibc and libstdc++ are linked shared, as on the host.
+    # The runtime must be ExecuTorch's compiled from its tree (runtime =
+    # "static"): the wheel's libraries are x86-64 ones.
     Platform("aarch64-linux", "64-bit Arm Linux (phones, boards), with Debian's aarch64-linux-gnu-g++; "
              "run here under qemu-aarch64",
-             compiler="aarch64-linux-gnu-g++", archiver="aarch64-linux-gnu-ar",
+             compiler="aarch64-linux-gnu-g++", archiver="aarch64-linux-gnu-ar", strip="aarch64-linux-gnu-strip",
+             elf_machine=183,
              emulator=("qemu-aarch64", "-L", "/usr/aarch64-linux-gnu")),
     Platform("cortex-m55", "a Cortex-M55 microcontroller without an operating system (QEMU's mps3-an547 board), "
              "with arm-none-eabi-g++ and newlib; output through semihosting",
-             compiler="arm-none-eabi-g++", archiver="arm-none-eabi-ar",
+             compiler="arm-none-eabi-g++", archiver="arm-none-eabi-ar", strip="arm-none-eabi-strip",
+             elf_machine=40,
              compile_flags=("-mcpu=cortex-m55", "-mthumb", "-mfloat-abi=hard"),
              link_flags=("-mcpu=cortex-m55", "-mthumb", "-mfloat-abi=hard"),
              hosted=False,
@@ -129,6 +138,15 @@ def toolchain(defines: Mapping[str, str], host_cxx: str) -> Toolchain:
         platform=platform,
         config=config,
     )
+
+
+def strip_for(elf_machine: int | None) -> str:
+    """The strip of the platform whose binaries have ELF machine ``elf_machine``
+    (the host's for any other, or for a file that is not ELF)."""
+    for platform in PLATFORMS.values():
+        if platform.elf_machine == elf_machine:
+            return platform.strip
+    return PLATFORMS[HOST].strip
 
 
 def _check_name(flag: str, name: str, table: Mapping[str, object]) -> str:
