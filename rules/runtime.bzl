@@ -1,7 +1,7 @@
 """The external parts every etsb build uses: the ExecuTorch runtime and etsb's own tool."""
 
 load(":backend_library.bzl", "et_backend_library")
-load(":private/shim.bzl", "BUILD_SYSTEM", "etsb_export_file", "etsb_filegroup", "etsb_genrule", "etsb_label")
+load(":private/shim.bzl", "BUILD_SYSTEM", "TAG_BUILT_FOR", "etsb_export_file", "etsb_filegroup", "etsb_genrule", "etsb_label")
 
 def et_runtime_library(name):
     """The ExecuTorch runtime (`libexecutorch.so` and its headers, from the wheel).
@@ -53,6 +53,9 @@ def et_runtime_library(name):
             "$(EXECUTORCH_RUNTIME)/include/executorch/runtime/core/portable_type/c10",
         ],
         defines = ["C10_USING_CUSTOM_GENERATED_MACROS"],
+        # The wheel's library is an x86-64 Linux one: a binary for another
+        # `--platform` linking it fails at analysis, naming the binary.
+        tags = [TAG_BUILT_FOR + "host"],
         visibility = visibility,
     )
 

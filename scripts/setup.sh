@@ -18,9 +18,11 @@ EXECUTORCH_VERSION=1.5.1
 # clang with libFuzzer and the sanitizers builds the fuzz targets (scripts/fuzz.sh).
 # chromium renders `etsb size --html` pages headless in the tests; nginx serves
 # Bazel's HTTP remote cache in the Bazel 7 tests. GoogleTest and GoogleMock compile
-# ExecuTorch's kernel test suite against etsb's generated headers.
+# ExecuTorch's kernel test suite against etsb's generated headers. Debian's aarch64
+# cross compiler and qemu-user build and run `--platform=aarch64-linux` binaries.
 DEBIAN_PACKAGES=(g++ cmake ninja-build golang-go golang-starlark-dev graphviz clang libclang-rt-dev chromium nginx
-                 libgtest-dev libgmock-dev)
+                 libgtest-dev libgmock-dev
+                 g++-aarch64-linux-gnu qemu-user)
 
 say() { echo "etsb setup: $*" >&2; }
 die() { say "error: $*"; exit 1; }

@@ -70,11 +70,12 @@ def method_meta(model: str, method: str = "forward") -> dict:
 
 
 def run_model(binary: Path, model: str, out: Path, *extra: str, method: str = "forward",
-              model_dir: Path | None = None) -> subprocess.CompletedProcess:
-    """``binary`` on the corpus inputs of ``model.method``, writing its outputs to ``out``."""
+              model_dir: Path | None = None, emulator: tuple[str, ...] = ()) -> subprocess.CompletedProcess:
+    """``binary`` on the corpus inputs of ``model.method``, writing its outputs to ``out``
+    (under ``emulator``, a command prefix such as qemu-aarch64's, for another CPU's binary)."""
     directory = model_dir or MODELS_DIR / model
     inputs = ",".join(str(directory / i["file"]) for i in method_meta(model, method)["inputs"])
-    return subprocess.run([str(binary), "--model", str(directory / f"{model}.pte"), "--method", method,
+    return subprocess.run([*emulator, str(binary), "--model", str(directory / f"{model}.pte"), "--method", method,
                            "--inputs", inputs, "--output-dir", str(out), *extra], capture_output=True, text=True)
 
 
@@ -164,10 +165,10 @@ def assert_kernels_from_ours_or_tree(map_text: str, kernel_sources: list[str], o
         assert (ours_marker in member, tree_marker in member) == expected, (function, member)
 
 
-def stripped_size(path: Path, tmp_path: Path) -> int:
-    """The size of ``path`` once stripped (a copy in ``tmp_path`` is stripped)."""
+def stripped_size(path: Path, tmp_path: Path, strip: str = "strip") -> int:
+    """The size of ``path`` once stripped by ``strip`` (a copy in ``tmp_path`` is stripped)."""
     stripped = tmp_path / (path.name + ".stripped")
-    subprocess.run(["strip", "-o", str(stripped), str(path)], check=True)
+    subprocess.run([strip, "-o", str(stripped), str(path)], check=True)
     return stripped.stat().st_size
 
 
@@ -398,6 +399,16 @@ def install_etsb_wheel(root: Path) -> Installed:
 # ExecuTorch's ScalarType numbers of the dtypes the corpus outputs, as numpy's.
 _DEPLOY_DTYPES = {0: np.uint8, 1: np.int8, 2: np.int16, 3: np.int32, 4: np.int64, 5: np.float16, 6: np.float32,
                   7: np.float64, 11: np.bool_}
+
+
+def write_deploy_inputs(model: str, directory: Path, method: str = "forward") -> list[Path]:
+    """The corpus inputs of ``model.method`` as the deploy runner reads them
+    (each tensor's bytes, ``array.tofile``), written to ``directory``."""
+    paths = []
+    for index, entry in enumerate(method_meta(model, method)["inputs"]):
+        paths.append(directory / f"input_{index}.bin")
+        np.load(MODELS_DIR / model / entry["file"]).tofile(paths[-1])
+    return paths
 
 
 def deploy_outputs(stdout: str) -> list[np.ndarray]:

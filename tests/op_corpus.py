@@ -60,18 +60,20 @@ def cases_of(operator: str, entry: dict) -> list[Case]:
     return cases
 
 
-def run_operator(binary: Path, operator: str, entry: dict, work: Path) -> tuple[dict[str, str | None], str]:
+def run_operator(binary: Path, operator: str, entry: dict, work: Path,
+                 emulator: tuple[str, ...] = ()) -> tuple[dict[str, str | None], str]:
     """Runs every case of one operator in ``binary`` in one process (the
     runner's --all-methods, its inputs the npz's members extracted under
-    ``work``): per method, None when every output matches torch's, else what
-    went wrong; and the runner's stderr."""
+    ``work``; under ``emulator``, a command prefix, for another CPU's binary):
+    per method, None when every output matches torch's, else what went wrong;
+    and the runner's stderr."""
     inputs = work / "inputs"
     with zipfile.ZipFile(OPS_DIR / entry["npz"]) as npz:
         npz.extractall(inputs)
     out = work / "out"
-    run = subprocess.run([str(binary), "--model", str(OPS_DIR / entry["pte"]), "--all-methods", "--inputs-dir",
-                          str(inputs), "--output-dir", str(out)], capture_output=True, text=True, timeout=300,
-                         check=False)
+    run = subprocess.run([*emulator, str(binary), "--model", str(OPS_DIR / entry["pte"]), "--all-methods",
+                          "--inputs-dir", str(inputs), "--output-dir", str(out)], capture_output=True, text=True,
+                         timeout=300, check=False)
     results: dict[str, str | None] = {}
     for case in cases_of(operator, entry):
         if not (out / case.method).is_dir():

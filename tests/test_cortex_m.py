@@ -121,9 +121,9 @@ def test_unknown_platform_is_a_clear_error(workspace):
 def test_shared_runtime_on_a_board_is_a_clear_error(workspace):
     result = etsb("build", *FLAGS, "//bad:shared", cwd=workspace)
     assert result.returncode != 0
-    assert ("bad/BUILD:3:1: error: cxx_binary '//bad:shared': platform 'cortex-m55' has no operating system to "
-            "load shared libraries") in result.stderr, result.stderr
-    assert 'needs runtime = "static"' in result.stderr and "Traceback" not in result.stderr
+    assert ("bad/BUILD:3:1: error: cxx_binary '//bad:shared': it is built for --platform=cortex-m55 but links "
+            "//runtime:executorch, prebuilt for --platform=host only") in result.stderr, result.stderr
+    assert 'give the binary runtime = "static"' in result.stderr and "Traceback" not in result.stderr
     assert not (workspace / "etsb-out" / "bin" / "bad" / "shared").exists()
 
 

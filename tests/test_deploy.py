@@ -13,11 +13,11 @@ import shutil
 import subprocess
 from pathlib import Path
 
-import numpy as np
 import pytest
 
 from conftest import MODELS_DIR, SUMMARY_LINES, TREE
-from helpers import assert_deploy_matches_torch, etsb, method_meta, new_workspace, stripped_size, symbols
+from helpers import (assert_deploy_matches_torch, etsb, method_meta, new_workspace, stripped_size, symbols,
+                     write_deploy_inputs)
 
 pytestmark = [pytest.mark.build, pytest.mark.tree]
 
@@ -98,11 +98,7 @@ def test_a_shipped_binary_carries_no_development_parts(workspace):
 
 def test_a_program_from_a_file_takes_raw_inputs(workspace, tmp_path):
     binary = workspace / "etsb-out" / "bin" / "mlp" / "from_file"
-    raw = []
-    for index, name in enumerate(_inputs("mlp")):
-        path = tmp_path / f"input_{index}.bin"
-        np.load(MODELS_DIR / "mlp" / name).tofile(path)
-        raw.append(str(path))
+    raw = [str(path) for path in write_deploy_inputs("mlp", tmp_path)]
     result = _run(binary, str(MODELS_DIR / "mlp" / "mlp.pte"), *raw)
     assert result.returncode == 0, result.stderr
     assert_deploy_matches_torch("mlp", result.stdout)

@@ -20,6 +20,7 @@ pytestmark = pytest.mark.build
 def test_the_wheel_carries_what_etsb_needs_at_run_time(installed):
     names = set(zipfile.ZipFile(installed.wheel).namelist())
     for part in ("rules/executorch.bzl", "rules/private/shim.bzl", "rules/cmake/etsbConfig.cmake",
+                 "rules/cmake/toolchains/aarch64-linux-gnu.cmake",
                  "rules/executorch_tree/kernels/portable/BUILD.overlay", "rules/executorch_tree/BUILD.overlay",
                  "kernels/portable/functions.yaml",
                  "kernels/portable/cpu/op_add.cpp", "runtime/BUILD", "tools/runner/runner.cpp",

@@ -11,15 +11,17 @@ from pathlib import Path
 
 import lib.env  # noqa: F401  (puts tools/ on sys.path)
 from selective_build.driver import size as size_mod
+from selective_build.driver.platforms import strip_for
+from selective_build.readers.elf import elf_machine
 
 RUNTIME_LIB = "libexecutorch.so"
 PARTS = (size_mod.PART_KERNELS, size_mod.PART_KERNEL_SUPPORT, size_mod.PART_REGISTRATION, size_mod.PART_RUNNER)
 
 
 def stripped(path: Path, tmp: Path) -> int:
-    """Bytes of ``path`` once stripped (a stripped copy in ``tmp``)."""
+    """Bytes of ``path`` once stripped by its platform's strip (a stripped copy in ``tmp``)."""
     copy = tmp / (path.name + ".stripped")
-    subprocess.run(["strip", "-o", str(copy), str(path)], check=True)
+    subprocess.run([strip_for(elf_machine(str(path))), "-o", str(copy), str(path)], check=True)
     return os.stat(copy).st_size
 
 

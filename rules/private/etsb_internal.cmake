@@ -233,6 +233,23 @@ function(_etsb_cxx_target target)
   target_compile_options("${target}" PRIVATE ${ETSB_COMPILE_OPTIONS})
 endfunction()
 
+# Whether the runtime library at `library` runs on the CPU being compiled for
+# (`out`): its ELF machine (e_machine, bytes 18-19) against CMAKE_SYSTEM_PROCESSOR's.
+# A native build is always served.
+function(_etsb_runtime_serves_target library out)
+  set(${out} TRUE PARENT_SCOPE)
+  if(NOT CMAKE_CROSSCOMPILING)
+    return()
+  endif()
+  file(READ "${library}" header LIMIT 20 HEX)
+  string(SUBSTRING "${header}" 36 4 machine)
+  set(machines "x86_64=3e00" "AMD64=3e00" "aarch64=b700" "arm64=b700")
+  list(FIND machines "${CMAKE_SYSTEM_PROCESSOR}=${machine}" found)
+  if(found EQUAL -1)
+    set(${out} FALSE PARENT_SCOPE)
+  endif()
+endfunction()
+
 # Finds the ExecuTorch runtime and defines the imported target etsb::executorch:
 # libexecutorch.so, its include directories and C10_USING_CUSTOM_GENERATED_MACROS.
 # EXECUTORCH_RUNTIME wins; when it is empty, ETSB_PYTHON is asked where the wheel is.
@@ -257,11 +274,24 @@ function(_etsb_find_runtime)
       "etsb: no ExecuTorch runtime in '${root}': it must hold lib/libexecutorch.so and include/executorch/runtime/ "
       "(set EXECUTORCH_RUNTIME to the executorch package directory of the wheel).")
   endif()
-  # A copy in the build tree, which binaries find relative to themselves
-  # ($ORIGIN): nothing in them names the wheel's place, and the build tree runs
-  # wherever it moves. configure_file copies again when the wheel's changes.
-  set(copy "${CMAKE_BINARY_DIR}/etsb_runtime/libexecutorch.so")
-  configure_file("${library}" "${copy}" COPYONLY)
+  _etsb_runtime_serves_target("${library}" serves)
+  if(serves)
+    # A copy in the build tree, which binaries find relative to themselves
+    # ($ORIGIN): nothing in them names the wheel's place, and the build tree runs
+    # wherever it moves. configure_file copies again when the wheel's changes.
+    set(copy "${CMAKE_BINARY_DIR}/etsb_runtime/libexecutorch.so")
+    configure_file("${library}" "${copy}" COPYONLY)
+  else()
+    # Compiling for another CPU (a toolchain file's CMAKE_SYSTEM_PROCESSOR):
+    # the wheel's headers still serve, its library does not. In its place a
+    # linker script that stops any link of a binary with the runtime with this
+    # message; libraries (which are not linked) still build.
+    set(copy "${CMAKE_BINARY_DIR}/etsb_runtime/${CMAKE_SYSTEM_PROCESSOR}/libexecutorch.so")
+    string(CONCAT message "etsb: the executorch wheel's libexecutorch.so is not built for "
+           "${CMAKE_SYSTEM_PROCESSOR}: binaries for it need ExecuTorch's runtime compiled for it "
+           "(etsb build --platform), which etsb's CMake rules do not make yet")
+    file(WRITE "${copy}" "/* etsb: in place of ${library} */\nASSERT(0, \"${message}\")\n")
+  endif()
   set_property(GLOBAL PROPERTY ETSB_RUNTIME_LIBRARY "${copy}")
   add_library(etsb::executorch SHARED IMPORTED GLOBAL)
   set_target_properties(etsb::executorch PROPERTIES

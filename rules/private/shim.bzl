@@ -182,6 +182,7 @@ TAG_REGISTERS = "etsb_registers="  # + the et_operator_library a registration li
 TAG_ALL_KERNELS = "etsb_all_kernels="  # + the all-kernels companion of a binary, for `etsb size`
 TAG_BINARY = "etsb_binary"  # a genrule whose output is a binary
 TAG_COPIED_TO = "etsb_copied_to="  # + a folder (of the package) a copy of this binary runs from
+TAG_BUILT_FOR = "etsb_built_for="  # + the one platform (--platform) a prebuilt library runs on
 
 def command_word(text):
     """`text` as one word of a genrule command, whatever it holds.

@@ -13,7 +13,7 @@ from collections.abc import Callable, Iterable, Mapping
 from selective_build.driver.evaluate import Package, Target
 from selective_build.driver.labels import Label, LabelError, package_label, parse_label, split_external
 from selective_build.driver.layout import BIN
-from selective_build.driver.platforms import CONFIGS, DEFAULT_CONFIG, HOST
+from selective_build.driver.platforms import CONFIGS, DEFAULT_CONFIG
 from selective_build.driver.primitives import RULES, canonical_attrs, label_attrs
 from selective_build.model.errors import Problem, did_you_mean
 from selective_build.model.records import record
@@ -37,9 +37,6 @@ class Config:
     compile_flags: tuple[str, ...] = CONFIGS[DEFAULT_CONFIG].compile_flags
     link_flags: tuple[str, ...] = ()
     ar: str = "ar"
-    # The target platform's name, and whether it has an operating system (shared libraries, files).
-    platform: str = HOST
-    hosted: bool = True
 
 
 @record

@@ -13,8 +13,9 @@ from collections.abc import Iterable, Mapping
 from selective_build.driver.analysis import Action, Analysis, Node, strings, unique
 from selective_build.driver.evaluate import Target
 from selective_build.driver.genrule import expand, expand_flag
-from selective_build.driver.layout import BIN, CHECKS, OBJ, TAG_COPIED_TO, TAG_REGISTERS
+from selective_build.driver.layout import BIN, CHECKS, OBJ, TAG_BUILT_FOR, TAG_COPIED_TO, TAG_REGISTERS
 from selective_build.driver.link import SHARED_LIBRARY, closure, link_line
+from selective_build.driver.platforms import HOST, PLATFORM_DEFINE
 from selective_build.driver.primitives import RULES
 
 CXX_SOURCE = (".cc", ".cpp", ".cxx", ".c++", ".C", ".c")
@@ -62,19 +63,30 @@ def cxx_binary(analysis: Analysis, target: Target) -> Node:
     objects = [obj for _, obj in _compile(analysis, target, sources, flags, order_only)]
     binary = f"{BIN}/{target.package}/{target.name}" if target.package else f"{BIN}/{target.name}"
     linked = closure(libraries)
+    _check_built_for(analysis, target, linked)
     own_flags = [expand_flag(analysis, target, f, named) for f in strings(analysis.attr(target, "linkopts", []))]
     copies = tuple(f"{os.path.dirname(binary)}/{tag[len(TAG_COPIED_TO):]}"
                    for tag in target.tags if tag.startswith(TAG_COPIED_TO))
     line = link_line(binary, objects, linked, own_flags, copies)
-    if line.shared_libraries and not analysis.config.hosted:
-        raise analysis.fail(target, f"platform '{analysis.config.platform}' has no operating system to load shared "
-                                    f"libraries, and this binary links {', '.join(line.shared_libraries)} (an "
-                                    f"et_model_binary there needs runtime = \"static\")")
     checks = _overlap_check(analysis, target, linked)
     command = line.command(analysis.config.cxx, analysis.config.link_flags)
     analysis.actions.append(Action((binary, line.map_file), line.inputs, command, f"LINK {target.label}",
                                    implicit=checks))
     return Node(target, (binary,), libraries=libraries)
+
+
+def _check_built_for(analysis: Analysis, target: Target, linked: Iterable[Node]) -> None:
+    """A binary links no prebuilt library of another platform (the runtime
+    wheel's libexecutorch.so is an x86-64 Linux one): a failure at the binary."""
+    platform = analysis.config.defines.get(PLATFORM_DEFINE, HOST)
+    for node in linked:
+        built_for = [tag[len(TAG_BUILT_FOR):] for tag in node.target.tags if tag.startswith(TAG_BUILT_FOR)]
+        if built_for and platform not in built_for:
+            raise analysis.fail(target, f"it is built for --platform={platform} but links {node.target.label}, "
+                                        f"prebuilt for --platform={built_for[0]} only (the executorch wheel's "
+                                        "libexecutorch.so is an x86-64 Linux library): give the binary "
+                                        "runtime = \"static\", ExecuTorch's runtime compiled from the tree "
+                                        "(--executorch-root)")
 
 
 # -- compiling -----------------------------------------------------------------

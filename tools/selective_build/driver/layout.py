@@ -50,3 +50,4 @@ TAG_REGISTERS = "etsb_registers="      # + the et_operator_library a registratio
 TAG_ALL_KERNELS = "etsb_all_kernels="  # + the binary's all-kernels companion, for `etsb size`
 TAG_BINARY = "etsb_binary"             # a genrule whose output is a binary (with its link map beside it)
 TAG_COPIED_TO = "etsb_copied_to="      # + a folder (of the package) a copy of this binary runs from
+TAG_BUILT_FOR = "etsb_built_for="      # + the one platform (--platform) a prebuilt library runs on

@@ -8,37 +8,24 @@ import subprocess
 import tempfile
 from collections.abc import Sequence
 
-from selective_build.driver.platforms import strip_program
+from selective_build.driver.platforms import strip_for
 from selective_build.model.errors import Location, UserError
+from selective_build.readers.elf import elf_machine
 from selective_build.readers.files import read_bytes, write_bytes_atomic
-
-# Where an ELF header keeps its machine number (e_machine, 16 bits; little-endian
-# on every platform etsb builds for).
-_ELF_MAGIC = b"\x7fELF"
-_E_MACHINE = slice(18, 20)
-
-
-def _elf_machine(path: str) -> int:
-    """The ELF machine number of the binary at ``path`` (0 if it is no ELF file)."""
-    with open(path, "rb") as handle:
-        header = handle.read(_E_MACHINE.stop)
-    if not header.startswith(_ELF_MAGIC) or len(header) < _E_MACHINE.stop:
-        return 0
-    return int.from_bytes(header[_E_MACHINE], "little")
 
 
 def stripped_sizes(candidates: Sequence[str]) -> list[int]:
-    """Each candidate binary's size once stripped (by the strip of its
-    platform: a Cortex-M or AArch64 binary is not the host's); a candidate
-    that is missing or that strip cannot read is a UserError at it."""
+    """Each candidate binary's size once stripped (by the strip of the
+    platform it is built for); a candidate that is missing or that strip
+    cannot read is a UserError at it."""
     sizes = []
     with tempfile.TemporaryDirectory() as tmp:
         for index, candidate in enumerate(candidates):
             if not os.path.isfile(candidate):
                 raise UserError("no such binary", Location(candidate))
             stripped = os.path.join(tmp, str(index))
-            strip = strip_program(_elf_machine(candidate))
-            run = subprocess.run([strip, "-o", stripped, candidate], capture_output=True, text=True)
+            run = subprocess.run([strip_for(elf_machine(candidate)), "-o", stripped, candidate],
+                                 capture_output=True, text=True)
             if run.returncode != 0:
                 raise UserError(f"not a binary strip can read: {run.stderr.strip().rpartition(': ')[2]}",
                                 Location(candidate))

@@ -29,14 +29,13 @@ class Platform:
     doc: str
     compiler: str = ""               # the C++ compiler driver ('' : $CXX, else g++)
     archiver: str = "ar"
+    strip: str = "strip"             # what strips its binaries (a binary's size is measured stripped)
+    elf_machine: int = 0             # its binaries' ELF e_machine, by which a binary's strip is found
     compile_flags: tuple[str, ...] = ()
     link_flags: tuple[str, ...] = ()
     hosted: bool = True              # an operating system: files, processes, shared libraries
     # How this machine runs a binary of the platform ('' : directly).
     emulator: tuple[str, ...] = ()
-    # The strip that reads its binaries, and their ELF machine number (e_machine).
-    strip: str = "strip"
-    elf_machine: int = 62  # EM_X86_64
 
 
 @record
@@ -60,17 +59,23 @@ SIZE_CONFIG = "size"
 _CORTEX_M55 = ("-mcpu=cortex-m55", "-mthumb", "-mfloat-abi=hard", "--specs=nano.specs")
 
 PLATFORMS: Mapping[str, Platform] = {p.name: p for p in (
-    Platform(HOST, "this machine (x86-64 Linux), with $CXX or g++"),
+    Platform(HOST, "this machine (x86-64 Linux), with $CXX or g++", elf_machine=62),
+    # ARMv8-A as Debian's compiler targets it by default: NEON is in every such
+    # CPU, so etsb's kernels vectorise with no -march (their x86 paths are
+    # compiled out); glibc and libstdc++ are linked shared, as on the host.
+    # The runtime must be ExecuTorch's compiled from its tree (runtime =
+    # "static"): the wheel's libraries are x86-64 ones.
     Platform("aarch64-linux", "64-bit Arm Linux (phones, boards), with Debian's aarch64-linux-gnu-g++; "
              "run here under qemu-aarch64",
-             compiler="aarch64-linux-gnu-g++", archiver="aarch64-linux-gnu-ar",
-             emulator=("qemu-aarch64", "-L", "/usr/aarch64-linux-gnu"),
-             strip="aarch64-linux-gnu-strip", elf_machine=183),
+             compiler="aarch64-linux-gnu-g++", archiver="aarch64-linux-gnu-ar", strip="aarch64-linux-gnu-strip",
+             elf_machine=183,
+             emulator=("qemu-aarch64", "-L", "/usr/aarch64-linux-gnu")),
     # The board's start-up code, memory layout and ExecuTorch platform layer are
     # platforms/cortex_m (the runtime from the tree links them on this platform).
     Platform("cortex-m55", "a Cortex-M55 microcontroller without an operating system (QEMU's mps3-an547 board), "
              "with arm-none-eabi-g++ and newlib; output through semihosting",
-             compiler="arm-none-eabi-g++", archiver="arm-none-eabi-ar",
+             compiler="arm-none-eabi-g++", archiver="arm-none-eabi-ar", strip="arm-none-eabi-strip",
+             elf_machine=40,
              compile_flags=_CORTEX_M55 + (
                  # no pread in newlib: ExecuTorch's file loader seeks and reads
                  "-DET_HAVE_PREAD=0",
@@ -82,8 +87,7 @@ PLATFORMS: Mapping[str, Platform] = {p.name: p for p in (
              # No display, monitor or serial port: the program's stdio is semihosting's,
              # on QEMU's stdout and stderr, and QEMU exits with its status.
              emulator=("qemu-system-arm", "-M", "mps3-an547", "-display", "none", "-monitor", "none",
-                       "-serial", "none", "-semihosting-config", "enable=on,target=native", "-kernel"),
-             strip="arm-none-eabi-strip", elf_machine=40),
+                       "-serial", "none", "-semihosting-config", "enable=on,target=native", "-kernel")),
 )}
 
 # Every compile: each function and object in its own section, so that the link
@@ -153,9 +157,9 @@ def toolchain(defines: Mapping[str, str], host_cxx: str) -> Toolchain:
     )
 
 
-def strip_program(elf_machine: int) -> str:
-    """The strip that reads an ELF binary of machine ``elf_machine`` (its
-    header's e_machine): the first platform's of that machine, else the host's."""
+def strip_for(elf_machine: int | None) -> str:
+    """The strip of the platform whose binaries have ELF machine ``elf_machine``
+    (the host's for any other, or for a file that is not ELF)."""
     for platform in PLATFORMS.values():
         if platform.elf_machine == elf_machine:
             return platform.strip

@@ -9,13 +9,15 @@ from __future__ import annotations
 import os
 import re
 import subprocess
+import tempfile
 from collections.abc import Mapping, Sequence
 from types import MappingProxyType
 
 from selective_build.driver.layout import EXTERNAL_DIR
-from selective_build.driver.pick import stripped_sizes
+from selective_build.driver.platforms import strip_for
 from selective_build.model.errors import UserError
 from selective_build.model.records import record
+from selective_build.readers.elf import elf_machine
 
 # Input sections that end up in the stripped file (bss takes no file space).
 _KEPT = re.compile(r"^\.(text|rodata|data|eh_frame|gcc_except_table|init_array|fini_array|tdata)")
@@ -109,7 +111,10 @@ def measure(root: str, binary: str, label: str) -> BinarySize:
     path = os.path.join(root, binary)
     with open(path + ".map", encoding="utf-8", errors="replace") as handle:
         objects = attribute(handle.read())
-    stripped = stripped_sizes([path])[0]
+    with tempfile.TemporaryDirectory() as tmp:
+        stripped_path = os.path.join(tmp, "stripped")
+        subprocess.run([strip_for(elf_machine(path)), "-o", stripped_path, path], check=True)
+        stripped = os.path.getsize(stripped_path)
     parts: dict[str, int] = {}
     operators: dict[str, int] = {}
     for source, size in objects.items():

@@ -195,8 +195,7 @@ class Workspace:
                       lambda path: os.path.isfile(os.path.join(root, path)),
                       (sys.executable, os.path.relpath(tool, root)), self.main_names,
                       tuple(r.name for r in self.repositories()), self.missing_repositories(),
-                      chosen.compile_flags, chosen.link_flags, chosen.ar, chosen.platform.name,
-                      chosen.platform.hosted)
+                      chosen.compile_flags, chosen.link_flags, chosen.ar)
 
     # -- patterns --------------------------------------------------------------
 

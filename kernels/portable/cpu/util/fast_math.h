@@ -59,14 +59,17 @@ inline float erf_f32(float x) {
 
 // ETSB_HOT_LOOP: a function built once per x86 vector width (AVX-512, AVX2,
 // baseline), chosen when the program loads, with GCC's loop vectoriser on
-// (at -O2 it leaves loops of unknown length alone). The functions are static
-// (each kernel file its own copy, which the linker drops where unused).
+// (at -O2 it leaves loops of unknown length alone). On AArch64, NEON is in
+// every CPU: one build, vectorised. The functions are static (each kernel
+// file its own copy, which the linker drops where unused).
 // ETSB_KERNELS_ONE_PATH (etsb's size configuration) keeps the one build the
-// compile flags target: no copies, no CPU detection.
+// compile flags target: no copies, no CPU detection, no vectoriser of its own.
 #if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__) && \
     !defined(ETSB_KERNELS_ONE_PATH)
 #define ETSB_HOT_LOOP \
   __attribute__((unused, target_clones("avx512f", "avx2", "default"), optimize("vect-cost-model=dynamic")))
+#elif defined(__GNUC__) && !defined(__clang__) && defined(__aarch64__) && !defined(ETSB_KERNELS_ONE_PATH)
+#define ETSB_HOT_LOOP __attribute__((unused, optimize("vect-cost-model=dynamic")))
 #else
 #define ETSB_HOT_LOOP __attribute__((unused))
 #endif

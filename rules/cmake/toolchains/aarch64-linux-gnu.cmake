@@ -1,0 +1,34 @@
+# CMake toolchain for 64-bit Arm Linux (glibc), with Debian's cross compiler
+# (package g++-aarch64-linux-gnu) and its target libraries in
+# /usr/aarch64-linux-gnu:
+#
+#   cmake -G Ninja -S <project> -B <build> -Detsb_DIR=$(etsb --cmakedir) \
+#         -DCMAKE_TOOLCHAIN_FILE=$(etsb --cmakedir)/toolchains/aarch64-linux-gnu.cmake
+#
+# Programs the build runs (etsb's tools, flatc) stay the host's; what it
+# compiles is for aarch64. CMAKE_CROSSCOMPILING_EMULATOR runs the target's
+# programs on the host where qemu-user is installed:
+#   qemu-aarch64 -L /usr/aarch64-linux-gnu <program>
+# The compilers are the ones etsb's platform table names for aarch64-linux
+# (tools/selective_build/driver/platforms.py); another prefix or sysroot:
+# -DETSB_CROSS_PREFIX=... -DETSB_CROSS_SYSROOT=...
+set(CMAKE_SYSTEM_NAME Linux)
+set(CMAKE_SYSTEM_PROCESSOR aarch64)
+
+set(ETSB_CROSS_PREFIX "aarch64-linux-gnu-" CACHE STRING "the cross tools' name prefix (aarch64-linux-gnu-g++)")
+set(ETSB_CROSS_SYSROOT "/usr/aarch64-linux-gnu" CACHE PATH "the target's headers and libraries")
+
+set(CMAKE_C_COMPILER "${ETSB_CROSS_PREFIX}gcc")
+set(CMAKE_CXX_COMPILER "${ETSB_CROSS_PREFIX}g++")
+set(CMAKE_AR "${ETSB_CROSS_PREFIX}ar" CACHE FILEPATH "the target's archiver")
+set(CMAKE_RANLIB "${ETSB_CROSS_PREFIX}ranlib" CACHE FILEPATH "the target's ranlib")
+set(CMAKE_STRIP "${ETSB_CROSS_PREFIX}strip" CACHE FILEPATH "the target's strip")
+
+# find_* look for the target's libraries and headers in the sysroot only,
+# and for programs on the host only.
+set(CMAKE_FIND_ROOT_PATH "${ETSB_CROSS_SYSROOT}")
+set(CMAKE_FIND_ROOT_PATH_MODE_PROGRAM NEVER)
+set(CMAKE_FIND_ROOT_PATH_MODE_LIBRARY ONLY)
+set(CMAKE_FIND_ROOT_PATH_MODE_INCLUDE ONLY)
+
+set(CMAKE_CROSSCOMPILING_EMULATOR "qemu-aarch64;-L;${ETSB_CROSS_SYSROOT}")
