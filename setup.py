@@ -12,7 +12,8 @@ from setuptools import setup
 from setuptools.command.build_py import build_py
 
 # What an installed etsb needs of its checkout, relative to it.
-PARTS = ("rules", "kernels", "runtime", "bazel", "tools/runner", "tools/starlark", "tools/selective_build")
+PARTS = ("rules", "kernels", "runtime", "platforms", "bazel", "tools/runner", "tools/starlark",
+         "tools/selective_build")
 # The files that make the tree a Bazel repository (WORKSPACE, BUILD) and module (MODULE.bazel).
 ROOT_FILES = ("BUILD", "MODULE.bazel", "WORKSPACE")
 SKIPPED = shutil.ignore_patterns("__pycache__", "*.pyc", "fuzz", "*_test.go", "etsb-out")

@@ -3,7 +3,7 @@
 load(":generated_lib.bzl", "executorch_generated_lib")
 load(":operator_library.bzl", "et_operator_library")
 load(":private/attrs.bzl", "attrs", "check_call", "internal", "rule_info", "with_tags")
-load(":private/shim.bzl", "BUILD_SYSTEM", "ETSB_COMMAND", "ETSB_TOOLS", "LINK_MAPS", "RUNNER", "RUNNER_FROM_TREE", "RUNTIME_FROM_TREE", "RUNTIME_FROM_TREE_CORE", "RUNTIME_FROM_TREE_PRIM_OPS", "RUNTIME_KINDS", "RUNTIME_SHARED", "RUNTIME_SHARED_LIBRARY", "RUNTIME_STATIC", "SIZE_CONFIG_SETTING", "TAG_ALL_KERNELS", "TAG_BINARY", "TAG_COPIED_TO", "TAG_MANUAL", "check_runtime", "deploy_runner", "etsb_cxx_binary", "etsb_cxx_library", "etsb_genrule", "etsb_label", "runtime_library")
+load(":private/shim.bzl", "BARE_METAL_SETTINGS", "BUILD_SYSTEM", "ETSB_COMMAND", "ETSB_TOOLS", "LINK_MAPS", "RUNNER", "RUNNER_FROM_TREE", "RUNTIME_FROM_TREE", "RUNTIME_FROM_TREE_CORE", "RUNTIME_FROM_TREE_PRIM_OPS", "RUNTIME_KINDS", "RUNTIME_SHARED", "RUNTIME_SHARED_LIBRARY", "RUNTIME_STATIC", "SIZE_CONFIG_SETTING", "TAG_ALL_KERNELS", "TAG_BINARY", "TAG_COPIED_TO", "TAG_MANUAL", "check_runtime", "deploy_runner", "etsb_cxx_binary", "etsb_cxx_library", "etsb_genrule", "etsb_label", "runtime_library")
 
 PORTABLE_FUNCTIONS_YAML = etsb_label("//kernels/portable:functions.yaml")
 PORTABLE_KERNELS = etsb_label("//kernels/portable:kernels")
@@ -200,8 +200,9 @@ def _runtime(name, a):
 def _runner(name, a):
     """The runner libraries the binaries link.
 
-    The deploy runner with the model's deploy source when the model is embedded
-    or in the size configuration, else the development runner.
+    The deploy runner with the model's deploy source when the model is embedded,
+    in the size configuration or on a platform without an operating system;
+    else the development runner.
 
     Args:
       name: the et_model_binary's name.
@@ -214,7 +215,9 @@ def _runner(name, a):
     if a.embed_model:
         return deploy
     development = [RUNNER_FROM_TREE if a.runtime == RUNTIME_STATIC else RUNNER]
-    return select({SIZE_CONFIG_SETTING: deploy, "//conditions:default": development})
+    choices = {setting: deploy for setting in [SIZE_CONFIG_SETTING] + BARE_METAL_SETTINGS}
+    choices["//conditions:default"] = development
+    return select(choices)
 
 def _binary(name, selections, dtype_selective_build, helper, binary, yamls, runner, linked_runtime):
     """`runner` linked with a generated library registering `selections` and `linked_runtime`."""

@@ -29,7 +29,7 @@ ET_LINK = [f"-L{ET / 'lib'}", "-lexecutorch", f"-Wl,-rpath,{ET / 'lib'}"]
 RUNNER = REPO / "tools" / "runner" / "runner.cpp"
 TEST_KERNELS = REPO / "tests" / "data" / "kernels"
 # What a workspace of its own needs from this checkout to build with etsb's rules.
-WORKSPACE_PARTS = ("rules", "runtime", "tools")
+WORKSPACE_PARTS = ("rules", "runtime", "platforms", "tools")
 
 
 def cxx(optimisation: str = "-O1") -> list[str]:
@@ -376,7 +376,7 @@ def install_etsb_wheel(root: Path) -> Installed:
     source.mkdir()
     for name in ("pyproject.toml", "setup.py", "README.md", "BUILD", "MODULE.bazel", "WORKSPACE"):
         shutil.copy(REPO / name, source / name)
-    for part in ("rules", "kernels", "runtime", "bazel", "tools"):
+    for part in ("rules", "kernels", "runtime", "platforms", "bazel", "tools"):
         shutil.copytree(REPO / part, source / part, ignore=shutil.ignore_patterns("__pycache__", "*.egg-info"))
     built = subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q",
                             "-w", str(root / "dist"), str(source)], capture_output=True, text=True)

@@ -364,6 +364,44 @@ def test_every_attribute_spelling_reaches_the_build():
     assert nodes["gen"].target.tags == ("MARK_TAG", "MARK_LABEL")  # Buck2's labels are tags
 
 
+def _selected_define(defines, *settings):
+    """The define a library's select() over ``settings`` (config_setting name ->
+    define_values) chooses under the ``--define`` values ``defines``."""
+    from selective_build.driver.evaluate import Package, Target
+    from selective_build.driver.graph import Config, analyse
+    from selective_build.driver.labels import Label
+
+    targets = tuple(Target("p", "config_setting", name, {"define_values": values}, ()) for name, values in settings)
+    choices = {f":{name}": [name.upper()] for name, _ in settings}
+    choices["//conditions:default"] = ["DEFAULT"]
+    library = Target("p", "cxx_library", "lib", {"srcs": ["lib.cc"], "defines": {"$select": [{"$conditions": choices}]}},
+                     ())
+    package = Package("p", "p/BUILD", ("p/BUILD",), (), (*targets, library))
+    graph = analyse({"p": package}, [Label("p", "lib")], Config({}, defines, "c++", lambda path: True))
+    return re.findall(r"-D([A-Z_]+)", " ".join(a.command for a in graph.actions))
+
+
+SIZE, BOARD, SIZE_ON_BOARD = (("size", {"cfg": "size"}), ("board", {"plat": "m55"}),
+                              ("size_board", {"cfg": "size", "plat": "m55"}))
+
+
+@pytest.mark.parametrize("defines, chosen", [
+    ({"cfg": "size", "plat": "m55"}, "SIZE_BOARD"),
+    ({"plat": "m55"}, "BOARD"),
+    ({"cfg": "size"}, "SIZE"),
+    ({}, "DEFAULT"),
+])
+def test_select_prefers_the_condition_that_specialises_the_others(defines, chosen):
+    assert _selected_define(defines, SIZE, BOARD, SIZE_ON_BOARD) == [chosen]
+
+
+def test_select_matching_two_unrelated_conditions_is_an_error():
+    from selective_build.model.errors import UserError
+
+    with pytest.raises(UserError, match=r"select\(\) matches more than one condition: :size, :board"):
+        _selected_define({"cfg": "size", "plat": "m55"}, SIZE, BOARD)
+
+
 def test_analysis_reads_every_attribute_of_the_table():
     """What the table declares, analysis reads: nothing accepted and dropped (but the inert ones)."""
     from selective_build.driver.analysis import Analysis

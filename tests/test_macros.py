@@ -28,9 +28,11 @@ SIZE_CONFIG = "@etsb//rules:size_config"
 
 def runner_of(name: str) -> dict:
     """The runner a model binary `name` links: the deploy runner with its deploy source in the
-    size configuration, else the development runner (a select(), as the evaluator writes it)."""
-    return {"$conditions": {"//conditions:default": [RUNNER],
-                            SIZE_CONFIG: ["@etsb//tools/runner:deploy", f":{name}_deploy"]}}
+    size configuration or on a bare-metal platform, else the development runner (a select(),
+    as the evaluator writes it)."""
+    deploy = ["@etsb//tools/runner:deploy", f":{name}_deploy"]
+    return {"$conditions": {"//conditions:default": [RUNNER], SIZE_CONFIG: deploy,
+                            "@etsb//rules:cortex_m55": deploy, "@etsb//rules:cortex_m55_size": deploy}}
 CXX17 = "-std=c++17"
 PUBLIC = ["//visibility:public"]
 

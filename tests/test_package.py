@@ -24,6 +24,7 @@ def test_the_wheel_carries_what_etsb_needs_at_run_time(installed):
                  "rules/executorch_tree/kernels/portable/BUILD.overlay", "rules/executorch_tree/BUILD.overlay",
                  "kernels/portable/functions.yaml",
                  "kernels/portable/cpu/op_add.cpp", "runtime/BUILD", "tools/runner/runner.cpp",
+                 "platforms/cortex_m/BUILD", "platforms/cortex_m/an547.ld", "platforms/cortex_m/startup.cpp",
                  "tools/starlark/main.go", "tools/selective_build/BUILD", "tools/selective_build/__main__.py",
                  "tools/selective_build/data/aten_ops.yaml"):
         assert f"selective_build/_root/{part}" in names, part

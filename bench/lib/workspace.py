@@ -14,7 +14,7 @@ from lib.env import FILES, REPO
 
 ET_PACKAGE = "bench_et"
 ET_LABEL = f"//{ET_PACKAGE}:runner_et_optimized"
-ETSB_PARTS = ("rules", "runtime", "tools", "kernels")
+ETSB_PARTS = ("rules", "runtime", "platforms", "tools", "kernels")
 MLP_PARTS = ("rules", "runtime", "kernels", "tools/runner", "tools/selective_build", "examples/mlp",
              "tests/models/mlp")
 
@@ -36,7 +36,7 @@ def copy_parts(root: Path, parts: Iterable[str], files: Sequence[str] = (), skip
 
 def new_workspace(root: Path) -> None:
     """``root`` as tests/helpers.py:new_workspace makes one: an empty
-    MODULE.bazel and copies of rules, runtime, tools (no starlark) and kernels."""
+    MODULE.bazel and copies of rules, runtime, platforms, tools (no starlark) and kernels."""
     copy_parts(root, ETSB_PARTS, skip=("starlark",))
     write_if_changed(root / "MODULE.bazel", "")
 

@@ -222,17 +222,21 @@ class Analysis:
         return result
 
     def choose(self, target: Target, name: str, conditions: Mapping[str, object]) -> object:
-        """The value of the one condition the ``--define`` values match, or the default."""
+        """The value of the one condition the ``--define`` values match, or the
+        default. Of several that match, one that requires all the others
+        require (and more) wins, as in Bazel: `cortex_m55_size` over `cortex_m55`."""
         matched = []
         for key, value in conditions.items():
             if key == "//conditions:default":
                 continue
             setting = self.config_setting(target, key)
             if all(self.config.defines.get(k) == v for k, v in setting.items()):
-                matched.append((key, value))
+                matched.append((key, value, setting.items()))
+        if len(matched) > 1:
+            matched = [m for m in matched if all(m[2] >= other[2] for other in matched)] or matched
         if len(matched) > 1:
             raise self.fail(target, f"attribute '{name}': select() matches more than one condition: "
-                                    f"{', '.join(key for key, _ in matched)}")
+                                    f"{', '.join(key for key, _, _ in matched)}")
         if matched:
             return matched[0][1]
         if "//conditions:default" in conditions:

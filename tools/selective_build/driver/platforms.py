@@ -46,11 +46,17 @@ class Configuration:
     doc: str
     compile_flags: tuple[str, ...]
     link_flags: tuple[str, ...] = ()
+    # Link flags for an operating system's program loader (hosted platforms only).
+    loader_link_flags: tuple[str, ...] = ()
 
 
 HOST = "host"
 DEFAULT_CONFIG = "default"
 SIZE_CONFIG = "size"
+
+# Cortex-M55 with its FPU (hard-float calling convention), in Thumb code, and
+# newlib-nano (its headers on the compiles, its libraries on the link).
+_CORTEX_M55 = ("-mcpu=cortex-m55", "-mthumb", "-mfloat-abi=hard", "--specs=nano.specs")
 
 PLATFORMS: Mapping[str, Platform] = {p.name: p for p in (
     Platform(HOST, "this machine (x86-64 Linux), with $CXX or g++", elf_machine=62),
@@ -64,15 +70,24 @@ PLATFORMS: Mapping[str, Platform] = {p.name: p for p in (
              compiler="aarch64-linux-gnu-g++", archiver="aarch64-linux-gnu-ar", strip="aarch64-linux-gnu-strip",
              elf_machine=183,
              emulator=("qemu-aarch64", "-L", "/usr/aarch64-linux-gnu")),
+    # The board's start-up code, memory layout and ExecuTorch platform layer are
+    # platforms/cortex_m (the runtime from the tree links them on this platform).
     Platform("cortex-m55", "a Cortex-M55 microcontroller without an operating system (QEMU's mps3-an547 board), "
              "with arm-none-eabi-g++ and newlib; output through semihosting",
              compiler="arm-none-eabi-g++", archiver="arm-none-eabi-ar", strip="arm-none-eabi-strip",
              elf_machine=40,
-             compile_flags=("-mcpu=cortex-m55", "-mthumb", "-mfloat-abi=hard"),
-             link_flags=("-mcpu=cortex-m55", "-mthumb", "-mfloat-abi=hard"),
+             compile_flags=_CORTEX_M55 + (
+                 # no pread in newlib: ExecuTorch's file loader seeks and reads
+                 "-DET_HAVE_PREAD=0",
+                 # GCC's note on every function taking a Span by value (an ABI change of GCC 7)
+                 "-Wno-psabi"),
+             # newlib-nano's C library, its I/O on the host through semihosting (librdimon)
+             link_flags=_CORTEX_M55 + ("--specs=rdimon.specs",),
              hosted=False,
-             emulator=("qemu-system-arm", "-M", "mps3-an547", "-nographic",
-                       "-semihosting-config", "enable=on,target=native", "-kernel")),
+             # No display, monitor or serial port: the program's stdio is semihosting's,
+             # on QEMU's stdout and stderr, and QEMU exits with its status.
+             emulator=("qemu-system-arm", "-M", "mps3-an547", "-display", "none", "-monitor", "none",
+                       "-serial", "none", "-semihosting-config", "enable=on,target=native", "-kernel")),
 )}
 
 # Every compile: each function and object in its own section, so that the link
@@ -95,7 +110,8 @@ CONFIGS: Mapping[str, Configuration] = {c.name: c for c in (
                   ("-Os", *_SECTIONS, "-fno-exceptions", "-fno-rtti", "-fno-asynchronous-unwind-tables",
                    "-fno-unwind-tables", "-DNDEBUG", "-DET_LOG_ENABLED=0", "-DET_ENABLE_PROGRAM_VERIFICATION=0",
                    "-DETSB_KERNELS_ONE_PATH"),
-                  ("-Wl,-O1", "-no-pie", "-Wl,-z,noseparate-code", "-Wl,--build-id=none", "-Wl,-z,norelro")),
+                  ("-Wl,-O1", "-Wl,--build-id=none"),
+                  ("-no-pie", "-Wl,-z,noseparate-code", "-Wl,-z,norelro")),
 )}
 
 
@@ -134,7 +150,8 @@ def toolchain(defines: Mapping[str, str], host_cxx: str) -> Toolchain:
         cxx=platform.compiler or host_cxx,
         ar=platform.archiver,
         compile_flags=(*platform.compile_flags, *config.compile_flags),
-        link_flags=(*platform.link_flags, *config.link_flags),
+        link_flags=(*platform.link_flags, *config.link_flags,
+                    *(config.loader_link_flags if platform.hosted else ())),
         platform=platform,
         config=config,
     )

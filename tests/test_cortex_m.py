@@ -1,0 +1,138 @@
+"""`--platform=cortex-m55`: a model binary for a Cortex-M55 without an
+operating system, built with arm-none-eabi-g++ and newlib against ExecuTorch's
+runtime from the tree, with the board support of platforms/cortex_m, and run
+under QEMU's mps3-an547 board (stdio, files and the exit status through
+semihosting).
+
+The corpus MLP, embedded with its inputs (`embed_model = True`) and in the
+size configuration, prints what torch computed, fits the flash budget, and
+also runs from the host's files; a program's exit status reaches QEMU's; bad
+choices (an unknown platform, the wheel's shared runtime on a board) are clear
+errors."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from conftest import MODELS_DIR, SUMMARY_LINES, TREE
+from helpers import assert_deploy_matches_torch, etsb, method_meta, new_workspace
+from selective_build.driver.platforms import PLATFORMS
+
+pytestmark = [pytest.mark.build, pytest.mark.tree]
+
+PLATFORM = PLATFORMS["cortex-m55"]
+FLAGS = ("--executorch-root", str(TREE), "--platform=cortex-m55", "--config=size")
+INPUT = method_meta("mlp", "forward")["inputs"][0]["file"]
+BUILD = f'''load("//rules:executorch.bzl", "et_model_binary")
+
+et_model_binary(
+    name = "mlp",
+    model = "mlp.pte",
+    runtime = "static",
+    embed_model = True,
+    inputs = ["{INPUT}"],
+)
+
+et_model_binary(
+    name = "mlp_file",
+    model = "mlp.pte",
+    runtime = "static",
+)
+'''
+# The wheel's runtime (a shared library): there is nothing to load it on a board.
+SHARED_BUILD = ('load("//rules:executorch.bzl", "et_model_binary")\n\n'
+                'et_model_binary(\n    name = "shared",\n    model = "mlp.pte",\n)\n')
+# The goal for the MLP with its operators, in bytes of flash (code, constants, .data's image).
+FLASH_BUDGET = 100 * 1000
+
+
+@pytest.fixture(scope="module")
+def workspace(tmp_path_factory) -> Path:
+    """The corpus MLP embedded (`mlp`) and read from a file (`mlp_file`),
+    built for the Cortex-M55 in the size configuration, and a package with
+    a binary on the wheel's runtime."""
+    root = new_workspace(tmp_path_factory.mktemp("cortex_m") / "ws", "kernels")
+    for package, build in (("models", BUILD), ("bad", SHARED_BUILD)):
+        (root / package).mkdir()
+        shutil.copy(MODELS_DIR / "mlp" / "mlp.pte", root / package)
+        (root / package / "BUILD").write_text(build)
+    shutil.copy(MODELS_DIR / "mlp" / INPUT, root / "models")
+    result = etsb("build", *FLAGS, "//models:mlp", "//models:mlp_file", cwd=root)
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+    return root
+
+
+def run_on_board(binary: Path, *arguments: str, cwd: Path) -> subprocess.CompletedProcess:
+    """``binary`` run under QEMU as the platform says, with ``arguments`` (its
+    argv[1:]), in ``cwd`` (where the files it opens are)."""
+    command = [*PLATFORM.emulator, str(binary)] + (["-append", " ".join(arguments)] if arguments else [])
+    return subprocess.run(command, cwd=cwd, capture_output=True, text=True, timeout=120, stdin=subprocess.DEVNULL)
+
+
+def assert_run_matches_torch(result: subprocess.CompletedProcess) -> None:
+    """The run succeeded and printed torch's outputs of the MLP."""
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert_deploy_matches_torch("mlp", result.stdout)
+
+
+def test_embedded_mlp_runs_on_the_board_as_torch_does(workspace):
+    binary = workspace / "etsb-out" / "bin" / "models" / "mlp"
+    header = subprocess.run(["readelf", "-h", str(binary)], capture_output=True, text=True, check=True).stdout
+    assert "ARM" in header and "EXEC" in header, header
+    assert_run_matches_torch(run_on_board(binary, cwd=workspace))
+
+
+def test_program_and_inputs_from_the_host_files(workspace, tmp_path):
+    """The deploy runner reads the program and its input through semihosting."""
+    raw = tmp_path / "input.bin"
+    np.load(MODELS_DIR / "mlp" / INPUT).tofile(raw)
+    binary = workspace / "etsb-out" / "bin" / "models" / "mlp_file"
+    assert_run_matches_torch(run_on_board(binary, "models/mlp.pte", str(raw), cwd=workspace))
+
+
+def test_the_exit_status_is_the_programs(workspace):
+    # An embedded program takes no arguments: the runner refuses them with status 2.
+    result = run_on_board(workspace / "etsb-out" / "bin" / "models" / "mlp", "extra", cwd=workspace)
+    assert result.returncode == 2, result.stdout + result.stderr
+    assert "error: the program and its inputs are embedded: give no arguments" in result.stderr
+
+
+def test_mlp_fits_the_flash_budget(workspace):
+    binary = workspace / "etsb-out" / "bin" / "models" / "mlp"
+    sizes = subprocess.run(["arm-none-eabi-size", str(binary)], capture_output=True, text=True, check=True).stdout
+    text, data, bss = (int(word) for word in sizes.splitlines()[1].split()[:3])
+    SUMMARY_LINES.append(f"cortex-m55 MLP (embedded, size config): flash {text + data:,} B "
+                         f"(text {text:,}, data {data:,}), static RAM {data + bss:,} B")
+    assert text + data <= FLASH_BUDGET, sizes
+
+
+def test_unknown_platform_is_a_clear_error(workspace):
+    result = etsb("build", "--platform=cortex-m5", "//models:mlp", cwd=workspace)
+    assert result.returncode == 2
+    assert "--platform must be one of host, aarch64-linux, cortex-m55, not 'cortex-m5'" in result.stderr
+    assert "Traceback" not in result.stderr
+
+
+def test_shared_runtime_on_a_board_is_a_clear_error(workspace):
+    result = etsb("build", *FLAGS, "//bad:shared", cwd=workspace)
+    assert result.returncode != 0
+    assert ("bad/BUILD:3:1: error: cxx_binary '//bad:shared': it is built for --platform=cortex-m55 but links "
+            "//runtime:executorch, prebuilt for --platform=host only") in result.stderr, result.stderr
+    assert 'give the binary runtime = "static"' in result.stderr and "Traceback" not in result.stderr
+    assert not (workspace / "etsb-out" / "bin" / "bad" / "shared").exists()
+
+
+def test_stripped_size_uses_the_platforms_strip(workspace, tmp_path):
+    """`etsb size` and the dtype-selective pick strip a Cortex-M binary with
+    arm-none-eabi-strip (the host's strip cannot read it)."""
+    from selective_build.driver.pick import stripped_sizes
+
+    binary = workspace / "etsb-out" / "bin" / "models" / "mlp"
+    assert subprocess.run(["strip", "-o", str(tmp_path / "host"), str(binary)], capture_output=True).returncode != 0
+    subprocess.run(["arm-none-eabi-strip", "-o", str(tmp_path / "arm"), str(binary)], check=True)
+    assert stripped_sizes([str(binary)]) == [(tmp_path / "arm").stat().st_size]
