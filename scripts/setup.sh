@@ -19,10 +19,12 @@ EXECUTORCH_VERSION=1.5.1
 # chromium renders `etsb size --html` pages headless in the tests; nginx serves
 # Bazel's HTTP remote cache in the Bazel 7 tests. GoogleTest and GoogleMock compile
 # ExecuTorch's kernel test suite against etsb's generated headers. Debian's aarch64
-# cross compiler and qemu-user build and run `--platform=aarch64-linux` binaries.
+# cross compiler and qemu-user build and run `--platform=aarch64-linux` binaries;
+# the Arm bare-metal toolchain with newlib and qemu-system-arm, `--platform=cortex-m55` ones.
 DEBIAN_PACKAGES=(g++ cmake ninja-build golang-go golang-starlark-dev graphviz clang libclang-rt-dev chromium nginx
                  libgtest-dev libgmock-dev
-                 g++-aarch64-linux-gnu qemu-user)
+                 g++-aarch64-linux-gnu qemu-user
+                 gcc-arm-none-eabi libnewlib-arm-none-eabi libstdc++-arm-none-eabi-newlib qemu-system-arm)
 
 say() { echo "etsb setup: $*" >&2; }
 die() { say "error: $*"; exit 1; }
