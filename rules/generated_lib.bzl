@@ -5,7 +5,7 @@ load(":merge_yaml.bzl", "merge_yaml")
 load(":operator_library.bzl", "et_operator_library")
 load(":private/attrs.bzl", "attrs", "check_call", "internal", "rule_info", "with_tags")
 load(":private/names.bzl", "cxx_identifier", "sibling_label")
-load(":private/shim.bzl", "BUILD_SYSTEM", "ETSB_COMMAND", "ETSB_TOOLS", "FROM_TREE_SUFFIX", "RUNTIME", "RUNTIME_KINDS", "RUNTIME_SHARED", "RUNTIME_STATIC", "TAG_REGISTERS", "check_runtime", "etsb_cxx_library", "etsb_filegroup", "etsb_genrule", "runtime_headers")
+load(":private/shim.bzl", "BUILD_SYSTEM", "ETSB_COMMAND", "ETSB_TOOLS", "FROM_TREE_SUFFIX", "REGISTRY_SIZE_HEADER", "RUNTIME", "RUNTIME_KINDS", "RUNTIME_SHARED", "RUNTIME_STATIC", "TAG_REGISTERS", "check_runtime", "etsb_cxx_library", "etsb_filegroup", "etsb_genrule", "runtime_headers")
 
 # The files `etsb gen-bindings` writes.
 BINDINGS_FILES = ["register_kernels.cpp", "NativeFunctions.h", "CustomOpsNativeFunctions.h", "Functions.h"]
@@ -84,6 +84,8 @@ def executorch_generated_lib(name, **kwargs):
         a.model_entry,
         a.backend_deps,
         helper,
+        # A model binary of the static runtime may size its kernel registry to this library.
+        registry_size = a.model_entry and a.runtime == RUNTIME_STATIC,
     )
 
     kernels = kernel_deps
@@ -153,10 +155,11 @@ def _selection(name, deps, functions_yaml, custom_ops_yaml, helper):
     et_operator_library(name = name + "_selected_operators", deps = selection_deps, **helper)
     return ":" + name + "_selected_operators"
 
-def _bindings(name, functions_yaml, custom_ops_yaml, selection, manual_registration, model_entry, backend_deps, helper):
+def _bindings(name, functions_yaml, custom_ops_yaml, selection, manual_registration, model_entry, backend_deps, helper, registry_size = False):
     """The genrule writing the registration source and headers.
 
-    It also writes the linker script of the backend libraries the selection needs.
+    It also writes the linker script of the backend libraries the selection
+    needs, and with `registry_size` ExecuTorch's `selected_max_kernel_num.h`.
     """
     srcs, args = [], []
     if functions_yaml != None:
@@ -176,10 +179,14 @@ def _bindings(name, functions_yaml, custom_ops_yaml, selection, manual_registrat
         args.append("--backend_library_path $(location %s)" % backend)
     script = "%s/%s" % (name, BACKENDS_LINK_SCRIPT)
     args.append("--backends_output $(location %s)" % script)
+    outs = [name + "/" + f for f in BINDINGS_FILES] + [script]
+    if registry_size:
+        outs.append("%s/%s" % (name, REGISTRY_SIZE_HEADER))
+        args.append("--max-kernel-num-output $(location %s)" % outs[-1])
     etsb_genrule(
         name = name + "_bindings",
         srcs = srcs,
-        outs = [name + "/" + f for f in BINDINGS_FILES] + [script],
+        outs = outs,
         cmd = ETSB_COMMAND + " gen-bindings " + " ".join(args) + " --lib_name %s --output_dir $(RULEDIR)/%s" % (cxx_identifier(name), name),
         tools = ETSB_TOOLS,
         **helper

@@ -3,7 +3,7 @@
 load(":generated_lib.bzl", "executorch_generated_lib")
 load(":operator_library.bzl", "et_operator_library")
 load(":private/attrs.bzl", "attrs", "check_call", "internal", "rule_info", "with_tags")
-load(":private/shim.bzl", "BARE_METAL_SETTINGS", "BUILD_SYSTEM", "ETSB_COMMAND", "ETSB_TOOLS", "LINK_MAPS", "RUNNER", "RUNNER_FROM_TREE", "RUNTIME_FROM_TREE", "RUNTIME_FROM_TREE_CORE", "RUNTIME_FROM_TREE_PRIM_OPS", "RUNTIME_KINDS", "RUNTIME_SHARED", "RUNTIME_SHARED_LIBRARY", "RUNTIME_STATIC", "SIZE_CONFIG_SETTING", "TAG_ALL_KERNELS", "TAG_BINARY", "TAG_COPIED_TO", "TAG_MANUAL", "check_runtime", "deploy_runner", "etsb_cxx_binary", "etsb_cxx_library", "etsb_genrule", "etsb_label", "runtime_library")
+load(":private/shim.bzl", "BARE_METAL_SETTINGS", "BUILD_SYSTEM", "ETSB_COMMAND", "ETSB_TOOLS", "LINK_MAPS", "REGISTRY_SIZE_HEADER", "RUNNER", "RUNNER_FROM_TREE", "RUNTIME_FROM_TREE", "RUNTIME_FROM_TREE_CORE", "RUNTIME_FROM_TREE_PRIM_OPS", "RUNTIME_FROM_TREE_REGISTRY", "RUNTIME_KINDS", "RUNTIME_SHARED", "RUNTIME_SHARED_LIBRARY", "RUNTIME_STATIC", "SIZE_CONFIG_SETTING", "TAG_ALL_KERNELS", "TAG_BINARY", "TAG_COPIED_TO", "TAG_MANUAL", "check_runtime", "deploy_runner", "etsb_cxx_binary", "etsb_cxx_library", "etsb_genrule", "etsb_label", "runtime_library")
 
 PORTABLE_FUNCTIONS_YAML = etsb_label("//kernels/portable:functions.yaml")
 PORTABLE_KERNELS = etsb_label("//kernels/portable:kernels")
@@ -72,7 +72,6 @@ def et_model_binary(name, **kwargs):
     et_operator_library(name = name + "_ops", model = a.model, deps = a.deps, backends = a.backends, **helper)
     _deploy_source(name, a, helper)
     runner = _runner(name, a)
-    linked_runtime = _runtime(name, a)
 
     # The wheel's backend libraries need its libexecutorch.so: a second runtime beside
     # the static one. Such a binary takes only the backend libraries it is given.
@@ -80,14 +79,14 @@ def et_model_binary(name, **kwargs):
     yamls["backend_deps"] = [] if static_wheel_backends else a.backend_deps
     binary = with_tags(common, [TAG_ALL_KERNELS + ":" + name + "_all_kernels"])
     if not a.dtype_selective_build:
-        _binary(name, [":" + name + "_ops"], False, helper, binary, yamls, runner, linked_runtime)
+        _binary(name, name, [":" + name + "_ops"], False, binary, yamls, runner, a, helper)
     else:
         # Restricting dtypes usually shrinks kernels, but can grow them (ExecuTorch's issue
         # 13015): link both forms and keep the smaller, so it never costs bytes.
         # The chosen one is copied into `<name>_smallest/`: its run path finds the libraries from there too.
         candidate = with_tags(common, [TAG_MANUAL, TAG_COPIED_TO + name + "_smallest"])
-        _binary(name + "_dtype_selective", [":" + name + "_ops"], True, helper, candidate, yamls, runner, linked_runtime)
-        _binary(name + "_op_selective", [":" + name + "_ops"], False, helper, candidate, yamls, runner, linked_runtime)
+        _binary(name, name + "_dtype_selective", [":" + name + "_ops"], True, candidate, yamls, runner, a, helper)
+        _binary(name, name + "_op_selective", [":" + name + "_ops"], False, candidate, yamls, runner, a, helper)
         candidates = [":" + name + "_dtype_selective", ":" + name + "_op_selective"]
         output = name + "_smallest/" + name
 
@@ -122,15 +121,14 @@ def et_model_binary(name, **kwargs):
         deps = [":" + name + "_all_kernels_ops"],
         **dict(yamls, **manual)
     )
-    etsb_cxx_binary(name = name + "_all_kernels", deps = runner + [":" + name + "_all_kernels_lib"] + linked_runtime, **with_tags(common, [TAG_MANUAL]))
+    etsb_cxx_binary(name = name + "_all_kernels", deps = runner + [":" + name + "_all_kernels_lib", runtime_library(a.runtime)], **with_tags(common, [TAG_MANUAL]))
 
 def _deploy_source(name, a, helper):
     """Declares `<name>_deploy`, the deploy runner's generated source.
 
     It holds static memory sized from the model, and the model and `inputs`
-    themselves when they are embedded. With the static runtime, also
-    `<name>_prim_ops`: ExecuTorch's prim ops compiled with only those the
-    model calls, which the size configuration links instead of all of them.
+    themselves when they are embedded. With the static runtime, also the
+    `selected_prim_ops.h` of the prim ops the model calls (see `_runtime`).
 
     Args:
       name: the et_model_binary's name.
@@ -161,39 +159,45 @@ def _deploy_source(name, a, helper):
         **manual
     )
     etsb_cxx_library(name = name + "_deploy", srcs = [":" + outs[0]], **manual)
-    if a.runtime == RUNTIME_STATIC:
-        etsb_cxx_library(
-            name = name + "_prim_ops",
-            srcs = [RUNTIME_FROM_TREE_PRIM_OPS],
-            hdrs = [":" + prim_ops_header],
-            copts = [
-                "-DEXECUTORCH_ENABLE_PRIM_OPS_SELECTIVE_BUILD",
-                "-DET_PRIM_OPS_SELECTIVE_BUILD",
-                "-I$(RULEDIR)/" + name + "_deploy",
-            ],
-            link_whole = True,
-            deps = [RUNTIME_FROM_TREE_CORE],
-            **manual
-        )
 
-def _runtime(name, a):
-    """The runtime libraries the binaries link.
+def _runtime(name, binary_name, a, helper):
+    """The runtime libraries binary `binary_name` links.
 
     With the static runtime in the size configuration, ExecuTorch's runtime
-    without its prim ops, and the prim ops the model calls (when it alone
-    decides which: no `deps` add operators of other programs).
+    without its prim ops and kernel registry, and `<binary_name>_runtime`:
+    the prim ops the model calls (when it alone decides which: no `deps` add
+    operators of other programs) and a registry of as many slots as the
+    binary registers kernels (ExecuTorch's `selected_prim_ops.h` and
+    `selected_max_kernel_num.h` hooks, written by `etsb deploy-source` and
+    `etsb gen-bindings`).
 
     Args:
       name: the et_model_binary's name.
-      a: its checked attributes.
+      binary_name: the binary's name (`<name>`, or a candidate of `dtype_selective_build`).
+      a: the et_model_binary's checked attributes.
+      helper: the common attributes of its helper targets.
 
     Returns:
       A list of labels, or a select() of lists.
     """
     if a.runtime != RUNTIME_STATIC or a.deps:
         return [runtime_library(a.runtime)]
+    etsb_cxx_library(
+        name = binary_name + "_runtime",
+        srcs = [RUNTIME_FROM_TREE_PRIM_OPS, RUNTIME_FROM_TREE_REGISTRY],
+        hdrs = [":%s_deploy/selected_prim_ops.h" % name, ":%s_lib/%s" % (binary_name, REGISTRY_SIZE_HEADER)],
+        copts = [
+            "-DEXECUTORCH_ENABLE_PRIM_OPS_SELECTIVE_BUILD",
+            "-DET_PRIM_OPS_SELECTIVE_BUILD",
+            "-I$(RULEDIR)/%s_deploy" % name,
+            "-I$(RULEDIR)/%s_lib" % binary_name,
+        ],
+        link_whole = True,
+        deps = [RUNTIME_FROM_TREE_CORE],
+        **with_tags(helper, [TAG_MANUAL])
+    )
     return select({
-        SIZE_CONFIG_SETTING: [":" + name + "_prim_ops", RUNTIME_FROM_TREE_CORE],
+        SIZE_CONFIG_SETTING: [":" + binary_name + "_runtime", RUNTIME_FROM_TREE_CORE],
         "//conditions:default": [RUNTIME_FROM_TREE],
     })
 
@@ -219,14 +223,26 @@ def _runner(name, a):
     choices["//conditions:default"] = development
     return select(choices)
 
-def _binary(name, selections, dtype_selective_build, helper, binary, yamls, runner, linked_runtime):
-    """`runner` linked with a generated library registering `selections` and `linked_runtime`."""
+def _binary(name, binary_name, selections, dtype_selective_build, binary, yamls, runner, a, helper):
+    """`runner` linked with a generated library registering `selections`, and the runtime.
+
+    Args:
+      name: the et_model_binary's name.
+      binary_name: this binary's name.
+      selections: the et_operator_library targets it registers.
+      dtype_selective_build: whether its kernels keep only the selected dtypes.
+      binary: the binary's common attributes.
+      yamls: the generated library's kernel yamls, kernel libraries and runtime.
+      runner: the runner libraries (`_runner`).
+      a: the et_model_binary's checked attributes.
+      helper: the common attributes of its helper targets.
+    """
     executorch_generated_lib(
-        name = name + "_lib",
+        name = binary_name + "_lib",
         deps = selections,
         dtype_selective_build = dtype_selective_build,
         manual_registration = True,
         model_entry = True,
         **dict(yamls, **helper)
     )
-    etsb_cxx_binary(name = name, deps = runner + [":" + name + "_lib"] + linked_runtime, **binary)
+    etsb_cxx_binary(name = binary_name, deps = runner + [":" + binary_name + "_lib"] + _runtime(name, binary_name, a, helper), **binary)

@@ -94,6 +94,11 @@ def test_a_shipped_binary_carries_no_development_parts(workspace):
     # No .npy reader, no per-CPU kernel copies or CPU detection, and no prim op the MLP does not call.
     for absent in ("etsb_npy", "gemm_avx2", "__cpu_indicator_init", "et_view", "et_copy_index"):
         assert absent not in linked, absent
+    # The kernel registry has a slot per kernel table row (3) and the prim ops' room (32), not 2,000.
+    sized = subprocess.run(["nm", "-S", "-C", str(_binary(workspace, "mlp"))], capture_output=True, text=True,
+                           check=True).stdout
+    registry = [line.split() for line in sized.splitlines() if "registered_kernels_data" in line]
+    assert len(registry) == 1 and int(registry[0][1], 16) == 35 * 24, registry  # a Kernel is 24 bytes here
 
 
 def test_a_program_from_a_file_takes_raw_inputs(workspace, tmp_path):

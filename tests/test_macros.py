@@ -261,7 +261,7 @@ def test_et_model_binary_is_the_runner_with_the_models_library_and_a_companion(t
     for name in ("bin_all_kernels", "bin_all_kernels_ops", "bin_all_kernels_lib"):
         assert "manual" in targets[name]["attrs"]["tags"], name
     assert targets["bin_all_kernels"]["attrs"]["deps"] == {
-        "$select": [runner_of("bin"), [":bin_all_kernels_lib"], [RUNTIME]]}
+        "$select": [runner_of("bin"), [":bin_all_kernels_lib", RUNTIME]]}
 
 
 def test_an_embedded_model_links_the_deploy_runner_in_every_configuration(targets):

@@ -102,6 +102,12 @@ RUNTIME_FROM_TREE = "@executorch//:runtime"
 # the runtime without prim ops, and the prim ops' sources.
 RUNTIME_FROM_TREE_CORE = "@executorch//:runtime_core"
 RUNTIME_FROM_TREE_PRIM_OPS = "@executorch//:prim_ops_sources"
+RUNTIME_FROM_TREE_REGISTRY = "@executorch//:registry_sources"
+
+# ExecuTorch's hook sizing the kernel registry (runtime/kernel/operator_registry.cpp
+# includes it when it is on the include path), as a registration library writes it
+# (`etsb gen-bindings --max-kernel-num-output`) for binaries of the static runtime.
+REGISTRY_SIZE_HEADER = "executorch/runtime/kernel/selected_max_kernel_num.h"
 
 # The runner compiled against the tree's runtime, for `runtime = "static"`.
 RUNNER_FROM_TREE = etsb_label("//tools/runner:runner_tree")

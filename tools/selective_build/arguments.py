@@ -186,6 +186,8 @@ GEN_BINDINGS = Command("gen-bindings",
           "selection's backends must each be provided by one (repeatable)", "YAML"),
     _flag("backends-output", VALUE, "also write the GNU ld script that links the backend libraries the "
           "selection needs (a link input)", "PATH"),
+    _flag("max-kernel-num-output", VALUE, "also write ExecuTorch's selected_max_kernel_num.h: a kernel registry "
+          "of as many slots as the library registers, and the runtime's prim ops", "PATH"),
     _ATEN_YAML,
 ), rules=(_SOME_KERNEL_YAML,))
 

@@ -116,6 +116,10 @@ def gen_bindings(args: SimpleNamespace) -> int:
         from selective_build.emit.backend_link import render_backend_link_script
 
         _write_to(args.backends_output, render_backend_link_script(backend_libraries))
+    if args.max_kernel_num_output:
+        from selective_build.emit.registry_size import render_max_kernel_num
+
+        _write_to(args.max_kernel_num_output, render_max_kernel_num(resolution))
     return 0
 
 

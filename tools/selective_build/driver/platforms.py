@@ -103,7 +103,9 @@ CONFIGS: Mapping[str, Configuration] = {c.name: c for c in (
     # which the deploy runner never asks for: it loads with the minimal one);
     # etsb's kernels in one build (no per-CPU copies or CPU detection).
     # The link: a fixed-address executable (no relocations to carry), its code
-    # and data in as few pages as the loader allows, no build id.
+    # and data in as few pages as the loader allows, and the data right after
+    # the code in the file (a small common page size: no padding to a page
+    # boundary between them; the loader maps the shared page twice), no build id.
     Configuration(SIZE_CONFIG, "the smallest binary: -Os, no exceptions, RTTI or unwind tables, ExecuTorch's "
                   "logging compiled out, release checks only, kernels without per-CPU copies; binaries link the "
                   "deploy runner",
@@ -111,7 +113,7 @@ CONFIGS: Mapping[str, Configuration] = {c.name: c for c in (
                    "-fno-unwind-tables", "-DNDEBUG", "-DET_LOG_ENABLED=0", "-DET_ENABLE_PROGRAM_VERIFICATION=0",
                    "-DETSB_KERNELS_ONE_PATH"),
                   ("-Wl,-O1", "-Wl,--build-id=none"),
-                  ("-no-pie", "-Wl,-z,noseparate-code", "-Wl,-z,norelro")),
+                  ("-no-pie", "-Wl,-z,noseparate-code", "-Wl,-z,norelro", "-Wl,-z,common-page-size=64")),
 )}
 
 
