@@ -13,16 +13,19 @@ import shutil
 import subprocess
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from conftest import MODELS_DIR, SUMMARY_LINES, TREE
-from helpers import (assert_deploy_matches_torch, etsb, method_meta, new_workspace, stripped_size, symbols,
-                     write_deploy_inputs)
+from helpers import (REAL_MANIFEST, REAL_MODELS_DIR, assert_deploy_matches_torch, deploy_outputs, etsb, method_meta,
+                     new_workspace, stripped_size, symbols, write_deploy_inputs)
 
 pytestmark = [pytest.mark.build, pytest.mark.tree]
 
 # The corpus models embedded with their inputs, dtype-selective as a shipped binary is.
 EMBEDDED = ("mlp", "cnn", "attention", "mixed_dtypes")
+# A real architecture (convolutions, batch norm, clamps, a mean): its static memory sized from a real graph.
+REAL = "mobilenet_v2"
 # ExecuTorch's size test (the runtime, a file loader and a main; no operators), stripped, x86-64 GCC.
 EXECUTORCH_SIZE_TEST_BYTES = 52_168
 
@@ -56,8 +59,12 @@ def workspace(tmp_path_factory) -> Path:
             build += _call("from_file", model) + _call("tight", model, embed_model=True, inputs=_inputs(model),
                                                        method_pool_bytes=64)
         (package / "BUILD").write_text(build)
-    result = etsb("build", "--executorch-root", str(TREE), "--config=size", *(f"//{m}:all" for m in EMBEDDED),
-                  cwd=root)
+    real = root / REAL
+    shutil.copytree(REAL_MODELS_DIR / REAL, real)
+    (real / "BUILD").write_text('load("//rules:executorch.bzl", "et_model_binary")\n' + _call(
+        "bin", REAL, embed_model=True, inputs=[i["file"] for i in REAL_MANIFEST[REAL]["inputs"]]))
+    result = etsb("build", "--executorch-root", str(TREE), "--config=size",
+                  *(f"//{m}:all" for m in (*EMBEDDED, REAL)), cwd=root)
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
     return root
 
@@ -77,6 +84,20 @@ def test_an_embedded_model_runs_with_no_arguments_like_torch(workspace, model, t
     assert_deploy_matches_torch(model, result.stdout)
     SUMMARY_LINES.append(f"deploy: {model} embedded, size config, "
                          f"{stripped_size(_binary(workspace, model), tmp_path):,} bytes stripped")
+
+
+def test_a_real_model_runs_shipped_like_torch(workspace):
+    """Its pools, sized from the program at build time, hold a real graph; its
+    outputs are torch's within what separates torch's own float32 and float64 runs."""
+    result = _run(workspace / "etsb-out" / "bin" / REAL / "bin")
+    assert result.returncode == 0, result.stderr
+    info = REAL_MANIFEST[REAL]
+    tolerance = 10 * max(info["max_abs_diff_fp32_vs_fp64"], info["max_abs_diff_eager_vs_runtime"], 1e-7)
+    got = deploy_outputs(result.stdout)
+    expected = [np.load(REAL_MODELS_DIR / REAL / o["file"]) for o in info["outputs"]]
+    assert len(got) == len(expected)
+    for array, reference in zip(got, expected):
+        assert array.shape == reference.shape and float(np.max(np.abs(array - reference))) <= tolerance
 
 
 def test_the_mlp_is_smaller_than_executorchs_size_test_without_operators(workspace, tmp_path):
