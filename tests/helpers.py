@@ -412,25 +412,13 @@ def write_deploy_inputs(model: str, directory: Path, method: str = "forward") ->
 
 
 def deploy_outputs(stdout: str) -> list[np.ndarray]:
-    """The outputs a deploy binary printed: per output a line
-    ``output I: dtype D, sizes [S, ...], N bytes`` and its bytes in hexadecimal."""
-    outputs: list[np.ndarray] = []
-    lines = stdout.splitlines()
-    for index, line in enumerate(lines):
-        match = re.fullmatch(r"output (\d+): dtype (\d+), sizes \[([\d, ]*)\], (\d+) bytes", line)
-        if not match:
-            continue
-        assert int(match.group(1)) == len(outputs), stdout
-        sizes = tuple(int(s) for s in match.group(3).split(",") if s.strip())
-        hex_text = ""
-        for following in lines[index + 1:]:
-            if following.startswith("output "):
-                break
-            hex_text += following.strip()
-        data = bytes.fromhex(hex_text)
-        assert len(data) == int(match.group(4)), line
-        outputs.append(np.frombuffer(data, dtype=_DEPLOY_DTYPES[int(match.group(2))]).reshape(sizes))
-    return outputs
+    """The outputs a deploy binary printed, as arrays (etsb's reader of that
+    format, readers/deploy_output.py: per output a line ``output I: dtype D,
+    sizes [S, ...], N bytes`` and its bytes in hexadecimal)."""
+    from selective_build.readers.deploy_output import read_deploy_output
+
+    return [np.frombuffer(output.data, dtype=_DEPLOY_DTYPES[output.dtype]).reshape(output.sizes)
+            for output in read_deploy_output(stdout, "<deploy binary's stdout>")]
 
 
 def assert_deploy_matches_torch(model: str, stdout: str, method: str = "forward") -> None:

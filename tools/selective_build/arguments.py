@@ -307,6 +307,10 @@ DEPLOY_SOURCE = Command("deploy-source",
 ), rules=(Rule(NEEDS, ("inputs", "embed"), "--inputs needs --embed: a program read from a file takes its "
                                                "inputs from files too"),))
 
+DEPLOY_OUTPUTS = Command("deploy-outputs",
+    "Print the outputs a deploy binary printed (hexadecimal bytes) as values.", (),
+    Positional("file", "FILE", "what the binary printed (default: standard input)", at_most=1))
+
 CLEAN = Command("clean", f"Remove every build output under {OUT}/.")
 
 DOCTOR = Command("doctor",
@@ -328,7 +332,8 @@ SIZE = Command("size",
 
 COMMANDS: tuple[Command, ...] = (MERGE_YAML, GEN_OPLIST, GEN_ALL_OPLIST, GEN_BINDINGS, BACKEND_LIBRARY,
                                   CHECK_ATTRS, KERNEL_SOURCES, GEN_OP_VARIANTS, VALIDATE_YAML, BUILD, QUERY,
-                                  PICK_SMALLER, DEPLOY_SOURCE, CLEAN, DOCTOR, SIZE)
+                                  PICK_SMALLER, DEPLOY_SOURCE, DEPLOY_OUTPUTS, CLEAN, DOCTOR,
+                                  SIZE)
 
 
 

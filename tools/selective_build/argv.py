@@ -133,13 +133,15 @@ def _checked(command: Command, flag: Flag, name: str, value: str) -> object:
 
 
 def _positional(command: Command, spec: Positional, given: list[str]) -> object:
-    """The positional arguments: a list, or the one value when at most one is taken."""
+    """The positional arguments: a list, or the one value (None when none) when at most one is taken."""
     if len(given) < spec.at_least:
         raise UsageError(f"missing {spec.metavar} ({spec.help})", command.name)
     if spec.at_most is not None and len(given) > spec.at_most:
         raise UsageError(f"unexpected argument '{given[spec.at_most]}'", command.name)
     values = given or list(spec.default)
-    return values[0] if spec.at_most == 1 else values
+    if spec.at_most == 1:
+        return values[0] if values else None
+    return values
 
 
 # -- help ---------------------------------------------------------------------------

@@ -223,6 +223,18 @@ def deploy_source(args: SimpleNamespace) -> int:
     return 0
 
 
+def deploy_outputs(args: SimpleNamespace) -> int:
+    """Print a deploy binary's printed outputs as values, one output a block."""
+    from selective_build.emit.deploy_outputs import render_outputs
+    from selective_build.readers.deploy_output import read_deploy_output
+    from selective_build.readers.files import read_text
+
+    path = args.file or "<stdin>"
+    text = read_text(path, "deploy binary's output") if args.file else sys.stdin.read()
+    sys.stdout.write(render_outputs(read_deploy_output(text, path)))
+    return 0
+
+
 # -- the build driver ---------------------------------------------------------------------
 
 
@@ -312,6 +324,7 @@ RUNS: Mapping[Command, Callable[[SimpleNamespace], int]] = {
     arguments.QUERY: query,
     arguments.PICK_SMALLER: pick_smaller,
     arguments.DEPLOY_SOURCE: deploy_source,
+    arguments.DEPLOY_OUTPUTS: deploy_outputs,
     arguments.CLEAN: clean,
     arguments.DOCTOR: doctor,
     arguments.SIZE: size,

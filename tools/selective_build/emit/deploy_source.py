@@ -67,3 +67,4 @@ def prim_op_macro(operator: str) -> str:
     """The macro selecting a prim op: ``executorch_prim::et_view.default`` ->
     ``INCLUDE_EXECUTORCH_PRIM_ET_VIEW_DEFAULT``."""
     return "INCLUDE_" + operator.replace("::", "_").replace(".", "_").upper()
+

@@ -106,3 +106,36 @@ class DeployPools:
     method: int   # the method allocator's
     planned: int  # the planned buffers' (and inputs read from files)
     temp: int     # kernels' scratch; 0 for none
+
+
+# struct's letter for an element of each dtype the values are printed for (ScalarType names).
+_ELEMENT_FORMATS = {"Byte": "B", "Char": "b", "Short": "h", "Int": "i", "Long": "q", "Half": "e", "Float": "f",
+                    "Double": "d", "Bool": "?", "UInt16": "H", "UInt32": "I", "UInt64": "Q", "ComplexFloat": "f",
+                    "ComplexDouble": "d", "BFloat16": "H"}
+
+
+@record
+class DeployOutput:
+    """One printed output: a tensor's dtype (ScalarType number), sizes and bytes;
+    ``dtype`` -1 for a value that is not a tensor (``data`` empty)."""
+
+    index: int
+    dtype: int
+    sizes: tuple[int, ...]
+    data: bytes
+
+    def values(self) -> tuple:
+        """The elements in order (complex ones as complex numbers); () when not a tensor."""
+        import struct
+
+        from selective_build.model.dtypes import SCALAR_TYPE_NAMES
+
+        name = SCALAR_TYPE_NAMES.get(self.dtype, "")
+        if name not in _ELEMENT_FORMATS:
+            return ()
+        raw = struct.unpack(f"<{len(self.data) // struct.calcsize(_ELEMENT_FORMATS[name])}{_ELEMENT_FORMATS[name]}", self.data)
+        if name == "BFloat16":  # the upper half of a float32
+            return tuple(struct.unpack("<f", struct.pack("<I", bits << 16))[0] for bits in raw)
+        if name.startswith("Complex"):
+            return tuple(complex(raw[i], raw[i + 1]) for i in range(0, len(raw), 2))
+        return raw
