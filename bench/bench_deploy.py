@@ -22,6 +22,7 @@ here with the same flags. Goals (issue 29): the MLP <= 48 KB on x86-64 and
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
@@ -39,10 +40,8 @@ from lib.results import finish, table
 from lib.sizes import stripped
 from lib.workspace import new_workspace, write_if_changed
 
-sys.path.insert(0, str(REPO / "tests"))
-from helpers import deploy_outputs, method_meta  # noqa: E402  (the tests' reader of deploy outputs)
-
-from selective_build.driver.platforms import PLATFORMS  # noqa: E402
+from selective_build.driver.platforms import PLATFORMS
+from selective_build.readers.deploy_output import read_deploy_output
 
 MODELS = ("mlp", "cnn", "attention", "embedding", "mixed_dtypes")
 # ExecuTorch's CI thresholds for its size test (test/build_size_test.sh and its CI jobs), in bytes.
@@ -50,6 +49,11 @@ SIZE_TEST_THRESHOLDS = {"host": 52_168, "cortex-m55": 115_868}
 GOALS = {"host": 48 * 1024, "cortex-m55": 100 * 1024}
 TREE = Path(os.environ.get("ETSB_EXECUTORCH_TREE") or REPO.parent / "shared" / "third_party" / "executorch")
 WORKSPACE = REPO / "etsb-out" / "bench" / "deploy"
+
+
+def method_meta(model: str) -> dict:
+    """The corpus manifest's record of ``model``'s forward method: its input and output files."""
+    return json.loads((MODELS_DIR / "manifest.json").read_text())["models"][model]["methods"]["forward"]
 
 
 def package_build(model: str) -> str:
@@ -78,8 +82,7 @@ def size_of(platform: str, binary: Path, tmp: Path) -> int:
     """Stripped bytes (hosted), or flash bytes: text + data (bare metal)."""
     if PLATFORMS[platform].hosted:
         return stripped(binary, tmp)
-    tool = PLATFORMS[platform].archiver.replace("-ar", "-size")
-    fields = subprocess.run([tool, str(binary)], capture_output=True, text=True, check=True).stdout.split("\n")[1]
+    fields = subprocess.run([PLATFORMS[platform].size, str(binary)], capture_output=True, text=True, check=True).stdout.split("\n")[1]
     text, data = fields.split()[:2]
     return int(text) + int(data)
 
@@ -93,12 +96,12 @@ def check_output(platform: str, binary: Path, model: str) -> str:
         return f"did not run: {error}"
     if run.returncode != 0:
         return f"exit {run.returncode}: {run.stderr.strip()[-200:]}"
-    got = deploy_outputs(run.stdout)
+    got = read_deploy_output(run.stdout, str(binary))
     expected = [np.load(MODELS_DIR / model / o["file"]) for o in method_meta(model)["outputs"]]
     if len(got) != len(expected):
         return f"{len(got)} outputs, torch {len(expected)}"
-    worst = max((float(np.max(np.abs(g.astype(np.float64) - e.astype(np.float64)))) if e.size else 0.0)
-                for g, e in zip(got, expected))
+    arrays = [np.frombuffer(g.data, e.dtype).reshape(g.sizes).astype(np.float64) for g, e in zip(got, expected)]
+    worst = max((float(np.max(np.abs(a - e.astype(np.float64)))) if e.size else 0.0) for a, e in zip(arrays, expected))
     return "ok" if worst <= 1e-5 else f"max difference {worst:.2g}"
 
 

@@ -434,3 +434,11 @@ def assert_deploy_matches_torch(model: str, stdout: str, method: str = "forward"
             np.testing.assert_allclose(array, expected, rtol=1e-5, atol=1e-6, err_msg=f"{model}[{index}]")
         else:
             np.testing.assert_array_equal(array, expected, err_msg=f"{model}[{index}]")
+
+
+def static_model_binaries(models) -> str:
+    """A BUILD file with an et_model_binary of the static runtime for each corpus
+    model in ``models``, named after it (its program ``<model>.pte`` beside it)."""
+    return 'load("//rules:executorch.bzl", "et_model_binary")\n' + "".join(
+        f'\net_model_binary(\n    name = "{model}",\n    model = "{model}.pte",\n    runtime = "static",\n)\n'
+        for model in models)

@@ -21,7 +21,7 @@ import pytest
 
 from conftest import MODELS_DIR, REPO, SUMMARY_LINES, TREE
 from helpers import (assert_deploy_matches_torch, assert_matches_torch, cmake_build, cmake_configure, etsb,
-                     new_workspace, run_model, stripped_size, write_deploy_inputs)
+                     new_workspace, run_model, static_model_binaries, stripped_size, write_deploy_inputs)
 from op_corpus import OPS_DIR, run_operator
 from op_corpus import load_manifest as load_ops_manifest
 from selective_build.driver.platforms import PLATFORMS, strip_for
@@ -32,9 +32,7 @@ pytestmark = pytest.mark.build
 PLATFORM = PLATFORMS["aarch64-linux"]
 MODELS = ("mlp", "cnn")
 CONFIGS = ("default", "size")
-BUILD = 'load("//rules:executorch.bzl", "et_model_binary")\n' + "".join(
-    f'\net_model_binary(\n    name = "{model}",\n    model = "{model}.pte",\n    runtime = "static",\n)\n'
-    for model in MODELS)
+BUILD = static_model_binaries(MODELS)
 # The wheel's runtime (the default), on line 3 of its BUILD file.
 SHARED_BUILD = ('load("//rules:executorch.bzl", "et_model_binary")\n\n'
                 'et_model_binary(\n    name = "mlp",\n    model = "mlp.pte",\n)\n')

@@ -104,7 +104,7 @@ def test_the_exit_status_is_the_programs(workspace):
 
 def test_mlp_fits_the_flash_budget(workspace):
     binary = workspace / "etsb-out" / "bin" / "models" / "mlp"
-    sizes = subprocess.run(["arm-none-eabi-size", str(binary)], capture_output=True, text=True, check=True).stdout
+    sizes = subprocess.run([PLATFORM.size, str(binary)], capture_output=True, text=True, check=True).stdout
     text, data, bss = (int(word) for word in sizes.splitlines()[1].split()[:3])
     SUMMARY_LINES.append(f"cortex-m55 MLP (embedded, size config): flash {text + data:,} B "
                          f"(text {text:,}, data {data:,}), static RAM {data + bss:,} B")

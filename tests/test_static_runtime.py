@@ -18,15 +18,13 @@ from pathlib import Path
 import pytest
 
 from conftest import MODELS_DIR, SUMMARY_LINES, TREE
-from helpers import ET, assert_matches_torch, etsb, new_workspace, run_model, stripped_size
+from helpers import ET, assert_matches_torch, etsb, new_workspace, run_model, static_model_binaries, stripped_size
 from selective_build.driver.size import PART_KERNELS, PART_RUNTIME, measure
 
 pytestmark = [pytest.mark.build, pytest.mark.tree]
 
 MODELS = ("mlp", "cnn")
-BUILD = 'load("//rules:executorch.bzl", "et_model_binary")\n' + "".join(
-    f'\net_model_binary(\n    name = "{model}",\n    model = "{model}.pte",\n    runtime = "static",\n)\n'
-    for model in MODELS)
+BUILD = static_model_binaries(MODELS)
 # A value that is neither runtime, on line 6 of its BUILD file.
 BAD_BUILD = ('load("//rules:executorch.bzl", "et_model_binary")\n\n'
              'et_model_binary(\n    name = "bin",\n    model = "m.pte",\n    runtime = "statik",\n)\n')

@@ -98,8 +98,9 @@ RUNTIME_STATIC = "static"
 RUNTIME_KINDS = [RUNTIME_SHARED, RUNTIME_STATIC]
 RUNTIME_FROM_TREE = "@executorch//:runtime"
 
-# Its parts, for a binary that registers only the prim ops its program calls:
-# the runtime without prim ops, and the prim ops' sources.
+# Its parts, for a binary that registers only the prim ops its program calls in
+# a registry of its own size: the runtime without prim ops and registry, and
+# their sources.
 RUNTIME_FROM_TREE_CORE = "@executorch//:runtime_core"
 RUNTIME_FROM_TREE_PRIM_OPS = "@executorch//:prim_ops_sources"
 RUNTIME_FROM_TREE_REGISTRY = "@executorch//:registry_sources"
@@ -116,7 +117,7 @@ RUNNER_FROM_TREE = etsb_label("//tools/runner:runner_tree")
 # ship (`--config size`, or `embed_model = True`), by where the program comes
 # from and which runtime it is built against.
 def deploy_runner(embedded, runtime):
-    """The deploy runner library for a program `embedded` or not, against runtime `kind`.
+    """The deploy runner library for a program `embedded` or not, against `runtime`.
 
     Args:
       embedded: whether the program is embedded in the binary.
@@ -156,9 +157,10 @@ def runtime_library(kind):
 def runtime_headers(kind):
     """The runtime library that libraries of runtime `kind` compile against.
 
-    For the static runtime, the runtime without its prim ops: binaries link
-    the prim ops, all of them (`runtime_library`) or only those their program
-    calls (the size configuration of et_model_binary).
+    For the static runtime, the runtime without its prim ops and kernel
+    registry: binaries link them, all prim ops and 2,000 registry slots
+    (`runtime_library`), or only the prim ops their program calls and as many
+    slots as they register (the size configuration of et_model_binary).
 
     Args:
       kind: one of `RUNTIME_KINDS`.

@@ -140,7 +140,7 @@ void print_output(size_t index, const EValue& value) {
 }
 
 #if !ETSB_DEPLOY_EMBEDDED
-// Reads input `index` from `path` into `buffer` (exactly `size` bytes).
+// Reads the input file `path` into `buffer`: exactly `size` bytes, or false after saying why.
 bool read_input(const char* path, uint8_t* buffer, size_t size) {
   FILE* file = std::fopen(path, "rb");
   if (file == nullptr) return fail("cannot open an input file"), say(stderr, path), say(stderr, "\n"), false;
@@ -179,7 +179,9 @@ bool set_inputs(Method& method, const MethodMeta& meta, int count, char** paths,
 #if !ETSB_DEPLOY_EMBEDDED
     if (from_files) {
       uint8_t* buffer = scratch.take(size);
-      if (buffer == nullptr) return fail("the input pool is too small for the inputs"), false;
+      if (buffer == nullptr) {
+        return fail("the planned pool has no room for the inputs: this binary was built for a smaller program"), false;
+      }
       if (!read_input(paths[i], buffer, size)) return false;
       data = buffer;
     }
@@ -218,7 +220,9 @@ int run(DataLoader& loader, int count, char** paths) {
   for (size_t i = 0; i < buffers; ++i) {
     size_t size = static_cast<size_t>(meta->memory_planned_buffer_size(i).get());
     uint8_t* buffer = planned_pool.take(size);
-    if (buffer == nullptr) return fail("the planned memory pool is too small for this program (planned_pool_bytes)");
+    if (buffer == nullptr) {
+      return fail("the planned memory pool is too small: this binary was built for a smaller program");
+    }
     spans[i] = Span<uint8_t>(buffer, size);
   }
   HierarchicalAllocator planned({spans, buffers});
@@ -243,7 +247,6 @@ int main(int argc, char** argv) {
   Error registered = etsb::register_model_kernels();
   if (registered != Error::Ok) return fail("cannot register the kernels", registered);
 #if ETSB_DEPLOY_EMBEDDED
-  (void)argv;
   if (argc > 1) {
     if (std::strcmp(argv[1], "--help") != 0) return fail("the program and its inputs are embedded: give no arguments"), 2;
     say(stdout, "usage: BIN   (runs the embedded program on its embedded inputs; prints the outputs)\n");

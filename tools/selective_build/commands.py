@@ -205,6 +205,7 @@ def deploy_source(args: SimpleNamespace) -> int:
     from selective_build.readers.files import read_bytes
     from selective_build.readers import inputs
     from selective_build.readers.npy import read_npy
+    from selective_build.readers.pte import read_program
     from selective_build.readers.pte_memory import read_method_memory
     from selective_build.stages.deploy_memory import check_inputs, deploy_pools
 
@@ -216,8 +217,7 @@ def deploy_source(args: SimpleNamespace) -> int:
     pools = deploy_pools(method, not args.embed, args.method_pool_bytes, args.temp_pool_bytes)
     text = render(pools, program if args.embed else None, [array.data for array in arrays], args.model)
     if args.prim_ops_header:
-        methods = inputs.program(args.model, None).methods
-        prim_ops = [str(op) for each in methods for op in each.runtime_operators]
+        prim_ops = [str(op) for each in read_program(program, args.model).methods for op in each.runtime_operators]
         _write_to(args.prim_ops_header, selected_prim_ops_header(prim_ops, args.model))
     _write_to(args.output, text)
     return 0

@@ -30,6 +30,7 @@ class Platform:
     compiler: str = ""               # the C++ compiler driver ('' : $CXX, else g++)
     archiver: str = "ar"
     strip: str = "strip"             # what strips its binaries (a binary's size is measured stripped)
+    size: str = "size"               # what reports its binaries' sections (flash: text + data, on bare metal)
     elf_machine: int = 0             # its binaries' ELF e_machine, by which a binary's strip is found
     compile_flags: tuple[str, ...] = ()
     link_flags: tuple[str, ...] = ()
@@ -68,6 +69,7 @@ PLATFORMS: Mapping[str, Platform] = {p.name: p for p in (
     Platform("aarch64-linux", "64-bit Arm Linux (phones, boards), with Debian's aarch64-linux-gnu-g++; "
              "run here under qemu-aarch64",
              compiler="aarch64-linux-gnu-g++", archiver="aarch64-linux-gnu-ar", strip="aarch64-linux-gnu-strip",
+             size="aarch64-linux-gnu-size",
              elf_machine=183,
              emulator=("qemu-aarch64", "-L", "/usr/aarch64-linux-gnu")),
     # The board's start-up code, memory layout and ExecuTorch platform layer are
@@ -75,6 +77,7 @@ PLATFORMS: Mapping[str, Platform] = {p.name: p for p in (
     Platform("cortex-m55", "a Cortex-M55 microcontroller without an operating system (QEMU's mps3-an547 board), "
              "with arm-none-eabi-g++ and newlib; output through semihosting",
              compiler="arm-none-eabi-g++", archiver="arm-none-eabi-ar", strip="arm-none-eabi-strip",
+             size="arm-none-eabi-size",
              elf_machine=40,
              compile_flags=_CORTEX_M55 + (
                  # no pread in newlib: ExecuTorch's file loader seeks and reads
@@ -125,8 +128,6 @@ class Toolchain:
     ar: str
     compile_flags: tuple[str, ...]
     link_flags: tuple[str, ...]
-    platform: Platform
-    config: Configuration
 
 
 def choice_defines(platform: str | None, config: str | None) -> dict[str, str]:
@@ -154,8 +155,6 @@ def toolchain(defines: Mapping[str, str], host_cxx: str) -> Toolchain:
         compile_flags=(*platform.compile_flags, *config.compile_flags),
         link_flags=(*platform.link_flags, *config.link_flags,
                     *(config.loader_link_flags if platform.hosted else ())),
-        platform=platform,
-        config=config,
     )
 
 

@@ -1,0 +1,36 @@
+"""The platforms and configurations table (driver/platforms.py): what each
+name chooses, and an unknown name, from a flag or a --define, refused with
+the known ones. No build: the table's values are checked as they are."""
+
+from __future__ import annotations
+
+import pytest
+
+from selective_build.driver.platforms import (CONFIGS, PLATFORMS, choice_defines, strip_for, toolchain)
+from selective_build.model.errors import UserError
+
+
+def test_the_defaults_are_the_host_and_the_development_build():
+    chosen = toolchain({}, "c++")
+    assert (chosen.cxx, chosen.ar, chosen.compile_flags, chosen.link_flags) == (
+        "c++", "ar", CONFIGS["default"].compile_flags, ())
+
+
+def test_a_platform_brings_its_compiler_and_a_hosted_one_its_loader_flags():
+    arm = toolchain(choice_defines("aarch64-linux", "size"), "c++")
+    assert arm.cxx == "aarch64-linux-gnu-g++" and "-no-pie" in arm.link_flags and "-Os" in arm.compile_flags
+    bare = toolchain(choice_defines("cortex-m55", "size"), "c++")
+    assert bare.cxx == "arm-none-eabi-g++" and "-no-pie" not in bare.link_flags
+    assert not PLATFORMS["cortex-m55"].hosted and strip_for(40) == "arm-none-eabi-strip" and strip_for(None) == "strip"
+
+
+@pytest.mark.parametrize("defines, message", [
+    ({"etsb_platform": "cortex-m5"}, "--define etsb_platform: 'cortex-m5' is not known (did you mean 'cortex-m55'?)"),
+    ({"etsb_config": "tiny"}, "--define etsb_config: 'tiny' is not known (known: default, size)"),
+])
+def test_an_unknown_name_in_a_define_is_refused_with_the_known_ones(defines, message):
+    with pytest.raises(UserError) as raised:
+        toolchain(defines, "c++")
+    assert message in str(raised.value)
+    with pytest.raises(UserError, match="--platform: 'pc' is not known"):
+        choice_defines("pc", None)
