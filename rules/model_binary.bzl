@@ -3,7 +3,7 @@
 load(":generated_lib.bzl", "executorch_generated_lib")
 load(":operator_library.bzl", "et_operator_library")
 load(":private/attrs.bzl", "attrs", "check_call", "internal", "rule_info", "with_tags")
-load(":private/shim.bzl", "BARE_METAL_SETTINGS", "BUILD_SYSTEM", "ETSB_COMMAND", "ETSB_TOOLS", "LINK_MAPS", "REGISTRY_SIZE_HEADER", "RUNNER", "RUNNER_FROM_TREE", "RUNTIME_FROM_TREE", "RUNTIME_FROM_TREE_CORE", "RUNTIME_FROM_TREE_PRIM_OPS", "RUNTIME_FROM_TREE_REGISTRY", "RUNTIME_KINDS", "RUNTIME_SHARED", "RUNTIME_SHARED_LIBRARY", "RUNTIME_STATIC", "SIZE_CONFIG_SETTING", "TAG_ALL_KERNELS", "TAG_BINARY", "TAG_COPIED_TO", "TAG_MANUAL", "check_runtime", "deploy_runner", "etsb_cxx_binary", "etsb_cxx_library", "etsb_genrule", "etsb_label", "runtime_library")
+load(":private/shim.bzl", "BARE_METAL_SETTINGS", "BUILD_SYSTEM", "ETSB_COMMAND", "ETSB_TOOLS", "LINK_MAPS", "REGISTRY_SIZE_HEADER", "RUNNER", "RUNNER_FROM_TREE", "RUNTIME_FROM_TREE", "RUNTIME_FROM_TREE_CORE", "RUNTIME_FROM_TREE_PRIM_OPS", "RUNTIME_FROM_TREE_PROGRAM", "RUNTIME_FROM_TREE_PROGRAM_UNVERIFIED", "RUNTIME_FROM_TREE_REGISTRY", "RUNTIME_KINDS", "RUNTIME_SHARED", "RUNTIME_SHARED_LIBRARY", "RUNTIME_STATIC", "SIZE_CONFIG_SETTING", "TAG_ALL_KERNELS", "TAG_BINARY", "TAG_COPIED_TO", "TAG_MANUAL", "check_runtime", "deploy_runner", "etsb_cxx_binary", "etsb_cxx_library", "etsb_genrule", "etsb_label", "runtime_library")
 
 PORTABLE_FUNCTIONS_YAML = etsb_label("//kernels/portable:functions.yaml")
 PORTABLE_KERNELS = etsb_label("//kernels/portable:kernels")
@@ -169,7 +169,9 @@ def _runtime(name, binary_name, a, helper):
     operators of other programs) and a registry of as many slots as the
     binary registers kernels (ExecuTorch's `selected_prim_ops.h` and
     `selected_max_kernel_num.h` hooks, written by `etsb deploy-source` and
-    `etsb gen-bindings`).
+    `etsb gen-bindings`), and the program loader: without its flatbuffer
+    verifier when the program is embedded (it was read at build time), with
+    it when the binary reads a program at run time.
 
     Args:
       name: the et_model_binary's name.
@@ -196,8 +198,11 @@ def _runtime(name, binary_name, a, helper):
         deps = [RUNTIME_FROM_TREE_CORE],
         **with_tags(helper, [TAG_MANUAL])
     )
+
+    # A program compiled in was read at build time: its loader needs no verifier.
+    program = RUNTIME_FROM_TREE_PROGRAM_UNVERIFIED if a.embed_model else RUNTIME_FROM_TREE_PROGRAM
     return select({
-        SIZE_CONFIG_SETTING: [":" + binary_name + "_runtime", RUNTIME_FROM_TREE_CORE],
+        SIZE_CONFIG_SETTING: [":" + binary_name + "_runtime", program, RUNTIME_FROM_TREE_CORE],
         "//conditions:default": [RUNTIME_FROM_TREE],
     })
 

@@ -111,6 +111,21 @@ def test_the_binary_runs_the_model_like_torch_under_qemu(built, model, tmp_path)
 
 
 @pytest.mark.tree
+def test_etsb_run_runs_either_runner_under_qemu_with_the_same_arguments(built, tmp_path):
+    """One command line for both configurations: the development runner reads
+    the .npy files itself; the deploy runner's are handled on the host."""
+    from helpers import method_meta
+
+    config, root = built
+    inputs = ",".join(str(MODELS_DIR / "cnn" / i["file"]) for i in method_meta("cnn")["inputs"])
+    result = etsb("run", "--platform=aarch64-linux", f"--config={config}", "--executorch-root", str(TREE),
+                  "//models:cnn", "--", "--model", str(MODELS_DIR / "cnn" / "cnn.pte"), "--inputs", inputs,
+                  "--output-dir", str(tmp_path / "out"), cwd=root)
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+    assert_matches_torch("cnn", tmp_path / "out")
+
+
+@pytest.mark.tree
 def test_pick_smaller_strips_aarch64_binaries_with_their_platforms_strip(built, tmp_path):
     """`etsb pick-smaller` (how dtype_selective_build keeps the smaller link)
     measures each candidate stripped by its platform's strip: the host's

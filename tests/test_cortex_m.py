@@ -44,6 +44,9 @@ et_model_binary(
     runtime = "static",
 )
 '''
+# A method pool larger than the board's SRAM: a build-time error naming the budget.
+TOO_LARGE_BUILD = (BUILD.split("\n\n")[0] + '\n\net_model_binary(\n    name = "too_large",\n    model = "mlp.pte",\n'
+                   '    runtime = "static",\n    method_pool_bytes = 5000000,\n)\n')
 # The wheel's runtime (a shared library): there is nothing to load it on a board.
 SHARED_BUILD = ('load("//rules:executorch.bzl", "et_model_binary")\n\n'
                 'et_model_binary(\n    name = "shared",\n    model = "mlp.pte",\n)\n')
@@ -57,7 +60,7 @@ def workspace(tmp_path_factory) -> Path:
     built for the Cortex-M55 in the size configuration, and a package with
     a binary on the wheel's runtime."""
     root = new_workspace(tmp_path_factory.mktemp("cortex_m") / "ws", "kernels")
-    for package, build in (("models", BUILD), ("bad", SHARED_BUILD)):
+    for package, build in (("models", BUILD), ("bad", SHARED_BUILD), ("large", TOO_LARGE_BUILD)):
         (root / package).mkdir()
         shutil.copy(MODELS_DIR / "mlp" / "mlp.pte", root / package)
         (root / package / "BUILD").write_text(build)
@@ -111,10 +114,35 @@ def test_mlp_fits_the_flash_budget(workspace):
     assert text + data <= FLASH_BUDGET, sizes
 
 
+def test_etsb_run_takes_npy_files_and_writes_npy_outputs(workspace, tmp_path):
+    """`etsb run` reads the .npy inputs on the host, passes them through
+    semihosting as raw files, and turns what the board printed into .npy files."""
+    from helpers import assert_outputs_match
+
+    inputs = MODELS_DIR / "mlp" / INPUT
+    result = etsb("run", *FLAGS, "//models:mlp_file", "--", "--model", "models/mlp.pte", "--inputs", str(inputs),
+                  "--output-dir", str(tmp_path / "out"), cwd=workspace)
+    assert result.returncode == 0, result.stdout + result.stderr
+    expected = [MODELS_DIR / "mlp" / o["file"] for o in method_meta("mlp", "forward")["outputs"]]
+    assert_outputs_match(expected, tmp_path / "out", "mlp on cortex-m55 through etsb run")
+    printed = etsb("run", *FLAGS, "//models:mlp", cwd=workspace)
+    assert printed.returncode == 0 and printed.stdout.startswith("output 0: Float [2, 4]\n"), printed.stderr
+
+
+def test_a_program_too_large_for_the_board_fails_the_build_naming_the_budget(workspace):
+    result = etsb("build", *FLAGS, "//large:too_large", cwd=workspace)
+    assert result.returncode == 1, result.stdout[-2000:]
+    output = result.stdout + result.stderr
+    budget = PLATFORM.ram_bytes - PLATFORM.ram_reserved_bytes
+    assert "large/BUILD:" in output and "large/mlp.pte needs 5,000," in output and "(method pool 5,000,000, " \
+        "planned buffers and inputs" in output and f"more than the board's budget of {budget} bytes" in output, \
+        output[-3000:]
+
+
 def test_unknown_platform_is_a_clear_error(workspace):
     result = etsb("build", "--platform=cortex-m5", "//models:mlp", cwd=workspace)
     assert result.returncode == 2
-    assert "--platform must be one of host, aarch64-linux, cortex-m55, not 'cortex-m5'" in result.stderr
+    assert "--platform must be one of host, x86_64-linux, aarch64-linux, cortex-m55, not 'cortex-m5'" in result.stderr
     assert "Traceback" not in result.stderr
 
 

@@ -102,6 +102,8 @@ RUNTIME_FROM_TREE = "@executorch//:runtime"
 # a registry of its own size: the runtime without prim ops and registry, and
 # their sources.
 RUNTIME_FROM_TREE_CORE = "@executorch//:runtime_core"
+RUNTIME_FROM_TREE_PROGRAM = "@executorch//:program"  # the program loader, with its flatbuffer verifier
+RUNTIME_FROM_TREE_PROGRAM_UNVERIFIED = "@executorch//:program_unverified"  # and without: programs compiled in
 RUNTIME_FROM_TREE_PRIM_OPS = "@executorch//:prim_ops_sources"
 RUNTIME_FROM_TREE_REGISTRY = "@executorch//:registry_sources"
 
@@ -191,6 +193,9 @@ TAG_ALL_KERNELS = "etsb_all_kernels="  # + the all-kernels companion of a binary
 TAG_BINARY = "etsb_binary"  # a genrule whose output is a binary
 TAG_COPIED_TO = "etsb_copied_to="  # + a folder (of the package) a copy of this binary runs from
 TAG_BUILT_FOR = "etsb_built_for="  # + the one platform (--platform) a prebuilt library runs on
+TAG_DEPLOY_RUNNER = "etsb_deploy_runner="  # + DEPLOY_FROM_FILE or DEPLOY_EMBEDDED: how a deploy runner gets its program
+DEPLOY_FROM_FILE = "file"  # its arguments: MODEL.pte and raw input files (etsb run writes them)
+DEPLOY_EMBEDDED = "embedded"  # the program and inputs compiled in: no arguments
 
 def command_word(text):
     """`text` as one word of a genrule command, whatever it holds.

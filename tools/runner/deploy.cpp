@@ -28,6 +28,8 @@
 #include <executorch/extension/data_loader/buffer_data_loader.h>
 #if !ETSB_DEPLOY_EMBEDDED
 #include <executorch/extension/data_loader/file_data_loader.h>
+
+#include "program_check.h"
 #endif
 #include <executorch/runtime/core/evalue.h>
 #include <executorch/runtime/core/hierarchical_allocator.h>
@@ -43,6 +45,7 @@ using executorch::aten::Tensor;
 using executorch::aten::TensorImpl;
 using executorch::runtime::DataLoader;
 using executorch::runtime::Error;
+using executorch::runtime::FreeableBuffer;
 using executorch::runtime::EValue;
 using executorch::runtime::HierarchicalAllocator;
 using executorch::runtime::MemoryAllocator;
@@ -205,20 +208,48 @@ bool set_inputs(Method& method, const MethodMeta& meta, int count, char** paths,
   return true;
 }
 
-int run(DataLoader& loader, int count, char** paths) {
-  Result<Program> program = Program::load(&loader);
+// Runs the program `loader` reads; `whole`, when the program was read at run
+// time, is all of its bytes, checked here once ExecuTorch's verifier accepts them.
+int run(DataLoader& loader, const uint8_t* whole, int count, char** paths) {
+  // A program read at run time is checked whole (ExecuTorch's flatbuffer
+  // verifier): a corrupt file is refused, never a crash. One compiled into the
+  // binary was read at build time, and skips it (and its code, in the size configuration).
+  Result<Program> program =
+      Program::load(&loader, ETSB_DEPLOY_EMBEDDED ? Program::Verification::Minimal
+                                                  : Program::Verification::InternalConsistency);
   if (!program.ok()) return fail("not a program this runtime can load", program.error());
+#if !ETSB_DEPLOY_EMBEDDED
+  if (!etsb_program_check::kernel_calls_name_known_operators(whole))
+    return fail("not a program this runtime can load: an operator without a name, or a kernel call naming one "
+                "the program does not have");
+#else
+  (void)whole;
+#endif
   Result<const char*> name = program->get_method_name(0);
   if (!name.ok()) return fail("the program has no method", name.error());
   Result<MethodMeta> meta = program->method_meta(name.get());
   if (!meta.ok()) return fail("cannot read the method's description", meta.error());
+#if !ETSB_DEPLOY_EMBEDDED
+  // The runtime checks the values a method names as its inputs and outputs
+  // only when asked here, and aborts when it later reads one that is not there.
+  for (size_t i = 0; i < meta->num_inputs(); ++i) {
+    Result<executorch::runtime::Tag> tag = meta->input_tag(i);
+    if (!tag.ok()) return fail("the method names an input it does not have", tag.error());
+  }
+  for (size_t i = 0; i < meta->num_outputs(); ++i) {
+    Result<executorch::runtime::Tag> tag = meta->output_tag(i);
+    if (!tag.ok()) return fail("the method names an output it does not have", tag.error());
+  }
+#endif
 
   Carver planned_pool{etsb_deploy::planned_pool, etsb_deploy::planned_pool + etsb_deploy::kPlannedPoolSize};
   size_t buffers = meta->num_memory_planned_buffers();
   if (buffers > kMaxPlannedBuffers) return fail("the method has more planned buffers than the deploy runner handles");
   Span<uint8_t> spans[kMaxPlannedBuffers];
   for (size_t i = 0; i < buffers; ++i) {
-    size_t size = static_cast<size_t>(meta->memory_planned_buffer_size(i).get());
+    Result<int64_t> planned_size = meta->memory_planned_buffer_size(i);
+    if (!planned_size.ok() || planned_size.get() < 0) return fail("the method's planned buffers are invalid");
+    size_t size = static_cast<size_t>(planned_size.get());
     uint8_t* buffer = planned_pool.take(size);
     if (buffer == nullptr) {
       return fail("the planned memory pool is too small: this binary was built for a smaller program");
@@ -253,19 +284,25 @@ int main(int argc, char** argv) {
     return 0;
   }
   executorch::extension::BufferDataLoader loader(etsb_deploy::kProgram, etsb_deploy::kProgramSize);
-  return run(loader, 0, nullptr);
+  return run(loader, nullptr, 0, nullptr);
 #else
   if (argc < 2 || std::strcmp(argv[1], "--help") == 0) {
     say(argc < 2 ? stderr : stdout, "usage: BIN MODEL.pte [INPUT.bin ...]   (prints the first method's outputs)\n");
     return argc < 2 ? 2 : 0;
   }
-  Result<executorch::extension::FileDataLoader> loader = executorch::extension::FileDataLoader::from(argv[1]);
-  if (!loader.ok()) {
-    fail("cannot read the program file", loader.error());
+  // The whole file at once: the program is read from these bytes, and checked in them.
+  Result<executorch::extension::FileDataLoader> file = executorch::extension::FileDataLoader::from(argv[1]);
+  Result<size_t> size = file.ok() ? file->size() : Result<size_t>(file.error());
+  Result<FreeableBuffer> bytes = size.ok() ? file->load(0, size.get(), DataLoader::SegmentInfo(
+                                                                           DataLoader::SegmentInfo::Type::Program))
+                                           : Result<FreeableBuffer>(size.error());
+  if (!bytes.ok()) {
+    fail("cannot read the program file", bytes.error());
     say(stderr, argv[1]);
     say(stderr, "\n");
     return 1;
   }
-  return run(loader.get(), argc - 2, argv + 2);
+  executorch::extension::BufferDataLoader loader(bytes->data(), bytes->size());
+  return run(loader, static_cast<const uint8_t*>(bytes->data()), argc - 2, argv + 2);
 #endif
 }

@@ -84,6 +84,8 @@ class Command:
     flags: tuple[Flag, ...] = ()
     positional: Positional | None = None
     rules: tuple[Rule, ...] = ()
+    # Where the arguments after ``--`` go, untouched ('': they are positional arguments).
+    passthrough: str = ""
 
 
 def _flag(name: str, kind: str, help: str, metavar: str = "", required: bool = False, default: object = None,
@@ -330,9 +332,30 @@ SIZE = Command("size",
     _CONFIG,
 ), Positional("target", "TARGET", "an et_model_binary (or any cxx_binary) label", at_least=1, at_most=1))
 
+RUN = Command("run",
+    "Build one binary and run it: here, or under its platform's emulator (qemu-aarch64, qemu-system-arm). "
+    "The arguments after '--' are the development runner's; a deploy binary takes --model, --inputs "
+    "(.npy files) and --output-dir the same way, its .npy handling done here, on the host.", (
+    _flag("jobs", INT, "parallel jobs of the build (ninja's default otherwise)", "N", short="-j"),
+    _DEFINE,
+    _EXECUTORCH_ROOT,
+    _PLATFORM,
+    _CONFIG,
+), Positional("target", "TARGET", "the binary: an et_model_binary (or any cxx_binary) label", at_least=1,
+              at_most=1), passthrough="runner_args")
+
+# What `etsb run` takes after '--' for a deploy binary: the development runner's
+# spelling of the same things, read on the host.
+DEPLOY_RUN = Command("run",
+    "The arguments of a deploy binary, after '--'.", (
+    _flag("model", VALUE, "the .pte program (binaries that read it from a file)", "PTE"),
+    _flag("inputs", VALUE, "the first method's inputs, .npy files separated by commas", "A.npy,B.npy"),
+    _flag("output-dir", VALUE, "write output_<i>.npy here (default: print the values)", "DIR"),
+))
+
 COMMANDS: tuple[Command, ...] = (MERGE_YAML, GEN_OPLIST, GEN_ALL_OPLIST, GEN_BINDINGS, BACKEND_LIBRARY,
                                   CHECK_ATTRS, KERNEL_SOURCES, GEN_OP_VARIANTS, VALIDATE_YAML, BUILD, QUERY,
-                                  PICK_SMALLER, DEPLOY_SOURCE, DEPLOY_OUTPUTS, CLEAN, DOCTOR,
+                                  RUN, PICK_SMALLER, DEPLOY_SOURCE, DEPLOY_OUTPUTS, CLEAN, DOCTOR,
                                   SIZE)
 
 

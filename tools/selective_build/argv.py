@@ -60,16 +60,20 @@ def parse(argv: list[str]) -> tuple[Command, SimpleNamespace] | str:
                          f"{', '.join(_BY_NAME)}")
     if any(arg in _HELP for arg in argv[1:argv.index("--") if "--" in argv else len(argv)]):
         return command_help(command)
-    return command, _values(command, argv[1:])
+    return command, read_values(command, argv[1:])
 
 
-def _values(command: Command, argv: list[str]) -> SimpleNamespace:
-    """Each flag's value by destination, and the positional arguments."""
+def read_values(command: Command, argv: list[str]) -> SimpleNamespace:
+    """Each flag's value by destination, the positional arguments, and those
+    after ``--`` (the command's ``passthrough``, if it has one), as ``command``
+    declares them; a UsageError for what does not fit."""
     flags = {name: flag for flag in command.flags for name in flag.names}
     values: dict[str, object] = {}
     for flag in command.flags:
         values[flag.dest] = {LIST: lambda: list(flag.default), PAIRS: dict, SWITCH: lambda: False,
                              GROUP: list}.get(flag.kind, lambda: flag.default)()
+    if command.passthrough:
+        values[command.passthrough] = []
     given: set[str] = set()
     positional: list[str] = []
     # Where positional arguments go: the list itself, or the last GROUP flag's group.
@@ -77,7 +81,7 @@ def _values(command: Command, argv: list[str]) -> SimpleNamespace:
     arguments = iter(argv)
     for argument in arguments:
         if argument == "--":
-            collecting.extend(arguments)
+            (values[command.passthrough] if command.passthrough else collecting).extend(arguments)
             break
         if not argument.startswith("-") or argument == "-":
             collecting.append(argument)
@@ -157,6 +161,8 @@ def usage_line(command: Command) -> str:
         spec = command.positional
         text = spec.metavar + (" ..." if spec.at_most != 1 else "")
         parts.append(text if spec.at_least else f"[{text}]")
+    if command.passthrough:
+        parts.append("[-- ARGUMENT ...]")
     return " ".join(parts)
 
 

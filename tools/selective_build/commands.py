@@ -18,6 +18,7 @@ from types import SimpleNamespace
 
 from selective_build import arguments
 from selective_build.arguments import Command
+from selective_build.model.errors import CommandLine, UserError
 
 
 def _write(directory: str, name: str, text: str) -> None:
@@ -270,6 +271,41 @@ def query(args: SimpleNamespace) -> int:
     return status
 
 
+def run(args: SimpleNamespace) -> int:
+    """Build one binary and run it here or under its platform's emulator, with the arguments after ``--``."""
+    from selective_build.driver.launch import run_binary
+    from selective_build.driver.layout import DEVELOPMENT_RUNNER
+    from selective_build.driver.platforms import HOST, PLATFORM_DEFINE, PLATFORMS
+    from selective_build.driver.running import report
+    from selective_build.driver.workspace import Workspace
+
+    defines = _defines(args)
+    workspace = Workspace.here(defines, args.executorch_root)
+    status, plan = workspace.build([args.target], args.jobs, quiet=True)
+    if status != 0:
+        return report(status, plan)
+    if len(plan.targets) != 1 or not plan.targets[0].binary:
+        what = f"{len(plan.targets)} targets" if len(plan.targets) != 1 else f"a {plan.targets[0].rule}"
+        raise UserError(f"'{args.target}' names {what}: etsb run runs one binary", CommandLine("run"))
+    target = plan.targets[0]
+    platform = PLATFORMS[defines.get(PLATFORM_DEFINE, HOST)]
+    request = None if target.runner == DEVELOPMENT_RUNNER else _deploy_request(target.label, args.runner_args)
+    return run_binary(target, os.path.join(workspace.root, target.outputs[0]), platform, args.runner_args, request)
+
+
+def _deploy_request(label: str, runner_args: list[str]) -> SimpleNamespace:
+    """A deploy binary's arguments after ``--``, as the development runner spells them."""
+    from selective_build.argv import UsageError, read_values
+
+    try:
+        values = read_values(arguments.DEPLOY_RUN, list(runner_args))
+    except UsageError as error:
+        raise UserError(f"{error}: {label} is a deploy binary, which takes only --model, --inputs and "
+                        "--output-dir after '--'", CommandLine("run")) from None
+    values.inputs = [path for path in (values.inputs or "").split(",") if path]
+    return values
+
+
 def clean(args: SimpleNamespace) -> int:
     """Remove every build output."""
     from selective_build.driver.workspace import Workspace
@@ -322,6 +358,7 @@ RUNS: Mapping[Command, Callable[[SimpleNamespace], int]] = {
     arguments.VALIDATE_YAML: validate_yaml,
     arguments.BUILD: build,
     arguments.QUERY: query,
+    arguments.RUN: run,
     arguments.PICK_SMALLER: pick_smaller,
     arguments.DEPLOY_SOURCE: deploy_source,
     arguments.DEPLOY_OUTPUTS: deploy_outputs,

@@ -84,7 +84,8 @@ def _check_built_for(analysis: Analysis, target: Target, linked: Iterable[Node])
         if built_for and platform not in built_for:
             raise analysis.fail(target, f"it is built for --platform={platform} but links {node.target.label}, "
                                         f"prebuilt for --platform={built_for[0]} only (the executorch wheel's "
-                                        "libexecutorch.so is an x86-64 Linux library): give the binary "
+                                        "libexecutorch.so serves this machine's development builds): give the "
+                                        "binary "
                                         "runtime = \"static\", ExecuTorch's runtime compiled from the tree "
                                         "(--executorch-root)")
 

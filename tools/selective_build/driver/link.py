@@ -7,9 +7,10 @@ from __future__ import annotations
 
 import os
 import shlex
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable, Mapping
 
 from selective_build.driver.analysis import Node, unique
+from selective_build.driver.layout import DEVELOPMENT_RUNNER, TAG_BINARY, TAG_DEPLOY_RUNNER
 from selective_build.model.records import record
 
 # A prebuilt shared library in a cxx_library's srcs: linked by path, found at run time beside the binary.
@@ -119,3 +120,23 @@ def closure(libraries: Iterable[Node]) -> list[Node]:
     for lib in reversed(list(libraries)):
         visit(lib)
     return order[::-1]
+
+
+def runner_kind(nodes: Mapping[object, Node], label: object, main_names: Collection[str] = ()) -> str:
+    """How the runner linked into the binary ``label`` (of ``nodes``, an
+    analysed graph's) gets its program: the ``TAG_DEPLOY_RUNNER`` value of a
+    library it links, else ``DEVELOPMENT_RUNNER``. A binary a genrule copies
+    (``TAG_BINARY``: the smaller of two candidates) is its first source's."""
+    from selective_build.driver.labels import parse_label
+
+    node = nodes[label]
+    if TAG_BINARY in node.target.tags:
+        sources = [parse_label(text, node.target.package, main_names)
+                   for text in node.target.attrs.get("srcs") or () if isinstance(text, str)]
+        binaries = [source for source in sources if source in nodes and nodes[source].target.rule == "cxx_binary"]
+        return runner_kind(nodes, binaries[0], main_names) if binaries else DEVELOPMENT_RUNNER
+    for library in closure(node.libraries):
+        for tag in library.target.tags:
+            if tag.startswith(TAG_DEPLOY_RUNNER):
+                return tag[len(TAG_DEPLOY_RUNNER):]
+    return DEVELOPMENT_RUNNER

@@ -10,13 +10,16 @@ from selective_build.model.records import record
 @record
 class PlannedTarget:
     """A requested target: its label, rule, output files, the label of its
-    all-kernels companion (``""`` when it has none), and whether it is a binary."""
+    all-kernels companion (``""`` when it has none), whether it is a binary,
+    and how its runner gets its program (``layout.DEVELOPMENT_RUNNER``,
+    ``DEPLOY_FROM_FILE`` or ``DEPLOY_EMBEDDED``)."""
 
     label: str
     rule: str
     outputs: tuple[str, ...]
     companion: str = ""
     binary: bool = False
+    runner: str = ""
 
 
 @record

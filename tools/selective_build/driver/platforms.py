@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from selective_build.emit.deploy_source import FLASH_BUDGET, RAM_BUDGET
 from selective_build.model.errors import UserError, did_you_mean
 from selective_build.model.records import record
 
@@ -35,6 +36,11 @@ class Platform:
     compile_flags: tuple[str, ...] = ()
     link_flags: tuple[str, ...] = ()
     hosted: bool = True              # an operating system: files, processes, shared libraries
+    # A board's memories (bare metal; 0: not bounded here): what a program's
+    # code and read-only data may take, and its writable data, heap and stack.
+    flash_bytes: int = 0
+    ram_bytes: int = 0
+    ram_reserved_bytes: int = 0      # of ram_bytes, kept for the stack and heap (what the linker script asserts)
     # How this machine runs a binary of the platform ('' : directly).
     emulator: tuple[str, ...] = ()
 
@@ -52,6 +58,7 @@ class Configuration:
 
 
 HOST = "host"
+X86_64_LINUX = "x86_64-linux"
 DEFAULT_CONFIG = "default"
 SIZE_CONFIG = "size"
 
@@ -61,6 +68,13 @@ _CORTEX_M55 = ("-mcpu=cortex-m55", "-mthumb", "-mfloat-abi=hard", "--specs=nano.
 
 PLATFORMS: Mapping[str, Platform] = {p.name: p for p in (
     Platform(HOST, "this machine (x86-64 Linux), with $CXX or g++", elf_machine=62),
+    # The binaries to ship to other x86-64 Linux machines: the host's compiler,
+    # but everything of ExecuTorch compiled in (runtime = "static"): the
+    # wheel's libexecutorch.so, built for the host's development binaries, is
+    # refused, as on every platform but the host.
+    Platform(X86_64_LINUX, "x86-64 Linux machines other than this one, with $CXX or g++: ExecuTorch's runtime "
+             "compiled in (runtime = \"static\"), C and C++ libraries shared, as ExecuTorch's size test links",
+             elf_machine=62),
     # ARMv8-A as Debian's compiler targets it by default: NEON is in every such
     # CPU, so etsb's kernels vectorise with no -march (their x86 paths are
     # compiled out); glibc and libstdc++ are linked shared, as on the host.
@@ -87,6 +101,8 @@ PLATFORMS: Mapping[str, Platform] = {p.name: p for p in (
              # newlib-nano's C library, its I/O on the host through semihosting (librdimon)
              link_flags=_CORTEX_M55 + ("--specs=rdimon.specs",),
              hosted=False,
+             # platforms/cortex_m/an547.ld's FLASH and SRAM (a test keeps them the same)
+             flash_bytes=8 << 20, ram_bytes=4 << 20, ram_reserved_bytes=64 << 10,
              # No display, monitor or serial port: the program's stdio is semihosting's,
              # on QEMU's stdout and stderr, and QEMU exits with its status.
              emulator=("qemu-system-arm", "-M", "mps3-an547", "-display", "none", "-monitor", "none",
@@ -113,7 +129,7 @@ CONFIGS: Mapping[str, Configuration] = {c.name: c for c in (
                   "logging compiled out, release checks only, kernels without per-CPU copies; binaries link the "
                   "deploy runner",
                   ("-Os", *_SECTIONS, "-fno-exceptions", "-fno-rtti", "-fno-asynchronous-unwind-tables",
-                   "-fno-unwind-tables", "-DNDEBUG", "-DET_LOG_ENABLED=0", "-DET_ENABLE_PROGRAM_VERIFICATION=0",
+                   "-fno-unwind-tables", "-DNDEBUG", "-DET_LOG_ENABLED=0",
                    "-DETSB_KERNELS_ONE_PATH"),
                   ("-Wl,-O1", "-Wl,--build-id=none"),
                   ("-no-pie", "-Wl,-z,noseparate-code", "-Wl,-z,norelro", "-Wl,-z,common-page-size=64")),
@@ -152,10 +168,20 @@ def toolchain(defines: Mapping[str, str], host_cxx: str) -> Toolchain:
     return Toolchain(
         cxx=platform.compiler or host_cxx,
         ar=platform.archiver,
-        compile_flags=(*platform.compile_flags, *config.compile_flags),
+        compile_flags=(*platform.compile_flags, *board_budget_flags(platform), *config.compile_flags),
         link_flags=(*platform.link_flags, *config.link_flags,
                     *(config.loader_link_flags if platform.hosted else ())),
     )
+
+
+def board_budget_flags(platform: Platform) -> tuple[str, ...]:
+    """The defines giving a board's memory budget to the compiles (deploy
+    sources check their program against it: emit/deploy_source.py); none for
+    a platform without one."""
+    if not platform.ram_bytes:
+        return ()
+    return (f"-D{RAM_BUDGET}={platform.ram_bytes - platform.ram_reserved_bytes}",
+            f"-D{FLASH_BUDGET}={platform.flash_bytes}")
 
 
 def strip_for(elf_machine: int | None) -> str:

@@ -16,7 +16,7 @@ import os
 from selective_build.driver.layout import RC_FILE
 
 # The commands an .etsbrc line may name; `common` is each of them.
-RC_COMMANDS = ("build", "query", "size")
+RC_COMMANDS = ("build", "query", "run", "size")
 # Options whose value is a path: relative to the workspace root in the file.
 _PATH_OPTIONS = ("--executorch-root", "--executorch_root")
 

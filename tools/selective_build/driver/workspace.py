@@ -307,7 +307,7 @@ class Workspace:
         write_text_atomic(os.path.join(self.root, NINJA_FILE),
                           ninja.render(graph.actions, phonies, set(sources), freshness.stamp_path, where))
         plan = Plan(tuple(ninja.target_name(str(label)) for label in labels),
-                    tuple(_planned(label, graph.nodes[label]) for label in labels), notes)
+                    tuple(_planned(label, graph.nodes, self.main_names) for label in labels), notes)
         files = {f for p in packages.values() for f in (*p.files, p.build_file)}
         dirs = {d for p in packages.values() for d in p.glob_dirs}
         state.save_state(self.root, state.make_state(self.root, key, files | dirs, plan, records))
@@ -353,12 +353,15 @@ class Workspace:
                     os.remove(path)
 
 
-def _planned(label: Label, node) -> PlannedTarget:
-    """What the plan keeps of a requested target."""
+def _planned(label: Label, nodes, main_names: tuple[str, ...]) -> PlannedTarget:
+    """What the plan keeps of a requested target (``nodes``: the analysed graph's)."""
     from selective_build.driver.labels import parse_label
+    from selective_build.driver.link import runner_kind
 
+    node = nodes[label]
     target = node.target
     companion = next((str(parse_label(tag[len(TAG_ALL_KERNELS):], label.package))
                       for tag in target.tags if tag.startswith(TAG_ALL_KERNELS)), "")
     binary = target.rule == "cxx_binary" or TAG_BINARY in target.tags
-    return PlannedTarget(str(label), target.rule, tuple(node.outputs), companion, binary)
+    runner = runner_kind(nodes, label, main_names) if binary else ""
+    return PlannedTarget(str(label), target.rule, tuple(node.outputs), companion, binary, runner)

@@ -11,6 +11,10 @@ from selective_build.model.program import DeployPools
 # ExecuTorch reads tensors and flatbuffer tables in place: the program's bytes
 # are aligned as its loader requires (at least alignof(max_align_t)).
 PROGRAM_ALIGNMENT = 16
+# The macros a board's platform defines (driver/platforms.py): the bytes of RAM
+# a program's static data may take, and of flash.
+RAM_BUDGET = "ETSB_BOARD_STATIC_RAM_BYTES"
+FLASH_BUDGET = "ETSB_BOARD_FLASH_BYTES"
 _BYTES_PER_LINE = 24
 
 
@@ -41,7 +45,26 @@ def deploy_source(pools: DeployPools, program: bytes | None, inputs: Sequence[by
                                  ("temp_pool", "kTempPoolSize", pools.temp)):
         lines += [f"alignas({PROGRAM_ALIGNMENT}) uint8_t {name}[{max(size, 1)}];", f"extern const size_t {constant} = {size};"]
     lines += ["", "}  // namespace etsb_deploy", ""]
+    lines += _board_checks(pools, len(program or b"") + sum(len(data) for data in inputs), origin)
     return "\n".join(lines)
+
+
+def _board_checks(pools: DeployPools, embedded: int, origin: str) -> list[str]:
+    """Compile-time checks that the program fits a board's memory, against the
+    budget its platform's flags define (driver/platforms.py): the static pools
+    within the RAM left beside the stack and heap, what is embedded within the
+    flash. A program too large fails the build, naming the budget."""
+    need = pools.method + pools.planned + pools.temp
+    origin = origin.replace("\\", "\\\\").replace('"', '\\"')
+    ram = (f"{origin} needs {need:,} bytes of static memory (method pool {pools.method:,}, planned buffers and "
+           f"inputs {pools.planned:,}, kernel scratch {pools.temp:,}): more than the board's budget of \" "
+           f"ETSB_TEXT({RAM_BUDGET}) \" bytes (its RAM less the stack and heap)")
+    flash = (f"{origin}: the embedded program and inputs take {embedded:,} bytes: more than the board's \" "
+             f"ETSB_TEXT({FLASH_BUDGET}) \" bytes of flash")
+    return ["// The board's budget, if it has one (its platform's flags define it).",
+            f"#ifdef {RAM_BUDGET}", "#define ETSB_TEXT(x) ETSB_TEXT_(x)", "#define ETSB_TEXT_(x) #x",
+            f'static_assert({need} <= {RAM_BUDGET}, "{ram}");',
+            f'static_assert({embedded} <= {FLASH_BUDGET}, "{flash}");', "#endif", ""]
 
 
 def _array(name: str, data: bytes) -> list[str]:

@@ -21,3 +21,13 @@ SCALAR_TYPE_BYTES: dict[int, int] = {SCALAR_TYPES[name]: size for name, size in 
     ("QInt32", 4), ("BFloat16", 2), ("QUInt4x2", 1), ("QUInt2x4", 1), ("Bits1x8", 1), ("Bits2x4", 1),
     ("Bits4x2", 1), ("Bits8", 1), ("Bits16", 2), ("Float8_e5m2", 1), ("Float8_e4m3fn", 1),
     ("Float8_e5m2fnuz", 1), ("Float8_e4m3fnuz", 1), ("UInt16", 2), ("UInt32", 4), ("UInt64", 8))}
+
+# What every ``.npy`` file starts with.
+NPY_MAGIC = b"\x93NUMPY"
+
+# numpy's dtype strings (little-endian or byte-sized) of the dtypes a ``.npy``
+# file holds, as ScalarType names: how etsb reads inputs and writes outputs.
+NPY_DESCRS: dict[str, str] = {
+    "<f4": "Float", "<f8": "Double", "<f2": "Half", "<i8": "Long", "<i4": "Int", "<i2": "Short", "|i1": "Char",
+    "|u1": "Byte", "|b1": "Bool", "<u2": "UInt16", "<u4": "UInt32", "<u8": "UInt64", "<c8": "ComplexFloat",
+    "<c16": "ComplexDouble"}

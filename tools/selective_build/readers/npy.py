@@ -7,16 +7,11 @@ from __future__ import annotations
 import ast
 import struct
 
-from selective_build.model.dtypes import SCALAR_TYPES
+from selective_build.model.dtypes import NPY_DESCRS, NPY_MAGIC, SCALAR_TYPES
 from selective_build.model.errors import Location, UserError
 from selective_build.model.records import record
 from selective_build.readers.files import read_bytes
 
-MAGIC = b"\x93NUMPY"
-# numpy's dtype strings (little-endian or byte-sized) as ExecuTorch's ScalarType numbers.
-DTYPES = {"<f4": "Float", "<f8": "Double", "<f2": "Half", "<i8": "Long", "<i4": "Int", "<i2": "Short",
-          "|i1": "Char", "|u1": "Byte", "|b1": "Bool", "<u2": "UInt16", "<u4": "UInt32", "<u8": "UInt64",
-          "<c8": "ComplexFloat", "<c16": "ComplexDouble"}
 
 
 @record
@@ -33,9 +28,9 @@ def read_npy(path: str) -> Array:
     blob = read_bytes(path, ".npy file")
 
     def bad(what: str) -> UserError:
-        return UserError(f"not a .npy array etsb can embed: {what}", Location(path))
+        return UserError(f"not a .npy array etsb can read: {what}", Location(path))
 
-    if len(blob) < 10 or not blob.startswith(MAGIC):
+    if len(blob) < 10 or not blob.startswith(NPY_MAGIC):
         raise bad("it does not start with numpy's magic string")
     major = blob[6]
     if major not in (1, 2, 3):
@@ -51,8 +46,8 @@ def read_npy(path: str) -> Array:
     if not isinstance(header, dict) or set(header) != {"descr", "fortran_order", "shape"}:
         raise bad("the header is not numpy's {'descr', 'fortran_order', 'shape'}")
     descr, shape = header["descr"], header["shape"]
-    if descr not in DTYPES:
-        raise bad(f"dtype {descr!r} is not one of {', '.join(DTYPES)}")
+    if descr not in NPY_DESCRS:
+        raise bad(f"dtype {descr!r} is not one of {', '.join(NPY_DESCRS)}")
     if header["fortran_order"] is not False:
         raise bad("it is in Fortran order; save it in C order")
     if not isinstance(shape, tuple) or not all(isinstance(n, int) and n >= 0 for n in shape):
@@ -64,4 +59,4 @@ def read_npy(path: str) -> Array:
     data = blob[start + header_bytes:]
     if len(data) != count * itemsize:
         raise bad(f"shape {list(shape)} of {descr} takes {count * itemsize} bytes; the file has {len(data)}")
-    return Array(SCALAR_TYPES[DTYPES[descr]], shape, data)
+    return Array(SCALAR_TYPES[NPY_DESCRS[descr]], shape, data)
