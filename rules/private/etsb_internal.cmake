@@ -226,11 +226,13 @@ function(_etsb_run)
     VERBATIM)
 endfunction()
 
-# Compile settings of every C++ target the rules make: C++17 and the
-# ETSB_COMPILE_OPTIONS (by default the driver's -O2 with a section per function).
+# Compile settings of every C++ target the rules make: C++17 and the flags of
+# the platform and configuration, then ETSB_COMPILE_OPTIONS (by default the
+# driver's -O2 with a section per function; rules/private/etsb_deploy.cmake).
 function(_etsb_cxx_target target)
   set_target_properties("${target}" PROPERTIES CXX_STANDARD 17 CXX_STANDARD_REQUIRED ON CXX_EXTENSIONS OFF)
-  target_compile_options("${target}" PRIVATE ${ETSB_COMPILE_OPTIONS})
+  get_property(flags GLOBAL PROPERTY ETSB_COMPILE_FLAGS)
+  target_compile_options("${target}" PRIVATE ${flags})
 endfunction()
 
 # Whether the runtime library at `library` runs on the CPU being compiled for
@@ -289,7 +291,7 @@ function(_etsb_find_runtime)
     set(copy "${CMAKE_BINARY_DIR}/etsb_runtime/${CMAKE_SYSTEM_PROCESSOR}/libexecutorch.so")
     string(CONCAT message "etsb: the executorch wheel's libexecutorch.so is not built for "
            "${CMAKE_SYSTEM_PROCESSOR}: binaries for it need ExecuTorch's runtime compiled for it "
-           "(etsb build --platform), which etsb's CMake rules do not make yet")
+           "(et_model_binary(... RUNTIME static), with an ExecuTorch tree)")
     file(WRITE "${copy}" "/* etsb: in place of ${library} */\nASSERT(0, \"${message}\")\n")
   endif()
   set_property(GLOBAL PROPERTY ETSB_RUNTIME_LIBRARY "${copy}")
