@@ -14,9 +14,12 @@
 #   ETSB_OUTPUT   the file an et_operator_library or merge_yaml target produces
 #   ETSB_SRCS, ETSB_HDRS, ETSB_COPTS, ETSB_DEPS   an et_kernel_library's attributes
 
-# Fails the configuration with `<macro> '<name>': <text>`. CMake adds the
-# CMakeLists.txt line of the rule call and the call stack.
+# Fails the configuration with `<macro> '<name>': <text>` (more arguments
+# continue the text). CMake adds the CMakeLists.txt line of the rule call and the call stack.
 function(_etsb_fail macro name text)
+  foreach(more IN LISTS ARGN)
+    string(APPEND text "${more}")
+  endforeach()
   if(name STREQUAL "")
     message(FATAL_ERROR "${macro}: ${text}")
   endif()
@@ -295,7 +298,11 @@ function(_etsb_find_runtime)
     file(WRITE "${copy}" "/* etsb: in place of ${library} */\nASSERT(0, \"${message}\")\n")
   endif()
   set_property(GLOBAL PROPERTY ETSB_RUNTIME_LIBRARY "${copy}")
-  add_library(etsb::executorch SHARED IMPORTED GLOBAL)
+  set(kind SHARED)
+  if(NOT serves)
+    set(kind UNKNOWN)  # a platform without shared libraries (CMake warns of a SHARED one there)
+  endif()
+  add_library(etsb::executorch ${kind} IMPORTED GLOBAL)
   set_target_properties(etsb::executorch PROPERTIES
     IMPORTED_LOCATION "${copy}"
     IMPORTED_SONAME "libexecutorch.so"
