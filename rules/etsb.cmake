@@ -37,7 +37,9 @@
 #   ETSB_RUNNER_SOURCE             tools/runner/runner.cpp, the `main` of model binaries
 # and, once, the targets etsb::executorch (the runtime, imported),
 # etsb_portable_kernels (the portable kernels, an et_kernel_library) and
-# etsb_runner (the runner compiled with -DETSB_MODEL_ENTRY, an object library).
+# etsb_runner (the runner compiled with -DETSB_MODEL_ENTRY, an object library);
+# with the first rule of RUNTIME static, etsb_tree_runtime_core (ExecuTorch's
+# runtime compiled from the tree, rules/private/etsb_deploy.cmake).
 #
 # Arguments name files (relative to the calling directory's sources) or
 # targets made earlier by these rules; a target must be defined before a rule

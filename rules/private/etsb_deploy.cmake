@@ -17,6 +17,7 @@
 #   ETSB_TREE_WHOLE              object libraries every binary of the tree's runtime links (its board)
 #   ETSB_TREE_LINK_OPTIONS, ETSB_TREE_LINK_DEPENDS   what the board adds to such a binary's link
 #   ETSB_TREE_PRIM_OPS_SOURCES, ETSB_TREE_REGISTRY_SOURCES   the tree's prim ops and kernel registry
+#   ETSB_TREE_DIRECTORY          the scratch workspace where the tree is linked and analysed
 
 # Runs `etsb cmake-platform <ARGN> --output <output>`; a problem fails the
 # configuration with etsb's message (an unknown configuration named as
@@ -126,7 +127,8 @@ function(_etsb_tree_runtime macro name)
   add_library(etsb_tree_runtime_ops OBJECT EXCLUDE_FROM_ALL ${ETSB_TREE_PRIM_OPS_SOURCES} ${ETSB_TREE_REGISTRY_SOURCES})
   _etsb_cxx_target(etsb_tree_runtime_ops)
   target_link_libraries(etsb_tree_runtime_ops PRIVATE etsb_tree_runtime_core)
-  foreach(property WHOLE LINK_OPTIONS LINK_DEPENDS PRIM_OPS_SOURCES REGISTRY_SOURCES)
+  _etsb_tree_file_names(etsb_tree_runtime_ops)
+  foreach(property WHOLE LINK_OPTIONS LINK_DEPENDS PRIM_OPS_SOURCES REGISTRY_SOURCES DIRECTORY)
     string(TOLOWER "${property}" variable)
     if(NOT DEFINED ${variable})
       set(${variable} ${ETSB_TREE_${property}})
@@ -142,9 +144,21 @@ function(_etsb_tree_library target kind part)
   add_library(${target} ${kind} EXCLUDE_FROM_ALL ${ETSB_TREE_${part}_SOURCES} ${ARGN})
   _etsb_cxx_target(${target})
   target_compile_options(${target} PRIVATE ${ETSB_TREE_${part}_FLAGS})
+  _etsb_tree_file_names(${target})
   if(NOT part STREQUAL "RUNTIME_CORE")
     target_link_libraries(${target} PRIVATE etsb_tree_runtime_core)
   endif()
+endfunction()
+
+# The tree's sources compiled by `target` name themselves (__FILE__, in the
+# messages of failed checks) by their path in the scratch workspace, as the
+# driver's do in its own: the binary's bytes do not depend on the build folder.
+function(_etsb_tree_file_names target)
+  get_property(directory GLOBAL PROPERTY ETSB_TREE_DIRECTORY)
+  if("${directory}" STREQUAL "")
+    set(directory "${ETSB_TREE_DIRECTORY}")
+  endif()
+  target_compile_options(${target} PRIVATE "-fmacro-prefix-map=${directory}/=")
 endfunction()
 
 # The runtime target that libraries of runtime `runtime` (shared or static)
@@ -326,4 +340,5 @@ function(_etsb_sized_runtime binary lib)
                                                        ET_PRIM_OPS_SELECTIVE_BUILD)
   target_include_directories(${binary}_runtime PRIVATE "${prim_ops_dir}" "${lib_dir}")
   target_link_libraries(${binary}_runtime PRIVATE etsb_tree_runtime_core)
+  _etsb_tree_file_names(${binary}_runtime)
 endfunction()
