@@ -245,3 +245,13 @@ def test_the_wheels_runtime_on_another_platform_fails_at_its_line(tmp_path):
         "et_model_binary 'bin': it is built for ETSB_PLATFORM aarch64-linux, where the executorch wheel's "
         "libexecutorch.so (an x86-64 Linux library) cannot run: give it RUNTIME static",
         f"-DCMAKE_TOOLCHAIN_FILE={TOOLCHAINS / 'aarch64-linux-gnu.cmake'}")
+
+
+def test_the_variables_are_bracket_arguments_and_a_list_item_with_a_semicolon_is_refused():
+    from selective_build.emit.cmake_variables import render_cmake_variables
+    from selective_build.model.errors import UserError
+
+    text = render_cmake_variables({"A": "x ]] $y", "B": ("-Os", "-DX=1")}, "a test")
+    assert text.splitlines()[1:] == ["set(A [=[x ]] $y]=])", "set(B [[-Os;-DX=1]])"]
+    with pytest.raises(UserError, match="holds ';'"):
+        render_cmake_variables({"B": ("/a;b",)}, "a test")

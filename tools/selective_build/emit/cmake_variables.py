@@ -6,17 +6,19 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from selective_build.model.errors import UserError
+
 
 def render_cmake_variables(variables: Mapping[str, str | tuple[str, ...]], origin: str) -> str:
     """``set(NAME [[value]])`` for each variable (a tuple becomes a CMake list),
     under a comment naming ``origin``, what wrote it. A list item holding ';'
-    cannot be one item of a CMake list: a ValueError."""
+    (a path) cannot be one item of a CMake list: a UserError."""
     lines = [f"# Written by {origin}: do not edit."]
     for name, value in variables.items():
         if isinstance(value, tuple):
             bad = [item for item in value if ";" in item]
             if bad:
-                raise ValueError(f"{name}: '{bad[0]}' holds ';', which would split it in a CMake list")
+                raise UserError(f"{name}: '{bad[0]}' holds ';', which would split it in a CMake list")
             value = ";".join(value)
         lines.append(f"set({name} {_bracket(value)})")
     return "\n".join(lines) + "\n"
