@@ -238,6 +238,18 @@ def test_an_unknown_configuration_is_named_with_the_known_ones(tmp_path):
 
 
 @pytest.mark.build
+def test_a_platform_without_its_toolchain_file_is_refused(tmp_path):
+    source = tmp_path / "src"
+    source.mkdir()
+    (source / "CMakeLists.txt").write_text(RULES_PREAMBLE)
+    result = cmake_configure(source, tmp_path / "build", "-DETSB_PLATFORM=cortex-m55")
+    assert result.returncode != 0
+    assert ("etsb: ETSB_PLATFORM is cortex-m55 but CMake compiles for this machine: configure with etsb's "
+            "toolchain file for it") in " ".join(result.stderr.split()), result.stderr
+    assert "CMakeLists.txt:3 (include)" in result.stderr
+
+
+@pytest.mark.build
 def test_the_wheels_runtime_on_another_platform_fails_at_its_line(tmp_path):
     """The wheel's libexecutorch.so is an x86-64 library: refused at the call, as the driver refuses it."""
     assert_call_fails_configuration(

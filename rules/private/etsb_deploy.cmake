@@ -47,9 +47,17 @@ function(_etsb_choose_platform)
   if(NOT DEFINED ETSB_PLATFORM OR ETSB_PLATFORM STREQUAL "")
     set(ETSB_PLATFORM host)
   endif()
+  if(NOT ETSB_PLATFORM STREQUAL "host" AND NOT CMAKE_CROSSCOMPILING)
+    message(FATAL_ERROR "etsb: ETSB_PLATFORM is ${ETSB_PLATFORM} but CMake compiles for this machine: configure with "
+      "etsb's toolchain file for it (-DCMAKE_TOOLCHAIN_FILE=<etsb --cmakedir>/toolchains/...), which sets it")
+  endif()
   set(file "${CMAKE_BINARY_DIR}/etsb_platform/platform.cmake")
   _etsb_platform_query("${file}" --platform "${ETSB_PLATFORM}" --config "${ETSB_CONFIG}")
   include("${file}")
+  # The table: an edit configures again.
+  get_property(root GLOBAL PROPERTY ETSB_ROOT)
+  set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS
+    "${root}/tools/selective_build/driver/platforms.py")
   set_property(GLOBAL PROPERTY ETSB_PLATFORM "${ETSB_PLATFORM}")
   set_property(GLOBAL PROPERTY ETSB_CONFIG "${ETSB_CONFIG}")
   set_property(GLOBAL PROPERTY ETSB_PLATFORM_HOSTED "${ETSB_PLATFORM_HOSTED}")
@@ -100,6 +108,9 @@ function(_etsb_tree_runtime macro name)
   _etsb_platform_query("${dir}/runtime.cmake" --platform "${platform}" --config "${config}"
     --executorch-root "${tree}" --workspace "${dir}")
   include("${dir}/runtime.cmake")
+  # The overlay defines the runtime: an edit configures again.
+  get_property(root GLOBAL PROPERTY ETSB_ROOT)
+  set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS "${root}/rules/executorch_tree/BUILD.overlay")
   add_custom_command(OUTPUT ${ETSB_TREE_SCHEMA_OUTPUTS} COMMAND sh -c "${ETSB_TREE_SCHEMA_COMMAND}"
     DEPENDS ${ETSB_TREE_SCHEMA_INPUTS} WORKING_DIRECTORY "${ETSB_TREE_DIRECTORY}"
     COMMENT "flatc ExecuTorch's program schema" VERBATIM)
