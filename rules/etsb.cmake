@@ -17,9 +17,17 @@
 #   ETSB_PYTHON           the Python that runs etsb's tool (default: <etsb>/.venv/bin/python)
 #   EXECUTORCH_RUNTIME    the executorch wheel's directory, holding include/ and
 #                         lib/libexecutorch.so (default: asked from ETSB_PYTHON)
-#   ETSB_COMPILE_OPTIONS  flags of every C++ target the rules make (default: the driver's
-#                         -O2 -ffunction-sections -fdata-sections)
-#   ETSB_LINK_OPTIONS     flags of every binary the rules link (default: -Wl,--gc-sections)
+#   ETSB_CONFIG           the build configuration, as the driver's --config: default (-O2, a
+#                         section per function) or size (the smallest binary: -Os, no exceptions,
+#                         RTTI or logging; model binaries link the deploy runner). Its flags, and
+#                         those of the platform, are the driver's (`etsb cmake-platform`)
+#   ETSB_COMPILE_OPTIONS  more flags of every C++ target the rules make, after those of the
+#                         platform and ETSB_CONFIG (default: none)
+#   ETSB_LINK_OPTIONS     more flags of every binary the rules link, after those of the
+#                         platform and ETSB_CONFIG (default: -Wl,--gc-sections)
+#   ETSB_PLATFORM         the platform, as the driver's --platform: host (the default),
+#                         aarch64-linux or cortex-m55; etsb's toolchain files set it
+#                         (<etsb --cmakedir>/toolchains/aarch64-linux-gnu.cmake, cortex-m55.cmake)
 #   ETSB_TORCH_INCLUDE    PyTorch's C++ headers, for an ExecuTorch tree's optimized kernels
 #                         (et_executorch_tree defines them only when it is set)
 #
@@ -29,7 +37,9 @@
 #   ETSB_RUNNER_SOURCE             tools/runner/runner.cpp, the `main` of model binaries
 # and, once, the targets etsb::executorch (the runtime, imported),
 # etsb_portable_kernels (the portable kernels, an et_kernel_library) and
-# etsb_runner (the runner compiled with -DETSB_MODEL_ENTRY, an object library).
+# etsb_runner (the runner compiled with -DETSB_MODEL_ENTRY, an object library);
+# with the first rule of RUNTIME static, etsb_tree_runtime_core (ExecuTorch's
+# runtime compiled from the tree, rules/private/etsb_deploy.cmake).
 #
 # Arguments name files (relative to the calling directory's sources) or
 # targets made earlier by these rules; a target must be defined before a rule
@@ -55,6 +65,7 @@ if(NOT "CXX" IN_LIST _etsb_languages)
 endif()
 
 include("${CMAKE_CURRENT_LIST_DIR}/private/etsb_internal.cmake")
+include("${CMAKE_CURRENT_LIST_DIR}/private/etsb_deploy.cmake")
 
 # The default Python: a checkout's .venv, else the one an installed etsb (a
 # wheel: ETSB_ROOT is <site-packages>/selective_build/_root) was installed into.
@@ -80,8 +91,9 @@ if(NOT EXISTS "${_etsb_python}")
 endif()
 set(ETSB_PYTHON "${_etsb_python}" CACHE FILEPATH "the Python that runs etsb's tool (and finds the executorch wheel)")
 set(EXECUTORCH_RUNTIME "" CACHE PATH "the executorch wheel's directory (include/, lib/libexecutorch.so); empty: ask ETSB_PYTHON")
-set(ETSB_COMPILE_OPTIONS "-O2;-ffunction-sections;-fdata-sections" CACHE STRING "compile flags of the C++ targets etsb's rules make")
-set(ETSB_LINK_OPTIONS "-Wl,--gc-sections" CACHE STRING "link flags of the binaries etsb's rules make")
+set(ETSB_CONFIG "default" CACHE STRING "the build configuration, as etsb build --config: default or size")
+set(ETSB_COMPILE_OPTIONS "" CACHE STRING "more compile flags of the C++ targets etsb's rules make (after ETSB_CONFIG's)")
+set(ETSB_LINK_OPTIONS "-Wl,--gc-sections" CACHE STRING "more link flags of the binaries etsb's rules make (after ETSB_CONFIG's)")
 set(ETSB_TORCH_INCLUDE "" CACHE PATH "PyTorch's C++ headers (<site-packages>/torch/include), which an ExecuTorch tree's optimized kernels need; empty: no optimized kernels")
 
 if(NOT EXISTS "${ETSB_PYTHON}")
@@ -94,6 +106,7 @@ set_property(GLOBAL PROPERTY ETSB_PYTHON_EXE "${ETSB_PYTHON}")
 set_property(GLOBAL PROPERTY ETSB_TOOL "${ETSB_ROOT}/tools/selective_build/__main__.py")
 set_property(GLOBAL PROPERTY ETSB_TOOL_INPUTS "${_etsb_tool_inputs}")
 _etsb_find_runtime()
+_etsb_choose_platform()
 
 # ---------------------------------------------------------------------------
 # et_operator_library(NAME <name>
@@ -387,7 +400,7 @@ endfunction()
 #                          [FALLBACK_YAML_TARGET <yaml>] [DEPS <operator lib>...]
 #                          KERNEL_DEPS <kernel lib>...
 #                          [DTYPE_SELECTIVE_BUILD] [MANUAL_REGISTRATION] [MODEL_ENTRY]
-#                          [BACKEND_DEPS <backend lib>...])
+#                          [BACKEND_DEPS <backend lib>...] [RUNTIME shared|static])
 #
 # Resolves the selected operators to kernels and builds their registration.
 # For every operator and kernel key that DEPS select, the kernel yaml names the
@@ -424,17 +437,25 @@ endfunction()
 #                           programs, BACKENDS) must be declared by one, or the build fails naming the
 #                           model, method and backend id; binaries linking <name> link those needed
 #                           and no other (through the generated linker script <name>/backends.ld).
+#   RUNTIME                 the ExecuTorch runtime the registration and kernels compile against:
+#                           shared (the default), the wheel's libexecutorch.so; static, the runtime
+#                           compiled from the build's ExecuTorch tree (et_executorch_tree or
+#                           EXECUTORCH_ROOT): every KERNEL_DEPS must then be an et_kernel_library,
+#                           compiled again against it, and a binary links the runtime itself, as
+#                           et_model_binary does. With MODEL_ENTRY it also writes ExecuTorch's
+#                           <name>/executorch/runtime/kernel/selected_max_kernel_num.h (a registry
+#                           of as many slots as it registers).
 # ---------------------------------------------------------------------------
 function(executorch_generated_lib)
   set(macro executorch_generated_lib)
   cmake_parse_arguments(PARSE_ARGV 0 ARG "DTYPE_SELECTIVE_BUILD;MANUAL_REGISTRATION;MODEL_ENTRY"
-    "NAME;FUNCTIONS_YAML_TARGET;CUSTOM_OPS_YAML_TARGET;FALLBACK_YAML_TARGET;FUNCTIONS_YAML;CUSTOM_OPS_YAML;FALLBACK_YAML"
+    "NAME;FUNCTIONS_YAML_TARGET;CUSTOM_OPS_YAML_TARGET;FALLBACK_YAML_TARGET;FUNCTIONS_YAML;CUSTOM_OPS_YAML;FALLBACK_YAML;RUNTIME"
     "DEPS;KERNEL_DEPS;KERNEL_LIBS;BACKEND_DEPS")
   _etsb_check_arguments(${macro}
     ALIASES FUNCTIONS_YAML FUNCTIONS_YAML_TARGET CUSTOM_OPS_YAML CUSTOM_OPS_YAML_TARGET
             FALLBACK_YAML FALLBACK_YAML_TARGET KERNEL_LIBS KERNEL_DEPS
     KEYWORDS NAME FUNCTIONS_YAML_TARGET CUSTOM_OPS_YAML_TARGET FALLBACK_YAML_TARGET DEPS KERNEL_DEPS
-             DTYPE_SELECTIVE_BUILD MANUAL_REGISTRATION MODEL_ENTRY BACKEND_DEPS)
+             DTYPE_SELECTIVE_BUILD MANUAL_REGISTRATION MODEL_ENTRY BACKEND_DEPS RUNTIME)
   foreach(attr DEPS KERNEL_DEPS BACKEND_DEPS)
     _etsb_check_list_values(${macro} ${name} ${attr} ${ARG_${attr}})
   endforeach()
@@ -451,6 +472,7 @@ function(executorch_generated_lib)
     _etsb_fail(${macro} ${name} "DTYPE_SELECTIVE_BUILD needs DEPS (an operator selection to take dtypes from)")
   endif()
   _etsb_generated_lib_kernels(${macro} ${name})
+  _etsb_generated_lib_runtime(${macro} ${name})
   set(exclude "")
   if(_ETSB_EXCLUDE_FROM_ALL)
     set(exclude EXCLUDE_FROM_ALL)
@@ -468,7 +490,7 @@ function(executorch_generated_lib)
   if(ARG_DTYPE_SELECTIVE_BUILD)
     _etsb_selected_op_variants(${name})
   endif()
-  if(ARG_DTYPE_SELECTIVE_BUILD OR selective)
+  if(ARG_DTYPE_SELECTIVE_BUILD OR selective OR static)
     _etsb_recompiled_kernels(${name})
   endif()
   _etsb_generated_library(${name})
@@ -512,6 +534,29 @@ function(_etsb_generated_lib_kernels macro name)
   set(kernels "${kernels}" PARENT_SCOPE)
   set(plain "${plain}" PARENT_SCOPE)
   set(selective ${selective} PARENT_SCOPE)
+endfunction()
+
+# The runtime of the calling executorch_generated_lib `name` (its ARG_RUNTIME,
+# `plain` and `kernels`), checked: sets in the caller `static` (RUNTIME static)
+# and `runtime_target`, what it and its kernels compile against.
+function(_etsb_generated_lib_runtime macro name)
+  set(runtime shared)
+  if(DEFINED ARG_RUNTIME)
+    set(runtime "${ARG_RUNTIME}")
+  endif()
+  _etsb_check_runtime(${macro} ${name} "${runtime}")
+  set(static OFF)
+  if(runtime STREQUAL "static")
+    set(static ON)
+    if(plain)
+      list(GET plain 0 first)
+      _etsb_fail(${macro} ${name} "RUNTIME static compiles the kernels against the tree's runtime, which it cannot "
+        "do for '${first}': make it an et_kernel_library")
+    endif()
+  endif()
+  _etsb_runtime_target(${macro} ${name} ${runtime} runtime_target)
+  set(static ${static} PARENT_SCOPE)
+  set(runtime_target ${runtime_target} PARENT_SCOPE)
 endfunction()
 
 # The selection of the calling executorch_generated_lib `name` (its ARG_*):
@@ -596,7 +641,14 @@ function(_etsb_generated_bindings macro name)
     list(APPEND backend_depends ${backend_DEPENDS} ${files})
   endforeach()
   set(script "${dir}/backends.ld")
-  _etsb_run(SUBCOMMAND gen-bindings TARGET ${name} OUTPUTS ${bindings} "${script}" DEPENDS ${depends} ${backend_depends}
+  set(registry "")
+  if(static AND ARG_MODEL_ENTRY)
+    # A model binary of the static runtime may size its kernel registry to this library.
+    set(registry "${dir}/executorch/runtime/kernel/selected_max_kernel_num.h")
+    list(APPEND backend_args --max-kernel-num-output "${registry}")
+  endif()
+  _etsb_run(SUBCOMMAND gen-bindings TARGET ${name} OUTPUTS ${bindings} "${script}" ${registry}
+    DEPENDS ${depends} ${backend_depends}
     ARGS ${args} ${backend_args} --backends_output "${script}" --lib_name ${lib_name} --output_dir "${dir}")
   add_custom_target(${name}_bindings DEPENDS ${bindings})
   set(bindings "${bindings}" PARENT_SCOPE)
@@ -713,7 +765,7 @@ function(_etsb_recompiled_kernels name)
     add_library(${target} STATIC ${exclude} ${srcs} ${hdrs})
     _etsb_cxx_target(${target})
     target_compile_options(${target} PRIVATE ${copts})
-    target_link_libraries(${target} PUBLIC ${deps} etsb::executorch)
+    target_link_libraries(${target} PUBLIC ${deps} ${runtime_target})
     if(ARG_DTYPE_SELECTIVE_BUILD)
       add_dependencies(${target} ${name}_op_variants)
     endif()
@@ -738,7 +790,7 @@ function(_etsb_generated_library name)
   _etsb_cxx_target(${name})
   add_dependencies(${name} ${name}_bindings)
   target_include_directories(${name} PUBLIC "${CMAKE_CURRENT_BINARY_DIR}")
-  target_link_libraries(${name} PUBLIC ${kernels} etsb::executorch)
+  target_link_libraries(${name} PUBLIC ${kernels} ${runtime_target})
   # The backend libraries the selection needs, named by the generated linker script;
   # --as-needed (some compilers' default) would drop them: nothing refers to a
   # backend, which registers itself when loaded.
@@ -760,7 +812,9 @@ endfunction()
 #                 [FUNCTIONS_YAML_TARGET <yaml>] [KERNEL_DEPS <kernel lib>...]
 #                 [CUSTOM_OPS_YAML_TARGET <yaml>] [FALLBACK_YAML_TARGET <yaml>]
 #                 [DEPS <operator lib>...] [DTYPE_SELECTIVE_BUILD]
-#                 [BACKENDS <backend id>...] [BACKEND_DEPS <backend lib>...])
+#                 [BACKENDS <backend id>...] [BACKEND_DEPS <backend lib>...]
+#                 [RUNTIME shared|static] [EMBED_MODEL] [INPUTS <npy>...]
+#                 [METHOD_POOL_BYTES <n>] [TEMP_POOL_BYTES <n>])
 #
 # The runner linked with exactly the kernels MODEL needs, in one call: selects
 # the operators and kernel keys of MODEL (plus DEPS), resolves them against the
@@ -768,6 +822,11 @@ endfunction()
 # (etsb_runner, tools/runner/runner.cpp compiled with -DETSB_MODEL_ENTRY), the
 # generated library and libexecutorch.so:
 #   <name> --model M.pte --inputs a.npy,... --output-dir D [--method M] [--iterations N] [--log] (<name> --help)
+# Built to ship (ETSB_CONFIG size, EMBED_MODEL, or a platform without an
+# operating system), it links the deploy runner (tools/runner/deploy.cpp)
+# instead: `<name> M.pte [INPUT.bin ...]`, or `<name>` alone with the program
+# (and INPUTS) embedded; it prints the outputs (`etsb deploy-outputs` reads
+# them back) and runs in static memory sized from the model (docs/deploy.md).
 # The binary is ${CMAKE_CURRENT_BINARY_DIR}/<name> (with DTYPE_SELECTIVE_BUILD,
 # <name>_smallest/<name>), its link map beside it (<binary>.map). A companion
 # <name>_all_kernels, not built by default, links every kernel of the yaml:
@@ -789,20 +848,37 @@ endfunction()
 #   BACKENDS                backend ids to link beside those the model's delegates use.
 #   BACKEND_DEPS            the et_backend_library targets that may provide the model's backends
 #                           (default: the wheel's, etsb_xnnpack_backend, etsb_qnn_backend and
-#                           etsb_openvino_backend); only those the model uses are linked, and a
+#                           etsb_openvino_backend; none with RUNTIME static: they need the wheel's
+#                           libexecutorch.so); only those the model uses are linked, and a
 #                           backend none provides fails the build.
+#   RUNTIME                 the ExecuTorch runtime linked: shared (the default), the wheel's
+#                           libexecutorch.so (found beside the binary); static, ExecuTorch's runtime
+#                           compiled from the build's ExecuTorch tree (et_executorch_tree, or
+#                           EXECUTORCH_ROOT) with the binary's flags and linked in, everything in the
+#                           binary compiled against the tree's headers (KERNEL_DEPS must be
+#                           et_kernel_library targets). The only one on another ETSB_PLATFORM than
+#                           host. In ETSB_CONFIG size (without DEPS) it registers only the prim ops
+#                           the program calls, in a kernel registry of the binary's own size.
+#   EMBED_MODEL             embed MODEL in the binary (an aligned constant array) and link the
+#                           deploy runner, in every configuration: the binary then takes no arguments.
+#   INPUTS                  .npy inputs of the model's first method to embed beside it, in order
+#                           (needs EMBED_MODEL); without them the binary runs a method that takes none.
+#   METHOD_POOL_BYTES       the deploy runner's method allocator pool in bytes (default 0: a bound
+#                           computed from the model).
+#   TEMP_POOL_BYTES         the deploy runner's scratch for kernels in bytes (default 0: none, and
+#                           kernels take their paths that need none).
 # ---------------------------------------------------------------------------
 function(et_model_binary)
   set(macro et_model_binary)
-  cmake_parse_arguments(PARSE_ARGV 0 ARG "DTYPE_SELECTIVE_BUILD"
-    "NAME;MODEL;FUNCTIONS_YAML_TARGET;CUSTOM_OPS_YAML_TARGET;FALLBACK_YAML_TARGET;FUNCTIONS_YAML;CUSTOM_OPS_YAML;FALLBACK_YAML"
-    "KERNEL_DEPS;KERNEL_LIBS;DEPS;BACKENDS;BACKEND_DEPS")
+  cmake_parse_arguments(PARSE_ARGV 0 ARG "DTYPE_SELECTIVE_BUILD;EMBED_MODEL"
+    "NAME;MODEL;FUNCTIONS_YAML_TARGET;CUSTOM_OPS_YAML_TARGET;FALLBACK_YAML_TARGET;FUNCTIONS_YAML;CUSTOM_OPS_YAML;FALLBACK_YAML;RUNTIME;METHOD_POOL_BYTES;TEMP_POOL_BYTES"
+    "KERNEL_DEPS;KERNEL_LIBS;DEPS;BACKENDS;BACKEND_DEPS;INPUTS")
   _etsb_check_arguments(${macro}
     ALIASES FUNCTIONS_YAML FUNCTIONS_YAML_TARGET CUSTOM_OPS_YAML CUSTOM_OPS_YAML_TARGET
             FALLBACK_YAML FALLBACK_YAML_TARGET KERNEL_LIBS KERNEL_DEPS
     KEYWORDS NAME MODEL FUNCTIONS_YAML_TARGET KERNEL_DEPS CUSTOM_OPS_YAML_TARGET FALLBACK_YAML_TARGET DEPS
-             DTYPE_SELECTIVE_BUILD BACKENDS BACKEND_DEPS)
-  foreach(attr KERNEL_DEPS DEPS BACKENDS BACKEND_DEPS)
+             DTYPE_SELECTIVE_BUILD BACKENDS BACKEND_DEPS RUNTIME EMBED_MODEL INPUTS METHOD_POOL_BYTES TEMP_POOL_BYTES)
+  foreach(attr KERNEL_DEPS DEPS BACKENDS BACKEND_DEPS INPUTS)
     _etsb_check_list_values(${macro} ${name} ${attr} ${ARG_${attr}})
   endforeach()
   if(NOT DEFINED ARG_MODEL)
@@ -810,12 +886,14 @@ function(et_model_binary)
   endif()
   _etsb_check_model(${macro} ${name} MODEL "${ARG_MODEL}")
   _etsb_source_file(${macro} ${name} MODEL "${ARG_MODEL}" model)
+  _etsb_model_binary_deploy(${macro} ${name} "${model}")
   _etsb_model_binary_yamls(${macro} ${name} yamls)
   _etsb_check_values(${macro} ${name} BACKENDS ARG_BACKENDS)
 
   set(_ETSB_PART ON)
   # The rules called below get only values checked above or made here.
   set(_ETSB_VALUES_CHECKED ON)
+  set(_ETSB_MODEL_NAME ${name})
   set(deps "")
   if(ARG_DEPS)
     set(deps DEPS ${ARG_DEPS})
@@ -832,9 +910,10 @@ function(et_model_binary)
     _etsb_smallest_model_binary(${name} ${yamls})
   endif()
 
-  # The same binary with every kernel of the yaml (and the model's backends):
+  # The same binary with every kernel of the yaml (and the model's backends, and every prim op):
   # what the trimming is measured against.
   set(_ETSB_EXCLUDE_FROM_ALL ON)
+  set(_ETSB_SIZED OFF)
   et_operator_library(NAME ${name}_all_kernels_ops INCLUDE_ALL_OPERATORS DEPS ${name}_ops)
   executorch_generated_lib(NAME ${name}_all_kernels_lib DEPS ${name}_all_kernels_ops MANUAL_REGISTRATION MODEL_ENTRY
                            ${yamls})
@@ -843,7 +922,7 @@ endfunction()
 
 # The arguments an et_model_binary passes on to executorch_generated_lib, in
 # `out`: the calling rule's KERNEL_DEPS, BACKEND_DEPS and yamls (its ARG_*),
-# defaults filled in, each yaml resolved.
+# defaults filled in, each yaml resolved, and its runtime (_ETSB_RUNTIME).
 function(_etsb_model_binary_yamls macro name out)
   if(NOT DEFINED ARG_FUNCTIONS_YAML_TARGET)
     get_property(root GLOBAL PROPERTY ETSB_ROOT)
@@ -853,14 +932,15 @@ function(_etsb_model_binary_yamls macro name out)
     set(ARG_KERNEL_DEPS etsb_portable_kernels)
   endif()
   if(NOT DEFINED ARG_BACKEND_DEPS)
+    # The wheel's backend libraries need its libexecutorch.so: a second runtime beside the static one.
     set(ARG_BACKEND_DEPS "")
     foreach(backend etsb_xnnpack_backend etsb_qnn_backend etsb_openvino_backend)
-      if(TARGET ${backend})
+      if(TARGET ${backend} AND _ETSB_RUNTIME STREQUAL "shared")
         list(APPEND ARG_BACKEND_DEPS ${backend})
       endif()
     endforeach()
   endif()
-  set(yamls KERNEL_DEPS ${ARG_KERNEL_DEPS})
+  set(yamls KERNEL_DEPS ${ARG_KERNEL_DEPS} RUNTIME ${_ETSB_RUNTIME})
   if(ARG_BACKEND_DEPS)
     list(APPEND yamls BACKEND_DEPS ${ARG_BACKEND_DEPS})
   endif()
@@ -877,16 +957,22 @@ endfunction()
 # library's arguments): restricting dtypes usually shrinks kernels, but can
 # grow them (ExecuTorch's issue 13015), so both forms are linked and `etsb
 # pick-smaller` keeps the smaller, in <name>_smallest/: it never costs bytes.
+# With the shared runtime, libexecutorch.so goes beside the copy, where its
+# run path ($ORIGIN) finds it.
 function(_etsb_smallest_model_binary name)
   _etsb_model_binary(${name}_dtype_selective ${name}_ops ON EXCLUDE_FROM_ALL ${ARGN})
   _etsb_model_binary(${name}_op_selective ${name}_ops OFF EXCLUDE_FROM_ALL ${ARGN})
   set(output "${CMAKE_CURRENT_BINARY_DIR}/${name}_smallest/${name}")
-  # The runtime goes beside the copy, where its run path ($ORIGIN) finds it.
-  get_property(runtime GLOBAL PROPERTY ETSB_RUNTIME_LIBRARY)
-  _etsb_run(SUBCOMMAND pick-smaller TARGET ${name}
-    OUTPUTS "${output}" "${output}.map" "${CMAKE_CURRENT_BINARY_DIR}/${name}_smallest/libexecutorch.so"
-    DEPENDS ${name}_dtype_selective ${name}_op_selective "${runtime}"
-    ARGS --output "${output}" --beside "${runtime}"
+  set(beside "")
+  set(outputs "${output}" "${output}.map")
+  if(_ETSB_RUNTIME STREQUAL "shared")
+    get_property(runtime GLOBAL PROPERTY ETSB_RUNTIME_LIBRARY)
+    set(beside --beside "${runtime}")
+    list(APPEND outputs "${CMAKE_CURRENT_BINARY_DIR}/${name}_smallest/libexecutorch.so")
+  endif()
+  _etsb_run(SUBCOMMAND pick-smaller TARGET ${name} OUTPUTS ${outputs}
+    DEPENDS ${name}_dtype_selective ${name}_op_selective ${runtime}
+    ARGS --output "${output}" ${beside}
          "$<TARGET_FILE:${name}_dtype_selective>" "$<TARGET_FILE:${name}_op_selective>")
   add_custom_target(${name} ALL DEPENDS "${output}")
 endfunction()
@@ -905,15 +991,29 @@ function(_etsb_model_binary binary selection dtype_selective exclude)
   _etsb_runner_binary(${binary} ${binary}_lib "${exclude}")
 endfunction()
 
-# The executable `binary`: etsb_runner's object, the generated library `lib`
-# (which defines etsb::register_model_kernels()) and the runtime, linked with
-# ETSB_LINK_OPTIONS and a link map beside it.
+# The executable `binary`: the runner's object (the development runner, or
+# with _ETSB_DEPLOY the deploy runner and its deploy source), the generated
+# library `lib` (which defines etsb::register_model_kernels()) and the
+# runtime (_ETSB_RUNTIME), linked with the platform's and configuration's
+# flags and ETSB_LINK_OPTIONS, and a link map beside it.
 function(_etsb_runner_binary binary lib exclude)
-  _etsb_runner_objects()
-  add_executable(${binary} ${exclude} $<TARGET_OBJECTS:etsb_runner>)
+  if(NOT DEFINED _ETSB_RUNTIME)
+    set(_ETSB_RUNTIME shared)
+  endif()
+  _etsb_runner_library("${_ETSB_DEPLOY}" "${_ETSB_EMBEDDED}" ${_ETSB_RUNTIME} runner)
+  set(sources $<TARGET_OBJECTS:${runner}>)
+  if(_ETSB_DEPLOY)
+    list(APPEND sources "${_ETSB_DEPLOY_SOURCE}")
+  endif()
+  add_executable(${binary} ${exclude} ${sources})
   _etsb_cxx_target(${binary})
+  get_property(link_flags GLOBAL PROPERTY ETSB_LINK_FLAGS)
+  target_link_options(${binary} PRIVATE ${link_flags} "LINKER:-Map=$<TARGET_FILE:${binary}>.map")
+  if(_ETSB_RUNTIME STREQUAL "static")
+    _etsb_tree_binary(${binary} ${lib})
+    return()
+  endif()
   target_link_libraries(${binary} PRIVATE ${lib} etsb::executorch)
-  target_link_options(${binary} PRIVATE ${ETSB_LINK_OPTIONS} "LINKER:-Map=$<TARGET_FILE:${binary}>.map")
   get_property(root GLOBAL PROPERTY ETSB_EXECUTORCH_RUNTIME)
   # In the build tree the run path is relative ($ORIGIN first, for a copy that
   # takes libexecutorch.so along, then the build tree's copy of it); an
@@ -933,14 +1033,7 @@ endfunction()
 
 # etsb_runner: runner.cpp compiled once with -DETSB_MODEL_ENTRY (an object library).
 function(_etsb_runner_objects)
-  if(TARGET etsb_runner)
-    return()
-  endif()
-  get_property(root GLOBAL PROPERTY ETSB_ROOT)
-  add_library(etsb_runner OBJECT EXCLUDE_FROM_ALL "${root}/tools/runner/runner.cpp")
-  _etsb_cxx_target(etsb_runner)
-  target_compile_definitions(etsb_runner PRIVATE ETSB_MODEL_ENTRY)
-  target_link_libraries(etsb_runner PRIVATE etsb::executorch)
+  _etsb_runner_library(OFF OFF shared runner)
 endfunction()
 
 # The target `name` standing for the generated file `output`. Built by default

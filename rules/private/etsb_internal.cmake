@@ -14,9 +14,12 @@
 #   ETSB_OUTPUT   the file an et_operator_library or merge_yaml target produces
 #   ETSB_SRCS, ETSB_HDRS, ETSB_COPTS, ETSB_DEPS   an et_kernel_library's attributes
 
-# Fails the configuration with `<macro> '<name>': <text>`. CMake adds the
-# CMakeLists.txt line of the rule call and the call stack.
+# Fails the configuration with `<macro> '<name>': <text>` (more arguments
+# continue the text). CMake adds the CMakeLists.txt line of the rule call and the call stack.
 function(_etsb_fail macro name text)
+  foreach(more IN LISTS ARGN)
+    string(APPEND text "${more}")
+  endforeach()
   if(name STREQUAL "")
     message(FATAL_ERROR "${macro}: ${text}")
   endif()
@@ -226,11 +229,13 @@ function(_etsb_run)
     VERBATIM)
 endfunction()
 
-# Compile settings of every C++ target the rules make: C++17 and the
-# ETSB_COMPILE_OPTIONS (by default the driver's -O2 with a section per function).
+# Compile settings of every C++ target the rules make: C++17 and the flags of
+# the platform and configuration, then ETSB_COMPILE_OPTIONS (by default the
+# driver's -O2 with a section per function; rules/private/etsb_deploy.cmake).
 function(_etsb_cxx_target target)
   set_target_properties("${target}" PROPERTIES CXX_STANDARD 17 CXX_STANDARD_REQUIRED ON CXX_EXTENSIONS OFF)
-  target_compile_options("${target}" PRIVATE ${ETSB_COMPILE_OPTIONS})
+  get_property(flags GLOBAL PROPERTY ETSB_COMPILE_FLAGS)
+  target_compile_options("${target}" PRIVATE ${flags})
 endfunction()
 
 # Whether the runtime library at `library` runs on the CPU being compiled for
@@ -289,11 +294,15 @@ function(_etsb_find_runtime)
     set(copy "${CMAKE_BINARY_DIR}/etsb_runtime/${CMAKE_SYSTEM_PROCESSOR}/libexecutorch.so")
     string(CONCAT message "etsb: the executorch wheel's libexecutorch.so is not built for "
            "${CMAKE_SYSTEM_PROCESSOR}: binaries for it need ExecuTorch's runtime compiled for it "
-           "(etsb build --platform), which etsb's CMake rules do not make yet")
+           "(et_model_binary(... RUNTIME static), with an ExecuTorch tree)")
     file(WRITE "${copy}" "/* etsb: in place of ${library} */\nASSERT(0, \"${message}\")\n")
   endif()
   set_property(GLOBAL PROPERTY ETSB_RUNTIME_LIBRARY "${copy}")
-  add_library(etsb::executorch SHARED IMPORTED GLOBAL)
+  set(kind SHARED)
+  if(NOT serves)
+    set(kind UNKNOWN)  # a platform without shared libraries (CMake warns of a SHARED one there)
+  endif()
+  add_library(etsb::executorch ${kind} IMPORTED GLOBAL)
   set_target_properties(etsb::executorch PROPERTIES
     IMPORTED_LOCATION "${copy}"
     IMPORTED_SONAME "libexecutorch.so"

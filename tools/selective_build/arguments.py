@@ -309,6 +309,19 @@ DEPLOY_SOURCE = Command("deploy-source",
 ), rules=(Rule(NEEDS, ("inputs", "embed"), "--inputs needs --embed: a program read from a file takes its "
                                                "inputs from files too"),))
 
+CMAKE_PLATFORM = Command("cmake-platform",
+    "Write, as CMake set() commands, the flags of a platform and configuration and, with an ExecuTorch "
+    "tree, the runtime etsb compiles from it (sources, flags, schema command): what etsb's CMake rules read.", (
+    _flag("output", VALUE, "the CMake script to write", "PATH", required=True),
+    _flag("workspace", VALUE, "a scratch folder where the tree is linked and its runtime analysed (needed "
+          "with --executorch-root)", "DIR"),
+    _flag("executorch-root", VALUE, "an ExecuTorch source tree whose runtime to describe (default: none, "
+          "only the flags)", "DIR"),
+    _PLATFORM,
+    _CONFIG,
+), rules=(Rule(NEEDS, ("executorch_root", "workspace"), "--executorch-root needs --workspace: the tree's "
+                                                          "runtime is analysed there"),))
+
 DEPLOY_OUTPUTS = Command("deploy-outputs",
     "Print the outputs a deploy binary printed (hexadecimal bytes) as values.", (),
     Positional("file", "FILE", "what the binary printed (default: standard input)", at_most=1))
@@ -355,7 +368,7 @@ DEPLOY_RUN = Command("run",
 
 COMMANDS: tuple[Command, ...] = (MERGE_YAML, GEN_OPLIST, GEN_ALL_OPLIST, GEN_BINDINGS, BACKEND_LIBRARY,
                                   CHECK_ATTRS, KERNEL_SOURCES, GEN_OP_VARIANTS, VALIDATE_YAML, BUILD, QUERY,
-                                  RUN, PICK_SMALLER, DEPLOY_SOURCE, DEPLOY_OUTPUTS, CLEAN, DOCTOR,
+                                  RUN, PICK_SMALLER, DEPLOY_SOURCE, DEPLOY_OUTPUTS, CMAKE_PLATFORM, CLEAN, DOCTOR,
                                   SIZE)
 
 

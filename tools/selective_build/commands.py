@@ -236,6 +236,31 @@ def deploy_outputs(args: SimpleNamespace) -> int:
     return 0
 
 
+def cmake_platform(args: SimpleNamespace) -> int:
+    """Write the CMake variables of a platform, a configuration and a tree's runtime."""
+    from selective_build.driver.cmake_platform import cmake_variables, tree_runtime
+    from selective_build.driver.platforms import DEFAULT_CONFIG, HOST
+    from selective_build.emit.cmake_variables import render_cmake_variables
+
+    platform, config = args.platform or HOST, args.config or DEFAULT_CONFIG
+    runtime = None
+    if args.executorch_root:
+        from selective_build.driver.platforms import choice_defines
+        from selective_build.driver.workspace import Workspace
+        from selective_build.model.errors import UserError
+
+        tree = os.path.abspath(args.executorch_root)
+        if not os.path.isfile(os.path.join(tree, "runtime", "executor", "method.cpp")):
+            raise UserError(f"--executorch-root: '{tree}' is not an ExecuTorch source tree "
+                            "(it has no runtime/executor/method.cpp)")
+        root = os.path.abspath(args.workspace)
+        _write(root, "WORKSPACE", "# etsb cmake-platform's scratch workspace\n")
+        runtime = tree_runtime(Workspace(root, "", choice_defines(platform, config), tree))
+    text = render_cmake_variables(cmake_variables(platform, config, runtime), "etsb cmake-platform")
+    _write_to(args.output, text)
+    return 0
+
+
 # -- the build driver ---------------------------------------------------------------------
 
 
@@ -362,6 +387,7 @@ RUNS: Mapping[Command, Callable[[SimpleNamespace], int]] = {
     arguments.PICK_SMALLER: pick_smaller,
     arguments.DEPLOY_SOURCE: deploy_source,
     arguments.DEPLOY_OUTPUTS: deploy_outputs,
+    arguments.CMAKE_PLATFORM: cmake_platform,
     arguments.CLEAN: clean,
     arguments.DOCTOR: doctor,
     arguments.SIZE: size,
