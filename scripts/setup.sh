@@ -21,8 +21,9 @@ EXECUTORCH_VERSION=1.5.1
 # ExecuTorch's kernel test suite against etsb's generated headers. Debian's aarch64
 # cross compiler and qemu-user build and run `--platform=aarch64-linux` binaries;
 # the Arm bare-metal toolchain with newlib and qemu-system-arm, `--platform=cortex-m55` ones.
+# ccache lets the test suite's many workspaces share their compiles (scripts/test.sh).
 DEBIAN_PACKAGES=(g++ cmake ninja-build golang-go golang-starlark-dev graphviz clang libclang-rt-dev chromium nginx
-                 libgtest-dev libgmock-dev
+                 libgtest-dev libgmock-dev ccache
                  g++-aarch64-linux-gnu qemu-user
                  gcc-arm-none-eabi libnewlib-arm-none-eabi libstdc++-arm-none-eabi-newlib qemu-system-arm)
 

@@ -27,4 +27,13 @@ parallel=()
 [ "$processes" -gt 1 ] && parallel=(-n "$processes")
 "$ROOT/scripts/setup.sh" --export-env
 cd "$ROOT"
+# The suite builds the same kernels and runtime in many workspaces of its own
+# (one per test module, under the temporary folder): every compile of etsb's
+# driver and of CMake runs under ccache, whose cache lives in this checkout's
+# etsb-out, with paths under the temporary folder made relative so that two
+# workspaces' compiles of one source are one. ETSB_CXX_LAUNCHER= (empty) turns it off.
+if [ -z "${ETSB_CXX_LAUNCHER+set}" ] && command -v ccache >/dev/null; then
+  export ETSB_CXX_LAUNCHER=ccache CMAKE_CXX_COMPILER_LAUNCHER=ccache
+  export CCACHE_DIR="${CCACHE_DIR:-$ROOT/etsb-out/ccache}" CCACHE_BASEDIR="${TMPDIR:-/tmp}" CCACHE_NOHASHDIR=1
+fi
 exec "$ROOT/.venv/bin/python" -m pytest "${parallel[@]}" "${tier[@]}" "$@"

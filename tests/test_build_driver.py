@@ -740,3 +740,28 @@ def test_the_link_line_keeps_the_order_the_linker_needs():
         "-Wl,--push-state,--no-as-needed backends.ld -Wl,--pop-state -lm '-Wl,-rpath,$ORIGIN:$ORIGIN/../lib' "
         "-Wl,--gc-sections -Wl,-Map=bin/x.map")
     assert line.inputs == ("x.o", "liba.a", "libb.a", "lib/s.so", "backends.ld", "lib/t.so")
+
+
+@pytest.mark.build
+def test_every_compile_runs_under_the_launcher_and_no_link_does(tmp_path, monkeypatch):
+    """ETSB_CXX_LAUNCHER (a compiler cache, in practice) prefixes each compile;
+    a change of it is a new plan, so the objects are made again under it."""
+    root = new_workspace(tmp_path / "ws")
+    (root / "app").mkdir()
+    (root / "app" / "main.cpp").write_text("int helper();\nint main() { return helper(); }\n")
+    (root / "app" / "helper.cpp").write_text("int helper() { return 0; }\n")
+    (root / "app" / "BUILD").write_text('load("//rules:executorch.bzl", "etsb_cxx_binary", "etsb_cxx_library")\n'
+                                        'etsb_cxx_library(name = "helper", srcs = ["helper.cpp"])\n'
+                                        'etsb_cxx_binary(name = "app", srcs = ["main.cpp"], deps = [":helper"])\n')
+    log = tmp_path / "launched.txt"
+    launcher = tmp_path / "launcher.sh"
+    launcher.write_text(f'#!/bin/sh\necho "$*" >> {log}\nexec "$@"\n')
+    launcher.chmod(0o755)
+    assert run_etsb("build", "//app:app", cwd=root).returncode == 0
+    assert not log.exists()
+    monkeypatch.setenv("ETSB_CXX_LAUNCHER", str(launcher))
+    result = run_etsb("build", "//app:app", cwd=root)
+    assert result.returncode == 0, result.stderr
+    lines = log.read_text().splitlines()
+    assert len(lines) == 2 and all(" -c " in line for line in lines), lines
+    assert subprocess.run([str(root / "etsb-out" / "bin" / "app" / "app")]).returncode == 0

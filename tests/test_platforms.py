@@ -34,3 +34,14 @@ def test_an_unknown_name_in_a_define_is_refused_with_the_known_ones(defines, mes
     assert message in str(raised.value)
     with pytest.raises(UserError, match="--platform: 'pc' is not known"):
         choice_defines("pc", None)
+
+
+def test_the_compile_launcher_comes_from_the_environment(monkeypatch):
+    from selective_build.driver.platforms import LAUNCHER_VARIABLE, compile_launcher
+
+    monkeypatch.setenv(LAUNCHER_VARIABLE, " ccache  --verbose ")
+    assert compile_launcher() == ("ccache", "--verbose")
+    monkeypatch.setenv(LAUNCHER_VARIABLE, "")
+    assert compile_launcher() == ()
+    monkeypatch.delenv(LAUNCHER_VARIABLE)
+    assert compile_launcher() == ()

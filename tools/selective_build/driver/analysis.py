@@ -37,6 +37,8 @@ class Config:
     compile_flags: tuple[str, ...] = CONFIGS[DEFAULT_CONFIG].compile_flags
     link_flags: tuple[str, ...] = ()
     ar: str = "ar"
+    # What each compile runs under (``$ETSB_CXX_LAUNCHER``, e.g. ``ccache``); links run bare.
+    launcher: tuple[str, ...] = ()
 
 
 @record

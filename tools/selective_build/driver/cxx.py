@@ -147,7 +147,8 @@ def _compile(analysis: Analysis, target: Target, sources: Iterable[str], flags: 
     objects = []
     for source in sources:
         obj = f"{OBJ}/{target.package or '_root'}/{target.name}/{source.replace('/', '__')}.o"
-        command = " ".join([analysis.config.cxx, *(shlex.quote(f) for f in flags), "-MMD -MF", f"{obj}.d",
+        command = " ".join([*analysis.config.launcher, analysis.config.cxx, *(shlex.quote(f) for f in flags),
+                            "-MMD -MF", f"{obj}.d",
                             "-c", shlex.quote(source), "-o", shlex.quote(obj)])
         analysis.actions.append(Action((obj,), (source,), command, f"CXX {source} ({target.label})",
                                        order_only=order_only, depfile=True))

@@ -6,11 +6,13 @@ a configuration is a set of flags for one purpose (``size``: the smallest
 binary). Both reach the BUILD files as ``--define`` values
 (``etsb_platform``, ``etsb_config``), so that ``select()`` picks what differs
 (the runner, the runtime's platform layer, a board's start-up code), and the
-plan of one never serves another. Pure values: no file is read here.
+plan of one never serves another. Pure values: no file is read here (the
+one thing read is an environment variable, the compile launcher).
 """
 
 from __future__ import annotations
 
+import os
 from collections.abc import Mapping
 
 from selective_build.emit.deploy_source import FLASH_BUDGET, RAM_BUDGET
@@ -172,6 +174,17 @@ def toolchain(defines: Mapping[str, str], host_cxx: str) -> Toolchain:
         link_flags=(*platform.link_flags, *config.link_flags,
                     *(config.loader_link_flags if platform.hosted else ())),
     )
+
+
+# The environment variable naming a program every compile runs under (a
+# compiler cache: ``ETSB_CXX_LAUNCHER=ccache``), as CMake's
+# CMAKE_CXX_COMPILER_LAUNCHER does; its words are split at spaces.
+LAUNCHER_VARIABLE = "ETSB_CXX_LAUNCHER"
+
+
+def compile_launcher() -> tuple[str, ...]:
+    """The words of ``$ETSB_CXX_LAUNCHER`` (none when it is unset or empty)."""
+    return tuple(os.environ.get(LAUNCHER_VARIABLE, "").split())
 
 
 def board_budget_flags(platform: Platform) -> tuple[str, ...]:
