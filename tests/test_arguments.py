@@ -123,7 +123,7 @@ def test_the_rules_declared_between_flags_are_checked_before_any_work(argv, mess
 
 
 def test_a_rule_that_holds_lets_the_command_run(tmp_path, monkeypatch, capsys):
-    from selective_build.arguments import check
+    from selective_build.argv import check
     from selective_build.model.errors import CommandLine, UserError
 
     command, parsed = parse(["kernel-sources", "--custom-ops-yaml-path", "f.yaml", "--library", "a", "x.cpp",

@@ -24,8 +24,7 @@ if not __package__:  # run by path: python .../selective_build/__main__.py
 
 def main(argv: "list[str] | None" = None) -> int:
     """Run ``etsb`` with ``argv`` (default: the process arguments); return the exit status."""
-    from selective_build.arguments import check
-    from selective_build.argv import UsageError, parse, usage_line
+    from selective_build.argv import UsageError, check, parse, usage_line
     from selective_build.model.errors import UserError
 
     argv = sys.argv[1:] if argv is None else list(argv)

@@ -1,7 +1,7 @@
 """The ``etsb`` command line, declared: every command, its flags, the checks
 across its flags, once. :mod:`selective_build.argv` reads ``argv`` against
-these declarations and makes the help text from them; :func:`check` then
-applies the rules a command declares between its flags; and
+these declarations, makes the help text from them and then applies the
+rules a command declares between its flags (:func:`selective_build.argv.check`); and
 :data:`selective_build.commands.RUNS` pairs each declaration with the
 function that runs it.
 
@@ -13,12 +13,10 @@ exit status 2), as is a flag's own ``check``.
 from __future__ import annotations
 
 from collections.abc import Callable
-from types import SimpleNamespace
 
 from selective_build.driver.layout import OUT
 from selective_build.driver.platforms import (CONFIG_DEFINE, CONFIGS, DEFAULT_CONFIG, HOST, PLATFORM_DEFINE,
                                               PLATFORMS, SIZE_CONFIG)
-from selective_build.model.errors import CommandLine, UserError
 from selective_build.model.records import record
 
 # How a flag takes its value.
@@ -370,41 +368,3 @@ COMMANDS: tuple[Command, ...] = (MERGE_YAML, GEN_OPLIST, GEN_ALL_OPLIST, GEN_BIN
                                   CHECK_ATTRS, KERNEL_SOURCES, GEN_OP_VARIANTS, VALIDATE_YAML, BUILD, QUERY,
                                   RUN, PICK_SMALLER, DEPLOY_SOURCE, DEPLOY_OUTPUTS, CMAKE_PLATFORM, CLEAN, DOCTOR,
                                   SIZE)
-
-
-
-def check(command: Command, values: SimpleNamespace) -> None:
-    """Raise a UserError at the command (or flag) for the first of ``command``'s
-    flag checks or rules that ``values`` break, or for a GROUP flag's group
-    with no files."""
-    for flag in command.flags:
-        value = getattr(values, flag.dest)
-        problem = flag.check(value) if flag.check is not None and value is not None else None
-        if problem:
-            raise UserError(f"{flag.names[0]} {problem}", CommandLine(flag.names[0]))
-    given = {dest for dest in vars(values) if _given(command, dest, getattr(values, dest))}
-    for rule in command.rules:
-        if not _holds(rule, given):
-            raise UserError(rule.message, CommandLine(command.name))
-    for flag in command.flags:
-        if flag.kind == GROUP:
-            empty = [name for name, files in getattr(values, flag.dest) if not files]
-            if empty:
-                raise UserError(f"{flag.names[0]} {empty[0]}: no files follow it", CommandLine(command.name))
-
-
-def _given(command: Command, dest: str, value: object) -> bool:
-    """Whether the argument ``dest`` was given a value (a GROUP flag: a group with files)."""
-    if any(flag.dest == dest and flag.kind == GROUP for flag in command.flags):
-        return any(files for _, files in value)
-    return bool(value)
-
-
-def _holds(rule: Rule, given: set[str]) -> bool:
-    """Whether ``rule`` holds when the arguments ``given`` are."""
-    first, *others = rule.dests
-    if rule.kind == ANY:
-        return bool(given.intersection(rule.dests))
-    if rule.kind == EITHER:
-        return (first in given) != bool(given.intersection(others))
-    return first not in given or others[0] in given  # NEEDS

@@ -5,7 +5,7 @@ Every flag has a dashed and an underscored spelling (``--output-dir``,
 ``--output_dir``, as ExecuTorch's tools spell theirs), takes ``--flag value``
 or ``--flag=value``, and is checked here: unknown flags, missing values and
 required flags, integers and choices. What the declarations add across flags
-(:func:`selective_build.arguments.check`) is checked once the values are known.
+(:func:`check`, at the end of this module) is checked once the values are known.
 
 Not argparse: importing it costs more than many of these commands' whole
 work, and build actions run them many times per build.
@@ -16,7 +16,9 @@ from __future__ import annotations
 from types import SimpleNamespace
 
 from selective_build import __version__
-from selective_build.arguments import COMMANDS, GROUP, INT, LIST, PAIRS, SWITCH, Command, Flag, Positional
+from selective_build.arguments import (ANY, COMMANDS, EITHER, GROUP, INT, LIST, PAIRS, SWITCH, Command, Flag,
+                                      Positional, Rule)
+from selective_build.model.errors import CommandLine, UserError
 
 
 class UsageError(Exception):
@@ -191,3 +193,42 @@ def main_help() -> str:
                      + ["", "  --version   print etsb's version",
                         "  --cmakedir  print the folder of etsbConfig.cmake (-Detsb_DIR=$(etsb --cmakedir))",
                         "  --root      print etsb's tree, a Bazel repository and module (local_repository(path = ...))"])
+
+
+# -- the rules between a command's arguments ------------------------------------
+
+def check(command: Command, values: SimpleNamespace) -> None:
+    """Raise a UserError at the command (or flag) for the first of ``command``'s
+    flag checks or rules that ``values`` break, or for a GROUP flag's group
+    with no files."""
+    for flag in command.flags:
+        value = getattr(values, flag.dest)
+        problem = flag.check(value) if flag.check is not None and value is not None else None
+        if problem:
+            raise UserError(f"{flag.names[0]} {problem}", CommandLine(flag.names[0]))
+    given = {dest for dest in vars(values) if _given(command, dest, getattr(values, dest))}
+    for rule in command.rules:
+        if not _holds(rule, given):
+            raise UserError(rule.message, CommandLine(command.name))
+    for flag in command.flags:
+        if flag.kind == GROUP:
+            empty = [name for name, files in getattr(values, flag.dest) if not files]
+            if empty:
+                raise UserError(f"{flag.names[0]} {empty[0]}: no files follow it", CommandLine(command.name))
+
+
+def _given(command: Command, dest: str, value: object) -> bool:
+    """Whether the argument ``dest`` was given a value (a GROUP flag: a group with files)."""
+    if any(flag.dest == dest and flag.kind == GROUP for flag in command.flags):
+        return any(files for _, files in value)
+    return bool(value)
+
+
+def _holds(rule: Rule, given: set[str]) -> bool:
+    """Whether ``rule`` holds when the arguments ``given`` are."""
+    first, *others = rule.dests
+    if rule.kind == ANY:
+        return bool(given.intersection(rule.dests))
+    if rule.kind == EITHER:
+        return (first in given) != bool(given.intersection(others))
+    return first not in given or others[0] in given  # NEEDS

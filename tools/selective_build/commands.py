@@ -1,5 +1,5 @@
 """What each ``etsb`` command does: one function per command, taking the values
-:mod:`selective_build.argv` parsed (and :func:`selective_build.arguments.check`
+:mod:`selective_build.argv` parsed (and :func:`selective_build.argv.check`
 checked) and returning the exit status; :data:`RUNS` pairs each command's
 declaration with its function.
 
