@@ -30,7 +30,8 @@ from selective_build.readers.elf import elf_machine
 pytestmark = pytest.mark.build
 
 PLATFORM = PLATFORMS["aarch64-linux"]
-MODELS = ("mlp", "cnn")
+# The corpus MLP, a small CNN and a small transformer block.
+MODELS = ("mlp", "cnn", "attention")
 CONFIGS = ("default", "size")
 BUILD = static_model_binaries(MODELS)
 # The wheel's runtime (the default), on line 3 of its BUILD file.

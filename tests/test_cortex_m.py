@@ -5,7 +5,8 @@ under QEMU's mps3-an547 board (stdio, files and the exit status through
 semihosting).
 
 The corpus MLP, embedded with its inputs (`embed_model = True`) and in the
-size configuration, prints what torch computed, fits the flash budget, and
+size configuration, prints what torch computed (so do a small CNN and a
+small transformer block), fits the flash budget, and
 also runs from the host's files; a program's exit status reaches QEMU's; bad
 choices (an unknown platform, the wheel's shared runtime on a board) are clear
 errors."""
@@ -44,6 +45,18 @@ et_model_binary(
     runtime = "static",
 )
 '''
+# A small CNN and a small transformer block, embedded with their inputs, each in a package of its own.
+OTHERS = ("cnn", "attention")
+
+
+def embedded_binaries(models) -> str:
+    """A BUILD file embedding each corpus model of ``models`` with its inputs."""
+    return 'load("//rules:executorch.bzl", "et_model_binary")\n' + "".join(
+        f'\net_model_binary(\n    name = "{model}",\n    model = "{model}.pte",\n    runtime = "static",\n'
+        f'    embed_model = True,\n    inputs = {[i["file"] for i in method_meta(model)["inputs"]]!r},\n)\n'
+        .replace("'", '"') for model in models)
+
+
 # A method pool larger than the board's SRAM: a build-time error naming the budget.
 TOO_LARGE_BUILD = (BUILD.split("\n\n")[0] + '\n\net_model_binary(\n    name = "too_large",\n    model = "mlp.pte",\n'
                    '    runtime = "static",\n    method_pool_bytes = 5000000,\n)\n')
@@ -65,7 +78,12 @@ def workspace(tmp_path_factory) -> Path:
         shutil.copy(MODELS_DIR / "mlp" / "mlp.pte", root / package)
         (root / package / "BUILD").write_text(build)
     shutil.copy(MODELS_DIR / "mlp" / INPUT, root / "models")
-    result = etsb("build", *FLAGS, "//models:mlp", "//models:mlp_file", cwd=root)
+    for model in OTHERS:  # a package each: their inputs have the same file names
+        (root / model).mkdir()
+        for path in (MODELS_DIR / model).iterdir():
+            shutil.copy(path, root / model)
+        (root / model / "BUILD").write_text(embedded_binaries([model]))
+    result = etsb("build", *FLAGS, "//models:mlp", "//models:mlp_file", *(f"//{m}:{m}" for m in OTHERS), cwd=root)
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
     return root
 
@@ -88,6 +106,13 @@ def test_embedded_mlp_runs_on_the_board_as_torch_does(workspace):
     header = subprocess.run(["readelf", "-h", str(binary)], capture_output=True, text=True, check=True).stdout
     assert "ARM" in header and "EXEC" in header, header
     assert_run_matches_torch(run_on_board(binary, cwd=workspace))
+
+
+@pytest.mark.parametrize("model", OTHERS)
+def test_a_cnn_and_a_transformer_run_on_the_board_as_torch_does(workspace, model):
+    result = run_on_board(workspace / "etsb-out" / "bin" / model / model, cwd=workspace)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert_deploy_matches_torch(model, result.stdout)
 
 
 def test_program_and_inputs_from_the_host_files(workspace, tmp_path):
