@@ -113,8 +113,9 @@ def executorch_generated_lib(name, **kwargs):
         linker_inputs = [sibling_label(b, "_files") for b in a.backend_deps],
         deps = kernels + plain_libraries + [runtime_headers(a.runtime)],
         link_whole = not a.manual_registration,
-        # The driver's overlap check reads which selection each registration library registers.
-        **with_tags(common, ["%s//%s:%s_selected_operators" % (TAG_REGISTERS, native.package_name(), name)])
+        # The driver's overlap check reads which selection each registration library registers
+        # (relative to this package, which may be an external repository's).
+        **with_tags(common, ["%s:%s_selected_operators" % (TAG_REGISTERS, name)])
     )
 
 # The rule kinds of C++ libraries, as each build system's existing_rule names them.

@@ -113,3 +113,19 @@ def test_every_file_in_bench_lib_files_is_used():
     sources = "\n".join(path.read_text() for path in SCRIPTS + LIB)
     unused = [name for name in entries if f'"{name}"' not in sources]
     assert entries and not unused, f"bench/lib/files: nothing names {unused}"
+
+
+def test_the_deploy_results_show_the_size_tests_the_parts_and_the_latency_goal():
+    """bench_deploy.py's results: ExecuTorch's size test with etsb's and its CI's flags (and
+    all portable operators on the host), the shipped binaries, each binary by part, and the
+    x86-64 latency of each model against the 1.5x goal, by wall time and by the method's work."""
+    text = (BENCH / "results" / "bench_deploy.md").read_text()
+    headings = re.findall(r"^## (.+)$", text, re.MULTILINE)
+    assert headings == ["ExecuTorch's size test, built here", "Shipped binaries", "By part", "Latency on x86-64"]
+    assert "| platform | operators | etsb's size flags | ExecuTorch's CI flags | CI threshold |" in text
+    assert re.search(r"^\| host \| all \d+ portable operators \| - \| [\d,]+ \| - \|$", text, re.MULTILINE)
+    assert ("| runtime core | prim ops | kernels | registration | runner | model | C/C++ libraries, start-up "
+            "| other |") in text
+    latency = [line for line in text.splitlines() if line.startswith("| mlp |")]
+    assert len(latency) == 1 and re.search(r"\| (met|not met)[^|]*\| [\d,]+ \| [\d,]+ \| [\d.]+x \| (met|not met)",
+                                           latency[0]), latency

@@ -185,12 +185,69 @@ def test_size_of_a_binary_that_fails_to_build_shows_why(workspace):
     ("etsb-out/bin/tools/runner/librunner.a(tools__runner__runner.cpp.o)", ("runner", None)),
     ("etsb-out/bin/m/libk.a(m__op_runner_helpers.cpp.o)", ("kernels", "runner_helpers")),
     ("etsb-out/bin/m/libk.a(m__util.cpp.o)", ("kernel utilities", None)),
-    ("/usr/lib/gcc/x86_64-linux-gnu/12/crtbegin.o", ("C++ library and startup", None)),
+    ("/usr/lib/gcc/x86_64-linux-gnu/12/crtbegin.o", ("C and C++ libraries, start-up", None)),
+    # A static binary (runtime = "static"): ExecuTorch's runtime from the tree, its prim ops apart
+    # (from the runtime library, or compiled for one binary in the size configuration).
+    ("etsb-out/bin/external/executorch/libruntime_core.a(etsb-out__external__executorch__runtime__executor__"
+     "method.cpp.o)", ("ExecuTorch runtime core (static)", None)),
+    ("etsb-out/bin/external/executorch/libruntime_core.a(etsb-out__external__executorch__extension__data_loader__"
+     "file_data_loader.cpp.o)", ("ExecuTorch runtime core (static)", None)),
+    ("etsb-out/bin/m/libbin_runtime.a(etsb-out__external__executorch__kernels__prim_ops__register_prim_ops.cpp.o)",
+     ("ExecuTorch prim ops (static)", None)),
+    # The deploy runner, the program and inputs it embeds, and a binary's own main (ExecuTorch's size test).
+    ("etsb-out/bin/tools/runner/libdeploy_embedded_tree.a(tools__runner__deploy.cpp.o)", ("runner", None)),
+    ("etsb-out/bin/m/libbin_deploy.a(etsb-out__bin__m__bin_deploy.cpp.o)", ("embedded model and inputs", None)),
+    ("etsb-out/obj/external/executorch/test/size_test/etsb-out__external__executorch__test__size_test.cpp.o",
+     ("runner", None)),
+    # Bare metal: newlib, libstdc++ and libgcc linked in, and the board's start-up code.
+    ("/usr/lib/gcc/arm-none-eabi/12.2.1/../../../arm-none-eabi/lib/thumb/v8.1-m.main+mve/hard/libc_nano.a"
+     "(libc_a-memcpy-stub.o)", ("C and C++ libraries, start-up", None)),
+    ("etsb-out/bin/platforms/cortex_m/liban547.a(platforms__cortex_m__startup.cpp.o)",
+     ("C and C++ libraries, start-up", None)),
 ])
 def test_size_attributes_each_object_by_its_source_file_name(source, part):
     from selective_build.driver.size import classify
 
     assert classify(source) == part
+
+
+# A hand-made GNU ld map of a static deploy binary: one kept section per part (a
+# long section name puts its numbers on the next line), and sections the link
+# dropped or that take no file space (before the memory map, .bss), which count for nothing.
+DEPLOY_MAP = """\
+Discarded input sections
+
+ .text._ZN5dropped   0x0000000000000000       0x40 etsb-out/bin/m/libbin_lib_kernels.a(kernels__portable__cpu__op_mul.cpp.o)
+
+Linker script and memory map
+
+ .text          0x0000000000401000       0x20 /usr/lib/gcc/x86_64-linux-gnu/12/../../../x86_64-linux-gnu/crt1.o
+ .text.startup.main
+                0x0000000000401020      0x100 etsb-out/bin/tools/runner/libdeploy_embedded_tree.a(tools__runner__deploy.cpp.o)
+ .text._ZN10executorch7runtime6Method7executeEv
+                0x0000000000401120     0x2000 etsb-out/bin/external/executorch/libruntime_core.a(etsb-out__external__executorch__runtime__executor__method.cpp.o)
+ .text._ZN12_GLOBAL__N_18sym_sizeE
+                0x0000000000403120       0x30 etsb-out/bin/m/libbin_runtime.a(etsb-out__external__executorch__kernels__prim_ops__register_prim_ops.cpp.o)
+ .text._ZN5torch8executor6native10addmm_outE
+                0x0000000000403150      0x400 etsb-out/bin/m/libbin_lib_kernels.a(kernels__portable__cpu__op_addmm.cpp.o)
+ .text._ZN4etsb22register_model_kernelsEv
+                0x0000000000403550       0x50 etsb-out/bin/m/libbin_lib.a(etsb-out__bin__m__bin_lib__register_kernels.cpp.o)
+ .rodata._ZN11etsb_deployL13program_bytesE
+                0x0000000000404000      0xbd0 etsb-out/bin/m/libbin_deploy.a(etsb-out__bin__m__bin_deploy.cpp.o)
+ .bss._ZN11etsb_deploy11method_poolE
+                0x0000000000405000     0x1000 etsb-out/bin/m/libbin_deploy.a(etsb-out__bin__m__bin_deploy.cpp.o)
+"""
+
+
+def test_size_splits_a_static_deploy_binary_into_its_parts():
+    from selective_build.driver.size import attribute, split
+
+    parts, operators = split(attribute(DEPLOY_MAP), 20_000)
+    assert parts == {
+        "C and C++ libraries, start-up": 0x20, "runner": 0x100, "ExecuTorch runtime core (static)": 0x2000,
+        "ExecuTorch prim ops (static)": 0x30, "kernels": 0x400, "registration": 0x50,
+        "embedded model and inputs": 0xbd0, "ELF headers, symbols, dynamic linking": 20_000 - 12_656}
+    assert operators == {"addmm": 0x400}
 
 
 @pytest.mark.build

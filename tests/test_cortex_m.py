@@ -189,3 +189,20 @@ def test_stripped_size_uses_the_platforms_strip(workspace, tmp_path):
     assert subprocess.run(["strip", "-o", str(tmp_path / "host"), str(binary)], capture_output=True).returncode != 0
     subprocess.run(["arm-none-eabi-strip", "-o", str(tmp_path / "arm"), str(binary)], check=True)
     assert stripped_sizes([str(binary)]) == [(tmp_path / "arm").stat().st_size]
+
+
+def test_size_splits_a_board_binary_into_its_parts(workspace):
+    """`etsb size`'s measure of the embedded MLP on the board: ExecuTorch's runtime
+    core and prim ops apart, the kernels, their registration, the deploy runner,
+    the embedded program, and newlib, libgcc and the board's start-up as the C
+    library, each with bytes."""
+    from selective_build.driver import size as size_mod
+
+    measured = size_mod.measure(str(workspace), "etsb-out/bin/models/mlp", "//models:mlp")
+    parts = measured.parts
+    for part in (size_mod.PART_RUNTIME, size_mod.PART_PRIM_OPS, size_mod.PART_KERNELS, size_mod.PART_REGISTRATION,
+                 size_mod.PART_RUNNER, size_mod.PART_MODEL, size_mod.PART_CXX):
+        assert parts.get(part, 0) > 0, (part, parts)
+    assert parts[size_mod.PART_RUNTIME] > 10 * parts[size_mod.PART_PRIM_OPS], parts  # only the prim ops it calls
+    assert parts[size_mod.PART_CXX] > 5_000 and size_mod.PART_KERNEL_SUPPORT not in parts, parts
+    assert sum(parts.values()) == measured.stripped and measured.runtime == 0

@@ -161,7 +161,7 @@ def test_executorch_generated_lib_selects_binds_and_compiles_only_the_selected_s
     assert attrs(targets, "lib", "srcs", "deps", "link_whole", "linker_scripts", "linker_inputs", "tags") == {
         "srcs": [":lib_bindings"], "deps": [":lib_kernels", RUNTIME], "link_whole": True,
         "linker_scripts": [":lib/backends.ld"], "linker_inputs": [],
-        "tags": ["etsb_registers=//m:lib_selected_operators"]}
+        "tags": ["etsb_registers=:lib_selected_operators"]}
     assert attrs(targets, "lib_selected_operators", "srcs", "cmd") == {
         "srcs": [":ops"],
         "cmd": f"{ETSB} gen-oplist --output_path $(location lib_selected_operators/selected_operators.yaml) "

@@ -26,7 +26,7 @@ def test_a_platform_brings_its_compiler_and_a_hosted_one_its_loader_flags():
 
 @pytest.mark.parametrize("defines, message", [
     ({"etsb_platform": "cortex-m5"}, "--define etsb_platform: 'cortex-m5' is not known (did you mean 'cortex-m55'?)"),
-    ({"etsb_config": "tiny"}, "--define etsb_config: 'tiny' is not known (known: default, size)"),
+    ({"etsb_config": "tiny"}, "--define etsb_config: 'tiny' is not known (known: default, size, executorch-ci)"),
 ])
 def test_an_unknown_name_in_a_define_is_refused_with_the_known_ones(defines, message):
     with pytest.raises(UserError) as raised:

@@ -1,11 +1,12 @@
 """Processes the benches run: `etsb build` and what it ran, peak memory of a
-command, a command's failure."""
+command, instructions one function of it executes, a command's failure."""
 
 from __future__ import annotations
 
 import re
 import subprocess
 import sys
+import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -65,3 +66,19 @@ def try_run(command: Sequence[str]) -> str | None:
     result = subprocess.run(command, capture_output=True, text=True)
     lines = (result.stderr or result.stdout).strip().splitlines()
     return None if result.returncode == 0 else lines[-1] if lines else f"exit status {result.returncode}"
+
+
+def instructions_in(command: Sequence[str], function: str) -> int:
+    """Instructions ``command`` executes inside ``function`` and what it calls
+    (valgrind's callgrind, collecting only there; ``function`` demangled, as
+    ``ns::Class::method()``): a count no other load on the machine changes."""
+    with tempfile.TemporaryDirectory() as tmp:
+        run = subprocess.run(["valgrind", "--tool=callgrind", f"--callgrind-out-file={tmp}/out",
+                              f"--toggle-collect={function}", *command], stdout=subprocess.DEVNULL,
+                             stderr=subprocess.PIPE, text=True)
+    collected = re.search(r"^==\d+== Collected : (\d+)$", run.stderr, re.MULTILINE)
+    if run.returncode != 0 or not collected:
+        raise SystemExit(f"callgrind of {' '.join(command)} failed (exit {run.returncode}):\n{run.stderr[-2000:]}")
+    if int(collected.group(1)) == 0:
+        raise SystemExit(f"{' '.join(command)} executed nothing in {function} (is it the function's name?)")
+    return int(collected.group(1))

@@ -25,6 +25,13 @@ def stripped(path: Path, tmp: Path) -> int:
     return os.stat(copy).st_size
 
 
+def parts_by_map(binary: Path, total: int) -> dict[str, int]:
+    """``binary``'s bytes by part as `etsb size` splits them (its link map
+    beside it, ``binary``.map); what no object holds of ``total`` is the other part."""
+    objects = size_mod.attribute(Path(f"{binary}.map").read_text(encoding="utf-8", errors="replace"))
+    return size_mod.split(objects, total)[0]
+
+
 def text_size(object_file: Path) -> int:
     """Bytes of code (.text) in an object file, from binutils' size."""
     out = subprocess.run(["size", str(object_file)], check=True, capture_output=True, text=True).stdout

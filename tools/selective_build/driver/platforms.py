@@ -63,6 +63,7 @@ HOST = "host"
 X86_64_LINUX = "x86_64-linux"
 DEFAULT_CONFIG = "default"
 SIZE_CONFIG = "size"
+EXECUTORCH_CI_CONFIG = "executorch-ci"
 
 # Cortex-M55 with its FPU (hard-float calling convention), in Thumb code, and
 # newlib-nano (its headers on the compiles, its libraries on the link).
@@ -135,6 +136,16 @@ CONFIGS: Mapping[str, Configuration] = {c.name: c for c in (
                    "-DETSB_KERNELS_ONE_PATH"),
                   ("-Wl,-O1", "-Wl,--build-id=none"),
                   ("-no-pie", "-Wl,-z,noseparate-code", "-Wl,-z,norelro", "-Wl,-z,common-page-size=64")),
+    # ExecuTorch's CI build of its size test (test/build_size_test.sh): its CXXFLAGS
+    # (-Wall -Werror -Wno-int-in-bool-context left out: they change no code), and
+    # its CMake's Release defaults with EXECUTORCH_OPTIMIZE_SIZE=ON: -Os, sections,
+    # NDEBUG, logging and the program verifier compiled out. The link: only the
+    # --gc-sections every link takes (a position-independent executable, as the
+    # compiler makes by default). For comparing with ExecuTorch's own figures.
+    Configuration(EXECUTORCH_CI_CONFIG, "ExecuTorch's CI flags for its size test (test/build_size_test.sh), "
+                  "to compare with its figures: -Os, no exceptions or RTTI, no pread, logging compiled out",
+                  ("-Os", *_SECTIONS, "-fno-exceptions", "-fno-rtti", "-DNDEBUG", "-DET_HAVE_PREAD=0",
+                   "-DET_LOG_ENABLED=0", "-DET_ENABLE_PROGRAM_VERIFICATION=0")),
 )}
 
 

@@ -1,8 +1,9 @@
 """``etsb size``: where a binary's bytes go. The stripped size of the binary,
 split by the linker's map (every input section the link kept, attributed to
 the object that brought it): kernels per operator, registration, runner, the
-C++ runtime, the ExecuTorch runtime when it is linked in (``runtime = "static"``);
-and the ExecuTorch runtime library and backend libraries it loads."""
+C and C++ libraries and start-up, and, when ExecuTorch's runtime is linked in
+(``runtime = "static"``), its core and its prim ops apart, and the embedded
+model; and the ExecuTorch runtime library and backend libraries it loads."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ import tempfile
 from collections.abc import Mapping, Sequence
 from types import MappingProxyType
 
-from selective_build.driver.layout import EXTERNAL_DIR
+from selective_build.driver.layout import EXTERNAL_DIR, OBJ
 from selective_build.driver.platforms import strip_for
 from selective_build.model.errors import UserError
 from selective_build.model.records import record
@@ -27,15 +28,26 @@ _KERNEL_OBJECT = re.compile(r"op_(\w+?)\.(?:cpp|cc|cxx|c)\.o")
 # Archive members compiled from the ExecuTorch tree's runtime (`@executorch//:runtime`,
 # runtime = "static"): the driver names a member after its source path, `/` as `__`.
 _TREE_RUNTIME_MEMBER = re.compile(r"\(" + re.escape(f"{EXTERNAL_DIR}/executorch/".replace("/", "__"))
-                                  + r"(?:runtime|kernels__prim_ops|extension__data_loader|schema)__[^)]*\)$")
+                                  + r"(runtime|kernels__prim_ops|extension__data_loader|schema)__[^)]*\)$")
+# The main of a binary: etsb's runner, its deploy runner, or a binary's own
+# sources (compiled into the driver's objects folder, not from a library).
+_RUNNER_OBJECTS = ("runner.", "deploy.")
+_OWN_OBJECT = re.compile("^" + re.escape(OBJ) + r"/[^()]*\.o$")
+# A board's start-up code and platform layer (platforms/<board>/, linked whole).
+_BOARD_MEMBER = re.compile(r"\(platforms__[^)]*\)$")
 
-PART_RUNTIME = "ExecuTorch runtime (static)"
+PART_RUNTIME = "ExecuTorch runtime core (static)"
+PART_PRIM_OPS = "ExecuTorch prim ops (static)"
 PART_KERNELS = "kernels"
 PART_KERNEL_SUPPORT = "kernel utilities"
 PART_REGISTRATION = "registration"
 PART_RUNNER = "runner"
-PART_CXX = "C++ library and startup"
+PART_MODEL = "embedded model and inputs"
+PART_CXX = "C and C++ libraries, start-up"
 PART_OTHER = "ELF headers, symbols, dynamic linking"
+# The parts in the order tables list them (kernels, with their files, first).
+PARTS = (PART_KERNELS, PART_KERNEL_SUPPORT, PART_REGISTRATION, PART_RUNNER, PART_MODEL, PART_RUNTIME,
+         PART_PRIM_OPS, PART_CXX, PART_OTHER)
 
 
 @record
@@ -97,13 +109,32 @@ def classify(source: str) -> tuple[str, str | None]:
         return PART_KERNELS, kernel.group(1)
     if name.startswith("register_kernels."):
         return PART_REGISTRATION, None
-    if _TREE_RUNTIME_MEMBER.search(source):
-        return PART_RUNTIME, None
-    if name.startswith("runner."):
+    runtime = _TREE_RUNTIME_MEMBER.search(source)
+    if runtime:
+        return (PART_PRIM_OPS if runtime.group(1) == "kernels__prim_ops" else PART_RUNTIME), None
+    if name.endswith("_deploy.cpp.o"):  # `etsb deploy-source`'s: the program and inputs as arrays
+        return PART_MODEL, None
+    if name.startswith(_RUNNER_OBJECTS) or _OWN_OBJECT.match(source):
         return PART_RUNNER, None
-    if source.startswith("/") or "crt" in name:
+    # The toolchain's (absolute paths: crt*.o, newlib, libstdc++, libgcc on bare metal) and the board's.
+    if source.startswith("/") or "crt" in name or _BOARD_MEMBER.search(source):
         return PART_CXX, None
     return PART_KERNEL_SUPPORT, None
+
+
+def split(objects: Mapping[str, int], total: int) -> tuple[dict[str, int], dict[str, int]]:
+    """Bytes per part (``classify``'s), and per operator for kernels, of the
+    input objects' bytes (``attribute``'s); what no object holds of ``total``
+    is PART_OTHER."""
+    parts: dict[str, int] = {}
+    operators: dict[str, int] = {}
+    for source, size in objects.items():
+        part, operator = classify(source)
+        parts[part] = parts.get(part, 0) + size
+        if operator:
+            operators[operator] = operators.get(operator, 0) + size
+    parts[PART_OTHER] = max(0, total - sum(parts.values()))
+    return parts, operators
 
 
 def measure(root: str, binary: str, label: str) -> BinarySize:
@@ -115,14 +146,7 @@ def measure(root: str, binary: str, label: str) -> BinarySize:
         stripped_path = os.path.join(tmp, "stripped")
         subprocess.run([strip_for(elf_machine(path)), "-o", stripped_path, path], check=True)
         stripped = os.path.getsize(stripped_path)
-    parts: dict[str, int] = {}
-    operators: dict[str, int] = {}
-    for source, size in objects.items():
-        part, operator = classify(source)
-        parts[part] = parts.get(part, 0) + size
-        if operator:
-            operators[operator] = operators.get(operator, 0) + size
-    parts[PART_OTHER] = max(0, stripped - sum(parts.values()))
+    parts, operators = split(objects, stripped)
     # A binary with the static runtime loads no libexecutorch.so.
     shared_runtime = _runtime_size() if "libexecutorch.so" in needed_libraries(path) else 0
     return BinarySize(label, binary, stripped, parts, operators, shared_runtime, _backend_sizes(path))
@@ -172,9 +196,7 @@ def size_report(label: str, sizes: Sequence[BinarySize]) -> dict:
         "binaries": [{
             "label": size.label,
             "stripped": size.stripped,
-            "parts": {part: size.parts[part] for part in (PART_KERNELS, PART_KERNEL_SUPPORT, PART_REGISTRATION,
-                                                          PART_RUNNER, PART_RUNTIME, PART_CXX, PART_OTHER)
-                      if size.parts.get(part)},
+            "parts": {part: size.parts[part] for part in PARTS if size.parts.get(part)},
             "operators": dict(sorted(size.operators.items())),
             "runtime": size.runtime,
             "backends": dict(size.backends),
@@ -202,7 +224,7 @@ def render_size_table(label: str, sizes: Sequence[BinarySize], top: int = 0) -> 
         operators = operators[:top]
     for op in operators:
         rows.append((f"    op_{op}", [s.operators.get(op, 0) for s in sizes], False))
-    for part in (PART_KERNEL_SUPPORT, PART_REGISTRATION, PART_RUNNER, PART_RUNTIME, PART_CXX, PART_OTHER):
+    for part in PARTS[1:]:
         values = [s.parts.get(part, 0) for s in sizes]
         if any(values):  # a part no binary has (kernel utilities, for header-only kernels) is left out
             rows.append((f"  {part}", values, True))
