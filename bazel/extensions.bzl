@@ -13,7 +13,7 @@ source tree with etsb's BUILD files (`EXECUTORCH_ROOT` wins over the tag).
 Nothing is downloaded.
 """
 
-load(":repositories.bzl", "etsb_python", "executorch_runtime", "executorch_tree")
+load(":repositories.bzl", "etsb_flatbuffers", "etsb_python", "etsb_toolchains", "executorch_runtime", "executorch_tree")
 
 _TREE = tag_class(
     doc = "An ExecuTorch source tree to make the repository `@executorch`.",
@@ -26,6 +26,8 @@ def _etsb_impl(module_ctx):
         fail("etsb.executorch_tree is given %d times: give one tree" % len(paths))
     executorch_runtime(name = "executorch_runtime")
     etsb_python(name = "etsb_python")
+    etsb_flatbuffers(name = "etsb_flatbuffers")
+    etsb_toolchains(name = "etsb_toolchains")
     executorch_tree(name = "executorch", path = paths[0] if paths else "")
 
 etsb = module_extension(

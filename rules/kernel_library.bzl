@@ -2,7 +2,7 @@
 recompile for a dtype-selective build."""
 
 load(":private/attrs.bzl", "attrs", "check_call", "rule_info")
-load(":private/shim.bzl", "BUILD_SYSTEM", "FROM_TREE_SUFFIX", "RUNTIME", "RUNTIME_FROM_TREE_CORE", "TAG_MANUAL", "etsb_cxx_library", "etsb_filegroup", "etsb_object_sources")
+load(":private/shim.bzl", "BUILDS_THE_TREES_RUNTIME", "FROM_TREE_SUFFIX", "RUNTIME", "RUNTIME_FROM_TREE_CORE", "TAG_MANUAL", "etsb_cxx_library", "etsb_filegroup", "etsb_object_sources")
 
 ET_KERNEL_LIBRARY = rule_info(
     name = "et_kernel_library",
@@ -12,7 +12,7 @@ Creates `<name>` (the compiled static library: the linker keeps only the
 kernels that registration refers to), `<name>_srcs` and `<name>_hdrs` (its
 sources and headers: a generated library compiles only the sources its
 selection needs, again with its `selected_op_variants.h` when dtype-selective),
-in etsb's driver `<name>_tree_runtime` (tagged `manual`: the same kernels
+in etsb's driver and Bazel `<name>_tree_runtime` (tagged `manual`: the same kernels
 compiled against the ExecuTorch tree's runtime, which binaries with
 `runtime = "static"` link), and under Bazel `<name>_interface` and `<name>_copts`, what that compile in
 another package needs (docs/bazel.md).""",
@@ -44,13 +44,15 @@ def et_kernel_library(name, **kwargs):
     etsb_filegroup(name = name + "_srcs", srcs = a.srcs, **common)
     etsb_filegroup(name = name + "_hdrs", srcs = a.hdrs, **common)
     etsb_object_sources(name = name, srcs = a.srcs, hdrs = a.hdrs, deps = a.deps + [RUNTIME], copts = a.copts, **common)
-    if BUILD_SYSTEM == "etsb":
+    if BUILDS_THE_TREES_RUNTIME:
         # The twin against the tree's headers: one binary never mixes them with the wheel's.
+        twin = dict(common, tags = common.get("tags", []) + [TAG_MANUAL])
         etsb_cxx_library(
             name = name + FROM_TREE_SUFFIX,
             srcs = a.srcs + a.hdrs,
             hdrs = a.hdrs,
             deps = a.deps + [RUNTIME_FROM_TREE_CORE],
             copts = a.copts,
-            **dict(common, tags = common.get("tags", []) + [TAG_MANUAL])
+            **twin
         )
+        etsb_object_sources(name = name + FROM_TREE_SUFFIX, srcs = a.srcs, hdrs = a.hdrs, deps = a.deps + [RUNTIME_FROM_TREE_CORE], copts = a.copts, **twin)

