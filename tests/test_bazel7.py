@@ -206,5 +206,7 @@ def test_the_platform_configs_link_with_their_cross_toolchains(bazel7, platform)
 def test_an_unknown_configuration_stops_the_analysis(bazel7):
     result = bazel7("build", *BUILD, "--nobuild", "--define=etsb_config=sise", "//examples/mlp:bin")
     assert result.returncode != 0
-    assert "--define etsb_config=sise: 'sise' is not known (known: default, size)" in result.stderr, \
+    from selective_build.driver.platforms import CONFIGS
+
+    assert f"--define etsb_config=sise: 'sise' is not known (known: {', '.join(CONFIGS)})" in result.stderr, \
         result.stderr[-3000:]

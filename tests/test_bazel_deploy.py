@@ -22,7 +22,7 @@ from pathlib import Path
 import pytest
 
 from helpers import BAZEL_BUILD, assert_deploy_matches_torch, stripped_size
-from selective_build.driver.platforms import PLATFORMS
+from selective_build.driver.platforms import CONFIGS, PLATFORMS
 
 pytestmark = [pytest.mark.build, pytest.mark.tree]
 
@@ -102,9 +102,9 @@ def test_the_cortex_m55_mlp_runs_like_torch_under_qemu(bazel_examples):
 
 
 BAD_DEFINES = {
-    ("--define=etsb_config=sise",): "--define etsb_config=sise: 'sise' is not known (known: default, size)",
+    ("--define=etsb_config=sise",): f"--define etsb_config=sise: 'sise' is not known (known: {', '.join(CONFIGS)})",
     ("--define=etsb_platform=cortex-m4",):
-        "--define etsb_platform=cortex-m4: 'cortex-m4' is not known (known: host, aarch64-linux, cortex-m55)",
+        f"--define etsb_platform=cortex-m4: 'cortex-m4' is not known (known: {', '.join(PLATFORMS)})",
     # The driver's spelling of a platform without Bazel's platform: the selects would lie.
     ("--define=etsb_platform=aarch64-linux",):
         "the target platform is host but --define etsb_platform=aarch64-linux: etsb's rules select() on the "

@@ -225,24 +225,28 @@ def test_a_bad_deploy_call_fails_the_configuration_at_its_line(case, tmp_path, m
     assert_call_fails_configuration(tmp_path, RULES_PREAMBLE, call, "et_model_binary", message)
 
 
-@pytest.mark.build
-def test_an_unknown_configuration_is_named_with_the_known_ones(tmp_path):
+def _configure_rules_alone(tmp_path, *flags: str):
+    """Configure a project of the rules' preamble alone with ``flags``."""
     source = tmp_path / "src"
     source.mkdir()
     (source / "CMakeLists.txt").write_text(RULES_PREAMBLE)
-    result = cmake_configure(source, tmp_path / "build", "-DETSB_CONFIG=smallest")
+    return cmake_configure(source, tmp_path / "build", *flags)
+
+
+@pytest.mark.build
+def test_an_unknown_configuration_is_named_with_the_known_ones(tmp_path):
+    from selective_build.driver.platforms import CONFIGS
+
+    result = _configure_rules_alone(tmp_path, "-DETSB_CONFIG=smallest")
     assert result.returncode != 0
     text = " ".join(result.stderr.split())
-    assert "etsb: ETSB_CONFIG must be one of default, size, not 'smallest'" in text, result.stderr
+    assert f"etsb: ETSB_CONFIG must be one of {', '.join(CONFIGS)}, not 'smallest'" in text, result.stderr
     assert "CMakeLists.txt:3 (include)" in result.stderr and "Traceback" not in result.stderr
 
 
 @pytest.mark.build
 def test_a_platform_without_its_toolchain_file_is_refused(tmp_path):
-    source = tmp_path / "src"
-    source.mkdir()
-    (source / "CMakeLists.txt").write_text(RULES_PREAMBLE)
-    result = cmake_configure(source, tmp_path / "build", "-DETSB_PLATFORM=cortex-m55")
+    result = _configure_rules_alone(tmp_path, "-DETSB_PLATFORM=cortex-m55")
     assert result.returncode != 0
     assert ("etsb: ETSB_PLATFORM is cortex-m55 but CMake compiles for this machine: configure with etsb's "
             "toolchain file for it") in " ".join(result.stderr.split()), result.stderr

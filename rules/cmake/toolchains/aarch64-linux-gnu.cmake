@@ -24,11 +24,7 @@ set(ETSB_PLATFORM aarch64-linux)
 set(ETSB_CROSS_PREFIX "aarch64-linux-gnu-" CACHE STRING "the cross tools' name prefix (aarch64-linux-gnu-g++)")
 set(ETSB_CROSS_SYSROOT "/usr/aarch64-linux-gnu" CACHE PATH "the target's headers and libraries")
 
-set(CMAKE_C_COMPILER "${ETSB_CROSS_PREFIX}gcc")
-set(CMAKE_CXX_COMPILER "${ETSB_CROSS_PREFIX}g++")
-set(CMAKE_AR "${ETSB_CROSS_PREFIX}ar" CACHE FILEPATH "the target's archiver")
-set(CMAKE_RANLIB "${ETSB_CROSS_PREFIX}ranlib" CACHE FILEPATH "the target's ranlib")
-set(CMAKE_STRIP "${ETSB_CROSS_PREFIX}strip" CACHE FILEPATH "the target's strip")
+include("${CMAKE_CURRENT_LIST_DIR}/cross_tools.cmake")
 
 # find_* look for the target's libraries and headers in the sysroot only,
 # and for programs on the host only.

@@ -26,11 +26,7 @@ set(ETSB_PLATFORM cortex-m55)
 
 set(ETSB_CROSS_PREFIX "arm-none-eabi-" CACHE STRING "the cross tools' name prefix (arm-none-eabi-g++)")
 
-set(CMAKE_C_COMPILER "${ETSB_CROSS_PREFIX}gcc")
-set(CMAKE_CXX_COMPILER "${ETSB_CROSS_PREFIX}g++")
-set(CMAKE_AR "${ETSB_CROSS_PREFIX}ar" CACHE FILEPATH "the target's archiver")
-set(CMAKE_RANLIB "${ETSB_CROSS_PREFIX}ranlib" CACHE FILEPATH "the target's ranlib")
-set(CMAKE_STRIP "${ETSB_CROSS_PREFIX}strip" CACHE FILEPATH "the target's strip")
+include("${CMAKE_CURRENT_LIST_DIR}/cross_tools.cmake")
 
 # No program links without the board's start-up code and memory layout, which
 # come with etsb's rules: CMake's compiler checks build a library instead.
