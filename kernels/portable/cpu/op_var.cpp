@@ -27,26 +27,6 @@ bool plan_variance(KernelRuntimeContext& ctx, const Tensor& self, const std::opt
   ET_KERNEL_CHECK(ctx, k::resize_to(out, plan->out), InvalidArgument, false);
   return true;
 }
-
-/// out[o] = sum((x - mean)^2) / max(N - correction, 0) over the elements x
-/// reducing into o: two passes per output, accumulated in double; no
-/// element (N = 0) or a zero denominator gives NaN or inf, as in ATen.
-template <typename In, typename Out>
-void variance(const k::ReducePlan& plan, const In* in, Out* result, double correction) {
-  const double count = static_cast<double>(plan.count);
-  const double denominator = count - correction > 0 ? count - correction : 0.0;
-  k::for_each_output(plan, [&](int64_t o, int64_t first) {
-    double sum = 0;
-    k::for_each_reduced(plan, first, [&](int64_t at) { sum += static_cast<double>(in[at]); });
-    const double mean = sum / count;
-    double squares = 0;
-    k::for_each_reduced(plan, first, [&](int64_t at) {
-      const double delta = static_cast<double>(in[at]) - mean;
-      squares += delta * delta;
-    });
-    result[o] = static_cast<Out>(squares / denominator);
-  });
-}
 }  // namespace
 
 /// out = sum((x - mean)^2) / (N - correction) over `dim` (none or empty:
@@ -61,7 +41,8 @@ Tensor& var_correction_out(KernelRuntimeContext& ctx, const Tensor& self, std::o
   if (!plan_variance<kName>(ctx, self, dim, keepdim, out, &plan) || out.numel() == 0) return out;
   const double c = correction.has_value() ? k::scalar_to<double>(*correction) : 1.0;
   ET_SWITCH_FLOATHBF16_TYPES(self.scalar_type(), ctx, kName, CTYPE, [&]() {
-    variance(plan, self.const_data_ptr<CTYPE>(), out.mutable_data_ptr<CTYPE>(), c);
+    k::variance_and_mean(plan, self.const_data_ptr<CTYPE>(), out.mutable_data_ptr<CTYPE>(),
+                         static_cast<CTYPE*>(nullptr), c);
   });
   return out;
 }
@@ -77,7 +58,8 @@ Tensor& var_out(KernelRuntimeContext& ctx, const Tensor& self, std::optional<Arr
   if (!plan_variance<kOutName>(ctx, self, dim, keepdim, out, &plan) || out.numel() == 0) return out;
   ET_SWITCH_FLOATHBF16_TYPES(self.scalar_type(), ctx, kOutName, IN, [&]() {
     ET_SWITCH_FLOATHBF16_TYPES(out.scalar_type(), ctx, kOutName, OUT, [&]() {
-      variance(plan, self.const_data_ptr<IN>(), out.mutable_data_ptr<OUT>(), unbiased ? 1.0 : 0.0);
+      k::variance_and_mean(plan, self.const_data_ptr<IN>(), out.mutable_data_ptr<OUT>(), static_cast<OUT*>(nullptr),
+                           unbiased ? 1.0 : 0.0);
     });
   });
   return out;
