@@ -1,7 +1,9 @@
-// aten::var.correction_out and var.out: the variance along dims.
+// aten::var.correction_out, var.out and var_mean.correction_out: the
+// variance along dims (and the mean).
 #include "util/reduce_util.h"
 
 #include <optional>
+#include <tuple>
 
 namespace torch {
 namespace executor {
@@ -15,6 +17,7 @@ namespace k = ::etsb::kernels;
 namespace {
 constexpr char kName[] = "var.correction_out";  // the switch names
 constexpr char kOutName[] = "var.out";
+constexpr char kMeanName[] = "var_mean.correction_out";
 
 /// Checks self and out's layouts and the dim list, resizes out, and plans
 /// the reduction; false with ctx failed on a problem.
@@ -63,6 +66,35 @@ Tensor& var_out(KernelRuntimeContext& ctx, const Tensor& self, std::optional<Arr
     });
   });
   return out;
+}
+
+/// (var, mean) = var.correction_out's variance and the mean over the same
+/// elements: self of a floating dtype, var and mean of one floating dtype
+/// (which may differ from self's; the sums are in double); an empty
+/// reduction gives NaN.
+std::tuple<Tensor&, Tensor&> var_mean_correction_out(KernelRuntimeContext& ctx, const Tensor& self,
+                                                     std::optional<ArrayRef<int64_t>> dim,
+                                                     const std::optional<Scalar>& correction, bool keepdim,
+                                                     Tensor& var, Tensor& mean) {
+  std::tuple<Tensor&, Tensor&> both(var, mean);
+  ET_KERNEL_CHECK_MSG(ctx,
+                      k::is_floating(self.scalar_type()) && k::is_floating(var.scalar_type()) &&
+                          var.scalar_type() == mean.scalar_type(),
+                      InvalidArgument, both, "%s: self must be floating, var and mean of one floating dtype",
+                      kMeanName);
+  k::ReducePlan plan;
+  if (!plan_variance<kMeanName>(ctx, self, dim, keepdim, var, &plan)) return both;
+  ET_KERNEL_CHECK_MSG(ctx, k::is_contiguous(mean) && k::resize_to(mean, plan.out), InvalidArgument, both,
+                      "%s: mean must be contiguous, of var's shape", kMeanName);
+  if (var.numel() == 0) return both;
+  const double c = correction.has_value() ? k::scalar_to<double>(*correction) : 1.0;
+  ET_SWITCH_FLOATHBF16_TYPES(self.scalar_type(), ctx, kMeanName, IN, [&]() {
+    ET_SWITCH_FLOATHBF16_TYPES(var.scalar_type(), ctx, kMeanName, OUT, [&]() {
+      k::variance_and_mean(plan, self.const_data_ptr<IN>(), var.mutable_data_ptr<OUT>(), mean.mutable_data_ptr<OUT>(),
+                           c);
+    });
+  });
+  return both;
 }
 
 }  // namespace native
