@@ -38,7 +38,8 @@ def yaml_operators(text: str) -> list[str]:
     names = []
     for match in re.finditer(r"^- (op|func): (\S+?)(\(|$)", text, re.MULTILINE):
         kind, name = match.group(1), match.group(2)
-        names.append(f"aten::{name}" if kind == "op" else name)
+        # A `func:` schema without a namespace (bitwise_left_shift.Tensor_out) is ATen's.
+        names.append(f"aten::{name}" if kind == "op" or "::" not in name else name)
     return names
 
 

@@ -1224,6 +1224,164 @@ void check_embedding_bag() {
                                                  -1, out0, out1, out2, out3));
 }
 
+// ---- the second batch of the portable set (issue 30) -----------------------------------
+
+void check_bitwise_and_division_family() {
+  // Shifts by counts past the width or negative: ATen's results, no UB (UBSan).
+  int8_t x[4] = {-128, 5, -3, 64}, o[4];
+  int8_t counts[4] = {1, 8, -1, 7};
+  const auto C = ScalarType::Char;
+  TT tx(C, {4}, x), tc(C, {4}, counts), to(C, {4}, o);
+  Tensor out = to.t();
+  EXPECT_KERNEL_OK(native::bitwise_left_shift_Tensor_out(ctx, tx.t(), tc.t(), out));
+  CHECK(o[0] == 0 && o[1] == 0 && o[2] == 0 && o[3] == 0);
+  EXPECT_KERNEL_OK(native::bitwise_right_shift_Tensor_out(ctx, tx.t(), tc.t(), out));
+  CHECK(o[0] == -64 && o[1] == 0 && o[2] == -1 && o[3] == 0);
+  EXPECT_KERNEL_OK(native::bitwise_left_shift_Tensor_Scalar_out(ctx, tx.t(), Scalar(int64_t(70)), out));
+  CHECK(o[0] == 0 && o[3] == 0);
+  EXPECT_KERNEL_OK(native::bitwise_not_out(ctx, tx.t(), out));
+  CHECK(o[0] == 127 && o[1] == -6);
+  EXPECT_KERNEL_OK(native::bitwise_xor_Scalar_out(ctx, tx.t(), Scalar(int64_t(1)), out));
+  CHECK(o[1] == 4 && o[2] == -4);
+  float f[4] = {1.5f, -2, 0, 7}, fo[4];
+  TT tf(F, {4}, f), tfo(F, {4}, fo);
+  out = tfo.t();
+  EXPECT_KERNEL_FAILS(native::bitwise_not_out(ctx, tf.t(), out));        // floating self
+  EXPECT_KERNEL_FAILS(native::bitwise_or_Tensor_out(ctx, tf.t(), tf.t(), out));
+  EXPECT_KERNEL_FAILS(native::bitwise_right_shift_Tensor_Scalar_out(ctx, tf.t(), Scalar(int64_t(1)), out));
+  // remainder takes the divisor's sign; floor_divide rounds down; integer zero divisors fail.
+  int32_t a[4] = {7, -7, 7, -7}, b[4] = {3, 3, -3, -3}, r[4], z[4] = {1, 0, 1, 1};
+  TT ta(I, {4}, a), tb(I, {4}, b), tr(I, {4}, r), tz(I, {4}, z);
+  out = tr.t();
+  EXPECT_KERNEL_OK(native::remainder_Tensor_out(ctx, ta.t(), tb.t(), out));
+  CHECK(r[0] == 1 && r[1] == 2 && r[2] == -2 && r[3] == -1);
+  EXPECT_KERNEL_OK(native::floor_divide_out(ctx, ta.t(), tb.t(), out));
+  CHECK(r[0] == 2 && r[1] == -3 && r[2] == -3 && r[3] == 2);
+  EXPECT_KERNEL_FAILS(native::floor_divide_out(ctx, ta.t(), tz.t(), out));
+  EXPECT_KERNEL_FAILS(native::remainder_Tensor_out(ctx, ta.t(), tz.t(), out));
+  EXPECT_KERNEL_FAILS(native::remainder_Scalar_out(ctx, ta.t(), Scalar(int64_t(0)), out));
+  EXPECT_KERNEL_OK(native::rsub_scalar_out(ctx, ta.t(), Scalar(int64_t(1)), Scalar(int64_t(2)), out));
+  CHECK(r[0] == -13 && r[1] == 15);
+  EXPECT_KERNEL_FAILS(native::rsub_scalar_out(ctx, ta.t(), Scalar(1.5), Scalar(int64_t(1)), out));  // Float result
+  out = tfo.t();
+  EXPECT_KERNEL_OK(native::atan2_out(ctx, ta.t(), tb.t(), out));  // Int operands, Float out
+  CHECK(values_are(fo, {1.1659045, -1.1659045, 1.9756881, -1.9756881}));
+  out = to.t();
+  EXPECT_KERNEL_FAILS(native::atan2_out(ctx, ta.t(), tb.t(), out));  // an integral out
+}
+
+void check_unary_batch() {
+  float x[4] = {NAN, INFINITY, -2.5f, 0.25f}, o[4];
+  bool flags[4];
+  TT tx(F, {4}, x), to(F, {4}, o), tflags(B, {4}, flags);
+  Tensor out = tflags.t();
+  EXPECT_KERNEL_OK(native::isnan_out(ctx, tx.t(), out));
+  CHECK(flags[0] && !flags[1] && !flags[2]);
+  EXPECT_KERNEL_OK(native::isinf_out(ctx, tx.t(), out));
+  CHECK(!flags[0] && flags[1] && !flags[3]);
+  out = to.t();
+  EXPECT_KERNEL_FAILS(native::isnan_out(ctx, tx.t(), out));  // out must be Bool
+  EXPECT_KERNEL_OK(native::sign_out(ctx, tx.t(), out));
+  CHECK(std::isnan(o[0]) && o[1] == 1 && o[2] == -1 && o[3] == 1);
+  EXPECT_KERNEL_OK(native::trunc_out(ctx, tx.t(), out));
+  CHECK(o[2] == -2 && o[3] == 0);
+  EXPECT_KERNEL_OK(native::logit_out(ctx, tx.t(), 0.1, out));
+  CHECK(std::isnan(o[0]) && near(o[1], 2.1972246) && near(o[2], -2.1972246) && near(o[3], -1.0986123));
+  EXPECT_KERNEL_OK(native::log1p_out(ctx, tx.t(), out));
+  CHECK(std::isnan(o[0]) && std::isnan(o[2]) && near(o[3], 0.2231436));
+  int32_t i[4] = {1, 0, -1, 2}, io[4];
+  TT ti(I, {4}, i), tio(I, {4}, io);
+  out = tio.t();
+  EXPECT_KERNEL_FAILS(native::acos_out(ctx, ti.t(), out));  // an integral out
+  out = to.t();
+  EXPECT_KERNEL_OK(native::acos_out(ctx, ti.t(), out));
+  CHECK(near(o[0], 0) && near(o[1], 1.5707964) && near(o[2], 3.1415927) && std::isnan(o[3]));
+}
+
+void check_reduction_batch() {
+  float x[6] = {3, -1, 7, 2, NAN, 0};
+  TT tx(F, {2, 3}, x);
+  float v[2];
+  int64_t idx[2];
+  TT tv(F, {2}, v), tidx(L, {2}, idx);
+  Tensor values = tv.t(), indices = tidx.t();
+  EXPECT_KERNEL_OK(native::max_out(ctx, tx.t(), 1, false, values, indices));
+  CHECK(v[0] == 7 && idx[0] == 2 && std::isnan(v[1]) && idx[1] == 1);
+  EXPECT_KERNEL_OK(native::min_out(ctx, tx.t(), -1, false, values, indices));
+  CHECK(v[0] == -1 && idx[0] == 1 && std::isnan(v[1]));
+  EXPECT_KERNEL_FAILS(native::min_out(ctx, tx.t(), 2, false, values, indices));  // dim out of range
+  EXPECT_KERNEL_FAILS(native::max_out(ctx, tx.t(), 1, false, values, values));   // Float indices
+  float scalar;
+  TT ts(F, {}, &scalar);
+  Tensor out = ts.t();
+  EXPECT_KERNEL_OK(native::max_unary_out(ctx, tx.t(), out));
+  CHECK(std::isnan(scalar));
+  float nothing[1];
+  TT tempty(F, {0, 3}, nothing);
+  EXPECT_KERNEL_OK(native::min_unary_out(ctx, tempty.t(), out));  // the identity, +inf
+  CHECK(std::isinf(scalar) && scalar > 0);
+  int64_t dims[1] = {1};
+  EXPECT_KERNEL_FAILS(native::amin_out(ctx, tempty.t(), ints(dims, 0), false, out));  // over zero elements
+  int64_t long_out;
+  TT tl(L, {}, &long_out);
+  Tensor lout = tl.t();
+  EXPECT_KERNEL_OK(native::argmin_out(ctx, tx.t(), std::nullopt, false, lout));
+  CHECK(long_out == 4);  // the first NaN
+  int64_t big[3] = {INT64_MAX, 3, -2};
+  TT tbig(L, {3}, big);
+  EXPECT_KERNEL_OK(native::prod_out(ctx, tbig.t(), std::nullopt, lout));  // wraps, no UB
+  CHECK(long_out == static_cast<int64_t>(static_cast<uint64_t>(INT64_MAX) * static_cast<uint64_t>(int64_t(-6))));
+  EXPECT_KERNEL_FAILS(native::prod_out(ctx, tbig.t(), ScalarType::Int, lout));  // out is not of dtype
+  float var[2], mean[2];
+  TT tvar(F, {2}, var), tmean(F, {2}, mean);
+  Tensor tv_out = tvar.t(), tm_out = tmean.t();
+  float y[6] = {1, 2, 3, 4, 6, 8};
+  TT ty(F, {2, 3}, y);
+  EXPECT_KERNEL_OK(native::var_mean_correction_out(ctx, ty.t(), ints(dims, 1), std::nullopt, false, tv_out,
+                                                   tm_out));
+  CHECK(values_are(var, {1, 4}) && values_are(mean, {2, 6}));
+  EXPECT_KERNEL_FAILS(native::var_mean_correction_out(ctx, ty.t(), ints(dims, 1), std::nullopt, false, tv_out,
+                                                      lout));  // mean of another dtype
+  float g[2];
+  TT tg(F, {2, 1}, g);
+  Tensor gout = tg.t();
+  float h[4] = {1, 0, 2, 100};  // rows [a, b]: a * sigmoid(b)
+  TT th(F, {2, 2}, h);
+  EXPECT_KERNEL_OK(native::glu_out(ctx, th.t(), 1, gout));
+  CHECK(values_are(g, {0.5, 2}));
+  EXPECT_KERNEL_FAILS(native::glu_out(ctx, ty.t(), 1, gout));  // an odd dim
+}
+
+void check_creation_batch() {
+  int32_t o[6];
+  TT to(I, {2, 3}, o, DYN);
+  Tensor out = to.t();
+  const int64_t sizes[2] = {3, 2};
+  EXPECT_KERNEL_OK(native::ones_out(ctx, ints(sizes, 2), out));
+  CHECK(out.size(0) == 3 && o[0] == 1 && o[5] == 1);
+  EXPECT_KERNEL_OK(native::zeros_out(ctx, ints(sizes, 2), out));
+  CHECK(o[0] == 0 && o[5] == 0);
+  const int64_t bad[2] = {-1, 2};
+  EXPECT_KERNEL_FAILS(native::zeros_out(ctx, ints(bad, 2), out));
+  EXPECT_KERNEL_FAILS(native::empty_out(ctx, ints(bad, 2), std::nullopt, out));
+  const int64_t too_big[2] = {4, 4};
+  EXPECT_KERNEL_FAILS(native::ones_out(ctx, ints(too_big, 2), out));  // past the bound
+  int32_t self[6] = {0};
+  TT tself(I, {3, 2}, self);
+  EXPECT_KERNEL_OK(native::fill_scalar_out(ctx, tself.t(), Scalar(int64_t(-4)), out));
+  CHECK(o[0] == -4 && o[5] == -4);
+  EXPECT_KERNEL_FAILS(native::fill_scalar_out(ctx, tself.t(), Scalar(int64_t(1) << 40), out));  // out of range
+  double value = 2.75;
+  TT tvalue(D, {}, &value), tvector(D, {1}, &value);
+  EXPECT_KERNEL_OK(native::fill_tensor_out(ctx, tself.t(), tvalue.t(), out));
+  CHECK(o[0] == 2 && o[5] == 2);
+  EXPECT_KERNEL_FAILS(native::fill_tensor_out(ctx, tself.t(), tvector.t(), out));  // not 0-dim
+  float fo[6];
+  TT tfo(F, {3, 2}, fo);
+  Tensor fout = tfo.t();
+  EXPECT_KERNEL_FAILS(native::fill_scalar_out(ctx, tself.t(), Scalar(1.0), fout));  // out of another dtype
+}
+
 int main() {
   ::executorch::runtime::runtime_init();
   check_integer_overflow_wraps();
@@ -1264,6 +1422,10 @@ int main() {
   check_reductions_and_scans();
   check_resampling_and_group_norm();
   check_embedding_bag();
+  check_bitwise_and_division_family();
+  check_unary_batch();
+  check_reduction_batch();
+  check_creation_batch();
   std::printf("%d checks, %d failed\n", g_checks, g_failed);
   return g_failed == 0 ? 0 : 1;
 }

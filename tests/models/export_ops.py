@@ -110,6 +110,9 @@ What the edge dialect does to these calls (ExecuTorch 1.5.1)
   ``preserve_ops`` (see `PreservedOps` for the bug that needs working round).
 * ``view_copy`` becomes a memory view, not a kernel call, unless
   ``remove_view_copy=False``.
+* ``empty`` becomes ``dim_order_ops::_empty_dim_order.out`` unless lowered
+  with ``_skip_dim_order``; ``logit``, ``glu``, ``fill``, ``zeros`` and
+  ``ones`` are decomposed unless kept with ``preserve_ops``.
 * ``unsqueeze_copy``, ``squeeze_copy.dims``, ``alias_copy``, ``expand_copy``
   and ``split_with_sizes_copy`` get a ``_clone_dim_order`` after them when
   their result is the method's output.
@@ -289,7 +292,8 @@ class Op:
     ``name`` is the operator as ExecuTorch's program spells it, the one every
     method must call; ``calls`` says what ``fn`` calls; ``fn(*tensors,
     **params)`` is the module's forward.  ``preserve`` lists overloads kept
-    from decomposition (``EdgeCompileConfig.preserve_ops``)."""
+    from decomposition (``EdgeCompileConfig.preserve_ops``); ``skip_dim_order``
+    lowers without the dim-order ops (``_skip_dim_order``), for ``empty``."""
 
     name: str
     calls: str
@@ -297,6 +301,7 @@ class Op:
     cases: tuple[Case, ...]
     dtypes: tuple = ALL
     preserve: tuple = ()
+    skip_dim_order: bool = False
 
     @property
     def dir(self) -> str:
@@ -396,7 +401,11 @@ def _unary_ops() -> list[Op]:
         ("sqrt", "positive"), ("sin", "any"), ("cos", "any"), ("tanh", "any"),
         ("sigmoid", "any"), ("erf", "any"), ("reciprocal", "nonzero"), ("floor", "any"),
         ("ceil", "any"), ("round", "any"), ("relu", "any"), ("neg", "any"),
-        ("logical_not", "sparse"),
+        ("logical_not", "sparse"), ("acos", "unit"), ("asin", "unit"), ("atanh", "unit"),
+        ("acosh", "at_least_one"), ("asinh", "any"), ("atan", "any"), ("cosh", "any"), ("sinh", "any"),
+        ("tan", "any"), ("expm1", "any"), ("log10", "positive"), ("log1p", "positive"), ("log2", "positive"),
+        ("trunc", "any"), ("sign", "any"), ("isinf", "special"), ("isnan", "special"),
+        ("bitwise_not", "any"),
     )
     return [Op(f"aten::{name}.out", f"aten.{name}.default",
                _unary_call(getattr(A, name).default), unary_cases(domain))
@@ -427,6 +436,12 @@ def _activation_ops() -> list[Op]:
         Op("aten::leaky_relu.out", "aten.leaky_relu.default",
            lambda x, slope: A.leaky_relu.default(x, slope),
            unary_cases(slope=0.2)),
+        Op("aten::logit.out", "aten.logit.default", lambda x, eps: A.logit.default(x, eps), (
+            case("odd", "3x11 in (0, 1), no eps", T(3, 11, domain="open_unit"), eps=None),
+            case("eps", "3x11 clamped to [0.25, 0.75] first (eps 0.25)", T(3, 11, domain="open_unit"), eps=0.25),
+            case("zero_dim", "0-dim, no eps", T(domain="open_unit"), eps=None),
+            case("empty", "empty 0x4, eps 0.1", T(0, 4, domain="open_unit"), eps=0.1),
+        ), preserve=(A.logit.default,)),
         Op("aten::elu.out", "aten.elu.default",
            lambda x, alpha, scale, input_scale: A.elu.default(x, alpha, scale, input_scale), (
                case("default", "3x11, alpha 1", T(3, 11), alpha=1.0, scale=1.0, input_scale=1.0),
@@ -477,6 +492,20 @@ def _binary_ops() -> list[Op]:
            binary_cases("sparse", "sparse") + promotion_cases("sparse", "sparse")),
         Op("aten::bitwise_and.Tensor_out", "aten.bitwise_and.Tensor", _binary_call(A.bitwise_and.Tensor),
            binary_cases() + promotion_cases()),
+        Op("aten::bitwise_or.Tensor_out", "aten.bitwise_or.Tensor", _binary_call(A.bitwise_or.Tensor),
+           binary_cases() + promotion_cases()),
+        Op("aten::bitwise_xor.Tensor_out", "aten.bitwise_xor.Tensor", _binary_call(A.bitwise_xor.Tensor),
+           binary_cases() + promotion_cases()),
+        Op("aten::bitwise_left_shift.Tensor_out", "aten.bitwise_left_shift.Tensor",
+           _binary_call(A.bitwise_left_shift.Tensor), binary_cases() + promotion_cases()),
+        Op("aten::bitwise_right_shift.Tensor_out", "aten.bitwise_right_shift.Tensor",
+           _binary_call(A.bitwise_right_shift.Tensor), binary_cases() + promotion_cases()),
+        Op("aten::atan2.out", "aten.atan2.default", _binary_call(A.atan2.default),
+           binary_cases() + promotion_cases()),
+        Op("aten::floor_divide.out", "aten.floor_divide.default", _binary_call(A.floor_divide.default),
+           binary_cases(b="nonzero") + promotion_cases(b="nonzero"), preserve=(A.floor_divide.default,)),
+        Op("aten::remainder.Tensor_out", "aten.remainder.Tensor", _binary_call(A.remainder.Tensor),
+           binary_cases(b="nonzero") + promotion_cases(b="nonzero")),
     ]
     for name in ("eq", "ne", "lt", "le", "gt", "ge"):
         overload = getattr(A, name).Tensor
@@ -524,6 +553,35 @@ def _scalar_overload_ops() -> list[Op]:
                mixed("i16_negative_scalar", "int16 3x5 with the int scalar -6", T(3, 5, dtype=torch.int16),
                      other=-6),
            )),
+        *(Op(f"aten::{name}.Scalar_out", f"aten.{name}.Scalar",
+             lambda x, other, overload=getattr(A, name).Scalar: overload(x, other),
+             scalar_cases(scalar=scalar_for(True, 6, 1.5))[:3] + scalar_cases()[4:] + (
+                 mixed("i16_negative_scalar", "int16 3x5 with the int scalar -6", T(3, 5, dtype=torch.int16),
+                       other=-6),
+             )) for name in ("bitwise_or", "bitwise_xor")),
+        *(Op(f"aten::{name}.Tensor_Scalar_out", f"aten.{name}.Tensor_Scalar",
+             lambda x, other, overload=getattr(A, name).Tensor_Scalar: overload(x, other), (
+                 case("odd", "3x11 by 3 bits", T(3, 11), other=3),
+                 case("zero_dim", "0-dim by 1 bit", T(), other=1),
+                 case("wide", "3x5 by 9 bits (past an 8-bit width)", T(3, 5), other=9),
+                 case("negative", "7 by -1 bits", T(7), other=-1),
+                 mixed("i16_int64_scalar", "int16 7 by 20 bits", T(7, dtype=torch.int16), other=20),
+             )) for name in ("bitwise_left_shift", "bitwise_right_shift")),
+        Op("aten::remainder.Scalar_out", "aten.remainder.Scalar", lambda x, other: A.remainder.Scalar(x, other), (
+            case("odd", "3x11 by -3 (uint8: 3; floating: -1.5)", T(3, 11), other=divisor),
+            case("zero_dim", "0-dim by -3 (uint8: 3; floating: -1.5)", T(), other=divisor),
+            case("empty", "empty 0x4 by -3 (uint8: 3; floating: -1.5)", T(0, 4), other=divisor),
+            mixed("i32_float_scalar", "int32 3x5 by the float scalar 2.5", T(3, 5, dtype=torch.int32), other=2.5),
+            mixed("i64_positive", "int64 13 by 4", T(13, dtype=torch.int64), other=4),
+        )),
+        Op("aten::rsub.Scalar_out", "aten.rsub.Scalar", lambda x, other, alpha=1: A.rsub.Scalar(x, other, alpha), (
+            case("odd", "3 (floating: 1.5) minus 3x11", T(3, 11), other=scalar_for(True, 3, 1.5)),
+            case("alpha_zero_dim", "3 (floating: 1.5) minus 2 (floating: 0.5) times a 0-dim", T(),
+                 other=scalar_for(True, 3, 1.5), alpha=scalar_for(True, 2, 0.5)),
+            case("empty", "3 minus an empty 0x4", T(0, 4), other=scalar_for(True, 3, 1.5)),
+            mixed("i32_float_scalar", "2.5 minus int32 3x5", T(3, 5, dtype=torch.int32), other=2.5),
+            mixed("bool_int_scalar", "2 minus bool 7 (int64 result)", T(7, dtype=torch.bool), other=2),
+        ), preserve=(A.rsub.Scalar,)),
         Op("aten::div.Scalar_mode_out", "aten.div.Scalar_mode(rounding_mode='floor'|'trunc'|None)",
            lambda x, other, mode: A.div.Scalar_mode(x, other, rounding_mode=mode), (
                case("floor", "3x11 by -3 (uint8: 3; floating: -1.5), floor", T(3, 11), other=divisor, mode="floor"),
@@ -656,6 +714,65 @@ def _reduction_ops() -> list[Op]:
                case("flat", "33 elements, dim None (whole tensor)", T(33, domain="distinct"),
                     dim=None, keepdim=False),
            )),
+        Op("aten::amin.out", "aten.amin.default", lambda x, dim, keepdim: A.amin.default(x, dim, keepdim), (
+            case("dim1", "3x11 over dim 1", T(3, 11, domain="grid"), dim=[1], keepdim=False),
+            case("neg_dims_keepdim", "2x3x5 over dims [-1, 0], keepdim", T(2, 3, 5, domain="grid"),
+                 dim=[-1, 0], keepdim=True),
+            case("zero_dim", "0-dim over dims []", T(), dim=[], keepdim=False),
+        )),
+        Op("aten::argmin.out", "aten.argmin.default",
+           lambda x, dim, keepdim: A.argmin.default(x, dim, keepdim), (
+               case("dim1", "3x11 over dim 1 (distinct values)", T(3, 11, domain="distinct"),
+                    dim=1, keepdim=False),
+               case("neg_dim_keepdim", "2x3x5 over dim -1, keepdim", T(2, 3, 5, domain="distinct"),
+                    dim=-1, keepdim=True),
+               case("flat", "33 elements, dim None (whole tensor)", T(33, domain="distinct"),
+                    dim=None, keepdim=False),
+           )),
+        *(Op(f"aten::{name}.dim_{name}", f"aten.{name}.dim",
+             lambda x, dim, keepdim, overload=getattr(A, name).dim: overload(x, dim, keepdim), (
+                 case("dim1", "3x11 over dim 1 (distinct values)", T(3, 11, domain="distinct"), dim=1,
+                      keepdim=False),
+                 case("neg_dim_keepdim", "2x3x5 over dim -2, keepdim", T(2, 3, 5, domain="distinct"), dim=-2,
+                      keepdim=True),
+                 case("zero_dim", "0-dim over dim 0", T(), dim=0, keepdim=False),
+             )) for name in ("max", "min")),
+        *(Op(f"aten::{name}.unary_out", f"aten.{name}.default",
+             lambda x, overload=getattr(A, name).default: overload(x), (
+                 case("odd", "3x11 (repeated values)", T(3, 11, domain="grid")),
+                 case("zero_dim", "0-dim", T()),
+                 case("single", "1x1", T(1, 1)),
+             )) for name in ("max", "min")),
+        Op("aten::prod.int_out", "aten.prod.dim_int",
+           lambda x, dim, keepdim, dtype=None: A.prod.dim_int(x, dim, keepdim, dtype=dtype), (
+               case("dim1", "3x11 along dim 1", T(3, 11, domain="base"), dim=1, keepdim=False),
+               case("neg_dim_keepdim", "2x3x5 along dim -2, keepdim", T(2, 3, 5, domain="base"), dim=-2,
+                    keepdim=True),
+               case("empty_dim", "0x4 along dim 0 (four ones)", T(0, 4), dim=0, keepdim=False),
+               mixed("f32_to_f64", "float32 3x5 along dim 1 with dtype=float64", T(3, 5, domain="base",
+                                                                                   dtype=torch.float32),
+                     dim=1, keepdim=False, dtype=torch.float64),
+           )),
+        Op("aten::prod.out", "aten.prod.default", lambda x, dtype=None: A.prod.default(x, dtype=dtype), (
+            case("odd", "3x5, every element", T(3, 5, domain="base")),
+            case("zero_dim", "0-dim", T(domain="base")),
+            case("empty", "empty 0x4 (one)", T(0, 4)),
+            mixed("i32_to_f32", "int32 7 with dtype=float32", T(7, domain="base", dtype=torch.int32),
+                  dtype=torch.float32),
+        )),
+        Op("aten::var_mean.correction_out", "aten.var_mean.correction",
+           lambda x, dim, correction, keepdim: A.var_mean.correction(x, dim, correction=correction,
+                                                                      keepdim=keepdim), (
+               case("dim1", "3x11 over dim 1, correction 1", T(3, 11), dim=[1], correction=1, keepdim=False),
+               case("dims_keepdim", "2x3x5 over dims [0, -1], correction 0, keepdim", T(2, 3, 5),
+                    dim=[0, -1], correction=0, keepdim=True),
+               case("all", "33 elements, dim None, correction 1", T(33), dim=None, correction=1, keepdim=False),
+           )),
+        Op("aten::glu.out", "aten.glu.default", lambda x, dim: A.glu.default(x, dim), (
+            case("last_dim", "3x10 halved along dim -1", T(3, 10), dim=-1),
+            case("first_dim", "4x3x2 halved along dim 0", T(4, 3, 2), dim=0),
+            case("two", "2 halved along dim 0", T(2), dim=0),
+        ), preserve=(A.glu.default,)),
         Op("aten::var.correction_out", "aten.var.correction",
            lambda x, dim, correction, keepdim: A.var.correction(x, dim, correction=correction, keepdim=keepdim), (
                case("dim1", "3x11 over dim 1, correction 1", T(3, 11), dim=[1], correction=1, keepdim=False),
@@ -851,6 +968,31 @@ def _creation_ops() -> list[Op]:
                mixed("i32_to_f32", "like int32 3x5, dtype=float32, 2.5", T(3, 5, dtype=torch.int32),
                      value=2.5, dtype=torch.float32),
            )),
+        *(Op(f"aten::{name}.out", f"aten.{name}.default",
+             lambda size, dtype, overload=getattr(A, name).default: overload(size, dtype=dtype), (
+                 case("odd", "[3, 11]", size=[3, 11], dtype=dtype),
+                 case("zero_dim", "[] (0-dim)", size=[], dtype=dtype),
+                 case("empty", "[0, 4]", size=[0, 4], dtype=dtype),
+             ), preserve=(getattr(A, name).default,)) for name in ("zeros", "ones")),
+        # empty's values are unspecified: only shapes with no element compare.
+        Op("aten::empty.out", "aten.empty.memory_format",
+           lambda size, dtype: A.empty.memory_format(size, dtype=dtype), (
+               case("rows", "[0, 4]", size=[0, 4], dtype=dtype),
+               case("columns", "[3, 0]", size=[3, 0], dtype=dtype),
+               case("vector", "[0]", size=[0], dtype=dtype),
+           ), skip_dim_order=True),
+        Op("aten::fill.Scalar_out", "aten.fill.Scalar", lambda x, value: A.fill.Scalar(x, value),
+           unary_cases(value=fill) + (
+               mixed("i32_float_value", "int32 3x5 filled with 2.5 (truncated)", T(3, 5, dtype=torch.int32),
+                     value=2.5),
+           ), preserve=(A.fill.Scalar,)),
+        Op("aten::fill.Tensor_out", "aten.fill.Tensor", lambda x, value: A.fill.Tensor(x, value), (
+            case("odd", "3x11 with a 0-dim value", T(3, 11), T()),
+            case("zero_dim", "0-dim with a 0-dim value", T(), T()),
+            case("empty", "empty 0x4 with a 0-dim value", T(0, 4), T()),
+            mixed("f32_i64_value", "float32 3x5 with an int64 0-dim value", T(3, 5, dtype=torch.float32),
+                  T(dtype=torch.int64)),
+        ), preserve=(A.fill.Tensor,)),
         Op("aten::scalar_tensor.out", "aten.scalar_tensor.default",
            lambda value, dtype: A.scalar_tensor.default(value, dtype=dtype), (
                case("int_value", "7", value=7, dtype=dtype),
@@ -1110,6 +1252,20 @@ def _domain_values(domain: str, kind: str, shape: tuple, gen: torch.Generator) -
         return _domain_values("nonzero", kind, shape, gen) * keep
     if domain == "zeros":
         return torch.zeros(shape, dtype=torch.float64)
+    if domain in ("unit", "open_unit"):
+        if floating:
+            low, span = (0.1, 0.8) if domain == "open_unit" else (-0.9, 1.8)
+            return torch.rand(shape, generator=gen, dtype=torch.float64) * span + low
+        return _randint(-1 if signed else 0, 2, shape, gen)
+    if domain == "at_least_one":
+        return torch.rand(shape, generator=gen, dtype=torch.float64) * 4 + 1 if floating else \
+            _randint(1, 10, shape, gen)
+    if domain == "special":
+        values = _domain_values("any", kind, shape, gen)
+        if floating and values.numel() >= 4:
+            flat = values.reshape(-1)
+            flat[0], flat[1], flat[2] = math.inf, -math.inf, math.nan
+        return values
     if domain == "distinct":
         count = math.prod(shape)
         values = torch.randperm(count, generator=gen).double()
@@ -1280,7 +1436,8 @@ def lower(op: Op, methods: list[Method]) -> Lowered:
 
     exported = {m.name: torch.export.export(OpModule(op.fn, m.params), m.inputs) for m in methods}
     exported[POISON_METHOD] = torch.export.export(PoisonArena(), ())
-    config = EdgeCompileConfig(_check_ir_validity=False, preserve_ops=PreservedOps(op.preserve))
+    config = EdgeCompileConfig(_check_ir_validity=False, preserve_ops=PreservedOps(op.preserve),
+                               _skip_dim_order=op.skip_dim_order)
     backend = ExecutorchBackendConfig(remove_view_copy=False)
     edge = to_edge(exported, compile_config=config)
     # to_executorch transforms the edge programs in place: the copy goes first.

@@ -37,15 +37,8 @@ Tensor& fmod_Scalar_out(KernelRuntimeContext& ctx, const Tensor& self, const Sca
 /// out = fmod(self, other) elementwise, broadcast, in their common dtype;
 /// an integer division by zero fails the call (checked before writing).
 Tensor& fmod_Tensor_out(KernelRuntimeContext& ctx, const Tensor& self, const Tensor& other, Tensor& out) {
-  if (!k::is_floating(other.scalar_type()) && k::is_realhbbf16(other.scalar_type()) &&
-      !k::is_floating(self.scalar_type())) {
-    bool zero = false;
-    ET_SWITCH_REALB_TYPES(other.scalar_type(), ctx, kTensorName, CTYPE, [&]() {
-      const CTYPE* data = other.const_data_ptr<CTYPE>();
-      for (ssize_t i = 0; i < other.numel() && !zero; ++i) zero = data[i] == CTYPE(0);
-    });
-    ET_KERNEL_CHECK_MSG(ctx, !zero, InvalidArgument, out, "%s: integer division by zero", kTensorName);
-  }
+  ET_KERNEL_CHECK_MSG(ctx, !k::integral_division_by_zero<kTensorName>(ctx, self, other), InvalidArgument, out,
+                      "%s: integer division by zero", kTensorName);
   return k::binary_op_out<kTensorName, k::BinaryResult::kCommon>(
       ctx, self, other, out, [](auto x, auto y) { return k::remainder_trunc(x, y); });
 }

@@ -22,12 +22,7 @@ Tensor& full_out(KernelRuntimeContext& ctx, ArrayRef<int64_t> size, const Scalar
   ET_KERNEL_CHECK_MSG(ctx, k::scalar_fits(fill_value, out.scalar_type(), k::NegativeToUnsigned::kWraps),
                       InvalidArgument, out, "%s: fill_value is out of range for %s", kName,
                       ::executorch::runtime::toString(out.scalar_type()));
-  k::Shape shape;
-  for (const int64_t s : size) {
-    ET_KERNEL_CHECK_MSG(ctx, k::size_like(s, 0) && shape.push(s), InvalidArgument, out,
-                        "%s: invalid size %" PRId64 " or too many dims", kName, s);
-  }
-  ET_KERNEL_CHECK(ctx, k::resize_to(out, shape), InvalidArgument, out);
+  if (!k::resize_to_size_list<kName>(ctx, size, out)) return out;
   k::fill_scalar<kName>(ctx, out, fill_value);
   return out;
 }

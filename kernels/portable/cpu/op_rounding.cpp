@@ -1,4 +1,4 @@
-// aten::floor.out, ceil.out, round.out: elementwise, keeping self's dtype
+// aten::floor.out, ceil.out, round.out, trunc.out: elementwise, keeping self's dtype
 // (integers pass unchanged).
 #include "util/unary_util.h"
 
@@ -18,6 +18,7 @@ namespace {
 constexpr char kFloorName[] = "floor.out";  // the switch names
 constexpr char kCeilName[] = "ceil.out";
 constexpr char kRoundName[] = "round.out";
+constexpr char kTruncName[] = "trunc.out";
 
 /// out = fn(self) in self's dtype, real, Half or BFloat16 (not Bool); fn is
 /// applied to floating values only (integers are already whole).
@@ -53,6 +54,11 @@ Tensor& ceil_out(KernelRuntimeContext& ctx, const Tensor& self, Tensor& out) {
 /// round, C's nearbyint in the default rounding mode).
 Tensor& round_out(KernelRuntimeContext& ctx, const Tensor& self, Tensor& out) {
   return same_dtype_map<kRoundName>(ctx, self, out, [](auto x) { return std::nearbyint(x); });
+}
+
+/// out = self rounded toward zero (its integral part).
+Tensor& trunc_out(KernelRuntimeContext& ctx, const Tensor& self, Tensor& out) {
+  return same_dtype_map<kTruncName>(ctx, self, out, [](auto x) { return std::trunc(x); });
 }
 
 }  // namespace native

@@ -1,7 +1,9 @@
-// aten::var.correction_out and var.out: the variance along dims.
+// aten::var.correction_out, var.out and var_mean.correction_out: the
+// variance along dims (and the mean).
 #include "util/reduce_util.h"
 
 #include <optional>
+#include <tuple>
 
 namespace torch {
 namespace executor {
@@ -15,6 +17,7 @@ namespace k = ::etsb::kernels;
 namespace {
 constexpr char kName[] = "var.correction_out";  // the switch names
 constexpr char kOutName[] = "var.out";
+constexpr char kMeanName[] = "var_mean.correction_out";
 
 /// Checks self and out's layouts and the dim list, resizes out, and plans
 /// the reduction; false with ctx failed on a problem.
@@ -26,26 +29,6 @@ bool plan_variance(KernelRuntimeContext& ctx, const Tensor& self, const std::opt
                       "%s: invalid dim list", Name);
   ET_KERNEL_CHECK(ctx, k::resize_to(out, plan->out), InvalidArgument, false);
   return true;
-}
-
-/// out[o] = sum((x - mean)^2) / max(N - correction, 0) over the elements x
-/// reducing into o: two passes per output, accumulated in double; no
-/// element (N = 0) or a zero denominator gives NaN or inf, as in ATen.
-template <typename In, typename Out>
-void variance(const k::ReducePlan& plan, const In* in, Out* result, double correction) {
-  const double count = static_cast<double>(plan.count);
-  const double denominator = count - correction > 0 ? count - correction : 0.0;
-  k::for_each_output(plan, [&](int64_t o, int64_t first) {
-    double sum = 0;
-    k::for_each_reduced(plan, first, [&](int64_t at) { sum += static_cast<double>(in[at]); });
-    const double mean = sum / count;
-    double squares = 0;
-    k::for_each_reduced(plan, first, [&](int64_t at) {
-      const double delta = static_cast<double>(in[at]) - mean;
-      squares += delta * delta;
-    });
-    result[o] = static_cast<Out>(squares / denominator);
-  });
 }
 }  // namespace
 
@@ -61,7 +44,8 @@ Tensor& var_correction_out(KernelRuntimeContext& ctx, const Tensor& self, std::o
   if (!plan_variance<kName>(ctx, self, dim, keepdim, out, &plan) || out.numel() == 0) return out;
   const double c = correction.has_value() ? k::scalar_to<double>(*correction) : 1.0;
   ET_SWITCH_FLOATHBF16_TYPES(self.scalar_type(), ctx, kName, CTYPE, [&]() {
-    variance(plan, self.const_data_ptr<CTYPE>(), out.mutable_data_ptr<CTYPE>(), c);
+    k::variance_and_mean(plan, self.const_data_ptr<CTYPE>(), out.mutable_data_ptr<CTYPE>(),
+                         static_cast<CTYPE*>(nullptr), c);
   });
   return out;
 }
@@ -77,10 +61,40 @@ Tensor& var_out(KernelRuntimeContext& ctx, const Tensor& self, std::optional<Arr
   if (!plan_variance<kOutName>(ctx, self, dim, keepdim, out, &plan) || out.numel() == 0) return out;
   ET_SWITCH_FLOATHBF16_TYPES(self.scalar_type(), ctx, kOutName, IN, [&]() {
     ET_SWITCH_FLOATHBF16_TYPES(out.scalar_type(), ctx, kOutName, OUT, [&]() {
-      variance(plan, self.const_data_ptr<IN>(), out.mutable_data_ptr<OUT>(), unbiased ? 1.0 : 0.0);
+      k::variance_and_mean(plan, self.const_data_ptr<IN>(), out.mutable_data_ptr<OUT>(), static_cast<OUT*>(nullptr),
+                           unbiased ? 1.0 : 0.0);
     });
   });
   return out;
+}
+
+/// (var, mean) = var.correction_out's variance and the mean over the same
+/// elements: self of a floating dtype, var and mean of one floating dtype
+/// (which may differ from self's; the sums are in double); an empty
+/// reduction gives NaN.
+std::tuple<Tensor&, Tensor&> var_mean_correction_out(KernelRuntimeContext& ctx, const Tensor& self,
+                                                     std::optional<ArrayRef<int64_t>> dim,
+                                                     const std::optional<Scalar>& correction, bool keepdim,
+                                                     Tensor& var, Tensor& mean) {
+  std::tuple<Tensor&, Tensor&> both(var, mean);
+  ET_KERNEL_CHECK_MSG(ctx,
+                      k::is_floating(self.scalar_type()) && k::is_floating(var.scalar_type()) &&
+                          var.scalar_type() == mean.scalar_type(),
+                      InvalidArgument, both, "%s: self must be floating, var and mean of one floating dtype",
+                      kMeanName);
+  k::ReducePlan plan;
+  if (!plan_variance<kMeanName>(ctx, self, dim, keepdim, var, &plan)) return both;
+  ET_KERNEL_CHECK_MSG(ctx, k::is_contiguous(mean) && k::resize_to(mean, plan.out), InvalidArgument, both,
+                      "%s: mean must be contiguous, of var's shape", kMeanName);
+  if (var.numel() == 0) return both;
+  const double c = correction.has_value() ? k::scalar_to<double>(*correction) : 1.0;
+  ET_SWITCH_FLOATHBF16_TYPES(self.scalar_type(), ctx, kMeanName, IN, [&]() {
+    ET_SWITCH_FLOATHBF16_TYPES(var.scalar_type(), ctx, kMeanName, OUT, [&]() {
+      k::variance_and_mean(plan, self.const_data_ptr<IN>(), var.mutable_data_ptr<OUT>(), mean.mutable_data_ptr<OUT>(),
+                           c);
+    });
+  });
+  return both;
 }
 
 }  // namespace native

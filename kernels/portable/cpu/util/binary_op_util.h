@@ -1,7 +1,8 @@
 // Binary elementwise kernels: the shared front half (dtype checks, ATen's
 // result type, broadcasting and output resizing), after which add, sub, mul
-// and div run their own ET_SWITCH, and one engine, binary_op_out, for the
-// others (comparisons, minimum, maximum, pow, fmod, bitwise ops).
+// and div run their own ET_SWITCH, and engines for the others: binary_op_out
+// (comparisons, minimum, maximum, pow, fmod, bitwise ops...) and
+// float_binary_out (floating results: div, atan2).
 #pragma once
 
 #include "broadcast_util.h"
@@ -129,6 +130,49 @@ inline Tensor& binary_op_out(KernelRuntimeContext& ctx, const Tensor& a, const T
     binary_mixed<CT, Name>(ctx, a, b, out, [&op](CT x, CT y) { return static_cast<CT>(op(x, y)); });
   });
   return out;
+}
+
+/// out = op(a, b) elementwise with broadcasting for an operator whose result
+/// is floating (div, atan2): integral or Bool operands are promoted to the
+/// default Float, and out must be floating, able to hold the result. op is
+/// generic: called with floats (Half and BFloat16 operands of one dtype, in
+/// float; Float) or doubles (Double, and every mixed-dtype call).
+template <const char* Name, typename Op>
+inline Tensor& float_binary_out(KernelRuntimeContext& ctx, const Tensor& a, const Tensor& b, Tensor& out,
+                                const Op& op) {
+  ScalarType result;
+  if (!prepare_binary(ctx, Name, a, b, out, &result)) return out;
+  ET_KERNEL_CHECK_MSG(ctx, is_floating(out.scalar_type()), InvalidArgument, out, "%s: out must be floating", Name);
+  ET_KERNEL_CHECK_MSG(ctx, can_cast(result, out.scalar_type()), InvalidArgument, out,
+                      "%s: out cannot hold the result", Name);
+  if (same_reduced_float(a, b, out)) {  // Half, BFloat16: computed in float
+    binary_reduced_float<Name>(ctx, a, b, out, op);
+    return out;
+  }
+  if (same_real_dtype(a, b, out)) {
+    ET_SWITCH_FLOAT_TYPES(out.scalar_type(), ctx, Name, CTYPE, [&]() {
+      binary_same_dtype<CTYPE, CTYPE>(a, b, out, [&op](CTYPE x, CTYPE y) { return static_cast<CTYPE>(op(x, y)); });
+    });
+    return out;
+  }
+  binary_mixed<double, Name>(ctx, a, b, out, [&op](double x, double y) { return static_cast<double>(op(x, y)); });
+  return out;
+}
+
+/// Whether `divisor` (of any real or Bool dtype) is integral or Bool and
+/// holds a zero, for operators that refuse integer division by zero (div
+/// with rounding, fmod, remainder, floor_divide) when `dividend` is integral
+/// too. A floating operand on either side never is.
+template <const char* Name>
+inline bool integral_division_by_zero(KernelRuntimeContext& ctx, const Tensor& dividend, const Tensor& divisor) {
+  const ScalarType t = divisor.scalar_type();
+  if (!is_real_or_bool(t) || is_floating(t) || is_floating(dividend.scalar_type())) return false;
+  bool zero = false;
+  ET_SWITCH_REALB_TYPES(t, ctx, Name, CTYPE, [&]() {
+    const CTYPE* data = divisor.const_data_ptr<CTYPE>();
+    for (ssize_t i = 0; i < divisor.numel() && !zero; ++i) zero = data[i] == CTYPE(0);
+  });
+  return zero;
 }
 
 }  // namespace kernels

@@ -297,6 +297,20 @@ inline bool copy_or_convert(KernelRuntimeContext& ctx, ScalarType in_type, const
   return convert_walk<Name>(ctx, in_type, src, src_offset, out_type, dst, dst_offset, p);
 }
 
+/// Resizes `out` to `size` (each in [0, INT32_MAX], at most kMaxDim of
+/// them), for the creation operators (full, zeros, ones, empty); false with
+/// ctx failed and a log line naming `Name` on a bad size.
+template <const char* Name>
+inline bool resize_to_size_list(KernelRuntimeContext& ctx, ArrayRef<int64_t> size, const Tensor& out) {
+  Shape shape;
+  for (const int64_t s : size) {
+    ET_KERNEL_CHECK_MSG(ctx, size_like(s, 0) && shape.push(s), InvalidArgument, false,
+                        "%s: invalid size %" PRId64 " or too many dims", Name, s);
+  }
+  ET_KERNEL_CHECK_MSG(ctx, resize_to(out, shape), InvalidArgument, false, "%s: cannot resize out", Name);
+  return true;
+}
+
 /// Every element of `out` set to `value` converted to out's dtype (any real,
 /// Bool, Half or BFloat16 dtype). `Name` is the calling operator's switch name.
 template <const char* Name>

@@ -39,6 +39,20 @@ inline T lowest_value() {
   }
 }
 
+/// The largest value of T: +infinity where T has one (floating types,
+/// Half and BFloat16 included), else its highest value.
+template <typename T>
+inline T highest_value() {
+  if constexpr (std::is_same<T, ::executorch::aten::Half>::value ||
+                std::is_same<T, ::executorch::aten::BFloat16>::value) {
+    return static_cast<T>(std::numeric_limits<float>::infinity());
+  } else if constexpr (std::numeric_limits<T>::has_infinity) {
+    return std::numeric_limits<T>::infinity();
+  } else {
+    return std::numeric_limits<T>::max();
+  }
+}
+
 /// The smaller of x and y; NaN if either is (ATen's minimum).
 template <typename T>
 inline T nan_minimum(T x, T y) {
@@ -128,6 +142,57 @@ inline T divide_floor(T x, T y) {
     if (y == static_cast<T>(-1)) return wrapping_sub(T(0), x);
     const T q = static_cast<T>(x / y);
     return (x % y != 0 && ((x < 0) != (y < 0))) ? static_cast<T>(q - 1) : q;
+  }
+}
+
+/// x mod y with the sign of y (Python's %, ATen's remainder): the truncating
+/// remainder, plus y where it is non-zero and its sign differs from y's
+/// (callers reject a zero integer divisor; -1 is handled, where % overflows).
+template <typename T>
+inline T remainder_floor(T x, T y) {
+  if constexpr (std::is_same<T, bool>::value) {
+    (void)y;
+    return x;
+  } else {
+    T r = remainder_trunc(x, y);
+    if (r != T(0) && ((r < T(0)) != (y < T(0)))) r = static_cast<T>(r + y);
+    return r;
+  }
+}
+
+/// x << y as ATen shifts: through the unsigned type (no signed overflow), and
+/// 0 for a negative count or one of x's width or more. Bool shifts as int.
+template <typename T>
+inline T shift_left(T x, T y) {
+  if constexpr (std::is_same<T, bool>::value) {
+    (void)y;
+    return x;  // 1 << 0 and 1 << 1 are both non-zero
+  } else if constexpr (std::is_integral<T>::value) {
+    constexpr int64_t width = static_cast<int64_t>(sizeof(T)) * 8;
+    const int64_t count = static_cast<int64_t>(y);
+    if (count < 0 || count >= width) return T(0);
+    using U = typename std::make_unsigned<T>::type;
+    return static_cast<T>(static_cast<U>(static_cast<U>(x) << count));
+  } else {
+    (void)y;
+    return x;  // floating types are rejected before any call
+  }
+}
+
+/// x >> y as ATen shifts: arithmetic for signed types; a negative count or
+/// one past the value bits gives the sign fill (0 or -1). Bool shifts as int.
+template <typename T>
+inline T shift_right(T x, T y) {
+  if constexpr (std::is_same<T, bool>::value) {
+    return x && !y;
+  } else if constexpr (std::is_integral<T>::value) {
+    constexpr int64_t value_bits = static_cast<int64_t>(sizeof(T)) * 8 - (std::is_signed<T>::value ? 1 : 0);
+    const int64_t count = static_cast<int64_t>(y);
+    if (count < 0 || count >= value_bits) return static_cast<T>(x >> value_bits);
+    return static_cast<T>(x >> count);
+  } else {
+    (void)y;
+    return x;  // floating types are rejected before any call
   }
 }
 

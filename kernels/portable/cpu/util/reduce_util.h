@@ -231,6 +231,28 @@ inline void reduce_sum_widened(const ReducePlan& p, const In* in, Out* out, cons
   });
 }
 
+/// var[o] = sum((x - mean)^2) / max(N - correction, 0) over the elements x
+/// reducing into o, and mean[o] = the mean when `mean` is not null: two
+/// passes per output, accumulated in double; no element (N = 0) or a zero
+/// denominator gives NaN or inf, as in ATen.
+template <typename In, typename Out>
+void variance_and_mean(const ReducePlan& plan, const In* in, Out* var, Out* mean, double correction) {
+  const double count = static_cast<double>(plan.count);
+  const double denominator = count - correction > 0 ? count - correction : 0.0;
+  for_each_output(plan, [&](int64_t o, int64_t first) {
+    double sum = 0;
+    for_each_reduced(plan, first, [&](int64_t at) { sum += static_cast<double>(in[at]); });
+    const double average = sum / count;
+    double squares = 0;
+    for_each_reduced(plan, first, [&](int64_t at) {
+      const double delta = static_cast<double>(in[at]) - average;
+      squares += delta * delta;
+    });
+    var[o] = static_cast<Out>(squares / denominator);
+    if (mean != nullptr) mean[o] = static_cast<Out>(average);
+  });
+}
+
 /// A tensor viewed as [outer, n, inner] around dim `d` (a 0-dim tensor as
 /// [1, 1, 1]): for kernels that walk one dim (argmax, cumsum).
 struct DimView {

@@ -5,6 +5,8 @@
 
 #include "elementwise_util.h"
 
+#include <type_traits>
+
 namespace etsb {
 namespace kernels {
 
@@ -109,6 +111,28 @@ inline Tensor& float_unary_out(KernelRuntimeContext& ctx, const Tensor& self, Te
     const void* in = self.const_data_ptr();
     void* dst = out.mutable_data_ptr();
     for (int64_t i = 0; i < n; ++i) store(dst, i, static_cast<double>(fn(load(in, i))));
+  });
+  return out;
+}
+
+/// out (Bool) = pred(self) elementwise, for a property of each value (isnan,
+/// isinf): self of any real, Bool, Half or BFloat16 dtype, out Bool of its
+/// dim order, resized to its shape. pred is called with the element as it is,
+/// Half and BFloat16 widened to float. `Name` is the operator's switch name.
+template <const char* Name, typename Pred>
+inline Tensor& predicate_unary_out(KernelRuntimeContext& ctx, const Tensor& self, Tensor& out, const Pred& pred) {
+  ET_KERNEL_CHECK_MSG(ctx, is_realhbbf16(self.scalar_type()), InvalidArgument, out, "%s: unsupported dtype", Name);
+  ET_KERNEL_CHECK_MSG(ctx, out.scalar_type() == ScalarType::Bool, InvalidArgument, out, "%s: out must be Bool",
+                      Name);
+  ET_KERNEL_CHECK_MSG(ctx, same_dim_order(self, out), InvalidArgument, out, "%s: out must have self's dim order",
+                      Name);
+  ET_KERNEL_CHECK_MSG(ctx, resize_to(out, self.sizes()), InvalidArgument, out, "%s: cannot resize out", Name);
+  ET_SWITCH_REALHBBF16_TYPES(self.scalar_type(), ctx, Name, CTYPE, [&]() {
+    using CT = typename std::conditional<std::is_same<CTYPE, ::executorch::aten::Half>::value ||
+                                             std::is_same<CTYPE, ::executorch::aten::BFloat16>::value,
+                                         float, CTYPE>::type;
+    map_unary(self.const_data_ptr<CTYPE>(), out.mutable_data_ptr<bool>(), self.numel(),
+              [&pred](CTYPE x) { return static_cast<bool>(pred(static_cast<CT>(x))); });
   });
   return out;
 }
