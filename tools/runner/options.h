@@ -22,11 +22,12 @@ inline bool split_list(const std::string& text, std::vector<std::string>& items)
   return true;
 }
 
-// The text of --help (a printf format: the program name, twice).
+// The text of --help (a printf format: the program name, three times).
 inline const char kUsage[] =
     "usage: %s --model M.pte [--method NAME] --inputs a.npy,... --output-dir DIR\n"
     "          [--iterations N] [--threads N] [--max-memory-mb N] [--log]\n"
     "       %s --model M.pte --all-methods --inputs-dir IN --output-dir DIR [--max-memory-mb N] [--log]\n"
+    "       %s --model M.pte [--method NAME] --steps IN --output-dir DIR [--threads N] [--max-memory-mb N] [--log]\n"
     "\n"
     "Runs a method of an ExecuTorch program with this binary's kernels and writes\n"
     "its outputs as DIR/output_<i>.npy.\n"
@@ -40,6 +41,10 @@ inline const char kUsage[] =
     "                      IN/M.input_<i>.npy and writing DIR/M/output_<i>.npy; a failed\n"
     "                      method is reported and the others still run\n"
     "  --inputs-dir IN     where --all-methods finds the inputs\n"
+    "  --steps IN          run the method once per step in one process, its state (mutable\n"
+    "                      buffers: a decoder's KV cache) kept from step to step: step k\n"
+    "                      reads IN/step_<k>/input_<i>.npy and writes DIR/step_<k>/output_<i>.npy\n"
+    "                      (steps step_0 to step_<n-1>; every input is read before the first)\n"
     "  --threads N         the size of ExecuTorch's thread pool (1 to 1024), used by\n"
     "                      backends such as XNNPACK and by threaded kernels; refused\n"
     "                      above 1 when the binary links no thread pool (its kernels\n"
@@ -54,7 +59,7 @@ inline const char kUsage[] =
 
 // The command line.
 struct Options {
-  std::string model, method_name = "forward", inputs_text, output_dir, inputs_dir;
+  std::string model, method_name = "forward", inputs_text, output_dir, inputs_dir, steps_dir;
   long long iterations = 0;
   long long max_memory_mb = 4096;
   long long threads = 0;  // 0: the thread pool's own default
@@ -74,7 +79,8 @@ inline bool parse_count(const std::string& text, long long low, long long high, 
 inline bool set_option(const std::string& flag, const std::string& value, Options& options, std::string& why) {
   std::string* text = flag == "--model" ? &options.model : flag == "--method" ? &options.method_name
                     : flag == "--inputs" ? &options.inputs_text : flag == "--output-dir" ? &options.output_dir
-                    : flag == "--inputs-dir" ? &options.inputs_dir : nullptr;
+                    : flag == "--inputs-dir" ? &options.inputs_dir
+                    : flag == "--steps" ? &options.steps_dir : nullptr;
   if (text != nullptr) {
     if (value.empty()) return why = flag + " needs a non-empty value", false;
     *text = value;
@@ -116,6 +122,9 @@ inline bool parse_options(int argc, char** argv, Options& options, std::string& 
                     options.iterations > 0;
   if (options.all_methods && one_method)
     return why = "--all-methods runs every method on its own inputs: drop --method, --inputs and --iterations", false;
+  if (!options.steps_dir.empty() && (options.all_methods || options.has_inputs || options.iterations > 0))
+    return why = "--steps reads each step's inputs from its directory: drop --inputs, --iterations and --all-methods",
+           false;
   if (options.all_methods != !options.inputs_dir.empty())
     return why = options.all_methods ? "--all-methods needs --inputs-dir" : "--inputs-dir goes with --all-methods",
            false;

@@ -2,6 +2,7 @@
 // feed .npy inputs, run a method, write its outputs as .npy.
 //
 //   BIN --model M.pte [--method forward] --inputs a.npy,b.npy --output-dir D [--iterations N] [--threads N] [--log]
+//   BIN --model M.pte [--method forward] --steps IN --output-dir D   (one process, state kept across steps)
 //
 // The runtime's log is kept, not printed: --log prints it after a run, and a
 // failure prints its errors (a missing kernel is named with its key).
@@ -9,7 +10,8 @@
 // This file is the run's flow and main; its parts are headers beside it:
 // options.h (the command line), memory_budget.h (the memory a method may
 // take), log_capture.h (the runtime's log, kept), files.h (the program and
-// the .npy inputs read, the outputs written) and npy.h (the .npy format).
+// the .npy inputs read, the outputs written), npy.h (the .npy format) and
+// steps.h (the step directories of --steps).
 //
 // Kernels reach the runtime one of three ways, chosen when the binary is built:
 // static initialisers in the registration source (the default), an explicit
@@ -44,6 +46,7 @@
 #include "memory_budget.h"
 #include "npy.h"
 #include "options.h"
+#include "steps.h"
 
 using executorch::aten::Tensor;
 using executorch::aten::TensorImpl;
@@ -154,36 +157,20 @@ int explain_load_failure(const Options& options, Error error) {
   return fail("cannot load method '" + options.method_name + "': " + error_name(error));
 }
 
-// Reads the .npy inputs, checks them against the method and sets them;
-// returns false after saying what is wrong.
-bool set_inputs(const Options& options, const MethodMeta& meta, Method& method, std::vector<Array>& arrays) {
+// The --inputs list, read and checked against the method (files.h).
+bool read_listed_inputs(const Options& options, const MethodMeta& meta, std::vector<Array>& arrays) {
   std::vector<std::string> input_paths;
   if (!split_list(options.inputs_text, input_paths)) return refuse("--inputs has an empty entry: " + options.inputs_text);
   if (!options.has_inputs && meta.num_inputs() > 0) return refuse("--inputs is required");
-  if (input_paths.size() != meta.num_inputs())
-    return refuse("method '" + options.method_name + "' takes " + std::to_string(meta.num_inputs()) + " inputs, got " +
-                  std::to_string(input_paths.size()));
-  arrays.resize(input_paths.size());
-  for (size_t i = 0; i < input_paths.size(); ++i) {
-    auto info = meta.input_tensor_meta(i);
-    if (!info.ok()) return refuse("input " + std::to_string(i) + " is not a tensor input");
-    std::string why;
-    if (!read_input(input_paths[i], info.get(), arrays[i], why))
-      return refuse("input " + std::to_string(i) + " (" + input_paths[i] + "): " + why);
-    etsb_npy::Header& header = arrays[i].header;
-    arrays[i].impl.reset(new TensorImpl(header.dtype->type, static_cast<ssize_t>(header.dims), header.sizes,
-                                        arrays[i].data.data(), arrays[i].dim_order));
-    Error set = method.set_input(EValue(Tensor(arrays[i].impl.get())), i);
-    if (set != Error::Ok) return refuse("input " + std::to_string(i) + ": rejected (" + error_name(set) + ")");
-  }
-  return true;
+  std::string why;
+  return read_inputs(input_paths, meta, arrays, why) || refuse(why);
 }
 
 // Runs the method `runs` times, each with its inputs set again (planned memory
 // may reuse an input's buffer); the time of each run in `times`.
 bool execute(Method& method, std::vector<Array>& arrays, long long runs, std::vector<double>& times) {
   for (long long run = 0; run < runs; ++run) {
-    for (size_t i = 0; run > 0 && i < arrays.size(); ++i) {
+    for (size_t i = 0; i < arrays.size(); ++i) {
       Error set = method.set_input(EValue(Tensor(arrays[i].impl.get())), i);
       if (set != Error::Ok) return refuse("input " + std::to_string(i) + ": rejected (" + error_name(set) + ")");
     }
@@ -196,6 +183,48 @@ bool execute(Method& method, std::vector<Array>& arrays, long long runs, std::ve
     }
   }
   return true;
+}
+
+// Runs a loaded method on the --inputs (--iterations times) and writes its
+// outputs; 0, or 1 after saying what went wrong.
+int run_once(Method& method, const MethodMeta& meta, const Options& options) {
+  std::vector<Array> arrays;
+  if (!read_listed_inputs(options, meta, arrays)) return 1;
+  std::vector<double> times;
+  long long runs = options.iterations > 0 ? options.iterations : 1;
+  if (!execute(method, arrays, runs, times)) return 1;
+  std::string why;
+  if (!write_outputs(method, options.output_dir, why)) return fail(why);
+  if (options.iterations > 0) {
+    std::sort(times.begin(), times.end());
+    std::printf("median latency: %.6f ms over %lld runs\n", times[times.size() / 2], runs);
+  }
+  if (options.print_log) print_log();
+  return 0;
+}
+
+// --steps: runs a loaded method once per step directory, in order, its
+// mutable buffers kept between steps, writing DIR/step_<k>/output_<i>.npy.
+// Every step's inputs are read and checked before the first runs, so a bad
+// input writes nothing.
+int run_steps(Method& method, const MethodMeta& meta, const Options& options) {
+  std::vector<std::string> steps;
+  std::string why;
+  if (!step_directories(options.steps_dir, steps, why)) return fail(why);
+  std::vector<std::vector<Array>> inputs(steps.size());
+  for (size_t k = 0; k < steps.size(); ++k) {
+    std::vector<std::string> paths;
+    for (size_t i = 0; i < meta.num_inputs(); ++i) paths.push_back(steps[k] + "/input_" + std::to_string(i) + ".npy");
+    if (!read_inputs(paths, meta, inputs[k], why)) return fail(why);  // the message names the step's file
+  }
+  for (size_t k = 0; k < steps.size(); ++k) {
+    std::vector<double> times;
+    if (!execute(method, inputs[k], 1, times)) return fail("step " + std::to_string(k) + " failed");
+    if (!write_outputs(method, options.output_dir + "/step_" + std::to_string(k), why)) return fail(why);
+  }
+  std::printf("steps: %zu\n", steps.size());
+  if (options.print_log) print_log();
+  return 0;
 }
 
 // Loads one method of the program, runs it and writes its outputs; 0, or 1
@@ -223,19 +252,9 @@ int run_method(Program& program, const Options& options) {
     print_logged_errors();
     return fail("cannot load method '" + options.method_name + "': the runtime reported errors while loading it");
   }
-  std::vector<Array> arrays;
   if (!bind_unplanned_outputs(meta.get(), method.get(), memory)) return 1;
-  if (!set_inputs(options, meta.get(), method.get(), arrays)) return 1;
-  std::vector<double> times;
-  long long runs = options.iterations > 0 ? options.iterations : 1;
-  if (!execute(method.get(), arrays, runs, times)) return 1;
-  if (!write_outputs(method.get(), options.output_dir, why)) return fail(why);
-  if (options.iterations > 0) {
-    std::sort(times.begin(), times.end());
-    std::printf("median latency: %.6f ms over %lld runs\n", times[times.size() / 2], runs);
-  }
-  if (options.print_log) print_log();
-  return 0;
+  if (!options.steps_dir.empty()) return run_steps(method.get(), meta.get(), options);
+  return run_once(method.get(), meta.get(), options);
 }
 
 // Whether a method name is safe as a directory name (a corrupt program can
@@ -351,7 +370,7 @@ int main(int argc, char** argv) {
     fail(why);
     return 2;
   }
-  if (options.help) return std::printf(kUsage, argv[0], argv[0]) < 0;
+  if (options.help) return std::printf(kUsage, argv[0], argv[0], argv[0]) < 0;
   if (options.list_kernels) return list_kernels();
   if (options.list_backends) return list_backends();
   // The last guard: the runner allocates only what it has checked, but the
