@@ -1,0 +1,105 @@
+"""LLM decoders with a KV cache (tests/models/llm: ExecuTorch's Llama
+Transformer, tiny and random, exported with ATen operators only and with
+ExecuTorch's LLM custom operators) built by etsb's driver from
+examples/llm/BUILD and run token by token in one process (the runner's
+--steps: the cache lives in the program's mutable buffers), each step's
+logits matched with torch's and its greedy token with torch's."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from conftest import MODELS_DIR, REPO
+from helpers import etsb
+
+pytestmark = pytest.mark.build
+
+LLM = MODELS_DIR / "llm"
+MANIFEST = json.loads((LLM / "manifest.json").read_text())
+OUT = REPO / "etsb-out" / "bin" / "examples" / "llm"
+# Torch's own float32 runs and ExecuTorch's runtime agree to ~7e-7 on these
+# logits (|logit| < 2.4); a kernel that attends to one wrong key is off by 1e-2.
+TOLERANCE = 1e-5
+
+
+def write_steps(model: str, directory: Path) -> int:
+    """directory/step_<k>/input_0.npy (the token, [1, 1] int64) and
+    input_1.npy (its position, [1] int64) for every step of `model`; the
+    number of steps."""
+    tokens = np.load(LLM / model / "tokens.npy")
+    for position, token in enumerate(tokens):
+        step = directory / f"step_{position}"
+        step.mkdir(parents=True)
+        np.save(step / "input_0.npy", np.array([[token]], dtype=np.int64))
+        np.save(step / "input_1.npy", np.array([position], dtype=np.int64))
+    return len(tokens)
+
+
+def run_steps(binary: Path, model: str, tmp_path: Path) -> np.ndarray:
+    """`binary` stepped over `model`'s tokens in one process: the [steps,
+    vocab] logits it wrote."""
+    steps = write_steps(model, tmp_path / "in")
+    result = subprocess.run([str(binary), "--model", str(LLM / model / f"{model}.pte"), "--steps", str(tmp_path / "in"),
+                             "--output-dir", str(tmp_path / "out")], capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.splitlines()[-1] == f"steps: {steps}"
+    return np.stack([np.load(tmp_path / "out" / f"step_{k}" / "output_0.npy").reshape(-1) for k in range(steps)])
+
+
+def assert_matches_torch(model: str, logits: np.ndarray) -> None:
+    """Every step's logits within TOLERANCE of torch's, and the greedy token
+    of every step torch's: the prompt's continuation, token for token."""
+    expected = np.load(LLM / model / "logits.npy")
+    assert logits.shape == expected.shape
+    gaps = np.abs(logits - expected).max(axis=1)
+    assert gaps.max() < TOLERANCE, list(gaps)
+    tokens = MANIFEST["models"][model]["tokens"]
+    prompt = len(MANIFEST["prompt"])
+    assert [int(t) for t in logits.argmax(axis=1)[prompt - 1:-1]] == tokens[prompt:]
+
+
+@pytest.fixture(scope="module")
+def built() -> subprocess.CompletedProcess:
+    result = etsb("build", "//examples/llm/...")
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+    return result
+
+
+def test_the_manifest_records_both_exports_with_the_same_tokens():
+    models = MANIFEST["models"]
+    assert sorted(models) == ["custom", "plain"]
+    assert models["custom"]["tokens"] == models["plain"]["tokens"]
+    assert len(models["custom"]["tokens"]) == len(MANIFEST["prompt"]) + MANIFEST["new_tokens"] == 24
+    assert {"llama::custom_sdpa.out", "llama::update_cache.out"} <= set(models["custom"]["operators"])
+    assert not any(op.startswith("llama::") for op in models["plain"]["operators"])
+    assert "aten::index_put.out" in models["plain"]["operators"]
+
+
+def test_the_custom_op_export_runs_token_by_token_with_our_kernels_and_matches_torch(built, tmp_path):
+    assert_matches_torch("custom", run_steps(OUT / "custom", "custom", tmp_path))
+    kernels = subprocess.run([str(OUT / "custom"), "--list-kernels"], capture_output=True, text=True, check=True)
+    registered = {line for line in kernels.stdout.splitlines()
+                  if not line.startswith(("executorch_prim::", "aten::sym_", "aten::_local_scalar_dense"))}
+    expected = {op for op in MANIFEST["models"]["custom"]["operators"] if op != "aten::_local_scalar_dense"}
+    assert registered == expected
+
+
+def test_a_step_sees_the_cache_the_earlier_steps_wrote(built, tmp_path):
+    """The last step alone, in a fresh process, attends to an empty cache:
+    its logits differ from the ones it has after the steps before it."""
+    logits = run_steps(OUT / "custom", "custom", tmp_path / "all")
+    last = len(logits) - 1
+    alone = tmp_path / "alone"
+    (alone / "in" / "step_0").mkdir(parents=True)
+    tokens = np.load(LLM / "custom" / "tokens.npy")
+    np.save(alone / "in" / "step_0" / "input_0.npy", np.array([[tokens[last]]], dtype=np.int64))
+    np.save(alone / "in" / "step_0" / "input_1.npy", np.array([last], dtype=np.int64))
+    result = subprocess.run([str(OUT / "custom"), "--model", str(LLM / "custom" / "custom.pte"), "--steps",
+                             str(alone / "in"), "--output-dir", str(alone / "out")], capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+    assert np.abs(np.load(alone / "out" / "step_0" / "output_0.npy").reshape(-1) - logits[last]).max() > 1e-2
