@@ -15,7 +15,8 @@ import numpy as np
 import pytest
 
 from conftest import MODELS_DIR, REPO
-from helpers import etsb
+from helpers import ET, cxx, etsb
+from selective_build.__main__ import main
 
 pytestmark = pytest.mark.build
 
@@ -25,6 +26,34 @@ OUT = REPO / "etsb-out" / "bin" / "examples" / "llm"
 # Torch's own float32 runs and ExecuTorch's runtime agree to ~7e-7 on these
 # logits (|logit| < 2.4); a kernel that attends to one wrong key is off by 1e-2.
 TOLERANCE = 1e-5
+
+
+LLM_KERNELS = REPO / "kernels" / "llm"
+
+
+def test_llm_kernel_checks_pass_under_sanitizers(tmp_path):
+    """tests/kernels/llm_checks.cpp against the kernels' sources, the
+    declarations generated from kernels/llm/functions.yaml and its
+    registration linked in (the yaml, the wrappers and the definitions
+    agree), under ASan and UBSan: values match a double-precision
+    reference and every bad argument fails the context, writing nothing."""
+    assert main(["gen-bindings", "--custom-ops-yaml-path", str(LLM_KERNELS / "functions.yaml"), "--output-dir",
+                 str(tmp_path), "--lib-name", "llm", "--manual-registration"]) == 0
+    binary = tmp_path / "llm_checks"
+    sanitize = ["-fsanitize=address,undefined", "-fno-sanitize-recover=undefined", "-g"]
+    built = subprocess.run([*cxx("-O1"), *sanitize, "-Wall", "-Wextra", "-Werror", f"-I{tmp_path}",
+                            str(REPO / "tests" / "kernels" / "llm_checks.cpp"),
+                            *map(str, sorted((LLM_KERNELS / "cpu").glob("op_*.cpp"))),
+                            str(tmp_path / "register_kernels.cpp"),
+                            f"-L{ET / 'lib'}", "-lexecutorch", f"-Wl,-rpath,{ET / 'lib'}", "-o", str(binary)],
+                           capture_output=True, text=True)
+    assert built.returncode == 0, built.stderr[-3000:]
+    result = subprocess.run([str(binary)], capture_output=True, text=True, timeout=120,
+                            env={"ASAN_OPTIONS": "detect_leaks=0"})
+    assert result.returncode == 0, result.stdout + result.stderr[-3000:]
+    checks, _, rest = result.stdout.splitlines()[-1].partition(" checks, ")
+    assert rest == "0 failed" and int(checks) >= 40
+    assert "Check failed" in result.stderr  # the refusals went through the context, logged
 
 
 def write_steps(model: str, directory: Path) -> int:

@@ -36,6 +36,11 @@ inline bool attention_args_ok(const Tensor& q, const Tensor& k, const Tensor& v,
                               const ::executorch::aten::optional<Tensor>& mask, bool is_causal) {
   ET_CHECK_OR_RETURN_FALSE(q.dim() == 4 && k.dim() == 4 && v.dim() == 4,
                            "custom_sdpa.out: query, key and value must be 4-D [batch, seq, heads, head_dim]");
+  const auto dtype = q.scalar_type();
+  ET_CHECK_OR_RETURN_FALSE(dtype == ::executorch::aten::ScalarType::Float ||
+                               dtype == ::executorch::aten::ScalarType::Half ||
+                               dtype == ::executorch::aten::ScalarType::BFloat16,
+                           "custom_sdpa.out: query must be Float, Half or BFloat16");
   ET_CHECK_OR_RETURN_FALSE(q.scalar_type() == k.scalar_type() && q.scalar_type() == v.scalar_type(),
                            "custom_sdpa.out: key and value must have query's dtype");
   ET_CHECK_OR_RETURN_FALSE(is_contiguous(q) && is_contiguous(k) && is_contiguous(v),
@@ -66,7 +71,8 @@ inline bool attention_args_ok(const Tensor& q, const Tensor& k, const Tensor& v,
 inline bool describe_attention(const Tensor& q, const Tensor& k, const ::executorch::aten::optional<Tensor>& mask,
                                int64_t start_pos, bool is_causal, const ::executorch::aten::optional<double>& scale,
                                Attention& a) {
-  a = {q.size(0), q.size(1), q.size(2), k.size(2), q.size(3), k.size(1), k.size(1), start_pos, is_causal, nullptr, 0.0f};
+  a = {q.size(0), q.size(1), q.size(2), k.size(2), q.size(3), k.size(1), k.size(1),
+       start_pos, is_causal, nullptr, 0.0f};
   if (mask.has_value()) {
     a.mask = mask.value().const_data_ptr<float>();
     a.causal = false;
