@@ -3,7 +3,8 @@ Transformer, tiny and random, exported with ATen operators only and with
 ExecuTorch's LLM custom operators) built by etsb's driver from
 examples/llm/BUILD and run token by token in one process (the runner's
 --steps: the cache lives in the program's mutable buffers), each step's
-logits matched with torch's and its greedy token with torch's."""
+logits matched with torch's and its greedy token with torch's; and etsb's
+LLM kernels (kernels/llm) checked directly, under ASan and UBSan."""
 
 from __future__ import annotations
 
@@ -116,6 +117,16 @@ def test_the_custom_op_export_runs_token_by_token_with_our_kernels_and_matches_t
                   if not line.startswith(("executorch_prim::", "aten::sym_", "aten::_local_scalar_dense"))}
     expected = {op for op in MANIFEST["models"]["custom"]["operators"] if op != "aten::_local_scalar_dense"}
     assert registered == expected
+
+
+def test_the_plain_export_runs_token_by_token_with_our_portable_kernels_and_matches_torch(built, tmp_path):
+    """Attention and cache updates as ATen operators (index_put into the
+    cache buffers, copy_ writing them back), from the rules' default kernels."""
+    assert_matches_torch("plain", run_steps(OUT / "plain", "plain", tmp_path))
+    kernels = subprocess.run([str(OUT / "plain"), "--list-kernels"], capture_output=True, text=True, check=True)
+    registered = {line for line in kernels.stdout.splitlines()
+                  if not line.startswith(("executorch_prim::", "aten::sym_", "aten::_local_scalar_dense"))}
+    assert registered == set(MANIFEST["models"]["plain"]["operators"])
 
 
 def test_a_step_sees_the_cache_the_earlier_steps_wrote(built, tmp_path):
