@@ -143,3 +143,50 @@ def test_a_step_sees_the_cache_the_earlier_steps_wrote(built, tmp_path):
                              str(alone / "in"), "--output-dir", str(alone / "out")], capture_output=True, text=True)
     assert result.returncode == 0, result.stderr
     assert np.abs(np.load(alone / "out" / "step_0" / "output_0.npy").reshape(-1) - logits[last]).max() > 1e-2
+
+
+@pytest.mark.parametrize("model", ["custom", "plain"])
+def test_generation_in_one_process_gives_torchs_tokens(built, model):
+    """--prompt 8 ids --generate 16: the decoder stepped in one process, the
+    16 greedy tokens torch's, printed after the prompt on one line."""
+    prompt = ",".join(map(str, MANIFEST["prompt"]))
+    result = subprocess.run([str(OUT / model), "--model", str(LLM / model / f"{model}.pte"), "--prompt", prompt,
+                             "--generate", str(MANIFEST["new_tokens"])], capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout == "tokens: " + " ".join(map(str, MANIFEST["models"][model]["tokens"])) + "\n"
+
+
+def test_generation_refuses_bad_arguments_in_one_line(built, tmp_path):
+    """Bad --prompt and --generate values and combinations (2), a method
+    that is not a decoder, a prompt id outside the vocabulary and a
+    generation past the cache (1): each named on the last line, nothing
+    printed on stdout."""
+    binary, pte = OUT / "custom", LLM / "custom" / "custom.pte"
+    mlp = MODELS_DIR / "mlp" / "mlp.pte"
+    cases = [
+        (["--prompt", "1,,2", "--generate", "1"], 2, "error: --prompt takes token ids from 0 to 2147483647"),
+        (["--prompt", "-1", "--generate", "1"], 2, "error: --prompt takes token ids"),
+        (["--prompt", "2147483648", "--generate", "1"], 2, "error: --prompt takes token ids"),
+        (["--prompt", "1"], 2, "error: --prompt and --generate go together"),
+        (["--generate", "3"], 2, "error: --prompt and --generate go together"),
+        (["--prompt", "1", "--generate", "x"], 2, "error: --generate takes a whole number from 0 to 1000000, not 'x'"),
+        (["--prompt", "1", "--generate", "1000001"], 2, "error: --generate takes a whole number"),
+        (["--prompt", "1", "--generate", "1", "--output-dir", str(tmp_path)], 2,
+         "error: --prompt feeds the method its own inputs and prints the tokens"),
+        (["--prompt", "1", "--generate", "1", "--steps", str(tmp_path)], 2, "error: --prompt feeds the method"),
+        (["--prompt", "400", "--generate", "1"], 1, "error: step 0 failed"),
+        (["--prompt", "5,17", "--generate", "40"], 1, "error: step 32 failed"),
+    ]
+    for argv, status, message in cases:
+        result = subprocess.run([str(binary), "--model", str(pte), *argv], capture_output=True, text=True)
+        assert result.returncode == status and result.stdout == "", (argv, result.stdout, result.stderr)
+        assert result.stderr.splitlines()[-1].startswith(message), (argv, result.stderr)
+    # A method that is not a decoder (the MLP, in the binary of its own kernels).
+    examples = REPO / "etsb-out" / "bin" / "examples"
+    built_mlp = etsb("build", "//examples/mlp:bin")
+    assert built_mlp.returncode == 0, built_mlp.stderr[-2000:]
+    result = subprocess.run([str(examples / "mlp" / "bin"), "--model", str(mlp), "--prompt", "1", "--generate", "1"],
+                            capture_output=True, text=True)
+    assert result.returncode == 1 and result.stderr.splitlines()[-1] == (
+        "error: --prompt needs a method forward(tokens [1, 1] int64, input_pos [1] int64) -> logits; 'forward' is "
+        "not one"), result.stderr

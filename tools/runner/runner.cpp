@@ -3,6 +3,7 @@
 //
 //   BIN --model M.pte [--method forward] --inputs a.npy,b.npy --output-dir D [--iterations N] [--threads N] [--log]
 //   BIN --model M.pte [--method forward] --steps IN --output-dir D   (one process, state kept across steps)
+//   BIN --model M.pte --prompt 5,17,3 --generate N                  (greedy decoding, prints the tokens)
 //
 // The runtime's log is kept, not printed: --log prints it after a run, and a
 // failure prints its errors (a missing kernel is named with its key).
@@ -11,7 +12,8 @@
 // options.h (the command line), memory_budget.h (the memory a method may
 // take), log_capture.h (the runtime's log, kept), files.h (the program and
 // the .npy inputs read, the outputs written), npy.h (the .npy format) and
-// steps.h (the step directories of --steps).
+// steps.h (the step directories of --steps), generate.h (--prompt and
+// --generate: greedy generation with an LLM decoder) and threads.h (--threads).
 //
 // Kernels reach the runtime one of three ways, chosen when the binary is built:
 // static initialisers in the registration source (the default), an explicit
@@ -22,8 +24,6 @@
 //
 // The fuzz target of model loading (tools/runner/fuzz) compiles this file with
 // -DETSB_RUNNER_NO_MAIN and calls run() on each input.
-#include <dlfcn.h>
-
 #include <algorithm>
 #include <cctype>
 #include <chrono>
@@ -42,11 +42,13 @@
 #include <executorch/runtime/platform/runtime.h>
 
 #include "files.h"
+#include "generate.h"
 #include "log_capture.h"
 #include "memory_budget.h"
 #include "npy.h"
 #include "options.h"
 #include "steps.h"
+#include "threads.h"
 
 using executorch::aten::Tensor;
 using executorch::aten::TensorImpl;
@@ -227,6 +229,23 @@ int run_steps(Method& method, const MethodMeta& meta, const Options& options) {
   return 0;
 }
 
+// --prompt and --generate: the prompt stepped through a loaded decoder, then
+// greedy tokens (generate.h); prints "tokens: " and every id.
+int run_generation(Method& method, const MethodMeta& meta, const Options& options) {
+  std::vector<int64_t> tokens;
+  std::string why;
+  if (!check_decoder(meta, why)) return fail(why);
+  if (!generate(method, options.prompt, options.generate, tokens, why)) {
+    print_logged_errors();
+    return fail(why);
+  }
+  std::string line = "tokens:";
+  for (int64_t id : tokens) line += " " + std::to_string(id);
+  std::printf("%s\n", line.c_str());
+  if (options.print_log) print_log();
+  return 0;
+}
+
 // Loads one method of the program, runs it and writes its outputs; 0, or 1
 // after saying what went wrong.
 int run_method(Program& program, const Options& options) {
@@ -254,6 +273,7 @@ int run_method(Program& program, const Options& options) {
   }
   if (!bind_unplanned_outputs(meta.get(), method.get(), memory)) return 1;
   if (!options.steps_dir.empty()) return run_steps(method.get(), meta.get(), options);
+  if (!options.prompt_text.empty()) return run_generation(method.get(), meta.get(), options);
   return run_once(method.get(), meta.get(), options);
 }
 
@@ -294,36 +314,19 @@ int run_all_methods(Program& program, const Options& options) {
   return status;
 }
 
-// --threads: resizes ExecuTorch's thread pool when the process has one. It
-// lives in libexecutorch_threadpool.so, which only backends and threaded
-// kernels bring in, and whose header the runtime wheel does not ship: so it is
-// looked up by its (Itanium ABI) symbol names rather than linked. False, after
-// saying why, when there is no pool and more than one thread is asked for.
-bool set_threads(long long threads) {
-  void* get_pool = dlsym(RTLD_DEFAULT, "_ZN10executorch9extension10threadpool14get_threadpoolEv");
-  void* reset = dlsym(RTLD_DEFAULT, "_ZN10executorch9extension10threadpool10ThreadPool24_unsafe_reset_threadpoolEj");
-  if (get_pool == nullptr || reset == nullptr) {
-    if (threads == 1) return true;
-    return refuse("--threads " + std::to_string(threads) + ": this binary links no thread pool (no backend or kernel "
-                  "library that uses one): its kernels run on the calling thread");
-  }
-  void* pool = reinterpret_cast<void* (*)()>(get_pool)();
-  // A member function called with its object as the first argument (the Itanium C++ ABI).
-  if (pool == nullptr || !reinterpret_cast<bool (*)(void*, uint32_t)>(reset)(pool, static_cast<uint32_t>(threads)))
-    return refuse("--threads " + std::to_string(threads) + ": the thread pool could not be resized");
-  return true;
-}
-
 // Loads the program, runs the method (or every method) and writes the
 // outputs; the process's exit status.
 int run(const Options& options) {
   executorch::runtime::register_pal(executorch::runtime::PalImpl::create(keep_log_message, __FILE__));
   executorch::runtime::runtime_init();
-  if (options.threads > 0 && !set_threads(options.threads)) return 2;
+  std::string why;
+  if (options.threads > 0 && !set_threads(options.threads, why)) {
+    fail(why);
+    return 2;
+  }
   if (!register_kernels()) return 1;
   File model;
   size_t model_size;
-  std::string why;
   if (!open_regular(options.model, model, model_size, why)) return fail(options.model + ": " + why);
   // The program is read into memory of its own, not mapped read-only: a
   // corrupt program can place an input or an output in its constant data,
@@ -370,7 +373,7 @@ int main(int argc, char** argv) {
     fail(why);
     return 2;
   }
-  if (options.help) return std::printf(kUsage, argv[0], argv[0], argv[0]) < 0;
+  if (options.help) return std::printf(kUsage, argv[0], argv[0], argv[0], argv[0]) < 0;
   if (options.list_kernels) return list_kernels();
   if (options.list_backends) return list_backends();
   // The last guard: the runner allocates only what it has checked, but the
