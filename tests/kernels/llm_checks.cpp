@@ -181,13 +181,25 @@ void check_custom_sdpa() {
   EXPECT_KERNEL_OK(native::custom_sdpa_out(ctx, tq.t(), tk.t(), tv.t(), 0, std::optional<Tensor>(tm.t()), 0.0, false,
                                            kNoScale, o));
   CHECK(near(out, expected, 8));
-  // Half runs (values through float).
+  // Half and BFloat16 (inputs exact in both, computed in float), from position 2.
+  for (int s = 0; s < 2; ++s) {
+    for (int h = 0; h < 2; ++h) reference_row(q + (s * 2 + h) * 2, k, v, 1, 2, 0, 2 + s + 1, nullptr, scale,
+                                              expected + (s * 2 + h) * 2);
+  }
   ::executorch::aten::Half hq[8], hk[8], hv[8], ho[8];
-  for (int i = 0; i < 8; ++i) hq[i] = q[i], hk[i] = k[i], hv[i] = v[i];
+  ::executorch::aten::BFloat16 bq[8], bk[8], bv[8], bo[8];
+  for (int i = 0; i < 8; ++i) hq[i] = q[i], hk[i] = k[i], hv[i] = v[i], bq[i] = q[i], bk[i] = k[i], bv[i] = v[i];
   TT thq(ScalarType::Half, {1, 2, 2, 2}, hq), thk(ScalarType::Half, {1, 4, 1, 2}, hk),
       thv(ScalarType::Half, {1, 4, 1, 2}, hv), tho(ScalarType::Half, {1, 2, 2, 2}, ho);
-  Tensor hout = tho.t();
+  TT tbq(ScalarType::BFloat16, {1, 2, 2, 2}, bq), tbk(ScalarType::BFloat16, {1, 4, 1, 2}, bk),
+      tbv(ScalarType::BFloat16, {1, 4, 1, 2}, bv), tbo(ScalarType::BFloat16, {1, 2, 2, 2}, bo);
+  Tensor hout = tho.t(), bout = tbo.t();
   EXPECT_KERNEL_OK(native::custom_sdpa_out(ctx, thq.t(), thk.t(), thv.t(), 2, kNoMask, 0.0, true, kNoScale, hout));
+  EXPECT_KERNEL_OK(native::custom_sdpa_out(ctx, tbq.t(), tbk.t(), tbv.t(), 2, kNoMask, 0.0, true, kNoScale, bout));
+  for (int i = 0; i < 8; ++i) {
+    CHECK(std::fabs(float(ho[i]) - expected[i]) <= 2e-3 * (1 + std::fabs(expected[i])));
+    CHECK(std::fabs(float(bo[i]) - expected[i]) <= 1e-2 * (1 + std::fabs(expected[i])));
+  }
   // Refused: a mask with is_causal, a Long mask, a mask of the wrong shape,
   // past the keys, a negative start, 3 query heads over 2, another dtype,
   // another out dtype, another head_dim, a rank-3 query, Double.
