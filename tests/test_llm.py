@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 
 from conftest import MODELS_DIR, REPO
-from helpers import ET, cxx, etsb
+from helpers import ET, cmake_build, cmake_configure, cxx, etsb
 from selective_build.__main__ import main
 
 pytestmark = pytest.mark.build
@@ -190,3 +190,36 @@ def test_generation_refuses_bad_arguments_in_one_line(built, tmp_path):
     assert result.returncode == 1 and result.stderr.splitlines()[-1] == (
         "error: --prompt needs a method forward(tokens [1, 1] int64, input_pos [1] int64) -> logits; 'forward' is "
         "not one"), result.stderr
+
+
+CMAKE_PROJECT = """\
+cmake_minimum_required(VERSION 3.20)
+project(llm LANGUAGES CXX)
+include({repo}/rules/etsb.cmake)
+file(GLOB LLM_SOURCES {repo}/kernels/llm/cpu/op_*.cpp)
+file(GLOB LLM_HEADERS {repo}/kernels/llm/cpu/util/*.h)
+et_kernel_library(NAME llm_kernels SRCS ${{LLM_SOURCES}} HDRS ${{LLM_HEADERS}})
+et_model_binary(NAME custom MODEL {llm}/custom/custom.pte CUSTOM_OPS_YAML_TARGET {repo}/kernels/llm/functions.yaml
+                KERNEL_DEPS llm_kernels etsb_portable_kernels)
+et_model_binary(NAME plain MODEL {llm}/plain/plain.pte)
+"""
+
+
+def test_cmake_builds_both_decoders_and_they_generate_torchs_tokens(tmp_path):
+    """The same two programs from CMake (rules/etsb.cmake): kernels/llm as an
+    et_kernel_library beside the portable kernels; both generate torch's 16
+    tokens in one process."""
+    source = tmp_path / "src"
+    source.mkdir()
+    (source / "CMakeLists.txt").write_text(CMAKE_PROJECT.format(repo=REPO, llm=LLM))
+    configured = cmake_configure(source, tmp_path / "build")
+    assert configured.returncode == 0, configured.stdout[-3000:] + configured.stderr[-3000:]
+    built = cmake_build(tmp_path / "build", "custom", "plain")
+    assert built.returncode == 0, built.stdout[-3000:] + built.stderr[-3000:]
+    prompt = ",".join(map(str, MANIFEST["prompt"]))
+    for model in ("custom", "plain"):
+        result = subprocess.run([str(tmp_path / "build" / model), "--model", str(LLM / model / f"{model}.pte"),
+                                 "--prompt", prompt, "--generate", str(MANIFEST["new_tokens"])],
+                                capture_output=True, text=True)
+        assert result.returncode == 0, result.stderr
+        assert result.stdout == "tokens: " + " ".join(map(str, MANIFEST["models"][model]["tokens"])) + "\n"
