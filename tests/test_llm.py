@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 
 from conftest import MODELS_DIR, REPO
-from helpers import ET, cmake_build, cmake_configure, cxx, etsb
+from helpers import BAZEL_BUILD, ET, Bazel, cmake_build, cmake_configure, cxx, etsb
 from selective_build.__main__ import main
 
 pytestmark = pytest.mark.build
@@ -149,11 +149,7 @@ def test_a_step_sees_the_cache_the_earlier_steps_wrote(built, tmp_path):
 def test_generation_in_one_process_gives_torchs_tokens(built, model):
     """--prompt 8 ids --generate 16: the decoder stepped in one process, the
     16 greedy tokens torch's, printed after the prompt on one line."""
-    prompt = ",".join(map(str, MANIFEST["prompt"]))
-    result = subprocess.run([str(OUT / model), "--model", str(LLM / model / f"{model}.pte"), "--prompt", prompt,
-                             "--generate", str(MANIFEST["new_tokens"])], capture_output=True, text=True)
-    assert result.returncode == 0, result.stderr
-    assert result.stdout == "tokens: " + " ".join(map(str, MANIFEST["models"][model]["tokens"])) + "\n"
+    assert_generates_torchs_tokens(OUT / model, model)
 
 
 def test_generation_refuses_bad_arguments_in_one_line(built, tmp_path):
@@ -205,6 +201,15 @@ et_model_binary(NAME plain MODEL {llm}/plain/plain.pte)
 """
 
 
+def assert_generates_torchs_tokens(binary: Path, model: str) -> None:
+    """`binary` --prompt (the manifest's) --generate 16 prints torch's ids."""
+    result = subprocess.run([str(binary), "--model", str(LLM / model / f"{model}.pte"), "--prompt",
+                             ",".join(map(str, MANIFEST["prompt"])), "--generate", str(MANIFEST["new_tokens"])],
+                            capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout == "tokens: " + " ".join(map(str, MANIFEST["models"][model]["tokens"])) + "\n"
+
+
 def test_cmake_builds_both_decoders_and_they_generate_torchs_tokens(tmp_path):
     """The same two programs from CMake (rules/etsb.cmake): kernels/llm as an
     et_kernel_library beside the portable kernels; both generate torch's 16
@@ -216,10 +221,20 @@ def test_cmake_builds_both_decoders_and_they_generate_torchs_tokens(tmp_path):
     assert configured.returncode == 0, configured.stdout[-3000:] + configured.stderr[-3000:]
     built = cmake_build(tmp_path / "build", "custom", "plain")
     assert built.returncode == 0, built.stdout[-3000:] + built.stderr[-3000:]
-    prompt = ",".join(map(str, MANIFEST["prompt"]))
     for model in ("custom", "plain"):
-        result = subprocess.run([str(tmp_path / "build" / model), "--model", str(LLM / model / f"{model}.pte"),
-                                 "--prompt", prompt, "--generate", str(MANIFEST["new_tokens"])],
-                                capture_output=True, text=True)
-        assert result.returncode == 0, result.stderr
-        assert result.stdout == "tokens: " + " ".join(map(str, MANIFEST["models"][model]["tokens"])) + "\n"
+        assert_generates_torchs_tokens(tmp_path / "build" / model, model)
+
+
+def test_bazel_builds_both_decoders_and_they_generate_torchs_tokens(tmp_path):
+    """examples/llm/BUILD under real Bazel (a private output base, stopped
+    after): both binaries generate torch's 16 tokens."""
+    bazel = Bazel(tmp_path / "output_base")
+    try:
+        result = bazel("build", *BAZEL_BUILD, "//examples/llm:custom", "//examples/llm:plain")
+        assert result.returncode == 0, result.stderr[-5000:]
+        info = bazel("info", *BAZEL_BUILD, "bazel-bin")
+        assert info.returncode == 0, info.stderr
+        for model in ("custom", "plain"):
+            assert_generates_torchs_tokens(Path(info.stdout.strip()) / "examples" / "llm" / model, model)
+    finally:
+        bazel.close()
