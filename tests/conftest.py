@@ -81,7 +81,7 @@ def pytest_terminal_summary(terminalreporter):
 # groups end together.
 GROUPS = {
     "checkout workspace": ("test_examples", "test_op_corpus", "test_real_models", "test_executorch_tree",
-                           "test_kernel_suite", "test_delegated", "test_kernel_checks", "test_no_tree"),
+                           "test_kernel_suite", "test_delegated", "test_kernel_checks", "test_no_tree", "test_llm"),
     "bazel in the checkout": ("test_bazel", "test_bazel7", "test_front_ends", "test_buck2_snippet",
                               "test_remote_execution"),
 }

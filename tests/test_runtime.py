@@ -241,3 +241,65 @@ def test_runner_help_and_bad_models(objects, tmp_path):
         result = run(binary, "--model", bad, "--output-dir", tmp_path / "out", "--inputs", MLP_INPUT)
         assert result.returncode == 1 and result.stderr.splitlines()[-1] == f"error: {message}", result.stderr
     assert not (tmp_path / "out").exists()
+
+
+def test_steps_run_the_method_once_per_step_in_one_process(objects, tmp_path):
+    """--steps IN runs step_0, step_1, ... in order, each on its own inputs,
+    writing DIR/step_<k>/output_<i>.npy: the MLP keeps no state, so each step
+    writes what a run of its own writes."""
+    binary = build(objects, tmp_path, "runner")
+    second = tmp_path / "second.npy"
+    np.save(second, np.load(MLP_INPUT) * 2)
+    for k, source in enumerate((MLP_INPUT, second)):
+        (tmp_path / "in" / f"step_{k}").mkdir(parents=True)
+        shutil.copy(source, tmp_path / "in" / f"step_{k}" / "input_0.npy")
+    result = run(binary, "--model", MLP, "--steps", tmp_path / "in", "--output-dir", tmp_path / "steps")
+    assert result.returncode == 0 and result.stdout == "steps: 2\n", result.stderr
+    for k, source in enumerate((MLP_INPUT, second)):
+        single = run(binary, "--model", MLP, "--inputs", source, "--output-dir", tmp_path / f"one{k}")
+        assert single.returncode == 0, single.stderr
+        assert ((tmp_path / "steps" / f"step_{k}" / "output_0.npy").read_bytes()
+                == (tmp_path / f"one{k}" / "output_0.npy").read_bytes())
+
+
+def test_steps_refuse_bad_step_directories_and_write_nothing(objects, tmp_path):
+    """A bad --steps directory, or a bad input in any step, is named in one
+    line before any step runs."""
+    binary = build(objects, tmp_path, "runner")
+
+    def steps(*layout: str) -> Path:
+        root = tmp_path / f"case{len(list(tmp_path.glob('case*')))}"
+        root.mkdir()
+        for entry in layout:
+            if entry.endswith("/"):
+                (root / entry).mkdir(parents=True)
+            elif entry.endswith(".npy"):
+                (root / entry).parent.mkdir(parents=True, exist_ok=True)
+                shutil.copy(MLP_INPUT, root / entry)
+            else:
+                (root / entry).write_text("")
+        return root
+
+    good = "step_0/input_0.npy"
+    cases = [
+        ([tmp_path / "missing"], 1, f"error: --steps {tmp_path / 'missing'}: not a readable directory"),
+        ([steps()], 1, "no step_0 directory"),
+        ([steps(good, "step_2/input_0.npy")], 1, "the steps are not step_0 to step_<n-1> without a gap"),
+        ([steps(good, "step_01/")], 1, "'step_01' is not step_<k> with k from 0 to 99999"),
+        ([steps(good, "step_x/")], 1, "'step_x' is not step_<k>"),
+        ([steps(good, "step_1")], 1, "step_1: not a directory"),
+        ([steps(good, "step_1/")], 1, "error: input 0 ("),
+        ([steps(good, "step_1/input_0.npy", "step_2/input_1.npy")], 1, "error: input 0 ("),
+    ]
+    out = tmp_path / "out"
+    for argv, status, message in cases:
+        result = run(binary, "--model", MLP, "--output-dir", out, "--steps", *argv)
+        assert result.returncode == status, (argv, result.stderr)
+        assert message in result.stderr.splitlines()[-1], (argv, result.stderr)
+        assert not out.exists(), argv
+    directory = steps(good)
+    for extra in (["--inputs", MLP_INPUT], ["--iterations", "2"], ["--all-methods", "--inputs-dir", directory]):
+        result = run(binary, "--model", MLP, "--output-dir", out, "--steps", directory, *extra)
+        assert result.returncode == 2, extra
+        assert result.stderr == ("error: --steps reads each step's inputs from its directory: "
+                                 "drop --inputs, --iterations and --all-methods\n"), extra

@@ -830,6 +830,41 @@ void check_indexing() {
   EXPECT_KERNEL_FAILS(native::index_Tensor_out(ctx, tx.t(), ArrayRef<std::optional<Tensor>>(too_many, 3), out));
 }
 
+void check_index_put_and_copy_() {
+  // x[:, [2, 0]] = [[10, 20], [30, 40]], then += 1 at x[[1, 1]] (a repeated row adds up).
+  float x[6] = {1, 2, 3, 4, 5, 6}, v[4] = {10, 20, 30, 40}, one = 1, o[6];
+  int64_t cols[2] = {2, 0}, rows[2] = {1, 1}, bad[1] = {3};
+  TT tx(F, {2, 3}, x), tv(F, {2, 2}, v), tone(F, {}, &one), tc(L, {2}, cols), tr(L, {2}, rows), tb(L, {1}, bad),
+      to(F, {2, 3}, o);
+  Tensor out = to.t();
+  std::optional<Tensor> at_cols[2] = {std::nullopt, tc.t()};
+  EXPECT_KERNEL_OK(native::index_put_out(ctx, tx.t(), ArrayRef<std::optional<Tensor>>(at_cols, 2), tv.t(), false, out));
+  CHECK(values_are(o, {20, 2, 10, 40, 5, 30}));
+  std::optional<Tensor> at_rows[1] = {tr.t()};
+  EXPECT_KERNEL_OK(
+      native::index_put_out(ctx, tx.t(), ArrayRef<std::optional<Tensor>>(at_rows, 1), tone.t(), true, out));
+  CHECK(values_are(o, {1, 2, 3, 6, 7, 8}));
+  // Refused: an index out of range, values that do not broadcast, values of another dtype.
+  std::optional<Tensor> out_of_range[1] = {tb.t()};
+  EXPECT_KERNEL_FAILS(
+      native::index_put_out(ctx, tx.t(), ArrayRef<std::optional<Tensor>>(out_of_range, 1), tone.t(), false, out));
+  float v3[3];
+  TT tv3(F, {3}, v3);
+  EXPECT_KERNEL_FAILS(
+      native::index_put_out(ctx, tx.t(), ArrayRef<std::optional<Tensor>>(at_cols, 2), tv3.t(), false, out));
+  int64_t lv = 1;
+  TT tlv(L, {}, &lv);
+  EXPECT_KERNEL_FAILS(
+      native::index_put_out(ctx, tx.t(), ArrayRef<std::optional<Tensor>>(at_rows, 1), tlv.t(), false, out));
+  // copy_: self written in place, src broadcast; a src that does not broadcast is refused.
+  float s[3] = {7, 8, 9};
+  TT ts(F, {3}, s);
+  Tensor self = tx.t();
+  EXPECT_KERNEL_OK(native::copy_(ctx, self, ts.t(), false));
+  CHECK(values_are(x, {7, 8, 9, 7, 8, 9}));
+  EXPECT_KERNEL_FAILS(native::copy_(ctx, self, tv.t(), false));
+}
+
 void check_creation() {
   float o[6];
   TT to(F, {2, 3}, o, DYN);
@@ -1410,6 +1445,7 @@ int main() {
   check_select_slice();
   check_cat_pad_copy();
   check_indexing();
+  check_index_put_and_copy_();
   check_creation();
   check_compare_and_logic();
   check_scalar_arithmetic();

@@ -293,7 +293,9 @@ class Op:
     method must call; ``calls`` says what ``fn`` calls; ``fn(*tensors,
     **params)`` is the module's forward.  ``preserve`` lists overloads kept
     from decomposition (``EdgeCompileConfig.preserve_ops``); ``skip_dim_order``
-    lowers without the dim-order ops (``_skip_dim_order``), for ``empty``."""
+    lowers without the dim-order ops (``_skip_dim_order``), for ``empty``.  An
+    in-place operator (``copy_``) writes its first ``mutated_inputs`` inputs:
+    the program returns them first (its write-back), so eager's outputs do too."""
 
     name: str
     calls: str
@@ -302,6 +304,7 @@ class Op:
     dtypes: tuple = ALL
     preserve: tuple = ()
     skip_dim_order: bool = False
+    mutated_inputs: int = 0  # how many leading inputs fn writes in place (an in-place operator)
 
     @property
     def dir(self) -> str:
@@ -893,6 +896,11 @@ def _shape_ops() -> list[Op]:
             mixed("i32_from_f64", "int32 5 from float64 5 (truncates)", T(5, dtype=torch.int32),
                   T(5, dtype=torch.float64)),
         )),
+        Op("aten::copy_", "Tensor.copy_ on an input (written back in place)", lambda x, src: x.copy_(src), (
+            case("same", "3x11 from 3x11", T(3, 11), T(3, 11)),
+            case("broadcast", "2x3x4 from 4 (broadcast)", T(2, 3, 4), T(4)),
+            mixed("f32_from_i64", "float32 3x4 from int64 4", T(3, 4, dtype=torch.float32), T(4, dtype=torch.int64)),
+        ), mutated_inputs=1),
         Op("dim_order_ops::_clone_dim_order.out", "aten.clone.default", lambda x: A.clone.default(x),
            unary_cases()),
         Op("aten::flip.out", "aten.flip.default", lambda x, dims: A.flip.default(x, dims), (
@@ -1024,6 +1032,16 @@ def _indexing_ops() -> list[Op]:
                case("second_dim", "3x4x5 at [:, idx(2x2)]", T(3, 4, 5), Ix((2, 2), 4), layout=(None, 0)),
                case("broadcast", "4x5 at [idx(3x1), idx(2)] (3x2 result)", T(4, 5), Ix((3, 1), 4),
                     Ix((2,), 5), layout=(0, 1)),
+           )),
+        Op("aten::index_put.out", "aten.index_put.default",
+           lambda x, v, *idx, layout, accumulate: A.index_put.default(
+               x, [None if s is None else idx[s] for s in layout], v, accumulate), (
+               case("rows", "5x4, rows [0, 2, 4] = 3x4", T(5, 4), T(3, 4), Fixed((0, 2, 4), torch.int64),
+                    layout=(0,), accumulate=False),
+               case("cache", "1x2x6x3 at [:, :, [4]] = 1x2x1x3 (a KV-cache write)", T(1, 2, 6, 3), T(1, 2, 1, 3),
+                    Fixed((4,), torch.int64), layout=(None, None, 0), accumulate=False),
+               case("accumulate", "4x5 at [idx(6)] += 5 (broadcast, repeated rows add up)", T(4, 5), T(5),
+                    Ix((6,), 4), layout=(0,), accumulate=True),
            )),
         Op("aten::index_select.out", "aten.index_select.default",
            lambda x, idx, dim: A.index_select.default(x, dim, idx), (
@@ -1352,9 +1370,11 @@ def one_line(error: BaseException, limit: int = 200) -> str:
 
 def run_eager(op: Op, method: Method) -> tuple[torch.Tensor, ...]:
     """torch eager's outputs for a method (raises what torch raises)."""
+    inputs = tuple(t.clone() for t in method.inputs)
     with torch.no_grad():
-        result = OpModule(op.fn, method.params)(*(t.clone() for t in method.inputs))
-    return tuple(t.detach().clone() for t in as_tuple(result))
+        result = OpModule(op.fn, method.params)(*inputs)
+    # A program returns the inputs it writes in place first (their write-back), then the results.
+    return tuple(t.detach().clone() for t in (*inputs[:op.mutated_inputs], *as_tuple(result)))
 
 
 def eager_outputs(op: Op, methods: list[Method]) -> tuple[list[Method], dict[str, str]]:

@@ -106,6 +106,29 @@ inline bool read_input(const std::string& path, const executorch::runtime::Tenso
   return true;
 }
 
+// Reads the .npy inputs at `paths`, one per input of the method, each checked
+// against the tensor it expects (read_input), into `arrays` with a tensor over
+// each; false, and `why`, naming the input and its file, if one is wrong.
+inline bool read_inputs(const std::vector<std::string>& paths, const executorch::runtime::MethodMeta& meta,
+                        std::vector<Array>& arrays, std::string& why) {
+  if (paths.size() != meta.num_inputs())
+    return why = "method '" + std::string(meta.name()) + "' takes " + std::to_string(meta.num_inputs()) +
+                 " inputs, got " + std::to_string(paths.size()),
+           false;
+  arrays.resize(paths.size());
+  for (size_t i = 0; i < paths.size(); ++i) {
+    auto info = meta.input_tensor_meta(i);
+    if (!info.ok()) return why = "input " + std::to_string(i) + " is not a tensor input", false;
+    if (!read_input(paths[i], info.get(), arrays[i], why))
+      return why = "input " + std::to_string(i) + " (" + paths[i] + "): " + why, false;
+    etsb_npy::Header& header = arrays[i].header;
+    arrays[i].impl.reset(new executorch::aten::TensorImpl(header.dtype->type, static_cast<ssize_t>(header.dims),
+                                                          header.sizes, arrays[i].data.data(),
+                                                          arrays[i].dim_order));
+  }
+  return true;
+}
+
 // Writes one output as .npy: a tensor, or an int, double or bool as a 0-D array.
 inline bool write_output(const executorch::runtime::EValue& output, const std::string& path, size_t index,
                          std::string& why) {

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <algorithm>
+#include <cstdint>
 #include <cstdlib>
 #include <string>
 #include <vector>
@@ -22,11 +23,33 @@ inline bool split_list(const std::string& text, std::vector<std::string>& items)
   return true;
 }
 
-// The text of --help (a printf format: the program name, twice).
+// The most tokens a prompt or a generation may hold.
+constexpr long long kMaxTokens = 1000000;
+
+// The token ids of --prompt ("5,17,3": whole numbers from 0 to 2^31 - 1);
+// false, and `why`, if one is not.
+inline bool parse_prompt(const std::string& text, std::vector<int64_t>& ids, std::string& why) {
+  size_t start = 0;
+  while (start <= text.size()) {
+    const size_t end = std::min(text.find(',', start), text.size());
+    const std::string item = text.substr(start, end - start);
+    if (item.empty() || item.size() > 10 || item.find_first_not_of("0123456789") != std::string::npos ||
+        std::strtoll(item.c_str(), nullptr, 10) > INT32_MAX)
+      return why = "--prompt takes token ids from 0 to 2147483647, comma-separated, not '" + text + "'", false;
+    ids.push_back(std::strtoll(item.c_str(), nullptr, 10));
+    if (static_cast<long long>(ids.size()) > kMaxTokens) return why = "--prompt has too many tokens", false;
+    start = end + 1;
+  }
+  return true;
+}
+
+// The text of --help (a printf format: the program name, four times).
 inline const char kUsage[] =
     "usage: %s --model M.pte [--method NAME] --inputs a.npy,... --output-dir DIR\n"
     "          [--iterations N] [--threads N] [--max-memory-mb N] [--log]\n"
     "       %s --model M.pte --all-methods --inputs-dir IN --output-dir DIR [--max-memory-mb N] [--log]\n"
+    "       %s --model M.pte [--method NAME] --steps IN --output-dir DIR [--threads N] [--max-memory-mb N] [--log]\n"
+    "       %s --model M.pte [--method NAME] --prompt IDS --generate N [--threads N] [--max-memory-mb N] [--log]\n"
     "\n"
     "Runs a method of an ExecuTorch program with this binary's kernels and writes\n"
     "its outputs as DIR/output_<i>.npy.\n"
@@ -40,6 +63,15 @@ inline const char kUsage[] =
     "                      IN/M.input_<i>.npy and writing DIR/M/output_<i>.npy; a failed\n"
     "                      method is reported and the others still run\n"
     "  --inputs-dir IN     where --all-methods finds the inputs\n"
+    "  --steps IN          run the method once per step in one process, its state (mutable\n"
+    "                      buffers: a decoder's KV cache) kept from step to step: step k\n"
+    "                      reads IN/step_<k>/input_<i>.npy and writes DIR/step_<k>/output_<i>.npy\n"
+    "                      (steps step_0 to step_<n-1>; every input is read before the first)\n"
+    "  --prompt IDS        greedy generation with an LLM decoder, method(tokens [1, 1] int64,\n"
+    "  --generate N        input_pos [1] int64) -> Float logits, in one process (its KV cache\n"
+    "                      kept): the prompt's token ids (comma-separated) fed a token at a\n"
+    "                      time, then N (0 to 1000000) tokens, each the previous step's most\n"
+    "                      likely; prints 'tokens: ' and the prompt's and new ids\n"
     "  --threads N         the size of ExecuTorch's thread pool (1 to 1024), used by\n"
     "                      backends such as XNNPACK and by threaded kernels; refused\n"
     "                      above 1 when the binary links no thread pool (its kernels\n"
@@ -54,8 +86,10 @@ inline const char kUsage[] =
 
 // The command line.
 struct Options {
-  std::string model, method_name = "forward", inputs_text, output_dir, inputs_dir;
+  std::string model, method_name = "forward", inputs_text, output_dir, inputs_dir, steps_dir, prompt_text;
   long long iterations = 0;
+  long long generate = -1;  // -1: no --generate
+  std::vector<int64_t> prompt;  // --prompt's token ids
   long long max_memory_mb = 4096;
   long long threads = 0;  // 0: the thread pool's own default
   bool has_inputs = false, print_log = false, help = false, list_kernels = false, list_backends = false,
@@ -74,7 +108,9 @@ inline bool parse_count(const std::string& text, long long low, long long high, 
 inline bool set_option(const std::string& flag, const std::string& value, Options& options, std::string& why) {
   std::string* text = flag == "--model" ? &options.model : flag == "--method" ? &options.method_name
                     : flag == "--inputs" ? &options.inputs_text : flag == "--output-dir" ? &options.output_dir
-                    : flag == "--inputs-dir" ? &options.inputs_dir : nullptr;
+                    : flag == "--inputs-dir" ? &options.inputs_dir
+                    : flag == "--steps" ? &options.steps_dir : flag == "--prompt" ? &options.prompt_text
+                    : nullptr;
   if (text != nullptr) {
     if (value.empty()) return why = flag + " needs a non-empty value", false;
     *text = value;
@@ -88,7 +124,9 @@ inline bool set_option(const std::string& flag, const std::string& value, Option
            false;
   if (flag == "--threads" && !parse_count(value, 1, 1024, options.threads))
     return why = "--threads takes a whole number from 1 to 1024, not '" + value + "'", false;
-  if (flag != "--iterations" && flag != "--max-memory-mb" && flag != "--threads")
+  if (flag == "--generate" && !parse_count(value, 0, 1000000, options.generate))
+    return why = "--generate takes a whole number from 0 to 1000000, not '" + value + "'", false;
+  if (flag != "--iterations" && flag != "--max-memory-mb" && flag != "--threads" && flag != "--generate")
     return why = "unknown flag " + flag + " (see --help)", false;
   return true;
 }
@@ -111,11 +149,26 @@ inline bool parse_options(int argc, char** argv, Options& options, std::string& 
     if (i + 1 >= argc) return why = "missing value after " + flag, false;
     if (!set_option(flag, argv[++i], options, why)) return false;
   }
+  if (options.prompt_text.empty() != (options.generate < 0))
+    return why = "--prompt and --generate go together", false;
+  if (!options.prompt_text.empty()) {
+    if (!parse_prompt(options.prompt_text, options.prompt, why)) return false;
+    if (options.model.empty()) return why = "--model is required", false;
+    if (options.has_inputs || options.iterations > 0 || options.all_methods || !options.steps_dir.empty() ||
+        !options.output_dir.empty())
+      return why = "--prompt feeds the method its own inputs and prints the tokens: drop --inputs, --iterations, "
+                   "--all-methods, --steps and --output-dir",
+             false;
+    return true;
+  }
   if (options.model.empty() || options.output_dir.empty()) return why = "--model and --output-dir are required", false;
   bool one_method = std::find(seen.begin(), seen.end(), "--method") != seen.end() || options.has_inputs ||
                     options.iterations > 0;
   if (options.all_methods && one_method)
     return why = "--all-methods runs every method on its own inputs: drop --method, --inputs and --iterations", false;
+  if (!options.steps_dir.empty() && (options.all_methods || options.has_inputs || options.iterations > 0))
+    return why = "--steps reads each step's inputs from its directory: drop --inputs, --iterations and --all-methods",
+           false;
   if (options.all_methods != !options.inputs_dir.empty())
     return why = options.all_methods ? "--all-methods needs --inputs-dir" : "--inputs-dir goes with --all-methods",
            false;

@@ -2,6 +2,8 @@
 // feed .npy inputs, run a method, write its outputs as .npy.
 //
 //   BIN --model M.pte [--method forward] --inputs a.npy,b.npy --output-dir D [--iterations N] [--threads N] [--log]
+//   BIN --model M.pte [--method forward] --steps IN --output-dir D   (one process, state kept across steps)
+//   BIN --model M.pte --prompt 5,17,3 --generate N                  (greedy decoding, prints the tokens)
 //
 // The runtime's log is kept, not printed: --log prints it after a run, and a
 // failure prints its errors (a missing kernel is named with its key).
@@ -9,7 +11,9 @@
 // This file is the run's flow and main; its parts are headers beside it:
 // options.h (the command line), memory_budget.h (the memory a method may
 // take), log_capture.h (the runtime's log, kept), files.h (the program and
-// the .npy inputs read, the outputs written) and npy.h (the .npy format).
+// the .npy inputs read, the outputs written), npy.h (the .npy format) and
+// steps.h (the step directories of --steps), generate.h (--prompt and
+// --generate: greedy generation with an LLM decoder) and threads.h (--threads).
 //
 // Kernels reach the runtime one of three ways, chosen when the binary is built:
 // static initialisers in the registration source (the default), an explicit
@@ -20,8 +24,6 @@
 //
 // The fuzz target of model loading (tools/runner/fuzz) compiles this file with
 // -DETSB_RUNNER_NO_MAIN and calls run() on each input.
-#include <dlfcn.h>
-
 #include <algorithm>
 #include <cctype>
 #include <chrono>
@@ -40,10 +42,13 @@
 #include <executorch/runtime/platform/runtime.h>
 
 #include "files.h"
+#include "generate.h"
 #include "log_capture.h"
 #include "memory_budget.h"
 #include "npy.h"
 #include "options.h"
+#include "steps.h"
+#include "threads.h"
 
 using executorch::aten::Tensor;
 using executorch::aten::TensorImpl;
@@ -154,36 +159,20 @@ int explain_load_failure(const Options& options, Error error) {
   return fail("cannot load method '" + options.method_name + "': " + error_name(error));
 }
 
-// Reads the .npy inputs, checks them against the method and sets them;
-// returns false after saying what is wrong.
-bool set_inputs(const Options& options, const MethodMeta& meta, Method& method, std::vector<Array>& arrays) {
+// The --inputs list, read and checked against the method (files.h).
+bool read_listed_inputs(const Options& options, const MethodMeta& meta, std::vector<Array>& arrays) {
   std::vector<std::string> input_paths;
   if (!split_list(options.inputs_text, input_paths)) return refuse("--inputs has an empty entry: " + options.inputs_text);
   if (!options.has_inputs && meta.num_inputs() > 0) return refuse("--inputs is required");
-  if (input_paths.size() != meta.num_inputs())
-    return refuse("method '" + options.method_name + "' takes " + std::to_string(meta.num_inputs()) + " inputs, got " +
-                  std::to_string(input_paths.size()));
-  arrays.resize(input_paths.size());
-  for (size_t i = 0; i < input_paths.size(); ++i) {
-    auto info = meta.input_tensor_meta(i);
-    if (!info.ok()) return refuse("input " + std::to_string(i) + " is not a tensor input");
-    std::string why;
-    if (!read_input(input_paths[i], info.get(), arrays[i], why))
-      return refuse("input " + std::to_string(i) + " (" + input_paths[i] + "): " + why);
-    etsb_npy::Header& header = arrays[i].header;
-    arrays[i].impl.reset(new TensorImpl(header.dtype->type, static_cast<ssize_t>(header.dims), header.sizes,
-                                        arrays[i].data.data(), arrays[i].dim_order));
-    Error set = method.set_input(EValue(Tensor(arrays[i].impl.get())), i);
-    if (set != Error::Ok) return refuse("input " + std::to_string(i) + ": rejected (" + error_name(set) + ")");
-  }
-  return true;
+  std::string why;
+  return read_inputs(input_paths, meta, arrays, why) || refuse(why);
 }
 
 // Runs the method `runs` times, each with its inputs set again (planned memory
 // may reuse an input's buffer); the time of each run in `times`.
 bool execute(Method& method, std::vector<Array>& arrays, long long runs, std::vector<double>& times) {
   for (long long run = 0; run < runs; ++run) {
-    for (size_t i = 0; run > 0 && i < arrays.size(); ++i) {
+    for (size_t i = 0; i < arrays.size(); ++i) {
       Error set = method.set_input(EValue(Tensor(arrays[i].impl.get())), i);
       if (set != Error::Ok) return refuse("input " + std::to_string(i) + ": rejected (" + error_name(set) + ")");
     }
@@ -196,6 +185,65 @@ bool execute(Method& method, std::vector<Array>& arrays, long long runs, std::ve
     }
   }
   return true;
+}
+
+// Runs a loaded method on the --inputs (--iterations times) and writes its
+// outputs; 0, or 1 after saying what went wrong.
+int run_once(Method& method, const MethodMeta& meta, const Options& options) {
+  std::vector<Array> arrays;
+  if (!read_listed_inputs(options, meta, arrays)) return 1;
+  std::vector<double> times;
+  long long runs = options.iterations > 0 ? options.iterations : 1;
+  if (!execute(method, arrays, runs, times)) return 1;
+  std::string why;
+  if (!write_outputs(method, options.output_dir, why)) return fail(why);
+  if (options.iterations > 0) {
+    std::sort(times.begin(), times.end());
+    std::printf("median latency: %.6f ms over %lld runs\n", times[times.size() / 2], runs);
+  }
+  if (options.print_log) print_log();
+  return 0;
+}
+
+// --steps: runs a loaded method once per step directory, in order, its
+// mutable buffers kept between steps, writing DIR/step_<k>/output_<i>.npy.
+// Every step's inputs are read and checked before the first runs, so a bad
+// input writes nothing.
+int run_steps(Method& method, const MethodMeta& meta, const Options& options) {
+  std::vector<std::string> steps;
+  std::string why;
+  if (!step_directories(options.steps_dir, steps, why)) return fail(why);
+  std::vector<std::vector<Array>> inputs(steps.size());
+  for (size_t k = 0; k < steps.size(); ++k) {
+    std::vector<std::string> paths;
+    for (size_t i = 0; i < meta.num_inputs(); ++i) paths.push_back(steps[k] + "/input_" + std::to_string(i) + ".npy");
+    if (!read_inputs(paths, meta, inputs[k], why)) return fail(why);  // the message names the step's file
+  }
+  for (size_t k = 0; k < steps.size(); ++k) {
+    std::vector<double> times;
+    if (!execute(method, inputs[k], 1, times)) return fail("step " + std::to_string(k) + " failed");
+    if (!write_outputs(method, options.output_dir + "/step_" + std::to_string(k), why)) return fail(why);
+  }
+  std::printf("steps: %zu\n", steps.size());
+  if (options.print_log) print_log();
+  return 0;
+}
+
+// --prompt and --generate: the prompt stepped through a loaded decoder, then
+// greedy tokens (generate.h); prints "tokens: " and every id.
+int run_generation(Method& method, const MethodMeta& meta, const Options& options) {
+  std::vector<int64_t> tokens;
+  std::string why;
+  if (!check_decoder(meta, why)) return fail(why);
+  if (!generate(method, options.prompt, options.generate, tokens, why)) {
+    print_logged_errors();
+    return fail(why);
+  }
+  std::string line = "tokens:";
+  for (int64_t id : tokens) line += " " + std::to_string(id);
+  std::printf("%s\n", line.c_str());
+  if (options.print_log) print_log();
+  return 0;
 }
 
 // Loads one method of the program, runs it and writes its outputs; 0, or 1
@@ -223,19 +271,10 @@ int run_method(Program& program, const Options& options) {
     print_logged_errors();
     return fail("cannot load method '" + options.method_name + "': the runtime reported errors while loading it");
   }
-  std::vector<Array> arrays;
   if (!bind_unplanned_outputs(meta.get(), method.get(), memory)) return 1;
-  if (!set_inputs(options, meta.get(), method.get(), arrays)) return 1;
-  std::vector<double> times;
-  long long runs = options.iterations > 0 ? options.iterations : 1;
-  if (!execute(method.get(), arrays, runs, times)) return 1;
-  if (!write_outputs(method.get(), options.output_dir, why)) return fail(why);
-  if (options.iterations > 0) {
-    std::sort(times.begin(), times.end());
-    std::printf("median latency: %.6f ms over %lld runs\n", times[times.size() / 2], runs);
-  }
-  if (options.print_log) print_log();
-  return 0;
+  if (!options.steps_dir.empty()) return run_steps(method.get(), meta.get(), options);
+  if (!options.prompt_text.empty()) return run_generation(method.get(), meta.get(), options);
+  return run_once(method.get(), meta.get(), options);
 }
 
 // Whether a method name is safe as a directory name (a corrupt program can
@@ -275,36 +314,19 @@ int run_all_methods(Program& program, const Options& options) {
   return status;
 }
 
-// --threads: resizes ExecuTorch's thread pool when the process has one. It
-// lives in libexecutorch_threadpool.so, which only backends and threaded
-// kernels bring in, and whose header the runtime wheel does not ship: so it is
-// looked up by its (Itanium ABI) symbol names rather than linked. False, after
-// saying why, when there is no pool and more than one thread is asked for.
-bool set_threads(long long threads) {
-  void* get_pool = dlsym(RTLD_DEFAULT, "_ZN10executorch9extension10threadpool14get_threadpoolEv");
-  void* reset = dlsym(RTLD_DEFAULT, "_ZN10executorch9extension10threadpool10ThreadPool24_unsafe_reset_threadpoolEj");
-  if (get_pool == nullptr || reset == nullptr) {
-    if (threads == 1) return true;
-    return refuse("--threads " + std::to_string(threads) + ": this binary links no thread pool (no backend or kernel "
-                  "library that uses one): its kernels run on the calling thread");
-  }
-  void* pool = reinterpret_cast<void* (*)()>(get_pool)();
-  // A member function called with its object as the first argument (the Itanium C++ ABI).
-  if (pool == nullptr || !reinterpret_cast<bool (*)(void*, uint32_t)>(reset)(pool, static_cast<uint32_t>(threads)))
-    return refuse("--threads " + std::to_string(threads) + ": the thread pool could not be resized");
-  return true;
-}
-
 // Loads the program, runs the method (or every method) and writes the
 // outputs; the process's exit status.
 int run(const Options& options) {
   executorch::runtime::register_pal(executorch::runtime::PalImpl::create(keep_log_message, __FILE__));
   executorch::runtime::runtime_init();
-  if (options.threads > 0 && !set_threads(options.threads)) return 2;
+  std::string why;
+  if (options.threads > 0 && !set_threads(options.threads, why)) {
+    fail(why);
+    return 2;
+  }
   if (!register_kernels()) return 1;
   File model;
   size_t model_size;
-  std::string why;
   if (!open_regular(options.model, model, model_size, why)) return fail(options.model + ": " + why);
   // The program is read into memory of its own, not mapped read-only: a
   // corrupt program can place an input or an output in its constant data,
@@ -351,7 +373,7 @@ int main(int argc, char** argv) {
     fail(why);
     return 2;
   }
-  if (options.help) return std::printf(kUsage, argv[0], argv[0]) < 0;
+  if (options.help) return std::printf(kUsage, argv[0], argv[0], argv[0], argv[0]) < 0;
   if (options.list_kernels) return list_kernels();
   if (options.list_backends) return list_backends();
   // The last guard: the runner allocates only what it has checked, but the

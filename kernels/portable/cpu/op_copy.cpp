@@ -1,4 +1,4 @@
-// aten::copy.out: out = src broadcast to self's shape, in self's dtype.
+// aten::copy.out and aten::copy_: src broadcast to self's shape, in self's dtype.
 #include "util/broadcast_util.h"
 #include "util/copy_util.h"
 
@@ -47,6 +47,12 @@ Tensor& copy_out(KernelRuntimeContext& ctx, const Tensor& self, const Tensor& sr
   k::copy_or_convert<kName>(ctx, src.scalar_type(), src.const_data_ptr(), 0, out.scalar_type(),
                             out.mutable_data_ptr(), 0, plan);
   return out;
+}
+
+/// self = src broadcast to self's shape, in place (copy_out with self as out):
+/// how an exported program writes a mutated buffer back.
+Tensor& copy_(KernelRuntimeContext& ctx, Tensor& self, const Tensor& src, bool non_blocking) {
+  return copy_out(ctx, self, src, non_blocking, self);
 }
 
 }  // namespace native
