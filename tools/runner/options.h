@@ -25,7 +25,7 @@ inline bool split_list(const std::string& text, std::vector<std::string>& items)
 // The text of --help (a printf format: the program name, twice).
 inline const char kUsage[] =
     "usage: %s --model M.pte [--method NAME] --inputs a.npy,... --output-dir DIR\n"
-    "          [--iterations N] [--threads N] [--max-memory-mb N] [--log]\n"
+    "          [--iterations N] [--profile FILE] [--threads N] [--max-memory-mb N] [--log]\n"
     "       %s --model M.pte --all-methods --inputs-dir IN --output-dir DIR [--max-memory-mb N] [--log]\n"
     "\n"
     "Runs a method of an ExecuTorch program with this binary's kernels and writes\n"
@@ -36,6 +36,8 @@ inline const char kUsage[] =
     "  --inputs LIST       the method's inputs, one .npy per input, comma-separated\n"
     "  --output-dir DIR    where the outputs go (created)\n"
     "  --iterations N      run N times (1 to 1000000000) and print the median latency\n"
+    "  --profile FILE      time each instruction of the method (kernel and delegate\n"
+    "                      calls) over its runs and write FILE (JSON, tools/runner/profile.h)\n"
     "  --all-methods       run every method of the program in turn, method M reading\n"
     "                      IN/M.input_<i>.npy and writing DIR/M/output_<i>.npy; a failed\n"
     "                      method is reported and the others still run\n"
@@ -54,7 +56,7 @@ inline const char kUsage[] =
 
 // The command line.
 struct Options {
-  std::string model, method_name = "forward", inputs_text, output_dir, inputs_dir;
+  std::string model, method_name = "forward", inputs_text, output_dir, inputs_dir, profile;
   long long iterations = 0;
   long long max_memory_mb = 4096;
   long long threads = 0;  // 0: the thread pool's own default
@@ -74,7 +76,8 @@ inline bool parse_count(const std::string& text, long long low, long long high, 
 inline bool set_option(const std::string& flag, const std::string& value, Options& options, std::string& why) {
   std::string* text = flag == "--model" ? &options.model : flag == "--method" ? &options.method_name
                     : flag == "--inputs" ? &options.inputs_text : flag == "--output-dir" ? &options.output_dir
-                    : flag == "--inputs-dir" ? &options.inputs_dir : nullptr;
+                    : flag == "--inputs-dir" ? &options.inputs_dir : flag == "--profile" ? &options.profile
+                    : nullptr;
   if (text != nullptr) {
     if (value.empty()) return why = flag + " needs a non-empty value", false;
     *text = value;
@@ -116,6 +119,8 @@ inline bool parse_options(int argc, char** argv, Options& options, std::string& 
                     options.iterations > 0;
   if (options.all_methods && one_method)
     return why = "--all-methods runs every method on its own inputs: drop --method, --inputs and --iterations", false;
+  if (options.all_methods && !options.profile.empty())
+    return why = "--profile times one method: it does not go with --all-methods", false;
   if (options.all_methods != !options.inputs_dir.empty())
     return why = options.all_methods ? "--all-methods needs --inputs-dir" : "--inputs-dir goes with --all-methods",
            false;

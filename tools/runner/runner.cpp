@@ -1,7 +1,8 @@
 // The main of every etsb model binary: load a .pte with ExecuTorch's runtime,
 // feed .npy inputs, run a method, write its outputs as .npy.
 //
-//   BIN --model M.pte [--method forward] --inputs a.npy,b.npy --output-dir D [--iterations N] [--threads N] [--log]
+//   BIN --model M.pte [--method forward] --inputs a.npy,b.npy --output-dir D [--iterations N] [--profile F]
+//       [--threads N] [--log]
 //
 // The runtime's log is kept, not printed: --log prints it after a run, and a
 // failure prints its errors (a missing kernel is named with its key).
@@ -9,7 +10,9 @@
 // This file is the run's flow and main; its parts are headers beside it:
 // options.h (the command line), memory_budget.h (the memory a method may
 // take), log_capture.h (the runtime's log, kept), files.h (the program and
-// the .npy inputs read, the outputs written) and npy.h (the .npy format).
+// the .npy inputs read, the outputs written), npy.h (the .npy format) and
+// profile.h (--profile: the time of each instruction, through the runtime's
+// event tracer hooks).
 //
 // Kernels reach the runtime one of three ways, chosen when the binary is built:
 // static initialisers in the registration source (the default), an explicit
@@ -44,6 +47,7 @@
 #include "memory_budget.h"
 #include "npy.h"
 #include "options.h"
+#include "profile.h"
 
 using executorch::aten::Tensor;
 using executorch::aten::TensorImpl;
@@ -198,6 +202,21 @@ bool execute(Method& method, std::vector<Array>& arrays, long long runs, std::ve
   return true;
 }
 
+// Writes --profile's file from the tracer and the runner's own times of each
+// run (ms); says so when the runtime called no tracer (a libexecutorch built
+// without its event tracer hooks): the file then times the whole method only.
+bool write_profile(const Profile& profile, ProfileFile& file, const Options& options, const std::vector<double>& times) {
+  Timing runs;
+  for (double ms : times) runs.add(static_cast<uint64_t>(ms * 1e6));
+  std::string why;
+  if (!file.write(profile, options.method_name, runs, why)) return refuse(why);
+  if (!profile.traced())
+    std::printf("profile: the runtime called no event tracer; %s times the whole method only\n",
+                options.profile.c_str());
+  if (profile.dropped() > 0) return refuse("--profile: the method ran more instructions than it declares");
+  return true;
+}
+
 // Loads one method of the program, runs it and writes its outputs; 0, or 1
 // after saying what went wrong.
 int run_method(Program& program, const Options& options) {
@@ -209,11 +228,17 @@ int run_method(Program& program, const Options& options) {
   size_t errors_before_load = g_logged_errors;
   std::string why;
   if (!memory.plan(meta.get(), why)) return fail(why);
+  bool profiling = !options.profile.empty();
+  ProfileFile profile_file;
+  if (profiling && !profile_file.open(options.profile, why)) return fail(why);
+  // Sized before the method loads: the tracer allocates nothing while it runs.
+  Profile profile(profiling ? meta->num_instructions() : 0);
+  executorch::runtime::EventTracer* tracer = profiling ? &profile : nullptr;
 #if defined(ETSB_KERNEL_TABLE_LIB)
-  auto method = program.load_method(options.method_name.c_str(), memory.manager.get(), nullptr, nullptr, nullptr,
+  auto method = program.load_method(options.method_name.c_str(), memory.manager.get(), tracer, nullptr, nullptr,
                                      etsb::ETSB_CAT(ETSB_KERNEL_TABLE_LIB, _kernels)());
 #else
-  auto method = program.load_method(options.method_name.c_str(), memory.manager.get());
+  auto method = program.load_method(options.method_name.c_str(), memory.manager.get(), tracer);
 #endif
   if (!method.ok()) return explain_load_failure(options, method.error());
   // ExecuTorch 1.5 lets a method whose operator it could not resolve (an
@@ -230,6 +255,7 @@ int run_method(Program& program, const Options& options) {
   long long runs = options.iterations > 0 ? options.iterations : 1;
   if (!execute(method.get(), arrays, runs, times)) return 1;
   if (!write_outputs(method.get(), options.output_dir, why)) return fail(why);
+  if (profiling && !write_profile(profile, profile_file, options, times)) return 1;
   if (options.iterations > 0) {
     std::sort(times.begin(), times.end());
     std::printf("median latency: %.6f ms over %lld runs\n", times[times.size() / 2], runs);
