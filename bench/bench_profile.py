@@ -159,7 +159,7 @@ def parse_options():
     made = parser(__doc__, wait=True)
     made.add_argument("--models", type=lambda text: text.split(","), help="real models (default: all)")
     made.add_argument("--iterations", type=int, default=20, help="runs per process (default 20)")
-    made.add_argument("--repeat", type=int, default=3, help="processes per model and way, interleaved (default 3)")
+    made.add_argument("--repeat", type=int, default=5, help="processes per model and way, interleaved (default 5)")
     made.add_argument("--workspace", type=Path, default=Path("/tmp/bench_profile_ws"))
     return made.parse_args()
 

@@ -75,10 +75,10 @@ class Profile final : public executorch::runtime::EventTracer {
   EventTracerEntry start_profiling(const char* name, ChainID chain_id, DebugHandle debug_handle) override {
     EventTracerEntry entry{};
     entry.event_id = kOtherEvent;
-    for (int64_t kind = 0; kind < kEventKinds; ++kind) {
+    for (int64_t kind = 0; kind < kEventKinds && entry.event_id == kOtherEvent; ++kind) {
       if (std::strcmp(name, kEvents[kind]) == 0) entry.event_id = kind;
     }
-    if (std::strcmp(name, "Method::execute") == 0) entry.event_id = kExecuteEvent;
+    if (entry.event_id == kOtherEvent && std::strcmp(name, "Method::execute") == 0) entry.event_id = kExecuteEvent;
     // The runtime passes no chain or handle: it set them for the instruction.
     entry.chain_id = chain_id == executorch::runtime::kUnsetChainId ? current_chain_id() : chain_id;
     entry.debug_handle =
