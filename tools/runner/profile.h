@@ -17,7 +17,8 @@
 //    "execute": {"calls", "ns", "min_ns"}: the runtime's "Method::execute" events,
 //    "instructions": [{"chain", "index", "kind", "calls", "ns", "min_ns"}, ...]}
 // with kind one of operator, delegate, jump, move, free; instructions in
-// (chain, index) order, each instruction that ran once.
+// (chain, index) order, each instruction that ran once. Of several runs the
+// first (caches and pages warming up) is left out: "runs" counts the others.
 #pragma once
 
 #include <algorithm>
@@ -66,7 +67,36 @@ inline const char* const kEvents[] = {"OPERATOR_CALL", "DELEGATE_CALL", "JF_CALL
 inline const char* const kKinds[] = {"operator", "delegate", "jump", "move", "free"};
 constexpr int64_t kEventKinds = 5, kExecuteEvent = 5, kOtherEvent = 6;
 
-class Profile final : public executorch::runtime::EventTracer {
+// The parts of ExecuTorch's EventTracer interface the profile has no use
+// for (allocations, logged values, a backend's own events): nothing recorded.
+class QuietTracer : public executorch::runtime::EventTracer {
+ public:
+  void create_event_block(const char*) override {}
+  EventTracerEntry start_profiling_delegate(const char*, DelegateDebugIntId) override { return EventTracerEntry{}; }
+  void end_profiling_delegate(EventTracerEntry, const void*, size_t) override {}
+  void log_profiling_delegate(const char*, DelegateDebugIntId, et_timestamp_t, et_timestamp_t, const void*,
+                              size_t) override {}
+  void track_allocation(AllocatorID, size_t) override {}
+  AllocatorID track_allocator(const char*) override { return 0; }
+  Result<bool> log_evalue(const executorch::runtime::EValue&, LoggedEValueType) override { return false; }
+  Result<bool> log_intermediate_output_delegate(const char*, DelegateDebugIntId,
+                                                const executorch::aten::Tensor&) override {
+    return false;
+  }
+  Result<bool> log_intermediate_output_delegate(const char*, DelegateDebugIntId,
+                                                const executorch::runtime::ArrayRef<executorch::aten::Tensor>) override {
+    return false;
+  }
+  Result<bool> log_intermediate_output_delegate(const char*, DelegateDebugIntId, const int&) override { return false; }
+  Result<bool> log_intermediate_output_delegate(const char*, DelegateDebugIntId, const bool&) override { return false; }
+  Result<bool> log_intermediate_output_delegate(const char*, DelegateDebugIntId, const double&) override {
+    return false;
+  }
+  void set_delegation_intermediate_output_filter(EventTracerFilterBase*) override {}
+};
+
+// The tracer: each instruction's events timed into its slot.
+class Profile final : public QuietTracer {
  public:
   // A table for `instructions` instructions (MethodMeta::num_instructions(),
   // over all chains), open-addressed at twice that so that it never fills.
@@ -97,62 +127,20 @@ class Profile final : public executorch::runtime::EventTracer {
     else slot->timing.add(elapsed);
   }
 
+  // The slots (those of instructions that ran have a kind >= 0), and the "Method::execute" events.
+  const std::vector<InstructionTiming>& slots() const { return slots_; }
+  const Timing& execute() const { return execute_; }
   // Whether the runtime called this tracer for any instruction.
   bool traced() const { return traced_; }
   // Events that found no room in the table (0 unless the method has more
   // instructions than it said).
   uint64_t dropped() const { return dropped_; }
 
-  // Writes the profile to `file` (see the top of this file); false if writing failed.
-  bool write(std::FILE* file, const std::string& method, const Timing& runs) const {
-    std::vector<const InstructionTiming*> used;
-    for (const auto& slot : slots_) {
-      if (slot.kind >= 0) used.push_back(&slot);
-    }
-    std::sort(used.begin(), used.end(), [](const InstructionTiming* a, const InstructionTiming* b) {
-      return a->chain != b->chain ? a->chain < b->chain : a->index < b->index;
-    });
-    bool ok = std::fprintf(file, "{\"format\": \"etsb-profile-1\", \"method\": \"%s\", \"runs\": %llu, "
-                                 "\"traced\": %s,\n \"run\": %s,\n \"execute\": %s,\n \"instructions\": [",
-                           json_text(method).c_str(), static_cast<unsigned long long>(runs.calls),
-                           traced_ ? "true" : "false", timing_json(runs).c_str(),
-                           timing_json(execute_).c_str()) > 0;
-    for (size_t i = 0; ok && i < used.size(); ++i) {
-      const InstructionTiming& t = *used[i];
-      std::string text = "{\"chain\": " + std::to_string(t.chain) + ", \"index\": " + std::to_string(t.index) +
-                         ", \"kind\": \"" + kKinds[t.kind] + "\", " + timing_json(t.timing).substr(1);
-      ok = std::fprintf(file, "%s\n  %s", i ? "," : "", text.c_str()) > 0;
-    }
-    return ok && std::fprintf(file, "]}\n") > 0;
+  // Forgets the times recorded so far (keeping the instructions' slots: nothing is allocated).
+  void clear() {
+    for (auto& slot : slots_) slot.timing = Timing();
+    execute_ = Timing();
   }
-
-  // The rest of the interface: nothing else is recorded.
-  void create_event_block(const char*) override {}
-  EventTracerEntry start_profiling_delegate(const char*, DelegateDebugIntId) override {
-    EventTracerEntry entry{};
-    entry.event_id = kOtherEvent;
-    return entry;
-  }
-  void end_profiling_delegate(EventTracerEntry, const void*, size_t) override {}
-  void log_profiling_delegate(const char*, DelegateDebugIntId, et_timestamp_t, et_timestamp_t, const void*,
-                              size_t) override {}
-  void track_allocation(AllocatorID, size_t) override {}
-  AllocatorID track_allocator(const char*) override { return 0; }
-  Result<bool> log_evalue(const executorch::runtime::EValue&, LoggedEValueType) override { return false; }
-  Result<bool> log_intermediate_output_delegate(const char*, DelegateDebugIntId,
-                                                const executorch::aten::Tensor&) override {
-    return false;
-  }
-  Result<bool> log_intermediate_output_delegate(const char*, DelegateDebugIntId,
-                                                const executorch::runtime::ArrayRef<executorch::aten::Tensor>) override {
-    return false;
-  }
-  Result<bool> log_intermediate_output_delegate(const char*, DelegateDebugIntId, const int&) override { return false; }
-  Result<bool> log_intermediate_output_delegate(const char*, DelegateDebugIntId, const bool&) override { return false; }
-  Result<bool> log_intermediate_output_delegate(const char*, DelegateDebugIntId, const double&) override {
-    return false;
-  }
-  void set_delegation_intermediate_output_filter(EventTracerFilterBase*) override {}
 
  private:
   static et_timestamp_t now() {
@@ -177,30 +165,59 @@ class Profile final : public executorch::runtime::EventTracer {
     return nullptr;
   }
 
-  static std::string timing_json(const Timing& t) {
-    return "{\"calls\": " + std::to_string(t.calls) + ", \"ns\": " + std::to_string(t.ns) +
-           ", \"min_ns\": " + std::to_string(t.calls ? t.min_ns : 0) + "}";
-  }
-
-  // `text` as the inside of a JSON string.
-  static std::string json_text(const std::string& text) {
-    std::string out;
-    for (unsigned char c : text) {
-      if (c == '"' || c == '\\') out += '\\', out += static_cast<char>(c);
-      else if (c < 0x20) {
-        char escaped[8];
-        std::snprintf(escaped, sizeof(escaped), "\\u%04x", c);
-        out += escaped;
-      } else out += static_cast<char>(c);
-    }
-    return out;
-  }
-
   std::vector<InstructionTiming> slots_;
   Timing execute_;
   uint64_t dropped_ = 0;
   bool traced_ = false;
 };
+
+// A Timing as the file's {"calls", "ns", "min_ns"}.
+inline std::string timing_json(const Timing& t) {
+  return "{\"calls\": " + std::to_string(t.calls) + ", \"ns\": " + std::to_string(t.ns) +
+         ", \"min_ns\": " + std::to_string(t.calls ? t.min_ns : 0) + "}";
+}
+
+// `text` as the inside of a JSON string.
+inline std::string json_text(const std::string& text) {
+  std::string out;
+  for (unsigned char c : text) {
+    if (c == '"' || c == '\\') {
+      out += '\\';
+      out += static_cast<char>(c);
+    } else if (c < 0x20) {
+      char escaped[8];
+      std::snprintf(escaped, sizeof(escaped), "\\u%04x", c);
+      out += escaped;
+    } else {
+      out += static_cast<char>(c);
+    }
+  }
+  return out;
+}
+
+// Writes the profile of `method` to `file` (see the top of this file), with
+// the runner's own times of the runs; false if writing failed.
+inline bool write_profile(std::FILE* file, const Profile& profile, const std::string& method, const Timing& runs) {
+  std::vector<const InstructionTiming*> used;
+  for (const auto& slot : profile.slots()) {
+    if (slot.kind >= 0 && slot.timing.calls > 0) used.push_back(&slot);
+  }
+  std::sort(used.begin(), used.end(), [](const InstructionTiming* a, const InstructionTiming* b) {
+    return a->chain != b->chain ? a->chain < b->chain : a->index < b->index;
+  });
+  bool ok = std::fprintf(file, "{\"format\": \"etsb-profile-1\", \"method\": \"%s\", \"runs\": %llu, "
+                               "\"traced\": %s,\n \"run\": %s,\n \"execute\": %s,\n \"instructions\": [",
+                         json_text(method).c_str(), static_cast<unsigned long long>(runs.calls),
+                         profile.traced() ? "true" : "false", timing_json(runs).c_str(),
+                         timing_json(profile.execute()).c_str()) > 0;
+  for (size_t i = 0; ok && i < used.size(); ++i) {
+    const InstructionTiming& t = *used[i];
+    std::string text = "{\"chain\": " + std::to_string(t.chain) + ", \"index\": " + std::to_string(t.index) +
+                       ", \"kind\": \"" + kKinds[t.kind] + "\", " + timing_json(t.timing).substr(1);
+    ok = std::fprintf(file, "%s\n  %s", i ? "," : "", text.c_str()) > 0;
+  }
+  return ok && std::fprintf(file, "]}\n") > 0;
+}
 
 // --profile's file: opened before the method loads (an unwritable path is
 // refused before any work is done) and removed unless the profile is written.
@@ -218,15 +235,18 @@ class ProfileFile {
     if (file_ == nullptr) why = "--profile " + path + ": cannot write it: " + std::strerror(errno);
     return file_ != nullptr;
   }
-  // Writes the profile and closes the file; false, and `why`, if that failed.
-  bool write(const Profile& profile, const std::string& method, const Timing& runs, std::string& why) {
-    bool ok = profile.write(file_, method, runs);
+  // Writes the profile, with the runner's times of the runs (ms), and
+  // closes the file; false, and `why`, if that failed.
+  bool write(const Profile& profile, const std::string& method, const std::vector<double>& times_ms,
+             std::string& why) {
+    Timing runs;
+    for (double ms : times_ms) runs.add(static_cast<uint64_t>(ms * 1e6));
+    bool ok = write_profile(file_, profile, method, runs);
     ok = std::fclose(file_) == 0 && ok;
     file_ = nullptr;
-    if (!ok) {
-      std::remove(path_.c_str());
-      why = "--profile " + path_ + ": writing it failed";
-    }
+    if (!ok) why = "--profile " + path_ + ": writing it failed";
+    if (profile.dropped() > 0) ok = false, why = "--profile: the method ran more instructions than it declares";
+    if (!ok) std::remove(path_.c_str());
     return kept_ = ok;
   }
 

@@ -183,10 +183,11 @@ bool set_inputs(const Options& options, const MethodMeta& meta, Method& method, 
   return true;
 }
 
-// Runs the method `runs` times, each with its inputs set again (planned memory
-// may reuse an input's buffer); the time of each run in `times`.
-bool execute(Method& method, std::vector<Array>& arrays, long long runs, std::vector<double>& times) {
-  for (long long run = 0; run < runs; ++run) {
+// Runs the method's runs `first` to `end` - 1, each after the first with its
+// inputs set again (planned memory may reuse an input's buffer); the time of
+// each run in `times`.
+bool execute(Method& method, std::vector<Array>& arrays, long long first, long long end, std::vector<double>& times) {
+  for (long long run = first; run < end; ++run) {
     for (size_t i = 0; run > 0 && i < arrays.size(); ++i) {
       Error set = method.set_input(EValue(Tensor(arrays[i].impl.get())), i);
       if (set != Error::Ok) return refuse("input " + std::to_string(i) + ": rejected (" + error_name(set) + ")");
@@ -199,21 +200,6 @@ bool execute(Method& method, std::vector<Array>& arrays, long long runs, std::ve
       return refuse("execution failed: " + error_name(executed));
     }
   }
-  return true;
-}
-
-// Writes --profile's file from the tracer and the runner's own times of each
-// run (ms); says so when the runtime called no tracer (a libexecutorch built
-// without its event tracer hooks): the file then times the whole method only.
-bool write_profile(const Profile& profile, ProfileFile& file, const Options& options, const std::vector<double>& times) {
-  Timing runs;
-  for (double ms : times) runs.add(static_cast<uint64_t>(ms * 1e6));
-  std::string why;
-  if (!file.write(profile, options.method_name, runs, why)) return refuse(why);
-  if (!profile.traced())
-    std::printf("profile: the runtime called no event tracer; %s times the whole method only\n",
-                options.profile.c_str());
-  if (profile.dropped() > 0) return refuse("--profile: the method ran more instructions than it declares");
   return true;
 }
 
@@ -253,9 +239,19 @@ int run_method(Program& program, const Options& options) {
   if (!set_inputs(options, meta.get(), method.get(), arrays)) return 1;
   std::vector<double> times;
   long long runs = options.iterations > 0 ? options.iterations : 1;
-  if (!execute(method.get(), arrays, runs, times)) return 1;
+  // With --profile, the first of several runs (caches and pages warming up)
+  // is left out of the profile; the median latency counts every run.
+  long long warm_up = profiling && runs > 1 ? 1 : 0;
+  if (!execute(method.get(), arrays, 0, warm_up, times)) return 1;
+  profile.clear();
+  if (!execute(method.get(), arrays, warm_up, runs, times)) return 1;
   if (!write_outputs(method.get(), options.output_dir, why)) return fail(why);
-  if (profiling && !write_profile(profile, profile_file, options, times)) return 1;
+  if (profiling && !profile_file.write(profile, options.method_name, {times.begin() + warm_up, times.end()}, why))
+    return fail(why);
+  // A runtime built without its event tracer hooks calls no tracer.
+  if (profiling && !profile.traced())
+    std::printf("profile: the runtime called no event tracer; %s times the whole method only\n",
+                options.profile.c_str());
   if (options.iterations > 0) {
     std::sort(times.begin(), times.end());
     std::printf("median latency: %.6f ms over %lld runs\n", times[times.size() / 2], runs);
