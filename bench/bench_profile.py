@@ -189,7 +189,6 @@ def main() -> int:
     problems = [f"{n}: outputs differ from torch's" for n, f in found.items() if not f["check"][1]]
     problems += [f"{n}: the runtime called no event tracer" for n, f in found.items() if not f["traced_all"]]
     svg = results_path("bench_profile").with_suffix(".svg")
-    write_atomically(svg, chart(found))
     text = [f"{len(found)} real models, etsb's kernels at one thread, {options.repeat} processes each of "
             f"{options.iterations} runs with and without the tracer; load average {load:.2f} when timing started "
             "(2 cores: with other work on the machine, read the shares rather than the milliseconds).\n",
@@ -202,7 +201,9 @@ def main() -> int:
             "and the tracer's bookkeeping), per instruction; GFLOP/s: the convolutions' and matrix products' "
             "FLOPs over their time.\n",
             "## By model\n", *[model_section(n, f) for n, f in found.items()]]
-    return finish("bench_profile", "\n".join(text), started, problems)
+    status = finish("bench_profile", "\n".join(text), started, problems)
+    write_atomically(svg, chart(found))   # after the results' head, which names the commit (clean or dirty)
+    return status
 
 
 if __name__ == "__main__":
