@@ -2,12 +2,15 @@
 is run with the runner's --profile (the runtime's event tracer, one steady-clock
 time per instruction), each instruction joined with its operator and argument
 shapes from the program; time by operator and by kind of operator, the
-costliest convolution shapes, and GFLOP/s where FLOPs are countable.
+costliest convolution shapes, and GFLOP/s where FLOPs are countable; and the
+delegated twins (tests/models/delegated, etsb + XNNPACK at one thread): the
+share of their time in XNNPACK's delegate calls and what runs outside them.
 
     .venv/bin/python bench/bench_profile.py [--models a,b,...] [--iterations N] [--repeat R]
         [--workspace DIR] [--no-wait] [--max-wait MIN]
-    (builds every real model's `_ours` binary in the workspace, default
-    /tmp/bench_profile_ws, kept between runs; then minutes; writes
+    (builds every real model's binary with etsb's kernels, and each delegated
+    twin's, in the workspace, default /tmp/bench_profile_ws, kept between
+    runs; then minutes; writes
     bench/results/bench_profile.md and bench_profile.svg beside it)
 
 Each model runs R times (--repeat, interleaved over the models) as two
@@ -23,6 +26,7 @@ or the runtime called no tracer.
 
 from __future__ import annotations
 
+import json
 import re
 import statistics
 import subprocess
@@ -32,9 +36,9 @@ from pathlib import Path
 
 from lib.charts import share_chart
 from lib.cli import parser, wait
-from lib.env import starlark_env
+from lib.env import MODELS_DIR, starlark_env
 from lib.flops import instructions
-from lib.models import Model, difference, load_models
+from lib.models import Model, difference, from_manifest, load_models
 from lib.processes import etsb_build
 from lib.profiles import CATEGORIES, Row, category, conv_shape, grouped, join, read_profile
 from lib.results import diff_cell, finish, markdown, ms_cell, results_path, write_atomically
@@ -42,6 +46,8 @@ from lib.timing import interleaved
 from lib.workspace import new_workspace, write_model_package
 
 PACKAGE = "models"
+DELEGATED_DIR = MODELS_DIR / "delegated"
+DELEGATED = " + XNNPACK"   # the label of a delegated twin: "resnet + XNNPACK"
 CONVOLUTION = "aten::convolution.out"
 COLOURS = (("convolution", "#1f77b4"), ("matrix product", "#17becf"), ("batch norm", "#ff7f0e"),
            ("layer norm, softmax", "#9467bd"), ("activation", "#2ca02c"), ("elementwise", "#bcbd22"),
@@ -50,23 +56,36 @@ HEADLINE = ("resnet", "mobilenet_v2", "vit", "gpt_decoder", "lstm")
 assert [c for c, _ in COLOURS] == [*CATEGORIES, "other"]
 
 
+def delegated_twins(models: list[Model]) -> list[Model]:
+    """The delegated twins of ``models`` (held to the manifest's tolerance), labelled "NAME + XNNPACK"."""
+    manifest = json.loads((DELEGATED_DIR / "manifest.json").read_text())["models"]
+    return [from_manifest(m.name, DELEGATED_DIR, manifest[m.name], manifest[m.name], manifest[m.name]["tolerance"],
+                          0.0, label=m.name + DELEGATED) for m in models if m.name in manifest]
+
+
+def stem(model: Model) -> str:
+    """The model's name in the workspace's package ("resnet", "resnet_xnnpack")."""
+    return model.name.replace(DELEGATED, "_xnnpack")
+
+
 def build(workspace: Path, models: list[Model]) -> dict[str, Path]:
-    """Each model's binary with etsb's kernels (et_model_binary NAME_ours), built in ``workspace``."""
+    """Each model's binary (et_model_binary STEM_bin: etsb's kernels, and the
+    backends its delegates name), built in ``workspace``."""
     new_workspace(workspace)
-    write_model_package(workspace / PACKAGE, [(m.pte.stem, m.pte) for m in models],
-                        "# bench/bench_profile.py: each real model with etsb's kernels.",
-                        [f'et_model_binary(\n    name = "{m.pte.stem}_ours",\n    model = "{m.pte.stem}.pte",\n)\n'
+    write_model_package(workspace / PACKAGE, [(stem(m), m.pte) for m in models],
+                        "# bench/bench_profile.py: each program with etsb's kernels.",
+                        [f'et_model_binary(\n    name = "{stem(m)}_bin",\n    model = "{stem(m)}.pte",\n)\n'
                          for m in models])
-    done = etsb_build(workspace, [f"//{PACKAGE}:{m.pte.stem}_ours" for m in models], starlark_env())
+    done = etsb_build(workspace, [f"//{PACKAGE}:{stem(m)}_bin" for m in models], starlark_env())
     print(f"built {len(models)} binaries in {workspace} ({len(done.actions)} actions, {done.seconds:.0f} s)",
           flush=True)
-    return {m.name: done.outputs[f"//{PACKAGE}:{m.pte.stem}_ours"] for m in models}
+    return {m.name: done.outputs[f"//{PACKAGE}:{stem(m)}_bin"] for m in models}
 
 
 def run_once(binary: Path, model: Model, out: Path, iterations: int, profile: Path | None) -> float:
     """One process of ``iterations`` runs (with --profile ``profile`` unless None); its median latency (ms)."""
     command = [str(binary), "--model", str(model.pte), "--inputs", ",".join(map(str, model.inputs)),
-               "--output-dir", str(out), "--iterations", str(iterations)]
+               "--output-dir", str(out), "--iterations", str(iterations), "--threads", "1"]
     done = subprocess.run(command + (["--profile", str(profile)] if profile else []), capture_output=True, text=True)
     found = re.search(r"^median latency: ([\d.]+) ms", done.stdout, re.MULTILINE)
     if done.returncode != 0 or not found:
@@ -78,9 +97,9 @@ def measure(models: list[Model], binaries: dict[str, Path], options, tmp: Path) 
     """Per model: the plain and traced median latencies (ms, median over the
     repeats), the joined rows, the profiles, and the check against torch."""
     def one(model: Model, repeat: int) -> tuple[float, float, Path]:
-        profile = tmp / f"{model.name}.{repeat}.json"
-        plain = run_once(binaries[model.name], model, tmp / model.name, options.iterations, None)
-        return plain, run_once(binaries[model.name], model, tmp / model.name, options.iterations, profile), profile
+        profile, out = tmp / f"{stem(model)}.{repeat}.json", tmp / stem(model)
+        plain = run_once(binaries[model.name], model, out, options.iterations, None)
+        return plain, run_once(binaries[model.name], model, out, options.iterations, profile), profile
 
     samples = interleaved(models, options.repeat, one)
     found = {}
@@ -92,7 +111,7 @@ def measure(models: list[Model], binaries: dict[str, Path], options, tmp: Path) 
                              **{key: statistics.median(value(p) for p in profiles) / 1e6
                                 for key, value in PER_PROFILE.items()},
                              "traced_all": all(p.traced for p in profiles),
-                             "check": difference(model, tmp / model.name)}
+                             "check": difference(model, tmp / stem(model))}
     return found
 
 
@@ -154,6 +173,23 @@ def model_section(name: str, f: dict, count: int = 8) -> str:
     return "\n".join(text) + "\n"
 
 
+def delegated_section(found: dict[str, dict], real: dict[str, dict]) -> str:
+    """Each delegated twin: its latency against the undelegated model's, the
+    share of its instructions' time in delegate calls, and what runs outside them."""
+    lines = []
+    for name, f in found.items():
+        rows, twin = f["rows"], real.get(name.replace(DELEGATED, ""))
+        inside = [r for r in rows if r.kind == "delegate"]
+        outside = [r for r in rows if r.kind != "delegate"]
+        total = sum(r.ns for r in rows)
+        lines.append([name, ms_cell(f["plain"]), f"{twin['plain'] / f['plain']:.1f}x" if twin else "-",
+                      f"{sum(r.calls for r in inside):g}", f"{sum(r.ns for r in inside) / total:.0%}",
+                      ms_cell(sum(r.ns for r in outside) / 1e6), top_line(outside) if outside else "-",
+                      diff_cell(f["check"])])
+    return markdown(["program", "ms", "etsb's kernels alone / this", "delegate calls", "share in delegate calls",
+                     "ms outside them", "top operators outside (share of instruction time)", "max abs diff"], lines)
+
+
 def chart(found: dict[str, dict]) -> str:
     """The chart: each model's instruction time by kind of operator."""
     bars = []
@@ -180,14 +216,16 @@ def main() -> int:
     """Build, profile, join and report."""
     options, started = parse_options(), time.perf_counter()
     models = load_models(options.models, real_only=True)
-    binaries = build(options.workspace, models)
+    twins = delegated_twins(models)
+    binaries = build(options.workspace, models + twins)
     load = wait("profiling", options)
     with tempfile.TemporaryDirectory() as tmp:
-        found = measure(models, binaries, options, Path(tmp))
-    order = sorted(found, key=lambda n: (n not in HEADLINE, HEADLINE.index(n) if n in HEADLINE else 0, n))
-    found = {n: found[n] for n in order}
-    problems = [f"{n}: outputs differ from torch's" for n, f in found.items() if not f["check"][1]]
-    problems += [f"{n}: the runtime called no event tracer" for n, f in found.items() if not f["traced_all"]]
+        every = measure(models + twins, binaries, options, Path(tmp))
+    problems = [f"{n}: outputs differ from torch's" for n, f in every.items() if not f["check"][1]]
+    problems += [f"{n}: the runtime called no event tracer" for n, f in every.items() if not f["traced_all"]]
+    order = sorted(every, key=lambda n: (n not in HEADLINE, HEADLINE.index(n) if n in HEADLINE else 0, n))
+    found = {n: every[n] for n in order if not n.endswith(DELEGATED)}
+    delegated = {n: every[n] for n in order if n.endswith(DELEGATED)}
     svg = results_path("bench_profile").with_suffix(".svg")
     text = [f"{len(found)} real models, etsb's kernels at one thread, {options.repeat} processes each of "
             f"{options.iterations} runs with and without the tracer; load average {load:.2f} when timing started "
@@ -200,6 +238,9 @@ def main() -> int:
             "approach); ns/instruction outside: Method::execute less its instructions (the runtime's dispatch "
             "and the tracer's bookkeeping), per instruction; GFLOP/s: the convolutions' and matrix products' "
             "FLOPs over their time.\n",
+            "## Delegated to XNNPACK\n", delegated_section(delegated, found), "",
+            "The delegated twins of tests/models/delegated, etsb's kernels + XNNPACK at one thread; a delegate "
+            "call is timed as a whole.\n",
             "## By model\n", *[model_section(n, f) for n, f in found.items()]]
     status = finish("bench_profile", "\n".join(text), started, problems)
     write_atomically(svg, chart(found))   # after the results' head, which names the commit (clean or dirty)
