@@ -5,6 +5,7 @@ registering kernels."""
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import struct
@@ -16,6 +17,7 @@ import pytest
 
 from conftest import MODELS_DIR, REPO
 from selective_build.__main__ import main
+from selective_build.readers.pte import read_program
 
 import pte_mutations
 from helpers import ET, cxx
@@ -177,6 +179,16 @@ def bad_inputs(tmp_path: Path) -> list[tuple[list, int, str]]:
         (["--all-methods"], 2, "error: --all-methods needs --inputs-dir"),
         (["--inputs", MLP_INPUT, "--inputs-dir", directory], 2, "error: --inputs-dir goes with --all-methods"),
         (["--all-methods", "--all-methods", "--inputs-dir", directory], 2, "error: --all-methods given twice"),
+        (["--inputs", MLP_INPUT, "--profile", ""], 2, "error: --profile needs a non-empty value"),
+        (["--all-methods", "--inputs-dir", directory, "--profile", tmp_path / "p.json"], 2,
+         "error: --profile times one method: it does not go with --all-methods"),
+        (["--inputs", MLP_INPUT, "--profile", tmp_path / "none" / "p.json"], 1,
+         f"error: --profile {tmp_path}/none/p.json: cannot write it: No such file or directory"),
+        (["--inputs", MLP_INPUT, "--profile", directory], 1,
+         f"error: --profile {directory}: cannot write it: Is a directory"),
+        # A run that fails leaves no profile behind (checked by the caller).
+        (["--inputs", f"{MLP_INPUT},{MLP_INPUT}", "--profile", tmp_path / "failed.json"], 1,
+         "error: method 'forward' takes 1 inputs, got 2"),
         # Each method's inputs are looked for in the directory: here there are none.
         (["--all-methods", "--inputs-dir", directory], 1, "error: method 'forward' failed"),
     ]
@@ -201,6 +213,30 @@ def test_runner_bad_input_is_named_and_writes_nothing(objects, tmp_path):
         # Our message is the last line; the runtime may log before it.
         assert result.stderr.splitlines()[-1].startswith(message), (argv, result.stderr)
     assert list(out.iterdir()) == []
+    assert not (inputs / "p.json").exists() and not (inputs / "failed.json").exists()
+
+
+def test_profile_times_each_instruction_of_the_program(objects, tmp_path):
+    """--profile: the runtime calls the runner's event tracer for each of the
+    MLP's kernel calls, each timed once per run (the first of the runs left
+    out); its outputs are those of a run without it."""
+    binary = build(objects, tmp_path, "runner")
+    profile = tmp_path / "profile.json"
+    result = run(binary, "--model", MLP, "--inputs", MLP_INPUT, "--output-dir", tmp_path / "p", "--iterations", "3",
+                 "--profile", profile)
+    assert result.returncode == 0, result.stderr
+    plain = run(binary, "--model", MLP, "--inputs", MLP_INPUT, "--output-dir", tmp_path / "q")
+    assert plain.returncode == 0, plain.stderr
+    assert (tmp_path / "p" / "output_0.npy").read_bytes() == (tmp_path / "q" / "output_0.npy").read_bytes()
+    data = json.loads(profile.read_text())
+    assert (data["format"], data["method"], data["runs"], data["traced"]) == ("etsb-profile-1", "forward", 2, True)
+    assert data["run"]["calls"] == 2 and data["execute"]["calls"] == 2
+    calls = read_program(MLP.read_bytes(), str(MLP)).methods[0].kernel_calls
+    found = [(i["chain"], i["index"], i["kind"], i["calls"]) for i in data["instructions"]]
+    assert found == [(0, index, "operator", 2) for index in range(len(calls))], found
+    for instruction in data["instructions"]:
+        assert 0 < instruction["min_ns"] and 2 * instruction["min_ns"] <= instruction["ns"], instruction
+    assert sum(i["ns"] for i in data["instructions"]) <= data["execute"]["ns"] <= data["run"]["ns"], data
 
 
 def test_all_methods_runs_each_method_on_its_own_inputs(objects, tmp_path):
@@ -298,8 +334,9 @@ def test_steps_refuse_bad_step_directories_and_write_nothing(objects, tmp_path):
         assert message in result.stderr.splitlines()[-1], (argv, result.stderr)
         assert not out.exists(), argv
     directory = steps(good)
-    for extra in (["--inputs", MLP_INPUT], ["--iterations", "2"], ["--all-methods", "--inputs-dir", directory]):
+    for extra in (["--inputs", MLP_INPUT], ["--iterations", "2"], ["--all-methods", "--inputs-dir", directory],
+                  ["--profile", str(tmp_path / "profile.json")]):
         result = run(binary, "--model", MLP, "--output-dir", out, "--steps", directory, *extra)
         assert result.returncode == 2, extra
         assert result.stderr == ("error: --steps reads each step's inputs from its directory: "
-                                 "drop --inputs, --iterations and --all-methods\n"), extra
+                                 "drop --inputs, --iterations, --profile and --all-methods\n"), extra

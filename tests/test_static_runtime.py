@@ -10,6 +10,7 @@ checkout's wheel-built objects."""
 
 from __future__ import annotations
 
+import json
 import shutil
 import subprocess
 import time
@@ -139,3 +140,18 @@ def test_bad_runtime_value_fails_naming_the_build_file(workspace):
     assert "bad/BUILD:3:" in result.stderr, result.stderr
     assert ("et_model_binary 'bin': attribute 'runtime' is \"statik\" (did you mean 'static'?); "
             "it takes \"shared\" or \"static\"") in result.stderr, result.stderr
+
+
+def test_profile_without_the_event_tracer_hooks_times_the_whole_method(workspace, tmp_path):
+    """The tree's runtime is compiled without ET_EVENT_TRACER_ENABLED: it calls
+    no tracer, and --profile says so and times the whole method only."""
+    profile = tmp_path / "profile.json"
+    result = subprocess.run([binary(workspace, "mlp"), "--model", MODELS_DIR / "mlp" / "mlp.pte", "--inputs",
+                             MODELS_DIR / "mlp" / "forward.input_0.npy", "--output-dir", tmp_path / "out",
+                             "--iterations", "4", "--profile", profile], capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+    assert f"profile: the runtime called no event tracer; {profile} times the whole method only" in result.stdout
+    data = json.loads(profile.read_text())
+    assert (data["traced"], data["runs"], data["run"]["calls"], data["execute"]["calls"], data["instructions"]) == \
+        (False, 3, 3, 0, []), data
+    assert data["run"]["ns"] >= 3 * data["run"]["min_ns"] > 0

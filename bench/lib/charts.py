@@ -76,3 +76,35 @@ def bar_chart(title: str, results: Sequence[Timed], sides: Sequence[Side],
     out.append(f'<text x="{label_w + bar_w / 2}" y="{height - 6}" text-anchor="middle" fill="#555">'
                'median latency, log scale (shorter is faster)</text>')
     return "\n".join(out + ["</svg>"]) + "\n"
+
+
+def share_chart(title: str, rows: Sequence[tuple[str, str, Sequence[tuple[str, float]]]],
+                colours: Sequence[tuple[str, str]], note: str) -> str:
+    """A horizontal 100% stacked bar per row (label, right-hand text, (part,
+    share) pairs), the parts coloured and in the legend's order (``colours``:
+    (part, colour)), each part's share printed on it when there is room;
+    ``note`` under the bars."""
+    label_w, bar_w, right_w, row_h, top = 130, 560, 90, 18, 62
+    width, height = label_w + bar_w + right_w, top + row_h * len(rows) + 34
+    out = _frame(title, [("", part, colour) for part, colour in colours[:7]], None, width, height, label_w, bar_w)
+    legend_x = label_w
+    for part, colour in colours[7:]:   # a second legend line
+        out.append(f'<rect x="{legend_x}" y="44" width="12" height="10" fill="{colour}"/>'
+                   f'<text x="{legend_x + 16}" y="53">{escape(part)}</text>')
+        legend_x += 16 + 6 * len(part)
+    colour_of = dict(colours)
+    for index, (label, right, parts) in enumerate(rows):
+        y, x = top + index * row_h, float(label_w)
+        out.append(f'<text x="{label_w - 6}" y="{y + 13}" text-anchor="end">{escape(label)}</text>')
+        for part, share in parts:
+            w = bar_w * share
+            out.append(f'<rect x="{x:.1f}" y="{y + 2}" width="{w:.1f}" height="14" fill="{colour_of[part]}">'
+                       f'<title>{escape(part)} {share:.0%}</title></rect>')
+            if w >= 26:
+                out.append(f'<text x="{x + w / 2:.1f}" y="{y + 13}" text-anchor="middle" font-size="9" '
+                           f'fill="white">{share:.0%}</text>')
+            x += w
+        out.append(f'<text x="{label_w + bar_w + 6}" y="{y + 13}" fill="#333">{escape(right)}</text>')
+    out.append(f'<text x="{label_w + bar_w / 2}" y="{height - 8}" text-anchor="middle" fill="#555">'
+               f'{escape(note)}</text>')
+    return "\n".join(out + ["</svg>"]) + "\n"

@@ -15,18 +15,31 @@ from selective_build.readers import pte as pte_reader
 @dataclass(frozen=True)
 class KernelCall:
     """One kernel call of a method: its operator and, per argument, a tensor's
-    sizes (a tuple), a bool, an int, or None (anything else)."""
+    sizes (a tuple), a list of ints (a list), a bool, an int, or None (anything else)."""
 
     operator: str
     arguments: tuple
 
 
-def kernel_calls(pte: Path, method: str = "forward") -> list[KernelCall]:
-    """The kernel calls of ``method`` with their arguments' shapes and scalars,
-    read with the table accessors of etsb's .pte reader (which itself keeps
-    only each tensor's dtype and dim order)."""
+@dataclass(frozen=True)
+class Instruction:
+    """One instruction of a method: its chain and index there (as the runtime
+    numbers them), its kind ("operator" for a kernel call, "delegate", or
+    "other"), and the kernel call or the delegate's backend id it makes."""
+
+    chain: int
+    index: int
+    kind: str
+    call: KernelCall | None = None
+    backend: str | None = None
+
+
+def instructions(pte: Path, method: str = "forward") -> list[Instruction]:
+    """Every instruction of ``method``, the kernel calls with their arguments'
+    shapes and scalars, read with the table accessors of etsb's .pte reader
+    (which itself keeps only each tensor's dtype and dim order)."""
     data = pte.read_bytes()
-    reader = pte_reader._Reader(data, pte_reader.flatbuffer_size(data, str(pte)), str(pte))
+    reader = pte_reader.FlatbufferReader(data, pte_reader.flatbuffer_size(data, str(pte)), str(pte))
     root = reader.table(reader.u32(0))
     for plan in reader.tables(root, pte_reader._PROGRAM_EXECUTION_PLAN, "methods"):
         if reader.string(plan, pte_reader._PLAN_NAME, "a method name") == method:
@@ -34,33 +47,51 @@ def kernel_calls(pte: Path, method: str = "forward") -> list[KernelCall]:
     else:
         raise SystemExit(f"{pte}: no method {method!r}")
     operators = [str(op) for op in pte_reader._operators(reader, plan, method)]
+    backends = pte_reader._backend_ids(reader, plan, method)
     values = reader.tables(plan, pte_reader._PLAN_VALUES, "values")
-
-    def argument(index: int):
-        value = values[index]
-        kind = reader.scalar(value, pte_reader._EVALUE_VAL_TYPE, "B")
-        if kind == pte_reader._VAL_TENSOR:
-            tensor = reader.child(value, pte_reader._EVALUE_VAL, "tensor")
-            return tuple(reader.ints(tensor, pte_reader._TENSOR_SIZES, "i", "dimensions"))
-        if kind == _VAL_BOOL:
-            return bool(reader.scalar(reader.child(value, pte_reader._EVALUE_VAL, "bool"), 0, "B"))
-        if kind == pte_reader._VAL_INT:
-            return reader.scalar(reader.child(value, pte_reader._EVALUE_VAL, "int"), pte_reader._INT_VAL, "q")
-        return None
-
-    calls = []
-    for chain in reader.tables(plan, pte_reader._PLAN_CHAINS, "chains"):
-        for instruction in reader.tables(chain, pte_reader._CHAIN_INSTRUCTIONS, "instructions"):
-            if reader.scalar(instruction, pte_reader._INSTRUCTION_ARGS_TYPE, "B") != pte_reader._INSTR_KERNEL_CALL:
-                continue
-            call = reader.child(instruction, pte_reader._INSTRUCTION_ARGS, "kernel call")
-            operator = operators[reader.scalar(call, pte_reader._KERNEL_CALL_OP_INDEX, "i")]
-            args = reader.ints(call, pte_reader._KERNEL_CALL_ARGS, "i", "arguments")
-            calls.append(KernelCall(operator, tuple(argument(i) for i in args)))
-    return calls
+    found = []
+    for chain_index, chain in enumerate(reader.tables(plan, pte_reader._PLAN_CHAINS, "chains")):
+        for index, instruction in enumerate(reader.tables(chain, pte_reader._CHAIN_INSTRUCTIONS, "instructions")):
+            kind = reader.scalar(instruction, pte_reader._INSTRUCTION_ARGS_TYPE, "B")
+            if kind == pte_reader._INSTR_KERNEL_CALL:
+                call = reader.child(instruction, pte_reader._INSTRUCTION_ARGS, "kernel call")
+                operator = operators[reader.scalar(call, pte_reader._KERNEL_CALL_OP_INDEX, "i")]
+                args = reader.ints(call, pte_reader._KERNEL_CALL_ARGS, "i", "arguments")
+                found.append(Instruction(chain_index, index, "operator",
+                                         KernelCall(operator, tuple(_argument(reader, values[i], values) for i in args))))
+            elif kind == pte_reader._INSTR_DELEGATE_CALL:
+                call = reader.child(instruction, pte_reader._INSTRUCTION_ARGS, "delegate call")
+                backend = backends[reader.scalar(call, pte_reader._DELEGATE_CALL_INDEX, "i")]
+                found.append(Instruction(chain_index, index, "delegate", backend=backend))
+            else:
+                found.append(Instruction(chain_index, index, "other"))
+    return found
 
 
-_VAL_BOOL = 3   # KernelTypes union tag of Bool (program.fbs: Null, Int, Bool, ...)
+def _argument(reader, value, values=None):
+    """A kernel argument: a tensor's sizes (a tuple), a list of ints (a
+    list, read through ``values``), a bool, an int, or None (anything else)."""
+    kind = reader.scalar(value, pte_reader._EVALUE_VAL_TYPE, "B")
+    if kind == pte_reader._VAL_TENSOR:
+        tensor = reader.child(value, pte_reader._EVALUE_VAL, "tensor")
+        return tuple(reader.ints(tensor, pte_reader._TENSOR_SIZES, "i", "dimensions"))
+    if kind == _VAL_BOOL:
+        return bool(reader.scalar(reader.child(value, pte_reader._EVALUE_VAL, "bool"), 0, "B"))
+    if kind == pte_reader._VAL_INT:
+        return reader.scalar(reader.child(value, pte_reader._EVALUE_VAL, "int"), pte_reader._INT_VAL, "q")
+    if kind == _VAL_INT_LIST and values is not None:   # its items are the indices of Int values
+        items = reader.ints(reader.child(value, pte_reader._EVALUE_VAL, "int list"), 0, "q", "dimensions")
+        return [_argument(reader, values[i]) for i in items]
+    return None
+
+
+def kernel_calls(pte: Path, method: str = "forward") -> list[KernelCall]:
+    """The kernel calls of ``method``, in order, with their arguments' shapes and scalars."""
+    return [i.call for i in instructions(pte, method) if i.call is not None]
+
+
+# KernelTypes union tags (program.fbs: Null, Int, Bool, Double, Tensor, String, IntList, ...).
+_VAL_BOOL, _VAL_INT_LIST = 3, 7
 
 
 def product(values) -> int:

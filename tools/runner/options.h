@@ -46,7 +46,7 @@ inline bool parse_prompt(const std::string& text, std::vector<int64_t>& ids, std
 // The text of --help (a printf format: the program name, four times).
 inline const char kUsage[] =
     "usage: %s --model M.pte [--method NAME] --inputs a.npy,... --output-dir DIR\n"
-    "          [--iterations N] [--threads N] [--max-memory-mb N] [--log]\n"
+    "          [--iterations N] [--profile FILE] [--threads N] [--max-memory-mb N] [--log]\n"
     "       %s --model M.pte --all-methods --inputs-dir IN --output-dir DIR [--max-memory-mb N] [--log]\n"
     "       %s --model M.pte [--method NAME] --steps IN --output-dir DIR [--threads N] [--max-memory-mb N] [--log]\n"
     "       %s --model M.pte [--method NAME] --prompt IDS --generate N [--threads N] [--max-memory-mb N] [--log]\n"
@@ -59,6 +59,9 @@ inline const char kUsage[] =
     "  --inputs LIST       the method's inputs, one .npy per input, comma-separated\n"
     "  --output-dir DIR    where the outputs go (created)\n"
     "  --iterations N      run N times (1 to 1000000000) and print the median latency\n"
+    "  --profile FILE      time each instruction of the method (kernel and delegate\n"
+    "                      calls) over its runs, the first of several left out, and write\n"
+    "                      FILE (JSON, tools/runner/profile.h)\n"
     "  --all-methods       run every method of the program in turn, method M reading\n"
     "                      IN/M.input_<i>.npy and writing DIR/M/output_<i>.npy; a failed\n"
     "                      method is reported and the others still run\n"
@@ -86,7 +89,7 @@ inline const char kUsage[] =
 
 // The command line.
 struct Options {
-  std::string model, method_name = "forward", inputs_text, output_dir, inputs_dir, steps_dir, prompt_text;
+  std::string model, method_name = "forward", inputs_text, output_dir, inputs_dir, steps_dir, prompt_text, profile;
   long long iterations = 0;
   long long generate = -1;  // -1: no --generate
   std::vector<int64_t> prompt;  // --prompt's token ids
@@ -108,7 +111,7 @@ inline bool parse_count(const std::string& text, long long low, long long high, 
 inline bool set_option(const std::string& flag, const std::string& value, Options& options, std::string& why) {
   std::string* text = flag == "--model" ? &options.model : flag == "--method" ? &options.method_name
                     : flag == "--inputs" ? &options.inputs_text : flag == "--output-dir" ? &options.output_dir
-                    : flag == "--inputs-dir" ? &options.inputs_dir
+                    : flag == "--inputs-dir" ? &options.inputs_dir : flag == "--profile" ? &options.profile
                     : flag == "--steps" ? &options.steps_dir : flag == "--prompt" ? &options.prompt_text
                     : nullptr;
   if (text != nullptr) {
@@ -155,9 +158,9 @@ inline bool parse_options(int argc, char** argv, Options& options, std::string& 
     if (!parse_prompt(options.prompt_text, options.prompt, why)) return false;
     if (options.model.empty()) return why = "--model is required", false;
     if (options.has_inputs || options.iterations > 0 || options.all_methods || !options.steps_dir.empty() ||
-        !options.output_dir.empty())
+        !options.output_dir.empty() || !options.profile.empty())
       return why = "--prompt feeds the method its own inputs and prints the tokens: drop --inputs, --iterations, "
-                   "--all-methods, --steps and --output-dir",
+                   "--all-methods, --steps, --profile and --output-dir",
              false;
     return true;
   }
@@ -166,9 +169,13 @@ inline bool parse_options(int argc, char** argv, Options& options, std::string& 
                     options.iterations > 0;
   if (options.all_methods && one_method)
     return why = "--all-methods runs every method on its own inputs: drop --method, --inputs and --iterations", false;
-  if (!options.steps_dir.empty() && (options.all_methods || options.has_inputs || options.iterations > 0))
-    return why = "--steps reads each step's inputs from its directory: drop --inputs, --iterations and --all-methods",
+  if (!options.steps_dir.empty() && (options.all_methods || options.has_inputs || options.iterations > 0 ||
+                                     !options.profile.empty()))
+    return why = "--steps reads each step's inputs from its directory: drop --inputs, --iterations, --profile and "
+                 "--all-methods",
            false;
+  if (options.all_methods && !options.profile.empty())
+    return why = "--profile times one method: it does not go with --all-methods", false;
   if (options.all_methods != !options.inputs_dir.empty())
     return why = options.all_methods ? "--all-methods needs --inputs-dir" : "--inputs-dir goes with --all-methods",
            false;

@@ -1,7 +1,8 @@
 // The main of every etsb model binary: load a .pte with ExecuTorch's runtime,
 // feed .npy inputs, run a method, write its outputs as .npy.
 //
-//   BIN --model M.pte [--method forward] --inputs a.npy,b.npy --output-dir D [--iterations N] [--threads N] [--log]
+//   BIN --model M.pte [--method forward] --inputs a.npy,b.npy --output-dir D [--iterations N] [--profile F]
+//       [--threads N] [--log]
 //   BIN --model M.pte [--method forward] --steps IN --output-dir D   (one process, state kept across steps)
 //   BIN --model M.pte --prompt 5,17,3 --generate N                  (greedy decoding, prints the tokens)
 //
@@ -10,10 +11,13 @@
 //
 // This file is the run's flow and main; its parts are headers beside it:
 // options.h (the command line), memory_budget.h (the memory a method may
-// take), log_capture.h (the runtime's log, kept), files.h (the program and
+// take), method_checks.h (what the runtime checks only when asked),
+// log_capture.h (the runtime's log, kept), files.h (the program and
 // the .npy inputs read, the outputs written), npy.h (the .npy format) and
 // steps.h (the step directories of --steps), generate.h (--prompt and
-// --generate: greedy generation with an LLM decoder) and threads.h (--threads).
+// --generate: greedy generation with an LLM decoder), threads.h (--threads)
+// and profile.h (--profile: the time of each instruction, through the
+// runtime's event tracer hooks).
 //
 // Kernels reach the runtime one of three ways, chosen when the binary is built:
 // static initialisers in the registration source (the default), an explicit
@@ -45,8 +49,10 @@
 #include "generate.h"
 #include "log_capture.h"
 #include "memory_budget.h"
+#include "method_checks.h"
 #include "npy.h"
 #include "options.h"
+#include "profile.h"
 #include "steps.h"
 #include "threads.h"
 
@@ -90,15 +96,6 @@ bool refuse(const std::string& message) {
   return false;
 }
 
-// "InvalidProgram (0x23)": the runtime's name for an error, and its code.
-std::string error_name(Error error) {
-  const char* name = executorch::runtime::to_string(error);
-  if (std::strncmp(name, "Error::", 7) == 0) name += 7;
-  char code[16];
-  std::snprintf(code, sizeof(code), " (0x%x)", static_cast<unsigned>(error));
-  return name + std::string(code);
-}
-
 // The runner's parts, one concern to a header (see the top of this file).
 using namespace etsb_runner;
 
@@ -112,39 +109,6 @@ bool register_kernels() {
   Error registered = etsb::register_model_kernels();
   if (registered != Error::Ok) return refuse("kernel registration failed: " + error_name(registered));
 #endif
-  return true;
-}
-
-// Gives each tensor output the program planned no memory for (its caller is
-// to provide it) a buffer; false after saying why it could not.
-bool bind_unplanned_outputs(const MethodMeta& meta, Method& method, MethodMemory& memory) {
-  for (size_t i = 0; i < meta.num_outputs(); ++i) {
-    auto tag = meta.output_tag(i);
-    if (!tag.ok() || tag.get() != executorch::runtime::Tag::Tensor) continue;
-    auto info = meta.output_tensor_meta(i);
-    if (!info.ok()) return refuse("output " + std::to_string(i) + " is invalid (" + error_name(info.error()) + ")");
-    if (info->is_memory_planned()) continue;
-    std::string why;
-    uint8_t* data = memory.buffer(info->nbytes(), "output " + std::to_string(i), why);
-    if (data == nullptr) return refuse(why);
-    Error set = method.set_output_data_ptr(data, info->nbytes(), i);
-    if (set != Error::Ok) return refuse("output " + std::to_string(i) + ": cannot set its buffer (" + error_name(set) + ")");
-  }
-  return true;
-}
-
-// Checks that the method's inputs and outputs name values it has: the
-// runtime checks them only when asked through MethodMeta, and aborts when the
-// method reads an output that is not there.
-bool check_interface(const MethodMeta& meta) {
-  for (size_t i = 0; i < meta.num_inputs(); ++i) {
-    auto tag = meta.input_tag(i);
-    if (!tag.ok()) return refuse("the method's input " + std::to_string(i) + " is invalid (" + error_name(tag.error()) + ")");
-  }
-  for (size_t i = 0; i < meta.num_outputs(); ++i) {
-    auto tag = meta.output_tag(i);
-    if (!tag.ok()) return refuse("the method's output " + std::to_string(i) + " is invalid (" + error_name(tag.error()) + ")");
-  }
   return true;
 }
 
@@ -188,15 +152,30 @@ bool execute(Method& method, std::vector<Array>& arrays, long long runs, std::ve
 }
 
 // Runs a loaded method on the --inputs (--iterations times) and writes its
-// outputs; 0, or 1 after saying what went wrong.
-int run_once(Method& method, const MethodMeta& meta, const Options& options) {
+// outputs and, with --profile, the time of each instruction that `profile`
+// (the tracer the method was loaded with) took, to `profile_file`; 0, or 1
+// after saying what went wrong.
+int run_once(Method& method, const MethodMeta& meta, const Options& options, Profile& profile,
+             ProfileFile& profile_file) {
   std::vector<Array> arrays;
   if (!read_listed_inputs(options, meta, arrays)) return 1;
   std::vector<double> times;
+  const bool profiling = !options.profile.empty();
   long long runs = options.iterations > 0 ? options.iterations : 1;
-  if (!execute(method, arrays, runs, times)) return 1;
+  // With --profile, the first of several runs (caches and pages warming up)
+  // is left out of the profile; the median latency counts every run.
+  long long warm_up = profiling && runs > 1 ? 1 : 0;
+  if (!execute(method, arrays, warm_up, times)) return 1;
+  profile.clear();
+  if (!execute(method, arrays, runs - warm_up, times)) return 1;
   std::string why;
   if (!write_outputs(method, options.output_dir, why)) return fail(why);
+  if (profiling && !profile_file.write(profile, options.method_name, {times.begin() + warm_up, times.end()}, why))
+    return fail(why);
+  // A runtime built without its event tracer hooks calls no tracer.
+  if (profiling && !profile.traced())
+    std::printf("profile: the runtime called no event tracer; %s times the whole method only\n",
+                options.profile.c_str());
   if (options.iterations > 0) {
     std::sort(times.begin(), times.end());
     std::printf("median latency: %.6f ms over %lld runs\n", times[times.size() / 2], runs);
@@ -251,17 +230,23 @@ int run_generation(Method& method, const MethodMeta& meta, const Options& option
 int run_method(Program& program, const Options& options) {
   auto meta = program.method_meta(options.method_name.c_str());
   if (!meta.ok()) return fail(options.model + ": no method '" + options.method_name + "'");
-  if (!check_interface(meta.get())) return 1;
+  std::string why;
+  if (!check_interface(meta.get(), why)) return fail(why);
   MethodMemory memory(static_cast<size_t>(options.max_memory_mb) << 20,
                       "--max-memory-mb " + std::to_string(options.max_memory_mb));
   size_t errors_before_load = g_logged_errors;
-  std::string why;
   if (!memory.plan(meta.get(), why)) return fail(why);
+  bool profiling = !options.profile.empty();
+  ProfileFile profile_file;
+  if (profiling && !profile_file.open(options.profile, why)) return fail(why);
+  // Sized before the method loads: the tracer allocates nothing while it runs.
+  Profile profile(profiling ? meta->num_instructions() : 0);
+  executorch::runtime::EventTracer* tracer = profiling ? &profile : nullptr;
 #if defined(ETSB_KERNEL_TABLE_LIB)
-  auto method = program.load_method(options.method_name.c_str(), memory.manager.get(), nullptr, nullptr, nullptr,
+  auto method = program.load_method(options.method_name.c_str(), memory.manager.get(), tracer, nullptr, nullptr,
                                      etsb::ETSB_CAT(ETSB_KERNEL_TABLE_LIB, _kernels)());
 #else
-  auto method = program.load_method(options.method_name.c_str(), memory.manager.get());
+  auto method = program.load_method(options.method_name.c_str(), memory.manager.get(), tracer);
 #endif
   if (!method.ok()) return explain_load_failure(options, method.error());
   // ExecuTorch 1.5 lets a method whose operator it could not resolve (an
@@ -271,10 +256,10 @@ int run_method(Program& program, const Options& options) {
     print_logged_errors();
     return fail("cannot load method '" + options.method_name + "': the runtime reported errors while loading it");
   }
-  if (!bind_unplanned_outputs(meta.get(), method.get(), memory)) return 1;
+  if (!bind_unplanned_outputs(meta.get(), method.get(), memory, why)) return fail(why);
   if (!options.steps_dir.empty()) return run_steps(method.get(), meta.get(), options);
   if (!options.prompt_text.empty()) return run_generation(method.get(), meta.get(), options);
-  return run_once(method.get(), meta.get(), options);
+  return run_once(method.get(), meta.get(), options, profile, profile_file);
 }
 
 // Whether a method name is safe as a directory name (a corrupt program can

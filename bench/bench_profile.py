@@ -1,0 +1,251 @@
+"""Where the time goes: each real model's binary built with etsb's own kernels
+is run with the runner's --profile (the runtime's event tracer, one steady-clock
+time per instruction), each instruction joined with its operator and argument
+shapes from the program; time by operator and by kind of operator, the
+costliest convolution shapes, and GFLOP/s where FLOPs are countable; and the
+delegated twins (tests/models/delegated, etsb + XNNPACK at one thread): the
+share of their time in XNNPACK's delegate calls and what runs outside them.
+
+    .venv/bin/python bench/bench_profile.py [--models a,b,...] [--iterations N] [--repeat R]
+        [--workspace DIR] [--no-wait] [--max-wait MIN]
+    (builds every real model's binary with etsb's kernels, and each delegated
+    twin's, in the workspace, default /tmp/bench_profile_ws, kept between
+    runs; then minutes; writes
+    bench/results/bench_profile.md and bench_profile.svg beside it)
+
+Each model runs R times (--repeat, interleaved over the models) as two
+processes: N runs without a tracer (the runner's median latency) and N runs
+with --profile; an instruction's time per run is the median over the R
+profiles. The difference between the two latencies is what the tracer costs;
+the runtime's time outside the instructions (Method::execute less the sum of
+its instructions) is the per-call overhead of the runtime itself. FLOPs: the
+convolutions' and matrix products' multiply-adds (lib/flops.py) from the
+program's planned shapes. Exits 1 when a binary fails, disagrees with torch,
+or the runtime called no tracer.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import statistics
+import subprocess
+import tempfile
+import time
+from pathlib import Path
+
+from lib.charts import share_chart
+from lib.cli import parser, wait
+from lib.env import MODELS_DIR, starlark_env
+from lib.flops import instructions
+from lib.models import Model, difference, from_manifest, load_models
+from lib.processes import etsb_build
+from lib.profiles import CATEGORIES, Row, category, conv_shape, grouped, join, read_profile
+from lib.results import diff_cell, finish, markdown, ms_cell, results_path, write_atomically
+from lib.timing import interleaved
+from lib.workspace import new_workspace, write_model_package
+
+PACKAGE = "models"
+DELEGATED_DIR = MODELS_DIR / "delegated"
+DELEGATED = " + XNNPACK"   # the label of a delegated twin: "resnet + XNNPACK"
+CONVOLUTION = "aten::convolution.out"
+COLOURS = (("convolution", "#1f77b4"), ("matrix product", "#17becf"), ("batch norm", "#ff7f0e"),
+           ("layer norm, softmax", "#9467bd"), ("activation", "#2ca02c"), ("elementwise", "#bcbd22"),
+           ("pooling", "#8c564b"), ("copy, layout", "#d62728"), ("other", "#7f7f7f"))
+HEADLINE = ("resnet", "mobilenet_v2", "vit", "gpt_decoder", "lstm")
+assert [c for c, _ in COLOURS] == [*CATEGORIES, "other"]
+
+
+def delegated_twins(models: list[Model]) -> list[Model]:
+    """The delegated twins of ``models`` (held to the manifest's tolerance), labelled "NAME + XNNPACK"."""
+    manifest = json.loads((DELEGATED_DIR / "manifest.json").read_text())["models"]
+    return [from_manifest(m.name, DELEGATED_DIR, manifest[m.name], manifest[m.name], manifest[m.name]["tolerance"],
+                          0.0, label=m.name + DELEGATED) for m in models if m.name in manifest]
+
+
+def stem(model: Model) -> str:
+    """The model's name in the workspace's package ("resnet", "resnet_xnnpack")."""
+    return model.name.replace(DELEGATED, "_xnnpack")
+
+
+def build(workspace: Path, models: list[Model]) -> dict[str, Path]:
+    """Each model's binary (et_model_binary STEM_bin: etsb's kernels, and the
+    backends its delegates name), built in ``workspace``."""
+    new_workspace(workspace)
+    write_model_package(workspace / PACKAGE, [(stem(m), m.pte) for m in models],
+                        "# bench/bench_profile.py: each program with etsb's kernels.",
+                        [f'et_model_binary(\n    name = "{stem(m)}_bin",\n    model = "{stem(m)}.pte",\n)\n'
+                         for m in models])
+    done = etsb_build(workspace, [f"//{PACKAGE}:{stem(m)}_bin" for m in models], starlark_env())
+    print(f"built {len(models)} binaries in {workspace} ({len(done.actions)} actions, {done.seconds:.0f} s)",
+          flush=True)
+    return {m.name: done.outputs[f"//{PACKAGE}:{stem(m)}_bin"] for m in models}
+
+
+def run_once(binary: Path, model: Model, out: Path, iterations: int, profile: Path | None) -> float:
+    """One process of ``iterations`` runs (with --profile ``profile`` unless None); its median latency (ms)."""
+    command = [str(binary), "--model", str(model.pte), "--inputs", ",".join(map(str, model.inputs)),
+               "--output-dir", str(out), "--iterations", str(iterations), "--threads", "1"]
+    done = subprocess.run(command + (["--profile", str(profile)] if profile else []), capture_output=True, text=True)
+    found = re.search(r"^median latency: ([\d.]+) ms", done.stdout, re.MULTILINE)
+    if done.returncode != 0 or not found:
+        raise SystemExit(f"{' '.join(command)} failed (exit {done.returncode}):\n{done.stderr[-3000:]}")
+    return float(found.group(1))
+
+
+def measure(models: list[Model], binaries: dict[str, Path], options, tmp: Path) -> dict[str, dict]:
+    """Per model: the plain and traced median latencies (ms, median over the
+    repeats), the joined rows, the profiles, and the check against torch."""
+    def one(model: Model, repeat: int) -> tuple[float, float, Path]:
+        profile, out = tmp / f"{stem(model)}.{repeat}.json", tmp / stem(model)
+        plain = run_once(binaries[model.name], model, out, options.iterations, None)
+        return plain, run_once(binaries[model.name], model, out, options.iterations, profile), profile
+
+    samples = interleaved(models, options.repeat, one)
+    found = {}
+    for model, runs in samples.items():
+        profiles = [read_profile(path) for _, _, path in runs]
+        rows = join(profiles, instructions(model.pte, model.method), model.name)
+        found[model.name] = {"plain": statistics.median(p for p, _, _ in runs),
+                             "traced": statistics.median(t for _, t, _ in runs), "rows": rows,
+                             **{key: statistics.median(value(p) for p in profiles) / 1e6
+                                for key, value in PER_PROFILE.items()},
+                             "traced_all": all(p.traced for p in profiles),
+                             "check": difference(model, tmp / stem(model))}
+    return found
+
+
+# What the summary takes from each profile (ns per run; its median over the profiles):
+# the instructions' time, their least time (the sum of each one's fastest
+# call), and the runtime's time outside them (Method::execute less them).
+PER_PROFILE = {
+    "inside": lambda p: sum(i.ns for i in p.instructions) / p.runs,
+    "best": lambda p: sum(i.min_ns * i.calls for i in p.instructions) / p.runs,
+    "outside": lambda p: (p.execute_ns - sum(i.ns for i in p.instructions)) / p.runs,
+}
+
+
+def gflops(flops: float, ns: float) -> str:
+    """FLOPs over nanoseconds as GFLOP/s, "-" without FLOPs."""
+    return f"{flops / ns:.1f}" if flops and ns else "-"
+
+
+def top_line(rows: list[Row], count: int = 3) -> str:
+    """The ``count`` costliest operators with their shares ("convolution 61%, ...")."""
+    total = sum(r.ns for r in rows)
+    return ", ".join(f"{s.name.split('::')[-1].split('.')[0]} {s.ns / total:.0%}"
+                     for s in grouped(rows, lambda r: r.operator)[:count])
+
+
+def summary(found: dict[str, dict]) -> str:
+    """One line per model: latencies, the runtime's overhead, the top operators, GFLOP/s."""
+    lines = []
+    for name, f in found.items():
+        rows = f["rows"]
+        flops = sum(r.flops * r.calls for r in rows)
+        per = 1e6 / max(len(rows), 1)   # ms over the instructions, as ns per instruction
+        lines.append([name, ms_cell(f["plain"]), ms_cell(f["traced"]), f"{(f['traced'] - f['plain']) * per:.0f}",
+                      ms_cell(f["inside"]), ms_cell(f["best"]), len(rows), f"{f['outside'] * per:.0f}",
+                      top_line(rows),
+                      gflops(flops, sum(r.ns for r in rows if r.flops)), diff_cell(f["check"])])
+    return markdown(["model", "ms", "ms traced", "tracer ns/instruction", "ms in instructions", "least",
+                     "instructions",
+                     "ns/instruction outside", "top operators (share of instruction time)",
+                     "GFLOP/s conv+matmul", "max abs diff"], lines)
+
+
+def model_section(name: str, f: dict, count: int = 8) -> str:
+    """A model's time by operator (every operator with >= 1% or FLOPs) and its costliest convolution shapes."""
+    rows, total = f["rows"], sum(r.ns for r in f["rows"])
+    shares = [s for s in grouped(rows, lambda r: r.operator) if s.ns >= 0.01 * total or s.flops]
+    rest = total - sum(s.ns for s in shares)
+    table = [[s.name, f"{s.calls:g}", ms_cell(s.ns / 1e6), f"{s.ns / total:.1%}", f"{s.ns / s.calls / 1e3:.1f}",
+              gflops(s.flops, s.ns)] for s in shares]
+    if rest > 0:
+        table.append(["(the rest)", "", ms_cell(rest / 1e6), f"{rest / total:.1%}", "", ""])
+    text = [f"### {name}\n", markdown(["operator", "calls", "ms", "share", "us/call", "GFLOP/s"], table)]
+    convs = grouped([r for r in rows if r.operator == CONVOLUTION], conv_shape)[:count]
+    if convs:
+        text += ["", markdown(["convolution (input * weight, stride, padding, groups)", "calls", "ms", "share",
+                               "GFLOP/s"],
+                              [[s.name, f"{s.calls:g}", ms_cell(s.ns / 1e6), f"{s.ns / total:.1%}",
+                                gflops(s.flops, s.ns)] for s in convs])]
+    return "\n".join(text) + "\n"
+
+
+def delegated_section(found: dict[str, dict], real: dict[str, dict]) -> str:
+    """Each delegated twin: its latency against the undelegated model's, the
+    share of its instructions' time in delegate calls, and what runs outside them."""
+    lines = []
+    for name, f in found.items():
+        rows, twin = f["rows"], real.get(name.replace(DELEGATED, ""))
+        inside = [r for r in rows if r.kind == "delegate"]
+        outside = [r for r in rows if r.kind != "delegate"]
+        total = sum(r.ns for r in rows)
+        lines.append([name, ms_cell(f["plain"]), f"{twin['plain'] / f['plain']:.1f}x" if twin else "-",
+                      f"{sum(r.calls for r in inside):g}", f"{sum(r.ns for r in inside) / total:.0%}",
+                      ms_cell(sum(r.ns for r in outside) / 1e6), top_line(outside) if outside else "-",
+                      diff_cell(f["check"])])
+    return markdown(["program", "ms", "etsb's kernels alone / this", "delegate calls", "share in delegate calls",
+                     "ms outside them", "top operators outside (share of instruction time)", "max abs diff"], lines)
+
+
+def chart(found: dict[str, dict]) -> str:
+    """The chart: each model's instruction time by kind of operator."""
+    bars = []
+    for name, f in found.items():
+        total = sum(r.ns for r in f["rows"])
+        by_kind = {s.name: s.ns / total for s in grouped(f["rows"], lambda r: category(r.operator))}
+        bars.append((name, ms_cell(f["plain"]) + " ms", [(c, by_kind[c]) for c, _ in COLOURS if c in by_kind]))
+    return share_chart("Where the time goes: etsb's kernels, one thread, by kind of operator", bars, COLOURS,
+                       "share of the time in the method's instructions (the runtime's event tracer); "
+                       "right: median latency")
+
+
+def parse_options():
+    """The command line."""
+    made = parser(__doc__, wait=True)
+    made.add_argument("--models", type=lambda text: text.split(","), help="real models (default: all)")
+    made.add_argument("--iterations", type=int, default=20, help="runs per process (default 20)")
+    made.add_argument("--repeat", type=int, default=5, help="processes per model and way, interleaved (default 5)")
+    made.add_argument("--workspace", type=Path, default=Path("/tmp/bench_profile_ws"))
+    return made.parse_args()
+
+
+def main() -> int:
+    """Build, profile, join and report."""
+    options, started = parse_options(), time.perf_counter()
+    models = load_models(options.models, real_only=True)
+    twins = delegated_twins(models)
+    binaries = build(options.workspace, models + twins)
+    load = wait("profiling", options)
+    with tempfile.TemporaryDirectory() as tmp:
+        every = measure(models + twins, binaries, options, Path(tmp))
+    problems = [f"{n}: outputs differ from torch's" for n, f in every.items() if not f["check"][1]]
+    problems += [f"{n}: the runtime called no event tracer" for n, f in every.items() if not f["traced_all"]]
+    order = sorted(every, key=lambda n: (n not in HEADLINE, HEADLINE.index(n) if n in HEADLINE else 0, n))
+    found = {n: every[n] for n in order if not n.endswith(DELEGATED)}
+    delegated = {n: every[n] for n in order if n.endswith(DELEGATED)}
+    svg = results_path("bench_profile").with_suffix(".svg")
+    text = [f"{len(found)} real models, etsb's kernels at one thread, {options.repeat} processes each of "
+            f"{options.iterations} runs with and without the tracer; load average {load:.2f} when timing started "
+            "(2 cores: with other work on the machine, read the shares rather than the milliseconds).\n",
+            f"![where the time goes]({svg.name})\n", "## Summary\n", summary(found), "",
+            "ms: median latency without the tracer; ms traced: with it, and what the tracer costs per "
+            "instruction; ms in instructions: the sum of the instructions' times (each includes a little of the "
+            "tracer: on models of many sub-microsecond instructions, such as lstm, cheap operators' shares are "
+            "overstated); least: the sum of each instruction's fastest call (what a quiet machine would "
+            "approach); ns/instruction outside: Method::execute less its instructions (the runtime's dispatch "
+            "and the tracer's bookkeeping), per instruction; GFLOP/s: the convolutions' and matrix products' "
+            "FLOPs over their time.\n",
+            "## Delegated to XNNPACK\n", delegated_section(delegated, found), "",
+            "The delegated twins of tests/models/delegated, etsb's kernels + XNNPACK at one thread; a delegate "
+            "call is timed as a whole.\n",
+            "## By model\n", *[model_section(n, f) for n, f in found.items()]]
+    status = finish("bench_profile", "\n".join(text), started, problems)
+    write_atomically(svg, chart(found))   # after the results' head, which names the commit (clean or dirty)
+    return status
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
