@@ -1,0 +1,191 @@
+"""Int8-quantized models (tests/models/quantized, PT2E with XNNPACKQuantizer,
+exported by tests/models/export_quantized.py): built by etsb's driver from
+two-line BUILD files with etsb's quantized kernels (kernels/quantized) beside
+its portable ones, with ExecuTorch's own from the tree, and fully delegated
+to XNNPACK; each run must match the quantized torch module within one
+quantization step (the step the manifest records per model)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+
+import numpy as np
+import pytest
+import yaml
+
+from conftest import REPO, TREE
+from helpers import ET, etsb
+
+MODELS_DIR = REPO / "tests" / "models" / "quantized"
+MANIFEST = json.loads((MODELS_DIR / "manifest.json").read_text())["models"]
+UNDELEGATED = sorted(name for name, info in MANIFEST.items() if not info["delegate_calls"])
+OUR_YAML = REPO / "kernels" / "quantized" / "quantized.yaml"
+WHEEL_YAML = ET / "kernels" / "quantized" / "quantized.yaml"
+PORTABLE_YAML = REPO / "kernels" / "portable" / "functions.yaml"
+# ExecuTorch's quantized operators ours leave out: they are not what PT2E
+# exports produce (quantized add is fused by no quantizer's lowering here; the
+# mixed-precision matmuls come from no export of the corpus).
+NOT_PROVIDED = {"quantized_decomposed::add.out", "quantized_decomposed::mixed_linear.out",
+                "quantized_decomposed::mixed_mm.out"}
+# A float rounding allowance on top of one step (the steps are ~1e-3).
+STEP_SLACK = 1e-6
+
+
+def entries(path: Path) -> dict[str, str]:
+    """``namespace::name.overload`` -> the full schema, for each ``func:`` of a kernel yaml."""
+    found = {}
+    for entry in yaml.safe_load(path.read_text()):
+        schema = entry["func"]
+        found[schema.split("(", 1)[0]] = schema
+    return found
+
+
+def operators(path: Path) -> set[str]:
+    """The operators a kernel yaml declares: ``op:`` names (ATen) and ``func:`` names."""
+    found = set()
+    for entry in yaml.safe_load(path.read_text()):
+        name = entry.get("op") or entry["func"].split("(", 1)[0]
+        found.add(name if "::" in name else f"aten::{name}")
+    return found
+
+
+def run(binary: Path, model: str, out: Path) -> subprocess.CompletedProcess:
+    info = MANIFEST[model]
+    inputs = ",".join(str(MODELS_DIR / model / i["file"]) for i in info["inputs"])
+    return subprocess.run([str(binary), "--model", str(MODELS_DIR / info["pte"]), "--inputs", inputs,
+                           "--output-dir", str(out)], capture_output=True, text=True)
+
+
+def steps_from_reference(model: str, out: Path) -> float:
+    """The largest |output - quantized torch module| in quantization steps, all outputs."""
+    info = MANIFEST[model]
+    worst = 0.0
+    for index, output in enumerate(info["outputs"]):
+        expected = np.load(MODELS_DIR / model / output["file"])
+        got = np.load(out / f"output_{index}.npy")
+        assert got.dtype == expected.dtype and got.shape == expected.shape, (model, index)
+        worst = max(worst, float(np.abs(got.astype(np.float64) - expected).max()) / info["quant_step"])
+    return worst
+
+
+def assert_within_one_step(binary: Path, model: str, out: Path) -> float:
+    result = run(binary, model, out)
+    assert result.returncode == 0, result.stderr
+    steps = steps_from_reference(model, out)
+    assert steps <= 1.0 + STEP_SLACK / MANIFEST[model]["quant_step"], (model, steps)
+    return steps
+
+
+# -- quick: the corpus and the yaml ----------------------------------------------------------
+
+
+def test_the_corpus_has_a_static_a_dynamic_and_a_delegated_model():
+    kinds = {(info["quantization"], bool(info["delegate_calls"])) for info in MANIFEST.values()}
+    assert kinds == {("static", False), ("dynamic", False), ("static", True)}
+    for model, info in MANIFEST.items():
+        assert info["quant_step"] > 0 and info["max_abs_diff_reference_vs_runtime_in_steps"] <= 1, model
+        quantized = [op for op in info["operators"] if op.startswith("quantized_decomposed::")]
+        assert bool(quantized) != bool(info["delegate_calls"]), model
+        assert info["backends"] == (["XnnpackBackend"] if info["delegate_calls"] else []), model
+
+
+def test_the_dynamic_mlp_chooses_its_parameters_at_run_time():
+    assert "quantized_decomposed::choose_qparams.Tensor_out" in MANIFEST["mlp_dynamic_int8"]["operators"]
+    assert "quantized_decomposed::quantize_per_tensor.out" in MANIFEST["cnn_int8"]["operators"]
+
+
+def test_our_yaml_has_executorchs_schemas_entry_for_entry():
+    """Every entry of the wheel's quantized.yaml (ExecuTorch's) but NOT_PROVIDED,
+    with the same schema, and nothing else."""
+    ours, theirs = entries(OUR_YAML), entries(WHEEL_YAML)
+    assert set(ours) == set(theirs) - NOT_PROVIDED
+    for name, schema in ours.items():
+        assert schema == theirs[name], name
+
+
+def test_our_yaml_names_executorchs_kernel_functions():
+    theirs = {e["func"].split("(", 1)[0]: e["kernels"] for e in yaml.safe_load(WHEEL_YAML.read_text())}
+    for entry in yaml.safe_load(OUR_YAML.read_text()):
+        assert entry["kernels"] == theirs[entry["func"].split("(", 1)[0]], entry["func"]
+
+
+def test_our_two_libraries_cover_every_undelegated_model():
+    provided = operators(OUR_YAML) | operators(PORTABLE_YAML)
+    for model in UNDELEGATED:
+        assert set(MANIFEST[model]["operators"]) <= provided, model
+
+
+# -- built with etsb's driver ----------------------------------------------------------------
+
+OUT = REPO / "etsb-out" / "bin" / "examples"
+
+
+@pytest.fixture(scope="module")
+def built() -> subprocess.CompletedProcess:
+    result = etsb("build", "//examples/quantized/...")
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+    return result
+
+
+@pytest.mark.build
+@pytest.mark.parametrize("model", UNDELEGATED)
+def test_each_model_matches_the_quantized_module_with_our_kernels(built, model, tmp_path):
+    assert_within_one_step(OUT / "quantized" / model, model, tmp_path)
+
+
+@pytest.mark.build
+@pytest.mark.parametrize("model", UNDELEGATED)
+def test_the_binary_registers_just_the_models_operators(built, model):
+    listed = subprocess.run([str(OUT / "quantized" / model), "--list-kernels"], capture_output=True, text=True,
+                            check=True).stdout.split()
+    quantized = sorted(op for op in listed if op.startswith("quantized_decomposed::"))
+    assert quantized == sorted(op for op in MANIFEST[model]["operators"] if op.startswith("quantized_decomposed::"))
+
+
+@pytest.mark.build
+def test_the_delegated_model_runs_on_xnnpack_alone(built, tmp_path):
+    binary = OUT / "quantized" / "cnn_int8_xnnpack"
+    dynamic = subprocess.run(["readelf", "-d", str(binary)], capture_output=True, text=True, check=True).stdout
+    assert "libexecutorch_backend_xnnpack.so" in dynamic
+    listed = subprocess.run([str(binary), "--list-backends"], capture_output=True, text=True, check=True)
+    assert listed.stdout.split() == ["XnnpackBackend"]
+    assert_within_one_step(binary, "cnn_int8_xnnpack", tmp_path)
+
+
+@pytest.mark.build
+def test_a_model_without_the_quantized_yaml_fails_naming_the_operator(tmp_path):
+    root = tmp_path / "ws"
+    root.mkdir()
+    (root / "MODULE.bazel").write_text("")
+    (root / "m.pte").write_bytes((MODELS_DIR / MANIFEST["cnn_int8"]["pte"]).read_bytes())
+    (root / "BUILD").write_text('load("@etsb//rules:executorch.bzl", "et_model_binary")\n'
+                                'et_model_binary(name = "bin", model = "m.pte")\n')
+    result = etsb("build", "//:bin", cwd=root)
+    assert result.returncode != 0
+    output = result.stdout + result.stderr
+    assert "quantized_decomposed::quantize_per_tensor.out" in output and "Traceback" not in output
+
+
+# -- ExecuTorch's kernels from the tree --------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def built_tree() -> subprocess.CompletedProcess:
+    result = etsb("build", "--executorch-root", str(TREE), "//examples/quantized_tree/...")
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+    return result
+
+
+@pytest.mark.build
+@pytest.mark.tree
+@pytest.mark.parametrize("model", UNDELEGATED)
+def test_each_model_matches_the_quantized_module_with_the_trees_kernels(built_tree, model, tmp_path):
+    assert_within_one_step(OUT / "quantized_tree" / model, model, tmp_path)
+
+
+@pytest.mark.build
+@pytest.mark.tree
+def test_the_trees_quantized_kernels_run_beside_our_portable_ones(built_tree, tmp_path):
+    assert_within_one_step(OUT / "quantized_tree" / "cnn_int8_over_ours", "cnn_int8", tmp_path)
