@@ -16,7 +16,7 @@ import pytest
 import yaml
 
 from conftest import REPO, TREE
-from helpers import ET, etsb
+from helpers import ET, cxx, etsb
 
 MODELS_DIR = REPO / "tests" / "models" / "quantized"
 MANIFEST = json.loads((MODELS_DIR / "manifest.json").read_text())["models"]
@@ -115,6 +115,15 @@ def test_our_two_libraries_cover_every_undelegated_model():
     provided = operators(OUR_YAML) | operators(PORTABLE_YAML)
     for model in UNDELEGATED:
         assert set(MANIFEST[model]["operators"]) <= provided, model
+
+
+@pytest.mark.build
+def test_our_quantized_sources_are_warning_free():
+    """-Wall -Wextra, as errors, on every kernel source (the front end's warnings)."""
+    for source in sorted((REPO / "kernels/quantized/cpu").glob("op_*.cpp")):
+        result = subprocess.run([*cxx("-O2"), "-Wall", "-Wextra", "-Werror", "-fsyntax-only", str(source)],
+                                capture_output=True, text=True)
+        assert result.returncode == 0, f"{source}:\n{result.stderr}"
 
 
 # -- built with etsb's driver ----------------------------------------------------------------

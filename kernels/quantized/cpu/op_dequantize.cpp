@@ -15,7 +15,8 @@ namespace {
 
 /// The checks every dequantize variant shares: an input of the quantized
 /// dtype `dtype` (Byte, Char, Short, Int, Bits16 or UInt16), quant_min <=
-/// quant_max, an out of dtype `out_dtype` when given, both contiguous.
+/// quant_max, an out of dtype `out_dtype` when given, in the input's dim
+/// order (any: channels-last included).
 /// Resizes out to the input's shape.
 bool dequantize_args_ok(KernelRuntimeContext& ctx, const char* op, const Tensor& input, int64_t quant_min,
                         int64_t quant_max, ScalarType dtype, std::optional<ScalarType> out_dtype, Tensor& out) {
@@ -31,8 +32,8 @@ bool dequantize_args_ok(KernelRuntimeContext& ctx, const char* op, const Tensor&
   ET_KERNEL_CHECK_MSG(ctx, !out_dtype.has_value() || out_dtype.value() == out.scalar_type(), InvalidArgument, false,
                       "%s: out has dtype %" PRId8 ", out_dtype says %" PRId8, op,
                       static_cast<int8_t>(out.scalar_type()), static_cast<int8_t>(out_dtype.value()));
-  ET_KERNEL_CHECK_MSG(ctx, q::is_contiguous(input) && q::is_contiguous(out), InvalidArgument, false,
-                      "%s: input and out must be contiguous", op);
+  ET_KERNEL_CHECK_MSG(ctx, q::same_dim_order(input, out), InvalidArgument, false,
+                      "%s: input and out must have one dim order", op);
   ET_KERNEL_CHECK_MSG(ctx, q::resize_to(out, input.sizes()), InvalidArgument, false,
                       "%s: out cannot take the input's shape", op);
   return true;
@@ -116,7 +117,8 @@ Tensor& dequantize_per_tensor_tensor_args_out(KernelRuntimeContext& ctx, const T
 
 /// Per-channel dequantization along `axis`: scales (Double or Float) and the
 /// optional zero points (Int or Long; 0 when absent) hold one value per
-/// index of that axis. Dtypes as dequantize_per_tensor.out.
+/// index of that axis. Dtypes as dequantize_per_tensor.out; any dim order
+/// input and out share.
 Tensor& dequantize_per_channel_out(KernelRuntimeContext& ctx, const Tensor& input, const Tensor& scales,
                                    const std::optional<Tensor>& zero_points, int64_t axis, int64_t quant_min,
                                    int64_t quant_max, ScalarType dtype, std::optional<ScalarType> out_dtype,
@@ -128,7 +130,7 @@ Tensor& dequantize_per_channel_out(KernelRuntimeContext& ctx, const Tensor& inpu
                       static_cast<ssize_t>(input.dim()));
   if (!channel_params_ok(ctx, op, scales, zero_points, input.size(dim))) return out;
   if (!dequantize_args_ok(ctx, op, input, quant_min, quant_max, dtype, out_dtype, out)) return out;
-  const int64_t inner = q::size_between(input, dim + 1, input.dim());
+  const int64_t inner = q::run_length(input, dim);
   dequantize_channels(
       ctx, op, input, input.size(dim), inner > 0 ? inner : 1, [&scales](int64_t c) { return q::scale_at(scales, c); },
       [&zero_points](int64_t c) { return q::zero_point_at(zero_points, c); }, out);
@@ -142,7 +144,8 @@ Tensor& dequantize_per_token_out(KernelRuntimeContext& ctx, const Tensor& input,
                                  const Tensor& zero_points, int64_t quant_min, int64_t quant_max, ScalarType dtype,
                                  ScalarType output_dtype, Tensor& out) {
   constexpr const char* op = "dequantize_per_token.out";
-  ET_KERNEL_CHECK_MSG(ctx, input.dim() > 0, InvalidArgument, out, "%s: input must have a dim", op);
+  ET_KERNEL_CHECK_MSG(ctx, input.dim() > 0 && q::is_contiguous(input), InvalidArgument, out,
+                      "%s: input must have a dim and be contiguous", op);
   const int64_t tokens = q::size_between(input, 0, input.dim() - 1);
   const std::optional<Tensor> zeros(zero_points);
   if (!channel_params_ok(ctx, op, scales, zeros, tokens)) return out;

@@ -14,8 +14,8 @@ namespace q = ::etsb::quantized;
 namespace {
 
 /// The checks every quantize variant shares: a floating input (Float, Double
-/// or Half), an out of the integer dtype `dtype` in the input's contiguous
-/// layout, and a [quant_min, quant_max] inside that dtype's range. Resizes
+/// or Half), an out of the integer dtype `dtype` in the input's dim order
+/// (any: channels-last included), and a [quant_min, quant_max] inside that dtype's range. Resizes
 /// out to the input's shape.
 bool quantize_args_ok(KernelRuntimeContext& ctx, const char* op, const Tensor& input, int64_t quant_min,
                       int64_t quant_max, ScalarType dtype, Tensor& out) {
@@ -29,8 +29,8 @@ bool quantize_args_ok(KernelRuntimeContext& ctx, const char* op, const Tensor& i
   ET_KERNEL_CHECK_MSG(ctx, q::range_fits(dtype, quant_min, quant_max), InvalidArgument, false,
                       "%s: [%" PRId64 ", %" PRId64 "] is not a range inside dtype %" PRId8, op, quant_min,
                       quant_max, static_cast<int8_t>(dtype));
-  ET_KERNEL_CHECK_MSG(ctx, q::is_contiguous(input) && q::is_contiguous(out), InvalidArgument, false,
-                      "%s: input and out must be contiguous", op);
+  ET_KERNEL_CHECK_MSG(ctx, q::same_dim_order(input, out), InvalidArgument, false,
+                      "%s: input and out must have one dim order", op);
   ET_KERNEL_CHECK_MSG(ctx, q::resize_to(out, input.sizes()), InvalidArgument, false,
                       "%s: out cannot take the input's shape", op);
   return true;
@@ -110,7 +110,7 @@ Tensor& quantize_per_tensor_tensor_args_out(KernelRuntimeContext& ctx, const Ten
 
 /// Per-channel quantization along `axis` (negative counts from the end):
 /// scales (Double) and zero_points (Long) hold one value per index of that
-/// axis. Dtypes as quantize_per_tensor.out.
+/// axis. Dtypes as quantize_per_tensor.out; any dim order input and out share.
 Tensor& quantize_per_channel_out(KernelRuntimeContext& ctx, const Tensor& input, const Tensor& scales,
                                  const Tensor& zero_points, int64_t axis, int64_t quant_min, int64_t quant_max,
                                  ScalarType dtype, Tensor& out) {
@@ -127,7 +127,7 @@ Tensor& quantize_per_channel_out(KernelRuntimeContext& ctx, const Tensor& input,
     ET_KERNEL_CHECK_MSG(ctx, std::isfinite(1.0f / static_cast<float>(s[c])), InvalidArgument, out,
                         "%s: scale %g of channel %" PRId64 " has no finite inverse", op, s[c], c);
   }
-  const int64_t inner = q::size_between(input, dim + 1, input.dim());
+  const int64_t inner = q::run_length(input, dim);
   quantize_channels(
       ctx, op, input, input.size(dim), inner > 0 ? inner : 1, [s](int64_t c) { return static_cast<float>(s[c]); },
       [z](int64_t c) { return z[c]; }, quant_min, quant_max, out);
@@ -142,7 +142,8 @@ Tensor& quantize_per_token_out(KernelRuntimeContext& ctx, const Tensor& input, c
                                const Tensor& zero_points, int64_t quant_min, int64_t quant_max, ScalarType dtype,
                                Tensor& out) {
   constexpr const char* op = "quantize_per_token.out";
-  ET_KERNEL_CHECK_MSG(ctx, input.dim() > 0, InvalidArgument, out, "%s: input must have a dim", op);
+  ET_KERNEL_CHECK_MSG(ctx, input.dim() > 0 && q::is_contiguous(input), InvalidArgument, out,
+                      "%s: input must have a dim and be contiguous", op);
   const int64_t tokens = q::size_between(input, 0, input.dim() - 1);
   if (!channel_params_ok(ctx, op, scales, zero_points, tokens)) return out;
   if (!quantize_args_ok(ctx, op, input, quant_min, quant_max, dtype, out)) return out;

@@ -4,8 +4,10 @@
 //
 // A row of `dim` values is stored as dim * bits / 8 bytes. For 8 bits a value
 // is the byte itself (Byte or Char). For 4 and 2 bits the weight is Byte and
-// a byte packs 8 / bits values, the first in its highest bits, each stored
-// with an offset of 2^(bits-1) (so a 4-bit value v is the nibble v + 8).
+// a byte packs 8 / bits values, each stored with an offset of 2^(bits-1) (a
+// 4-bit value v is the nibble v + 8): two 4-bit values, the first in the high
+// nibble; four 2-bit values, the first in the lowest two bits (ExecuTorch's
+// packings, which differ in order).
 // Scales are [rows] or [rows, groups] (groups divide dim: value j of a row is
 // in group j / (dim / groups)); zero points, when given, are shaped like the
 // scales and of the scales' dtype.
@@ -37,7 +39,9 @@ inline int32_t packed_value(const W* row, int64_t j, int bits) {
   if (bits == 8) return static_cast<int32_t>(row[j]);
   const int per_byte = 8 / bits;
   const uint8_t byte = static_cast<uint8_t>(row[j / per_byte]);
-  const int shift = 8 - bits * (1 + static_cast<int>(j % per_byte));
+  const int slot = static_cast<int>(j % per_byte);
+  // 4-bit: the first value in the high nibble; 2-bit: the first in the lowest bits.
+  const int shift = bits == 4 ? 4 * (1 - slot) : bits * slot;
   return static_cast<int32_t>((byte >> shift) & ((1 << bits) - 1)) - (1 << (bits - 1));
 }
 

@@ -43,6 +43,26 @@ inline bool is_contiguous(const Tensor& t) {
   return true;
 }
 
+/// Whether two tensors share one dim order: then equal shapes mean that an
+/// element sits at the same offset in both, whatever the order.
+inline bool same_dim_order(const Tensor& a, const Tensor& b) {
+  const auto oa = a.dim_order();
+  const auto ob = b.dim_order();
+  if (oa.size() != ob.size()) return false;
+  for (size_t d = 0; d < oa.size(); ++d) {
+    if (oa[d] != ob[d]) return false;
+  }
+  return true;
+}
+
+/// The number of consecutive elements in memory that share an index along
+/// `dim`: its stride (tensors are dense, in some dim order), so element i is
+/// at index (i / stride) % size along it. 1 for an empty tensor.
+inline int64_t run_length(const Tensor& t, int64_t dim) {
+  const int64_t stride = t.strides()[dim];
+  return stride > 0 ? stride : 1;
+}
+
 /// The integer range a quantized dtype can hold; false for a dtype that is
 /// not a quantized integer type (Byte, Char, Short, Int, Long, Bits16, UInt16).
 inline bool dtype_range(ScalarType t, int64_t* low, int64_t* high) {
