@@ -163,14 +163,31 @@ def test_the_delegated_model_runs_on_xnnpack_alone(built, tmp_path):
     assert_within_one_step(binary, "cnn_int8_xnnpack", tmp_path)
 
 
-@pytest.mark.build
-def test_a_model_without_the_quantized_yaml_fails_naming_the_operator(tmp_path):
+def user_workspace(tmp_path: Path, model: str, call: str) -> Path:
+    """A workspace outside the checkout holding ``model``'s program as m.pte and a
+    two-line BUILD file: the load, and ``call``."""
     root = tmp_path / "ws"
     root.mkdir()
     (root / "MODULE.bazel").write_text("")
-    (root / "m.pte").write_bytes((MODELS_DIR / MANIFEST["cnn_int8"]["pte"]).read_bytes())
-    (root / "BUILD").write_text('load("@etsb//rules:executorch.bzl", "et_model_binary")\n'
-                                'et_model_binary(name = "bin", model = "m.pte")\n')
+    (root / "m.pte").write_bytes((MODELS_DIR / MANIFEST[model]["pte"]).read_bytes())
+    (root / "BUILD").write_text(f'load("@etsb//rules:executorch.bzl", "et_model_binary")\n{call}\n')
+    return root
+
+
+@pytest.mark.build
+@pytest.mark.parametrize("model", UNDELEGATED)
+def test_a_two_line_build_file_outside_the_checkout_builds_the_model(model, tmp_path):
+    root = user_workspace(tmp_path, model, 'et_model_binary(name = "bin", model = "m.pte", '
+                          'custom_ops_yaml_target = "@etsb//kernels/quantized:quantized.yaml", kernel_deps = '
+                          '["@etsb//kernels/quantized:kernels", "@etsb//kernels/portable:kernels"])')
+    result = etsb("build", "//:bin", cwd=root)
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+    assert_within_one_step(root / "etsb-out" / "bin" / "bin", model, tmp_path / "out")
+
+
+@pytest.mark.build
+def test_a_model_without_the_quantized_yaml_fails_naming_the_operator(tmp_path):
+    root = user_workspace(tmp_path, "cnn_int8", 'et_model_binary(name = "bin", model = "m.pte")')
     result = etsb("build", "//:bin", cwd=root)
     assert result.returncode != 0
     output = result.stdout + result.stderr
