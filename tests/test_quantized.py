@@ -1,5 +1,6 @@
 """Int8-quantized models (tests/models/quantized, PT2E with XNNPACKQuantizer,
-exported by tests/models/export_quantized.py): built by etsb's driver from
+and weight-only quantized embedding tables; exported by
+tests/models/export_quantized.py): built by etsb's driver from
 two-line BUILD files with etsb's quantized kernels (kernels/quantized) beside
 its portable ones, with ExecuTorch's own from the tree, and fully delegated
 to XNNPACK; each run must match the quantized torch module within one
@@ -81,9 +82,9 @@ def assert_within_one_step(binary: Path, model: str, out: Path) -> float:
 # -- quick: the corpus and the yaml ----------------------------------------------------------
 
 
-def test_the_corpus_has_a_static_a_dynamic_and_a_delegated_model():
+def test_the_corpus_has_a_static_a_dynamic_a_delegated_and_a_weight_only_model():
     kinds = {(info["quantization"], bool(info["delegate_calls"])) for info in MANIFEST.values()}
-    assert kinds == {("static", False), ("dynamic", False), ("static", True)}
+    assert kinds == {("static", False), ("dynamic", False), ("static", True), ("weight_only", False)}
     for model, info in MANIFEST.items():
         assert info["quant_step"] > 0 and info["max_abs_diff_reference_vs_runtime_in_steps"] <= 1, model
         quantized = [op for op in info["operators"] if op.startswith("quantized_decomposed::")]
@@ -94,6 +95,8 @@ def test_the_corpus_has_a_static_a_dynamic_and_a_delegated_model():
 def test_the_dynamic_mlp_chooses_its_parameters_at_run_time():
     assert "quantized_decomposed::choose_qparams.Tensor_out" in MANIFEST["mlp_dynamic_int8"]["operators"]
     assert "quantized_decomposed::quantize_per_tensor.out" in MANIFEST["cnn_int8"]["operators"]
+    assert {"quantized_decomposed::embedding_byte.dtype_out", "quantized_decomposed::embedding_4bit.dtype_out"} <= \
+        set(MANIFEST["embedding_int8_int4"]["operators"])
 
 
 def test_our_yaml_has_executorchs_schemas_entry_for_entry():

@@ -18,6 +18,12 @@ mlp_dynamic_int8    dynamic int8 MLP (two linears, ReLU): activations get
                     weights per channel; no delegate
 cnn_int8_xnnpack    cnn_int8's quantized module, fully delegated to XNNPACK
                     (``XnnpackPartitioner``): XNNPACK runs int8 arithmetic
+embedding_int8_int4 weight-only quantized embedding tables, as ExecuTorch's
+                    LLM export writes them: an 8-bit table with a scale per
+                    row (``embedding_byte.dtype_out``) and a packed 4-bit one
+                    with a scale per group of 8 values
+                    (``embedding_4bit.dtype_out``), looked up by token ids and
+                    summed; no PT2E, no delegate
 ==================  ==========================================================
 
 Per model, under ``tests/models/quantized/NAME/``: ``NAME.pte``,
@@ -36,7 +42,9 @@ quantization step moves an output.
 * dynamic (``mlp_dynamic_int8``): the output is a float linear of a
   dynamically quantized activation ``x`` (scale ``s`` chosen at run time on
   this input); moving one element of ``x`` by one step moves an output by at
-  most ``s * max|W|``, which is recorded (``s`` read from the reference run).
+  most ``s * max|W|``, which is recorded (``s`` read from the reference run);
+* weight-only (``embedding_int8_int4``): an output is the sum of one value of
+  each table, so one step of both is the largest scale of each, summed.
 
 Tests assert ``max |runtime - reference| <= quant_step`` (plus a float
 rounding allowance).  Each manifest entry also lists the program's operators,
@@ -94,6 +102,33 @@ class SmallCnn(nn.Module):
         return self.head(x.flatten(1))
 
 
+class QuantizedEmbeddings(nn.Module):
+    """Two weight-only quantized embedding tables (8-bit per row, 4-bit per
+    group), looked up by the same token ids and summed."""
+
+    VOCAB, DIM, GROUP = 32, 16, 8
+
+    def __init__(self) -> None:
+        super().__init__()
+        table = torch.randn(self.VOCAB, self.DIM)
+        scales = table.abs().amax(dim=1) / 127
+        self.register_buffer("table8", torch.round(table / scales[:, None]).clamp(-128, 127).to(torch.int8))
+        self.register_buffer("scales8", scales)
+        # Two 4-bit values a byte (stored plus 8), a scale per group of GROUP values.
+        self.register_buffer("table4", torch.randint(0, 256, (self.VOCAB, self.DIM // 2), dtype=torch.uint8))
+        self.register_buffer("scales4", torch.rand(self.VOCAB, self.DIM // self.GROUP) * 0.05 + 0.01)
+
+    def forward(self, tokens: torch.Tensor) -> torch.Tensor:
+        ops = torch.ops.quantized_decomposed
+        byte = ops.embedding_byte.dtype(self.table8, self.scales8, None, -128, 127, tokens, dtype=torch.float32)
+        nibble = ops.embedding_4bit.dtype(self.table4, self.scales4, None, -8, 7, tokens, dtype=torch.float32)
+        return byte + nibble
+
+    def step(self) -> float:
+        """One quantization step of an output: the largest scale of each table."""
+        return float(self.scales8.max() + self.scales4.max())
+
+
 class SmallMlp(nn.Module):
     """Two linears with ReLU between."""
 
@@ -114,27 +149,38 @@ class QuantizedSpec:
     description: str
     build: Callable[[], nn.Module]
     input_shape: tuple[int, ...]
-    dynamic: bool
+    quantization: str  # "static", "dynamic" (both PT2E) or "weight_only" (the module's own)
     delegate: str | None = None
+
+    def make_input(self) -> torch.Tensor:
+        """A seeded input: token ids for weight-only embeddings, else normal floats."""
+        if self.quantization == "weight_only":
+            return torch.randint(0, QuantizedEmbeddings.VOCAB, self.input_shape, dtype=torch.int64)
+        return torch.randn(*self.input_shape)
 
 
 MODELS = (
     QuantizedSpec("cnn_int8", "static int8 CNN: conv 3->8, conv 8->16 stride 2, ReLU, linear 1024->10; "
                   "per-tensor activations, per-channel weights; no delegate",
-                  SmallCnn, (1, 3, 16, 16), dynamic=False),
+                  SmallCnn, (1, 3, 16, 16), "static"),
     QuantizedSpec("mlp_dynamic_int8", "dynamic int8 MLP: linear 16->32, ReLU, linear 32->10; activations "
                   "quantized at run time (choose_qparams), per-channel weights; no delegate",
-                  SmallMlp, (2, 16), dynamic=True),
+                  SmallMlp, (2, 16), "dynamic"),
     QuantizedSpec("cnn_int8_xnnpack", "cnn_int8's quantized module fully delegated to XNNPACK",
-                  SmallCnn, (1, 3, 16, 16), dynamic=False, delegate="xnnpack"),
+                  SmallCnn, (1, 3, 16, 16), "static", delegate="xnnpack"),
+    QuantizedSpec("embedding_int8_int4", "weight-only quantized embeddings: an 8-bit table (32x16, a scale per "
+                  "row) and a 4-bit one (a scale per 8 values) looked up by 2x5 token ids and summed; no delegate",
+                  QuantizedEmbeddings, (2, 5), "weight_only"),
 )
 
 
 def quantize(spec: QuantizedSpec) -> tuple[torch.fx.GraphModule, tuple[torch.Tensor, ...]]:
-    """The ``convert_pt2e`` module of the spec's model, and its seeded input.
+    """The ``convert_pt2e`` module of the spec's model (a weight-only model is
+    its own), and its seeded input.
 
     The seed depends on the architecture only, so ``cnn_int8_xnnpack`` is the
     very module ``cnn_int8`` is."""
+    import executorch.kernels.quantized  # noqa: F401 - the quantized_decomposed operators
     from executorch.backends.xnnpack.quantizer.xnnpack_quantizer import (
         XNNPACKQuantizer,
         get_symmetric_quantization_config,
@@ -143,13 +189,15 @@ def quantize(spec: QuantizedSpec) -> tuple[torch.fx.GraphModule, tuple[torch.Ten
 
     torch.manual_seed(SEED + spec.input_shape[-1])
     model = spec.build().eval()
-    inputs = (torch.randn(*spec.input_shape),)
-    config = get_symmetric_quantization_config(is_per_channel=True, is_dynamic=spec.dynamic)
+    inputs = (spec.make_input(),)
+    if spec.quantization == "weight_only":
+        return model, inputs
+    config = get_symmetric_quantization_config(is_per_channel=True, is_dynamic=spec.quantization == "dynamic")
     prepared = prepare_pt2e(torch.export.export(model, inputs).module(),
                             XNNPACKQuantizer().set_global(config))
     with torch.no_grad():
         for _ in range(CALIBRATION_PASSES):
-            prepared(torch.randn(*spec.input_shape))
+            prepared(spec.make_input())
         prepared(*inputs)
     return convert_pt2e(prepared), inputs
 
@@ -175,12 +223,15 @@ class _ScaleRecorder(torch.fx.Interpreter):
 def reference_and_steps(module: torch.fx.GraphModule, inputs, spec: QuantizedSpec):
     """The quantized module's eager outputs, every activation scale used, and
     the size of one quantization step at the output (module docstring)."""
+    if spec.quantization == "weight_only":
+        with torch.no_grad():
+            return (module(*inputs).detach().clone(),), [], module.step()
     recorder = _ScaleRecorder(module)
     with torch.no_grad():
         outputs = recorder.run(*inputs)
     outputs = tuple(o.detach().clone() for o in (outputs if isinstance(outputs, (tuple, list)) else (outputs,)))
     scales = recorder.quantize_scales
-    if not spec.dynamic:
+    if spec.quantization == "static":
         return outputs, scales, scales[-1]
     last_weight = [p for n, p in module.named_buffers() if n.startswith("_frozen_param")]
     weight_scale = [p for n, p in module.named_buffers() if n.startswith("_scale_")][-1]
@@ -228,7 +279,7 @@ def export_model(spec: QuantizedSpec, out_dir: Path) -> dict:
         "pte": f"{spec.name}/{spec.name}.pte",
         "pte_size": len(buffer),
         "pte_sha256": sha256(buffer),
-        "quantization": "dynamic" if spec.dynamic else "static",
+        "quantization": spec.quantization,
         "inputs": _tensor_entries("input", inputs, files),
         "outputs": _tensor_entries("output", outputs, files),
         "operators": program_operators(program),
