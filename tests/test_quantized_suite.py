@@ -9,7 +9,9 @@ only operators of ours: add, mixed_linear and mixed_mm are not provided.
 Each file compiles (clang, -O0) twice, with and without the context-less
 wrappers, and links with the two libraries' archives of the checkout
 workspace; gtest's report is read by tests/kernel_suite.py's parser, a crash
-naming its case."""
+naming its case. A third run links the same tests with our kernel sources
+compiled under AddressSanitizer and UndefinedBehaviorSanitizer (any finding
+aborts, a crash of its case)."""
 
 from __future__ import annotations
 
@@ -39,6 +41,9 @@ LIBRARIES = {
              ("etsb-out/bin/external/executorch/kernels/quantized/libkernels.a",
               "etsb-out/bin/external/executorch/kernels/portable/libkernels.a")),
 }
+
+SANITIZE = "-fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer"
+KERNEL_SOURCES = sorted((REPO / "kernels/quantized/cpu").glob("op_*.cpp"))
 
 NINJA = """\
 rule cxx
@@ -76,6 +81,17 @@ def write_build(out: Path, include: Path) -> dict[str, list[Path]]:
     lines = [f"flags = {' '.join(flags)}", NINJA,
              f"build tensor_util.o: cxx {TREE / 'runtime/core/exec_aten/testing_util/tensor_util.cpp'}"]
     binaries: dict[str, list[Path]] = {}
+    sanitized = []
+    for source in KERNEL_SOURCES:
+        sanitized.append(f"sanitized/{source.stem}.o")
+        lines.append(f"build {sanitized[-1]}: cxx {source}\n  flags = $flags -O1 {SANITIZE}")
+    portable = REPO / LIBRARIES["ours"][1][1]
+    for name in FILES:
+        stem = name.removesuffix(".cpp")
+        libs = " ".join([SANITIZE, str(portable), "-lgmock", "-lgtest_main", "-lgtest", "-pthread", *ET_LINK])
+        lines.append(f"build sanitized/{stem}: link ours/{stem}.o tensor_util.o {' '.join(sanitized)} | {portable}"
+                     f"\n  libs = {libs}")
+        binaries.setdefault("sanitized", []).append(out / "sanitized" / stem)
     for library, (_, archives) in LIBRARIES.items():
         define = " -DETSB_CONTEXTLESS_WRAPPERS" if library == "ours" else ""
         libs = " ".join([*(str(REPO / a) for a in archives), "-lgmock", "-lgtest_main", "-lgtest", "-pthread",
@@ -126,9 +142,17 @@ def test_every_case_passes_on_our_kernels_as_on_executorchs(results, name):
     assert all(outcome == "pass" for outcome in tree.values()), tree
 
 
+@pytest.mark.parametrize("name", [f.removesuffix(".cpp") for f in FILES])
+def test_every_case_passes_on_our_kernels_under_asan_and_ubsan(results, name):
+    sanitized = results["sanitized"][name]
+    assert sorted(sanitized) == sorted(results["ours"][name])
+    failing = {case: outcome for case, outcome in sanitized.items() if outcome != "pass"}
+    assert not failing, failing
+
+
 def test_the_counts(results):
     """The figures kernels/quantized/README.md quotes."""
     counts = {library: summary({name: FileResult(cases) for name, cases in files.items()})
               for library, files in results.items()}
-    assert counts["ours"]["pass"] == counts["tree"]["pass"] >= 60, counts
+    assert counts["ours"]["pass"] == counts["sanitized"]["pass"] == counts["tree"]["pass"] >= 60, counts
 
