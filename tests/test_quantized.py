@@ -17,7 +17,7 @@ import pytest
 import yaml
 
 from conftest import REPO, TREE
-from helpers import ET, cxx, etsb
+from helpers import ET, cxx, etsb, stripped_size
 
 MODELS_DIR = REPO / "tests" / "models" / "quantized"
 MANIFEST = json.loads((MODELS_DIR / "manifest.json").read_text())["models"]
@@ -145,6 +145,15 @@ def built() -> subprocess.CompletedProcess:
 @pytest.mark.parametrize("model", UNDELEGATED)
 def test_each_model_matches_the_quantized_module_with_our_kernels(built, model, tmp_path):
     assert_within_one_step(OUT / "quantized" / model, model, tmp_path)
+
+
+@pytest.mark.build
+@pytest.mark.parametrize("model", UNDELEGATED)
+def test_the_dtype_selective_binary_matches_too_and_is_no_larger(built, model, tmp_path):
+    binary = OUT / "quantized" / f"{model}_dtype_selective_smallest" / f"{model}_dtype_selective"
+    assert_within_one_step(binary, model, tmp_path)
+    restricted = OUT / "quantized" / f"{model}_dtype_selective_dtype_selective"
+    assert stripped_size(restricted, tmp_path) < stripped_size(OUT / "quantized" / model, tmp_path), model
 
 
 @pytest.mark.build

@@ -47,7 +47,7 @@ void dequantize_channels(KernelRuntimeContext& ctx, const char* op, const Tensor
   const int64_t n = input.numel();
   ET_SWITCH_FLOATH_TYPES(out.scalar_type(), ctx, op, OUT, [&]() {
     OUT* y = out.mutable_data_ptr<OUT>();
-    q::with_quantized_type(input.scalar_type(), [&](auto tag) {
+    q::switch_quantized(ctx, input.scalar_type(), op, [&](auto tag) {
       using Q = decltype(tag);
       const Q* x = input.const_data_ptr<Q>();
       for (int64_t block = 0; block * inner < n; ++block) {

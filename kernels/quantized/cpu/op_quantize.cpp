@@ -46,7 +46,7 @@ void quantize_channels(KernelRuntimeContext& ctx, const char* op, const Tensor& 
   const int64_t n = input.numel();
   ET_SWITCH_FLOATH_TYPES(input.scalar_type(), ctx, op, T, [&]() {
     const T* x = input.const_data_ptr<T>();
-    const bool known = q::with_quantized_type(out.scalar_type(), [&](auto tag) {
+    q::switch_quantized(ctx, out.scalar_type(), op, [&](auto tag) {
       using Q = decltype(tag);
       Q* y = out.mutable_data_ptr<Q>();
       for (int64_t block = 0; block * inner < n; ++block) {
@@ -59,8 +59,6 @@ void quantize_channels(KernelRuntimeContext& ctx, const char* op, const Tensor& 
         }
       }
     });
-    ET_KERNEL_CHECK_MSG(ctx, known, InvalidArgument, , "%s: out dtype %" PRId8 " is not a quantized type", op,
-                        static_cast<int8_t>(out.scalar_type()));
   });
 }
 

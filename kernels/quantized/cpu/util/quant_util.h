@@ -7,6 +7,7 @@
 // etsb's portable kernels, whose inline helpers live there.
 #pragma once
 
+#include <executorch/runtime/core/exec_aten/util/scalar_type_util.h>
 #include <executorch/runtime/kernel/kernel_includes.h>
 
 #include <cinttypes>
@@ -130,33 +131,17 @@ inline Out dequantize_one(Q q, int64_t zero_point, float scale) {
   return static_cast<Out>(static_cast<compute_t<Out>>(centred) * static_cast<compute_t<Out>>(scale));
 }
 
-/// Calls `fn(Q{})` with the C type of quantized dtype `t` (Bits16 is read as
-/// uint16_t); false for any other dtype.
-template <typename Fn>
-inline bool with_quantized_type(ScalarType t, const Fn& fn) {
-  switch (t) {
-    case ScalarType::Byte:
-      fn(uint8_t{});
-      return true;
-    case ScalarType::Char:
-      fn(int8_t{});
-      return true;
-    case ScalarType::Short:
-      fn(int16_t{});
-      return true;
-    case ScalarType::Bits16:
-    case ScalarType::UInt16:
-      fn(uint16_t{});
-      return true;
-    case ScalarType::Int:
-      fn(int32_t{});
-      return true;
-    case ScalarType::Long:
-      fn(int64_t{});
-      return true;
-    default:
-      return false;
+/// Calls `body(Q{})` with the C type of quantized dtype `t`, through
+/// ExecuTorch's dtype switch named `op` (so that a dtype-selective build keeps
+/// only the dtypes its models use). Bits16, which the switch lacks, is read as
+/// uint16_t; any other dtype fails through the context, naming `op`.
+template <typename Body>
+inline void switch_quantized(KernelRuntimeContext& ctx, ScalarType t, const char* op, const Body& body) {
+  if (t == ScalarType::Bits16) {
+    body(uint16_t{});
+    return;
   }
+  ET_SWITCH_INT_TYPES_AND(UInt16, t, ctx, op, Q, [&]() { body(Q{}); });
 }
 
 /// Whether `axis` names a dim of `t` (negative counts from the end); writes
