@@ -17,7 +17,7 @@ import pytest
 import yaml
 
 from conftest import REPO, TREE
-from helpers import ET, cxx, etsb, stripped_size
+from helpers import ET, cmake_build, cmake_configure, cxx, etsb, stripped_size
 
 MODELS_DIR = REPO / "tests" / "models" / "quantized"
 MANIFEST = json.loads((MODELS_DIR / "manifest.json").read_text())["models"]
@@ -204,6 +204,24 @@ def test_a_model_without_the_quantized_yaml_fails_naming_the_operator(tmp_path):
     assert result.returncode != 0
     output = result.stdout + result.stderr
     assert "quantized_decomposed::quantize_per_tensor.out" in output and "Traceback" not in output
+
+
+@pytest.mark.build
+def test_cmake_builds_the_static_cnn_with_etsbs_quantized_kernels(tmp_path):
+    """rules/etsb.cmake's etsb_quantized_kernels and ETSB_QUANTIZED_CUSTOM_OPS_YAML, as the driver's."""
+    source = tmp_path / "src"
+    source.mkdir()
+    model = MODELS_DIR / MANIFEST["cnn_int8"]["pte"]
+    (source / "CMakeLists.txt").write_text(
+        "cmake_minimum_required(VERSION 3.20)\nproject(quantized LANGUAGES CXX)\n"
+        f"include({REPO / 'rules' / 'etsb.cmake'})\n"
+        f"et_model_binary(NAME bin MODEL {model} CUSTOM_OPS_YAML_TARGET ${{ETSB_QUANTIZED_CUSTOM_OPS_YAML}}\n"
+        "                KERNEL_DEPS etsb_quantized_kernels etsb_portable_kernels)\n")
+    configured = cmake_configure(source, tmp_path / "build")
+    assert configured.returncode == 0, configured.stdout[-3000:] + configured.stderr[-3000:]
+    built = cmake_build(tmp_path / "build", "bin")
+    assert built.returncode == 0, built.stdout[-3000:] + built.stderr[-3000:]
+    assert_within_one_step(tmp_path / "build" / "bin", "cnn_int8", tmp_path / "out")
 
 
 # -- ExecuTorch's kernels from the tree --------------------------------------------------------
