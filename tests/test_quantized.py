@@ -224,6 +224,16 @@ def test_cmake_builds_the_static_cnn_with_etsbs_quantized_kernels(tmp_path):
     assert_within_one_step(tmp_path / "build" / "bin", "cnn_int8", tmp_path / "out")
 
 
+@pytest.mark.build
+def test_bazel_builds_the_undelegated_models_with_etsbs_quantized_kernels(bazel_examples, tmp_path):
+    from helpers import BAZEL_BUILD
+
+    result = bazel_examples.bazel("build", *BAZEL_BUILD, *(f"//examples/quantized:{m}" for m in UNDELEGATED))
+    assert result.returncode == 0, result.stderr[-5000:]
+    for model in UNDELEGATED:
+        assert_within_one_step(bazel_examples.out / "quantized" / model, model, tmp_path / model)
+
+
 # -- ExecuTorch's kernels from the tree --------------------------------------------------------
 
 
