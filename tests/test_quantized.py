@@ -25,11 +25,6 @@ UNDELEGATED = sorted(name for name, info in MANIFEST.items() if not info["delega
 OUR_YAML = REPO / "kernels" / "quantized" / "quantized.yaml"
 WHEEL_YAML = ET / "kernels" / "quantized" / "quantized.yaml"
 PORTABLE_YAML = REPO / "kernels" / "portable" / "functions.yaml"
-# ExecuTorch's quantized operators ours leave out: they are not what PT2E
-# exports produce (quantized add is fused by no quantizer's lowering here; the
-# mixed-precision matmuls come from no export of the corpus).
-NOT_PROVIDED = {"quantized_decomposed::add.out", "quantized_decomposed::mixed_linear.out",
-                "quantized_decomposed::mixed_mm.out"}
 # A float rounding allowance on top of one step (the steps are ~1e-3).
 STEP_SLACK = 1e-6
 
@@ -100,10 +95,10 @@ def test_the_dynamic_mlp_chooses_its_parameters_at_run_time():
 
 
 def test_our_yaml_has_executorchs_schemas_entry_for_entry():
-    """Every entry of the wheel's quantized.yaml (ExecuTorch's) but NOT_PROVIDED,
-    with the same schema, and nothing else."""
+    """Every entry of the wheel's quantized.yaml (ExecuTorch's), with the same
+    schema, and nothing else."""
     ours, theirs = entries(OUR_YAML), entries(WHEEL_YAML)
-    assert set(ours) == set(theirs) - NOT_PROVIDED
+    assert set(ours) == set(theirs)
     for name, schema in ours.items():
         assert schema == theirs[name], name
 

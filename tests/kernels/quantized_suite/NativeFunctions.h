@@ -113,6 +113,22 @@ ETSB_CONTEXTLESS(QsTensor&, quantized_embedding_2bit_dtype_out,
                  (weight, weight_scales, weight_zero_points, weight_quant_min, weight_quant_max, indices, dtype,
                   out))
 
+ETSB_CONTEXTLESS(QsTensor&, quantized_add_out,
+                 (const QsTensor& a, double a_scale, int64_t a_zero_point, int64_t a_quant_min, int64_t a_quant_max,
+                  const QsTensor& b, double b_scale, int64_t b_zero_point, int64_t b_quant_min, int64_t b_quant_max,
+                  double out_scale, int64_t out_zero_point, int64_t out_quant_min, int64_t out_quant_max,
+                  QsTensor& out),
+                 (a, a_scale, a_zero_point, a_quant_min, a_quant_max, b, b_scale, b_zero_point, b_quant_min,
+                  b_quant_max, out_scale, out_zero_point, out_quant_min, out_quant_max, out))
+ETSB_CONTEXTLESS(QsTensor&, quantized_mixed_mm_out,
+                 (const QsTensor& input, const QsTensor& weight, const QsTensor& weight_scales,
+                  const QsOptTensor& weight_zero_points, QsTensor& out),
+                 (input, weight, weight_scales, weight_zero_points, out))
+ETSB_CONTEXTLESS(QsTensor&, quantized_mixed_linear_out,
+                 (const QsTensor& input, const QsTensor& weight, const QsTensor& weight_scales,
+                  const QsOptTensor& weight_zero_points, QsOptType dtype, QsTensor& out),
+                 (input, weight, weight_scales, weight_zero_points, dtype, out))
+
 #undef ETSB_CONTEXTLESS
 #undef ETSB_UNPAREN
 
