@@ -9,7 +9,9 @@ provides every operator of ExecuTorch's quantized yaml.
 Each file compiles (clang, -O0) twice, with and without the context-less
 wrappers, and links with the two libraries' archives of the checkout
 workspace; gtest's report is read by tests/kernel_suite.py's parser, a crash
-naming its case. A third run links the same tests with our kernel sources
+naming its case. tests/kernels/quantized_suite/bad_arguments_test.cpp, ours
+alone, calls every kernel with bad arguments: each must fail through its
+context and return. A third run links the same tests with our kernel sources
 compiled under AddressSanitizer and UndefinedBehaviorSanitizer (any finding
 aborts, a crash of its case)."""
 
@@ -30,6 +32,8 @@ pytestmark = [pytest.mark.build, pytest.mark.tree]
 
 SUITE = TREE / "kernels/quantized/test"
 SHIM = REPO / "tests/kernels/quantized_suite/NativeFunctions.h"
+# Ours alone (ExecuTorch's kernels abort on most bad arguments instead): every bad call fails through its context.
+BAD_ARGUMENTS = REPO / "tests/kernels/quantized_suite/bad_arguments_test.cpp"
 FILES = ("op_quantize_test.cpp", "op_dequantize_test.cpp", "op_choose_qparams_test.cpp", "op_embedding_test.cpp",
          "op_embedding4b_test.cpp", "op_embedding2b_test.cpp", "op_add_test.cpp", "op_mixed_linear_test.cpp",
          "op_mixed_mm_test.cpp")
@@ -86,7 +90,7 @@ def write_build(out: Path, include: Path) -> dict[str, list[Path]]:
         sanitized.append(f"sanitized/{source.stem}.o")
         lines.append(f"build {sanitized[-1]}: cxx {source}\n  flags = $flags -O1 {SANITIZE}")
     portable = REPO / LIBRARIES["ours"][1][1]
-    for name in FILES:
+    for name in (*FILES, BAD_ARGUMENTS.name):
         stem = name.removesuffix(".cpp")
         libs = " ".join([SANITIZE, str(portable), "-lgmock", "-lgtest_main", "-lgtest", "-pthread", *ET_LINK])
         lines.append(f"build sanitized/{stem}: link ours/{stem}.o tensor_util.o {' '.join(sanitized)} | {portable}"
@@ -96,9 +100,10 @@ def write_build(out: Path, include: Path) -> dict[str, list[Path]]:
         define = " -DETSB_CONTEXTLESS_WRAPPERS" if library == "ours" else ""
         libs = " ".join([*(str(REPO / a) for a in archives), "-lgmock", "-lgtest_main", "-lgtest", "-pthread",
                          *ET_LINK])
-        for name in FILES:
+        for name in FILES + ((BAD_ARGUMENTS.name,) if library == "ours" else ()):
             stem = f"{library}/{name.removesuffix('.cpp')}"
-            lines.append(f"build {stem}.o: cxx {SUITE / name}\n  flags = $flags{define}")
+            source = BAD_ARGUMENTS if name == BAD_ARGUMENTS.name else SUITE / name
+            lines.append(f"build {stem}.o: cxx {source}\n  flags = $flags{define}")
             implicit = " ".join(str(REPO / a) for a in archives)
             lines.append(f"build {stem}: link {stem}.o tensor_util.o | {implicit}\n  libs = {libs}")
             binaries.setdefault(library, []).append(out / stem)
@@ -146,9 +151,16 @@ def test_every_case_passes_on_our_kernels_under_asan_and_ubsan(results, name):
     assert not failing, failing
 
 
+@pytest.mark.parametrize("library", ["ours", "sanitized"])
+def test_bad_arguments_fail_through_the_context(results, library):
+    cases = results[library]["bad_arguments_test"]
+    assert len(cases) >= 7 and all(outcome == "pass" for outcome in cases.values()), cases
+
+
 def test_the_counts(results):
     """The figures kernels/quantized/README.md quotes."""
-    counts = {library: summary({name: FileResult(cases) for name, cases in files.items()})
+    counts = {library: summary({name: FileResult(cases) for name, cases in files.items()
+                                if name != "bad_arguments_test"})
               for library, files in results.items()}
     assert counts["ours"]["pass"] == counts["sanitized"]["pass"] == counts["tree"]["pass"] >= 73, counts
 
