@@ -34,9 +34,12 @@
 # Defined for the including directory:
 #   ETSB_ROOT                      the etsb repository
 #   ETSB_PORTABLE_FUNCTIONS_YAML   etsb's portable kernel yaml (kernels/portable/functions.yaml)
+#   ETSB_QUANTIZED_CUSTOM_OPS_YAML etsb's quantized kernel yaml (kernels/quantized/quantized.yaml, a
+#                                  CUSTOM_OPS_YAML_TARGET for int8 programs' quantized_decomposed ops)
 #   ETSB_RUNNER_SOURCE             tools/runner/runner.cpp, the `main` of model binaries
 # and, once, the targets etsb::executorch (the runtime, imported),
-# etsb_portable_kernels (the portable kernels, an et_kernel_library) and
+# etsb_portable_kernels (the portable kernels, an et_kernel_library),
+# etsb_quantized_kernels (the quantized kernels, likewise) and
 # etsb_runner (the runner compiled with -DETSB_MODEL_ENTRY, an object library);
 # with the first rule of RUNTIME static, etsb_tree_runtime_core (ExecuTorch's
 # runtime compiled from the tree, rules/private/etsb_deploy.cmake).
@@ -55,6 +58,7 @@ endif()
 
 cmake_path(GET CMAKE_CURRENT_LIST_DIR PARENT_PATH ETSB_ROOT)
 set(ETSB_PORTABLE_FUNCTIONS_YAML "${ETSB_ROOT}/kernels/portable/functions.yaml")
+set(ETSB_QUANTIZED_CUSTOM_OPS_YAML "${ETSB_ROOT}/kernels/quantized/quantized.yaml")
 set(ETSB_RUNNER_SOURCE "${ETSB_ROOT}/tools/runner/runner.cpp")
 
 include_guard(GLOBAL)
@@ -1192,6 +1196,16 @@ function(_etsb_portable_kernels)
   et_kernel_library(NAME etsb_portable_kernels SELECTIVE SRCS ${srcs} HDRS ${hdrs})
 endfunction()
 
+# etsb_quantized_kernels: etsb's quantized_decomposed kernels (built only when used), SELECTIVE too;
+# a binary lists them in KERNEL_DEPS beside a portable library, ETSB_QUANTIZED_CUSTOM_OPS_YAML as its
+# CUSTOM_OPS_YAML_TARGET.
+function(_etsb_quantized_kernels)
+  set(_ETSB_EXCLUDE_FROM_ALL ON)
+  file(GLOB srcs "${ETSB_ROOT}/kernels/quantized/cpu/op_*.cpp")
+  file(GLOB hdrs "${ETSB_ROOT}/kernels/quantized/cpu/util/*.h")
+  et_kernel_library(NAME etsb_quantized_kernels SELECTIVE SRCS ${srcs} HDRS ${hdrs})
+endfunction()
+
 # The runtime wheel's backend libraries, copied beside the build tree's
 # libexecutorch.so (where binaries find them, $ORIGIN-relative) and declared:
 # etsb_xnnpack_backend, etsb_qnn_backend, etsb_openvino_backend (built only when used).
@@ -1227,5 +1241,6 @@ function(_etsb_wheel_backends)
 endfunction()
 
 _etsb_portable_kernels()
+_etsb_quantized_kernels()
 _etsb_runner_objects()
 _etsb_wheel_backends()

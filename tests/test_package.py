@@ -23,7 +23,9 @@ def test_the_wheel_carries_what_etsb_needs_at_run_time(installed):
                  "rules/cmake/toolchains/aarch64-linux-gnu.cmake",
                  "rules/executorch_tree/kernels/portable/BUILD.overlay", "rules/executorch_tree/BUILD.overlay",
                  "kernels/portable/functions.yaml",
-                 "kernels/portable/cpu/op_add.cpp", "runtime/BUILD", "tools/runner/runner.cpp",
+                 "kernels/portable/cpu/op_add.cpp", "kernels/quantized/quantized.yaml",
+                 "kernels/quantized/cpu/op_quantize.cpp", "rules/executorch_tree/kernels/quantized/BUILD.overlay",
+                 "runtime/BUILD", "tools/runner/runner.cpp",
                  "platforms/cortex_m/BUILD", "platforms/cortex_m/an547.ld", "platforms/cortex_m/startup.cpp",
                  "tools/starlark/main.go", "tools/selective_build/BUILD", "tools/selective_build/__main__.py",
                  "tools/selective_build/data/aten_ops.yaml"):
