@@ -16,9 +16,10 @@ constexpr char kName[] = "copy.out";  // the switch name
 /// out = src broadcast to self's shape and converted to out's dtype (self's
 /// values are not read: copy_ overwrites them). src must broadcast to self;
 /// any real, Bool, Half or BFloat16 dtypes; contiguous; out is resized to
-/// self's shape. non_blocking has no meaning on CPU and is ignored.
+/// self's shape. non_blocking must be false: a portable kernel copies now
+/// (ExecuTorch's contract, which its kernel suite checks).
 Tensor& copy_out(KernelRuntimeContext& ctx, const Tensor& self, const Tensor& src, bool non_blocking, Tensor& out) {
-  (void)non_blocking;
+  ET_KERNEL_CHECK_MSG(ctx, !non_blocking, InvalidArgument, out, "%s: non_blocking copies are not supported", kName);
   ET_KERNEL_CHECK_MSG(ctx, out.scalar_type() == self.scalar_type(), InvalidArgument, out,
                       "%s: out must have self's dtype", kName);
   ET_KERNEL_CHECK(ctx, k::is_contiguous(src) && k::is_contiguous(out), InvalidArgument, out);
