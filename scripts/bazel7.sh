@@ -96,9 +96,11 @@ enter() {
   mount_into "$ROOT"
   mount_into "$(wheel)"
   mount_into "$(flatbuffers)"
-  # The ExecuTorch tree MODULE.bazel names beside the checkout (@executorch), when there is one.
+  # The ExecuTorch tree MODULE.bazel names beside the checkout (@executorch), when there is one,
+  # at its physical path: a link on the way to it (../shared -> elsewhere) then leads to it in
+  # the chroot too, and a tree under /tmp is there by the /tmp mount below.
   if [ -d "$ROOT/../shared/third_party/executorch" ]; then
-    mount_into "$(cd "$ROOT/../shared/third_party/executorch" && pwd)"
+    mount_into "$(cd "$ROOT/../shared/third_party/executorch" && pwd -P)"
   fi
   # The host's /tmp: files passed in and out (a test's temporary folders) are at the same paths.
   mount_into /tmp
