@@ -208,6 +208,22 @@ bool set_inputs(Method& method, const MethodMeta& meta, int count, char** paths,
   return true;
 }
 
+#if !ETSB_DEPLOY_EMBEDDED
+// The runtime checks the values a method names as its inputs and outputs only
+// when asked here, and aborts when it later reads one that is not there.
+bool inputs_and_outputs_exist(const MethodMeta& meta) {
+  for (size_t i = 0; i < meta.num_inputs(); ++i) {
+    Result<executorch::runtime::Tag> tag = meta.input_tag(i);
+    if (!tag.ok()) return fail("the method names an input it does not have", tag.error()), false;
+  }
+  for (size_t i = 0; i < meta.num_outputs(); ++i) {
+    Result<executorch::runtime::Tag> tag = meta.output_tag(i);
+    if (!tag.ok()) return fail("the method names an output it does not have", tag.error()), false;
+  }
+  return true;
+}
+#endif
+
 // Runs the program `loader` reads; `whole`, when the program was read at run
 // time, is all of its bytes, checked here once ExecuTorch's verifier accepts them.
 int run(DataLoader& loader, const uint8_t* whole, int count, char** paths) {
@@ -230,16 +246,7 @@ int run(DataLoader& loader, const uint8_t* whole, int count, char** paths) {
   Result<MethodMeta> meta = program->method_meta(name.get());
   if (!meta.ok()) return fail("cannot read the method's description", meta.error());
 #if !ETSB_DEPLOY_EMBEDDED
-  // The runtime checks the values a method names as its inputs and outputs
-  // only when asked here, and aborts when it later reads one that is not there.
-  for (size_t i = 0; i < meta->num_inputs(); ++i) {
-    Result<executorch::runtime::Tag> tag = meta->input_tag(i);
-    if (!tag.ok()) return fail("the method names an input it does not have", tag.error());
-  }
-  for (size_t i = 0; i < meta->num_outputs(); ++i) {
-    Result<executorch::runtime::Tag> tag = meta->output_tag(i);
-    if (!tag.ok()) return fail("the method names an output it does not have", tag.error());
-  }
+  if (!inputs_and_outputs_exist(meta.get())) return 1;
 #endif
 
   Carver planned_pool{etsb_deploy::planned_pool, etsb_deploy::planned_pool + etsb_deploy::kPlannedPoolSize};
