@@ -49,7 +49,9 @@ def test_the_corpus_files_are_listed_and_small():
     listed |= {OPS_DIR / e["npz"] for e in MANIFEST["operators"].values()}
     on_disk = {p for p in OPS_DIR.glob("*/*") if p.is_file()}
     assert on_disk == listed
-    assert sum(p.stat().st_size for p in listed) < 8 * 2**20
+    # About 52 KB an operator (a program of ~36 one-case methods, and its npz):
+    # the whole portable set of 209 entries fits in 12 MiB.
+    assert sum(p.stat().st_size for p in listed) < 12 * 2**20
 
 
 @pytest.mark.parametrize("variant", sorted(BINARIES))
