@@ -81,6 +81,8 @@ cc_library(
     # library along). Nothing absolute: the binary is the same in any
     # checkout, and its actions can be cached and run remotely.
     linkopts = ["-Wl,-rpath,$$ORIGIN"],
+    # For this machine's development builds only: another platform's binary fails at analysis.
+    deps = ["@etsb_toolchains//:wheel_runtime"],
     visibility = ["//visibility:public"],
 )
 

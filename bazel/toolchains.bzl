@@ -69,6 +69,25 @@ etsb_defines_check = rule(
     },
 )
 
+def _wheel_runtime_check_impl(ctx):
+    platform = ctx.var.get(PLATFORM_DEFINE, HOST)
+    if platform != HOST:
+        fail(("a binary built for --define %s=%s links the executorch wheel's libexecutorch.so, which serves " +
+              "this machine's development builds only: give the binary runtime = \"static\", ExecuTorch's " +
+              "runtime compiled from the tree (@executorch)") % (PLATFORM_DEFINE, platform))
+
+    # buildifier: disable=native-cc-info (Bazel 4 has no rules_cc offline)
+    return [CcInfo()]
+
+# The wheel's libexecutorch.so depends on this check (bazel/repositories.bzl), as etsb's
+# driver refuses it on every platform but the host (`etsb_built_for=host`): a binary of
+# another platform linking it fails at analysis with the remedy, where the link would
+# otherwise fail later (cross platforms) or ship a binary needing the wheel (x86_64-linux).
+etsb_wheel_runtime_check = rule(
+    implementation = _wheel_runtime_check_impl,
+    doc = "Fails the analysis of its dependents when `--define etsb_platform` names a platform other than the host.",
+)
+
 # -- C++ toolchains -----------------------------------------------------------------------
 
 _COMPILE_ACTIONS = [

@@ -12,7 +12,8 @@ Cortex-M55 (run under QEMU's mps3-an547 board, output through semihosting);
 each prints torch's outputs and is within the issue's size goals (the
 figures beside the driver's: docs/bazel.md).
 `--define` values etsb does not know, or a platform define that is not the
-target platform's, stop the analysis with a clear message."""
+target platform's, stop the analysis with a clear message; so does a binary
+on the wheel's runtime built for any platform but the host."""
 
 from __future__ import annotations
 
@@ -122,3 +123,15 @@ def test_defines_etsb_does_not_know_stop_the_analysis_clearly(bazel_examples, fl
     result = bazel_examples.bazel("build", *BAZEL_BUILD, "--nobuild", *flags, TARGET)
     assert result.returncode != 0
     assert BAD_DEFINES[flags] in result.stderr, result.stderr[-3000:]
+
+
+@pytest.mark.parametrize("config", ["x86_64_linux", "aarch64_linux"])
+def test_the_wheels_runtime_is_refused_off_the_host(bazel_examples, config):
+    """A binary on the wheel's libexecutorch.so (the default runtime) fails at analysis
+    for any platform but the host, naming the remedy, as etsb's driver does."""
+    result = bazel_examples.bazel("build", *BAZEL_BUILD, "--nobuild", f"--config={config}", "//examples/mlp:bin")
+    assert result.returncode != 0
+    platform = PLATFORMS[config.replace("_linux", "-linux")].name
+    assert (f"a binary built for --define etsb_platform={platform} links the executorch wheel's libexecutorch.so, "
+            "which serves this machine's development builds only: give the binary runtime = \"static\"") \
+        in result.stderr, result.stderr[-3000:]
