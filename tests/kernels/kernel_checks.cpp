@@ -11,6 +11,7 @@
 // Prints one line per failed check and a summary; exits 1 if any check failed.
 #include "CustomOpsNativeFunctions.h"
 #include "NativeFunctions.h"
+#include "check_harness.h"
 
 #include <executorch/runtime/platform/runtime.h>
 
@@ -20,113 +21,14 @@
 #include <optional>
 
 using ::executorch::aten::ArrayRef;
-using ::executorch::aten::DimOrderType;
 using ::executorch::aten::Scalar;
 using ::executorch::aten::ScalarType;
-using ::executorch::aten::SizesType;
-using ::executorch::aten::StridesType;
 using ::executorch::aten::Tensor;
 using ::executorch::aten::TensorImpl;
 using ::executorch::aten::TensorShapeDynamism;
 using ::executorch::runtime::Error;
 using ::torch::executor::KernelRuntimeContext;
 namespace native = ::torch::executor::native;
-
-// ---- a tiny check framework ---------------------------------------------------------
-
-int g_checks = 0;
-int g_failed = 0;
-
-#define CHECK(cond)                                                      \
-  do {                                                                   \
-    ++g_checks;                                                          \
-    if (!(cond)) {                                                       \
-      ++g_failed;                                                        \
-      std::printf("FAILED %s:%d: %s\n", __FILE__, __LINE__, #cond);      \
-    }                                                                    \
-  } while (0)
-
-/// Runs a kernel call with a fresh context and checks that it failed through
-/// the context (and returned: a crash would end the program).
-#define EXPECT_KERNEL_FAILS(call)                                            \
-  do {                                                                       \
-    KernelRuntimeContext ctx;                                                \
-    (void)(call);                                                            \
-    ++g_checks;                                                              \
-    if (ctx.failure_state() == Error::Ok) {                                  \
-      ++g_failed;                                                            \
-      std::printf("FAILED %s:%d: no failure from %s\n", __FILE__, __LINE__, #call); \
-    }                                                                        \
-  } while (0)
-
-/// Runs a kernel call with a fresh context and checks that it succeeded.
-#define EXPECT_KERNEL_OK(call)                                               \
-  do {                                                                       \
-    KernelRuntimeContext ctx;                                                \
-    (void)(call);                                                            \
-    ++g_checks;                                                              \
-    if (ctx.failure_state() != Error::Ok) {                                  \
-      ++g_failed;                                                            \
-      std::printf("FAILED %s:%d: error 0x%x from %s\n", __FILE__, __LINE__,     \
-                  static_cast<unsigned>(ctx.failure_state()), #call);        \
-    }                                                                        \
-  } while (0)
-
-template <typename T, typename U>
-bool near(T actual, U expected, double tol = 1e-5) {
-  const double a = static_cast<double>(actual);
-  const double e = static_cast<double>(expected);
-  return std::fabs(a - e) <= tol * (1 + std::fabs(e));
-}
-
-/// Whether data[0..n) equals `expected` (within tolerance for floats).
-template <typename T>
-bool values_are(const T* data, std::initializer_list<double> expected, double tol = 1e-5) {
-  size_t i = 0;
-  for (double e : expected) {
-    if (!near(data[i], e, tol)) {
-      std::printf("  value %zu: got %g, expected %g\n", i, static_cast<double>(data[i]), e);
-      return false;
-    }
-    ++i;
-  }
-  return true;
-}
-
-// ---- tensors over stack arrays ------------------------------------------------------
-
-/// Sizes, a dim order (contiguous unless given) and matching strides.
-struct Layout {
-  SizesType sizes[16];
-  DimOrderType order[16];
-  StridesType strides[16];
-  ssize_t dim;
-  Layout(std::initializer_list<int> shape, std::initializer_list<int> dim_order) : dim(shape.size()) {
-    int i = 0;
-    for (int s : shape) sizes[i++] = s;
-    i = 0;
-    if (dim_order.size() == 0) {
-      for (; i < dim; ++i) order[i] = static_cast<DimOrderType>(i);
-    } else {
-      for (int d : dim_order) order[i++] = static_cast<DimOrderType>(d);
-    }
-    StridesType running = 1;
-    for (ssize_t k = dim - 1; k >= 0; --k) {
-      strides[order[k]] = running;
-      running *= sizes[order[k]];
-    }
-  }
-};
-
-/// A tensor of `shape` over caller-owned `data`. DYNAMIC_BOUND tensors may be
-/// resized by kernels up to their initial element count.
-struct TT : Layout {
-  TensorImpl impl;
-  TT(ScalarType type, std::initializer_list<int> shape, void* data,
-     TensorShapeDynamism dynamism = TensorShapeDynamism::STATIC, std::initializer_list<int> dim_order = {})
-      : Layout(shape, dim_order), impl(type, dim, sizes, data, order, strides, dynamism) {}
-  Tensor t() { return Tensor(&impl); }
-};
 
 constexpr auto F = ScalarType::Float;
 constexpr auto D = ScalarType::Double;
@@ -1462,6 +1364,5 @@ int main() {
   check_unary_batch();
   check_reduction_batch();
   check_creation_batch();
-  std::printf("%d checks, %d failed\n", g_checks, g_failed);
-  return g_failed == 0 ? 0 : 1;
+  return report();
 }

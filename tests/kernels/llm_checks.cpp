@@ -7,6 +7,7 @@
 //
 // Prints one line per failed check and a summary; exits 1 if any failed.
 #include "CustomOpsNativeFunctions.h"
+#include "check_harness.h"
 
 #include <executorch/runtime/platform/runtime.h>
 
@@ -16,66 +17,9 @@
 #include <limits>
 #include <optional>
 
-using ::executorch::aten::DimOrderType;
 using ::executorch::aten::ScalarType;
-using ::executorch::aten::SizesType;
-using ::executorch::aten::StridesType;
 using ::executorch::aten::Tensor;
-using ::executorch::aten::TensorImpl;
-using ::executorch::runtime::Error;
-using ::torch::executor::KernelRuntimeContext;
 namespace native = ::torch::executor::native;
-
-int g_checks = 0;
-int g_failed = 0;
-
-#define CHECK(cond)                                                 \
-  do {                                                              \
-    ++g_checks;                                                     \
-    if (!(cond)) {                                                  \
-      ++g_failed;                                                   \
-      std::printf("FAILED %s:%d: %s\n", __FILE__, __LINE__, #cond); \
-    }                                                               \
-  } while (0)
-
-/// A kernel call with a fresh context; `ok` says whether it must succeed.
-#define EXPECT_KERNEL(ok, call)                                                                    \
-  do {                                                                                             \
-    KernelRuntimeContext ctx;                                                                      \
-    (void)(call);                                                                                  \
-    ++g_checks;                                                                                    \
-    if ((ctx.failure_state() == Error::Ok) != (ok)) {                                              \
-      ++g_failed;                                                                                  \
-      std::printf("FAILED %s:%d: %s from %s\n", __FILE__, __LINE__, (ok) ? "an error" : "no error", #call); \
-    }                                                                                              \
-  } while (0)
-#define EXPECT_KERNEL_OK(call) EXPECT_KERNEL(true, call)
-#define EXPECT_KERNEL_FAILS(call) EXPECT_KERNEL(false, call)
-
-/// A contiguous tensor (or one of dim order `order`) of `shape` over `data`.
-struct TT {
-  SizesType sizes[8];
-  DimOrderType order[8];
-  StridesType strides[8];
-  TensorImpl impl;
-  TT(ScalarType type, std::initializer_list<int> shape, void* data, std::initializer_list<int> dim_order = {})
-      : impl(type, static_cast<ssize_t>(shape.size()), fill(shape, dim_order), data, order, strides) {}
-  SizesType* fill(std::initializer_list<int> shape, std::initializer_list<int> dim_order) {
-    int i = 0;
-    for (int s : shape) sizes[i++] = s;
-    const int dim = i;
-    i = 0;
-    for (int d : dim_order) order[i++] = static_cast<DimOrderType>(d);
-    for (; i < dim; ++i) order[i] = static_cast<DimOrderType>(i);
-    StridesType running = 1;
-    for (int k = dim - 1; k >= 0; --k) {
-      strides[order[k]] = running;
-      running *= sizes[order[k]];
-    }
-    return sizes;
-  }
-  Tensor t() { return Tensor(&impl); }
-};
 
 constexpr auto F = ScalarType::Float;
 constexpr auto L = ScalarType::Long;
@@ -100,7 +44,7 @@ void reference_row(const float* q, const float* k, const float* v, int kv_heads,
   }
 }
 
-bool near(const float* got, const double* expected, int n) {
+bool rows_near(const float* got, const double* expected, int n) {
   for (int i = 0; i < n; ++i) {
     if (std::fabs(got[i] - expected[i]) > 1e-5 * (1 + std::fabs(expected[i]))) {
       std::printf("  value %d: got %g, expected %g\n", i, got[i], expected[i]);
@@ -163,14 +107,14 @@ void check_custom_sdpa() {
                                               expected + (s * 2 + h) * 2);
   }
   EXPECT_KERNEL_OK(native::custom_sdpa_out(ctx, tq.t(), tk.t(), tv.t(), 1, kNoMask, 0.0, true, kNoScale, o));
-  CHECK(near(out, expected, 8));
+  CHECK(rows_near(out, expected, 8));
   // Not causal: every query sees keys [0, start_pos + 2); an explicit scale.
   for (int s = 0; s < 2; ++s) {
     for (int h = 0; h < 2; ++h) reference_row(q + (s * 2 + h) * 2, k, v, 1, 2, 0, 3, nullptr, 0.3,
                                               expected + (s * 2 + h) * 2);
   }
   EXPECT_KERNEL_OK(native::custom_sdpa_out(ctx, tq.t(), tk.t(), tv.t(), 1, kNoMask, 0.0, false, 0.3, o));
-  CHECK(near(out, expected, 8));
+  CHECK(rows_near(out, expected, 8));
   // A mask [2, 4]: all four keys, the mask added to the scores.
   float mask[8] = {0.f, -1.f, 0.5f, -INFINITY, 0.f, 0.f, -INFINITY, 1.f};
   TT tm(F, {2, 4}, mask);
@@ -180,7 +124,7 @@ void check_custom_sdpa() {
   }
   EXPECT_KERNEL_OK(native::custom_sdpa_out(ctx, tq.t(), tk.t(), tv.t(), 0, std::optional<Tensor>(tm.t()), 0.0, false,
                                            kNoScale, o));
-  CHECK(near(out, expected, 8));
+  CHECK(rows_near(out, expected, 8));
   // Half and BFloat16 (inputs exact in both, computed in float), from position 2.
   for (int s = 0; s < 2; ++s) {
     for (int h = 0; h < 2; ++h) reference_row(q + (s * 2 + h) * 2, k, v, 1, 2, 0, 2 + s + 1, nullptr, scale,
@@ -249,7 +193,7 @@ void check_sdpa_with_kv_cache() {
   for (int h = 0; h < 2; ++h) {
     reference_row(q + h * 2, kc, vc, 2, 2, h, 3, nullptr, 1 / std::sqrt(2.0), expected + h * 2);
   }
-  CHECK(near(out, expected, 4));
+  CHECK(rows_near(out, expected, 4));
 }
 
 int main() {
@@ -257,6 +201,5 @@ int main() {
   check_update_cache();
   check_custom_sdpa();
   check_sdpa_with_kv_cache();
-  std::printf("%d checks, %d failed\n", g_checks, g_failed);
-  return g_failed == 0 ? 0 : 1;
+  return report();
 }
