@@ -70,6 +70,7 @@ endif()
 
 include("${CMAKE_CURRENT_LIST_DIR}/private/etsb_internal.cmake")
 include("${CMAKE_CURRENT_LIST_DIR}/private/etsb_deploy.cmake")
+include("${CMAKE_CURRENT_LIST_DIR}/private/etsb_tree.cmake")
 
 # The default Python: a checkout's .venv, else the one an installed etsb (a
 # wheel: ETSB_ROOT is <site-packages>/selective_build/_root) was installed into.
@@ -1050,139 +1051,6 @@ function(_etsb_output_target name kind output)
   endif()
   add_custom_target(${name} ${all} DEPENDS "${output}")
   set_target_properties(${name} PROPERTIES ETSB_KIND ${kind} ETSB_OUTPUT "${output}")
-endfunction()
-
-# ---------------------------------------------------------------------------
-# et_executorch_tree(ROOT <dir>)
-#
-# ExecuTorch's portable kernels from an ExecuTorch source tree (a checkout's
-# root, holding kernels/portable/functions.yaml and kernels/portable/cpu/):
-# the SELECTIVE et_kernel_library executorch_portable_kernels (a generated
-# library compiles only the sources its kernels need) and the variables
-# ETSB_EXECUTORCH_PORTABLE_FUNCTIONS_YAML and ETSB_EXECUTORCH_PORTABLE_CUSTOM_OPS_YAML;
-# with ETSB_TORCH_INCLUDE set, also executorch_optimized_kernels and
-# ETSB_EXECUTORCH_OPTIMIZED_FUNCTIONS_YAML (merge it over the portable yaml,
-# and list both libraries, optimized first: its kernels call portable ones).
-# The tree is only read: it is reached through the link
-# ${CMAKE_BINARY_DIR}/etsb_external/executorch, so that its sources'
-# `#include <executorch/...>` find it after the installed runtime's headers,
-# which always win (the binary links that runtime). A tree of another
-# major.minor release than the runtime is warned about.
-#
-#   ROOT   the tree.
-# ---------------------------------------------------------------------------
-function(et_executorch_tree)
-  set(macro et_executorch_tree)
-  cmake_parse_arguments(PARSE_ARGV 0 ARG "" "ROOT" "")
-  if(DEFINED ARG_UNPARSED_ARGUMENTS OR NOT DEFINED ARG_ROOT)
-    _etsb_fail(${macro} "" "give ROOT <an ExecuTorch source tree>")
-  endif()
-  cmake_path(ABSOLUTE_PATH ARG_ROOT BASE_DIRECTORY "${CMAKE_CURRENT_SOURCE_DIR}" NORMALIZE OUTPUT_VARIABLE root)
-  if(NOT EXISTS "${root}/kernels/portable/functions.yaml" OR NOT IS_DIRECTORY "${root}/kernels/portable/cpu")
-    _etsb_fail(${macro} "" "'${root}' is not an ExecuTorch source tree: it has no kernels/portable/functions.yaml "
-      "and kernels/portable/cpu/")
-  endif()
-  if(TARGET executorch_portable_kernels)
-    get_property(known GLOBAL PROPERTY ETSB_EXECUTORCH_TREE)
-    if(NOT known STREQUAL root)
-      _etsb_fail(${macro} "" "a build takes one ExecuTorch tree: '${known}' is already in use, not '${root}'")
-    endif()
-  else()
-    _etsb_check_tree_version("${root}")
-    set(external "${CMAKE_BINARY_DIR}/etsb_external")
-    set(tree "${external}/executorch")
-    file(MAKE_DIRECTORY "${external}")
-    file(REMOVE "${tree}")
-    file(CREATE_LINK "${root}" "${tree}" SYMBOLIC)
-    set(portable "${tree}/kernels/portable")
-    file(GLOB srcs "${portable}/cpu/*.cpp" "${portable}/cpu/util/*.cpp" "${portable}/cpu/pattern/*.cpp")
-    file(GLOB_RECURSE hdrs "${portable}/cpu/*.h")
-    list(FILTER hdrs EXCLUDE REGEX "/test/")
-    # The flags of the driver's overlay (rules/executorch_tree/kernels/portable/BUILD.overlay),
-    # for the same reasons: the tree after every other include directory, the 1.5
-    # runtime's event tracer, a release build, no deprecation noise from the tree.
-    set(tree_copts "SHELL:-idirafter ${external}" -DET_EVENT_TRACER_ENABLED -DNDEBUG -Wno-deprecated-declarations)
-    et_kernel_library(NAME executorch_portable_kernels SELECTIVE SRCS ${srcs} HDRS ${hdrs} COPTS ${tree_copts})
-    if(NOT ETSB_TORCH_INCLUDE STREQUAL "")
-      _etsb_optimized_kernels("${tree}" "${tree_copts}")
-    endif()
-    set_property(GLOBAL PROPERTY ETSB_EXECUTORCH_TREE "${root}")
-  endif()
-  set(ETSB_EXECUTORCH_PORTABLE_FUNCTIONS_YAML "${root}/kernels/portable/functions.yaml" PARENT_SCOPE)
-  set(ETSB_EXECUTORCH_PORTABLE_CUSTOM_OPS_YAML "${root}/kernels/portable/custom_ops.yaml" PARENT_SCOPE)
-  if(TARGET executorch_optimized_kernels)
-    set(ETSB_EXECUTORCH_OPTIMIZED_FUNCTIONS_YAML "${CMAKE_BINARY_DIR}/etsb_external/optimized/functions.yaml"
-        PARENT_SCOPE)
-  endif()
-endfunction()
-
-# ExecuTorch's optimized kernels from the tree linked at `tree`: the SELECTIVE
-# et_kernel_library executorch_optimized_kernels and its yaml (the tree's
-# optimized.yaml without the operators whose sources are left out), as the
-# driver's overlay (rules/executorch_tree/kernels/optimized/BUILD.overlay)
-# builds them: its LEFT_OUT_OPERATORS and LEFT_OUT_SOURCES are read from there.
-# PyTorch's headers come from ETSB_TORCH_INCLUDE, after the runtime's.
-function(_etsb_optimized_kernels tree tree_copts)
-  get_property(etsb_root GLOBAL PROPERTY ETSB_ROOT)
-  set(overlay "${etsb_root}/rules/executorch_tree/kernels/optimized/BUILD.overlay")
-  file(READ "${overlay}" overlay_text)
-  foreach(list LEFT_OUT_OPERATORS LEFT_OUT_SOURCES)
-    # `NAME = [` up to the first `]`, on one line or several (as buildifier writes it).
-    string(REGEX MATCH "\n${list} = \\[[^]]*\\]" block "${overlay_text}")
-    string(REGEX MATCHALL "\"[^\"]+\"" quoted "${block}")
-    string(REPLACE "\"" "" ${list} "${quoted}")
-    if(NOT ${list})
-      message(FATAL_ERROR "etsb: ${overlay} no longer defines the list ${list}")
-    endif()
-  endforeach()
-  set(optimized "${tree}/kernels/optimized")
-  # The yaml: its blank-line separated entries, less those of the left-out operators.
-  file(READ "${optimized}/optimized.yaml" text)
-  # As a CMake list: the characters lists treat specially stand aside meanwhile.
-  foreach(special ";" "[" "]")
-    string(REPLACE "${special}" "<etsb-${special}>" text "${text}")
-  endforeach()
-  string(REPLACE "\n\n" ";" entries "${text}")
-  foreach(operator IN LISTS LEFT_OUT_OPERATORS)
-    string(REPLACE "." "\\." pattern "- op: ${operator}\n")
-    list(FILTER entries EXCLUDE REGEX "${pattern}")
-  endforeach()
-  list(JOIN entries "\n\n" text)
-  foreach(special ";" "[" "]")
-    string(REPLACE "<etsb-${special}>" "${special}" text "${text}")
-  endforeach()
-  set(yaml "${CMAKE_BINARY_DIR}/etsb_external/optimized/functions.yaml")
-  # Written only when it changes (no @ in a kernel yaml for @ONLY to touch).
-  file(CONFIGURE OUTPUT "${yaml}" CONTENT "${text}" @ONLY)
-  set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS "${optimized}/optimized.yaml" "${overlay}")
-
-  file(GLOB srcs "${optimized}/cpu/*.cpp" "${optimized}/blas/*.cpp")
-  file(GLOB hdrs "${optimized}/cpu/*.h" "${optimized}/blas/*.h" "${optimized}/utils/*.h" "${optimized}/vec/*.h")
-  foreach(left_out IN LISTS LEFT_OUT_SOURCES)
-    list(REMOVE_ITEM srcs "${optimized}/${left_out}")
-    list(REMOVE_ITEM hdrs "${optimized}/${left_out}")
-  endforeach()
-  et_kernel_library(NAME executorch_optimized_kernels SELECTIVE SRCS ${srcs} HDRS ${hdrs}
-    COPTS ${tree_copts} "SHELL:-isystem ${ETSB_TORCH_INCLUDE}" -DET_USE_PYTORCH_HEADERS=ET_HAS_EXCEPTIONS -Wno-psabi)
-endfunction()
-
-# Warns when the tree at `root` is of another major.minor release than the
-# runtime (or its version cannot be told): a mismatch shows up as link errors.
-# The driver's check (selective_build.driver.workspace.version_mismatch) decides.
-function(_etsb_check_tree_version root)
-  get_property(runtime GLOBAL PROPERTY ETSB_EXECUTORCH_RUNTIME)
-  get_property(python GLOBAL PROPERTY ETSB_PYTHON_EXE)
-  get_property(etsb_root GLOBAL PROPERTY ETSB_ROOT)
-  execute_process(
-    COMMAND "${python}" -c "import sys; sys.path.insert(0, sys.argv[1]); from selective_build.driver.workspace import version_mismatch; print(version_mismatch(sys.argv[2], sys.argv[3]) or '')"
-      "${etsb_root}/tools" "${root}" "${runtime}"
-    RESULT_VARIABLE status OUTPUT_VARIABLE warning ERROR_VARIABLE error OUTPUT_STRIP_TRAILING_WHITESPACE)
-  if(NOT status EQUAL 0)
-    message(FATAL_ERROR "etsb: could not check the ExecuTorch tree's version: ${error}")
-  endif()
-  if(NOT warning STREQUAL "")
-    message(WARNING "etsb: ${warning}")
-  endif()
 endfunction()
 
 # etsb_portable_kernels: etsb's portable kernels, the default KERNEL_DEPS (built only when used).

@@ -250,3 +250,40 @@ def test_each_model_matches_the_quantized_module_with_the_trees_kernels(built_tr
 @pytest.mark.tree
 def test_the_trees_quantized_kernels_run_beside_our_portable_ones(built_tree, tmp_path):
     assert_within_one_step(OUT / "quantized_tree" / "cnn_int8_over_ours", "cnn_int8", tmp_path)
+
+
+@pytest.mark.build
+@pytest.mark.tree
+def test_cmake_builds_the_static_cnn_with_the_trees_quantized_kernels(tmp_path):
+    """et_executorch_tree's executorch_quantized_kernels and ETSB_EXECUTORCH_QUANTIZED_CUSTOM_OPS_YAML,
+    beside the tree's portable kernels, as the driver's //examples/quantized_tree."""
+    source = tmp_path / "src"
+    source.mkdir()
+    model = MODELS_DIR / MANIFEST["cnn_int8"]["pte"]
+    (source / "CMakeLists.txt").write_text(
+        "cmake_minimum_required(VERSION 3.20)\nproject(quantized LANGUAGES CXX)\n"
+        f"include({REPO / 'rules' / 'etsb.cmake'})\n"
+        f"et_executorch_tree(ROOT {TREE})\n"
+        f"et_model_binary(NAME bin MODEL {model}\n"
+        "                FUNCTIONS_YAML_TARGET ${ETSB_EXECUTORCH_PORTABLE_FUNCTIONS_YAML}\n"
+        "                CUSTOM_OPS_YAML_TARGET ${ETSB_EXECUTORCH_QUANTIZED_CUSTOM_OPS_YAML}\n"
+        "                KERNEL_DEPS executorch_quantized_kernels executorch_portable_kernels)\n")
+    configured = cmake_configure(source, tmp_path / "build")
+    assert configured.returncode == 0, configured.stdout[-3000:] + configured.stderr[-3000:]
+    built = cmake_build(tmp_path / "build", "bin")
+    assert built.returncode == 0, built.stdout[-3000:] + built.stderr[-3000:]
+    listed = subprocess.run([str(tmp_path / "build" / "bin"), "--list-kernels"], capture_output=True, text=True,
+                            check=True).stdout
+    assert "quantized_decomposed::quantize_per_tensor.out" in listed
+    assert_within_one_step(tmp_path / "build" / "bin", "cnn_int8", tmp_path / "out")
+
+
+@pytest.mark.build
+@pytest.mark.tree
+def test_bazel_builds_the_static_cnn_with_the_trees_quantized_kernels(bazel_examples, tmp_path):
+    """//examples/quantized_tree under Bazel: the overlay's @executorch//kernels/quantized, as in the driver."""
+    from helpers import BAZEL_BUILD
+
+    result = bazel_examples.bazel("build", *BAZEL_BUILD, "//examples/quantized_tree:cnn_int8")
+    assert result.returncode == 0, result.stderr[-5000:]
+    assert_within_one_step(bazel_examples.out / "quantized_tree" / "cnn_int8", "cnn_int8", tmp_path)
