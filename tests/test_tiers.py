@@ -6,6 +6,7 @@ ETSB_REQUIRE_TREE=1 (as CI sets it)."""
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 from types import SimpleNamespace
@@ -64,6 +65,18 @@ def test_the_process_groups_name_test_files_that_exist():
     grouped = [module for members in GROUPS.values() for module in members]
     assert set(grouped) <= modules and len(grouped) == len(set(grouped)), set(grouped) - modules
     assert set(LONGEST_FIRST) <= modules | set(GROUPS), set(LONGEST_FIRST) - modules - set(GROUPS)
+
+
+def test_the_files_of_a_session_fixture_are_one_group():
+    """A session fixture is made once per process: the files that take one
+    (as an argument) run in one process, or its build would be made twice."""
+    from conftest import process_group
+
+    for fixture in ("bazel_examples", "cmake_examples", "installed"):
+        users = {path.stem for path in (REPO / "tests").glob("test_*.py")
+                 if re.search(rf"def \w+\([^)]*\b{fixture}\b", path.read_text())}
+        groups = {process_group(f"tests/{module}.py::test") for module in users}
+        assert users and len(groups) == 1, (fixture, users, groups)
 
 
 def test_a_bad_process_count_is_refused():
