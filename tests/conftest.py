@@ -77,16 +77,23 @@ def pytest_terminal_summary(terminalreporter):
 # process, when the suite runs on several (pytest -n, pytest-xdist): the ones
 # that build in this checkout's workspace (each would wait for the other's
 # workspace lock) and the ones that run Bazel in it (its bazel-* links are one
-# set). Every other file is a group of its own. Longest first, so that the
-# groups end together.
+# set), with those that use the same session fixture (bazel_examples,
+# cmake_examples, installed: a session fixture is made once per process, so two
+# processes would build it twice). Every other file is a group of its own.
 GROUPS = {
     "checkout workspace": ("test_examples", "test_op_corpus", "test_real_models", "test_executorch_tree",
                            "test_kernel_suite", "test_delegated", "test_kernel_checks", "test_no_tree", "test_llm"),
     "bazel in the checkout": ("test_bazel", "test_bazel7", "test_front_ends", "test_buck2_snippet",
-                              "test_remote_execution"),
+                              "test_remote_execution", "test_bazel_deploy", "test_quantized", "test_cmake"),
+    "etsb's wheel": ("test_getting_started", "test_package"),  # the session fixture `installed`
 }
-LONGEST_FIRST = ("checkout workspace", "bazel in the checkout", "test_fuzz", "test_getting_started",
-                 "test_cmake_seeds", "test_build_driver", "test_cmake", "test_package", "test_reliability")
+# The groups that take longest, longest first (as CI's slowest durations show
+# them, on 2 cores): each process takes the next group of this list when it is
+# done with one, so the long builds start first and the short files fill in at
+# the end. The groups not listed come after them, in file order.
+LONGEST_FIRST = ("checkout workspace", "bazel in the checkout", "test_aarch64", "test_fuzz", "test_cortex_m",
+                 "test_cmake_deploy", "test_quantized_suite", "test_tiers", "etsb's wheel",
+                 "test_static_runtime", "test_cmake_seeds", "test_build_driver", "test_deploy", "test_reliability")
 _GROUP_OF = {module: group for group, modules in GROUPS.items() for module in modules}
 
 
@@ -98,8 +105,13 @@ def process_group(nodeid: str) -> str:
 
 @pytest.hookimpl(optionalhook=True)
 def pytest_xdist_make_scheduler(config, log):
-    """pytest-xdist's scheduler by scope, each group one scope (whole groups go to one process)."""
+    """pytest-xdist's scheduler by scope, each group one scope (whole groups go to one process),
+    handing the groups out in :data:`LONGEST_FIRST` order (the order of the collection, sorted by
+    :func:`pytest_collection_modifyitems`). pytest-xdist would otherwise order them by their number
+    of tests, which put a few long builds (test_fuzz: 6 tests, minutes) last, alone on one process."""
     from xdist.scheduler import LoadScopeScheduling
+
+    config.option.loadscopereorder = False
 
     class GroupScheduling(LoadScopeScheduling):
         def _split_scope(self, nodeid: str) -> str:

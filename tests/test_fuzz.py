@@ -8,6 +8,7 @@ test; the input is left in the directory, for scripts/fuzz.sh to replay."""
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 from pathlib import Path
 
@@ -54,6 +55,15 @@ def test_every_checked_in_seed_runs_cleanly(fuzz_out):
                                 capture_output=True, text=True, timeout=300, cwd=fuzz_out)
         assert result.returncode == 0, result.stderr[-5000:]
         assert "runtime error" not in result.stderr and "ERROR: AddressSanitizer" not in result.stderr
+
+
+def test_each_kernel_is_compiled_once_for_the_three_programs(fuzz_out):
+    """The fuzzer, the checks and the sanitized runner share one instrumented
+    object of each kernel source (a second generated library would compile them all again)."""
+    # A generated library's objects are named after its wrappers: <number>_<source>.o.
+    objects = [match[1] for path in (fuzz_out / "build").rglob("*.cpp.o")
+               if (match := re.fullmatch(r"\d+_(op_\w+\.cpp)\.o", path.name))]
+    assert len(objects) > 100 and len(objects) == len(set(objects)), sorted(objects)
 
 
 def test_kernel_checks_pass_under_the_sanitizers(fuzz_out):

@@ -6,8 +6,10 @@ ETSB_REQUIRE_TREE=1 (as CI sets it)."""
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
+from types import SimpleNamespace
 
 from conftest import REPO
 
@@ -65,6 +67,18 @@ def test_the_process_groups_name_test_files_that_exist():
     assert set(LONGEST_FIRST) <= modules | set(GROUPS), set(LONGEST_FIRST) - modules - set(GROUPS)
 
 
+def test_the_files_of_a_session_fixture_are_one_group():
+    """A session fixture is made once per process: the files that take one
+    (as an argument) run in one process, or its build would be made twice."""
+    from conftest import process_group
+
+    for fixture in ("bazel_examples", "cmake_examples", "installed"):
+        users = {path.stem for path in (REPO / "tests").glob("test_*.py")
+                 if re.search(rf"def \w+\([^)]*\b{fixture}\b", path.read_text())}
+        groups = {process_group(f"tests/{module}.py::test") for module in users}
+        assert users and len(groups) == 1, (fixture, users, groups)
+
+
 def test_a_bad_process_count_is_refused():
     result = subprocess.run(["bash", str(REPO / "scripts/test.sh"), "--quick"], cwd=REPO, capture_output=True,
                             text=True, env={**os.environ, "ETSB_TEST_PROCESSES": "two"}, timeout=60)
@@ -73,9 +87,60 @@ def test_a_bad_process_count_is_refused():
 
 def test_files_of_one_group_run_in_one_process():
     """Under pytest -n, the quick tests of two files of the checkout-workspace group share a worker."""
-    result = pytest_run("-n", "2", "-v", "-m", "not build",
+    # One quick test of each file is enough to see where each ran (and costs no build).
+    result = pytest_run("-n", "2", "-v", "-m", "not build", "-k", "gtest_output_is_read or named_alone",
                         "tests/test_kernel_suite.py", "tests/test_no_tree.py")
     assert result.returncode == 0, result.stdout[-3000:]
-    workers = {line.split("]")[0] for line in result.stdout.splitlines()
-               if line.startswith("[gw") and " PASSED " in line}
-    assert len(workers) == 1, result.stdout[-3000:]
+    passed = [line for line in result.stdout.splitlines() if line.startswith("[gw") and " PASSED " in line]
+    assert {line.split(" PASSED ")[1].split("::")[0] for line in passed} == \
+        {"tests/test_kernel_suite.py", "tests/test_no_tree.py"}, result.stdout[-3000:]
+    assert len({line.split("]")[0] for line in passed}) == 1, result.stdout[-3000:]
+
+
+class _Process:
+    """A stand-in for a pytest-xdist worker: records the tests it is sent."""
+
+    def __init__(self, name: str) -> None:
+        self.gateway = SimpleNamespace(id=name)
+        self.sent: list[int] = []
+        self.shutting_down = False
+
+    def send_runtest_some(self, indexes: list[int]) -> None:
+        self.sent += indexes
+
+    def shutdown(self) -> None:
+        self.shutting_down = True
+
+
+def test_the_longest_groups_are_handed_out_first():
+    """The scheduler of tests/conftest.py gives each process the next group of
+    LONGEST_FIRST when it is done, before a group with more (quick) tests."""
+    import conftest
+
+    many = [f"tests/test_macros.py::test_{index}" for index in range(50)]
+    # Three tests a group: a process is sent the next group when it has two or fewer left.
+    few = [f"tests/{module}.py::test_{index}" for module in ("test_fuzz", "test_aarch64", "test_examples",
+                                                             "test_bazel") for index in range(3)]
+    items = [SimpleNamespace(nodeid=nodeid) for nodeid in many + few]
+    conftest.pytest_collection_modifyitems(SimpleNamespace(workerinput={}), items)
+    collection = [item.nodeid for item in items]
+    config = SimpleNamespace(option=SimpleNamespace(loadscopereorder=True),
+                             getvalue=lambda name: ["2*popen"] if name == "tx" else None)
+    scheduler = conftest.pytest_xdist_make_scheduler(config, None)
+    first, second = _Process("gw0"), _Process("gw1")
+    for process in (first, second):
+        scheduler.add_node(process)
+    for process in (first, second):
+        scheduler.add_node_collection(process, collection)
+    scheduler.schedule()
+
+    def groups(process: _Process) -> list[str]:
+        return list(dict.fromkeys(conftest.process_group(collection[index]) for index in process.sent))
+
+    assert groups(first) == ["checkout workspace"] and groups(second) == ["bazel in the checkout"]
+    for index in list(second.sent):
+        scheduler.mark_test_complete(second, index)
+    assert groups(second) == ["bazel in the checkout", "test_aarch64"]
+    for index in second.sent[3:]:
+        scheduler.mark_test_complete(second, index)
+    assert groups(second) == ["bazel in the checkout", "test_aarch64", "test_fuzz"]
