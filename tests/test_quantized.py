@@ -198,7 +198,14 @@ def test_a_model_without_the_quantized_yaml_fails_naming_the_operator(tmp_path):
     result = etsb("build", "//:bin", cwd=root)
     assert result.returncode != 0
     output = result.stdout + result.stderr
-    assert "quantized_decomposed::quantize_per_tensor.out" in output and "Traceback" not in output
+    assert "Traceback" not in output
+    # The error names the operator and says which libraries provide it, with what to give the binary.
+    assert ("etsb: error: quantized_decomposed::quantize_per_tensor.out: no kernel yaml entry for this operator "
+            "(needed by m.pte; not in etsb-out/external/etsb/kernels/portable/functions.yaml); etsb's quantized "
+            "kernels provide it: give the binary custom_ops_yaml_target = \"@etsb//kernels/quantized:quantized.yaml\" "
+            "and kernel_deps = [\"@etsb//kernels/quantized:kernels\", \"@etsb//kernels/portable:kernels\"]; "
+            "ExecuTorch 1.5.0's tree provides it in kernels/quantized (@executorch//kernels/quantized:kernels "
+            "with --executorch-root)\n") in output, output[-3000:]
 
 
 @pytest.mark.build
@@ -217,6 +224,27 @@ def test_cmake_builds_the_static_cnn_with_etsbs_quantized_kernels(tmp_path):
     built = cmake_build(tmp_path / "build", "bin")
     assert built.returncode == 0, built.stdout[-3000:] + built.stderr[-3000:]
     assert_within_one_step(tmp_path / "build" / "bin", "cnn_int8", tmp_path / "out")
+
+
+@pytest.mark.build
+def test_under_cmake_the_missing_quantized_kernel_is_told_in_cmakes_spelling(tmp_path):
+    """rules/etsb.cmake runs gen-bindings with --front-end cmake: the remedy names its variables and targets."""
+    source = tmp_path / "src"
+    source.mkdir()
+    model = MODELS_DIR / MANIFEST["cnn_int8"]["pte"]
+    (source / "CMakeLists.txt").write_text(
+        "cmake_minimum_required(VERSION 3.20)\nproject(quantized LANGUAGES CXX)\n"
+        f"include({REPO / 'rules' / 'etsb.cmake'})\net_model_binary(NAME bin MODEL {model})\n")
+    configured = cmake_configure(source, tmp_path / "build")
+    assert configured.returncode == 0, configured.stdout[-3000:] + configured.stderr[-3000:]
+    built = cmake_build(tmp_path / "build", "bin_lib_bindings")
+    output = built.stdout + built.stderr
+    assert built.returncode != 0
+    assert ("quantized_decomposed::quantize_per_tensor.out: no kernel yaml entry for this operator" in output
+            and "etsb's quantized kernels provide it: give the binary CUSTOM_OPS_YAML_TARGET "
+            "${ETSB_QUANTIZED_CUSTOM_OPS_YAML} KERNEL_DEPS etsb_quantized_kernels etsb_portable_kernels; "
+            "ExecuTorch 1.5.0's tree provides it in kernels/quantized (executorch_quantized_kernels after "
+            "et_executorch_tree(ROOT <tree>))") in output, output[-3000:]
 
 
 @pytest.mark.build

@@ -99,6 +99,16 @@ def test_dtype_only_keys_pick_kernels_of_that_dtype():
         ("v1/4;0,1|4;0,1|4;0,1|4;0,1", "vendor::add_out_long"), (None, "torch::executor::add_out")]
 
 
+def test_a_hint_is_appended_to_a_missing_entry_only():
+    selection = select({"aten::relu.out": ["v1/7;0,1|7;0,1|7;0,1"], "aten::mm.out": [FLOAT_2D]})
+    with pytest.raises(UserError) as info:
+        resolve([kernels()], selection, hint=lambda name: f"HINT for {name}")
+    problems = [str(p) for p in info.value.problems]
+    assert problems[0] == ("error: aten::mm.out: no kernel yaml entry for this operator (needed by m.pte; "
+                           "not in k.yaml); HINT for aten::mm.out")
+    assert "HINT" not in problems[1]  # a missing key: the entry is there, its kernels are not
+
+
 def test_include_all_overloads_and_include_all_operators():
     resolution = resolve([kernels()], select({"aten::add": ["default"]}, include_all_overloads=True))
     assert [str(op.entry.name) for op in resolution.operators] == ["aten::add.Scalar_out", "aten::add.out"]

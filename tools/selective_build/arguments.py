@@ -18,6 +18,7 @@ from selective_build.driver.layout import OUT
 from selective_build.driver.platforms import (CONFIG_DEFINE, CONFIGS, DEFAULT_CONFIG, HOST, PLATFORM_DEFINE,
                                               PLATFORMS, SIZE_CONFIG)
 from selective_build.model.records import record
+from selective_build.stages.coverage import FRONT_ENDS
 
 # How a flag takes its value.
 VALUE = "value"      # --flag X; the last one given wins
@@ -188,6 +189,9 @@ GEN_BINDINGS = Command("gen-bindings",
           "selection needs (a link input)", "PATH"),
     _flag("max-kernel-num-output", VALUE, "also write ExecuTorch's selected_max_kernel_num.h: a kernel registry "
           "of as many slots as the library registers, and the runtime's prim ops", "PATH"),
+    _flag("front-end", VALUE, f"whose spelling the remedy for an operator no yaml has is given in: "
+          f"{' or '.join(FRONT_ENDS)} (default: {FRONT_ENDS[0]}, BUILD files' labels)", "NAME",
+          default=FRONT_ENDS[0], choices=FRONT_ENDS),
     _ATEN_YAML,
 ), rules=(_SOME_KERNEL_YAML,))
 

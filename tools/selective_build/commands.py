@@ -100,11 +100,14 @@ def gen_bindings(args: SimpleNamespace) -> int:
     """Resolve the selection to kernels, prove coverage, and write the registration source and headers."""
     from selective_build.emit.bindings import render_bindings
     from selective_build.readers import inputs
+    from selective_build.readers.kernel_catalog import load_catalog
+    from selective_build.stages.coverage import missing_kernel_hint
     from selective_build.stages.resolve import resolve
 
     kernel_yamls = _kernel_yamls(args)
     selection = inputs.selection_or_everything(args.op_selection_yaml_path)
-    resolution = resolve(kernel_yamls, selection)
+    resolution = resolve(kernel_yamls, selection,
+                         hint=lambda name: missing_kernel_hint(name, load_catalog(), args.front_end))
     backend_libraries = ()
     if selection.backends or args.backend_library_path:
         from selective_build.stages.backends import libraries_for

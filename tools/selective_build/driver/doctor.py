@@ -68,6 +68,14 @@ def _yaml_loader() -> Check:
     return Check("PyYAML", True, f"{yaml.__version__} with the C loader")
 
 
+def _kernel_libraries() -> Check:
+    from selective_build.readers.kernel_catalog import load_catalog
+    from selective_build.stages.coverage import catalog_summary
+
+    catalog = load_catalog(state.REPO)
+    return Check("kernel libraries", not catalog.unread, catalog_summary(catalog), required=False)
+
+
 def checks() -> list[Check]:
     """Every check, in the order a build needs the parts."""
     return [
@@ -78,6 +86,7 @@ def checks() -> list[Check]:
         _program("ninja", ("ninja",), "ninja-build"),
         _evaluator(),
         _program("cmake (for the CMake package only)", ("cmake",), "cmake", required=False),
+        _kernel_libraries(),
     ]
 
 

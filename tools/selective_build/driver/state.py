@@ -16,15 +16,9 @@ from selective_build.driver.freshness import fingerprint
 from selective_build.driver.layout import (BUILD_FILES, EVALUATOR_DIGEST, NINJA_FILE, ROOT_MARKERS, SKIP_DIRS,
                                           STATE_FILE, TOOLS)
 from selective_build.driver.plan import Plan, from_data, to_data
+from selective_build.readers.etsb_root import INSTALLED, INSTALLED_ROOT, REPO  # noqa: F401  (used as state.*)
 
 STATE_VERSION = 7
-_PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-# What an installed etsb (a wheel) carries beside its Python package, laid out
-# as etsb's checkout is: rules/, kernels/, runtime/, tools/ (setup.py puts it there).
-INSTALLED_ROOT = os.path.join(_PACKAGE, "_root")
-# etsb's files: the installed ones, else the checkout this package sits in.
-INSTALLED = os.path.isdir(INSTALLED_ROOT)
-REPO = INSTALLED_ROOT if INSTALLED else os.path.dirname(os.path.dirname(_PACKAGE))
 
 
 def evaluator_path() -> str:

@@ -13,7 +13,7 @@ falls back to it for any key no specialised kernel claims.
 from __future__ import annotations
 
 import itertools
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 
 from selective_build.model.dtypes import SCALAR_TYPES
 from selective_build.model.errors import Problem, UserError
@@ -69,11 +69,14 @@ def _selected_entries(entries: Mapping[OperatorName, OperatorEntry], selection: 
         yield name, entries.get(name), keys
 
 
-def resolve(kernel_yamls: Sequence[KernelYaml], selection: Selection, strict: bool = True) -> Resolution:
+def resolve(kernel_yamls: Sequence[KernelYaml], selection: Selection, strict: bool = True,
+            hint: Callable[[OperatorName], str] | None = None) -> Resolution:
     """The kernels serving ``selection`` from the (merged) kernel yamls. Raise one
     UserError listing every gap (a selected operator or key that no kernel
     serves) and every key claimed by two kernels; with ``strict`` False, the
-    part that resolves (the gaps are for another step to report)."""
+    part that resolves (the gaps are for another step to report). ``hint``
+    says where an operator that no yaml has could come from (appended to its
+    problem; see :func:`selective_build.stages.coverage.missing_kernel_hint`)."""
     entries: dict[OperatorName, OperatorEntry] = {}
     for parsed in kernel_yamls:
         for entry in parsed.entries:
@@ -84,8 +87,9 @@ def resolve(kernel_yamls: Sequence[KernelYaml], selection: Selection, strict: bo
     for name, entry, needed in _selected_entries(entries, selection):
         sources = ", ".join(selection.sources_of(name)) or "the selection"
         if entry is None:
+            where = f"; {hint(name)}" if hint is not None else ""
             problems.append(Problem(f"{name}: no kernel yaml entry for this operator (needed by {sources}; "
-                                    f"not in {yamls})"))
+                                    f"not in {yamls}){where}"))
             continue
         result = _resolve_entry(entry, needed, sources, problems)
         if result is not None and name not in resolved:

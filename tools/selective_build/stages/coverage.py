@@ -1,0 +1,93 @@
+"""What to tell a user whose build needs an operator that none of its kernel
+yamls has: which kernel library etsb knows provides it (etsb's own, with the
+attributes to paste; ExecuTorch's tree, with etsb's target for it), or that
+none does. Pure: the catalog is read elsewhere
+(:mod:`selective_build.readers.kernel_catalog`).
+"""
+
+from __future__ import annotations
+
+from selective_build.model.coverage import ETSB, EXECUTORCH, KernelCatalog
+from selective_build.model.names import OperatorName
+
+STARLARK = "starlark"
+CMAKE = "cmake"
+FRONT_ENDS = (STARLARK, CMAKE)
+
+_LLM_README = "kernels/llm/README.md"
+# What a binary gives to use each of etsb's libraries, in each front end's spelling.
+_ETSB_REMEDIES = {
+    STARLARK: {
+        "kernels/portable": 'etsb\'s portable kernels provide it: functions_yaml_target = '
+                            '"@etsb//kernels/portable:functions.yaml" (the default, or as fallback_yaml_target '
+                            'under another yaml) with "@etsb//kernels/portable:kernels" among the kernel_deps',
+        "kernels/quantized": 'etsb\'s quantized kernels provide it: give the binary custom_ops_yaml_target = '
+                             '"@etsb//kernels/quantized:quantized.yaml" and kernel_deps = '
+                             '["@etsb//kernels/quantized:kernels", "@etsb//kernels/portable:kernels"]',
+        "kernels/llm": 'etsb\'s LLM kernels provide it: give the binary custom_ops_yaml_target = '
+                       '"@etsb//kernels/llm:functions.yaml" and kernel_deps = '
+                       '["@etsb//kernels/llm:kernels", "@etsb//kernels/portable:kernels"]',
+    },
+    CMAKE: {
+        "kernels/portable": "etsb's portable kernels provide it: FUNCTIONS_YAML_TARGET "
+                            "${ETSB_PORTABLE_FUNCTIONS_YAML} (the default, or as FALLBACK_YAML_TARGET under "
+                            "another yaml) with etsb_portable_kernels among the KERNEL_DEPS",
+        "kernels/quantized": "etsb's quantized kernels provide it: give the binary CUSTOM_OPS_YAML_TARGET "
+                             "${ETSB_QUANTIZED_CUSTOM_OPS_YAML} KERNEL_DEPS etsb_quantized_kernels "
+                             "etsb_portable_kernels",
+        "kernels/llm": "etsb's LLM kernels provide it (kernels/llm), not yet as a CMake target: build the "
+                       "program with `etsb build` or Bazel (" + _LLM_README + ")",
+    },
+}
+# etsb's target for each of the tree's libraries, in each front end's spelling.
+_TREE_TARGETS = {
+    STARLARK: {
+        "kernels/portable": "@executorch//kernels/portable:kernels with --executorch-root",
+        "kernels/optimized": "@executorch//kernels/optimized:kernels with --executorch-root, over its portable ones",
+        "kernels/quantized": "@executorch//kernels/quantized:kernels with --executorch-root",
+    },
+    CMAKE: {
+        "kernels/portable": "executorch_portable_kernels after et_executorch_tree(ROOT <tree>)",
+        "kernels/optimized": "executorch_optimized_kernels after et_executorch_tree(ROOT <tree>), with "
+                             "ETSB_TORCH_INCLUDE",
+        "kernels/quantized": "executorch_quantized_kernels after et_executorch_tree(ROOT <tree>)",
+    },
+}
+_NOT_BUILT = "etsb does not build it yet: " + _LLM_README
+_WRITE_ONE = ("write one: a kernel and a custom ops yaml declaring it (examples/custom_op/, "
+              "docs/kernel_yaml.md)")
+
+
+def missing_kernel_hint(name: OperatorName, catalog: KernelCatalog, front_end: str = STARLARK) -> str:
+    """Where the kernel of ``name`` is, for an error saying no kernel yaml of
+    the build has it: etsb's libraries that provide it (with the remedy to
+    paste, spelt for ``front_end``), then ExecuTorch's tree's, else that no
+    library etsb knows does."""
+    hints = [_ETSB_REMEDIES[front_end].get(library.path, f"etsb's {library.path} provides it")
+             for library in catalog.providers(name, ETSB)]
+    theirs = catalog.providers(name, EXECUTORCH)
+    if theirs:
+        places = " and ".join(f"{library.path} ({_TREE_TARGETS[front_end].get(library.path, _NOT_BUILT)})"
+                              for library in theirs)
+        hints.append(f"ExecuTorch {catalog.executorch_version}'s tree provides it in {places}")
+    if catalog.unread:
+        # Say so rather than answer for libraries that were not read.
+        hints.append(f"etsb's {', '.join(catalog.unread)} not consulted (their yamls are not beside the tool "
+                     "here; kernels/README.md lists what each provides)")
+    if hints:
+        return "; ".join(hints)
+    ours = ", ".join(library.path for library in catalog.libraries if library.owner == ETSB)
+    tree = ", ".join(library.path for library in catalog.libraries if library.owner == EXECUTORCH)
+    return (f"no kernel library etsb knows provides it (etsb's {ours}; ExecuTorch {catalog.executorch_version}'s "
+            f"{tree}): {_WRITE_ONE}")
+
+
+def catalog_summary(catalog: KernelCatalog) -> str:
+    """One line of how many operators each library of ``catalog`` provides (for ``etsb doctor``)."""
+    ours = ", ".join(f"{library.path} {len(library.operators)}" for library in catalog.libraries
+                     if library.owner == ETSB)
+    tree = ", ".join(f"{library.path} {len(library.operators)}" for library in catalog.libraries
+                     if library.owner == EXECUTORCH)
+    unread = f" (not found: {', '.join(catalog.unread)})" if catalog.unread else ""
+    return (f"operators per library: etsb's {ours or 'none'}{unread}; ExecuTorch {catalog.executorch_version}'s "
+            f"tree {tree} (known without a tree; a missing kernel's error names the library that has it)")
