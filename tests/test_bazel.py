@@ -229,3 +229,21 @@ def test_no_action_names_a_path_of_this_machine(bazel_examples):
     for path in {str(REPO), sys.prefix, os.path.realpath(executorch.__path__[0]),
                  os.path.realpath(getattr(sys, "_base_executable", sys.executable))}:
         assert path not in query.stdout, path
+
+
+def test_the_tools_actions_declare_etsbs_kernel_yamls(bazel_examples):
+    """Every action running etsb's tool has its sources target among its inputs, and that
+    holds etsb's own kernel yamls, so that a missing kernel's error can name the library of
+    etsb's that provides it under Bazel too (its sandbox holds only declared inputs)."""
+    sources = bazel_examples.bazel("query", "labels(srcs, //tools/selective_build:sources)")
+    assert sources.returncode == 0, sources.stderr[-3000:]
+    for yaml in ("//kernels/portable:functions.yaml", "//kernels/quantized:quantized.yaml",
+                 "//kernels/llm:functions.yaml"):
+        assert yaml in sources.stdout.split(), yaml
+    query = bazel_examples.bazel("aquery", *BAZEL_BUILD, "--output=text",
+                                 'mnemonic("Genrule", deps(//examples/mlp:bin))')
+    assert query.returncode == 0, query.stderr[-3000:]
+    actions = [a for a in query.stdout.split("\naction ") if "selective_build/__main__.py" in a]
+    assert len(actions) >= 4
+    # Bazel 4 names a filegroup's files through one "middleman" input.
+    assert all("tools_Sselective_Ubuild_Csources" in action for action in actions)
