@@ -109,6 +109,7 @@ def etsb_tool(name, sources_name):
     # Bazel's declared @etsb_python), and no Python toolchain is involved.
     etsb_export_file("__main__.py")
     etsb_filegroup(name = name, srcs = ["__main__.py"])
+
     # With etsb's own kernel yamls: a missing kernel's error names the library of
     # etsb's that provides it (stages/coverage.py), from files the action declares.
     etsb_filegroup(name = sources_name, srcs = native.glob(["**/*.py", "data/*.yaml"]) + [
