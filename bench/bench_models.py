@@ -205,7 +205,7 @@ def load_quantized(names: list[str] | None) -> Programs:
 def load_llm(names: list[str] | None) -> Programs:
     """The decoders (as programs to build), the custom-op export with etsb's LLM kernels."""
     decoders = load_decoders(names)
-    return Programs([Model(d.name, d.pte, (), (), 0, 0.0, 0.0) for d in decoders],
+    return Programs([Model(d.name, d.pte, (), (), d.operators, 0.0, 0.0) for d in decoders],
                     attributes={d.name: beside_portable("llm", "functions.yaml") for d in decoders if d.custom_ops},
                     yamls=("portable/functions.yaml", "llm/functions.yaml"), decoders=tuple(decoders))
 

@@ -30,13 +30,14 @@ LLM_DIR = MODELS_DIR / "llm"
 @dataclass(frozen=True)
 class Decoder:
     """An export of the decoder: its program, the prompt, torch's greedy
-    continuation of it, and whether it needs ExecuTorch's LLM custom operators."""
+    continuation of it, whether it needs ExecuTorch's LLM custom operators, its operators."""
 
     name: str
     pte: Path
     prompt: tuple[int, ...]
     expected: tuple[int, ...]
     custom_ops: bool
+    operators: int
 
 
 @dataclass(frozen=True)
@@ -61,7 +62,8 @@ def load_decoders(names: Sequence[str] | None) -> list[Decoder]:
     models = manifest["models"]
     return [Decoder(name, LLM_DIR / name / f"{name}.pte", prompt,
                     tuple(models[name]["tokens"][len(prompt):len(prompt) + manifest["new_tokens"]]),
-                    models[name]["custom_ops"]) for name in choose("decoders", names, sorted(models))]
+                    models[name]["custom_ops"], len(models[name]["operators"]))
+            for name in choose("decoders", names, sorted(models))]
 
 
 def parse_tokens(stdout: str) -> tuple[int, ...] | None:
@@ -90,8 +92,9 @@ def generate(binary: Path, decoder: Decoder, count: int) -> tuple[float, float, 
     wall, after = time.perf_counter() - start, resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu = (after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime) * 1000
     if run.returncode != 0:
-        lines = [line for line in run.stderr.strip().splitlines() if "error" in line.lower()] or [f"exit {run.returncode}"]
-        return cpu, wall * 1000, "fails: " + " / ".join(lines[:2])
+        lines = [line.split("  key ")[0].strip() for line in run.stderr.strip().splitlines()
+                 if not line.startswith(("I ", "W "))]   # not the runtime's log lines
+        return cpu, wall * 1000, "fails: " + " ".join(lines[:3] or [f"exit {run.returncode}"])
     tokens, expected = parse_tokens(run.stdout), decoder.prompt + decoder.expected[:count]
     if tokens != expected:
         return cpu, wall * 1000, f"tokens {tokens} are not torch's {expected}"
