@@ -3,7 +3,8 @@ backends ("sides") run side by side on the same models in one run: latency,
 GFLOP/s, peak memory and the check against torch per side, and the size by
 part of every binary built, with an SVG bar chart.
 
-    .venv/bin/python bench/bench_models.py [--set real|ops|delegated|corpus|tree] [--sides a,b,...]
+    .venv/bin/python bench/bench_models.py [--set real|ops|delegated|corpus|tree|quantized|llm]
+        [--sides a,b,...]
         [--threads 1,2] [--models a,b,...] [--runs N] [--rounds R] [--iterations N] [--cold-runs N]
         [--no-wait] [--max-wait MIN] [--workspace DIR] [--ops-data DIR] [--executorch-root DIR]
     (minutes for a few models, up to an hour or more for a whole set; writes
@@ -14,12 +15,22 @@ set's own workspace (default /tmp/bench_models_SET_ws, kept between runs):
 etsb's kernels op- or dtype-selective (ours, dts), etsb + XNNPACK on the
 delegated programs (xnnpack), ExecuTorch's portable kernels from
 --executorch-root alone or under etsb's (tree, tree_dts, merged), and the
-peer, the same runner on the wheel's prebuilt optimized kernels (optimized).
+peers, the same runner on the wheel's prebuilt optimized kernels (optimized)
+and on its optimized and quantized ones (optimized_quantized: the wheel's
+libexecutorch_kernels_quantized.so registers only the 19 quantized_decomposed
+operators, none of ATen's, and the optimized library the ATen ones, with no
+operator in both, so the two go together; the wheel has no library of the
+llama:: custom operators).
 Sets (SETS, each with its default sides and threads): real (tests/models/real),
 ops (bench/export_op_bench.py's programs, not committed), delegated (XNNPACK
 against the undelegated twins; ratios over xnnpack), corpus (every corpus
 method; latency, kernel-code share and dtype-size goals fail the run when
-missed), tree (then cold builds of the MLP; goal tree <= 1.5x ours).
+missed), tree (then cold builds of the MLP; goal tree <= 1.5x ours),
+quantized (tests/models/quantized: etsb's kernels/quantized beside its portable
+kernels, XNNPACK on the delegated twin where there is one; each within one
+quantization step of the quantized torch module), llm (tests/models/llm's
+decoders: tokens per second of greedy generation, lib/generation.py; the
+custom-op export with etsb's kernels/llm).
 Sides with a pool run at each --threads count (0: its default). Timing and the
 check against torch: lib/rounds.py. GFLOP/s: the convolution and matrix FLOPs
 (lib/flops.py) over the latency, against one core's measured peak. Sizes:
@@ -45,13 +56,14 @@ from lib.charts import bar_chart
 from lib.cli import choose, parser, wait
 from lib.env import MODELS_DIR, OPTIMIZED_LIB, check_setup, starlark_env
 from lib.flops import measure_peak, program_flops
-from lib.models import Model, corpus_methods, from_manifest, load_models, spread_atol
+from lib.generation import Decoder, bench_decoders, decoder_table, load_decoders
+from lib.models import QUANTIZED_DIR, Model, corpus_methods, from_manifest, load_models, quantized_models, spread_atol
 from lib.processes import etsb_build
 from lib.results import cpu_note, diff_cell, finish, kb, markdown, mb, ms_cell, results_path, write_atomically
 from lib.rounds import PROCESS_MS, Plan, Timed, bench_items
 from lib.sizes import PARTS, Size, check_et_runner, libraries, measure, stripped, yaml_operators
 from lib.timing import geomean, interleaved
-from lib.workspace import ET_LABEL, new_workspace, write_et_package, write_model_package
+from lib.workspace import ET_LABEL, ET_QUANTIZED_LABEL, new_workspace, write_et_package, write_model_package
 
 DELEGATED_DIR = MODELS_DIR / "delegated"
 OPS_DATA = Path(__file__).resolve().parent / ".data" / "ops"
@@ -67,13 +79,20 @@ DTS = "dtype_selective_build = True,"
 MERGED = ('functions_yaml_target = "//kernels/portable:functions.yaml",\n'
           f'    fallback_yaml_target = "{TREE_YAML}",\n'
           f'    kernel_deps = ["//kernels/portable:kernels", "{TREE_KERNELS}"],')
+QUANTIZED_LIB = "libexecutorch_kernels_quantized.so"
+
+
+def beside_portable(package: str, yaml: str) -> str:
+    """The attributes of a program that needs etsb's kernels of ``package`` (their ``yaml``) beside its portable ones."""
+    return (f'custom_ops_yaml_target = "//kernels/{package}:{yaml}",\n'
+            f'    kernel_deps = ["//kernels/{package}:kernels", "//kernels/portable:kernels"],')
 
 
 @dataclass(frozen=True)
 class Side:
     """How a side's binary is built (et_model_binary's other attributes; None:
-    the peer runner, //bench_et) and run: on the delegated program, at each
-    thread count; the side whose all-kernels companion it is sized against."""
+    a peer runner, ``peer`` of //bench_et) and run: on the delegated program, at
+    each thread count; the side whose all-kernels companion it is sized against."""
 
     legend: str
     colour: str
@@ -82,6 +101,7 @@ class Side:
     delegated: bool = False
     threaded: bool = False
     tree: bool = False
+    peer: str = ""
 
 
 SIDES = {
@@ -91,7 +111,9 @@ SIDES = {
     "tree": Side("ET portable from the tree", "#9467bd", TREE, "tree", tree=True),
     "tree_dts": Side("ET portable from the tree, dtype-selective", "#8c564b", f"{TREE}\n    {DTS}", "tree", tree=True),
     "merged": Side("etsb over the tree's kernels", "#e377c2", MERGED, "tree", tree=True),
-    "optimized": Side("ET prebuilt optimized", "#ff7f0e", None, threaded=True),
+    "optimized": Side("ET prebuilt optimized", "#ff7f0e", None, threaded=True, peer=ET_LABEL),
+    "optimized_quantized": Side("ET prebuilt optimized + quantized", "#d62728", None, threaded=True,
+                                peer=ET_QUANTIZED_LABEL),
 }
 
 
@@ -114,18 +136,25 @@ class Set:
 SETS = {"real": Set("ours,optimized"), "ops": Set("ours,optimized"),
         "delegated": Set("xnnpack,ours,optimized", "1,2", base="xnnpack"),
         "corpus": Set("ours,dts,optimized", "0", iterations=1000, optional=("optimized",), goals=True),
-        "tree": Set("tree,tree_dts,merged,optimized", "0", rounds=3, iterations=6, cold=True)}
+        "tree": Set("tree,tree_dts,merged,optimized", "0", rounds=3, iterations=6, cold=True),
+        "quantized": Set("ours,xnnpack,optimized_quantized", base="optimized_quantized"),
+        "llm": Set("ours,optimized", rounds=15, optional=("optimized",))}
 
 
 @dataclass(frozen=True)
 class Programs:
     """What a set runs: its programs, the delegated twin of each by name (for
-    xnnpack), and a column of its own (header, cell by name)."""
+    xnnpack), a column of its own (header, cell by name), the attributes etsb's
+    undelegated binaries of a program need (by .pte stem), the kernel yamls of
+    etsb's library they are sized against, and the decoders (llm)."""
 
     models: list[Model]
     delegated: dict[str, Model] = field(default_factory=dict)
     column: str = ""
     cells: dict[str, str] = field(default_factory=dict)
+    attributes: dict[str, str] = field(default_factory=dict)
+    yamls: tuple[str, ...] = ("portable/functions.yaml",)
+    decoders: tuple[Decoder, ...] = ()
 
 
 # -- what is benchmarked ------------------------------------------------------------------------
@@ -164,8 +193,27 @@ def load_delegated(names: list[str] | None) -> Programs:
                     {n: f"{manifest[n]['delegate_calls']}/{len(manifest[n]['operators'])}" for n in chosen})
 
 
+def load_quantized(names: list[str] | None) -> Programs:
+    """The undelegated quantized models, their XNNPACK twins, and the attributes of etsb's quantized kernels."""
+    models, twins = quantized_models(names)
+    manifest = json.loads((QUANTIZED_DIR / "manifest.json").read_text())["models"]
+    return Programs(models, twins, "quantization", {m.name: manifest[m.name]["quantization"] for m in models},
+                    {m.pte.stem: beside_portable("quantized", "quantized.yaml") for m in models},
+                    ("portable/functions.yaml", "quantized/quantized.yaml"))
+
+
+def load_llm(names: list[str] | None) -> Programs:
+    """The decoders (as programs to build), the custom-op export with etsb's LLM kernels."""
+    decoders = load_decoders(names)
+    return Programs([Model(d.name, d.pte, (), (), d.operators, 0.0, 0.0) for d in decoders],
+                    attributes={d.name: beside_portable("llm", "functions.yaml") for d in decoders if d.custom_ops},
+                    yamls=("portable/functions.yaml", "llm/functions.yaml"), decoders=tuple(decoders))
+
+
 def load_set(name: str, names: list[str] | None) -> Programs:
     """The programs of set ``name``, or only those ``names`` (--models) names."""
+    if name in ("quantized", "llm"):
+        return (load_quantized if name == "quantized" else load_llm)(names)
     if name in ("real", "tree"):
         return Programs(load_models(names, real_only=name == "real"))
     if name in ("ops", "delegated"):
@@ -192,38 +240,56 @@ def key_at(side: str, count: int, threads: list[int]) -> str:
 # -- building ------------------------------------------------------------------------------------
 
 
-def target(stem: str, side: str) -> str:
-    """The et_model_binary of program ``stem`` for ``side``."""
+def target(stem: str, side: str, program: str = "") -> str:
+    """The et_model_binary of program ``stem`` for ``side``; ``program``: the
+    program's own attributes (not for a delegated side's program)."""
     model = f"{stem}_delegated.pte" if SIDES[side].delegated else f"{stem}.pte"
-    extra = f"\n    {SIDES[side].attributes}" if SIDES[side].attributes else ""
+    attributes = [a for a in (SIDES[side].attributes, "" if SIDES[side].delegated else program) if a]
+    extra = "".join(f"\n    {a}" for a in attributes)
     return f'et_model_binary(\n    name = "{stem}_{side}",\n    model = "{model}",{extra}\n)\n'
 
 
-def build_all(workspace: Path, tree: Path, programs: Programs, sides: list[str]) -> tuple[dict, dict, Path | None]:
+def build_all(workspace: Path, tree: Path, programs: Programs, sides: list[str]) -> tuple[dict, dict, dict]:
     """The set's workspace (etsb's parts, //models, //bench_et) built: the
-    binary of each (program, side), each library's all-kernels companion, the peer."""
+    binary of each (program, side; a delegated side's only where the program
+    has a delegated twin), each library's all-kernels companion, each peer by side."""
     new_workspace(workspace)
     stems = list(dict.fromkeys(m.pte.stem for m in programs.models))
     built = [s for s in sides if SIDES[s].attributes is not None]
     libraries = sorted({SIDES[s].library for s in built if SIDES[s].library})
     ptes = {f"{m.pte.stem}": m.pte for m in programs.models}
+    twins = {m.pte.stem for m in programs.models if m.name in programs.delegated}
     ptes.update({f"{m.pte.stem}_delegated": programs.delegated[m.name].pte for m in programs.models
-                 if any(SIDES[s].delegated for s in built)})
+                 if m.pte.stem in twins and any(SIDES[s].delegated for s in built)})
+    pairs = [(stem, s) for stem in stems for s in built if not SIDES[s].delegated or stem in twins]
     write_model_package(workspace / PACKAGE, ptes.items(), "# bench/bench_models.py: each program, each side.",
-                        [target(stem, s) for stem in stems for s in built]
-                        + [target(stems[0], lib) for lib in libraries if lib not in built])
-    labels = {(stem, s): f"//{PACKAGE}:{stem}_{s}" for stem in stems for s in built}
+                        [target(stem, s, programs.attributes.get(stem, "")) for stem, s in pairs]
+                        + [target(stems[0], lib, programs.attributes.get(stems[0], "")) for lib in libraries
+                           if lib not in built])
+    labels = {(stem, s): f"//{PACKAGE}:{stem}_{s}" for stem, s in pairs}
     companions = {lib: f"//{PACKAGE}:{stems[0]}_{lib}_all_kernels" for lib in libraries}
-    peer = "optimized" in sides
-    if peer:
+    peers = {s: SIDES[s].peer for s in sides if SIDES[s].peer}
+    if peers:
         write_et_package(workspace)
     flags = ["--executorch-root", str(tree)] if any(SIDES[s].tree for s in sides) else []
-    done = etsb_build(workspace, [*labels.values(), *companions.values(), *([ET_LABEL] if peer else [])],
-                      starlark_env(), *flags)
-    print(f"built {len(labels) + len(companions) + peer} targets in {workspace} ({len(done.actions)} actions, "
+    done = etsb_build(workspace, [*labels.values(), *companions.values(), *peers.values()], starlark_env(), *flags)
+    print(f"built {len(labels) + len(companions) + len(peers)} targets in {workspace} ({len(done.actions)} actions, "
           f"{done.seconds:.0f} s)", flush=True)
     return ({key: done.outputs[label] for key, label in labels.items()},
-            {lib: done.outputs[label] for lib, label in companions.items()}, done.outputs.get(ET_LABEL))
+            {lib: done.outputs[label] for lib, label in companions.items()},
+            {side: done.outputs[label] for side, label in peers.items()})
+
+
+def peer_lines(peers: dict[str, Path]) -> list[str]:
+    """What each peer runner loads its kernels from (exit when one of its libraries does not resolve)."""
+    lines = []
+    for side, binary in peers.items():
+        wanted = [OPTIMIZED_LIB, *([QUANTIZED_LIB] if side == "optimized_quantized" else [])]
+        loaded = [check_et_runner(binary, library) for library in wanted]
+        lines.append(f"Peer {side}: //tools/runner:runner + " + " + ".join(
+            f"{path} ({path.stat().st_size / 2**20:.1f} MB unstripped)" for path in loaded)
+            + " (each registers its kernels at load), its pool sized by ETSB_BENCH_ET_THREADS and `--threads`.")
+    return lines
 
 
 def check_backends(binaries: dict) -> list[str]:
@@ -269,11 +335,16 @@ def size_table(sizes: dict[str, Size], every: Size | None, candidates: dict[str,
     return markdown(headers, rows)
 
 
+def library_operators(root: Path, programs: Programs) -> int:
+    """Operators of the kernel yamls under ``root``/kernels the set's programs are built with."""
+    return sum(yaml_operators(root / "kernels" / name) for name in programs.yamls)
+
+
 def bench_sizes(workspace: Path, tree: Path, programs: Programs, built_binaries: tuple, sides: list[str],
                 tmp: Path) -> tuple[list[str], dict, dict]:
-    """The size tables' text (one per side etsb built, and the peer's line), and
+    """The size tables' text (one per side etsb built, and a line per peer), and
     the Size of each (program, side) and of each library's all-kernels binary."""
-    binaries, companions, peer = built_binaries
+    binaries, companions, peers = built_binaries
     cache: dict = {}
     operators = {m.pte.stem: m.operators for m in programs.models}
     yaml = {"ours": workspace, "tree": tree}
@@ -294,12 +365,12 @@ def bench_sizes(workspace: Path, tree: Path, programs: Programs, built_binaries:
                   "kernel code = kernels + kernel utilities + registration; runtime = libexecutorch.so; backends = "
                   "the other ExecuTorch libraries loaded; total = all three)", "",
                   size_table(sizes, every.get(SIDES[side].library), candidates, base, built[0],
-                             {**operators, "": yaml_operators(yaml[SIDES[side].library or "ours"] / "kernels"
-                                                              / "portable" / "functions.yaml")}), ""]
-    if peer:
+                             {**operators, "": library_operators(yaml[SIDES[side].library or "ours"], programs)}),
+                  ""]
+    for side, peer in peers.items():
         runtime, others, names = libraries(peer, tmp, cache)
-        lines.append(f"The peer, {ET_LABEL}: runner {kb(stripped(peer, tmp))} KB + runtime {kb(runtime)} KB + "
-                     f"{' + '.join(names)} {kb(others)} KB, stripped, the same for every program.")
+        lines.append(f"The peer {side}, {SIDES[side].peer}: runner {kb(stripped(peer, tmp))} KB + runtime "
+                     f"{kb(runtime)} KB + {' + '.join(names)} {kb(others)} KB, stripped, the same for every program.")
     return lines, measured, every
 
 
@@ -356,7 +427,8 @@ def check_table(results: list[Timed], keys: list[str], programs: Programs) -> st
     headers = ["program", "atol", *(["atol (delegated, rtol 0)"] if programs.delegated else []),
                *(f"{k} RSS MB" for k in keys), *(f"max diff {k}" for k in keys)]
     atol = {m.name: m.atol for m in programs.models}
-    rows = [[t.name, f"{atol[t.name]:.1e}", *([f"{programs.delegated[t.name].atol:.1e}"] if programs.delegated else []),
+    twin = {n: f"{m.atol:.1e}" for n, m in programs.delegated.items()}
+    rows = [[t.name, f"{atol[t.name]:.1e}", *([twin.get(t.name, "-")] if programs.delegated else []),
              *(mb(t.rss_kb.get(k)) for k in keys), *(diff_cell(t.diffs.get(k)) for k in keys)] for t in results]
     return markdown(headers, rows)
 
@@ -456,8 +528,10 @@ def parse_options() -> argparse.Namespace:
     sides = (options.sides or chosen.sides).split(",")
     if unknown := [s for s in sides if s not in SIDES]:
         arguments.error(f"unknown sides {unknown}; known: {', '.join(SIDES)}")
-    if options.set != "delegated" and any(SIDES[s].delegated for s in sides):
-        arguments.error("the xnnpack side runs the delegated programs: use it with --set delegated")
+    if options.set not in ("delegated", "quantized") and any(SIDES[s].delegated for s in sides):
+        arguments.error("the xnnpack side runs the delegated programs: use it with --set delegated or quantized")
+    if options.set in ("quantized", "llm") and any(SIDES[s].tree for s in sides):
+        arguments.error(f"the tree's sides build the portable kernels alone: not for --set {options.set}")
     try:
         threads = [int(t) for t in (options.threads or chosen.threads).split(",")]
     except ValueError:
@@ -471,9 +545,10 @@ def parse_options() -> argparse.Namespace:
                                  "optional": chosen.optional, "goals": chosen.goals, "cold": chosen.cold})
 
 
-def time_all(options: argparse.Namespace, programs: Programs, binaries: dict, peer: Path | None,
+def time_all(options: argparse.Namespace, programs: Programs, binaries: dict, peers: dict[str, Path],
              tmp: Path) -> tuple[float, float, list[Timed], list[str], list[str]]:
-    """One core's peak, then every program on every side: load at start, peak, results, problems, notes."""
+    """One core's peak, then every program on every side that has its binary:
+    load at start, peak, results, problems, notes."""
     load = wait("timing", options)
     peak = measure_peak(tmp)
     print(f"peak of one core: {peak:.0f} GFLOP/s", flush=True)
@@ -482,10 +557,57 @@ def time_all(options: argparse.Namespace, programs: Programs, binaries: dict, pe
                 programs={key: programs.delegated for key, side, _ in order if SIDES[side].delegated},
                 threads={key: count for key, _, count in order if count is not None},
                 optional=tuple(key for key, side, _ in order if side in options.optional))
-    sides = {key: {m.name: binaries[(m.pte.stem, side)] if (m.pte.stem, side) in binaries else peer
-                   for m in programs.models} for key, side, _ in order}
+    sides = {key: {m.name: binaries.get((m.pte.stem, side), peers.get(side)) for m in programs.models
+                   if (m.pte.stem, side) in binaries or side in peers} for key, side, _ in order}
     results, problems, notes = bench_items(programs.models, sides, plan, tmp)
     return load, peak, results, problems, notes
+
+
+def latency_report(options: argparse.Namespace, programs: Programs, built: tuple, sized: tuple,
+                   tmp: Path) -> tuple[list[str], list[str], list[str]]:
+    """The latency sets: the lines before the sizes, the lines after them (goals,
+    cold builds, notes, the chart, which it writes), and the problems."""
+    binaries, _, peers = built
+    load, peak, results, problems, notes = time_all(options, programs, binaries, peers, tmp)
+    first = [key_at(s, options.threads[0], options.threads) for s in options.sides]
+    base = key_at(options.base, options.threads[0], options.threads)
+    svg = bar_chart(f"{options.set}: median latency, {options.threads[0] or 'default'} thread(s)", results,
+                    tuple((k, SIDES[s].legend + (f" ({k})" if k != s else ""), SIDES[s].colour)
+                          for k, s in zip(first, options.sides)),
+                    (f"{first[0]}/{base}", lambda t: t.ratio(first[0], base)) if first[0] != base else None)
+    chart = write_atomically(results_path(f"bench_models_{options.set}").with_suffix(".svg"), svg) if svg else None
+    head = [f"Set {options.set}: {len(programs.models)} programs; sides: "
+            + "; ".join(f"{s}, {SIDES[s].legend}" for s in options.sides) + f". Load average {load:.2f} when "
+            f"timing started; peak of one core measured at {peak:.0f} GFLOP/s (fused multiply-adds on 16-float "
+            "vectors, `g++ -O2 -march=native`).", ""]
+    tail = []
+    if options.goals:
+        goals, failures = goal_lines(results, *sized)
+        tail += ["", *goals]
+        problems += failures
+    if options.cold and options.cold_runs:
+        tail += ["", *cold_lines(options, options.executorch_root.resolve())]
+    tail += [f"NOTE: {note}" for note in notes] + (["", f"![latency]({chart.name})"] if chart else [])
+    return head + latency_lines(options, results, programs, peak) + [""], tail, problems
+
+
+def decoder_report(options: argparse.Namespace, programs: Programs, built: tuple, sized: tuple,
+                   tmp: Path) -> tuple[list[str], list[str], list[str]]:
+    """The llm set: tokens per second of each decoder on each side (lib/generation.py)."""
+    binaries, _, peers = built
+    load = wait("timing", options)
+    sides = {side: {d.name: binaries.get((d.pte.stem, side), peers.get(side)) for d in programs.decoders
+                    if (d.pte.stem, side) in binaries or side in peers} for side in options.sides}
+    results, problems, notes = bench_decoders(programs.decoders, sides, options.rounds, options.optional)
+    head = [f"Set llm: {len(programs.decoders)} decoders; sides: "
+            + "; ".join(f"{s}, {SIDES[s].legend}" for s in options.sides) + f". Load average {load:.2f} when "
+            "timing started.", "",
+            f"Greedy generation, `--prompt` (the manifest's) `--generate N` (ms: median over {options.rounds} "
+            "interleaved rounds of the process's CPU time, user + system, start-up and loading included; "
+            "prompt-only: `--generate 0`; tokens/s: N over full minus prompt-only, the median over the rounds; "
+            "every run's tokens checked against torch's)", "",
+            decoder_table(programs.decoders, results, options.sides), ""]
+    return head, [f"NOTE: {note}" for note in notes], problems
 
 
 def main() -> int:
@@ -494,40 +616,16 @@ def main() -> int:
     check_setup()
     programs = load_set(options.set, options.models)
     started = time.perf_counter()
-    tree = options.executorch_root.resolve()
-    built = build_all(options.workspace, tree, programs, options.sides)
-    binaries, companions, peer = built
-    optimized = check_et_runner(peer, OPTIMIZED_LIB) if peer else None
-    problems = check_backends(binaries)
+    built = build_all(options.workspace, options.executorch_root.resolve(), programs, options.sides)
+    peers = peer_lines(built[2])
+    problems = check_backends(built[0])
+    report = decoder_report if options.set == "llm" else latency_report
     with tempfile.TemporaryDirectory(prefix="bench_models_") as tmp:
-        size_lines, measured, every = bench_sizes(options.workspace, tree, programs, built, options.sides, Path(tmp))
-        load, peak, results, found, notes = time_all(options, programs, binaries, peer, Path(tmp))
-    problems += found
-    name = f"bench_models_{options.set}"
-    first = [key_at(s, options.threads[0], options.threads) for s in options.sides]
-    base = key_at(options.base, options.threads[0], options.threads)
-    svg = bar_chart(f"{options.set}: median latency, {options.threads[0] or 'default'} thread(s)", results,
-                    tuple((k, SIDES[s].legend + (f" ({k})" if k != s else ""), SIDES[s].colour)
-                          for k, s in zip(first, options.sides)),
-                    (f"{first[0]}/{base}", lambda t: t.ratio(first[0], base)) if first[0] != base else None)
-    chart = write_atomically(results_path(name).with_suffix(".svg"), svg) if svg else None
-    lines = [f"Set {options.set}: {len(programs.models)} programs; sides: "
-             + "; ".join(f"{s}, {SIDES[s].legend}" for s in options.sides) + f". Load average {load:.2f} when "
-             f"timing started; peak of one core measured at {peak:.0f} GFLOP/s (fused multiply-adds on 16-float "
-             "vectors, `g++ -O2 -march=native`).", ""]
-    lines += latency_lines(options, results, programs, peak) + [""] + size_lines
-    if optimized:
-        lines.append(f"Peer: //tools/runner:runner + {optimized} ({optimized.stat().st_size / 2**20:.1f} MB "
-                     "unstripped, registers its kernels at load), its pool sized by ETSB_BENCH_ET_THREADS and "
-                     "`--threads`.")
-    if options.goals:
-        goals, failures = goal_lines(results, measured, every)
-        lines += ["", *goals]
-        problems += failures
-    if options.cold and options.cold_runs:
-        lines += ["", *cold_lines(options, tree)]
-    lines += [f"NOTE: {note}" for note in notes] + (["", f"![latency]({chart.name})"] if chart else [])
-    return finish("bench_models", "\n".join(lines), started, problems, name)
+        size_lines, measured, every = bench_sizes(options.workspace, options.executorch_root.resolve(), programs,
+                                                  built, options.sides, Path(tmp))
+        head, tail, found = report(options, programs, built, (measured, every), Path(tmp))
+    lines = head + size_lines + peers + tail
+    return finish("bench_models", "\n".join(lines), started, problems + found, f"bench_models_{options.set}")
 
 
 if __name__ == "__main__":

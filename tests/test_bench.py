@@ -8,10 +8,18 @@ benches compile or write are in bench/lib/files."""
 from __future__ import annotations
 
 import ast
+import json
 import re
+import sys
 from pathlib import Path
 
 import pytest
+
+from conftest import REPO
+
+sys.path.insert(0, str(REPO / "bench"))
+from lib.generation import Generated, load_decoders, parse_tokens, tokens_per_second  # noqa: E402
+from lib.models import STEP_SLACK, quantized_models, step_atol  # noqa: E402
 
 BENCH = Path(__file__).resolve().parent.parent / "bench"
 SCRIPTS = sorted(BENCH.glob("*.py"))
@@ -129,3 +137,40 @@ def test_the_deploy_results_show_the_size_tests_the_parts_and_the_latency_goal()
     latency = [line for line in text.splitlines() if line.startswith("| mlp |")]
     assert len(latency) == 1 and re.search(r"\| (met|not met)[^|]*\| [\d,]+ \| [\d,]+ \| [\d.]+x \| (met|not met)",
                                            latency[0]), latency
+
+
+def test_the_runners_tokens_line_is_read_and_anything_else_is_not():
+    assert parse_tokens("noise\ntokens: 5 17 3\n") == (5, 17, 3)
+    assert parse_tokens("tokens: 1\ntokens: 2 3") == (2, 3)
+    assert parse_tokens("tokens:") == ()
+    assert parse_tokens("steps: 3") is None and parse_tokens("tokens: 1 x") is None
+
+
+def test_tokens_per_second_counts_only_the_time_beyond_the_prompt():
+    assert tokens_per_second(16, 10.0, 12.0) == pytest.approx(8000.0)
+    assert tokens_per_second(16, 10.0, 10.0) is None and tokens_per_second(16, 10.0, 9.0) is None
+    rounds = ((10.0, 12.0), (10.0, 14.0), (10.0, 9.0), (11.0, 12.0))   # 8000, 4000, none, 16000
+    assert Generated(10.0, 12.0, rounds).decode_rate(16) == pytest.approx(8000.0)
+    assert Generated(10.0, 9.0, ((10.0, 9.0),)).decode_rate(16) is None
+
+
+def test_the_decoders_are_both_exports_with_the_manifests_prompt_and_continuation():
+    decoders = {d.name: d for d in load_decoders(None)}
+    assert sorted(decoders) == ["custom", "plain"]
+    assert decoders["custom"].custom_ops and not decoders["plain"].custom_ops
+    for decoder in decoders.values():
+        assert decoder.pte.exists() and len(decoder.prompt) == 8 and len(decoder.expected) == 16
+    assert decoders["custom"].operators == 18 and decoders["plain"].operators == 28
+    with pytest.raises(SystemExit, match="unknown decoders"):
+        load_decoders(["nope"])
+
+
+def test_the_quantized_programs_are_held_to_one_step_and_only_the_cnn_has_a_twin():
+    models, twins = quantized_models(None)
+    assert [m.name for m in models] == ["cnn_int8", "embedding_int8_int4", "mlp_dynamic_int8"]
+    assert sorted(twins) == ["cnn_int8"] and twins["cnn_int8"].pte.name == "cnn_int8_xnnpack.pte"
+    steps = {name: info["quant_step"] for name, info in
+             json.loads((REPO / "tests/models/quantized/manifest.json").read_text())["models"].items()}
+    assert all(m.rtol == 0 and m.atol == steps[m.name] + STEP_SLACK for m in models)
+    assert step_atol({"quant_step": 0.5}) == 0.5 + STEP_SLACK
+    assert quantized_models(["mlp_dynamic_int8"])[1] == {}

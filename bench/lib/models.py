@@ -1,5 +1,5 @@
-"""The programs benches run: the real and corpus models and their methods,
-each held to a tolerance against torch's recorded outputs."""
+"""The programs benches run: the real, corpus and quantized models and their
+methods, each held to a tolerance against torch's recorded outputs."""
 
 from __future__ import annotations
 
@@ -14,6 +14,10 @@ from lib.cli import choose
 from lib.env import MODELS_DIR, REAL_DIR
 
 CORPUS = ("mlp", "cnn", "attention")
+QUANTIZED_DIR = MODELS_DIR / "quantized"
+DELEGATED_SUFFIX = "_xnnpack"   # a quantized model's twin delegated to XNNPACK
+# A float rounding allowance on top of one quantization step (as tests/test_quantized.py).
+STEP_SLACK = 1e-6
 
 
 @dataclass(frozen=True)
@@ -42,6 +46,24 @@ def from_manifest(name: str, folder: Path, info: dict, method: dict, atol: float
 def spread_atol(info: dict) -> float:
     """10x the larger of a program's float32-vs-float64 and eager-vs-runtime spreads."""
     return 10 * max(info["max_abs_diff_fp32_vs_fp64"], info["max_abs_diff_eager_vs_runtime"], 1e-7)
+
+
+def step_atol(info: dict) -> float:
+    """A quantized program's tolerance: one quantization step (the manifest's) and a float rounding allowance."""
+    return info["quant_step"] + STEP_SLACK
+
+
+def quantized_models(names: Sequence[str] | None) -> tuple[list[Model], dict[str, Model]]:
+    """The undelegated quantized models (or only ``names``), each within one
+    step of the quantized torch module (rtol 0), and their XNNPACK twins by name."""
+    manifest = json.loads((QUANTIZED_DIR / "manifest.json").read_text())["models"]
+    undelegated = sorted(n for n, info in manifest.items() if not info["delegate_calls"])
+    chosen = choose("quantized models", names, undelegated) if names else undelegated
+
+    def model(name: str) -> Model:
+        return from_manifest(name, QUANTIZED_DIR, manifest[name], manifest[name], step_atol(manifest[name]), 0.0)
+    return ([model(n) for n in chosen],
+            {n: model(n + DELEGATED_SUFFIX) for n in chosen if n + DELEGATED_SUFFIX in manifest})
 
 
 def load_models(names: Sequence[str] | None, real_only: bool = False) -> list[Model]:

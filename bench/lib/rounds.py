@@ -119,10 +119,12 @@ class Plan:
 
 def check_sides(item: Model, sides: Mapping[str, Mapping[str, Path]], plan: Plan, tmp: Path,
                 program: Mapping[str, Model], notes: list[str]) -> tuple[dict, dict, dict, list[str]]:
-    """The correctness run of every side: (usable binaries, differences, first ms, problems)."""
+    """The correctness run of every side with a binary of ``item``: (usable binaries, differences, first ms, problems)."""
     usable, diffs, first, problems = {}, {}, {}, []
     threads = plan.threads or {}
     for side, binaries in sides.items():
+        if item.name not in binaries:   # a side that has no binary of this program (no delegated twin)
+            continue
         run = run_process(binaries[item.name], program[side], tmp / "check", CHECK_ITERATIONS, tmp,
                           threads.get(side))
         problem = run.problem

@@ -14,6 +14,7 @@ from lib.env import FILES, REPO
 
 ET_PACKAGE = "bench_et"
 ET_LABEL = f"//{ET_PACKAGE}:runner_et_optimized"
+ET_QUANTIZED_LABEL = f"//{ET_PACKAGE}:runner_et_quantized"   # with the wheel's quantized kernels too
 ETSB_PARTS = ("rules", "runtime", "platforms", "tools", "kernels")
 MLP_PARTS = ("rules", "runtime", "kernels", "tools/runner", "tools/selective_build", "examples/mlp",
              "tests/models/mlp")
@@ -59,7 +60,8 @@ def copy_if_changed(source: Path, destination: Path) -> None:
 
 
 def write_et_package(workspace: Path) -> None:
-    """//bench_et: runner_et_optimized, the runner on the wheel's optimized kernels."""
+    """//bench_et: runner_et_optimized, the runner on the wheel's optimized
+    kernels, and runner_et_quantized, on its optimized and quantized kernels."""
     package = workspace / ET_PACKAGE
     package.mkdir(exist_ok=True)
     write_if_changed(package / "BUILD", (FILES / "bench_et.BUILD").read_text())
