@@ -19,7 +19,7 @@ Tensor& quantized_embedding_byte_out(KernelRuntimeContext& ctx, const Tensor& we
                                    int64_t weight_quant_max, const Tensor& indices, Tensor& out) {
   const q::EmbeddingArgs args{"embedding_byte.out", 8, weight, weight_scales, weight_zero_points,
                               weight_quant_min, weight_quant_max, indices};
-  return q::embedding_kernel(ctx, args, std::nullopt, true, out);
+  return q::embedding_kernel<8>(ctx, args, std::nullopt, true, out);
 }
 
 /// embedding_byte.dtype_out: out of dtype `dtype` (when given), scales of any of
@@ -31,7 +31,7 @@ Tensor& quantized_embedding_byte_dtype_out(KernelRuntimeContext& ctx, const Tens
                                          std::optional<ScalarType> dtype, Tensor& out) {
   const q::EmbeddingArgs args{"embedding_byte.dtype_out", 8, weight, weight_scales, weight_zero_points,
                               weight_quant_min, weight_quant_max, indices};
-  return q::embedding_kernel(ctx, args, dtype, false, out);
+  return q::embedding_kernel<8>(ctx, args, dtype, false, out);
 }
 
 /// embedding_4bit.out: out (Float, Half or BFloat16, resized to indices.shape +
@@ -41,7 +41,7 @@ Tensor& quantized_embedding_4bit_out(KernelRuntimeContext& ctx, const Tensor& we
                                    int64_t weight_quant_max, const Tensor& indices, Tensor& out) {
   const q::EmbeddingArgs args{"embedding_4bit.out", 4, weight, weight_scales, weight_zero_points,
                               weight_quant_min, weight_quant_max, indices};
-  return q::embedding_kernel(ctx, args, std::nullopt, true, out);
+  return q::embedding_kernel<4>(ctx, args, std::nullopt, true, out);
 }
 
 /// embedding_4bit.dtype_out: out of dtype `dtype` (when given), scales of any of
@@ -53,7 +53,7 @@ Tensor& quantized_embedding_4bit_dtype_out(KernelRuntimeContext& ctx, const Tens
                                          std::optional<ScalarType> dtype, Tensor& out) {
   const q::EmbeddingArgs args{"embedding_4bit.dtype_out", 4, weight, weight_scales, weight_zero_points,
                               weight_quant_min, weight_quant_max, indices};
-  return q::embedding_kernel(ctx, args, dtype, false, out);
+  return q::embedding_kernel<4>(ctx, args, dtype, false, out);
 }
 
 /// embedding_2bit.out: out (Float, Half or BFloat16, resized to indices.shape +
@@ -63,7 +63,7 @@ Tensor& quantized_embedding_2bit_out(KernelRuntimeContext& ctx, const Tensor& we
                                    int64_t weight_quant_max, const Tensor& indices, Tensor& out) {
   const q::EmbeddingArgs args{"embedding_2bit.out", 2, weight, weight_scales, weight_zero_points,
                               weight_quant_min, weight_quant_max, indices};
-  return q::embedding_kernel(ctx, args, std::nullopt, true, out);
+  return q::embedding_kernel<2>(ctx, args, std::nullopt, true, out);
 }
 
 /// embedding_2bit.dtype_out: out of dtype `dtype` (when given), scales of any of
@@ -75,7 +75,7 @@ Tensor& quantized_embedding_2bit_dtype_out(KernelRuntimeContext& ctx, const Tens
                                          std::optional<ScalarType> dtype, Tensor& out) {
   const q::EmbeddingArgs args{"embedding_2bit.dtype_out", 2, weight, weight_scales, weight_zero_points,
                               weight_quant_min, weight_quant_max, indices};
-  return q::embedding_kernel(ctx, args, dtype, false, out);
+  return q::embedding_kernel<2>(ctx, args, dtype, false, out);
 }
 
 }  // namespace native

@@ -33,16 +33,20 @@ struct EmbeddingArgs {
 /// The number of values a row of the (packed) weight holds.
 inline int64_t embedding_dim(const EmbeddingArgs& a) { return a.weight.size(1) * (8 / a.bits); }
 
-/// Value j of a packed row, with the storage offset removed.
-template <typename W>
-inline int32_t packed_value(const W* row, int64_t j, int bits) {
-  if (bits == 8) return static_cast<int32_t>(row[j]);
-  const int per_byte = 8 / bits;
-  const uint8_t byte = static_cast<uint8_t>(row[j / per_byte]);
-  const int slot = static_cast<int>(j % per_byte);
-  // 4-bit: the first value in the high nibble; 2-bit: the first in the lowest bits.
-  const int shift = bits == 4 ? 4 * (1 - slot) : bits * slot;
-  return static_cast<int32_t>((byte >> shift) & ((1 << bits) - 1)) - (1 << (bits - 1));
+/// Value j of a packed row of Bits-bit values, with the storage offset removed
+/// (Bits is a template argument: no division or variable shift per value).
+template <int Bits, typename W>
+inline int32_t packed_value(const W* row, int64_t j) {
+  if constexpr (Bits == 8) {
+    return static_cast<int32_t>(row[j]);
+  } else {
+    constexpr int kPerByte = 8 / Bits;
+    const uint8_t byte = static_cast<uint8_t>(row[j / kPerByte]);
+    const int slot = static_cast<int>(j % kPerByte);
+    // 4-bit: the first value in the high nibble; 2-bit: the first in the lowest bits.
+    const int shift = Bits == 4 ? 4 * (1 - slot) : Bits * slot;
+    return static_cast<int32_t>((byte >> shift) & ((1 << Bits) - 1)) - (1 << (Bits - 1));
+  }
 }
 
 /// Checks the arguments (InvalidArgument through the context, naming the
@@ -96,9 +100,9 @@ inline bool embedding_args_ok(KernelRuntimeContext& ctx, const EmbeddingArgs& a,
 }
 
 /// Gathers and dequantizes: out[i, j] = (w[idx[i], j] - zp[idx[i], g]) *
-/// scale[idx[i], g], in float, converted to OUT. An index outside the table
-/// fails through the context.
-template <typename W, typename P, typename OUT, typename I>
+/// scale[idx[i], g], in float, converted to OUT, a group's scale and zero point
+/// read once. An index outside the table fails through the context.
+template <int Bits, typename W, typename P, typename OUT, typename I>
 void embedding_rows(KernelRuntimeContext& ctx, const EmbeddingArgs& a, Tensor& out) {
   const int64_t rows = a.weight.size(0);
   const int64_t row_bytes = a.weight.size(1);
@@ -115,25 +119,28 @@ void embedding_rows(KernelRuntimeContext& ctx, const EmbeddingArgs& a, Tensor& o
     ET_KERNEL_CHECK_MSG(ctx, row >= 0 && row < rows, InvalidArgument, ,
                         "%s: index %" PRId64 " out of range [0, %" PRId64 ")", a.op, row, rows);
     const W* w = table + row * row_bytes;
-    for (int64_t j = 0; j < dim; ++j) {
-      const int64_t g = row * groups + j / group_size;
-      const float zero = zeros != nullptr ? static_cast<float>(zeros[g]) : 0.0f;
-      y[j] = static_cast<OUT>((static_cast<float>(packed_value(w, j, a.bits)) - zero) * static_cast<float>(scales[g]));
+    for (int64_t g = 0; g < groups; ++g) {
+      const float scale = static_cast<float>(scales[row * groups + g]);
+      const float zero = zeros != nullptr ? static_cast<float>(zeros[row * groups + g]) : 0.0f;
+      for (int64_t j = g * group_size; j < (g + 1) * group_size; ++j) {
+        y[j] = static_cast<OUT>((static_cast<float>(packed_value<Bits>(w, j)) - zero) * scale);
+      }
     }
   }
 }
 
 /// Dispatches embedding_rows over the weight, parameter, output and index
 /// dtypes (the parameters' may differ from the output's).
-inline void embedding_dispatch(KernelRuntimeContext& ctx, const EmbeddingArgs& a, Tensor& out) {
+template <int Bits>
+void embedding_dispatch(KernelRuntimeContext& ctx, const EmbeddingArgs& a, Tensor& out) {
   const ScalarType it = a.indices.scalar_type();
   ET_SWITCH_TWO_TYPES(Byte, Char, a.weight.scalar_type(), ctx, a.op, W, [&]() {
     ET_SWITCH_THREE_TYPES(Float, Half, BFloat16, a.scales.scalar_type(), ctx, a.op, P, [&]() {
       ET_SWITCH_THREE_TYPES(Float, Half, BFloat16, out.scalar_type(), ctx, a.op, OUT, [&]() {
         if (it == ScalarType::Long) {
-          embedding_rows<W, P, OUT, int64_t>(ctx, a, out);
+          embedding_rows<Bits, W, P, OUT, int64_t>(ctx, a, out);
         } else {
-          embedding_rows<W, P, OUT, int32_t>(ctx, a, out);
+          embedding_rows<Bits, W, P, OUT, int32_t>(ctx, a, out);
         }
       });
     });
@@ -143,15 +150,17 @@ inline void embedding_dispatch(KernelRuntimeContext& ctx, const EmbeddingArgs& a
 /// The whole kernel: checks (out's dtype must be `dtype` when given, and the
 /// scales' when `params_are_out` — the .out variants read the scales in the
 /// output's dtype), then gathers.
-inline Tensor& embedding_kernel(KernelRuntimeContext& ctx, const EmbeddingArgs& a, std::optional<ScalarType> dtype,
-                                bool params_are_out, Tensor& out) {
+template <int Bits>
+Tensor& embedding_kernel(KernelRuntimeContext& ctx, const EmbeddingArgs& a, std::optional<ScalarType> dtype,
+                         bool params_are_out, Tensor& out) {
+  static_assert(Bits == 8 || Bits == 4 || Bits == 2, "8-, 4- or 2-bit tables");
   ET_KERNEL_CHECK_MSG(ctx, !dtype.has_value() || dtype.value() == out.scalar_type(), InvalidArgument, out,
                       "%s: out has dtype %" PRId8 ", the dtype argument says %" PRId8, a.op,
                       static_cast<int8_t>(out.scalar_type()), static_cast<int8_t>(dtype.value()));
   ET_KERNEL_CHECK_MSG(ctx, !params_are_out || a.scales.scalar_type() == out.scalar_type(), InvalidArgument, out,
                       "%s: weight_scales must have out's dtype (the .dtype_out variant takes others)", a.op);
   if (!embedding_args_ok(ctx, a, out)) return out;
-  embedding_dispatch(ctx, a, out);
+  embedding_dispatch<Bits>(ctx, a, out);
   return out;
 }
 
