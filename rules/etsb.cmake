@@ -962,8 +962,8 @@ endfunction()
 # library's arguments): restricting dtypes usually shrinks kernels, but can
 # grow them (ExecuTorch's issue 13015), so both forms are linked and `etsb
 # pick-smaller` keeps the smaller, in <name>_smallest/: it never costs bytes.
-# With the shared runtime, libexecutorch.so goes beside the copy, where its
-# run path ($ORIGIN) finds it.
+# With the shared runtime, libexecutorch.so (and the development runner's
+# thread pool) goes beside the copy, where its run path ($ORIGIN) finds it.
 function(_etsb_smallest_model_binary name)
   _etsb_model_binary(${name}_dtype_selective ${name}_ops ON EXCLUDE_FROM_ALL ${ARGN})
   _etsb_model_binary(${name}_op_selective ${name}_ops OFF EXCLUDE_FROM_ALL ${ARGN})
@@ -974,6 +974,12 @@ function(_etsb_smallest_model_binary name)
     get_property(runtime GLOBAL PROPERTY ETSB_RUNTIME_LIBRARY)
     set(beside --beside "${runtime}")
     list(APPEND outputs "${CMAKE_CURRENT_BINARY_DIR}/${name}_smallest/libexecutorch.so")
+    if(NOT _ETSB_DEPLOY)
+      # The development runner's thread pool too.
+      get_property(threadpool GLOBAL PROPERTY ETSB_THREADPOOL_LIBRARY)
+      list(APPEND beside --beside "${threadpool}")
+      list(APPEND outputs "${CMAKE_CURRENT_BINARY_DIR}/${name}_smallest/libexecutorch_threadpool.so")
+    endif()
   endif()
   _etsb_run(SUBCOMMAND pick-smaller TARGET ${name} OUTPUTS ${outputs}
     DEPENDS ${name}_dtype_selective ${name}_op_selective ${runtime}

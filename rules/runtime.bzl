@@ -94,6 +94,8 @@ def et_runtime_threadpool(name):
       name: the target name (etsb's rules refer to `//runtime:threadpool`).
     """
     library = "libexecutorch_threadpool.so"
+    if native.existing_rule(library) == None and native.existing_rule(library.replace(".", "_")) == None:
+        et_runtime_shared_library(name = library)
     if BUILD_SYSTEM == "bazel":
         native.alias(name = name, actual = etsb_label("@executorch_runtime//:threadpool"), visibility = ["//visibility:public"])
         return
@@ -105,8 +107,6 @@ def et_runtime_threadpool(name):
             visibility = ["PUBLIC"],
         )
         return
-    if native.existing_rule(library.replace(".", "_")) == None:
-        et_runtime_shared_library(name = library)
     native.cxx_library(
         name = name,
         srcs = [":" + library],

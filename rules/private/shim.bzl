@@ -82,6 +82,9 @@ RUNTIME_THREADPOOL = _SHIM.runtime_threadpool
 # (binaries find it beside themselves first: their run path starts at $ORIGIN).
 RUNTIME_SHARED_LIBRARY = etsb_label("//runtime:libexecutorch.so")
 
+# The thread pool's shared library as a file, likewise (the development runner links it).
+RUNTIME_THREADPOOL_LIBRARY = etsb_label("//runtime:libexecutorch_threadpool.so")
+
 # The directory holding each external repository's tree as `<NAME>/`, relative
 # to where compilers run: an include root where `executorch/...` is an
 # ExecuTorch tree (`@executorch//...`). etsb's driver links trees there.
