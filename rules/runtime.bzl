@@ -110,8 +110,8 @@ def et_runtime_threadpool(name):
     native.cxx_library(
         name = name,
         srcs = [":" + library],
+        # Host-only through :executorch, which a binary for another platform is refused for.
         deps = [":executorch"],
-        tags = [TAG_BUILT_FOR + "host"],
         visibility = ["//visibility:public"],
     )
 
