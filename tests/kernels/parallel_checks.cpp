@@ -149,6 +149,15 @@ int main(int argc, char** argv) {
     check_range(0, 100000, 1, 2);
     check_range(5, 1005, 10, 2);
     check_range(0, 10, 10, 1);  // a single grain: no thread woken
+    // A parallel loop inside another runs inline (the pool is busy, and locked, running the outer one).
+    std::atomic<int64_t> inner_total{0};
+    k::parallel_range(0, 4, 1, [&](int64_t b, int64_t e) {
+      for (int64_t i = b; i < e; ++i) {
+        CHECK(k::parallel_threads() == 1, "%lld threads inside a parallel loop", (long long)k::parallel_threads());
+        k::parallel_range(0, 1000, 1, [&](int64_t ib, int64_t ie) { inner_total += ie - ib; });
+      }
+    });
+    CHECK(inner_total == 4000, "nested loops covered %lld of 4000 indices", (long long)inner_total.load());
     set_pool_threads(1);
     CHECK(k::parallel_threads() == 1, "%lld threads with a pool of one", (long long)k::parallel_threads());
     check_range(0, 100000, 1, 1);

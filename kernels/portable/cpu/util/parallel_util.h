@@ -36,11 +36,21 @@ int64_t get_thread_count() __asm__("_ZN10executorch9extension16get_thread_countE
 namespace etsb {
 namespace kernels {
 
+#if defined(ETSB_KERNELS_THREADPOOL)
+/// Whether this thread is running a piece of a parallel_range. ExecuTorch's
+/// pool holds a lock while it runs (and while it reports its size), so a
+/// parallel loop inside another runs inline instead of waiting on itself.
+inline bool& inside_parallel_range() {
+  static thread_local bool inside = false;
+  return inside;
+}
+#endif
+
 /// The threads a parallel loop may use now: the pool's size when the binary
-/// links ExecuTorch's thread pool, else 1.
+/// links ExecuTorch's thread pool (1 inside a piece of another loop), else 1.
 inline int64_t parallel_threads() {
 #if defined(ETSB_KERNELS_THREADPOOL)
-  if (pool::get_thread_count != nullptr && pool::parallel_for != nullptr) {
+  if (pool::get_thread_count != nullptr && pool::parallel_for != nullptr && !inside_parallel_range()) {
     const int64_t threads = pool::get_thread_count();
     return threads > 1 ? threads : 1;
   }
@@ -61,7 +71,13 @@ inline void parallel_range(int64_t begin, int64_t end, int64_t grain, const F& f
   if (grain < 1) grain = 1;
   if (end - begin > grain && parallel_threads() > 1) {
     // false only for a bad range or grain, which the checks above rule out
-    (void)pool::parallel_for(begin, end, grain, f);
+    (void)pool::parallel_for(begin, end, grain, [&f](int64_t b, int64_t e) {
+      bool& inside = inside_parallel_range();
+      const bool outer = inside;  // the calling thread runs pieces too
+      inside = true;
+      f(b, e);
+      inside = outer;
+    });
     return;
   }
 #else
