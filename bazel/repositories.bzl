@@ -86,6 +86,14 @@ cc_library(
     visibility = ["//visibility:public"],
 )
 
+# ExecuTorch's thread pool (extension/threadpool, pthreadpool inside).
+cc_library(
+    name = "threadpool",
+    srcs = ["lib/libexecutorch_threadpool.so"],
+    deps = [":executorch"],
+    visibility = ["//visibility:public"],
+)
+
 exports_files(glob(["lib/*.so"]))
 """
 

@@ -105,8 +105,9 @@ class Side:
 
 
 SIDES = {
-    "ours": Side("etsb portable", "#1f77b4", "", "ours"),
-    "dts": Side("etsb dtype-selective", "#17becf", DTS, "ours"),
+    # etsb's development runner links ExecuTorch's thread pool: its matrix products run on --threads N.
+    "ours": Side("etsb portable", "#1f77b4", "", "ours", threaded=True),
+    "dts": Side("etsb dtype-selective", "#17becf", DTS, "ours", threaded=True),
     "xnnpack": Side("etsb + XNNPACK", "#2ca02c", "", delegated=True, threaded=True),
     "tree": Side("ET portable from the tree", "#9467bd", TREE, "tree", tree=True),
     "tree_dts": Side("ET portable from the tree, dtype-selective", "#8c564b", f"{TREE}\n    {DTS}", "tree", tree=True),

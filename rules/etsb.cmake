@@ -44,7 +44,8 @@
 # and, once, the targets etsb::executorch (the runtime, imported),
 # etsb_portable_kernels (the portable kernels, an et_kernel_library),
 # etsb_quantized_kernels (the quantized kernels, likewise) and
-# etsb_runner (the runner compiled with -DETSB_MODEL_ENTRY, an object library);
+# etsb_runner (the runner compiled with -DETSB_MODEL_ENTRY, an object library
+# whose users link ExecuTorch's thread pool, the property ETSB_THREADPOOL_LIBRARY);
 # with the first rule of RUNTIME static, etsb_tree_runtime_core (ExecuTorch's
 # runtime compiled from the tree, rules/private/etsb_deploy.cmake).
 #
@@ -144,6 +145,23 @@ function(_etsb_quantized_kernels)
   et_kernel_library(NAME etsb_quantized_kernels SELECTIVE SRCS ${srcs} HDRS ${hdrs})
 endfunction()
 
+# ExecuTorch's thread pool from the runtime wheel (libexecutorch_threadpool.so,
+# extension/threadpool over pthreadpool), copied beside the build tree's
+# libexecutorch.so: the development runner on the wheel's runtime links it,
+# so that `--threads N` runs etsb's matrix products on N threads
+# (kernels/portable/cpu/util/parallel_util.h). Sets ETSB_THREADPOOL_LIBRARY.
+function(_etsb_wheel_threadpool)
+  get_property(root GLOBAL PROPERTY ETSB_EXECUTORCH_RUNTIME)
+  get_property(runtime GLOBAL PROPERTY ETSB_RUNTIME_LIBRARY)
+  cmake_path(GET runtime PARENT_PATH copies)
+  set(library libexecutorch_threadpool.so)
+  if(NOT EXISTS "${root}/lib/${library}")
+    message(FATAL_ERROR "etsb: the runtime wheel at ${root} has no lib/${library} (ExecuTorch's thread pool)")
+  endif()
+  configure_file("${root}/lib/${library}" "${copies}/${library}" COPYONLY)
+  set_property(GLOBAL PROPERTY ETSB_THREADPOOL_LIBRARY "${copies}/${library}")
+endfunction()
+
 # The runtime wheel's backend libraries, copied beside the build tree's
 # libexecutorch.so (where binaries find them, $ORIGIN-relative) and declared:
 # etsb_xnnpack_backend, etsb_qnn_backend, etsb_openvino_backend (built only when used).
@@ -180,5 +198,6 @@ endfunction()
 
 _etsb_portable_kernels()
 _etsb_quantized_kernels()
+_etsb_wheel_threadpool()
 _etsb_runner_objects()
 _etsb_wheel_backends()

@@ -3,7 +3,7 @@
 load(":generated_lib.bzl", "executorch_generated_lib")
 load(":operator_library.bzl", "et_operator_library")
 load(":private/attrs.bzl", "attrs", "check_call", "internal", "rule_info", "with_tags")
-load(":private/shim.bzl", "BARE_METAL_SETTINGS", "BUILD_SYSTEM", "ETSB_COMMAND", "ETSB_TOOLS", "LINK_MAPS", "REGISTRY_SIZE_HEADER", "RUNNER", "RUNNER_FROM_TREE", "RUNTIME_FROM_TREE", "RUNTIME_FROM_TREE_CORE", "RUNTIME_FROM_TREE_PRIM_OPS", "RUNTIME_FROM_TREE_PROGRAM", "RUNTIME_FROM_TREE_PROGRAM_UNVERIFIED", "RUNTIME_FROM_TREE_REGISTRY", "RUNTIME_KINDS", "RUNTIME_SHARED", "RUNTIME_SHARED_LIBRARY", "RUNTIME_STATIC", "SIZE_CONFIG_SETTING", "TAG_ALL_KERNELS", "TAG_BINARY", "TAG_COPIED_TO", "TAG_MANUAL", "check_runtime", "deploy_runner", "etsb_cxx_binary", "etsb_cxx_library", "etsb_genrule", "etsb_label", "runtime_library")
+load(":private/shim.bzl", "BARE_METAL_SETTINGS", "BUILD_SYSTEM", "ETSB_COMMAND", "ETSB_TOOLS", "LINK_MAPS", "REGISTRY_SIZE_HEADER", "RUNNER", "RUNNER_FROM_TREE", "RUNTIME_FROM_TREE", "RUNTIME_FROM_TREE_CORE", "RUNTIME_FROM_TREE_PRIM_OPS", "RUNTIME_FROM_TREE_PROGRAM", "RUNTIME_FROM_TREE_PROGRAM_UNVERIFIED", "RUNTIME_FROM_TREE_REGISTRY", "RUNTIME_KINDS", "RUNTIME_SHARED", "RUNTIME_SHARED_LIBRARY", "RUNTIME_STATIC", "RUNTIME_THREADPOOL_LIBRARY", "SIZE_CONFIG_SETTING", "TAG_ALL_KERNELS", "TAG_BINARY", "TAG_COPIED_TO", "TAG_MANUAL", "check_runtime", "deploy_runner", "etsb_cxx_binary", "etsb_cxx_library", "etsb_genrule", "etsb_label", "runtime_library")
 
 PORTABLE_FUNCTIONS_YAML = etsb_label("//kernels/portable:functions.yaml")
 PORTABLE_KERNELS = etsb_label("//kernels/portable:kernels")
@@ -90,11 +90,16 @@ def et_model_binary(name, **kwargs):
         candidates = [":" + name + "_dtype_selective", ":" + name + "_op_selective"]
         output = name + "_smallest/" + name
 
-        # The shared runtime goes beside the copy, where its run path ($ORIGIN) finds it.
+        # The shared runtime goes beside the copy, where its run path ($ORIGIN) finds it, and
+        # the development runner's thread pool with it (unused beside a deploy runner: outs
+        # cannot depend on the configuration).
         beside, runtime = [], []
         if a.runtime == RUNTIME_SHARED:
             beside = [RUNTIME_SHARED_LIBRARY]
             runtime = [name + "_smallest/libexecutorch.so"]
+            if not a.embed_model:
+                beside.append(RUNTIME_THREADPOOL_LIBRARY)
+                runtime.append(name + "_smallest/libexecutorch_threadpool.so")
         etsb_genrule(
             name = name,
             srcs = candidates + beside,

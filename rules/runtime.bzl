@@ -82,6 +82,39 @@ def et_runtime_shared_library(name):
         visibility = visibility,
     )
 
+def et_runtime_threadpool(name):
+    """ExecuTorch's thread pool from the runtime wheel (`libexecutorch_threadpool.so`), as a library to link.
+
+    A binary linking it runs etsb's kernels on the pool (the runner's
+    `--threads N`); one that does not runs them on the calling thread. The
+    library file is the target `libexecutorch_threadpool.so`, declared here
+    if no backend declared it first.
+
+    Args:
+      name: the target name (etsb's rules refer to `//runtime:threadpool`).
+    """
+    library = "libexecutorch_threadpool.so"
+    if native.existing_rule(library) == None and native.existing_rule(library.replace(".", "_")) == None:
+        et_runtime_shared_library(name = library)
+    if BUILD_SYSTEM == "bazel":
+        native.alias(name = name, actual = etsb_label("@executorch_runtime//:threadpool"), visibility = ["//visibility:public"])
+        return
+    if BUILD_SYSTEM == "buck2":
+        native.cxx_library(
+            name = name,
+            linkopts = ["-L$(EXECUTORCH_RUNTIME)/lib", "-lexecutorch_threadpool"],
+            deps = [":executorch"],
+            visibility = ["PUBLIC"],
+        )
+        return
+    native.cxx_library(
+        name = name,
+        srcs = [":" + library],
+        # Host-only through :executorch, which a binary for another platform is refused for.
+        deps = [":executorch"],
+        visibility = ["//visibility:public"],
+    )
+
 def et_runtime_backend(name, backends, library, needs = []):
     """A backend library of the runtime wheel, declared for etsb (`et_backend_library`).
 

@@ -31,10 +31,11 @@ MLP = "mlp"
 
 def test_the_chosen_dtype_selective_binary_has_the_runtime_beside_it(bazel_examples):
     """pick-smaller copies the chosen binary one directory down, without link
-    maps under Bazel, and libexecutorch.so beside it (test_front_ends.py runs
+    maps under Bazel, and libexecutorch.so and the runner's thread pool beside it (test_front_ends.py runs
     the directory from elsewhere)."""
     binary = bazel_examples.binary("dtype_selective")
-    assert sorted(p.name for p in binary.parent.iterdir()) == sorted([binary.name, "libexecutorch.so"])
+    assert sorted(p.name for p in binary.parent.iterdir()) == sorted([binary.name, "libexecutorch.so",
+                                                                      "libexecutorch_threadpool.so"])
 
 
 BAD_PACKAGES = {

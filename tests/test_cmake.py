@@ -74,6 +74,21 @@ def test_the_delegated_model_links_the_xnnpack_backend_alone_and_matches_torch(c
                                rtol=0, atol=1e-4)
 
 
+def test_the_development_binary_links_the_thread_pool_and_runs_on_two_threads(cmake_examples, tmp_path):
+    import numpy as np
+
+    binary = cmake_examples.out / "mlp_bin"
+    dynamic = subprocess.run(["readelf", "-d", binary], capture_output=True, text=True, check=True).stdout
+    assert "[libexecutorch_threadpool.so]" in dynamic
+    model = MODELS_DIR / MLP
+    for threads in ("1", "2"):
+        subprocess.run([binary, "--model", model / "mlp.pte", "--inputs", model / "forward.input_0.npy",
+                        "--output-dir", tmp_path / threads, "--threads", threads], check=True, capture_output=True)
+    np.testing.assert_array_equal(np.load(tmp_path / "1" / "output_0.npy"), np.load(tmp_path / "2" / "output_0.npy"))
+    np.testing.assert_allclose(np.load(tmp_path / "2" / "output_0.npy"), np.load(model / "forward.output_0.npy"),
+                               rtol=1e-5, atol=1e-6)
+
+
 # -- rebuilds and determinism -----------------------------------------------------
 
 EDIT_PROJECT = """\

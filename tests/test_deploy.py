@@ -112,8 +112,10 @@ def test_a_shipped_binary_carries_no_development_parts(workspace):
     dynamic = subprocess.run(["readelf", "-d", str(_binary(workspace, "mlp"))], capture_output=True, text=True,
                              check=True).stdout
     assert "libexecutorch" not in dynamic
-    # No .npy reader, no per-CPU kernel copies or CPU detection, and no prim op the MLP does not call.
-    for absent in ("etsb_npy", "gemm_avx2", "__cpu_indicator_init", "et_view", "et_copy_index"):
+    # No .npy reader, no per-CPU kernel copies or CPU detection, no prim op the MLP does not call,
+    # and no thread pool, nor a reference to one.
+    for absent in ("etsb_npy", "gemm_avx2", "__cpu_indicator_init", "et_view", "et_copy_index", "parallel_for",
+                   "threadpool", "get_thread_count"):
         assert absent not in linked, absent
     # The kernel registry has a slot per kernel table row (3) and the prim ops' room (32), not 2,000.
     sized = subprocess.run(["nm", "-S", "-C", str(_binary(workspace, "mlp"))], capture_output=True, text=True,

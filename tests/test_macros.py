@@ -280,11 +280,15 @@ def test_et_model_binary_dtype_selective_links_both_forms_and_keeps_the_smaller(
                                                             "small_all_kernels"))} == {
         "small", "small_ops", "small_dtype_selective", "small_op_selective"}
     assert attrs(targets, "small", "srcs", "outs", "cmd", "tags") == {
-        "srcs": [":small_dtype_selective", ":small_op_selective", "@etsb//runtime:libexecutorch.so"],
-        # The driver writes link maps: the chosen binary's goes with it.
-        "outs": ["small_smallest/small", "small_smallest/small.map", "small_smallest/libexecutorch.so"],
+        "srcs": [":small_dtype_selective", ":small_op_selective", "@etsb//runtime:libexecutorch.so",
+                 "@etsb//runtime:libexecutorch_threadpool.so"],
+        # The driver writes link maps: the chosen binary's goes with it; the runtime and the
+        # development runner's thread pool go beside it.
+        "outs": ["small_smallest/small", "small_smallest/small.map", "small_smallest/libexecutorch.so",
+                 "small_smallest/libexecutorch_threadpool.so"],
         "cmd": f"{ETSB} pick-smaller --output $(location small_smallest/small) "
                "--beside $(location @etsb//runtime:libexecutorch.so) "
+               "--beside $(location @etsb//runtime:libexecutorch_threadpool.so) "
                "$(location :small_dtype_selective) $(location :small_op_selective)",
         "tags": ["etsb_all_kernels=:small_all_kernels", "etsb_binary"]}
     for form in ("dtype_selective", "op_selective"):

@@ -226,6 +226,13 @@ function(_etsb_runner_library deploy embedded runtime out)
     target_compile_definitions(${target} PRIVATE ETSB_DEPLOY_EMBEDDED=0)
   else()
     target_compile_definitions(${target} PRIVATE ETSB_MODEL_ENTRY)
+    if(NOT runtime STREQUAL "static")
+      # Its users link the wheel's thread pool (tools/runner/threads.h; etsb.cmake's
+      # _etsb_wheel_threadpool and _etsb_runner_binary).
+      get_property(threadpool GLOBAL PROPERTY ETSB_THREADPOOL_LIBRARY)
+      target_compile_definitions(${target} PRIVATE ETSB_RUNNER_THREADPOOL)
+      target_link_libraries(${target} INTERFACE "${threadpool}")
+    endif()
   endif()
   _etsb_runtime_target(_etsb_runner_library ${target} ${runtime} runtime_target)
   target_link_libraries(${target} PRIVATE ${runtime_target})

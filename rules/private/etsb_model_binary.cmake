@@ -152,8 +152,8 @@ endfunction()
 # library's arguments): restricting dtypes usually shrinks kernels, but can
 # grow them (ExecuTorch's issue 13015), so both forms are linked and `etsb
 # pick-smaller` keeps the smaller, in <name>_smallest/: it never costs bytes.
-# With the shared runtime, libexecutorch.so goes beside the copy, where its
-# run path ($ORIGIN) finds it.
+# With the shared runtime, libexecutorch.so (and the development runner's
+# thread pool) goes beside the copy, where its run path ($ORIGIN) finds it.
 function(_etsb_smallest_model_binary name)
   _etsb_model_binary(${name}_dtype_selective ${name}_ops ON EXCLUDE_FROM_ALL ${ARGN})
   _etsb_model_binary(${name}_op_selective ${name}_ops OFF EXCLUDE_FROM_ALL ${ARGN})
@@ -164,6 +164,12 @@ function(_etsb_smallest_model_binary name)
     get_property(runtime GLOBAL PROPERTY ETSB_RUNTIME_LIBRARY)
     set(beside --beside "${runtime}")
     list(APPEND outputs "${CMAKE_CURRENT_BINARY_DIR}/${name}_smallest/libexecutorch.so")
+    if(NOT _ETSB_DEPLOY)
+      # The development runner's thread pool too.
+      get_property(threadpool GLOBAL PROPERTY ETSB_THREADPOOL_LIBRARY)
+      list(APPEND beside --beside "${threadpool}")
+      list(APPEND outputs "${CMAKE_CURRENT_BINARY_DIR}/${name}_smallest/libexecutorch_threadpool.so")
+    endif()
   endif()
   _etsb_run(SUBCOMMAND pick-smaller TARGET ${name} OUTPUTS ${outputs}
     DEPENDS ${name}_dtype_selective ${name}_op_selective ${runtime}
@@ -209,6 +215,11 @@ function(_etsb_runner_binary binary lib exclude)
     return()
   endif()
   target_link_libraries(${binary} PRIVATE ${lib} etsb::executorch)
+  if(NOT _ETSB_DEPLOY)
+    # The development runner's thread pool (tools/runner/threads.h, --threads N).
+    get_property(threadpool GLOBAL PROPERTY ETSB_THREADPOOL_LIBRARY)
+    target_link_libraries(${binary} PRIVATE "${threadpool}")
+  endif()
   get_property(root GLOBAL PROPERTY ETSB_EXECUTORCH_RUNTIME)
   # In the build tree the run path is relative ($ORIGIN first, for a copy that
   # takes libexecutorch.so along, then the build tree's copy of it); an

@@ -72,9 +72,18 @@ ETSB_TOOLS = _SHIM.etsb_tools
 # The ExecuTorch runtime library (libexecutorch.so and its headers).
 RUNTIME = _SHIM.runtime
 
+# ExecuTorch's thread pool from the same wheel (libexecutorch_threadpool.so:
+# extension/threadpool over pthreadpool), which the development runner links
+# so that `--threads N` runs etsb's kernels on N threads (see
+# kernels/portable/cpu/util/parallel_util.h).
+RUNTIME_THREADPOOL = _SHIM.runtime_threadpool
+
 # The runtime's shared library as a file, for a copy of a binary to take along
 # (binaries find it beside themselves first: their run path starts at $ORIGIN).
 RUNTIME_SHARED_LIBRARY = etsb_label("//runtime:libexecutorch.so")
+
+# The thread pool's shared library as a file, likewise (the development runner links it).
+RUNTIME_THREADPOOL_LIBRARY = etsb_label("//runtime:libexecutorch_threadpool.so")
 
 # The directory holding each external repository's tree as `<NAME>/`, relative
 # to where compilers run: an include root where `executorch/...` is an

@@ -294,6 +294,7 @@ def bazel_shim():
         # The interpreter and the packages it imports are tools too.
         etsb_tools = [tool, sources, python, repository_label("@etsb_python//:packages")],
         runtime = repository_label("@executorch_runtime//:executorch"),
+        runtime_threadpool = repository_label("@executorch_runtime//:threadpool"),
         external_include_root = "external",
         link_maps = False,
         public = ["//visibility:public"],

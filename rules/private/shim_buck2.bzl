@@ -112,6 +112,7 @@ def buck2_shim():
         etsb_command = make_variable_command(ETSB_TOOL_TARGET),
         etsb_tools = [ETSB_TOOL_TARGET, ETSB_TOOL_SOURCES_TARGET],
         runtime = "//runtime:executorch",
+        runtime_threadpool = "//runtime:threadpool",
         external_include_root = "etsb-out/external",
         link_maps = False,
         public = ["PUBLIC"],

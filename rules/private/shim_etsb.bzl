@@ -86,6 +86,7 @@ def etsb_shim():
         etsb_command = make_variable_command(tool),
         etsb_tools = [tool, repository_label(ETSB_TOOL_SOURCES_TARGET)],
         runtime = repository_label("//runtime:executorch"),
+        runtime_threadpool = repository_label("//runtime:threadpool"),
         # The driver links each external repository's tree there.
         external_include_root = "etsb-out/external",
         link_maps = True,

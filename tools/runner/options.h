@@ -75,10 +75,11 @@ inline const char kUsage[] =
     "                      kept): the prompt's token ids (comma-separated) fed a token at a\n"
     "                      time, then N (0 to 1000000) tokens, each the previous step's most\n"
     "                      likely; prints 'tokens: ' and the prompt's and new ids\n"
-    "  --threads N         the size of ExecuTorch's thread pool (1 to 1024), used by\n"
-    "                      backends such as XNNPACK and by threaded kernels; refused\n"
-    "                      above 1 when the binary links no thread pool (its kernels\n"
-    "                      run on the calling thread)\n"
+    "  --threads N         the size of ExecuTorch's thread pool (1 to 1024; default 1),\n"
+    "                      used by backends such as XNNPACK and by etsb's kernels (large\n"
+    "                      matrix products and convolutions; outputs are the same\n"
+    "                      whatever N); refused above 1 when the binary links no thread\n"
+    "                      pool (its kernels run on the calling thread)\n"
     "  --max-memory-mb N   refuse a method whose planned memory exceeds N MB (default 4096)\n"
     "  --log               print the runtime's log after the run\n"
     "  --list-kernels      print the name of every registered kernel, one a line, and exit\n"
@@ -94,7 +95,7 @@ struct Options {
   long long generate = -1;  // -1: no --generate
   std::vector<int64_t> prompt;  // --prompt's token ids
   long long max_memory_mb = 4096;
-  long long threads = 0;  // 0: the thread pool's own default
+  long long threads = 1;  // one thread unless asked: the same speed on any machine
   bool has_inputs = false, print_log = false, help = false, list_kernels = false, list_backends = false,
        all_methods = false;
 };

@@ -305,7 +305,7 @@ int run(const Options& options) {
   executorch::runtime::register_pal(executorch::runtime::PalImpl::create(keep_log_message, __FILE__));
   executorch::runtime::runtime_init();
   std::string why;
-  if (options.threads > 0 && !set_threads(options.threads, why)) {
+  if (!set_threads(options.threads, why)) {
     fail(why);
     return 2;
   }

@@ -9,9 +9,18 @@
 //
 // Used by mm, bmm, addmm and convolution for Float; other dtypes keep the
 // portable loops of matmul_util.h.
+//
+// Large products run on ExecuTorch's thread pool when the binary links one
+// (parallel_util.h): C is cut into blocks of whole register tiles (columns
+// in multiples of NR, or rows in multiples of MR), each computed by one
+// thread over the whole of k. A reduction is never split, and every element
+// of C takes the same code path whatever the cut, so results are
+// bit-identical on any number of threads.
 #pragma once
 
 #include <cstdint>
+
+#include "parallel_util.h"
 
 namespace etsb {
 namespace kernels {
@@ -72,8 +81,43 @@ namespace gemm_avx512 {
 #pragma GCC pop_options
 #endif
 
+// Multiply-adds below which a block is not worth a thread's wake-up (a few
+// microseconds of work at this engine's speed).
+constexpr int64_t kGemmTaskWork = int64_t{1} << 18;
+
+/// gemm_f32 with one instruction set's `gemm` (register tiles of MR x NR):
+/// on the calling thread when the product is small or the binary has one
+/// thread, else cut into blocks of whole tiles along the dimension with more
+/// of them (columns of C, or its rows) and run on the thread pool.
+template <int64_t MR, int64_t NR, typename Gemm>
+inline void gemm_f32_blocks(const Gemm& gemm, int64_t m, int64_t n, int64_t k, const float* a, int64_t a_row,
+                            int64_t a_col, const float* b, int64_t ldb, float* c, int64_t ldc, bool accumulate) {
+  const int64_t work = m * n * (k > 0 ? k : 1);
+  if (work < 2 * kGemmTaskWork || parallel_threads() <= 1) {
+    return gemm(m, n, k, a, a_row, a_col, b, ldb, c, ldc, accumulate);
+  }
+  const int64_t col_tiles = (n + NR - 1) / NR;
+  const int64_t row_tiles = (m + MR - 1) / MR;
+  if (col_tiles >= row_tiles) {
+    const int64_t tile_work = m * NR * (k > 0 ? k : 1);
+    parallel_range(0, col_tiles, (kGemmTaskWork + tile_work - 1) / tile_work, [&](int64_t t0, int64_t t1) {
+      const int64_t j0 = t0 * NR;
+      const int64_t j1 = t1 * NR < n ? t1 * NR : n;
+      gemm(m, j1 - j0, k, a, a_row, a_col, b + j0, ldb, c + j0, ldc, accumulate);
+    });
+  } else {
+    const int64_t tile_work = MR * n * (k > 0 ? k : 1);
+    parallel_range(0, row_tiles, (kGemmTaskWork + tile_work - 1) / tile_work, [&](int64_t t0, int64_t t1) {
+      const int64_t i0 = t0 * MR;
+      const int64_t i1 = t1 * MR < m ? t1 * MR : m;
+      gemm(i1 - i0, n, k, a + i0 * a_row, a_row, a_col, b, ldb, c + i0 * ldc, ldc, accumulate);
+    });
+  }
+}
+
 /// C[m x n] = (accumulate ? C : 0) + A[m x k] * B[k x n] in single
-/// precision, on the widest vector unit this CPU has. A's element (i, p) is
+/// precision, on the widest vector unit this CPU has (and on the thread pool
+/// when the binary links one: see gemm_f32_blocks). A's element (i, p) is
 /// at a[i * a_row + p * a_col]; B and C are row-major with leading dims ldb
 /// and ldc; C must not overlap A or B.
 inline void gemm_f32(int64_t m, int64_t n, int64_t k, const float* a, int64_t a_row, int64_t a_col, const float* b,
@@ -81,13 +125,16 @@ inline void gemm_f32(int64_t m, int64_t n, int64_t k, const float* a, int64_t a_
   if (m <= 0 || n <= 0) return;
 #if defined(ETSB_GEMM_X86)
   if (__builtin_cpu_supports("avx512f")) {
-    return gemm_avx512::gemm(m, n, k, a, a_row, a_col, b, ldb, c, ldc, accumulate);
+    return gemm_f32_blocks<gemm_avx512::kMR, gemm_avx512::kNR>(gemm_avx512::gemm, m, n, k, a, a_row, a_col, b, ldb,
+                                                               c, ldc, accumulate);
   }
   if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) {
-    return gemm_avx2::gemm(m, n, k, a, a_row, a_col, b, ldb, c, ldc, accumulate);
+    return gemm_f32_blocks<gemm_avx2::kMR, gemm_avx2::kNR>(gemm_avx2::gemm, m, n, k, a, a_row, a_col, b, ldb, c,
+                                                           ldc, accumulate);
   }
 #endif
-  gemm_portable::gemm(m, n, k, a, a_row, a_col, b, ldb, c, ldc, accumulate);
+  gemm_f32_blocks<gemm_portable::kMR, gemm_portable::kNR>(gemm_portable::gemm, m, n, k, a, a_row, a_col, b, ldb, c,
+                                                          ldc, accumulate);
 }
 
 }  // namespace kernels
