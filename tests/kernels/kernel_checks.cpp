@@ -1319,6 +1319,132 @@ void check_creation_batch() {
   EXPECT_KERNEL_FAILS(native::fill_scalar_out(ctx, tself.t(), Scalar(1.0), fout));  // out of another dtype
 }
 
+// ---- masked, scatter, topk and padding (issue 30) ------------------------------------
+
+void check_masked_and_nonzero() {
+  float x[6] = {1, 2, 3, 4, 5, 6}, o[6];
+  bool m[3] = {true, false, true};
+  TT tx(F, {2, 3}, x), tm(B, {3}, m), to(F, {2, 3}, o);
+  Tensor out = to.t();
+  EXPECT_KERNEL_OK(native::masked_fill_scalar_out(ctx, tx.t(), tm.t(), Scalar(-1.0), out));
+  CHECK(values_are(o, {-1, 2, -1, -1, 5, -1}));
+  uint8_t u[2] = {1, 2}, uo[2];
+  bool m2[2] = {true, false};
+  TT tu(ScalarType::Byte, {2}, u), tuo(ScalarType::Byte, {2}, uo), tm2(B, {2}, m2);
+  Tensor uout = tuo.t();
+  EXPECT_KERNEL_FAILS(native::masked_fill_scalar_out(ctx, tu.t(), tm2.t(), Scalar(int64_t(300)), uout));
+  int32_t im[3] = {1, 0, 1};
+  TT tim(I, {3}, im);
+  EXPECT_KERNEL_FAILS(native::masked_fill_scalar_out(ctx, tx.t(), tim.t(), Scalar(1.0), out));  // mask not Bool
+  bool m4[4] = {true, true, true, true};
+  TT tm4(B, {4}, m4);
+  EXPECT_KERNEL_FAILS(native::masked_fill_scalar_out(ctx, tx.t(), tm4.t(), Scalar(1.0), out));  // no broadcast
+  float src[4] = {10, 20, 30, 40};
+  TT tsrc(F, {4}, src), tshort(F, {3}, src);
+  EXPECT_KERNEL_OK(native::masked_scatter_out(ctx, tx.t(), tm.t(), tsrc.t(), out));
+  CHECK(values_are(o, {10, 2, 20, 30, 5, 40}));
+  o[1] = 99;
+  EXPECT_KERNEL_FAILS(native::masked_scatter_out(ctx, tx.t(), tm.t(), tshort.t(), out));  // 4 wanted, 3 given
+  CHECK(o[1] == 99);                                                                      // out untouched
+  float so[6];
+  TT tso(F, {6}, so, DYN), tstatic(F, {6}, so);
+  Tensor sout = tso.t();
+  EXPECT_KERNEL_OK(native::masked_select_out(ctx, tx.t(), tm.t(), sout));
+  CHECK(sout.dim() == 1 && sout.size(0) == 4 && values_are(so, {1, 3, 4, 6}));
+  sout = tstatic.t();
+  EXPECT_KERNEL_FAILS(native::masked_select_out(ctx, tx.t(), tm.t(), sout));  // a static out of 6
+  float nz[6] = {0, 1.5f, 0, NAN, 0, 0};
+  int64_t idx[12];
+  TT tnz(F, {2, 3}, nz), tidx(L, {6, 2}, idx, DYN), tidx_i(I, {6, 2}, idx, DYN), tidx1(L, {12}, idx, DYN);
+  Tensor iout = tidx.t();
+  EXPECT_KERNEL_OK(native::nonzero_out(ctx, tnz.t(), iout));
+  CHECK(iout.size(0) == 2 && iout.size(1) == 2 && values_are(idx, {0, 1, 1, 0}));
+  iout = tidx_i.t();
+  EXPECT_KERNEL_FAILS(native::nonzero_out(ctx, tnz.t(), iout));  // out not Long
+  iout = tidx1.t();
+  EXPECT_KERNEL_FAILS(native::nonzero_out(ctx, tnz.t(), iout));  // out not 2-D
+}
+
+void check_scatter_family() {
+  float x[6] = {1, 2, 3, 4, 5, 6}, s[4] = {10, 20, 30, 40}, o[6];
+  int64_t ix[2] = {2, -3};
+  TT tx(F, {2, 3}, x), ts(F, {2, 2}, s), to(F, {2, 3}, o), ti(L, {2, 1}, ix);
+  Tensor out = to.t();
+  EXPECT_KERNEL_OK(native::scatter_src_out(ctx, tx.t(), 1, ti.t(), ts.t(), out));
+  CHECK(values_are(o, {1, 2, 10, 30, 5, 6}));
+  EXPECT_KERNEL_OK(native::scatter_value_out(ctx, tx.t(), -1, ti.t(), Scalar(7.0), out));
+  CHECK(values_are(o, {1, 2, 7, 7, 5, 6}));
+  EXPECT_KERNEL_OK(native::scatter_add_out(ctx, tx.t(), 1, ti.t(), ts.t(), out));
+  CHECK(values_are(o, {1, 2, 13, 34, 5, 6}));
+  int64_t bad[2] = {3, 0};
+  TT tbad(L, {2, 1}, bad), twide(L, {2, 4}, bad), tflat(L, {2}, ix);
+  EXPECT_KERNEL_FAILS(native::scatter_src_out(ctx, tx.t(), 1, tbad.t(), ts.t(), out));  // index out of range
+  EXPECT_KERNEL_FAILS(native::scatter_add_out(ctx, tx.t(), 2, ti.t(), ts.t(), out));    // no dim 2
+  EXPECT_KERNEL_FAILS(native::scatter_add_out(ctx, tx.t(), 1, tflat.t(), ts.t(), out));  // index of rank 1
+  EXPECT_KERNEL_FAILS(native::scatter_value_out(ctx, tx.t(), 1, ti.t(), Scalar(1e300), out));  // overflows Float
+  float fidx[2] = {0, 1};
+  TT tfi(F, {2, 1}, fidx);
+  EXPECT_KERNEL_FAILS(native::scatter_value_out(ctx, tx.t(), 1, tfi.t(), Scalar(1.0), out));  // Float index
+  double d[4];
+  TT td(D, {2, 2}, d);
+  EXPECT_KERNEL_FAILS(native::scatter_add_out(ctx, tx.t(), 1, ti.t(), td.t(), out));  // src of another dtype
+  int64_t row[3] = {7, 8, 9};
+  TT trow(L, {3}, row), tshort(L, {2}, row);
+  EXPECT_KERNEL_OK(native::select_scatter_out(ctx, tx.t(), trow.t(), 0, -1, out));  // Long src into Float
+  CHECK(values_are(o, {1, 2, 3, 7, 8, 9}));
+  EXPECT_KERNEL_FAILS(native::select_scatter_out(ctx, tx.t(), tshort.t(), 0, 0, out));  // wrong slice shape
+  EXPECT_KERNEL_FAILS(native::select_scatter_out(ctx, tx.t(), trow.t(), 0, 2, out));    // index out of range
+}
+
+void check_topk_and_padding() {
+  float x[6] = {3, NAN, 1, 5, 2, 4}, v[6];
+  int64_t ix[6];
+  TT tx(F, {2, 3}, x), tv(F, {2, 2}, v, DYN), ti(L, {2, 2}, ix, DYN), tvi(I, {2, 2}, ix);
+  Tensor values = tv.t(), indices = ti.t();
+  EXPECT_KERNEL_OK(native::topk_values(ctx, tx.t(), 2, 1, true, true, values, indices));
+  CHECK(std::isnan(v[0]) && v[1] == 3 && v[2] == 5 && v[3] == 4);
+  CHECK(values_are(ix, {1, 0, 0, 2}));
+  EXPECT_KERNEL_OK(native::topk_values(ctx, tx.t(), 2, 1, false, true, values, indices));
+  CHECK(values_are(v, {1, 3, 2, 4}) && values_are(ix, {2, 0, 1, 2}));
+  EXPECT_KERNEL_FAILS(native::topk_values(ctx, tx.t(), 4, 1, true, true, values, indices));  // k > size
+  EXPECT_KERNEL_FAILS(native::topk_values(ctx, tx.t(), 1, 2, true, true, values, indices));  // no dim 2
+  indices = tvi.t();
+  EXPECT_KERNEL_FAILS(native::topk_values(ctx, tx.t(), 2, 1, true, true, values, indices));  // Int indices
+  float p[3] = {1, 2, 3}, po[7];
+  TT tp(F, {1, 3}, p), tpo(F, {1, 7}, po, DYN);
+  Tensor out = tpo.t();
+  const int64_t two_two[2] = {2, 2}, three[2] = {3, 0}, four[4] = {1, 1, 0, 0};
+  EXPECT_KERNEL_OK(native::reflection_pad1d_out(ctx, tp.t(), ints(two_two, 2), out));
+  CHECK(values_are(po, {3, 2, 1, 2, 3, 2, 1}));
+  EXPECT_KERNEL_OK(native::replication_pad1d_out(ctx, tp.t(), ints(two_two, 2), out));
+  CHECK(values_are(po, {1, 1, 1, 2, 3, 3, 3}));
+  EXPECT_KERNEL_FAILS(native::reflection_pad1d_out(ctx, tp.t(), ints(three, 2), out));  // pad 3 of a 3-wide dim
+  EXPECT_KERNEL_FAILS(native::replication_pad1d_out(ctx, tp.t(), ints(four, 4), out));  // 4 pads for 1d
+  EXPECT_KERNEL_FAILS(native::replication_pad2d_out(ctx, tp.t(), ints(four, 4), out));  // rank 2 for 2d
+  float q[4] = {1, 2, 3, 4}, qo[16];
+  TT tq(F, {1, 2, 2}, q), tqo(F, {1, 4, 4}, qo);
+  out = tqo.t();
+  const int64_t all_one[4] = {1, 1, 1, 1};
+  EXPECT_KERNEL_OK(native::replication_pad2d_out(ctx, tq.t(), ints(all_one, 4), out));
+  CHECK(values_are(qo, {1, 1, 2, 2, 1, 1, 2, 2, 3, 3, 4, 4, 3, 3, 4, 4}));
+  EXPECT_KERNEL_OK(native::reflection_pad2d_out(ctx, tq.t(), ints(all_one, 4), out));
+  CHECK(values_are(qo, {4, 3, 4, 3, 2, 1, 2, 1, 4, 3, 4, 3, 2, 1, 2, 1}));
+  double dq[16];
+  TT tdq(D, {1, 4, 4}, dq);
+  out = tdq.t();
+  EXPECT_KERNEL_FAILS(native::reflection_pad2d_out(ctx, tq.t(), ints(all_one, 4), out));  // out of another dtype
+  const int64_t six[6] = {1, 1, 1, 1, 1, 1};
+  float r[8], ro[64];
+  TT tr(F, {1, 2, 2, 2}, r), tro(F, {1, 4, 4, 4}, ro);
+  out = tro.t();
+  for (int i = 0; i < 8; ++i) r[i] = static_cast<float>(i);
+  EXPECT_KERNEL_OK(native::replication_pad3d_out(ctx, tr.t(), ints(six, 6), out));
+  CHECK(ro[0] == 0 && ro[63] == 7 && ro[21] == 0 && ro[42] == 7);
+  EXPECT_KERNEL_OK(native::reflection_pad3d_out(ctx, tr.t(), ints(six, 6), out));
+  CHECK(ro[0] == 7 && ro[63] == 0 && ro[21] == 0 && ro[42] == 7);
+  EXPECT_KERNEL_FAILS(native::reflection_pad3d_out(ctx, tq.t(), ints(six, 6), out));  // rank 3 for 3d
+}
+
 int main() {
   ::executorch::runtime::runtime_init();
   check_integer_overflow_wraps();
@@ -1364,5 +1490,8 @@ int main() {
   check_unary_batch();
   check_reduction_batch();
   check_creation_batch();
+  check_masked_and_nonzero();
+  check_scatter_family();
+  check_topk_and_padding();
   return report();
 }

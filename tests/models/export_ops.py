@@ -177,7 +177,7 @@ TOLERANCE_RULE = ("|got - expected| <= atol + rtol * |expected| elementwise, NaN
                   "integer and Bool outputs exactly equal")
 # Fixed zip member timestamps: a re-export writes byte-identical files.
 ZIP_DATE = (1980, 1, 1, 0, 0, 0)
-SIZE_BUDGET = 8 * 2**20
+SIZE_BUDGET = 12 * 2**20  # as tests/test_op_corpus.py: the whole portable set
 
 
 # ----------------------------------------------------------------------------
@@ -1213,11 +1213,135 @@ def _matmul_ops() -> list[Op]:
     ]
 
 
+# ---- masked, scatter, topk and reflection/replication padding (issue 30) ----
+
+
+def Idx(rows: tuple) -> In:
+    """An int64 index tensor with fixed contents, nested rows giving its
+    shape (scatter needs positions that no two elements share)."""
+    shape, level = [], rows
+    while isinstance(level, tuple):
+        shape.append(len(level))
+        level = level[0] if level else None
+    return In(tuple(shape), "fixed", torch.int64, values=rows)
+
+
+def _masked_ops() -> list[Op]:
+    """masked_fill, masked_scatter and masked_select (a Bool mask broadcast
+    against self), and nonzero (whose size, like masked_select's, depends on
+    the data: ExecuTorch plans such an out at its largest, self's size, and
+    cannot export them from empty inputs, so their edge case is an empty
+    result from a non-empty input)."""
+    B = torch.bool
+    return [
+        Op("aten::masked_fill.Scalar_out", "aten.masked_fill.Scalar",
+           lambda x, m, value: A.masked_fill.Scalar(x, m, value), (
+               case("odd", "3x11 with a 3x11 mask", T(3, 11), T(3, 11, dtype=B), value=scalar_for(True, 7, 2.5)),
+               case("broadcast", "2x3x4 with a 3x1 mask", T(2, 3, 4), T(3, 1, dtype=B),
+                    value=scalar_for(False, -2, -0.5)),
+               case("empty", "empty 0x4 with a 4 mask", T(0, 4), T(4, dtype=B), value=scalar_for(True, 1, 1.0)),
+           ), preserve=(A.masked_fill.Scalar,)),
+        Op("aten::masked_scatter.out", "aten.masked_scatter.default",
+           lambda x, m, src: A.masked_scatter.default(x, m, src), (
+               case("odd", "3x11 with a 3x11 mask from 40 values", T(3, 11), T(3, 11, dtype=B), T(40)),
+               case("broadcast", "2x3x4 with a 3x1 mask from 2x12 values", T(2, 3, 4), T(3, 1, dtype=B), T(2, 12)),
+               case("empty", "empty 0x4 with a 4 mask from 3 values", T(0, 4), T(4, dtype=B), T(3)),
+           ), preserve=(A.masked_scatter.default,)),
+        Op("aten::masked_select.out", "aten.masked_select.default",
+           lambda x, m: A.masked_select.default(x, m), (
+               case("odd", "3x11 with a 3x11 mask", T(3, 11), T(3, 11, dtype=B)),
+               case("broadcast", "2x3x4 with a 3x1 mask", T(2, 3, 4), T(3, 1, dtype=B)),
+               case("none", "3x4 with an all-false mask (an empty result)", T(3, 4), T(3, 4, domain="zeros", dtype=B)),
+           )),
+        Op("aten::nonzero.out", "aten.nonzero.default", lambda x: A.nonzero.default(x), (
+            case("odd", "3x11, about a quarter nonzero", T(3, 11, domain="sparse")),
+            case("three_dims", "2x3x4, about a quarter nonzero", T(2, 3, 4, domain="sparse")),
+            case("all_zero", "2x3 of zeros (no rows)", T(2, 3, domain="zeros")),
+        )),
+    ]
+
+
+def _scatter_ops() -> list[Op]:
+    """scatter (src and value), scatter_add and select_scatter."""
+    value = scalar_for(True, 7, 2.5)
+    return [
+        Op("aten::scatter.src_out", "aten.scatter.src",
+           lambda x, idx, src, dim: A.scatter.src(x, dim, idx, src), (
+               case("dim0", "4x3 at 2x3 positions along dim 0, from a larger 3x4 src", T(4, 3),
+                    Idx(((3, 0, 1), (1, 2, 0))), T(3, 4), dim=0),
+               case("neg_dim", "2x5 at 2x3 positions along dim -1", T(2, 5), Idx(((4, 0, 2), (1, 3, 0))), T(2, 3),
+                    dim=-1),
+               case("empty_index", "3x4 with an empty index (out = self)", T(3, 4), Idx(()), T(3, 4), dim=0),
+           )),
+        Op("aten::scatter.value_out", "aten.scatter.value",
+           lambda x, idx, dim, value: A.scatter.value(x, dim, idx, value), (
+               case("dim0", "4x3 at 2x3 positions along dim 0", T(4, 3), Idx(((3, 0, 1), (1, 2, 0))), dim=0,
+                    value=value),
+               case("three_dims", "2x3x4 at 2x2x2 positions along dim 1", T(2, 3, 4),
+                    Idx((((0, 2), (2, 1)), ((1, 0), (2, 2)))), dim=1, value=value),
+               case("neg_dim", "2x5 at 2x3 positions along dim -1", T(2, 5), Idx(((4, 0, 2), (1, 3, 0))), dim=-1,
+                    value=value),
+           )),
+        Op("aten::scatter_add.out", "aten.scatter_add.default",
+           lambda x, idx, src, dim: A.scatter_add.default(x, dim, idx, src), (
+               case("dim0", "4x3 plus 5x3 values at repeating rows", T(4, 3), Ix((5, 3), 4), T(5, 3), dim=0),
+               case("dim1", "3x5 plus a larger 3x6 src at 2x4 positions", T(3, 5), Ix((2, 4), 5), T(3, 6), dim=1),
+               case("zero_dim", "0-dim plus a 0-dim at a 0-dim index", T(), Ix((), 1), T(), dim=0),
+           )),
+        Op("aten::select_scatter.out", "aten.select_scatter.default",
+           lambda x, src, dim, index: A.select_scatter.default(x, src, dim, index), (
+               case("row", "3x4, row 1 from 4", T(3, 4), T(4), dim=0, index=1),
+               case("neg_index", "2x3x4, [:, -1] from 2x4", T(2, 3, 4), T(2, 4), dim=1, index=-1),
+               case("vector", "5, element 2 from a 0-dim", T(5), T(), dim=0, index=2),
+           ), preserve=(A.select_scatter.default,)),
+    ]
+
+
+def _topk_pad_ops() -> list[Op]:
+    """topk (distinct values, so that the order is unique; NaN and infinities
+    in the floats), and reflection and replication padding in 1 to 3 dims."""
+    pads = []
+    for mode in ("reflection", "replication"):
+        overloads = (getattr(A, f"{mode}_pad1d").default, getattr(A, f"{mode}_pad2d").default,
+                     getattr(A, f"{mode}_pad3d").default)
+        tables = (
+            (case("rows", "2x7 padded [2, 3]", T(2, 7), padding=[2, 3]),
+             case("batched", "2x3x5 padded [4, 1]", T(2, 3, 5), padding=[4, 1]),
+             case("narrow", "1x1x2 padded [1, 0]", T(1, 1, 2), padding=[1, 0])),
+            (case("planes", "2x4x5 padded [1, 2, 3, 0]", T(2, 4, 5), padding=[1, 2, 3, 0]),
+             case("batched", "1x2x3x4 padded [3, 3, 2, 2]", T(1, 2, 3, 4), padding=[3, 3, 2, 2]),
+             case("one_row", "1x1x5 padded [0, 0, 0, 0] (a copy)", T(1, 1, 5), padding=[0, 0, 0, 0])),
+            (case("volume", "1x3x3x4 padded [1, 2, 0, 2, 2, 1]", T(1, 3, 3, 4), padding=[1, 2, 0, 2, 2, 1]),
+             case("batched", "2x1x2x3x4 padded [3, 1, 1, 2, 1, 0]", T(2, 1, 2, 3, 4), padding=[3, 1, 1, 2, 1, 0])),
+        )
+        for n, (overload, cases) in enumerate(zip(overloads, tables), start=1):
+            extra = (case("crop", "2x6 padded [-1, 2] (crops on the left)", T(2, 6), padding=[-1, 2],
+                          only=(torch.float32,)),) if n == 1 else ()
+            pads.append(Op(f"aten::{mode}_pad{n}d.out", f"aten.{mode}_pad{n}d.default",
+                           lambda x, padding, overload=overload: overload(x, padding), cases + extra,
+                           preserve=(overload,)))
+    topk = Op("aten::topk.values", "aten.topk.default",
+              lambda x, k, dim, largest: A.topk.default(x, k, dim, largest, True), (
+                  case("largest", "3x11, the 4 largest along dim 1", T(3, 11, domain="distinct"), k=4, dim=1,
+                       largest=True),
+                  case("smallest", "4x5, the 2 smallest along dim 0", T(4, 5, domain="distinct"), k=2, dim=0,
+                       largest=False),
+                  case("all_neg_dim", "2x3x5, all 5 along dim -1", T(2, 3, 5, domain="distinct"), k=5, dim=-1,
+                       largest=True),
+                  case("nan_largest", "2x6 with NaN and infinities, the 3 largest (NaN first)",
+                       T(2, 6, domain="special"), k=3, dim=1, largest=True, only=(torch.float32, torch.float64)),
+                  case("nan_smallest", "2x6 with NaN and infinities, all 6 smallest (NaN last)",
+                       T(2, 6, domain="special"), k=6, dim=1, largest=False, only=(torch.float32, torch.float64)),
+              ))  # torch refuses Bool, as ExecuTorch's kernel does
+    return [topk] + pads
+
+
 def build_ops() -> list[Op]:
     """The whole table, sorted by operator name."""
     ops = (_shape_ops() + _creation_ops() + _indexing_ops() + _binary_ops() + _scalar_ops()
            + _scalar_overload_ops() + _selection_ops() + _any_ops() + _unary_ops() + _activation_ops()
-           + _reduction_ops() + _reduction_overload_ops() + _norm_ops() + _spatial_ops() + _matmul_ops())
+           + _reduction_ops() + _reduction_overload_ops() + _norm_ops() + _spatial_ops() + _matmul_ops()
+           + _masked_ops() + _scatter_ops() + _topk_pad_ops())
     names = [op.name for op in ops]
     duplicates = {n for n in names if names.count(n) > 1}
     assert not duplicates, f"operators listed twice: {sorted(duplicates)}"

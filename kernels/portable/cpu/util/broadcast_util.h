@@ -133,6 +133,26 @@ inline void for_each_run(const BroadcastPlan<N>& plan, Run&& run) {
   }
 }
 
+/// Walks two tensors broadcast to `shape` (both in the default dim order),
+/// calling `visit(flat_index, a_index, b_index)` per element of the broadcast
+/// shape, in order (masked_fill, masked_scatter, masked_select).
+template <typename Visit>
+inline void for_each_binary(const Tensor& a, const Tensor& b, const Shape& shape, const Visit& visit) {
+  const int64_t n = shape.numel();
+  if (a.numel() == n && b.numel() == n) {
+    for (int64_t i = 0; i < n; ++i) visit(i, i, i);  // no stretched dims: flat indices coincide
+    return;
+  }
+  BroadcastPlan<2> plan;
+  const Tensor* inputs[2] = {&a, &b};
+  make_broadcast_plan(shape, inputs, &plan);
+  const size_t last = plan.ndim - 1;
+  const int64_t sa = plan.strides[0][last], sb = plan.strides[1][last];
+  for_each_run(plan, [&](int64_t o, const int64_t* in, int64_t len) {
+    for (int64_t j = 0; j < len; ++j) visit(o + j, in[0] + j * sa, in[1] + j * sb);
+  });
+}
+
 /// Walks three tensors and out together, broadcast to out's shape (all in
 /// the default dim order), calling `visit(out_index, a_index, b_index,
 /// c_index)` per output element, in output order.
