@@ -104,10 +104,11 @@ struct DepthwisePlane {
 };
 
 /// The floats depthwise_f32 needs as scratch: one input plane, padded and
-/// split into `stride` phases per row, and one more row.
+/// split into `stride` phases per row, one more row, and an output plane on
+/// the padded grid.
 inline int64_t depthwise_scratch(const Window& h, const Window& w) {
   const int64_t padded_w = w.in + 2 * w.pad;
-  return (h.in + 2 * h.pad + 1) * w.stride * ((padded_w + w.stride - 1) / w.stride);
+  return (h.in + 2 * h.pad + 1 + h.out) * w.stride * ((padded_w + w.stride - 1) / w.stride);
 }
 
 /// One output row of a 3x3 depthwise convolution, the taps' rows given.
@@ -136,28 +137,54 @@ __attribute__((always_inline)) inline void depthwise_tap(float* __restrict out, 
   }
 }
 
-/// One output plane of a depthwise convolution from its (padded, phased)
-/// input plane `base`: 3x3 kernels in one pass per row, others tap by tap.
-ETSB_HOT_LOOP static void depthwise_plane(float* out, const float* base, const float* wt, float bias,
-                                          const DepthwisePlane& p) {
-  const int64_t step = p.stride_h * p.row_len;
-  const int64_t n = p.out_w;
+/// out[oh * out_stride + ow] for rows oh < rows of `n` outputs each, where
+/// row oh reads from base + oh * step: 3x3 kernels in one pass per row,
+/// others tap by tap.
+__attribute__((always_inline)) inline void depthwise_rows(float* out, int64_t out_stride, const float* base,
+                                                          int64_t step, int64_t rows, int64_t n, const float* wt,
+                                                          float bias, const DepthwisePlane& p) {
   if (p.kernel_h == 3 && p.kernel_w == 3) {
     int64_t off[9];
     for (int64_t t = 0; t < 9; ++t) off[t] = p.tap_offset(t);
-    for (int64_t oh = 0; oh < p.out_h; ++oh) {
+    for (int64_t oh = 0; oh < rows; ++oh) {
       const float* r = base + oh * step;
-      depthwise_row9(out + oh * n, r + off[0], r + off[1], r + off[2], r + off[3], r + off[4], r + off[5],
-                     r + off[6], r + off[7], r + off[8], wt, bias, n);
+      depthwise_row9(out + oh * out_stride, r + off[0], r + off[1], r + off[2], r + off[3], r + off[4],
+                     r + off[5], r + off[6], r + off[7], r + off[8], wt, bias, n);
     }
     return;
   }
   const int64_t taps = p.kernel_h * p.kernel_w;
-  for (int64_t oh = 0; oh < p.out_h; ++oh) {
+  constexpr int64_t kKept = 64;  // taps whose offsets are worked out once (up to 8x8)
+  int64_t off[kKept];
+  for (int64_t t = 0; t < taps && t < kKept; ++t) off[t] = p.tap_offset(t);
+  for (int64_t oh = 0; oh < rows; ++oh) {
     for (int64_t t = 0; t < taps; ++t) {
-      depthwise_tap(out + oh * n, base + oh * step + p.tap_offset(t), wt[t], n, t == 0, bias);
+      const int64_t at = t < kKept ? off[t] : p.tap_offset(t);
+      depthwise_tap(out + oh * out_stride, base + oh * step + at, wt[t], n, t == 0, bias);
     }
   }
+}
+
+/// Output rows narrower than this, with stride 1, are computed as one run
+/// across the padded plane's rows (see depthwise_plane).
+constexpr int64_t kNarrowRow = 32;
+
+/// One output plane of a depthwise convolution from its (padded, phased)
+/// input plane `base`. With stride 1 and narrow rows, one long run: the
+/// outputs on the padded plane's grid (row_len per row, the columns past
+/// out_w wasted) into `wide` ((out_h - 1) * row_len + out_w floats), then
+/// the plane's own columns copied out, so short rows still fill vectors.
+ETSB_HOT_LOOP static void depthwise_plane(float* out, const float* base, const float* wt, float bias,
+                                          const DepthwisePlane& p, float* wide) {
+  if (p.stride_h == 1 && p.stride_w == 1 && p.out_w < kNarrowRow && p.out_h > 1) {
+    const int64_t run = (p.out_h - 1) * p.row_len + p.out_w;
+    depthwise_rows(wide, run, base, run, 1, run, wt, bias, p);
+    for (int64_t oh = 0; oh < p.out_h; ++oh) {
+      for (int64_t ow = 0; ow < p.out_w; ++ow) out[oh * p.out_w + ow] = wide[oh * p.row_len + ow];
+    }
+    return;
+  }
+  depthwise_rows(out, p.out_w, base, p.stride_h * p.row_len, p.out_h, p.out_w, wt, bias, p);
 }
 
 /// phase r of the padded row `row` (stride * phase_len floats): phases[r *
@@ -211,13 +238,14 @@ inline void depthwise_f32(const float* in, const float* weight, const float* bia
                              h.dilation, w.dilation, h.stride, w.stride,
                              in_place ? w.in : w.stride * phase_len, phase_len};
   const int64_t taps = h.kernel * w.kernel;
+  float* wide = scratch + (h.in + 2 * h.pad + 1) * w.stride * phase_len;
   for (int64_t c = 0; c < channels; ++c) {
     const float* x = in + c * h.in * w.in;
     if (!in_place) pad_phases(x, scratch, h, w, phase_len);
     for (int64_t m = 0; m < multiplier; ++m) {
       const int64_t oc = c * multiplier + m;
       depthwise_plane(out + oc * h.out * w.out, in_place ? x : scratch, weight + oc * taps,
-                      bias != nullptr ? bias[oc] : 0.0f, plane);
+                      bias != nullptr ? bias[oc] : 0.0f, plane, wide);
     }
   }
 }
