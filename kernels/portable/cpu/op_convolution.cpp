@@ -1,6 +1,8 @@
 // aten::convolution.out: 1-D and 2-D convolution, plain and transposed, NCHW
 // in any dim order (e.g. channels-last).
+#include "util/conv_f32.h"
 #include "util/conv_util.h"
+#include "util/dot_f32.h"
 #include "util/copy_util.h"
 #include "util/matmul_util.h"
 
@@ -27,19 +29,6 @@ bool axis_param(ArrayRef<int64_t> list, size_t i, size_t axes, int64_t* value) {
   if (list.size() != 1 && list.size() != axes) return false;
   *value = list.size() == 1 ? list[0] : list[i];
   return true;
-}
-
-/// The output positions [lo, hi) whose input position o * stride - pad + off
-/// falls inside [0, in).
-void valid_range(const Axis& a, int64_t off, int64_t* lo, int64_t* hi) {
-  const int64_t shift = a.pad - off;  // o * stride >= shift
-  int64_t l = shift <= 0 ? 0 : (shift + a.stride - 1) / a.stride;
-  const int64_t last = a.in - 1 + a.pad - off;  // o * stride <= last
-  int64_t h = last < 0 ? 0 : last / a.stride + 1;
-  if (h > a.out) h = a.out;
-  if (l > h) l = h;
-  *lo = l;
-  *hi = h;
 }
 
 /// Sets `channels` output planes of `plane` elements, from channel `first`
@@ -72,11 +61,11 @@ void conv2d(const T* in, const T* weight, const T* bias, T* out, int64_t batch, 
         const T* wk = weight + (oc * in_per_group + ic) * h.kernel * w.kernel;
         for (int64_t kh = 0; kh < h.kernel; ++kh) {
           int64_t oh_lo, oh_hi;
-          valid_range(h, kh * h.dilation, &oh_lo, &oh_hi);
+          k::valid_range(h, kh * h.dilation, &oh_lo, &oh_hi);
           for (int64_t kw = 0; kw < w.kernel; ++kw) {
             const T tap = wk[kh * w.kernel + kw];
             int64_t ow_lo, ow_hi;
-            valid_range(w, kw * w.dilation, &ow_lo, &ow_hi);
+            k::valid_range(w, kw * w.dilation, &ow_lo, &ow_hi);
             const int64_t len = ow_hi - ow_lo;
             if (len <= 0) continue;
             for (int64_t oh = oh_lo; oh < oh_hi; ++oh) {
@@ -140,45 +129,22 @@ float* temp_floats(KernelRuntimeContext& ctx, int64_t count) {
   return memory.ok() ? static_cast<float*>(memory.get()) : nullptr;
 }
 
-/// col[(c, kh, kw), (oh, ow)] = x[c, oh * stride - pad + kh * dilation, ...]
-/// (zero where that falls in the padding), for `channels` planes of x: the
-/// matrix whose product with the weights is the convolution.
-void im2col(const float* x, float* col, int64_t channels, const Axis& h, const Axis& w) {
-  const int64_t out_plane = h.out * w.out;
-  for (int64_t c = 0; c < channels; ++c) {
-    const float* plane = x + c * h.in * w.in;
-    for (int64_t kh = 0; kh < h.kernel; ++kh) {
-      int64_t oh_lo, oh_hi;
-      valid_range(h, kh * h.dilation, &oh_lo, &oh_hi);
-      for (int64_t kw = 0; kw < w.kernel; ++kw) {
-        float* row = col + ((c * h.kernel + kh) * w.kernel + kw) * out_plane;
-        int64_t ow_lo, ow_hi;
-        valid_range(w, kw * w.dilation, &ow_lo, &ow_hi);
-        for (int64_t oh = 0; oh < h.out; ++oh) {
-          float* dst = row + oh * w.out;
-          if (oh < oh_lo || oh >= oh_hi || ow_lo >= ow_hi) {
-            for (int64_t ow = 0; ow < w.out; ++ow) dst[ow] = 0.0f;
-            continue;
-          }
-          const int64_t ih = oh * h.stride - h.pad + kh * h.dilation;
-          const float* src = plane + ih * w.in - w.pad + kw * w.dilation;
-          for (int64_t ow = 0; ow < ow_lo; ++ow) dst[ow] = 0.0f;
-          if (w.stride == 1) {
-            for (int64_t ow = ow_lo; ow < ow_hi; ++ow) dst[ow] = src[ow];
-          } else {
-            for (int64_t ow = ow_lo; ow < ow_hi; ++ow) dst[ow] = src[ow * w.stride];
-          }
-          for (int64_t ow = ow_hi; ow < w.out; ++ow) dst[ow] = 0.0f;
-        }
-      }
-    }
-  }
-}
+/// Output columns a gemm_f32 call is given: a multiple of every build's
+/// register tile width (8, 16, 32 floats), so that none is left to its
+/// scalar loop; the rest of a row of outputs goes to dot_f32.
+constexpr int64_t kGemmColumns = 32;
+/// Floats of im2col scratch to aim for (256 KB, within a core's L2): the
+/// output columns are taken in tiles of this much (at least kGemmColumns).
+constexpr int64_t kColumnBudget = 64 * 1024;
 
-/// Float convolution as one matrix product per image and group: out_g [OC_g,
+/// Float convolution as matrix products per image and group: out_g [OC_g,
 /// OH * OW] = weight_g [OC_g, C_g * KH * KW] x im2col(x_g), after the bias.
-/// A pointwise convolution (1x1, stride 1, no padding) multiplies by the
-/// input itself. False (nothing written) when no scratch memory is available.
+/// The output columns in whole multiples of kGemmColumns go to gemm_f32, in
+/// tiles of im2col within kColumnBudget (a pointwise convolution, 1x1 with
+/// stride 1 and no padding, multiplies the input itself); the rest (all of
+/// a small output plane) to dot_f32 against the patches as rows. Depthwise
+/// (one input channel per group) runs the direct kernel of conv_f32.h.
+/// False (nothing written) when no scratch memory is available.
 bool conv2d_gemm(KernelRuntimeContext& ctx, const float* in, const float* weight, const float* bias, float* out,
                  int64_t batch, int64_t in_ch, int64_t out_ch, int64_t groups, const Axis& h, const Axis& w) {
   const int64_t in_per_group = in_ch / groups;
@@ -186,18 +152,40 @@ bool conv2d_gemm(KernelRuntimeContext& ctx, const float* in, const float* weight
   const int64_t depth = in_per_group * h.kernel * w.kernel;
   const int64_t in_plane = h.in * w.in;
   const int64_t out_plane = h.out * w.out;
+  if (in_per_group == 1 && groups > 1) {
+    float* scratch = temp_floats(ctx, k::depthwise_scratch(h, w));
+    if (scratch == nullptr) return false;
+    for (int64_t b = 0; b < batch; ++b) {
+      k::depthwise_f32(in + b * in_ch * in_plane, weight, bias, out + b * out_ch * out_plane, in_ch, out_per_group,
+                       h, w, scratch);
+    }
+    return true;
+  }
   const bool pointwise = h.kernel == 1 && w.kernel == 1 && h.stride == 1 && w.stride == 1 && h.pad == 0 &&
                          w.pad == 0;
-  float* col = pointwise ? nullptr : temp_floats(ctx, depth * out_plane);
-  if (!pointwise && col == nullptr) return false;
+  const int64_t wide = out_plane - out_plane % kGemmColumns;
+  const int64_t narrow = out_plane - wide;
+  int64_t tile = kColumnBudget / depth - kColumnBudget / depth % kGemmColumns;
+  tile = pointwise ? wide : (tile < kGemmColumns ? kGemmColumns : (tile > wide ? wide : tile));
+  const int64_t col_floats = depth * (pointwise ? narrow : (tile > narrow ? tile : narrow));
+  float* col = col_floats > 0 ? temp_floats(ctx, col_floats) : nullptr;
+  if (col_floats > 0 && col == nullptr) return false;
   for (int64_t b = 0; b < batch; ++b) {
     for (int64_t g = 0; g < groups; ++g) {
       const float* x = in + (b * in_ch + g * in_per_group) * in_plane;
-      if (!pointwise) im2col(x, col, in_per_group, h, w);
+      const float* wg = weight + g * out_per_group * depth;
       float* o = out + (b * out_ch + g * out_per_group) * out_plane;
       fill_with_bias(o, bias, g * out_per_group, out_per_group, out_plane);
-      k::gemm_f32(out_per_group, out_plane, depth, weight + g * out_per_group * depth, depth, 1,
-                  pointwise ? x : col, out_plane, o, out_plane, /*accumulate=*/true);
+      for (int64_t j0 = 0; j0 < wide; j0 += tile) {
+        const int64_t width = wide - j0 < tile ? wide - j0 : tile;
+        if (!pointwise) k::im2col_columns(x, col, in_per_group, h, w, j0, j0 + width);
+        k::gemm_f32(out_per_group, width, depth, wg, depth, 1, pointwise ? x + j0 : col,
+                    pointwise ? out_plane : width, o + j0, out_plane, /*accumulate=*/true);
+      }
+      if (narrow > 0) {
+        k::patch_rows(x, col, in_per_group, h, w, wide, out_plane);
+        k::dot_f32(out_per_group, narrow, depth, wg, depth, col, depth, o + wide, out_plane, /*accumulate=*/true);
+      }
     }
   }
   return true;

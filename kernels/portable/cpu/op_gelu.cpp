@@ -30,7 +30,7 @@ Tensor& gelu_out(KernelRuntimeContext& ctx, const Tensor& self, std::string_view
       using T = decltype(x);
       const T inner = static_cast<T>(0.7978845608028654) * (x + static_cast<T>(0.044715) * x * x * x);
       return static_cast<T>(0.5) * x * (static_cast<T>(1) + std::tanh(inner));
-    });
+    }, k::gelu_tanh_f32);
   }
   return k::float_unary_out<kName>(ctx, self, out, [](auto x) {
     using T = decltype(x);

@@ -2,6 +2,7 @@
 // take their bounds as Scalars.
 #pragma once
 
+#include "fast_math.h"
 #include "math_util.h"
 #include "unary_util.h"
 
@@ -33,6 +34,12 @@ inline Tensor& clamp_scalars_out(KernelRuntimeContext& ctx, const Tensor& self, 
     const CT lo = has_low ? scalar_to<CT>(*low) : CT(0);
     const CT hi = has_high ? scalar_to<CT>(*high) : CT(0);
     return [=](CT x) { return clamp_value(x, has_low, lo, has_high, hi); };
+  }, [&](const float* in, float* dst, int64_t n) {
+    const float lo = low != nullptr ? scalar_to<float>(*low) : 0.0f;
+    const float hi = high != nullptr ? scalar_to<float>(*high) : 0.0f;
+    if (is_nan(lo) || is_nan(hi)) return false;  // the general loop's NaN rule
+    clamp_f32(in, dst, n, low != nullptr, lo, high != nullptr, hi);
+    return true;
   });
 }
 

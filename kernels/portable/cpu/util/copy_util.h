@@ -120,10 +120,49 @@ inline void make_strided_plan(const int64_t* sizes, const int64_t* strides, size
   make_copy_plan(sizes, strides, dst, ndim, plan);
 }
 
+/// dst[r * rs + c] = src[r + c * cs] for r < rows, c < cols: a 2-D
+/// transpose in tiles of 8 x 8, so that both sides stay within a few cache
+/// lines while a tile moves.
+template <typename In, typename Out>
+inline void transpose_tiles(const In* src, int64_t cs, Out* dst, int64_t rs, int64_t rows, int64_t cols) {
+  constexpr int64_t kTile = 8;
+  for (int64_t r0 = 0; r0 < rows; r0 += kTile) {
+    const int64_t r1 = r0 + kTile < rows ? r0 + kTile : rows;
+    for (int64_t c0 = 0; c0 < cols; c0 += kTile) {
+      const int64_t c1 = c0 + kTile < cols ? c0 + kTile : cols;
+      for (int64_t r = r0; r < r1; ++r) {
+        for (int64_t c = c0; c < c1; ++c) dst[r * rs + c] = static_cast<Out>(src[r + c * cs]);
+      }
+    }
+  }
+}
+
 /// dst[walk] = static_cast<Out>(src[walk]) over the plan's box; src and dst
-/// point at the box's first element on each side.
+/// point at the box's first element on each side. When the two innermost
+/// dims swap unit strides (a transpose: dst's last dim and src's one before
+/// it contiguous), they move in tiles (transpose_tiles).
 template <typename In, typename Out>
 inline void copy_walk(const In* src, Out* dst, const CopyPlan& p) {
+  if (p.ndim >= 2 && p.dst[p.ndim - 1] == 1 && p.src[p.ndim - 2] == 1 && p.src[p.ndim - 1] > 1 &&
+      p.sizes[p.ndim - 1] >= 4 && p.sizes[p.ndim - 2] >= 4) {
+    int64_t count = 1;  // the dims outside the transpose, one tile walk each
+    for (size_t d = 0; d + 2 < p.ndim; ++d) count *= p.sizes[d];
+    int64_t index[kMaxDim] = {0};
+    int64_t so = 0, dof = 0;
+    for (int64_t o = 0; o < count; ++o) {
+      transpose_tiles(src + so, p.src[p.ndim - 1], dst + dof, p.dst[p.ndim - 2], p.sizes[p.ndim - 2],
+                      p.sizes[p.ndim - 1]);
+      for (size_t d = p.ndim - 2; d-- > 0;) {
+        so += p.src[d];
+        dof += p.dst[d];
+        if (++index[d] < p.sizes[d]) break;
+        so -= p.src[d] * p.sizes[d];
+        dof -= p.dst[d] * p.sizes[d];
+        index[d] = 0;
+      }
+    }
+    return;
+  }
   const size_t last = p.ndim - 1;
   const int64_t len = p.sizes[last];
   const int64_t ss = p.src[last];

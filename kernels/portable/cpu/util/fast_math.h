@@ -84,6 +84,42 @@ ETSB_HOT_LOOP static void gelu_erf_f32(const float* in, float* out, int64_t n) {
   for (int64_t i = 0; i < n; ++i) out[i] = 0.5f * in[i] * (1.0f + erf_f32(in[i] * 0.70710678f));
 }
 
+/// tanh(x) for float: sign(x) (1 - e^{-2|x|}) / (1 + e^{-2|x|}), within
+/// 1e-7 absolute of the exact value (NaN stays NaN).
+inline float tanh_f32(float x) {
+  const float a = x < 0 ? -x : x;
+  const float e = exp_f32(-2.0f * a);
+  const float y = (1.0f - e) / (1.0f + e);
+  return x != x ? x : (x < 0 ? -y : y);
+}
+
+/// out[i] = tanh(in[i]) for Float.
+ETSB_HOT_LOOP static void tanh_loop_f32(const float* in, float* out, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) out[i] = tanh_f32(in[i]);
+}
+
+/// out[i] = gelu(in[i]) with ATen's tanh approximation for Float: 0.5 x (1 +
+/// tanh(u)) = x / (1 + e^{-2u}), u = sqrt(2 / pi) (x + 0.044715 x^3).
+ETSB_HOT_LOOP static void gelu_tanh_f32(const float* in, float* out, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) {
+    const float x = in[i];
+    const float u = 0.7978845608f * (x + 0.044715f * x * x * x);
+    out[i] = x / (1.0f + exp_f32(-2.0f * u));
+  }
+}
+
+/// out[i] = in[i] clamped into [low, high] for Float (bounds not NaN, low
+/// applied first as ATen does; a NaN element stays NaN).
+ETSB_HOT_LOOP static void clamp_f32(const float* in, float* out, int64_t n, bool has_low, float low, bool has_high,
+                                    float high) {
+  const float lo = has_low ? low : -__builtin_inff();
+  const float hi = has_high ? high : __builtin_inff();
+  for (int64_t i = 0; i < n; ++i) {
+    const float x = in[i] < lo ? lo : in[i];
+    out[i] = x > hi ? hi : x;
+  }
+}
+
 // Reductions keep 16 partial results (the compiler may not reorder a float
 // sum itself), which it then holds in one or two vector registers.
 

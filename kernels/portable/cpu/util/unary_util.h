@@ -5,6 +5,7 @@
 
 #include "elementwise_util.h"
 
+#include <cstddef>
 #include <type_traits>
 
 namespace etsb {
@@ -31,9 +32,12 @@ inline ScalarType float_result_type(ScalarType self) { return is_floating(self) 
 /// bool by the result's category (compiled only where the build may mix
 /// dtypes: with_compute_type). out keeps self's dim order and is resized
 /// to its shape. `Name` is the operator's switch name.
-template <const char* Name, typename Make>
+/// `float_loop`, when given, is tried first in the Float-to-Float case:
+/// float_loop(in, out, n) returns whether it did the work (a vectorised
+/// loop of fast_math.h for the arguments it handles).
+template <const char* Name, typename Make, typename FloatLoop = std::nullptr_t>
 inline Tensor& map_scalar_op_out(KernelRuntimeContext& ctx, const Tensor& self, ScalarType result, Tensor& out,
-                                 const Make& make) {
+                                 const Make& make, const FloatLoop& float_loop = nullptr) {
   ET_KERNEL_CHECK_MSG(ctx, is_realhbbf16(self.scalar_type()) && is_realhbbf16(out.scalar_type()), InvalidArgument,
                       out, "%s: unsupported dtype", Name);
   ET_KERNEL_CHECK_MSG(ctx, can_cast(result, out.scalar_type()), InvalidArgument, out,
@@ -54,6 +58,9 @@ inline Tensor& map_scalar_op_out(KernelRuntimeContext& ctx, const Tensor& self, 
       return out;
     }
     ET_SWITCH_REALB_TYPES(t, ctx, Name, CTYPE, [&]() {
+      if constexpr (std::is_same<CTYPE, float>::value && !std::is_same<FloatLoop, std::nullptr_t>::value) {
+        if (float_loop(self.const_data_ptr<float>(), out.mutable_data_ptr<float>(), n)) return;
+      }
       const auto fn = make(CTYPE{});
       map_unary(self.const_data_ptr<CTYPE>(), out.mutable_data_ptr<CTYPE>(), n,
                 [&fn](CTYPE x) { return static_cast<CTYPE>(fn(x)); });

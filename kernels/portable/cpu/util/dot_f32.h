@@ -1,0 +1,77 @@
+// Single-precision matrix products against a transposed right operand
+// (C = A . B^T, every row of A and of B contiguous), for the narrow outputs
+// gemm_f32.h's register tiles cannot fill: a convolution whose output plane
+// has fewer columns than one of its tiles (deep layers at 2x2 to 5x5, a
+// patch convolution) or the last few columns of a wider one. One build per
+// x86 instruction set (AVX-512, AVX2 + FMA) chosen at run time, beside a
+// portable build on GCC's generic vectors; ETSB_KERNELS_ONE_PATH keeps the
+// portable build alone, as gemm_f32.h does.
+#pragma once
+
+#include <cstdint>
+
+namespace etsb {
+namespace kernels {
+
+namespace dot_portable {
+typedef float DVec4 __attribute__((vector_size(16)));
+#define ETSB_DVEC DVec4
+#define ETSB_DW 4
+#define ETSB_DLOAD(p) \
+  ([](const float* q) { DVec4 v; __builtin_memcpy(&v, q, sizeof v); return v; }(p))
+#define ETSB_DZERO() (DVec4{0, 0, 0, 0})
+#define ETSB_DFMA(a, b, c) ((a) * (b) + (c))
+#include "dot_f32_body.inc"
+}  // namespace dot_portable
+
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && !defined(ETSB_KERNELS_ONE_PATH)
+#define ETSB_DOT_X86 1
+}  // namespace kernels
+}  // namespace etsb
+#include <immintrin.h>
+namespace etsb {
+namespace kernels {
+
+#pragma GCC push_options
+#pragma GCC target("avx2,fma")
+namespace dot_avx2 {
+#define ETSB_DVEC __m256
+#define ETSB_DW 8
+#define ETSB_DLOAD(p) _mm256_loadu_ps(p)
+#define ETSB_DZERO() _mm256_setzero_ps()
+#define ETSB_DFMA(a, b, c) _mm256_fmadd_ps((a), (b), (c))
+#include "dot_f32_body.inc"
+}  // namespace dot_avx2
+#pragma GCC pop_options
+
+#pragma GCC push_options
+#pragma GCC target("avx512f")
+namespace dot_avx512 {
+#define ETSB_DVEC __m512
+#define ETSB_DW 16
+#define ETSB_DLOAD(p) _mm512_loadu_ps(p)
+#define ETSB_DZERO() _mm512_setzero_ps()
+#define ETSB_DFMA(a, b, c) _mm512_fmadd_ps((a), (b), (c))
+#include "dot_f32_body.inc"
+}  // namespace dot_avx512
+#pragma GCC pop_options
+#endif
+
+/// C[m x n] = (accumulate ? C : 0) + A[m x k] . B^T in single precision, B
+/// given as its n rows of k: A's row i at a + i * lda, B's row j at b + j *
+/// ldb, C row-major with leading dim ldc, not overlapping A or B. On the
+/// widest vector unit this CPU has.
+inline void dot_f32(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda, const float* b, int64_t ldb,
+                    float* c, int64_t ldc, bool accumulate) {
+  if (m <= 0 || n <= 0) return;
+#if defined(ETSB_DOT_X86)
+  if (__builtin_cpu_supports("avx512f")) return dot_avx512::dot(m, n, k, a, lda, b, ldb, c, ldc, accumulate);
+  if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) {
+    return dot_avx2::dot(m, n, k, a, lda, b, ldb, c, ldc, accumulate);
+  }
+#endif
+  dot_portable::dot(m, n, k, a, lda, b, ldb, c, ldc, accumulate);
+}
+
+}  // namespace kernels
+}  // namespace etsb
