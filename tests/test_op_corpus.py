@@ -38,10 +38,20 @@ def built():
     COVERAGE.write_text(coverage_table(MANIFEST, RESULTS) + "\n")
 
 
+# Operators no exported program can call, each with why and what checks it instead.
+NOT_EXPORTABLE = {
+    "aten::_native_batch_norm_legit.out":
+        "torch.export functionalizes it (it updates the running statistics in place) into "
+        "_native_batch_norm_legit_functional, which ExecuTorch 1.5.1 has no out variant for; tests/kernels/"
+        "kernel_checks.cpp and ExecuTorch's op_native_batch_norm_test.cpp check it, .no_stats_out is in the corpus",
+}
+
+
 def test_the_corpus_covers_every_operator_of_the_library():
     declared = yaml_operators((REPO / "kernels" / "portable" / "functions.yaml").read_text())
-    missing = set(declared) - set(MANIFEST["operators"])
+    missing = set(declared) - set(MANIFEST["operators"]) - set(NOT_EXPORTABLE)
     assert not missing, f"operators with kernels but no corpus cases: {sorted(missing)}"
+    assert set(NOT_EXPORTABLE) <= set(declared) - set(MANIFEST["operators"]), "a NOT_EXPORTABLE entry is stale"
 
 
 # ExecuTorch's portable yaml entries that etsb's library leaves out on purpose,
@@ -58,10 +68,6 @@ ENTRIES_OTHER_WORK_ADDS = frozenset(f"aten::{name}" for name in (
     "replication_pad2d.out", "replication_pad3d.out", "roll.out", "scatter.src_out", "scatter.value_out",
     "scatter_add.out", "select_scatter.out", "split_copy.Tensor_out", "stack.out", "t_copy.out", "topk.values",
     "transpose_copy.int_out", "tril.out", "unbind_copy.int_out", "unfold_copy.out", "view_as_real_copy.out",
-    # this branch's next commit
-    "_cdist_forward.out", "_pdist_forward.out", "_native_batch_norm_legit.out",
-    "_native_batch_norm_legit.no_stats_out", "grid_sampler_2d.out", "_upsample_bilinear2d_aa.out",
-    "convolution_backward.out", "max_pool2d_with_indices_backward.grad_input",
 ))
 
 

@@ -306,7 +306,7 @@ class Op:
     skip_dim_order: bool = False
     mutated_inputs: int = 0  # how many leading inputs fn writes in place (an in-place operator)
     # Why ExecuTorch's own kernel refuses cases etsb's takes (the device copies want a device
-    # allocator): its runtime's failures are then
+    # allocator; convolution_backward is 2-D and plain only there): its runtime's failures are then
     # recorded as not run by it, eager being the reference, instead of dropping the cases.
     executorch_refuses: str = ""
 
@@ -1299,12 +1299,122 @@ def _tail_copy_ops() -> list[Op]:
     return copies + [empty]
 
 
+def _tail_numeric_ops() -> list[Op]:
+    """Distances, training batch norm, grid sampling, antialiased resizing and
+    the two backward operators of the portable set."""
+
+    def no_stats(x, *weight_bias, eps):
+        weight, bias = weight_bias if weight_bias else (None, None)
+        return A._native_batch_norm_legit.no_stats(x, weight, bias, True, 0.1, eps)
+
+    def pool_backward(x, grad, kernel, stride, padding, dilation, ceil):
+        _, indices = A.max_pool2d_with_indices.default(x, kernel, stride, padding, dilation, ceil)
+        return A.max_pool2d_with_indices_backward.default(grad, x, kernel, stride, padding, dilation, ceil, indices)
+
+    def conv_backward(grad, x, w, **p):
+        return A.convolution_backward.default(grad, x, w, [p["out_ch"]], p["stride"], p["padding"], p["dilation"],
+                                              p["transposed"], p["output_padding"], p["groups"], [True, True, True])
+
+    no_stats_op = Op("aten::_native_batch_norm_legit.no_stats_out", "aten._native_batch_norm_legit.no_stats "
+                     "(training)", no_stats, (
+                         case("nchw", "2x3x4x4, 3 channels", T(2, 3, 4, 4), T(3), T(3), eps=1e-5),
+                         case("ncl", "2x4x5, 4 channels", T(2, 4, 5), T(4), T(4), eps=1e-5),
+                         case("nc_no_affine", "6x3, no weight or bias", T(6, 3), eps=1e-3),
+                     ))
+
+    def conv_case(name, desc, grad, x, w, stride=(1,), padding=(0,), dilation=(1,), transposed=False,
+                  output_padding=(0,), groups=1):
+        out_ch = w[1] * groups if transposed else w[0]
+        return case(name, desc, T(*grad), T(*x), T(*w), out_ch=out_ch, stride=list(stride), padding=list(padding),
+                    dilation=list(dilation), transposed=transposed, output_padding=list(output_padding),
+                    groups=groups)
+
+    return _tail_distance_ops() + [no_stats_op] + _tail_spatial_ops(pool_backward, conv_backward, conv_case)
+
+
+def _tail_distance_ops() -> list[Op]:
+    """cdist and pdist, over the p values ATen special-cases."""
+    inf = float("inf")
+    return [
+        Op("aten::_cdist_forward.out", "aten._cdist_forward.default",
+           lambda x1, x2, p, mode: A._cdist_forward.default(x1, x2, p, mode), (
+               case("p2", "3x4 to 5x4, p 2", T(3, 4), T(5, 4), p=2.0, mode=None),
+               case("p1_batch_broadcast", "2x3x4 to 1x5x4 (batch broadcast), p 1", T(2, 3, 4), T(1, 5, 4), p=1.0,
+                    mode=None),
+               case("p0", "4x3 to 2x3, p 0 (differing elements)", T(4, 3), T(2, 3), p=0.0, mode=None),
+               case("pinf", "3x5 to 4x5, p inf", T(3, 5), T(4, 5), p=inf, mode=None),
+               case("p3_mode", "2x3 to 3x3, p 3, compute_mode 2", T(2, 3), T(3, 3), p=3.0, mode=2),
+               case("empty", "0x4 to 3x4", T(0, 4), T(3, 4), p=2.0, mode=None),
+           )),
+        Op("aten::_pdist_forward.out", "aten._pdist_forward.default", lambda x, p: A._pdist_forward.default(x, p), (
+            case("p2", "5x3, p 2", T(5, 3), p=2.0),
+            case("p1", "4x6, p 1", T(4, 6), p=1.0),
+            case("pinf", "4x3, p inf", T(4, 3), p=inf),
+            case("p1_5", "3x4, p 1.5", T(3, 4), p=1.5),
+            case("one_row", "1x3 (no pairs)", T(1, 3), p=2.0),
+        )),
+    ]
+
+
+def _tail_spatial_ops(pool_backward: Callable, conv_backward: Callable, conv_case: Callable) -> list[Op]:
+    """Grid sampling, antialiased resizing and the two backward operators."""
+    return [
+        Op("aten::grid_sampler_2d.out", "aten.grid_sampler_2d.default",
+           lambda x, grid, mode, padding, align: A.grid_sampler_2d.default(x, grid, mode, padding, align), (
+               case("bilinear_zeros", "1x2x4x5 at a 1x3x3 grid, bilinear, zeros", T(1, 2, 4, 5), T(1, 3, 3, 2),
+                    mode=0, padding=0, align=False),
+               case("nearest_border_align", "2x1x5x4 at 2x2x3, nearest, border, align_corners", T(2, 1, 5, 4),
+                    T(2, 2, 3, 2), mode=1, padding=1, align=True),
+               case("bicubic_reflection", "1x2x5x5 at 1x3x4, bicubic, reflection", T(1, 2, 5, 5), T(1, 3, 4, 2),
+                    mode=2, padding=2, align=False),
+               case("bilinear_reflection_align", "1x1x4x6 at 1x4x2, bilinear, reflection, align_corners",
+                    T(1, 1, 4, 6), T(1, 4, 2, 2), mode=0, padding=2, align=True),
+               case("bicubic_zeros_align", "1x1x4x4 at 1x2x3, bicubic, zeros, align_corners", T(1, 1, 4, 4),
+                    T(1, 2, 3, 2), mode=2, padding=0, align=True),
+           )),
+        Op("aten::_upsample_bilinear2d_aa.out", "aten._upsample_bilinear2d_aa.default",
+           lambda x, size, align, sh, sw: A._upsample_bilinear2d_aa.default(x, size, align, sh, sw), (
+               case("down", "1x2x8x7 to 3x4", T(1, 2, 8, 7), size=[3, 4], align=False, sh=None, sw=None),
+               case("up", "1x1x3x3 to 5x6", T(1, 1, 3, 3), size=[5, 6], align=False, sh=None, sw=None),
+               case("align_mixed", "2x1x6x4 to 3x7, align_corners", T(2, 1, 6, 4), size=[3, 7], align=True,
+                    sh=None, sw=None),
+               case("scales", "1x2x8x8 to 4x3 with scales 0.5 and 0.4", T(1, 2, 8, 8), size=[4, 3], align=False,
+                    sh=0.5, sw=0.4),
+           )),
+        Op("aten::convolution_backward.out", "aten.convolution_backward.default (all three gradients)",
+           conv_backward, (
+               conv_case("conv2d", "1x3x5x5 by 2x3x3x3", (1, 2, 3, 3), (1, 3, 5, 5), (2, 3, 3, 3)),
+               conv_case("stride_pad", "2x2x6x6 by 4x2x3x3, stride 2, padding 1", (2, 4, 3, 3), (2, 2, 6, 6),
+                         (4, 2, 3, 3), stride=(2, 2), padding=(1, 1)),
+               conv_case("groups_dilation", "1x4x7x7 by 4x2x3x3, groups 2, dilation 2", (1, 4, 3, 3), (1, 4, 7, 7),
+                         (4, 2, 3, 3), dilation=(2, 2), groups=2),
+               conv_case("conv1d", "2x3x9 by 4x3x3, stride 2", (2, 4, 4), (2, 3, 9), (4, 3, 3), stride=(2,)),
+               conv_case("transposed", "transposed 1x4x3x3 by 4x2x3x3, stride 2, padding 1, output_padding 1",
+                         (1, 2, 6, 6), (1, 4, 3, 3), (4, 2, 3, 3), stride=(2, 2), padding=(1, 1), transposed=True,
+                         output_padding=(1, 1)),
+           ), executorch_refuses="its kernel takes only 2-D, non-transposed convolutions"),
+        Op("aten::max_pool2d_with_indices_backward.grad_input",
+           "aten.max_pool2d_with_indices_backward.default (indices from max_pool2d_with_indices)", pool_backward, (
+               case("k2", "1x2x6x6, kernel 2", T(1, 2, 6, 6, domain="distinct"), T(1, 2, 3, 3), kernel=[2, 2],
+                    stride=[], padding=[0, 0], dilation=[1, 1], ceil=False),
+               case("overlap", "1x1x7x7, kernel 3, stride 2, padding 1 (windows overlap: gradients add up)",
+                    T(1, 1, 7, 7, domain="distinct"), T(1, 1, 4, 4), kernel=[3, 3], stride=[2, 2], padding=[1, 1],
+                    dilation=[1, 1], ceil=False),
+               case("dilated_ceil", "2x1x7x5, kernel [2, 3], stride [1, 2], padding [0, 1], dilation [2, 1], ceil",
+                    T(2, 1, 7, 5, domain="distinct"), T(2, 1, 5, 3), kernel=[2, 3], stride=[1, 2], padding=[0, 1],
+                    dilation=[2, 1], ceil=True),
+               case("three_dim", "2x5x5 (no batch dim), kernel 2", T(2, 5, 5, domain="distinct"), T(2, 2, 2),
+                    kernel=[2, 2], stride=[], padding=[0, 0], dilation=[1, 1], ceil=False),
+           )),
+    ]
+
+
 def build_ops() -> list[Op]:
     """The whole table, sorted by operator name."""
     ops = (_shape_ops() + _creation_ops() + _indexing_ops() + _binary_ops() + _scalar_ops()
            + _scalar_overload_ops() + _selection_ops() + _any_ops() + _unary_ops() + _activation_ops()
            + _reduction_ops() + _reduction_overload_ops() + _norm_ops() + _spatial_ops() + _matmul_ops()
-           + _tail_random_ops() + _tail_copy_ops())
+           + _tail_random_ops() + _tail_copy_ops() + _tail_numeric_ops())
     names = [op.name for op in ops]
     duplicates = {n for n in names if names.count(n) > 1}
     assert not duplicates, f"operators listed twice: {sorted(duplicates)}"
