@@ -1443,6 +1443,183 @@ void check_topk_and_padding() {
   EXPECT_KERNEL_OK(native::reflection_pad3d_out(ctx, tr.t(), ints(six, 6), out));
   CHECK(ro[0] == 7 && ro[63] == 0 && ro[21] == 0 && ro[42] == 7);
   EXPECT_KERNEL_FAILS(native::reflection_pad3d_out(ctx, tq.t(), ints(six, 6), out));  // rank 3 for 3d
+// ---- the tail of the portable set (issue 30): random, device-copy, dim-order ops ----------
+
+void check_random_and_device_copies() {
+  float r[512];
+  TT tr(F, {512}, r, DYN);
+  Tensor out = tr.t();
+  const int64_t n512[1] = {512}, bad[1] = {-3};
+  EXPECT_KERNEL_OK(native::rand_out(ctx, ints(n512, 1), out));
+  double sum = 0;
+  bool in_range = true;
+  for (float v : r) {
+    in_range = in_range && v >= 0 && v < 1;
+    sum += v;
+  }
+  CHECK(in_range && std::fabs(sum / 512 - 0.5) < 0.06);
+  const float first = r[0];
+  EXPECT_KERNEL_OK(native::rand_out(ctx, ints(n512, 1), out));
+  CHECK(r[0] != first);  // the stream moves on
+  EXPECT_KERNEL_OK(native::randn_out(ctx, ints(n512, 1), out));
+  double sq = 0;
+  sum = 0;
+  for (float v : r) sum += v, sq += double(v) * v;
+  CHECK(std::fabs(sum / 512) < 0.2 && std::fabs(sq / 512 - 1) < 0.3);
+  EXPECT_KERNEL_FAILS(native::rand_out(ctx, ints(bad, 1), out));  // a negative size
+  int32_t ir[4];
+  TT tir(I, {4}, ir);
+  out = tir.t();
+  const int64_t n4[1] = {4};
+  EXPECT_KERNEL_FAILS(native::randn_out(ctx, ints(n4, 1), out));  // an integral out
+  float x[4] = {1, 2, 3, 4}, y[4];
+  bool m[4];
+  TT tx(F, {4}, x), ty(F, {4}, y), tm(B, {4}, m), tmf(F, {4}, y);
+  Tensor o = ty.t(), mask = tm.t(), fmask = tmf.t();
+  EXPECT_KERNEL_OK(native::native_dropout_out(ctx, tx.t(), 0.5, false, o, mask));
+  CHECK(values_are(y, {1, 2, 3, 4}) && m[0] && m[3]);
+  EXPECT_KERNEL_OK(native::native_dropout_out(ctx, tx.t(), 1.0, true, o, mask));
+  CHECK(values_are(y, {0, 0, 0, 0}) && !m[0] && !m[3]);
+  EXPECT_KERNEL_OK(native::native_dropout_out(ctx, tx.t(), 0.5, std::nullopt, o, mask));  // absent: training
+  bool scaled = true;
+  for (int i = 0; i < 4; ++i) scaled = scaled && (m[i] ? near(y[i], 2 * x[i]) : y[i] == 0);
+  CHECK(scaled);
+  EXPECT_KERNEL_FAILS(native::native_dropout_out(ctx, tx.t(), 1.5, true, o, mask));     // p past 1
+  EXPECT_KERNEL_FAILS(native::native_dropout_out(ctx, tx.t(), 0.5, true, o, fmask));    // a Float mask
+  EXPECT_KERNEL_FAILS(native::native_dropout_out(ctx, tir.t(), 0.5, true, o, mask));    // an Int input
+  float c[6] = {1, 2, 3, 4, 5, 6}, d[6];
+  TT tc(F, {2, 3}, c), td(F, {2, 3}, d), tdl(L, {2, 3}, d), tsmall(F, {1, 3}, d);
+  Tensor copy = td.t();
+  EXPECT_KERNEL_OK(native::_h2d_copy_out(ctx, tc.t(), copy));
+  CHECK(values_are(d, {1, 2, 3, 4, 5, 6}));
+  d[0] = 0;
+  EXPECT_KERNEL_OK(native::_d2h_copy_out(ctx, tc.t(), copy));
+  CHECK(d[0] == 1);
+  copy = tdl.t();
+  EXPECT_KERNEL_FAILS(native::_h2d_copy_out(ctx, tc.t(), copy));  // another dtype
+  copy = tsmall.t();
+  EXPECT_KERNEL_FAILS(native::_d2h_copy_out(ctx, tc.t(), copy));  // a static out of another shape
+  float e[16];
+  TT tcl(F, {1, 2, 2, 2}, e, DYN, {0, 2, 3, 1}), tplain(F, {2, 2}, e, DYN);
+  Tensor ecl = tcl.t(), eplain = tplain.t();
+  const int64_t cl_size[4] = {1, 2, 2, 1}, cl_order[4] = {0, 2, 3, 1}, plain_order[4] = {0, 1, 2, 3};
+  const int64_t odd_order[2] = {1, 2}, size2[2] = {1, 3};
+  EXPECT_KERNEL_OK(native::_empty_dim_order_out(ctx, ints(cl_size, 4), ints(cl_order, 4), ecl));
+  CHECK(ecl.size(3) == 1);
+  EXPECT_KERNEL_FAILS(native::_empty_dim_order_out(ctx, ints(cl_size, 4), ints(plain_order, 4), ecl));  // not out's
+  EXPECT_KERNEL_FAILS(native::_empty_dim_order_out(ctx, ints(cl_size, 4), std::nullopt, ecl));  // out not contiguous
+  EXPECT_KERNEL_FAILS(native::_empty_dim_order_out(ctx, ints(size2, 2), ints(odd_order, 2), eplain));  // no order
+  EXPECT_KERNEL_OK(native::_empty_dim_order_out(ctx, ints(size2, 2), std::nullopt, eplain));
+  CHECK(eplain.size(1) == 3);
+}
+
+void check_distances_and_batch_norm_training() {
+  float a[4] = {0, 0, 3, 4}, b[2] = {0, 0}, o[2];  // rows (0, 0) and (3, 4) against (0, 0)
+  TT ta(F, {2, 2}, a), tb(F, {1, 2}, b), to(F, {2, 1}, o), tl(L, {2, 1}, o);
+  Tensor out = to.t();
+  EXPECT_KERNEL_OK(native::_cdist_forward_out(ctx, ta.t(), tb.t(), 2.0, std::nullopt, out));
+  CHECK(values_are(o, {0, 5}));
+  EXPECT_KERNEL_OK(native::_cdist_forward_out(ctx, ta.t(), tb.t(), INFINITY, std::nullopt, out));
+  CHECK(values_are(o, {0, 4}));
+  EXPECT_KERNEL_FAILS(native::_cdist_forward_out(ctx, ta.t(), tb.t(), -1.0, std::nullopt, out));  // negative p
+  EXPECT_KERNEL_FAILS(native::_cdist_forward_out(ctx, ta.t(), tb.t(), 2.0, int64_t(3), out));     // a bad mode
+  Tensor long_out = tl.t();
+  EXPECT_KERNEL_FAILS(native::_cdist_forward_out(ctx, ta.t(), tb.t(), 2.0, std::nullopt, long_out));  // a Long out
+  float c[3] = {1, 2, 3};
+  TT tc(F, {3}, c), tc2(F, {1, 3}, c);
+  out = to.t();
+  EXPECT_KERNEL_FAILS(native::_cdist_forward_out(ctx, tc.t(), tb.t(), 2.0, std::nullopt, out));   // 1-D x1
+  EXPECT_KERNEL_FAILS(native::_cdist_forward_out(ctx, tc2.t(), tb.t(), 2.0, std::nullopt, out));  // M differs
+  float pd[1];
+  TT tpd(F, {1}, pd);
+  out = tpd.t();
+  EXPECT_KERNEL_OK(native::_pdist_forward_out(ctx, ta.t(), 1.0, out));
+  CHECK(values_are(pd, {7}));
+  EXPECT_KERNEL_FAILS(native::_pdist_forward_out(ctx, tc.t(), 2.0, out));   // not a matrix
+  EXPECT_KERNEL_FAILS(native::_pdist_forward_out(ctx, ta.t(), -2.0, out));  // negative p
+  // Batch norm with the batch's statistics: channel 0 holds 1, 3; channel 1 holds 2, 6.
+  float x[4] = {1, 2, 3, 6}, y[4], mean[2], invstd[2], rm[2] = {0, 0}, rv[2] = {1, 1};
+  TT tx(F, {2, 2}, x), ty(F, {2, 2}, y), tm(F, {2}, mean), ti(F, {2}, invstd), trm(F, {2}, rm), trv(F, {2}, rv);
+  Tensor o0 = ty.t(), o1 = tm.t(), o2 = ti.t(), run_mean = trm.t(), run_var = trv.t();
+  EXPECT_KERNEL_OK(native::_native_batch_norm_legit_out(ctx, tx.t(), std::nullopt, std::nullopt, run_mean, run_var,
+                                                        true, 0.5, 0.0, o0, o1, o2));
+  CHECK(values_are(mean, {2, 4}) && values_are(invstd, {1, 0.5}) && values_are(y, {-1, -1, 1, 1}));
+  CHECK(values_are(rm, {1, 2}) && values_are(rv, {1.5, 4.5}));  // unbiased variances 2 and 8, momentum 0.5
+  EXPECT_KERNEL_OK(native::_native_batch_norm_legit_no_stats_out(ctx, tx.t(), std::nullopt, std::nullopt, true, 0.1,
+                                                                 0.0, o0, o1, o2));
+  CHECK(values_are(y, {-1, -1, 1, 1}));
+  double dx[4];
+  TT tdx(D, {2, 2}, dx);
+  EXPECT_KERNEL_FAILS(native::_native_batch_norm_legit_no_stats_out(ctx, tdx.t(), std::nullopt, std::nullopt, true,
+                                                                    0.1, 0.0, o0, o1, o2));  // Double input
+  float w3[3];
+  TT tw3(F, {3}, w3);
+  EXPECT_KERNEL_FAILS(native::_native_batch_norm_legit_out(ctx, tx.t(), tw3.t(), std::nullopt, run_mean, run_var,
+                                                           true, 0.1, 0.0, o0, o1, o2));  // weight not [C]
+  TT tx1(F, {4}, x);
+  EXPECT_KERNEL_FAILS(native::_native_batch_norm_legit_no_stats_out(ctx, tx1.t(), std::nullopt, std::nullopt, true,
+                                                                    0.1, 0.0, o0, o1, o2));  // 1-D input
+}
+
+void check_sampling_and_backward() {
+  float x[4] = {1, 2, 3, 4}, g[2] = {0, 0}, o[1];
+  TT tx(F, {1, 1, 2, 2}, x), tg(F, {1, 1, 1, 2}, g), to(F, {1, 1, 1, 1}, o), tg3(F, {1, 1, 2}, g);
+  Tensor out = to.t();
+  EXPECT_KERNEL_OK(native::grid_sampler_2d_out(ctx, tx.t(), tg.t(), 0, 0, false, out));  // the centre: the mean
+  CHECK(values_are(o, {2.5}));
+  EXPECT_KERNEL_FAILS(native::grid_sampler_2d_out(ctx, tx.t(), tg.t(), 3, 0, false, out));  // a bad mode
+  EXPECT_KERNEL_FAILS(native::grid_sampler_2d_out(ctx, tx.t(), tg.t(), 0, 5, false, out));  // a bad padding
+  EXPECT_KERNEL_FAILS(native::grid_sampler_2d_out(ctx, tx.t(), tg3.t(), 0, 0, false, out));  // a 3-D grid
+  double dg[2] = {0, 0};
+  TT tdg(D, {1, 1, 1, 2}, dg);
+  EXPECT_KERNEL_FAILS(native::grid_sampler_2d_out(ctx, tx.t(), tdg.t(), 0, 0, false, out));  // grid of another dtype
+  const int64_t one[2] = {1, 1}, zero[2] = {0, 1};
+  EXPECT_KERNEL_OK(native::_upsample_bilinear2d_aa_out(ctx, tx.t(), ints(one, 2), false, std::nullopt, std::nullopt,
+                                                       out));
+  CHECK(values_are(o, {2.5}));  // a 2x2 plane averaged into one pixel
+  EXPECT_KERNEL_FAILS(native::_upsample_bilinear2d_aa_out(ctx, tx.t(), ints(zero, 2), false, std::nullopt,
+                                                          std::nullopt, out));  // an empty output size
+  EXPECT_KERNEL_FAILS(native::_upsample_bilinear2d_aa_out(ctx, tx.t(), ints(one, 1), false, std::nullopt,
+                                                          std::nullopt, out));  // one size
+  // Max pooling 2x2 over the plane picks index 3; its gradient lands there.
+  float go[1] = {5}, gi[4];
+  int64_t idx[1] = {3}, bad_idx[1] = {4};
+  TT tgo(F, {1, 1, 1, 1}, go), tidx(L, {1, 1, 1, 1}, idx), tbad(L, {1, 1, 1, 1}, bad_idx), tgi(F, {1, 1, 2, 2}, gi);
+  Tensor grad_in = tgi.t();
+  const int64_t k2[2] = {2, 2}, p0[2] = {0, 0}, d1[2] = {1, 1};
+  EXPECT_KERNEL_OK(native::max_pool2d_with_indices_backward_out(ctx, tgo.t(), tx.t(), ints(k2, 2), ints(k2, 0),
+                                                                ints(p0, 2), ints(d1, 2), false, tidx.t(), grad_in));
+  CHECK(values_are(gi, {0, 0, 0, 5}));
+  EXPECT_KERNEL_FAILS(native::max_pool2d_with_indices_backward_out(ctx, tgo.t(), tx.t(), ints(k2, 2), ints(k2, 0),
+                                                                   ints(p0, 2), ints(d1, 2), false, tbad.t(),
+                                                                   grad_in));  // an index outside the plane
+  EXPECT_KERNEL_FAILS(native::max_pool2d_with_indices_backward_out(ctx, tgo.t(), tx.t(), ints(k2, 2), ints(k2, 0),
+                                                                   ints(p0, 2), ints(d1, 2), false, tgo.t(),
+                                                                   grad_in));  // Float indices
+  const int64_t k1[2] = {1, 1};
+  EXPECT_KERNEL_FAILS(native::max_pool2d_with_indices_backward_out(ctx, tgo.t(), tx.t(), ints(k1, 2), ints(k1, 2),
+                                                                   ints(p0, 2), ints(d1, 2), false, tidx.t(),
+                                                                   grad_in));  // grad_output of another shape
+  // A 1x1 convolution of a 2x2 plane by weight 3: grad_input = 3 * grad, grad_weight = sum(grad * x).
+  float w[1] = {3}, gout[4] = {1, 1, 1, 2}, gin[4], gw[1], gb[1];
+  TT tw(F, {1, 1, 1, 1}, w), tgout(F, {1, 1, 2, 2}, gout), tgin(F, {1, 1, 2, 2}, gin), tgw(F, {1, 1, 1, 1}, gw),
+      tgb(F, {1}, gb);
+  Tensor o0 = tgin.t(), o1 = tgw.t(), o2 = tgb.t();
+  const int64_t s1[1] = {1}, pad0[1] = {0}, bias1[1] = {1};
+  bool mask[3] = {true, true, true};
+  EXPECT_KERNEL_OK(native::convolution_backward_out(ctx, tgout.t(), tx.t(), tw.t(), ints(bias1, 1), ints(s1, 1),
+                                                    ints(pad0, 1), ints(s1, 1), false, ints(pad0, 1), 1,
+                                                    ArrayRef<bool>(mask, 3), o0, o1, o2));
+  CHECK(values_are(gin, {3, 3, 3, 6}) && values_are(gw, {14}) && values_are(gb, {5}));
+  EXPECT_KERNEL_FAILS(native::convolution_backward_out(ctx, tgo.t(), tx.t(), tw.t(), ints(bias1, 1), ints(s1, 1),
+                                                       ints(pad0, 1), ints(s1, 1), false, ints(pad0, 1), 1,
+                                                       ArrayRef<bool>(mask, 3), o0, o1, o2));  // grad_output's shape
+  EXPECT_KERNEL_FAILS(native::convolution_backward_out(ctx, tgout.t(), tx.t(), tw.t(), ints(bias1, 1), ints(s1, 1),
+                                                       ints(pad0, 1), ints(s1, 1), false, ints(pad0, 1), 2,
+                                                       ArrayRef<bool>(mask, 3), o0, o1, o2));  // groups 2, 1 channel
+  EXPECT_KERNEL_FAILS(native::convolution_backward_out(ctx, tgout.t(), tx.t(), tw.t(), ints(bias1, 1), ints(s1, 1),
+                                                       ints(pad0, 1), ints(s1, 1), false, ints(pad0, 1), 1,
+                                                       ArrayRef<bool>(mask, 2), o0, o1, o2));  // a 2-entry mask
 }
 
 int main() {
@@ -1493,5 +1670,8 @@ int main() {
   check_masked_and_nonzero();
   check_scatter_family();
   check_topk_and_padding();
+  check_random_and_device_copies();
+  check_distances_and_batch_norm_training();
+  check_sampling_and_backward();
   return report();
 }

@@ -23,14 +23,6 @@ namespace {
 /// Geometry of one spatial axis (pool_util.h's, shared with pooling).
 using Axis = k::Window;
 
-/// Reads entry `i` of a per-axis parameter list given with 1 entry (shared by
-/// all axes) or one per axis. False if the list has another length.
-bool axis_param(ArrayRef<int64_t> list, size_t i, size_t axes, int64_t* value) {
-  if (list.size() != 1 && list.size() != axes) return false;
-  *value = list.size() == 1 ? list[0] : list[i];
-  return true;
-}
-
 /// Sets `channels` output planes of `plane` elements, from channel `first`
 /// on, to their bias (zero without one): where every convolution starts.
 template <typename T>
@@ -261,43 +253,6 @@ void convolve(KernelRuntimeContext& ctx, bool all_dense, const T* x, const T* we
   k::conv2d_gather<T>(x, weight, bias, y, s);
 }
 
-/// The geometry of spatial axis i of `axes` (0: H or L, 1: W) from the
-/// sizes and the per-axis parameters; false with ctx failed when they are
-/// invalid or give no output.
-bool make_axis(KernelRuntimeContext& ctx, size_t i, size_t axes, const Tensor& input, const Tensor& weight,
-               ArrayRef<int64_t> stride, ArrayRef<int64_t> padding, ArrayRef<int64_t> dilation, bool transposed,
-               ArrayRef<int64_t> output_padding, Axis* axis) {
-  Axis& a = *axis;
-  a.in = input.sizes()[2 + i];
-  a.kernel = weight.sizes()[2 + i];
-  ET_KERNEL_CHECK_MSG(ctx,
-                      axis_param(stride, i, axes, &a.stride) && axis_param(padding, i, axes, &a.pad) &&
-                          axis_param(dilation, i, axes, &a.dilation),
-                      InvalidArgument, false, "convolution.out: stride, padding, dilation need 1 or %zu values",
-                      axes);
-  ET_KERNEL_CHECK_MSG(ctx,
-                      k::size_like(a.stride, 1) && k::size_like(a.dilation, 1) && k::size_like(a.pad, 0) &&
-                          a.kernel > 0,
-                      InvalidArgument, false, "convolution.out: invalid stride, padding, dilation or kernel size");
-  const int64_t span = a.dilation * (a.kernel - 1) + 1;
-  if (transposed) {
-    int64_t extra = 0;
-    ET_KERNEL_CHECK_MSG(ctx,
-                        output_padding.size() == 0 ||
-                            (axis_param(output_padding, i, axes, &extra) && extra >= 0 &&
-                             (extra < a.stride || extra < a.dilation)),
-                        InvalidArgument, false, "convolution.out: output_padding must be below stride or dilation");
-    a.out = (a.in - 1) * a.stride - 2 * a.pad + span + extra;
-    ET_KERNEL_CHECK_MSG(ctx, a.in > 0 && k::size_like(a.out, 1), InvalidArgument, false,
-                        "convolution.out: invalid transposed output size");
-  } else {
-    ET_KERNEL_CHECK_MSG(ctx, a.in + 2 * a.pad >= span, InvalidArgument, false,
-                        "convolution.out: kernel larger than the padded input");
-    a.out = (a.in + 2 * a.pad - span) / a.stride + 1;
-  }
-  return true;
-}
-
 }  // namespace
 
 /// Convolution of input [N, C, H, W] (or [N, C, L] for 1-D) with weight
@@ -323,32 +278,14 @@ Tensor& convolution_out(KernelRuntimeContext& ctx, const Tensor& input, const Te
                       k::valid_dim_order(input) && k::valid_dim_order(weight) && k::same_dim_order(input, out),
                       InvalidArgument, out, "convolution.out: out must have the input's dim order");
   k::ConvShape s;
-  s.batch = input.sizes()[0];
-  s.in_ch = input.sizes()[1];
-  s.groups = groups;
-  s.transposed = transposed;
-  ET_KERNEL_CHECK_MSG(ctx, groups >= 1 && groups <= INT32_MAX, InvalidArgument, out,
-                      "convolution.out: groups must be positive");
-  s.out_ch = transposed ? weight.sizes()[1] * groups : weight.sizes()[0];
-  const bool channels_match = transposed ? weight.sizes()[0] == s.in_ch && s.in_ch % groups == 0
-                                         : s.in_ch % groups == 0 && s.out_ch % groups == 0 &&
-                                               weight.sizes()[1] * groups == s.in_ch;
-  ET_KERNEL_CHECK_MSG(ctx, channels_match, InvalidArgument, out,
-                      "convolution.out: channels do not match weight and groups");
+  k::Shape shape;
+  if (!k::make_conv_shape(ctx, "convolution.out", input, weight, stride, padding, dilation, transposed, output_padding,
+                          groups, &s, &shape)) {
+    return out;
+  }
   if (bias.has_value()) {
     ET_KERNEL_CHECK_MSG(ctx, bias->dim() == 1 && bias->sizes()[0] == s.out_ch && bias->scalar_type() == dtype,
                         InvalidArgument, out, "convolution.out: bias must be [OC] of the input's dtype");
-  }
-  // Axes: 2-D uses (H, W); 1-D is W alone with a unit H.
-  const size_t axes = static_cast<size_t>(rank - 2);
-  s.h = s.w = {1, 1, 1, 0, 1, 1};
-  k::Shape shape;
-  shape.push(s.batch);
-  shape.push(s.out_ch);
-  for (size_t i = 0; i < axes; ++i) {
-    Axis* a = i + 1 == axes ? &s.w : &s.h;
-    if (!make_axis(ctx, i, axes, input, weight, stride, padding, dilation, transposed, output_padding, a)) return out;
-    shape.push(a->out);
   }
   ET_KERNEL_CHECK(ctx, k::resize_to(out, shape), InvalidArgument, out);
   if (out.numel() == 0) return out;

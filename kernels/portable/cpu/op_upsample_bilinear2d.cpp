@@ -2,9 +2,7 @@
 #include "util/upsample_util.h"
 
 #include <cmath>
-#include <limits>
 #include <optional>
-#include <type_traits>
 
 namespace torch {
 namespace executor {
@@ -36,34 +34,12 @@ Tap tap_at(int64_t i, const k::UpsampleAxis& a, double scale, bool align_corners
   return t;
 }
 
-/// The type interpolation computes in: float for Half, BFloat16, Float and
-/// Byte (as ATen), double for Double and the integers wider than a byte
-/// (exact for their values).
-template <typename T>
-using interp_t = typename std::conditional<std::is_integral<T>::value && (sizeof(T) > 1), double,
-                                           k::float_compute_t<T>>::type;
-
-/// An interpolated value stored as T: rounded to the nearest and clamped to
-/// T's range for integers (as ATen does for Byte), converted as is for
-/// floating types.
-template <typename T, typename CT>
-T store_as(CT value) {
-  if constexpr (std::is_integral<T>::value) {
-    const CT r = std::nearbyint(value);
-    if (r <= static_cast<CT>(std::numeric_limits<T>::lowest())) return std::numeric_limits<T>::lowest();
-    if (r >= static_cast<CT>(std::numeric_limits<T>::max())) return std::numeric_limits<T>::max();
-    return static_cast<T>(r);
-  } else {
-    return static_cast<T>(value);
-  }
-}
-
 /// Bilinear resampling of every [H, W] plane, each tensor read or written
 /// through its strides (any dim order).
 template <typename T>
 void resample(const T* in, const k::Strides4& is, T* result, const k::Strides4& os, int64_t batch,
               int64_t channels, const k::UpsampleAxis* axes, bool align_corners) {
-  using CT = interp_t<T>;
+  using CT = k::interp_t<T>;
   const double sh = k::source_scale(axes[0], align_corners);
   const double sw = k::source_scale(axes[1], align_corners);
   for (int64_t p = 0; p < batch * channels; ++p) {
@@ -81,7 +57,7 @@ void resample(const T* in, const k::Strides4& is, T* result, const k::Strides4& 
         const CT top = (CT(1) - wc) * static_cast<CT>(top_row[left]) + wc * static_cast<CT>(top_row[right]);
         const CT bottom =
             (CT(1) - wc) * static_cast<CT>(bottom_row[left]) + wc * static_cast<CT>(bottom_row[right]);
-        y[i * os.h + j * os.w] = store_as<T>((CT(1) - wr) * top + wr * bottom);
+        y[i * os.h + j * os.w] = k::store_as<T>((CT(1) - wr) * top + wr * bottom);
       }
     }
   }

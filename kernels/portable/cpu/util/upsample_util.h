@@ -1,4 +1,4 @@
-// 2-D upsampling (nearest, bilinear): the output size from output_size or
+// 2-D upsampling (nearest, bilinear, antialiased bilinear): the output size from output_size or
 // scale_factors, ATen's source-coordinate scales, and the strides that let
 // the kernels walk NCHW tensors in any dim order (e.g. channels-last).
 #pragma once
@@ -7,7 +7,9 @@
 #include "kernel_util.h"
 
 #include <cmath>
+#include <limits>
 #include <optional>
+#include <type_traits>
 
 namespace etsb {
 namespace kernels {
@@ -70,6 +72,28 @@ inline Strides4 strides4_of(const Tensor& t) {
   int64_t s[kMaxDim];
   strides_of(t, s);
   return {s[0], s[1], s[2], s[3]};
+}
+
+/// The type interpolation computes in: float for Half, BFloat16, Float and
+/// Byte (as ATen), double for Double and the integers wider than a byte
+/// (exact for their values).
+template <typename T>
+using interp_t = typename std::conditional<std::is_integral<T>::value && (sizeof(T) > 1), double,
+                                           float_compute_t<T>>::type;
+
+/// An interpolated value stored as T: rounded to the nearest and clamped to
+/// T's range for integers (as ATen does for Byte), converted as is for
+/// floating types.
+template <typename T, typename CT>
+T store_as(CT value) {
+  if constexpr (std::is_integral<T>::value) {
+    const CT r = std::nearbyint(value);
+    if (r <= static_cast<CT>(std::numeric_limits<T>::lowest())) return std::numeric_limits<T>::lowest();
+    if (r >= static_cast<CT>(std::numeric_limits<T>::max())) return std::numeric_limits<T>::max();
+    return static_cast<T>(r);
+  } else {
+    return static_cast<T>(value);
+  }
 }
 
 }  // namespace kernels
