@@ -1426,10 +1426,12 @@ void check_plain_copies() {
   Tensor out = to.t();
   EXPECT_KERNEL_OK(native::clone_out(ctx, tx.t(), std::nullopt, out));
   CHECK(values_are(o, {1, 2, 3, 4, 5, 6}));
+  EXPECT_KERNEL_OK(native::detach_copy_out(ctx, tx.t(), out));
   EXPECT_KERNEL_FAILS(native::clone_out(ctx, tx.t(), ::executorch::aten::MemoryFormat::Preserve, out));
   int32_t io[6];
   TT tio(I, {2, 3}, io), tsmall(F, {3, 2}, o);
   Tensor iout = tio.t(), small = tsmall.t();
+  EXPECT_KERNEL_FAILS(native::detach_copy_out(ctx, tx.t(), iout));  // another dtype
   // _to_copy converts (float -> int truncates) and refuses non_blocking and other memory formats.
   float y[3] = {1.5f, -2.5f, 7.0f};
   TT ty(F, {3}, y), tyo(I, {3}, io);
@@ -1457,6 +1459,12 @@ void check_view_copies() {
   EXPECT_KERNEL_OK(native::t_copy_out(ctx, tm.t(), out2));
   CHECK(out2.size(0) == 3 && values_are(o, {0, 3, 1, 4, 2, 5}));
   EXPECT_KERNEL_FAILS(native::t_copy_out(ctx, tx.t(), out));  // 3 dims
+  // diagonal offset 1 of dims 1, 2: x[b][i][i + 1]
+  EXPECT_KERNEL_OK(native::diagonal_copy_out(ctx, tx.t(), 1, 1, 2, out2));
+  CHECK(out2.size(1) == 3 && values_are(o, {1, 6, 11, 13, 18, 23}));
+  EXPECT_KERNEL_OK(native::diagonal_copy_out(ctx, tx.t(), -5, 1, 2, out2));
+  CHECK(out2.numel() == 0);
+  EXPECT_KERNEL_FAILS(native::diagonal_copy_out(ctx, tx.t(), 0, 1, -2, out2));  // the same dim twice
   int32_t io[24];
   TT tio(I, {2, 3, 4}, io, DYN);
   Tensor iout = tio.t();
@@ -1554,6 +1562,9 @@ void check_shuffle_interleave_complex() {
   Tensor out = to.t(), undo = tback.t();
   EXPECT_KERNEL_OK(native::pixel_shuffle_out(ctx, tx.t(), 2, out));
   CHECK(values_are(o, {1, 2, 3, 4}));
+  EXPECT_KERNEL_OK(native::pixel_unshuffle_out(ctx, to.t(), 2, undo));
+  CHECK(values_are(back, {1, 2, 3, 4}));
+  EXPECT_KERNEL_FAILS(native::pixel_unshuffle_out(ctx, tx.t(), 2, undo));  // 1x1 does not divide by 2
   EXPECT_KERNEL_FAILS(native::pixel_shuffle_out(ctx, tx.t(), 3, out));    // 4 channels, 3 * 3
   EXPECT_KERNEL_FAILS(native::pixel_shuffle_out(ctx, tx.t(), 0, out));
   TT tflat(F, {4}, x);
