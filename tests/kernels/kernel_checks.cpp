@@ -1465,6 +1465,13 @@ void check_view_copies() {
   EXPECT_KERNEL_OK(native::diagonal_copy_out(ctx, tx.t(), -5, 1, 2, out2));
   CHECK(out2.numel() == 0);
   EXPECT_KERNEL_FAILS(native::diagonal_copy_out(ctx, tx.t(), 0, 1, -2, out2));  // the same dim twice
+  // unfold dim 2 into windows of 2 every 2: [2, 3, 2, 2]
+  TT to4(F, {2, 3, 2, 2}, o, DYN);
+  Tensor out4 = to4.t();
+  EXPECT_KERNEL_OK(native::unfold_copy_out(ctx, tx.t(), 2, 2, 2, out4));
+  CHECK(out4.size(2) == 2 && values_are(o, {0, 1, 2, 3, 4, 5}));
+  EXPECT_KERNEL_FAILS(native::unfold_copy_out(ctx, tx.t(), 2, 5, 1, out4));  // window past the dim
+  EXPECT_KERNEL_FAILS(native::unfold_copy_out(ctx, tx.t(), 2, 2, 0, out4));  // step 0
   int32_t io[24];
   TT tio(I, {2, 3, 4}, io, DYN);
   Tensor iout = tio.t();
