@@ -1459,6 +1459,13 @@ void check_view_copies() {
   EXPECT_KERNEL_OK(native::t_copy_out(ctx, tm.t(), out2));
   CHECK(out2.size(0) == 3 && values_are(o, {0, 3, 1, 4, 2, 5}));
   EXPECT_KERNEL_FAILS(native::t_copy_out(ctx, tx.t(), out));  // 3 dims
+  // narrow along dim 2 from -3 for 2: columns 1, 2; and an empty narrow
+  EXPECT_KERNEL_OK(native::narrow_copy_out(ctx, tx.t(), 2, -3, 2, out));
+  CHECK(out.size(2) == 2 && values_are(o, {1, 2, 5, 6}));
+  EXPECT_KERNEL_OK(native::narrow_copy_out(ctx, tx.t(), 2, 4, 0, out));
+  CHECK(out.numel() == 0);
+  EXPECT_KERNEL_FAILS(native::narrow_copy_out(ctx, tx.t(), 2, 3, 2, out));  // runs past the dim
+  EXPECT_KERNEL_FAILS(native::narrow_copy_out(ctx, tx.t(), 2, 0, -1, out));
   // diagonal offset 1 of dims 1, 2: x[b][i][i + 1]
   EXPECT_KERNEL_OK(native::diagonal_copy_out(ctx, tx.t(), 1, 1, 2, out2));
   CHECK(out2.size(1) == 3 && values_are(o, {1, 6, 11, 13, 18, 23}));
