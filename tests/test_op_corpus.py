@@ -38,10 +38,20 @@ def built():
     COVERAGE.write_text(coverage_table(MANIFEST, RESULTS) + "\n")
 
 
+# Operators of the library that no program ExecuTorch exports can call, so the
+# corpus cannot hold them (ExecuTorch's kernel suite still checks their kernels).
+NOT_EXPORTABLE = {
+    "aten::lift_fresh_copy.out": "to_edge turns lift_fresh_copy into clone (_clone_dim_order), "
+                                 "even when it is listed in preserve_ops",
+}
+
+
 def test_the_corpus_covers_every_operator_of_the_library():
     declared = yaml_operators((REPO / "kernels" / "portable" / "functions.yaml").read_text())
-    missing = set(declared) - set(MANIFEST["operators"])
+    missing = set(declared) - set(MANIFEST["operators"]) - set(NOT_EXPORTABLE)
     assert not missing, f"operators with kernels but no corpus cases: {sorted(missing)}"
+    # The exceptions are operators of ours, and stay out of the corpus only while they must.
+    assert set(NOT_EXPORTABLE) <= set(declared) - set(MANIFEST["operators"])
 
 
 def test_the_corpus_files_are_listed_and_small():

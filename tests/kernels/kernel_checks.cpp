@@ -1427,11 +1427,13 @@ void check_plain_copies() {
   EXPECT_KERNEL_OK(native::clone_out(ctx, tx.t(), std::nullopt, out));
   CHECK(values_are(o, {1, 2, 3, 4, 5, 6}));
   EXPECT_KERNEL_OK(native::detach_copy_out(ctx, tx.t(), out));
+  EXPECT_KERNEL_OK(native::lift_fresh_copy_out(ctx, tx.t(), out));
   EXPECT_KERNEL_FAILS(native::clone_out(ctx, tx.t(), ::executorch::aten::MemoryFormat::Preserve, out));
   int32_t io[6];
   TT tio(I, {2, 3}, io), tsmall(F, {3, 2}, o);
   Tensor iout = tio.t(), small = tsmall.t();
   EXPECT_KERNEL_FAILS(native::detach_copy_out(ctx, tx.t(), iout));  // another dtype
+  EXPECT_KERNEL_FAILS(native::lift_fresh_copy_out(ctx, tx.t(), small));  // a static out of another shape
   // _to_copy converts (float -> int truncates) and refuses non_blocking and other memory formats.
   float y[3] = {1.5f, -2.5f, 7.0f};
   TT ty(F, {3}, y), tyo(I, {3}, io);

@@ -1236,7 +1236,7 @@ def _view_copy_ops() -> list[Op]:
            lambda x: A.clone.default(x), unary_cases(), skip_dim_order=True),
         Op("aten::detach_copy.out", "aten.detach_copy.default", lambda x: A.detach_copy.default(x), unary_cases()),
         # lift_fresh_copy is not here: to_edge makes it a clone even when preserved, so no
-        # program calls it.
+        # program calls it (tests/test_op_corpus.py, NOT_EXPORTABLE).
         Op("aten::_to_copy.out", "aten._to_copy.default(dtype) (lowered without the dim-order ops)", to_copy, (
             case("to_float", "3x11 to float32 (float64 from float32)", T(3, 11), target=ByDtype(other_dtype)),
             case("to_int", "0-dim to int64 (int32 from int64)", T(),
