@@ -109,6 +109,8 @@ def compare(got: np.ndarray, expected: np.ndarray, dtype: str, rtol: float, atol
         return f"dtype {got.dtype}, torch's {expected.dtype}"
     if dtype == "bfloat16":
         got, expected = as_float32(got), as_float32(expected)
+    if np.iscomplexobj(expected):  # real and imaginary parts compared as floats, side by side
+        got, expected = got.reshape(-1).view(got.real.dtype), expected.reshape(-1).view(expected.real.dtype)
     if not np.issubdtype(expected.dtype, np.floating):
         distance = np.abs(got.reshape(-1).astype(np.int64) - expected.reshape(-1).astype(np.int64))
         differs = np.flatnonzero(distance > atol)

@@ -170,6 +170,8 @@ A = torch.ops.aten
 TOLERANCES: dict[torch.dtype, tuple[float, float]] = {
     torch.float64: (1e-9, 1e-9),
     torch.float32: (1e-5, 1e-5),
+    torch.complex128: (1e-9, 1e-9),  # for the real and imaginary parts alike
+    torch.complex64: (1e-5, 1e-5),
     torch.float16: (1e-2, 1e-2),
     torch.bfloat16: (4e-2, 4e-2),
 }
@@ -201,9 +203,14 @@ DTYPES = (
     Dtype(torch.float16, "Half", "f16"), Dtype(torch.bfloat16, "BFloat16", "bf16"),
     Dtype(torch.float32, "Float", "f32"), Dtype(torch.float64, "Double", "f64"),
 )
-BY_TORCH = {d.torch: d for d in DTYPES}
+# The complex dtypes, only for the operators that take nothing else (view_as_real_copy,
+# _conj_physical). ComplexHalf is not among them: numpy has no complex32, so neither
+# the npz nor etsb's runner (tools/runner/npy.h) can carry it.
+COMPLEX_DTYPES = (Dtype(torch.complex64, "ComplexFloat", "c64"), Dtype(torch.complex128, "ComplexDouble", "c128"))
+BY_TORCH = {d.torch: d for d in DTYPES + COMPLEX_DTYPES}
 DTYPE_NAMES = {d.name for d in DTYPES}
 ALL = tuple(d.torch for d in DTYPES)
+COMPLEX = tuple(d.torch for d in COMPLEX_DTYPES)
 FLOATS = (torch.float16, torch.bfloat16, torch.float32, torch.float64)
 WIDE_FLOATS = (torch.float32, torch.float64)
 
@@ -309,6 +316,7 @@ class Op:
     # allocator; convolution_backward is 2-D and plain only there): its runtime's failures are then
     # recorded as not run by it, eager being the reference, instead of dropping the cases.
     executorch_refuses: str = ""
+    reinplace: bool = False  # run ExecuTorch's reinplace pass (index_put -> index_put_ on a mutated input)
 
     @property
     def dir(self) -> str:
@@ -1393,13 +1401,151 @@ def _tail_spatial_ops(pool_backward: Callable, conv_backward: Callable, conv_cas
     ]
 
 
+def _view_copy_ops() -> list[Op]:
+    """The copy and view-copy family: plain copies and conversions, and
+    strided views of one input (transpose, diagonal, narrow, split, unbind,
+    unfold)."""
+    def to_copy(x, target):
+        return A._to_copy.default(x, dtype=target)
+
+    def other_dtype(d):
+        return torch.float64 if d == torch.float32 else torch.float32
+
+    return [
+        Op("aten::clone.out", "aten.clone.default (lowered without the dim-order ops)",
+           lambda x: A.clone.default(x), unary_cases(), skip_dim_order=True),
+        Op("aten::detach_copy.out", "aten.detach_copy.default", lambda x: A.detach_copy.default(x), unary_cases()),
+        # lift_fresh_copy is not here: to_edge makes it a clone even when preserved, so no
+        # program calls it (tests/test_op_corpus.py, NOT_EXPORTABLE).
+        Op("aten::_to_copy.out", "aten._to_copy.default(dtype) (lowered without the dim-order ops)", to_copy, (
+            case("to_float", "3x11 to float32 (float64 from float32)", T(3, 11), target=ByDtype(other_dtype)),
+            case("to_int", "0-dim to int64 (int32 from int64)", T(),
+                 target=ByDtype(lambda d: torch.int32 if d == torch.int64 else torch.int64)),
+            case("to_bool", "empty 0x4 to bool (uint8 from bool)", T(0, 4),
+                 target=ByDtype(lambda d: torch.uint8 if d == torch.bool else torch.bool)),
+            mixed("f32_to_bf16", "float32 13 to bfloat16", T(13, dtype=torch.float32), target=torch.bfloat16),
+            mixed("f64_to_i8", "float64 13 to int8 (truncation)", T(13, dtype=torch.float64), target=torch.int8),
+        ), skip_dim_order=True),
+        Op("aten::t_copy.out", "aten.t_copy.default (kept from decomposition)", lambda x: A.t_copy.default(x), (
+            case("matrix", "3x11", T(3, 11)),
+            case("vector", "7 (unchanged)", T(7)),
+            case("empty", "empty 0x4", T(0, 4)),
+        ), preserve=(A.t_copy.default,)),
+        Op("aten::transpose_copy.int_out", "aten.transpose_copy.int (kept from decomposition)",
+           lambda x, dim0, dim1: A.transpose_copy.int(x, dim0, dim1), (
+               case("outer", "2x3x4, dims 0 and 2", T(2, 3, 4), dim0=0, dim1=2),
+               case("negative", "3x11, dims -1 and -2", T(3, 11), dim0=-1, dim1=-2),
+               case("same_dim", "2x1x3, dims 1 and 1 (a plain copy)", T(2, 1, 3), dim0=1, dim1=1),
+           ), preserve=(A.transpose_copy.int,)),
+        Op("aten::diagonal_copy.out", "aten.diagonal_copy.default",
+           lambda x, offset, dim1, dim2: A.diagonal_copy.default(x, offset, dim1, dim2), (
+               case("main", "4x5, the main diagonal", T(4, 5), offset=0, dim1=0, dim2=1),
+               case("above_batched", "2x3x4, offset 1 of dims -1 and 1", T(2, 3, 4), offset=1, dim1=-1, dim2=1),
+               case("past_the_end", "3x3, offset -5 (empty)", T(3, 3), offset=-5, dim1=0, dim2=1),
+           )),
+        Op("aten::narrow_copy.out", "aten.narrow_copy.default",
+           lambda x, dim, start, length: A.narrow_copy.default(x, dim, start, length), (
+               case("middle", "3x11, dim 1, 2 for 5", T(3, 11), dim=1, start=2, length=5),
+               case("negative_start", "5x4, dim 0, -3 for 2", T(5, 4), dim=0, start=-3, length=2),
+               # An empty narrow (length 0) crashes ExecuTorch's runtime at export: kernel_checks covers ours.
+           )),
+        Op("aten::split_copy.Tensor_out", "aten.split_copy.Tensor",
+           lambda x, size, dim: A.split_copy.Tensor(x, size, dim), (
+               case("uneven", "7x4 in 3s along dim 0 (3, 3, 1)", T(7, 4), size=3, dim=0),
+               case("whole", "3x11 in 20s along dim -1 (one piece)", T(3, 11), size=20, dim=-1),
+               case("even", "2x6 in 2s along dim 1", T(2, 6), size=2, dim=1),
+           )),
+        Op("aten::unbind_copy.int_out", "aten.unbind_copy.int", lambda x, dim: A.unbind_copy.int(x, dim), (
+            case("rows", "3x4 along dim 0", T(3, 4), dim=0),
+            case("last", "2x3x1 along dim -1 (one slice)", T(2, 3, 1), dim=-1),
+            case("columns", "2x3 along dim 1", T(2, 3), dim=1),
+        )),
+        Op("aten::unfold_copy.out", "aten.unfold_copy.default",
+           lambda x, dim, size, step: A.unfold_copy.default(x, dim, size, step), (
+               case("overlap", "3x11, dim 1, windows of 3 every 2", T(3, 11), dim=1, size=3, step=2),
+               case("whole", "7, dim 0, one window of 7", T(7), dim=0, size=7, step=1),
+               case("gaps", "2x5x3, dim -2, windows of 2 every 3", T(2, 5, 3), dim=-2, size=2, step=3),
+           )),
+    ]
+
+
+def _placement_ops() -> list[Op]:
+    """Copies that place their input's elements anew: stack, repeat,
+    repeat_interleave, roll, tril, pixel_(un)shuffle, and index_put_."""
+    counts = In((4,), "fixed", values=(2, 0, 3, 1))
+    return [
+        Op("aten::view_as_real_copy.out", "aten.view_as_real_copy.default (complex inputs only; no ComplexHalf: "
+           "numpy, so the npz and the runner, has no complex32)", lambda x: A.view_as_real_copy.default(x),
+           unary_cases(), dtypes=ALL + COMPLEX),
+        Op("aten::_conj_physical.out", "aten._conj_physical.default (complex inputs only; no ComplexHalf: "
+           "numpy, so the npz and the runner, has no complex32)", lambda x: A._conj_physical.default(x),
+           unary_cases(), dtypes=ALL + COMPLEX),
+        Op("aten::stack.out", "aten.stack.default (kept from decomposition)",
+           lambda *xs, dim: A.stack.default(list(xs), dim), (
+               case("three_dim0", "three 2x3 along dim 0", T(2, 3), T(2, 3), T(2, 3), dim=0),
+               case("neg_dim", "two 3 along dim -1", T(3), T(3), dim=-1),
+               case("empty", "two 0x2 along dim 1", T(0, 2), T(0, 2), dim=1),
+               mixed("i32_f32", "int32 and float32 2x2 (float32 result)", T(2, 2, dtype=torch.int32),
+                     T(2, 2, dtype=torch.float32), dim=0),
+           ), preserve=(A.stack.default,)),
+        Op("aten::repeat.out", "aten.repeat.default", lambda x, repeats: A.repeat.default(x, repeats), (
+            case("tiles", "2x3 by [2, 1]", T(2, 3), repeats=[2, 1]),
+            case("new_dims", "3 by [2, 2, 1]", T(3), repeats=[2, 2, 1]),
+            case("zero_dim", "0-dim by [3]", T(), repeats=[3]),
+            case("empty", "2x1x3 by [1, 0, 2] (empty)", T(2, 1, 3), repeats=[1, 0, 2]),
+        )),
+        Op("aten::repeat_interleave.Tensor_out", "aten.repeat_interleave.Tensor(output_size=)",
+           lambda r, output_size: A.repeat_interleave.Tensor(r, output_size=output_size), (
+               case("counts", "[2, 0, 3, 1] (6 elements)", counts, output_size=6),
+               case("single", "[5]", In((1,), "fixed", values=(5,)), output_size=5),
+               case("zeros", "[0, 0] (empty)", In((2,), "fixed", values=(0, 0)), output_size=0),
+           )),
+        Op("aten::roll.out", "aten.roll.default (kept from decomposition)",
+           lambda x, shifts, dims: A.roll.default(x, shifts, dims), (
+               case("one_dim", "3x11 by 2 along dim 1", T(3, 11), shifts=[2], dims=[1]),
+               case("two_dims", "2x3x4 by [1, -2] along [0, 2]", T(2, 3, 4), shifts=[1, -2], dims=[0, 2]),
+               # No dims (a flat roll) is ATen's but not ExecuTorch's: its runtime refuses it, so such
+               # cases cannot be checked at export; tests/kernels/kernel_checks.cpp covers ours.
+               case("same_dim", "7 by [-3, 12] along [0, 0]", T(7), shifts=[-3, 12], dims=[0, 0]),
+           ), preserve=(A.roll.default,)),
+        Op("aten::tril.out", "aten.tril.default (kept from decomposition)",
+           lambda x, diagonal: A.tril.default(x, diagonal), (
+               case("main", "4x5, diagonal 0", T(4, 5), diagonal=0),
+               case("below_batched", "2x3x4, diagonal -1", T(2, 3, 4), diagonal=-1),
+               case("above", "3x3, diagonal 2", T(3, 3), diagonal=2),
+               case("empty", "empty 0x4", T(0, 4), diagonal=0),
+           ), preserve=(A.tril.default,)),
+        Op("aten::pixel_shuffle.out", "aten.pixel_shuffle.default (kept from decomposition)",
+           lambda x, r: A.pixel_shuffle.default(x, r), (
+               case("by_two", "1x8x2x3 by 2", T(1, 8, 2, 3), r=2),
+               case("by_three", "2x9x1x2 by 3", T(2, 9, 1, 2), r=3),
+               case("three_dims", "4x1x1 by 2", T(4, 1, 1), r=2),
+           ), preserve=(A.pixel_shuffle.default,)),
+        Op("aten::pixel_unshuffle.out", "aten.pixel_unshuffle.default (kept from decomposition)",
+           lambda x, r: A.pixel_unshuffle.default(x, r), (
+               case("by_two", "1x2x4x6 by 2", T(1, 2, 4, 6), r=2),
+               case("by_three", "2x1x3x3 by 3", T(2, 1, 3, 3), r=3),
+               case("three_dims", "1x2x2 by 2", T(1, 2, 2), r=2),
+           ), preserve=(A.pixel_unshuffle.default,)),
+        Op("aten::index_put_", "Tensor.index_put_ on an input (reinplaced, written back)",
+           lambda x, v, *idx, layout, accumulate: x.index_put_(
+               [None if s is None else idx[s] for s in layout], v, accumulate), (
+               case("rows", "5x4, rows [0, 2, 4] = 3x4", T(5, 4), T(3, 4), Fixed((0, 2, 4), torch.int64),
+                    layout=(0,), accumulate=False),
+               case("accumulate", "4x5 at [idx(6)] += 5 (broadcast, repeated rows add up)", T(4, 5), T(5),
+                    Ix((6,), 4), layout=(0,), accumulate=True),
+           ), mutated_inputs=1, reinplace=True),
+    ]
+
+
 def build_ops() -> list[Op]:
     """The whole table, sorted by operator name."""
     ops = (_shape_ops() + _creation_ops() + _indexing_ops() + _binary_ops() + _scalar_ops()
            + _scalar_overload_ops() + _selection_ops() + _any_ops() + _unary_ops() + _activation_ops()
            + _reduction_ops() + _reduction_overload_ops() + _norm_ops() + _spatial_ops() + _matmul_ops()
            + _masked_ops() + _scatter_ops() + _topk_pad_ops()
-           + _tail_random_ops() + _tail_copy_ops() + _tail_numeric_ops())
+           + _tail_random_ops() + _tail_copy_ops() + _tail_numeric_ops()
+           + _view_copy_ops() + _placement_ops())
     names = [op.name for op in ops]
     duplicates = {n for n in names if names.count(n) > 1}
     assert not duplicates, f"operators listed twice: {sorted(duplicates)}"
@@ -1479,6 +1625,9 @@ def make_input(spec: In, dtype: torch.dtype, gen: torch.Generator) -> torch.Tens
         return torch.randint(0, spec.high, spec.shape, generator=gen, dtype=torch.int64)
     if spec.domain == "fixed":
         return torch.tensor(spec.values, dtype=dtype)
+    if dtype.is_complex:  # real and imaginary parts each drawn from the domain
+        real = _domain_values(spec.domain, "float", spec.shape, gen)
+        return torch.complex(real, _domain_values(spec.domain, "float", spec.shape, gen)).to(dtype)
     return _domain_values(spec.domain, _kind(dtype), spec.shape, gen).to(dtype)
 
 
@@ -1640,7 +1789,7 @@ def lower(op: Op, methods: list[Method]) -> Lowered:
     exported[POISON_METHOD] = torch.export.export(PoisonArena(), ())
     config = EdgeCompileConfig(_check_ir_validity=False, preserve_ops=PreservedOps(op.preserve),
                                _skip_dim_order=op.skip_dim_order)
-    backend = ExecutorchBackendConfig(remove_view_copy=False)
+    backend = ExecutorchBackendConfig(remove_view_copy=False, run_reinplace_pass=op.reinplace)
     edge = to_edge(exported, compile_config=config)
     # to_executorch transforms the edge programs in place: the copy goes first.
     checked = copy.deepcopy(edge).to_executorch(backend).buffer
@@ -1673,6 +1822,8 @@ def compare(expected: torch.Tensor, got: torch.Tensor) -> tuple[str | None, floa
     if expected.numel() == 0:
         return None, 0.0
     rtol, atol = tolerance(expected.dtype)
+    if expected.is_complex():  # real and imaginary parts compared as floats, side by side
+        expected, got = torch.view_as_real(expected), torch.view_as_real(got)
     e, g = expected.double(), got.double()
     if expected.is_floating_point():
         close = torch.isclose(g, e, rtol=rtol, atol=atol, equal_nan=True)

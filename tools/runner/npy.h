@@ -43,7 +43,8 @@ inline const DtypeInfo kDtypes[] = {
     {ScalarType::Long, "<i8", 8, "Long"},    {ScalarType::Half, "<f2", 2, "Half"},
     {ScalarType::Float, "<f4", 4, "Float"},  {ScalarType::Double, "<f8", 8, "Double"},
     {ScalarType::Bool, "|b1", 1, "Bool"},    {ScalarType::UInt16, "<u2", 2, "UInt16"},
-    {ScalarType::BFloat16, "<u2", 2, "BFloat16"},
+    {ScalarType::BFloat16, "<u2", 2, "BFloat16"}, {ScalarType::ComplexFloat, "<c8", 8, "ComplexFloat"},
+    {ScalarType::ComplexDouble, "<c16", 16, "ComplexDouble"},
 };
 
 inline const DtypeInfo* by_type(ScalarType type) {

@@ -1,4 +1,5 @@
-// aten::index_put.out: out = self with out[indices] = values (or += values).
+// aten::index_put.out: out = self with out[indices] = values (or += values),
+// and aten::index_put_: the same in place.
 #include "util/advanced_index.h"
 
 namespace torch {
@@ -85,6 +86,13 @@ Tensor& index_put_out(KernelRuntimeContext& ctx, const Tensor& self, ArrayRef<st
     });
   });
   return out;
+}
+
+/// self[indices] = values (or += values) in place: index_put_out with self as
+/// out, in the same dtypes and with the same checks.
+Tensor& index_put_(KernelRuntimeContext& ctx, Tensor& self, ArrayRef<std::optional<Tensor>> indices,
+                   const Tensor& values, bool accumulate) {
+  return index_put_out(ctx, self, indices, values, accumulate, self);
 }
 
 }  // namespace native

@@ -124,12 +124,7 @@ Tensor& _to_dim_order_copy_out(KernelRuntimeContext& ctx, const Tensor& self, bo
   } else if (k::is_complex(in_type) || k::is_complex(out_type)) {
     convert_complex(ctx, self, out);
   } else if (k::same_dim_order(self, out)) {
-    ET_SWITCH_REALHBBF16_TYPES(in_type, ctx, kName, IN, [&]() {
-      ET_SWITCH_REALHBBF16_TYPES(out_type, ctx, kName, OUT, [&]() {
-        k::map_unary(self.const_data_ptr<IN>(), out.mutable_data_ptr<OUT>(), n,
-                     [](IN x) { return static_cast<OUT>(x); });
-      });
-    });
+    k::convert_in_order<kName>(ctx, self, out);
   } else {
     convert_real(ctx, self, out);
   }
