@@ -28,8 +28,10 @@ ET_INCLUDES = [f"-I{ET / 'include'}", f"-I{ET / 'include/executorch/runtime/core
 ET_LINK = [f"-L{ET / 'lib'}", "-lexecutorch", f"-Wl,-rpath,{ET / 'lib'}"]
 RUNNER = REPO / "tools" / "runner" / "runner.cpp"
 TEST_KERNELS = REPO / "tests" / "data" / "kernels"
-# What a workspace of its own needs from this checkout to build with etsb's rules.
-WORKSPACE_PARTS = ("rules", "runtime", "platforms", "tools")
+# What a workspace of its own needs from this checkout to build with etsb's rules
+# (kernels: the tool reads etsb's kernel yamls, naming the library that provides a
+# missing kernel, and its sources target declares them).
+WORKSPACE_PARTS = ("rules", "runtime", "platforms", "tools", "kernels")
 
 
 def cxx(optimisation: str = "-O1") -> list[str]:
@@ -54,8 +56,8 @@ def etsb(*argv: str, cwd: Path = REPO) -> subprocess.CompletedProcess:
 
 
 def new_workspace(root: Path, *extra_parts: str) -> Path:
-    """A workspace at ``root`` (created) with etsb's rules, tools and runtime
-    copied in, plus ``extra_parts`` of this checkout (e.g. ``kernels``)."""
+    """A workspace at ``root`` (created) with etsb's rules, tools, runtime and
+    kernels copied in, plus ``extra_parts`` of this checkout (e.g. ``examples/custom_op``)."""
     root.mkdir(parents=True)
     (root / "MODULE.bazel").write_text("")
     ignore = shutil.ignore_patterns("__pycache__", "*.pyc", "starlark")

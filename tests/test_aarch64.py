@@ -62,7 +62,7 @@ def built(request, tmp_path_factory) -> tuple[str, Path]:
     """The corpus MLP and CNN built for aarch64 in one configuration, in a workspace of its own."""
     tools_present()
     config = request.param
-    root = new_workspace(tmp_path_factory.mktemp(f"aarch64_{config}") / "ws", "kernels")
+    root = new_workspace(tmp_path_factory.mktemp(f"aarch64_{config}") / "ws")
     (root / "models").mkdir()
     for model in MODELS:
         shutil.copy(MODELS_DIR / model / f"{model}.pte", root / "models")
@@ -147,7 +147,7 @@ def op_corpus(tmp_path_factory) -> Path:
     """The single-operator corpus's op-selective binary (every operator of
     etsb's portable library) built for aarch64 with the tree's runtime."""
     tools_present()
-    root = new_workspace(tmp_path_factory.mktemp("aarch64_ops") / "ws", "kernels")
+    root = new_workspace(tmp_path_factory.mktemp("aarch64_ops") / "ws")
     shutil.copytree(OPS_DIR, root / "ops", ignore=shutil.ignore_patterns("BUILD", "manifest.json"))
     (root / "ops" / "BUILD").write_text(OPS_BUILD)
     result = build(root, "//ops:op_corpus")
@@ -178,7 +178,7 @@ def test_a_binary_is_stripped_by_the_strip_of_its_elf_machine(tmp_path):
 def test_a_binary_with_the_wheels_runtime_is_refused_at_its_build_line(tmp_path):
     """The wheel's libexecutorch.so is an x86-64 library: nothing is built, and
     the error names the binary, its BUILD line and the way out."""
-    root = new_workspace(tmp_path / "ws", "kernels")
+    root = new_workspace(tmp_path / "ws")
     (root / "app").mkdir()
     shutil.copy(MODELS_DIR / "mlp" / "mlp.pte", root / "app")
     (root / "app" / "BUILD").write_text(SHARED_BUILD)

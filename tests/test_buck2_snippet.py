@@ -26,7 +26,7 @@ SNIPPET = REPO / "examples" / "buck2_snippet"
 def workspace(tmp_path_factory) -> Path:
     """The example's package, and beside it a source-less binary with no
     generated library: what the runtime registers by itself."""
-    root = new_workspace(tmp_path_factory.mktemp("buck2") / "ws", "kernels")
+    root = new_workspace(tmp_path_factory.mktemp("buck2") / "ws")
     shutil.copytree(SNIPPET, root / "app")
     (root / "runtime_only").mkdir()
     (root / "runtime_only" / "BUILD").write_text('cxx_binary(name = "bin")\n')

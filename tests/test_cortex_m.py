@@ -72,7 +72,7 @@ def workspace(tmp_path_factory) -> Path:
     """The corpus MLP embedded (`mlp`) and read from a file (`mlp_file`),
     built for the Cortex-M55 in the size configuration, and a package with
     a binary on the wheel's runtime."""
-    root = new_workspace(tmp_path_factory.mktemp("cortex_m") / "ws", "kernels")
+    root = new_workspace(tmp_path_factory.mktemp("cortex_m") / "ws")
     for package, build in (("models", BUILD), ("bad", SHARED_BUILD), ("large", TOO_LARGE_BUILD)):
         (root / package).mkdir()
         shutil.copy(MODELS_DIR / "mlp" / "mlp.pte", root / package)

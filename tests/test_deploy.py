@@ -47,7 +47,7 @@ def _inputs(model: str) -> list[str]:
 def workspace(tmp_path_factory) -> Path:
     """Each embedded model in a package of its own, and the MLP read from a
     file and with too small a method pool; built in the size configuration."""
-    root = new_workspace(tmp_path_factory.mktemp("deploy") / "ws", "kernels")
+    root = new_workspace(tmp_path_factory.mktemp("deploy") / "ws")
     for model in EMBEDDED:
         package = root / model
         package.mkdir()

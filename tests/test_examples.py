@@ -223,7 +223,7 @@ def test_the_dtype_selective_build_trims_the_custom_kernel_too(built):
 def custom_op_workspace(tmp_path_factory) -> Path:
     """A workspace of its own with etsb's rules, tools, runtime and portable
     kernels and a copy of the custom operator example, to break."""
-    return new_workspace(tmp_path_factory.mktemp("ws") / "w", "kernels", "examples/custom_op")
+    return new_workspace(tmp_path_factory.mktemp("ws") / "w", "examples/custom_op")
 
 
 @pytest.mark.parametrize("mistake", ["no custom_ops_yaml_target", "the yaml declares another operator"])

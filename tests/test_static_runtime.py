@@ -45,7 +45,7 @@ def build(workspace: Path, *targets: str) -> subprocess.CompletedProcess:
 def workspace(tmp_path_factory) -> Path:
     """The corpus MLP and CNN with `runtime = "static"`, built from nothing (the
     wall time of that first build is reported), and a package with a bad value."""
-    root = new_workspace(tmp_path_factory.mktemp("static") / "ws", "kernels")
+    root = new_workspace(tmp_path_factory.mktemp("static") / "ws")
     (root / "models").mkdir()
     for model in MODELS:
         shutil.copy(MODELS_DIR / model / f"{model}.pte", root / "models")

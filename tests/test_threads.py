@@ -110,7 +110,7 @@ def test_a_binary_on_the_trees_runtime_links_no_pool_and_says_so(tmp_path):
     """runtime = "static" (the runtime compiled from the tree, as for other
     CPUs and microcontrollers): no pool in the binary, one thread runs, and
     more are refused with the reason."""
-    root = new_workspace(tmp_path / "ws", "kernels")
+    root = new_workspace(tmp_path / "ws")
     package = root / "mlp"
     package.mkdir()
     shutil.copy(MODELS_DIR / "mlp" / "mlp.pte", package)

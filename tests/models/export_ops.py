@@ -1348,6 +1348,145 @@ def _topk_pad_ops() -> list[Op]:
     return [topk] + pads
 
 
+# ---- the tail of the portable set (issue 30): random, device-copy and dim-order ops ----
+
+
+def _random_contract(r: torch.Tensor, low: float, high: float, mean: float, var: float, slack: tuple) -> tuple:
+    """Bool checks of a random tensor's contract, true for torch's generator
+    and for etsb's: every value in [low, high) (None: unbounded), the mean
+    and the variance within `slack` of the distribution's (computed in float32)."""
+    x = r.to(torch.float32)
+    checks = (A.abs.default(A.mean.dim(x, [0]) - mean) < slack[0],
+              A.abs.default(A.var.correction(x, [0], correction=1) - var) < slack[1])
+    if low is not None:
+        checks += ((A.amin.default(x, [0]) >= low), (A.amax.default(x, [0]) < high))
+    return checks
+
+
+def _dropout_contract(x: torch.Tensor, p: float) -> tuple:
+    """Bool checks of training dropout: every kept value is x / (1 - p) (to
+    the dtype's rounding), every dropped one 0, about 1 - p of them kept."""
+    out, mask = A.native_dropout.default(x, p, True)
+    expected = x.to(torch.float32) * mask.to(torch.float32) * (1 / (1 - p))
+    error = A.amax.default(A.abs.default(out.to(torch.float32) - expected), [0])
+    kept = A.mean.dim(mask.to(torch.float32), [0])
+    return error <= 0.01 * A.amax.default(A.abs.default(expected), [0]), A.abs.default(kept - (1 - p)) < 0.06
+
+
+def _tail_random_ops() -> list[Op]:
+    """rand, randn and native_dropout: exact cases where the values are not
+    random (empty shapes, eval mode, p of 0 and 1) and contract cases whose
+    outputs are Bool checks of the distribution (util/random_util.h), which
+    torch's generator and etsb's both pass."""
+    dtype = ByDtype(lambda d: d)
+    uniform = dict(low=0.0, high=1.0, mean=0.5, var=1 / 12, slack=(0.04, 0.01))
+    normal = dict(low=None, high=None, mean=0.0, var=1.0, slack=(0.12, 0.2))
+    creation = []
+    for name, law in (("rand", uniform), ("randn", normal)):
+        overload = getattr(A, name).default
+        creation.append(Op(f"aten::{name}.out", f"aten.{name}.default (and, for contract cases, checks of its values)",
+                           lambda size, dtype, contract=False, law=law, overload=overload: (
+                               _random_contract(overload(size, dtype=dtype), **law) if contract
+                               else overload(size, dtype=dtype)), (
+            case("empty", "[0, 4] (no values)", size=[0, 4], dtype=dtype),
+            case("empty_3d", "[2, 0, 3] (no values)", size=[2, 0, 3], dtype=dtype),
+            case("contract", "[2048]: range, mean and variance of the draws (Bool checks)", size=[2048],
+                 dtype=dtype, contract=True),
+        )))
+    dropout = Op("aten::native_dropout.out", "aten.native_dropout.default (and, for contract cases, checks)",
+                 lambda x, p, train, contract=False: (_dropout_contract(x, p) if contract
+                                                      else A.native_dropout.default(x, p, train)), (
+        case("eval", "3x11, p 0.5, train False (out = input, mask all true)", T(3, 11), p=0.5, train=False),
+        case("p0", "3x11, p 0, train True (out = input)", T(3, 11), p=0.0, train=True),
+        case("p1", "3x11, p 1, train True (zeros, mask all false)", T(3, 11), p=1.0, train=True),
+        # In training ATen gives an empty input a mask of the input's dtype, not Bool: that case is not exported.
+        case("empty", "0x4, p 0.5, train False", T(0, 4), p=0.5, train=False),
+        case("contract", "2048, p 0.25, train True: kept values scaled by 1/(1-p), about 3/4 kept (Bool checks)",
+             T(2048, domain="positive"), p=0.25, train=True, contract=True),
+    ))
+    return creation + [dropout]
+
+
+def _tail_copy_ops() -> list[Op]:
+    """The device-copy ops (a copy on a CPU-only runtime) and _empty_dim_order,
+    which empty lowers to with the dim-order ops."""
+    import executorch.exir.passes._device_copy_ops_registry  # noqa: F401 - defines torch.ops.et_copy
+
+    dtype = ByDtype(lambda d: d)
+    copies = [Op(f"et_copy::_{way}_copy.out", f"et_copy._{way}_copy.default (kept from decomposition)",
+                 lambda x, overload=getattr(torch.ops.et_copy, f"_{way}_copy").default: overload(x),
+                 unary_cases() + (case("nchw", "2x3x4x5", T(2, 3, 4, 5), only=(torch.float32,)),),
+                 preserve=(getattr(torch.ops.et_copy, f"_{way}_copy").default,),
+                 executorch_refuses="it needs a device tensor on one side")
+              for way in ("h2d", "d2h")]
+    empty = Op("dim_order_ops::_empty_dim_order.out", "aten.empty.memory_format (lowered with the dim-order ops)",
+               lambda size, dtype, channels_last=False: A.empty.memory_format(
+                   size, dtype=dtype, memory_format=torch.channels_last if channels_last else None), (
+        case("rows", "[0, 4]", size=[0, 4], dtype=dtype),
+        case("vector", "[0]", size=[0], dtype=dtype),
+        case("channels_last", "[0, 3, 2, 2] in channels-last order", size=[0, 3, 2, 2], dtype=dtype,
+             channels_last=True),
+    ))
+    return copies + [empty]
+
+
+def _tail_numeric_ops() -> list[Op]:
+    """Distances, training batch norm, grid sampling, antialiased resizing and
+    the two backward operators of the portable set."""
+
+    def no_stats(x, *weight_bias, eps):
+        weight, bias = weight_bias if weight_bias else (None, None)
+        return A._native_batch_norm_legit.no_stats(x, weight, bias, True, 0.1, eps)
+
+    def pool_backward(x, grad, kernel, stride, padding, dilation, ceil):
+        _, indices = A.max_pool2d_with_indices.default(x, kernel, stride, padding, dilation, ceil)
+        return A.max_pool2d_with_indices_backward.default(grad, x, kernel, stride, padding, dilation, ceil, indices)
+
+    def conv_backward(grad, x, w, **p):
+        return A.convolution_backward.default(grad, x, w, [p["out_ch"]], p["stride"], p["padding"], p["dilation"],
+                                              p["transposed"], p["output_padding"], p["groups"], [True, True, True])
+
+    no_stats_op = Op("aten::_native_batch_norm_legit.no_stats_out", "aten._native_batch_norm_legit.no_stats "
+                     "(training)", no_stats, (
+                         case("nchw", "2x3x4x4, 3 channels", T(2, 3, 4, 4), T(3), T(3), eps=1e-5),
+                         case("ncl", "2x4x5, 4 channels", T(2, 4, 5), T(4), T(4), eps=1e-5),
+                         case("nc_no_affine", "6x3, no weight or bias", T(6, 3), eps=1e-3),
+                     ))
+
+    def conv_case(name, desc, grad, x, w, stride=(1,), padding=(0,), dilation=(1,), transposed=False,
+                  output_padding=(0,), groups=1):
+        out_ch = w[1] * groups if transposed else w[0]
+        return case(name, desc, T(*grad), T(*x), T(*w), out_ch=out_ch, stride=list(stride), padding=list(padding),
+                    dilation=list(dilation), transposed=transposed, output_padding=list(output_padding),
+                    groups=groups)
+
+    return _tail_distance_ops() + [no_stats_op] + _tail_spatial_ops(pool_backward, conv_backward, conv_case)
+
+
+def _tail_distance_ops() -> list[Op]:
+    """cdist and pdist, over the p values ATen special-cases."""
+    inf = float("inf")
+    return [
+        Op("aten::_cdist_forward.out", "aten._cdist_forward.default",
+           lambda x1, x2, p, mode: A._cdist_forward.default(x1, x2, p, mode), (
+               case("p2", "3x4 to 5x4, p 2", T(3, 4), T(5, 4), p=2.0, mode=None),
+               case("p1_batch_broadcast", "2x3x4 to 1x5x4 (batch broadcast), p 1", T(2, 3, 4), T(1, 5, 4), p=1.0,
+                    mode=None),
+               case("p0", "4x3 to 2x3, p 0 (differing elements)", T(4, 3), T(2, 3), p=0.0, mode=None),
+               case("pinf", "3x5 to 4x5, p inf", T(3, 5), T(4, 5), p=inf, mode=None),
+               case("p3_mode", "2x3 to 3x3, p 3, compute_mode 2", T(2, 3), T(3, 3), p=3.0, mode=2),
+               case("empty", "0x4 to 3x4", T(0, 4), T(3, 4), p=2.0, mode=None),
+           )),
+        Op("aten::_pdist_forward.out", "aten._pdist_forward.default", lambda x, p: A._pdist_forward.default(x, p), (
+            case("p2", "5x3, p 2", T(5, 3), p=2.0),
+            case("p1", "4x6, p 1", T(4, 6), p=1.0),
+            case("pinf", "4x3, p inf", T(4, 3), p=inf),
+            case("p1_5", "3x4, p 1.5", T(3, 4), p=1.5),
+            case("one_row", "1x3 (no pairs)", T(1, 3), p=2.0),
+        )),
+    ]
+
+
 def _tail_spatial_ops(pool_backward: Callable, conv_backward: Callable, conv_case: Callable) -> list[Op]:
     """Grid sampling, antialiased resizing and the two backward operators."""
     return [
