@@ -1445,6 +1445,8 @@ void check_topk_and_padding() {
   EXPECT_KERNEL_FAILS(native::reflection_pad3d_out(ctx, tq.t(), ints(six, 6), out));  // rank 3 for 3d
 // ---- the tail of the portable set (issue 30): random, device-copy, dim-order ops ----------
 
+}
+
 void check_random_and_device_copies() {
   float r[512];
   TT tr(F, {512}, r, DYN);
@@ -1622,6 +1624,8 @@ void check_sampling_and_backward() {
                                                        ArrayRef<bool>(mask, 2), o0, o1, o2));  // a 2-entry mask
 // ---- the copy and view-copy family (clone, _to_copy, transpose, t, narrow, diagonal,
 // ---- unfold, split, unbind, stack, repeat, roll, tril, pixel_(un)shuffle, ...)
+
+}
 
 void check_plain_copies() {
   float x[6] = {1, 2, 3, 4, 5, 6}, o[6];
