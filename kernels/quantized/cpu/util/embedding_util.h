@@ -129,22 +129,32 @@ void embedding_rows(KernelRuntimeContext& ctx, const EmbeddingArgs& a, Tensor& o
   }
 }
 
-/// Dispatches embedding_rows over the weight, parameter, output and index
-/// dtypes (the parameters' may differ from the output's).
-template <int Bits>
-void embedding_dispatch(KernelRuntimeContext& ctx, const EmbeddingArgs& a, Tensor& out) {
+/// Dispatches embedding_rows over the parameter, output and index dtypes (the
+/// parameters' may differ from the output's).
+template <int Bits, typename W>
+void embedding_dispatch_params(KernelRuntimeContext& ctx, const EmbeddingArgs& a, Tensor& out) {
   const ScalarType it = a.indices.scalar_type();
-  ET_SWITCH_TWO_TYPES(Byte, Char, a.weight.scalar_type(), ctx, a.op, W, [&]() {
-    ET_SWITCH_THREE_TYPES(Float, Half, BFloat16, a.scales.scalar_type(), ctx, a.op, P, [&]() {
-      ET_SWITCH_THREE_TYPES(Float, Half, BFloat16, out.scalar_type(), ctx, a.op, OUT, [&]() {
-        if (it == ScalarType::Long) {
-          embedding_rows<Bits, W, P, OUT, int64_t>(ctx, a, out);
-        } else {
-          embedding_rows<Bits, W, P, OUT, int32_t>(ctx, a, out);
-        }
-      });
+  ET_SWITCH_THREE_TYPES(Float, Half, BFloat16, a.scales.scalar_type(), ctx, a.op, P, [&]() {
+    ET_SWITCH_THREE_TYPES(Float, Half, BFloat16, out.scalar_type(), ctx, a.op, OUT, [&]() {
+      if (it == ScalarType::Long) {
+        embedding_rows<Bits, W, P, OUT, int64_t>(ctx, a, out);
+      } else {
+        embedding_rows<Bits, W, P, OUT, int32_t>(ctx, a, out);
+      }
     });
   });
+}
+
+/// Packed (4- and 2-bit) tables are Byte only (embedding_args_ok refuses the
+/// rest): only 8-bit ones compile a Char path too.
+template <int Bits>
+void embedding_dispatch(KernelRuntimeContext& ctx, const EmbeddingArgs& a, Tensor& out) {
+  if constexpr (Bits == 8) {
+    ET_SWITCH_TWO_TYPES(Byte, Char, a.weight.scalar_type(), ctx, a.op, W,
+                        [&]() { embedding_dispatch_params<Bits, W>(ctx, a, out); });
+  } else {
+    embedding_dispatch_params<Bits, uint8_t>(ctx, a, out);
+  }
 }
 
 /// The whole kernel: checks (out's dtype must be `dtype` when given, and the
