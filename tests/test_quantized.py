@@ -208,18 +208,24 @@ def test_a_model_without_the_quantized_yaml_fails_naming_the_operator(tmp_path):
             "with --executorch-root)\n") in output, output[-3000:]
 
 
-@pytest.mark.build
-def test_cmake_builds_the_static_cnn_with_etsbs_quantized_kernels(tmp_path):
-    """rules/etsb.cmake's etsb_quantized_kernels and ETSB_QUANTIZED_CUSTOM_OPS_YAML, as the driver's."""
+def cmake_cnn_project(tmp_path: Path, body: str) -> subprocess.CompletedProcess:
+    """A CMake project of the int8 CNN (``{model}`` in ``body``: its program)
+    configured in tmp_path/build; the configure's result."""
     source = tmp_path / "src"
     source.mkdir()
     model = MODELS_DIR / MANIFEST["cnn_int8"]["pte"]
     (source / "CMakeLists.txt").write_text(
         "cmake_minimum_required(VERSION 3.20)\nproject(quantized LANGUAGES CXX)\n"
-        f"include({REPO / 'rules' / 'etsb.cmake'})\n"
-        f"et_model_binary(NAME bin MODEL {model} CUSTOM_OPS_YAML_TARGET ${{ETSB_QUANTIZED_CUSTOM_OPS_YAML}}\n"
-        "                KERNEL_DEPS etsb_quantized_kernels etsb_portable_kernels)\n")
-    configured = cmake_configure(source, tmp_path / "build")
+        f"include({REPO / 'rules' / 'etsb.cmake'})\n" + body.replace("{model}", str(model)))
+    return cmake_configure(source, tmp_path / "build")
+
+
+@pytest.mark.build
+def test_cmake_builds_the_static_cnn_with_etsbs_quantized_kernels(tmp_path):
+    """rules/etsb.cmake's etsb_quantized_kernels and ETSB_QUANTIZED_CUSTOM_OPS_YAML, as the driver's."""
+    configured = cmake_cnn_project(tmp_path, (
+        "et_model_binary(NAME bin MODEL {model} CUSTOM_OPS_YAML_TARGET ${ETSB_QUANTIZED_CUSTOM_OPS_YAML}\n"
+        "                KERNEL_DEPS etsb_quantized_kernels etsb_portable_kernels)\n"))
     assert configured.returncode == 0, configured.stdout[-3000:] + configured.stderr[-3000:]
     built = cmake_build(tmp_path / "build", "bin")
     assert built.returncode == 0, built.stdout[-3000:] + built.stderr[-3000:]
@@ -229,13 +235,7 @@ def test_cmake_builds_the_static_cnn_with_etsbs_quantized_kernels(tmp_path):
 @pytest.mark.build
 def test_under_cmake_the_missing_quantized_kernel_is_told_in_cmakes_spelling(tmp_path):
     """rules/etsb.cmake runs gen-bindings with --front-end cmake: the remedy names its variables and targets."""
-    source = tmp_path / "src"
-    source.mkdir()
-    model = MODELS_DIR / MANIFEST["cnn_int8"]["pte"]
-    (source / "CMakeLists.txt").write_text(
-        "cmake_minimum_required(VERSION 3.20)\nproject(quantized LANGUAGES CXX)\n"
-        f"include({REPO / 'rules' / 'etsb.cmake'})\net_model_binary(NAME bin MODEL {model})\n")
-    configured = cmake_configure(source, tmp_path / "build")
+    configured = cmake_cnn_project(tmp_path, "et_model_binary(NAME bin MODEL {model})\n")
     assert configured.returncode == 0, configured.stdout[-3000:] + configured.stderr[-3000:]
     built = cmake_build(tmp_path / "build", "bin_lib_bindings")
     output = built.stdout + built.stderr
@@ -285,18 +285,12 @@ def test_the_trees_quantized_kernels_run_beside_our_portable_ones(built_tree, tm
 def test_cmake_builds_the_static_cnn_with_the_trees_quantized_kernels(tmp_path):
     """et_executorch_tree's executorch_quantized_kernels and ETSB_EXECUTORCH_QUANTIZED_CUSTOM_OPS_YAML,
     beside the tree's portable kernels, as the driver's //examples/quantized_tree."""
-    source = tmp_path / "src"
-    source.mkdir()
-    model = MODELS_DIR / MANIFEST["cnn_int8"]["pte"]
-    (source / "CMakeLists.txt").write_text(
-        "cmake_minimum_required(VERSION 3.20)\nproject(quantized LANGUAGES CXX)\n"
-        f"include({REPO / 'rules' / 'etsb.cmake'})\n"
+    configured = cmake_cnn_project(tmp_path, (
         f"et_executorch_tree(ROOT {TREE})\n"
-        f"et_model_binary(NAME bin MODEL {model}\n"
+        "et_model_binary(NAME bin MODEL {model}\n"
         "                FUNCTIONS_YAML_TARGET ${ETSB_EXECUTORCH_PORTABLE_FUNCTIONS_YAML}\n"
         "                CUSTOM_OPS_YAML_TARGET ${ETSB_EXECUTORCH_QUANTIZED_CUSTOM_OPS_YAML}\n"
-        "                KERNEL_DEPS executorch_quantized_kernels executorch_portable_kernels)\n")
-    configured = cmake_configure(source, tmp_path / "build")
+        "                KERNEL_DEPS executorch_quantized_kernels executorch_portable_kernels)\n"))
     assert configured.returncode == 0, configured.stdout[-3000:] + configured.stderr[-3000:]
     built = cmake_build(tmp_path / "build", "bin")
     assert built.returncode == 0, built.stdout[-3000:] + built.stderr[-3000:]
