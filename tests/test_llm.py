@@ -16,7 +16,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from conftest import MODELS_DIR, REPO
+from conftest import MODELS_DIR, REPO, TREE
 from helpers import BAZEL_BUILD, ET, Bazel, cmake_build, cmake_configure, cxx, etsb
 from selective_build.__main__ import main
 
@@ -155,6 +155,29 @@ def test_generation_in_one_process_gives_torchs_tokens(built, model):
     """--prompt 8 ids --generate 16: the decoder stepped in one process, the
     16 greedy tokens torch's, printed after the prompt on one line."""
     assert_generates_torchs_tokens(OUT / model, model)
+
+
+@pytest.fixture(scope="module")
+def built_tree() -> subprocess.CompletedProcess:
+    result = etsb("build", "--executorch-root", str(TREE), "//examples/llm_tree/...")
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+    return result
+
+
+@pytest.mark.tree
+@pytest.mark.parametrize("model", ["custom", "plain"])
+def test_both_decoders_with_the_trees_kernels_match_torch_and_generate_its_tokens(built_tree, model, tmp_path):
+    """examples/llm_tree: ExecuTorch's portable kernels (and its quantized
+    embedding for the custom export) from the tree, etsb's llama:: kernels:
+    every step's logits like torch's, and torch's 16 new tokens."""
+    binary = REPO / "etsb-out" / "bin" / "examples" / "llm_tree" / model
+    assert_matches_torch(model, run_steps(binary, model, tmp_path))
+    assert_generates_torchs_tokens(binary, model)
+    symbols = subprocess.run(["nm", "-C", str(binary)], capture_output=True, text=True, check=True).stdout
+    # The matrix product is the tree's kernel (with its utilities), and no
+    # kernel of etsb's portable library (whose helpers live in etsb::kernels) is linked.
+    assert "torch::executor::check_mm_args(" in symbols
+    assert "etsb::kernels::" not in symbols
 
 
 def test_generation_refuses_bad_arguments_in_one_line(built, tmp_path):
