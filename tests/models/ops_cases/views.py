@@ -281,7 +281,7 @@ def _placement_ops() -> list[Op]:
                case("one_dim", "3x11 by 2 along dim 1", T(3, 11), shifts=[2], dims=[1]),
                case("two_dims", "2x3x4 by [1, -2] along [0, 2]", T(2, 3, 4), shifts=[1, -2], dims=[0, 2]),
                # No dims (a flat roll) is ATen's but not ExecuTorch's: its runtime refuses it, so such
-               # cases cannot be checked at export; tests/kernels/kernel_checks.cpp covers ours.
+               # cases cannot be checked at export; tests/kernels/kernel_checks_views.cpp covers ours.
                case("same_dim", "7 by [-3, 12] along [0, 0]", T(7), shifts=[-3, 12], dims=[0, 0]),
            ), preserve=(A.roll.default,)),
         Op("aten::tril.out", "aten.tril.default (kept from decomposition)",
