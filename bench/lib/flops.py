@@ -12,6 +12,7 @@ from pathlib import Path
 from lib.env import FILES  # (also puts tools/ on sys.path)
 from selective_build.readers import pte as pte_reader
 
+
 @dataclass(frozen=True)
 class KernelCall:
     """One kernel call of a method: its operator and, per argument, a tensor's
@@ -85,11 +86,6 @@ def _argument(reader, value, values=None):
     return None
 
 
-def kernel_calls(pte: Path, method: str = "forward") -> list[KernelCall]:
-    """The kernel calls of ``method``, in order, with their arguments' shapes and scalars."""
-    return [i.call for i in instructions(pte, method) if i.call is not None]
-
-
 # KernelTypes union tags (program.fbs: Null, Int, Bool, Double, Tensor, String, IntList, ...).
 _VAL_BOOL, _VAL_INT_LIST = 3, 7
 
@@ -125,7 +121,7 @@ def call_flops(call: KernelCall) -> int:
 
 def program_flops(pte: Path) -> int:
     """Multiply-add FLOPs of the forward method's convolutions and matrix products."""
-    return sum(call_flops(call) for call in kernel_calls(pte))
+    return sum(call_flops(i.call) for i in instructions(pte) if i.call is not None)
 
 
 def measure_peak(tmp: Path) -> float:
