@@ -64,7 +64,8 @@ class Driver:
     def noop(self) -> Run:
         """`etsb build -j 2` of the MLP."""
         done = etsb_build(self.workspace, [MLP], self.env)
-        return Run(done.seconds, f"{len(done.actions)} actions", f"{len(done.actions)}: {actions_summary(done.actions)}")
+        return Run(done.seconds, f"{len(done.actions)} actions",
+                   f"{len(done.actions)}: {actions_summary(done.actions)}")
 
     def cold(self) -> Run:
         """A build after `etsb clean`."""

@@ -41,7 +41,8 @@ MLP = REPO / "tests" / "models" / "mlp" / "mlp.pte"
 def cxx(out: Path, include: Path, source: Path) -> list[str]:
     """g++ -O2 of ``source`` with the compile flags of tests/test_runtime.py and ``include``."""
     et = executorch_runtime()
-    return ["g++", "-std=c++17", "-O2", f"-I{et / 'include'}", f"-I{et / 'include/executorch/runtime/core/portable_type/c10'}",
+    return ["g++", "-std=c++17", "-O2", f"-I{et / 'include'}",
+            f"-I{et / 'include/executorch/runtime/core/portable_type/c10'}",
             "-DC10_USING_CUSTOM_GENERATED_MACROS", f"-I{include}", "-c", str(source), "-o", str(out)]
 
 

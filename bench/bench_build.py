@@ -223,7 +223,8 @@ def bench_mlp(tmp: Path, noop_runs: int, edit_runs: int, env: Mapping[str, str])
         [f"functions.yaml: comment appended (median of {edit_runs})", f"{edit_ms:.0f} ms", str(len(edit_actions)),
          actions_summary(edit_actions) + (": " + "; ".join(edit_actions) if edit_actions else "")]]
     return [
-        f"2. {MLP} in a copy of the workspace, etsb build -j 2", "", markdown(["case", "wall", "actions run", "which"], rows),
+        f"2. {MLP} in a copy of the workspace, etsb build -j 2", "",
+        markdown(["case", "wall", "actions run", "which"], rows),
         "", f"No-op, where the time goes (median ms of {noop_runs} interleaved runs)", "",
         markdown(["command", "ms"], [
             ["python -c pass (interpreter start)", f"{noop['python -c pass']:.1f}"],

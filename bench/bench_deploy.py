@@ -156,7 +156,8 @@ def shipped(platform: str, models: dict[str, Model], tests: dict[str, int], tmp:
         if (verdict := check_output(platform, binary, model)) != "ok":
             problems.append(f"{platform} {name}: {verdict}")
         goal = GOALS.get(platform) if name == "mlp" else None
-        note = "" if goal is None else f"<= {goal:,}: met" if size <= goal else f"<= {goal:,}: not met by {size - goal:,}"
+        note = ("" if goal is None else f"<= {goal:,}: met" if size <= goal
+                else f"<= {goal:,}: not met by {size - goal:,}")
         rows.append([platform, name, f"{size:,}", f"{size / tests[SIZE_CONFIG]:.2f}x",
                      f"{size / tests[EXECUTORCH_CI_CONFIG]:.2f}x", f"{threshold:,}" if threshold else "-", note,
                      f"{stripped(binaries[f'{name}:dev'], tmp):,}" if platform == HOST else "-", verdict])

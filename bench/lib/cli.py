@@ -13,7 +13,8 @@ def listed(text: str) -> list[str]:
     return text.split(",")
 
 
-def parser(doc: str, wait: bool = False, runs: int = 0, runs_help: str = "timed runs (median)") -> argparse.ArgumentParser:
+def parser(doc: str, wait: bool = False, runs: int = 0,
+           runs_help: str = "timed runs (median)") -> argparse.ArgumentParser:
     """A parser described by the first line of ``doc``; with ``wait``, --no-wait and --max-wait;
     with ``runs``, --runs of that default."""
     made = argparse.ArgumentParser(description=doc.splitlines()[0])

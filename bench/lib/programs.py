@@ -131,7 +131,8 @@ def load_llm(names: list[str] | None) -> Programs:
 def load_corpus(names: list[str] | None) -> Programs:
     """Every method of the corpus models (or of those ``names`` names: a model, or "model.method")."""
     methods = corpus_methods()
-    choose("corpus models", [n for n in names or () if n not in {m.pte.stem for m in methods}], [m.name for m in methods])
+    choose("corpus models", [n for n in names or () if n not in {m.pte.stem for m in methods}],
+           [m.name for m in methods])
     chosen = [m for m in methods if not names or m.name in names or m.pte.stem in names]
     return Programs(chosen, column="kernel calls", cells={m.name: str(m.kernel_calls) for m in chosen})
 
