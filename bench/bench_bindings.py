@@ -122,10 +122,10 @@ def report(gen_rows: list, source_rows: list, notes: list[str], runs: int) -> st
     return "\n".join([
         f"gen-bindings, end to end (median ms of {runs} interleaved runs)", "",
         markdown(["case", "etsb ms", "etsb in-process ms", "ET gen sources-only ms", "ET gen all ms", "speed-up"],
-              gen_rows), "",
+                 gen_rows), "",
         "Registration source: size, g++ -O2 compile (median s of interleaved runs), object .text", "",
         markdown(["case", "kernels etsb/ET", "etsb source", "ET source", "etsb s", "ET s", "ET/etsb", "etsb .text",
-               "ET .text"], source_rows), "", *(note + "\n" for note in notes),
+                  "ET .text"], source_rows), "", *(note + "\n" for note in notes),
         f"Floor here: python start {floors['python']:.1f} ms; with PyYAML imported {floors['python+yaml']:.1f} ms.",
         "", "Goals: portable (209 kernels) < 150 ms end to end; etsb's source compiles faster (ET/etsb > 1)."])
 

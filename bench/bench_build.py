@@ -155,7 +155,7 @@ def bench_evaluation(tmp: Path, runs: int, env: Mapping[str, str]) -> list[str]:
     return ["1. BUILD-file evaluation: `etsb query //...` end to end beside the evaluator alone "
             f"(median ms of {runs} interleaved runs)", "",
             markdown(["targets", "packages", "BUILD files", "etsb query ms", "etsb-starlark ms", "Python ms",
-                   "Go share", "us/target", f"goal < {EVAL_GOAL_MS} ms (10,000)"], rows),
+                      "Go share", "us/target", f"goal < {EVAL_GOAL_MS} ms (10,000)"], rows),
             "", *(f"CHECK FAILED: {line}" for line in checks), "",
             f"Where the time goes, 10,000 targets (ms; each step timed inside a fresh process "
             f"that does what etsb query does, median of {runs})", "",

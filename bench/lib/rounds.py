@@ -3,7 +3,8 @@ outputs first checked in a run of 3 iterations (a failing side is a problem,
 or for an optional side a note, and is not timed), then R interleaved rounds
 of one process per side (A B C A B C ...), each of `--iterations 1+N` (N for
 ~0.3 s of runs, at least --runs, at most 5000) or a fixed count; the runner
-prints its median after the warm-up run, tables show the median over the R processes."""
+prints its median after the warm-up run, tables show the median over the R processes.
+Also the summaries of the timed results: ratios, their geometric means, CPU shares."""
 
 from __future__ import annotations
 
