@@ -29,50 +29,43 @@ from pathlib import Path
 
 from lib.cli import parser
 from lib.env import ETSB, EXPORT_PYTHON, FILES, REPO, executorch_runtime
-from lib.processes import try_run
+from lib.processes import gen_oplist, try_run
+from lib.results import finish, markdown
 from lib.sizes import text_size
-from lib.results import finish, table
 from lib.timing import floor, time_call, time_commands
-from lib.tools import gen_oplist
 from selective_build.__main__ import main as etsb_main
 
 MLP = REPO / "tests" / "models" / "mlp" / "mlp.pte"
-# What NOTES.md measured for `python -m executorch.codegen.gen` (3 to 209 kernels),
-# shown when the generator cannot run here.
-NOTES_PEER_MS = "1700-2400 (NOTES)"
 
 
-def cxx_flags() -> list[str]:
-    """The compile flags of tests/test_runtime.py, at -O2."""
+def cxx(out: Path, include: Path, source: Path) -> list[str]:
+    """g++ -O2 of ``source`` with the compile flags of tests/test_runtime.py and ``include``."""
     et = executorch_runtime()
     return ["g++", "-std=c++17", "-O2", f"-I{et / 'include'}",
-            f"-I{et / 'include/executorch/runtime/core/portable_type/c10'}", "-DC10_USING_CUSTOM_GENERATED_MACROS"]
+            f"-I{et / 'include/executorch/runtime/core/portable_type/c10'}",
+            "-DC10_USING_CUSTOM_GENERATED_MACROS", f"-I{include}", "-c", str(source), "-o", str(out)]
 
 
 def torchgen_yamls() -> tuple[Path, Path] | None:
     """native_functions.yaml and tags.yaml from the export environment's torchgen."""
     found = sorted((REPO / ".venv-export" / "lib").glob("python3*/site-packages/torchgen/packaged/ATen/native"))
-    if not found:
-        return None
-    return found[0] / "native_functions.yaml", found[0] / "tags.yaml"
+    return (found[0] / "native_functions.yaml", found[0] / "tags.yaml") if found else None
 
 
-def ours(functions_yaml: Path, out: Path, selection: Path | None) -> list[str]:
-    """`etsb gen-bindings` of ``functions_yaml`` (with the selection) into ``out``."""
-    command = [ETSB, "gen-bindings", "--functions-yaml-path", str(functions_yaml), "--output-dir", str(out),
-               "--lib-name", "bench"]
-    return command + (["--op-selection-yaml-path", str(selection)] if selection else [])
-
-
-def peer(functions_yaml: Path, out: Path, selection: Path | None, templates: Path, sources_only: bool) -> list[str]:
-    """ExecuTorch's generator, as ``ours`` (registration sources only when ``sources_only``)."""
-    native, tags = torchgen_yamls()
-    command = [str(EXPORT_PYTHON), "-m", "executorch.codegen.gen", "--source-path", str(templates),
-               "--install-dir", str(out), "--functions-yaml-path", str(functions_yaml),
-               "--aten-yaml-path", str(native), "--tags-path", str(tags)]
-    if selection:
-        command += ["--op-selection-yaml-path", str(selection)]
-    return command + (["--generate", "sources"] if sources_only else [])
+def generators(functions_yaml: Path, tmp: Path, key: str, selection: dict[str, Path | None]) -> dict[str, list[str]]:
+    """`etsb gen-bindings` and ExecuTorch's generator (registration sources only, and everything)
+    of ``functions_yaml`` with each one's ``selection``, into tmp/ours_KEY, peer_src_KEY, peer_KEY."""
+    native, tags = torchgen_yamls() or ("", "")
+    peer = [str(EXPORT_PYTHON), "-m", "executorch.codegen.gen", "--source-path", str(tmp / "peer_source"),
+            "--functions-yaml-path", str(functions_yaml), "--aten-yaml-path", str(native), "--tags-path", str(tags),
+            *(["--op-selection-yaml-path", str(selection["peer"])] if selection["peer"] else [])]
+    for name in ("ours", "peer_src", "peer"):
+        (tmp / f"{name}_{key}").mkdir()
+    return {"etsb": [ETSB, "gen-bindings", "--functions-yaml-path", str(functions_yaml), "--lib-name", "bench",
+                     "--output-dir", str(tmp / f"ours_{key}"),
+                     *(["--op-selection-yaml-path", str(selection["ours"])] if selection["ours"] else [])],
+            "peer sources": [*peer, "--install-dir", str(tmp / f"peer_src_{key}"), "--generate", "sources"],
+            "peer all": [*peer, "--install-dir", str(tmp / f"peer_{key}")]}
 
 
 def in_process_ms(command: list[str], runs: int) -> float:
@@ -88,75 +81,58 @@ def kernel_rows(source: Path) -> int:
     return len(re.findall(r'\bKernel\(\s*"', source.read_text()))
 
 
-def selections(tmp: Path) -> tuple[Path, Path, str | None]:
-    """Each tool's selection of the MLP from its own gen_oplist, and why
-    ExecuTorch's generator cannot run (None when it can)."""
-    ours_yaml, peer_yaml = tmp / "ours_mlp.yaml", tmp / "peer_mlp.yaml"
-    subprocess.run(gen_oplist(ours_yaml, MLP), check=True)
+def selections(tmp: Path) -> tuple[dict[str, Path], str | None]:
+    """Each tool's selection of the MLP from its own gen_oplist, and why ExecuTorch's generator cannot run."""
+    chosen = {"ours": tmp / "ours_mlp.yaml", "peer": tmp / "peer_mlp.yaml"}
+    subprocess.run(gen_oplist(chosen["ours"], MLP), check=True)
     if not EXPORT_PYTHON.exists() or torchgen_yamls() is None:
-        return ours_yaml, peer_yaml, "no export environment (.venv-export with torch)"
-    return ours_yaml, peer_yaml, try_run(gen_oplist(peer_yaml, MLP, peer=True))
+        return chosen, "no export environment (.venv-export with torch)"
+    return chosen, try_run(gen_oplist(chosen["peer"], MLP, peer=True))
 
 
-def generate(tmp: Path, key: str, mine: Path | None, theirs: Path | None, problem: str | None,
-             runs: int) -> tuple[dict[str, float], dict[str, list[str]], str | None]:
-    """Time both generators on one case: medians, the commands that ran, the peer's problem."""
-    portable = executorch_runtime() / "kernels" / "portable" / "functions.yaml"
-    for name in ("ours", "peer_src", "peer"):
-        (tmp / f"{name}_{key}").mkdir()
-    commands = {"etsb": ours(portable, tmp / f"ours_{key}", mine)}
+def generate(tmp: Path, key: str, selection: dict, problem: str | None, runs: int) -> tuple[dict, dict, str | None]:
+    """Time both generators on one case: medians, the commands, the peer's problem (its commands left out then)."""
+    commands = generators(executorch_runtime() / "kernels" / "portable" / "functions.yaml", tmp, key, selection)
     subprocess.run(commands["etsb"], check=True)  # also writes etsb's bytecode cache
-    if problem is None:
-        for name, out, sources_only in (("peer sources", "peer_src", True), ("peer all", "peer", False)):
-            command = peer(portable, tmp / f"{out}_{key}", theirs, tmp / "peer_source", sources_only)
-            failure = try_run(command)
-            if failure is None:
-                commands[name] = command
-            else:
-                problem = f"{name}: {failure}"
+    for name in ("peer sources", "peer all"):
+        if problem is None and (failure := try_run(commands[name])):
+            problem = f"{name}: {failure}"
+    if problem:
+        commands = {"etsb": commands["etsb"]}
     return time_commands(commands, runs), commands, problem
 
 
 def compile_row(tmp: Path, key: str, label: str, peer_ran: bool, runs: int) -> list[str]:
-    """The registration sources compiled alone at -O2: kernels, sizes, times, code size."""
-    our_source = tmp / f"ours_{key}" / "register_kernels.cpp"
-    peer_source = tmp / f"peer_src_{key}" / "RegisterCodegenUnboxedKernelsEverything.cpp"
-    compiles = {"etsb": [*cxx_flags(), f"-I{tmp / f'ours_{key}'}", "-c", str(our_source),
-                         "-o", str(tmp / f"ours_{key}.o")]}
-    if peer_ran:   # NativeFunctions.h comes from the full run
-        compiles["peer"] = [*cxx_flags(), f"-I{tmp / f'peer_{key}'}", "-c", str(peer_source),
-                            "-o", str(tmp / f"peer_{key}.o")]
-    ms = time_commands(compiles, runs)
-    our_kb = f"{os.path.getsize(our_source) / 1024:.0f} KB"
-    our_text = f"{text_size(tmp / f'ours_{key}.o') / 1024:.0f} KB"
-    if "peer" in ms:
-        return [label, f"{kernel_rows(our_source)}/{kernel_rows(peer_source)}", our_kb,
-                f"{os.path.getsize(peer_source) / 1024:.0f} KB", f"{ms['etsb'] / 1000:.2f}",
-                f"{ms['peer'] / 1000:.2f}", f"{ms['peer'] / ms['etsb']:.2f}x", our_text,
-                f"{text_size(tmp / f'peer_{key}.o') / 1024:.0f} KB"]
-    full = key == "portable"   # the issue's numbers for ExecuTorch's full portable source, marked as such
-    return [label, f"{kernel_rows(our_source)}/?", our_kb, "237 KB (issue)" if full else "n/a",
-            f"{ms['etsb'] / 1000:.2f}", "4.8 (issue)" if full else "n/a", "", our_text, ""]
+    """The registration sources compiled alone at -O2: kernels, sizes, times, code size ("-": the peer did not run)."""
+    sources = {"etsb": (tmp / f"ours_{key}", tmp / f"ours_{key}" / "register_kernels.cpp"),
+               "peer": (tmp / f"peer_{key}", tmp / f"peer_src_{key}" / "RegisterCodegenUnboxedKernelsEverything.cpp")}
+    sides = ["etsb", "peer"] if peer_ran else ["etsb"]   # the peer's NativeFunctions.h comes from its full run
+    ms = time_commands({s: cxx(tmp / f"{s}_{key}.o", *sources[s]) for s in sides}, runs)
+    kernels = {s: kernel_rows(sources[s][1]) if s in ms else "?" for s in sources}
+    source_kb = {s: f"{os.path.getsize(sources[s][1]) / 1024:.0f} KB" if s in ms else "-" for s in sources}
+    text = {s: f"{text_size(tmp / f'{s}_{key}.o') / 1024:.0f} KB" if s in ms else "-" for s in sources}
+    seconds = {s: f"{ms[s] / 1000:.2f}" if s in ms else "-" for s in sources}
+    return [label, f"{kernels['etsb']}/{kernels['peer']}", source_kb["etsb"], source_kb["peer"], seconds["etsb"],
+            seconds["peer"], f"{ms['peer'] / ms['etsb']:.2f}x" if "peer" in ms else "-", text["etsb"], text["peer"]]
 
 
 def report(gen_rows: list, source_rows: list, notes: list[str], runs: int) -> str:
     """The two tables, the notes, the goals and the floor."""
     floors = floor({"python": "pass", "python+yaml": "import yaml"}, runs)
     return "\n".join([
-        f"gen-bindings, end to end (median ms of {runs} interleaved runs)", "```",
-        table(["case", "etsb ms", "etsb in-process ms", "ET gen sources-only ms", "ET gen all ms", "speed-up"],
-              gen_rows), "",
-        "Registration source: size, g++ -O2 compile (median s of interleaved runs), object .text",
-        table(["case", "kernels etsb/ET", "etsb source", "ET source", "etsb s", "ET s", "ET/etsb", "etsb .text",
-               "ET .text"], source_rows), *notes, "",
+        f"gen-bindings, end to end (median ms of {runs} interleaved runs)", "",
+        markdown(["case", "etsb ms", "etsb in-process ms", "ET gen sources-only ms", "ET gen all ms", "speed-up"],
+                 gen_rows), "",
+        "Registration source: size, g++ -O2 compile (median s of interleaved runs), object .text", "",
+        markdown(["case", "kernels etsb/ET", "etsb source", "ET source", "etsb s", "ET s", "ET/etsb", "etsb .text",
+                  "ET .text"], source_rows), "", *(note + "\n" for note in notes),
         f"Floor here: python start {floors['python']:.1f} ms; with PyYAML imported {floors['python+yaml']:.1f} ms.",
-        "```", "Goals: portable (209 kernels) < 150 ms end to end; etsb's source compiles faster (ET/etsb > 1)."])
+        "", "Goals: portable (209 kernels) < 150 ms end to end; etsb's source compiles faster (ET/etsb > 1)."])
 
 
 def main() -> int:
     """Time both generators and compile their sources on both cases; write the report."""
-    arguments = parser(__doc__)
-    arguments.add_argument("--runs", type=int, default=9, help="runs of each generator (median)")
+    arguments = parser(__doc__, runs=9, runs_help="runs of each generator (median)")
     arguments.add_argument("--compile-runs", type=int, default=3, help="runs of each compile (median)")
     options = arguments.parse_args()
     started = time.perf_counter()
@@ -165,20 +141,18 @@ def main() -> int:
     with tempfile.TemporaryDirectory() as tmp_name:
         tmp = Path(tmp_name)
         shutil.copytree(FILES / "codegen", tmp / "peer_source")
-        our_selection, peer_selection, peer_problem = selections(tmp)
-        for label, key, mine, theirs in (("portable, all 209 kernels", "portable", None, None),
-                                         ("mlp selection", "mlp", our_selection, peer_selection)):
-            times, commands, problem = generate(tmp, key, mine, theirs, peer_problem, options.runs)
+        selection, peer_problem = selections(tmp)
+        for label, key, chosen in (("portable, all 209 kernels", "portable", {"ours": None, "peer": None}),
+                                   ("mlp selection", "mlp", selection)):
+            times, commands, problem = generate(tmp, key, chosen, peer_problem, options.runs)
             sources_ms = times.get("peer sources")
             gen_rows.append([label, f"{times['etsb']:.1f}", f"{in_process_ms(commands['etsb'], options.runs):.1f}",
-                             f"{sources_ms:.0f}" if sources_ms else NOTES_PEER_MS,
-                             f"{times['peer all']:.0f}" if "peer all" in times else NOTES_PEER_MS,
-                             f"{sources_ms / times['etsb']:.1f}x" if sources_ms else ""])
+                             f"{sources_ms:.0f}" if sources_ms else "-",
+                             f"{times['peer all']:.0f}" if "peer all" in times else "-",
+                             f"{sources_ms / times['etsb']:.1f}x" if sources_ms else "-"])
             if problem:
-                notes.append(f"{label}: ExecuTorch's generator did not run ({problem}); its column shows "
-                             "the numbers NOTES.md and the issue measured, marked as such.")
-            source_rows.append(compile_row(tmp, key, label, "peer sources" in times and "peer all" in times,
-                                           options.compile_runs))
+                notes.append(f"{label}: ExecuTorch's generator did not run ({problem}).")
+            source_rows.append(compile_row(tmp, key, label, not problem, options.compile_runs))
     return finish("bench_bindings", report(gen_rows, source_rows, notes, options.runs), started)
 
 

@@ -28,7 +28,7 @@ from typing import Mapping
 from lib.cli import parser
 from lib.env import ETSB, FILES, MLP, STARLARK, starlark_env
 from lib.processes import actions_summary, etsb_build
-from lib.results import finish, table
+from lib.results import finish, markdown
 from lib.timing import floor, probes, python, time_commands
 from lib.workspace import copy_mlp_workspace, copy_parts
 from selective_build.driver import state
@@ -153,13 +153,13 @@ def bench_evaluation(tmp: Path, runs: int, env: Mapping[str, str]) -> list[str]:
                    ["what if: JSON parse + objects, collector paused",
                     *[fmt_ms(splits[f][2][0][3] + splits[f][2][0][4]) for f in forms]]]
     return ["1. BUILD-file evaluation: `etsb query //...` end to end beside the evaluator alone "
-            f"(median ms of {runs} interleaved runs)",
-            table(["targets", "packages", "BUILD files", "etsb query ms", "etsb-starlark ms", "Python ms",
-                   "Go share", "us/target", f"goal < {EVAL_GOAL_MS} ms (10,000)"], rows),
-            *(f"CHECK FAILED: {line}" for line in checks), "",
+            f"(median ms of {runs} interleaved runs)", "",
+            markdown(["targets", "packages", "BUILD files", "etsb query ms", "etsb-starlark ms", "Python ms",
+                      "Go share", "us/target", f"goal < {EVAL_GOAL_MS} ms (10,000)"], rows),
+            "", *(f"CHECK FAILED: {line}" for line in checks), "",
             f"Where the time goes, 10,000 targets (ms; each step timed inside a fresh process "
-            f"that does what etsb query does, median of {runs})",
-            table(["step", *[f"{f} ms" for f in forms]], split_rows)]
+            f"that does what etsb query does, median of {runs})", "",
+            markdown(["step", *[f"{f} ms" for f in forms]], split_rows)]
 
 
 # -- 2. the MLP example ------------------------------------------------------------
@@ -223,17 +223,18 @@ def bench_mlp(tmp: Path, noop_runs: int, edit_runs: int, env: Mapping[str, str])
         [f"functions.yaml: comment appended (median of {edit_runs})", f"{edit_ms:.0f} ms", str(len(edit_actions)),
          actions_summary(edit_actions) + (": " + "; ".join(edit_actions) if edit_actions else "")]]
     return [
-        f"2. {MLP} in a copy of the workspace, etsb build -j 2", table(["case", "wall", "actions run", "which"], rows),
-        "", f"No-op, where the time goes (median ms of {noop_runs} interleaved runs)",
-        table(["command", "ms"], [
+        f"2. {MLP} in a copy of the workspace, etsb build -j 2", "",
+        markdown(["case", "wall", "actions run", "which"], rows),
+        "", f"No-op, where the time goes (median ms of {noop_runs} interleaved runs)", "",
+        markdown(["command", "ms"], [
             ["python -c pass (interpreter start)", f"{noop['python -c pass']:.1f}"],
             ["python -c 'import re, selective_build.driver.fast'", f"{noop['python, fast-path imports']:.1f}"],
             ["ninja -f etsb-out/build.ninja -j 2 TARGETS (ninja's own no-op)", f"{noop['ninja alone']:.1f}"],
             ["etsb build -j 2 //examples/mlp:bin", f"{noop_ms:.1f}"],
             ["etsb build -j2 //examples/mlp:bin", f"{noop['etsb build -j2']:.1f}"]]),
         "", "Against Bazel (quoted from NOTES: Bazel 7.7.1 on a small genrule -> cc_library -> cc_binary, "
-        "not measured in this run)",
-        table(["case", "etsb", "Bazel (NOTES)", "ratio"], [
+        "not measured in this run)", "",
+        markdown(["case", "etsb", "Bazel (NOTES)", "ratio"], [
             ["no-op rebuild", f"{noop_ms:.1f} ms", f"{BAZEL_NOOP_MS[0]}-{BAZEL_NOOP_MS[1]} ms",
              f"etsb {BAZEL_NOOP_MS[0] / noop_ms:.1f}-{BAZEL_NOOP_MS[1] / noop_ms:.1f}x faster"],
             ["cold build", f"{cold_ms / 1000:.1f} s ({len(cold_actions)} actions)",
@@ -252,7 +253,7 @@ def main() -> int:
     started = time.perf_counter()
     with tempfile.TemporaryDirectory(prefix="etsb_bench_build_") as tmp:
         lines = bench_evaluation(Path(tmp), eval_runs, env) + [""] + bench_mlp(Path(tmp), noop_runs, edit_runs, env)
-    return finish("bench_build", "```\n" + "\n".join(lines) + "\n```", started)
+    return finish("bench_build", "\n".join(lines), started)
 
 
 if __name__ == "__main__":

@@ -1,40 +1,25 @@
 """Deployable binaries: etsb's size configuration against ExecuTorch's size test, in one run.
 
     .venv/bin/python bench/bench_deploy.py [--platforms host,aarch64-linux,cortex-m55] [--models mlp,cnn]
-                                           [--runs N] [--no-wait] [--max-wait MINUTES]
-                                           (a few minutes; the first run with the host's
-                                           all-operators size test about 20 more; writes
-                                           bench/results/bench_deploy.md)
+        [--runs N] [--no-wait] [--max-wait MINUTES]
+    (a few minutes; the first run with the host's all-operators size test about
+    20 more; writes bench/results/bench_deploy.md)
 
-For each platform: ExecuTorch's own size test (`@executorch//test:size_test`:
-the runtime, a file data loader and a main, no operators), built from the
-ExecuTorch tree by `etsb build --platform P` twice, with etsb's size flags
-(`--config size`) and with ExecuTorch's CI flags (`--config executorch-ci`,
-driver/platforms.py: its test/build_size_test.sh and CMake Release with
-EXECUTORCH_OPTIMIZE_SIZE), and on the host also with every operator of
-ExecuTorch's portable kernels registered (`size_test_all_ops`, CI flags); each
-corpus model as a shipped binary (`et_model_binary` with `runtime = "static"`,
-`embed_model = True`, its inputs embedded, `dtype_selective_build`, `--config
-size`), run (directly, or under the platform's emulator) and its printed
-outputs checked against torch's; on the host also the development binary of
-each model (default configuration, wheel runtime, .npy runner).
-
-Sizes: stripped file bytes for hosted platforms, flash (text + data) for bare
-metal, against ExecuTorch's CI thresholds for its size test (52,168 bytes on
-x86-64 GCC, 115,868 on bare-metal Arm GCC) and against the size test built
-here; each binary by part, as `etsb size` splits it from its link map.
-Latency on x86-64, the shipped binary (its input embedded) against the
-development binary on the same input: the median process wall time of N runs
-(interleaved), and the instructions executed in the method's execution
-(valgrind's callgrind: the deploy runner has no clock), each ratio against
-the goal "size mode makes a model at most 1.5x slower".
-Goals (issue 29): the MLP <= 48 KB on x86-64 and <= 100 KB of flash on a Cortex-M.
+Per platform: ExecuTorch's own size test (`@executorch//test:size_test`, no
+operators) built from the tree with etsb's size flags (`--config size`) and
+with ExecuTorch's CI flags (`--config executorch-ci`), on the host also with
+all its portable operators; each corpus model shipped (`runtime = "static"`,
+`embed_model`, its inputs embedded, dtype-selective, `--config size`), run
+(under the platform's emulator) and checked against torch; on the host also
+each development binary. Sizes: stripped bytes (hosted) or flash (bare metal)
+against ExecuTorch's CI thresholds, and by part as `etsb size` splits them.
+Latency on x86-64, shipped against development: median process wall time and
+the instructions of the method's execution (callgrind), against the goal "at
+most 1.5x slower". Goals: the MLP <= 48 KB on x86-64, <= 100 KB of flash on a Cortex-M.
 """
 
 from __future__ import annotations
 
-import json
-import os
 import shutil
 import subprocess
 import sys
@@ -44,13 +29,14 @@ from pathlib import Path
 
 import numpy as np
 
-from lib.cli import choose, parser, wait
-from lib.env import MODELS_DIR, REPO, starlark_env
+from lib.cli import choose, listed, parser, wait
+from lib.env import REPO, TREE, starlark_env
+from lib.models import Model, corpus_methods, runner_command
 from lib.processes import BuildFailed, etsb_build, instructions_in
 from lib.results import finish, markdown, ms_cell
 from lib.sizes import parts_by_map, stripped, yaml_operators
 from lib.timing import time_commands
-from lib.workspace import new_workspace, write_if_changed
+from lib.workspace import model_target, new_workspace, write_if_changed
 
 from selective_build.driver import size as size_mod
 from selective_build.driver.platforms import EXECUTORCH_CI_CONFIG, HOST, PLATFORMS, SIZE_CONFIG
@@ -61,9 +47,7 @@ MODELS = ("mlp", "cnn", "attention", "embedding", "mixed_dtypes")
 SIZE_TEST_THRESHOLDS = {"host": 52_168, "cortex-m55": 115_868}
 GOALS = {"host": 48 * 1024, "cortex-m55": 100 * 1024}
 SLOWDOWN_GOAL = 1.5   # size mode must not make a model more than this much slower
-TREE = Path(os.environ.get("ETSB_EXECUTORCH_TREE") or REPO.parent / "shared" / "third_party" / "executorch")
 SIZE_TEST, ALL_OPS = "@executorch//test:size_test", "@executorch//test:size_test_all_ops"
-ALL_OPS_PLATFORMS = (HOST,)
 # One workspace per configuration: the other's objects are never rebuilt (ExecuTorch's
 # portable kernels, for the all-operators size test, take minutes to compile).
 WORKSPACES = {SIZE_CONFIG: REPO / "etsb-out" / "bench" / "deploy-size",
@@ -78,57 +62,45 @@ PART_COLUMNS = (("runtime core", (size_mod.PART_RUNTIME,)), ("prim ops", (size_m
 EXECUTE = "executorch::runtime::Method::execute()"
 
 
-def method_meta(model: str) -> dict:
-    """The corpus manifest's record of ``model``'s forward method: its input and output files."""
-    return json.loads((MODELS_DIR / "manifest.json").read_text())["models"][model]["methods"]["forward"]
-
-
-def package_build(model: str) -> str:
-    """The BUILD file of one model's package: the shipped binary and the development one."""
-    inputs = ", ".join(f'"{i["file"]}"' for i in method_meta(model)["inputs"])
-    return (f'load("//rules:executorch.bzl", "et_model_binary")\n\n'
-            f'et_model_binary(\n    name = "ship",\n    model = "{model}.pte",\n    runtime = "static",\n'
-            f'    embed_model = True,\n    inputs = [{inputs}],\n    dtype_selective_build = True,\n)\n\n'
-            f'et_model_binary(\n    name = "dev",\n    model = "{model}.pte",\n)\n')
-
-
-def prepare(models: list[str]) -> None:
-    """The bench's workspaces: etsb's parts in each, and one package per model in the size one."""
+def prepare(models: dict[str, Model]) -> None:
+    """The bench's workspaces: etsb's parts in each, and in the size one a package per model
+    (its folder's files) with the shipped binary and the development one."""
     for workspace in WORKSPACES.values():
         new_workspace(workspace)
-    for model in models:
-        package = WORKSPACES[SIZE_CONFIG] / model
+    for name, model in models.items():
+        package = WORKSPACES[SIZE_CONFIG] / name
         package.mkdir(exist_ok=True)
-        for path in (MODELS_DIR / model).iterdir():
+        for path in model.pte.parent.iterdir():
             if not (package / path.name).exists():
                 shutil.copy2(path, package / path.name)
-        write_if_changed(package / "BUILD", package_build(model))
+        inputs = ", ".join(f'"{path.name}"' for path in model.inputs)
+        write_if_changed(package / "BUILD", 'load("//rules:executorch.bzl", "et_model_binary")\n\n' + model_target(
+            "ship", f"{name}.pte", 'runtime = "static",', "embed_model = True,", f"inputs = [{inputs}],",
+            "dtype_selective_build = True,") + "\n" + model_target("dev", f"{name}.pte"))
 
 
 def size_of(platform: str, binary: Path, tmp: Path) -> int:
     """Stripped bytes (hosted), or flash bytes: text + data (bare metal)."""
     if PLATFORMS[platform].hosted:
         return stripped(binary, tmp)
-    fields = subprocess.run([PLATFORMS[platform].size, str(binary)], capture_output=True, text=True, check=True).stdout.split("\n")[1]
-    text, data = fields.split()[:2]
-    return int(text) + int(data)
+    out = subprocess.run([PLATFORMS[platform].size, str(binary)], capture_output=True, text=True, check=True).stdout
+    return sum(int(field) for field in out.split("\n")[1].split()[:2])
 
 
-def check_output(platform: str, binary: Path, model: str) -> str:
+def check_output(platform: str, binary: Path, model: Model) -> str:
     """Run a shipped binary (under the platform's emulator) and compare with torch: "ok" or what differs."""
-    command = [*PLATFORMS[platform].emulator, str(binary)]
     try:
-        run = subprocess.run(command, capture_output=True, text=True, timeout=120)
+        run = subprocess.run([*PLATFORMS[platform].emulator, str(binary)], capture_output=True, text=True,
+                             timeout=120)
     except (OSError, subprocess.TimeoutExpired) as error:
         return f"did not run: {error}"
     if run.returncode != 0:
         return f"exit {run.returncode}: {run.stderr.strip()[-200:]}"
-    got = read_deploy_output(run.stdout, str(binary))
-    expected = [np.load(MODELS_DIR / model / o["file"]) for o in method_meta(model)["outputs"]]
+    got, expected = read_deploy_output(run.stdout, str(binary)), [np.load(path) for path in model.outputs]
     if len(got) != len(expected):
         return f"{len(got)} outputs, torch {len(expected)}"
-    arrays = [np.frombuffer(g.data, e.dtype).reshape(g.sizes).astype(np.float64) for g, e in zip(got, expected)]
-    worst = max((float(np.max(np.abs(a - e.astype(np.float64)))) if e.size else 0.0) for a, e in zip(arrays, expected))
+    worst = max((float(np.max(np.abs(np.frombuffer(g.data, e.dtype).reshape(g.sizes).astype(np.float64)
+                                      - e.astype(np.float64)))) if e.size else 0.0) for g, e in zip(got, expected))
     return "ok" if worst <= 1e-5 else f"max difference {worst:.2g}"
 
 
@@ -150,78 +122,63 @@ def build(config: str, platform: str, labels: list[str]) -> dict[str, Path]:
 
 
 def size_tests(platform: str, tmp: Path) -> tuple[dict[str, int], list[list[object]], list[list[object]]]:
-    """ExecuTorch's size test on ``platform`` with each flag set (and all operators where
-    ALL_OPS_PLATFORMS says): the sizes by config, the size-test table's rows, per-part rows."""
+    """ExecuTorch's size test on ``platform`` with each flag set (and all operators on the host):
+    the sizes by config, the size-test table's rows, per-part rows."""
     sizes, parts = {}, []
     for config, flags in ((SIZE_CONFIG, "etsb's size flags"), (EXECUTORCH_CI_CONFIG, "ExecuTorch's CI flags")):
-        built = build(config, platform, [SIZE_TEST])
-        sizes[config], row = measure(platform, f"size test, no operators, {flags}", built[SIZE_TEST], tmp)
+        sizes[config], row = measure(platform, f"size test, no operators, {flags}",
+                                     build(config, platform, [SIZE_TEST])[SIZE_TEST], tmp)
         parts.append(row)
     threshold = SIZE_TEST_THRESHOLDS.get(platform)
     rows: list[list[object]] = [[platform, "none", f"{sizes[SIZE_CONFIG]:,}", f"{sizes[EXECUTORCH_CI_CONFIG]:,}",
                                  f"{threshold:,}" if threshold else "-"]]
-    if platform in ALL_OPS_PLATFORMS:
-        built = build(EXECUTORCH_CI_CONFIG, platform, [ALL_OPS])
+    if platform == HOST:
         everything, row = measure(platform, "size test, all portable operators, ExecuTorch's CI flags",
-                                  built[ALL_OPS], tmp)
+                                  build(EXECUTORCH_CI_CONFIG, platform, [ALL_OPS])[ALL_OPS], tmp)
         parts.append(row)
         operators = yaml_operators(TREE / "kernels" / "portable" / "functions.yaml")
         rows.append([platform, f"all {operators} portable operators", "-", f"{everything:,}", "-"])
     return sizes, rows, parts
 
 
-def shipped(platform: str, models: list[str], tests: dict[str, int], tmp: Path) -> tuple[list, list, dict, list]:
-    """The shipped binaries on ``platform``: their table's rows, per-part rows, binaries by model, problems."""
-    built = build(SIZE_CONFIG, platform, [f"//{m}:ship" for m in models])
-    dev = {}
+def shipped(platform: str, models: dict[str, Model], tests: dict[str, int], tmp: Path) -> tuple[list, list, dict, list]:
+    """The shipped binaries on ``platform``: their table's rows, per-part rows, binaries (and on the host
+    the development ones, "NAME:dev") by model, problems."""
+    binaries, built = {}, build(SIZE_CONFIG, platform, [f"//{m}:ship" for m in models])
     if platform == HOST:
         dev = etsb_build(WORKSPACES[SIZE_CONFIG], [f"//{m}:dev" for m in models], starlark_env()).outputs
-    threshold = SIZE_TEST_THRESHOLDS.get(platform)
-    rows, parts, binaries, problems = [], [], {}, []
-    for model in models:
-        binary = binaries[model] = built[f"//{model}:ship"]
-        size, part_row = measure(platform, f"{model}, shipped", binary, tmp)
-        parts.append(part_row)
-        verdict = check_output(platform, binary, model)
-        if verdict != "ok":
-            problems.append(f"{platform} {model}: {verdict}")
-        goal = GOALS.get(platform) if model == "mlp" else None
-        note = "" if goal is None else (f"<= {goal:,}: met" if size <= goal else
-                                        f"<= {goal:,}: not met by {size - goal:,}")
-        development = f"{stripped(dev[f'//{model}:dev'], tmp):,}" if dev else "-"
-        rows.append([platform, model, f"{size:,}", f"{size / tests[SIZE_CONFIG]:.2f}x",
-                     f"{size / tests[EXECUTORCH_CI_CONFIG]:.2f}x", f"{threshold:,}" if threshold else "-", note,
-                     development, verdict])
-    if dev:
         binaries.update({f"{m}:dev": dev[f"//{m}:dev"] for m in models})
+    threshold, rows, parts, problems = SIZE_TEST_THRESHOLDS.get(platform), [], [], []
+    for name, model in models.items():
+        binary = binaries[name] = built[f"//{name}:ship"]
+        size, part_row = measure(platform, f"{name}, shipped", binary, tmp)
+        parts.append(part_row)
+        if (verdict := check_output(platform, binary, model)) != "ok":
+            problems.append(f"{platform} {name}: {verdict}")
+        goal = GOALS.get(platform) if name == "mlp" else None
+        note = ("" if goal is None else f"<= {goal:,}: met" if size <= goal
+                else f"<= {goal:,}: not met by {size - goal:,}")
+        rows.append([platform, name, f"{size:,}", f"{size / tests[SIZE_CONFIG]:.2f}x",
+                     f"{size / tests[EXECUTORCH_CI_CONFIG]:.2f}x", f"{threshold:,}" if threshold else "-", note,
+                     f"{stripped(binaries[f'{name}:dev'], tmp):,}" if platform == HOST else "-", verdict])
     return rows, parts, binaries, problems
 
 
-def dev_command(model: str, binary: Path, out: Path) -> list[str]:
-    """The development binary's command line on the model's recorded inputs."""
-    package = WORKSPACES[SIZE_CONFIG] / model
-    inputs = ",".join(str(package / i["file"]) for i in method_meta(model)["inputs"])
-    return [str(binary), "--model", str(package / f"{model}.pte"), "--inputs", inputs, "--output-dir", str(out)]
-
-
-def goal_cell(ratio: float) -> str:
-    """The slowdown goal's verdict on a shipped / development ratio."""
-    return (f"met ({ratio:.2f}x)" if ratio <= SLOWDOWN_GOAL
-            else f"not met: {ratio:.2f}x, {ratio / SLOWDOWN_GOAL - 1:.0%} over")
-
-
-def latency(models: list[str], binaries: dict[str, Path], runs: int, tmp: Path) -> list[list[object]]:
+def latency(models: dict[str, Model], binaries: dict[str, Path], runs: int, tmp: Path) -> list[list[object]]:
     """Per model on the host, shipped and development binaries: the median process wall ms
     (interleaved runs) and the instructions of the method's execution, each with its
     ratio and SLOWDOWN_GOAL's verdict."""
+    def goal(ratio: float) -> str:
+        return (f"met ({ratio:.2f}x)" if ratio <= SLOWDOWN_GOAL
+                else f"not met: {ratio:.2f}x, {ratio / SLOWDOWN_GOAL - 1:.0%} over")
     rows = []
-    for model in models:
-        commands = {"ship": [str(binaries[model])], "dev": dev_command(model, binaries[f"{model}:dev"], tmp)}
+    for name, model in models.items():
+        commands = {"ship": [str(binaries[name])], "dev": runner_command(binaries[f"{name}:dev"], model, tmp)}
         timed = time_commands(commands, runs)
         counted = {side: instructions_in(command, EXECUTE) for side, command in commands.items()}
         wall, work = timed["ship"] / timed["dev"], counted["ship"] / counted["dev"]
-        rows.append([model, ms_cell(timed["ship"]), ms_cell(timed["dev"]), f"{wall:.2f}x", goal_cell(wall),
-                     f"{counted['ship']:,}", f"{counted['dev']:,}", f"{work:.2f}x", goal_cell(work)])
+        rows.append([name, ms_cell(timed["ship"]), ms_cell(timed["dev"]), f"{wall:.2f}x", goal(wall),
+                     f"{counted['ship']:,}", f"{counted['dev']:,}", f"{work:.2f}x", goal(work)])
     return rows
 
 
@@ -271,39 +228,31 @@ def report(tests: list, ships: list, parts: list, timings: list, runs: int) -> s
 
 def main() -> int:
     """Build, run and measure each platform's binaries; time the host's; write the results file."""
-    options = _options()
-    started = time.perf_counter()
+    cli = parser(__doc__, wait=True, runs=20, runs_help="timed runs of each binary on the host")
+    cli.add_argument("--platforms", type=listed, default=["host"], help=f"of {', '.join(PLATFORMS)} (default host)")
+    cli.add_argument("--models", type=listed, help=f"corpus models (default: {', '.join(MODELS)})")
+    options, started = cli.parse_args(), time.perf_counter()
     if not (TREE / "runtime").is_dir():
         raise SystemExit(f"no ExecuTorch tree at {TREE}: set ETSB_EXECUTORCH_TREE")
     platforms = choose("platform", options.platforms, PLATFORMS)
-    models = choose("model", options.models, MODELS)
+    forward = {m.name: m for m in corpus_methods()}
+    models = {name: forward[name] for name in choose("model", options.models, MODELS)}
     prepare(models)
     tests, ships, parts, timings, problems = [], [], [], [], []
     with tempfile.TemporaryDirectory() as tmp:
         for platform in platforms:
             try:
                 sizes, test_rows, test_parts = size_tests(platform, Path(tmp))
-                ship_rows, ship_parts, binaries, platform_problems = shipped(platform, models, sizes, Path(tmp))
+                ship_rows, ship_parts, binaries, found = shipped(platform, models, sizes, Path(tmp))
             except BuildFailed as failure:
                 problems.append(f"{platform}: {str(failure)[-1500:]}")
                 continue
             tests, ships, parts, problems = tests + test_rows, ships + ship_rows, parts + test_parts + ship_parts, \
-                problems + platform_problems
+                problems + found
             if platform == HOST:
                 wait("timing the host's binaries", options)
                 timings = latency(models, binaries, options.runs, Path(tmp))
     return finish("bench_deploy", report(tests, ships, parts, timings, options.runs), started, problems)
-
-
-def _options():
-    """The command line: which platforms and models, how many timed runs."""
-    cli = parser(__doc__, wait=True)
-    cli.add_argument("--platforms", type=lambda text: text.split(","), default=["host"],
-                     help=f"comma-separated platforms ({', '.join(PLATFORMS)}; default host)")
-    cli.add_argument("--models", type=lambda text: text.split(","), default=None,
-                     help=f"comma-separated corpus models (default: {', '.join(MODELS)})")
-    cli.add_argument("--runs", type=int, default=20, help="timed runs of each binary on the host (default 20)")
-    return cli.parse_args()
 
 
 if __name__ == "__main__":

@@ -1,136 +1,62 @@
 """Model benchmark: programs built by etsb with different kernel libraries and
 backends ("sides") run side by side on the same models in one run: latency,
-GFLOP/s, peak memory and the check against torch per side, and the size by
-part of every binary built, with an SVG bar chart.
+GFLOP/s, peak memory and the check against torch per side, the size by part of
+every binary built, and an SVG bar chart.
 
     .venv/bin/python bench/bench_models.py [--set real|ops|delegated|corpus|tree|quantized|llm]
-        [--sides a,b,...]
-        [--threads 1,2] [--models a,b,...] [--runs N] [--rounds R] [--iterations N] [--cold-runs N]
-        [--no-wait] [--max-wait MIN] [--workspace DIR] [--ops-data DIR] [--executorch-root DIR]
-    (minutes for a few models, up to an hour or more for a whole set; writes
+        [--sides a,b,...] [--threads 1,2] [--models a,b,...] [--runs N] [--rounds R] [--iterations N]
+        [--cold-runs N] [--no-wait] [--max-wait MIN] [--executorch-root DIR]
+    (minutes for a few models, an hour or more for a whole set; writes
     bench/results/bench_models_SET.md and bench_models_SET.svg beside it)
 
-Sides (SIDES), each a binary per program built by `etsb build -j 2` in the
-set's own workspace (default /tmp/bench_models_SET_ws, kept between runs):
-etsb's kernels op- or dtype-selective (ours, dts), etsb + XNNPACK on the
-delegated programs (xnnpack), ExecuTorch's portable kernels from
---executorch-root alone or under etsb's (tree, tree_dts, merged), and the
-peers, the same runner on the wheel's prebuilt optimized kernels (optimized)
-and on its optimized and quantized ones (optimized_quantized: the wheel's
-libexecutorch_kernels_quantized.so registers only the 19 quantized_decomposed
-operators, none of ATen's, and the optimized library the ATen ones, with no
-operator in both, so the two go together; the wheel has no library of the
-llama:: custom operators).
-Sets (SETS, each with its default sides and threads): real (tests/models/real),
-ops (bench/export_op_bench.py's programs, not committed), delegated (XNNPACK
-against the undelegated twins; ratios over xnnpack), corpus (every corpus
-method; latency, kernel-code share and dtype-size goals fail the run when
-missed), tree (then cold builds of the MLP; goal tree <= 1.5x ours),
-quantized (tests/models/quantized: etsb's kernels/quantized beside its portable
-kernels, XNNPACK on the delegated twin where there is one; each within one
-quantization step of the quantized torch module), llm (tests/models/llm's
-decoders: tokens per second of greedy generation, lib/generation.py; the
-custom-op export, 8-bit weight-only, with etsb's kernels/llm and
-kernels/quantized).
-Sides with a pool run at each --threads count (0: its default). Timing and the
-check against torch: lib/rounds.py. GFLOP/s: the convolution and matrix FLOPs
-(lib/flops.py) over the latency, against one core's measured peak. Sizes:
-every binary stripped, split by its link map as `etsb size` does, against its
-library's all-kernels companion, plus the ExecuTorch libraries it loads.
-Exits 1 when a binary fails or disagrees with torch, or a goal is missed.
+Sides (SIDES): etsb's kernels, with XNNPACK, ExecuTorch's portable kernels
+from --executorch-root, each a binary per program built in the set's workspace
+(/tmp/bench_models_SET_ws, kept), or a peer runner on the wheel's prebuilt
+kernels. Sets (SETS; lib/programs.py) have their own default sides and threads;
+corpus checks goals, tree also times cold builds of the MLP, llm greedy
+generation (lib/generation.py). Timing: lib/rounds.py; GFLOP/s: lib/flops.py,
+against one core's measured peak; sizes: lib/sizes.py, against each library's
+all-kernels binary. Exits 1 when a binary fails or disagrees with torch, or a goal is missed.
 """
 
 from __future__ import annotations
 
 import argparse
-import json
 import shutil
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Callable
 
 from lib.charts import bar_chart
-from lib.cli import choose, parser, wait
-from lib.env import MODELS_DIR, OPTIMIZED_LIB, check_setup, starlark_env
+from lib.cli import listed, parser, wait
+from lib.env import MODELS_DIR, OPTIMIZED_LIB, TREE, check_setup, starlark_env
 from lib.flops import measure_peak, program_flops
-from lib.generation import Decoder, bench_decoders, decoder_table, load_decoders
-from lib.models import QUANTIZED_DIR, Model, corpus_methods, from_manifest, load_models, quantized_models, spread_atol
+from lib.generation import bench_decoders, decoder_table
+from lib.models import load_models
+from lib.programs import (DTS, QUANTIZED_LIB, SIDES, Programs, load_cases, load_corpus, load_delegated, load_llm,
+                          load_quantized)
 from lib.processes import etsb_build
-from lib.results import cpu_note, diff_cell, finish, kb, markdown, mb, ms_cell, results_path, write_atomically
-from lib.rounds import PROCESS_MS, Plan, Timed, bench_items
-from lib.sizes import PARTS, Size, check_et_runner, libraries, measure, stripped, yaml_operators
-from lib.timing import geomean, interleaved
-from lib.workspace import ET_LABEL, ET_QUANTIZED_LABEL, new_workspace, write_et_package, write_model_package
+from lib.results import diff_cell, finish, kb, markdown, ms_cell, results_path, write_atomically
+from lib.rounds import PROCESS_MS, Plan, Timed, bench_items, cpu_note, ratio_cell, summary
+from lib.sizes import check_et_runner, libraries, measure, size_table, stripped, yaml_operators
+from lib.timing import interleaved
+from lib.workspace import model_target, new_workspace, write_et_package, write_model_package
 
-DELEGATED_DIR = MODELS_DIR / "delegated"
-OPS_DATA = Path(__file__).resolve().parent / ".data" / "ops"
-DEFAULT_TREE = Path("/work/shared/third_party/executorch")
-EXPORT_HINT = ".venv-export/bin/python bench/export_op_bench.py"
 PACKAGE = "models"
 LATENCY_GOAL, KERNEL_SHARE_GOAL, COLD_GOAL = 1.5, 0.2, 1.5
-
-TREE_YAML = "@executorch//kernels/portable:functions.yaml"
-TREE_KERNELS = "@executorch//kernels/portable:kernels"
-TREE = f'functions_yaml_target = "{TREE_YAML}",\n    kernel_deps = ["{TREE_KERNELS}"],'
-DTS = "dtype_selective_build = True,"
-MERGED = ('functions_yaml_target = "//kernels/portable:functions.yaml",\n'
-          f'    fallback_yaml_target = "{TREE_YAML}",\n'
-          f'    kernel_deps = ["//kernels/portable:kernels", "{TREE_KERNELS}"],')
-QUANTIZED_LIB = "libexecutorch_kernels_quantized.so"
-
-
-def beside_portable(package: str, yaml: str) -> str:
-    """The attributes of a program that needs etsb's kernels of ``package`` (their ``yaml``) beside its portable ones."""
-    return (f'custom_ops_yaml_target = "//kernels/{package}:{yaml}",\n'
-            f'    kernel_deps = ["//kernels/{package}:kernels", "//kernels/portable:kernels"],')
-
-
-# The LLM export: its custom operators' yaml, etsb's quantized yaml merged under the portable one.
-LLM_EXPORT = ('custom_ops_yaml_target = "//kernels/llm:functions.yaml",\n'
-              '    fallback_yaml_target = "//kernels/quantized:quantized.yaml",\n'
-              '    kernel_deps = ["//kernels/llm:kernels", "//kernels/quantized:kernels", "//kernels/portable:kernels"],')
-
-
-@dataclass(frozen=True)
-class Side:
-    """How a side's binary is built (et_model_binary's other attributes; None:
-    a peer runner, ``peer`` of //bench_et) and run: on the delegated program, at
-    each thread count; the side whose all-kernels companion it is sized against."""
-
-    legend: str
-    colour: str
-    attributes: str | None = ""
-    library: str | None = None
-    delegated: bool = False
-    threaded: bool = False
-    tree: bool = False
-    peer: str = ""
-
-
-SIDES = {
-    # etsb's development runner links ExecuTorch's thread pool: its matrix products run on --threads N.
-    "ours": Side("etsb portable", "#1f77b4", "", "ours", threaded=True),
-    "dts": Side("etsb dtype-selective", "#17becf", DTS, "ours", threaded=True),
-    "xnnpack": Side("etsb + XNNPACK", "#2ca02c", "", delegated=True, threaded=True),
-    "tree": Side("ET portable from the tree", "#9467bd", TREE, "tree", tree=True),
-    "tree_dts": Side("ET portable from the tree, dtype-selective", "#8c564b", f"{TREE}\n    {DTS}", "tree", tree=True),
-    "merged": Side("etsb over the tree's kernels", "#e377c2", MERGED, "tree", tree=True),
-    "optimized": Side("ET prebuilt optimized", "#ff7f0e", None, threaded=True, peer=ET_LABEL),
-    "optimized_quantized": Side("ET prebuilt optimized + quantized", "#d62728", None, threaded=True,
-                                peer=ET_QUANTIZED_LABEL),
-}
-
-
 @dataclass(frozen=True)
 class Set:
-    """A set's defaults: sides, thread counts, the side ratios are over,
-    rounds, fixed runs per process (0: enough for ~PROCESS_MS), sides whose
-    failure is only noted, and whether it checks goals and times cold builds."""
+    """A set's programs (a loader of --models' names) and defaults: sides, thread counts,
+    the side ratios are over, rounds, fixed runs per process (0: enough for ~PROCESS_MS),
+    sides whose failure is only noted, whether it checks goals and times cold builds,
+    whether its programs have delegated twins, and whether the tree's sides can build them."""
 
+    load: Callable[[list[str] | None], Programs]
     sides: str
     threads: str = "1"
     base: str = "optimized"
@@ -139,104 +65,24 @@ class Set:
     optional: tuple[str, ...] = ()
     goals: bool = False
     cold: bool = False
+    twins: bool = False
+    portable: bool = True
 
 
-SETS = {"real": Set("ours,optimized"), "ops": Set("ours,optimized"),
-        "delegated": Set("xnnpack,ours,optimized", "1,2", base="xnnpack"),
-        "corpus": Set("ours,dts,optimized", "0", iterations=1000, optional=("optimized",), goals=True),
-        "tree": Set("tree,tree_dts,merged,optimized", "0", rounds=3, iterations=6, cold=True),
-        "quantized": Set("ours,xnnpack,optimized_quantized", base="optimized_quantized"),
-        "llm": Set("ours,optimized", rounds=15, optional=("optimized",))}
-
-
-@dataclass(frozen=True)
-class Programs:
-    """What a set runs: its programs, the delegated twin of each by name (for
-    xnnpack), a column of its own (header, cell by name), the attributes etsb's
-    undelegated binaries of a program need (by .pte stem), the kernel yamls of
-    etsb's library they are sized against, and the decoders (llm)."""
-
-    models: list[Model]
-    delegated: dict[str, Model] = field(default_factory=dict)
-    column: str = ""
-    cells: dict[str, str] = field(default_factory=dict)
-    attributes: dict[str, str] = field(default_factory=dict)
-    yamls: tuple[str, ...] = ("portable/functions.yaml",)
-    decoders: tuple[Decoder, ...] = ()
-
-
-# -- what is benchmarked ------------------------------------------------------------------------
-
-
-def load_cases(names: list[str] | None) -> Programs:
-    """The operator cases exported by export_op_bench.py, with their descriptions."""
-    if not (OPS_DATA / "manifest.json").exists():
-        raise SystemExit(f"no operator cases in {OPS_DATA}: export them first with\n    {EXPORT_HINT}")
-    cases = json.loads((OPS_DATA / "manifest.json").read_text())["cases"]
-    models = []
-    for name in choose("cases", names, cases, " (see bench/export_op_bench.py)"):
-        info = cases[name]
-        if missing := [p for p in [info["pte"], *info["inputs"], *info["outputs"]] if not (OPS_DATA / p).exists()]:
-            raise SystemExit(f"{OPS_DATA}: {missing[0]} is missing: re-export with\n    {EXPORT_HINT} --cases {name}")
-        models.append(Model(name, OPS_DATA / info["pte"], tuple(OPS_DATA / p for p in info["inputs"]),
-                            tuple(OPS_DATA / p for p in info["outputs"]), len(info["operators"]), spread_atol(info),
-                            1e-4))
-    return Programs(models, column="what", cells={m.name: cases[m.name]["description"] for m in models})
-
-
-def load_delegated(names: list[str] | None) -> Programs:
-    """The delegated models (held to the manifest's tolerance, rtol 0) and their undelegated twins."""
-    manifest = json.loads((DELEGATED_DIR / "manifest.json").read_text())["models"]
-    chosen = choose("delegated models", names, sorted(manifest))
-    twins, delegated = load_models(chosen), {}
-    for twin in twins:
-        info = manifest[twin.name]
-        model = delegated[twin.name] = from_manifest(twin.name, DELEGATED_DIR, info, info, info["tolerance"], 0.0)
-        if len(model.inputs) != len(twin.inputs) or any(a.read_bytes() != b.read_bytes()
-                                                        for a, b in zip(model.inputs, twin.inputs)):
-            raise SystemExit(f"{twin.name}: the delegated and the real model's inputs differ")
-        if len(model.outputs) != len(twin.outputs):
-            raise SystemExit(f"{twin.name}: the delegated and the real model have different outputs")
-    return Programs(twins, delegated, "delegate calls/ops outside",
-                    {n: f"{manifest[n]['delegate_calls']}/{len(manifest[n]['operators'])}" for n in chosen})
-
-
-def load_quantized(names: list[str] | None) -> Programs:
-    """The undelegated quantized models, their XNNPACK twins, and the attributes of etsb's quantized kernels."""
-    models, twins = quantized_models(names)
-    manifest = json.loads((QUANTIZED_DIR / "manifest.json").read_text())["models"]
-    return Programs(models, twins, "quantization", {m.name: manifest[m.name]["quantization"] for m in models},
-                    {m.pte.stem: beside_portable("quantized", "quantized.yaml") for m in models},
-                    ("portable/functions.yaml", "quantized/quantized.yaml"))
-
-
-def load_llm(names: list[str] | None) -> Programs:
-    """The decoders (as programs to build), the custom-op export with etsb's LLM and quantized kernels."""
-    decoders = load_decoders(names)
-    return Programs([Model(d.name, d.pte, (), (), d.operators, 0.0, 0.0) for d in decoders],
-                    attributes={d.name: LLM_EXPORT for d in decoders if d.custom_ops},
-                    yamls=("portable/functions.yaml", "quantized/quantized.yaml", "llm/functions.yaml"),
-                    decoders=tuple(decoders))
-
-
-def load_set(name: str, names: list[str] | None) -> Programs:
-    """The programs of set ``name``, or only those ``names`` (--models) names."""
-    if name in ("quantized", "llm"):
-        return (load_quantized if name == "quantized" else load_llm)(names)
-    if name in ("real", "tree"):
-        return Programs(load_models(names, real_only=name == "real"))
-    if name in ("ops", "delegated"):
-        return (load_cases if name == "ops" else load_delegated)(names)
-    methods = corpus_methods()
-    choose("corpus models", [n for n in names or () if n not in {m.pte.stem for m in methods}], [m.name for m in methods])
-    chosen = [m for m in methods if not names or m.name in names or m.pte.stem in names]
-    return Programs(chosen, column="kernel calls", cells={m.name: str(m.kernel_calls) for m in chosen})
+SETS = {"real": Set(lambda names: Programs(load_models(names, real_only=True)), "ours,optimized"),
+        "ops": Set(load_cases, "ours,optimized"),
+        "delegated": Set(load_delegated, "xnnpack,ours,optimized", "1,2", base="xnnpack", twins=True),
+        "corpus": Set(load_corpus, "ours,dts,optimized", "0", iterations=1000, optional=("optimized",), goals=True),
+        "tree": Set(lambda names: Programs(load_models(names)), "tree,tree_dts,merged,optimized", "0", rounds=3,
+                    iterations=6, cold=True),
+        "quantized": Set(load_quantized, "ours,xnnpack,optimized_quantized", base="optimized_quantized", twins=True,
+                         portable=False),
+        "llm": Set(load_llm, "ours,optimized", rounds=15, optional=("optimized",), portable=False)}
 
 
 def runs(sides: list[str], threads: list[int]) -> list[tuple[str, str, int | None]]:
     """(key, side, thread count) of each process per round: threaded sides once per count."""
     def key(side: str, count: int | None) -> str:
-        """A side's name, with its thread count when the run has several."""
         return side if count is None or len(threads) == 1 else f"{side} {count}t" if count else f"{side} default"
     return [(key(s, t), s, t) for s in sides for t in (threads if SIDES[s].threaded else [None])]
 
@@ -246,16 +92,12 @@ def key_at(side: str, count: int, threads: list[int]) -> str:
     return next(k for k, s, t in runs([side], threads) if t in (count, None))
 
 
-# -- building ------------------------------------------------------------------------------------
-
-
 def target(stem: str, side: str, program: str = "") -> str:
     """The et_model_binary of program ``stem`` for ``side``; ``program``: the
     program's own attributes (not for a delegated side's program)."""
-    model = f"{stem}_delegated.pte" if SIDES[side].delegated else f"{stem}.pte"
-    attributes = [a for a in (SIDES[side].attributes, "" if SIDES[side].delegated else program) if a]
-    extra = "".join(f"\n    {a}" for a in attributes)
-    return f'et_model_binary(\n    name = "{stem}_{side}",\n    model = "{model}",{extra}\n)\n'
+    delegated = SIDES[side].delegated
+    return model_target(f"{stem}_{side}", f"{stem}_delegated.pte" if delegated else f"{stem}.pte",
+                        SIDES[side].attributes or "", "" if delegated else program)
 
 
 def build_all(workspace: Path, tree: Path, programs: Programs, sides: list[str]) -> tuple[dict, dict, dict]:
@@ -265,18 +107,18 @@ def build_all(workspace: Path, tree: Path, programs: Programs, sides: list[str])
     new_workspace(workspace)
     stems = list(dict.fromkeys(m.pte.stem for m in programs.models))
     built = [s for s in sides if SIDES[s].attributes is not None]
-    libraries = sorted({SIDES[s].library for s in built if SIDES[s].library})
-    ptes = {f"{m.pte.stem}": m.pte for m in programs.models}
+    libs = sorted({SIDES[s].library for s in built if SIDES[s].library})
+    ptes = {m.pte.stem: m.pte for m in programs.models}
     twins = {m.pte.stem for m in programs.models if m.name in programs.delegated}
     ptes.update({f"{m.pte.stem}_delegated": programs.delegated[m.name].pte for m in programs.models
                  if m.pte.stem in twins and any(SIDES[s].delegated for s in built)})
     pairs = [(stem, s) for stem in stems for s in built if not SIDES[s].delegated or stem in twins]
     write_model_package(workspace / PACKAGE, ptes.items(), "# bench/bench_models.py: each program, each side.",
                         [target(stem, s, programs.attributes.get(stem, "")) for stem, s in pairs]
-                        + [target(stems[0], lib, programs.attributes.get(stems[0], "")) for lib in libraries
+                        + [target(stems[0], lib, programs.attributes.get(stems[0], "")) for lib in libs
                            if lib not in built])
     labels = {(stem, s): f"//{PACKAGE}:{stem}_{s}" for stem, s in pairs}
-    companions = {lib: f"//{PACKAGE}:{stems[0]}_{lib}_all_kernels" for lib in libraries}
+    companions = {lib: f"//{PACKAGE}:{stems[0]}_{lib}_all_kernels" for lib in libs}
     peers = {s: SIDES[s].peer for s in sides if SIDES[s].peer}
     if peers:
         write_et_package(workspace)
@@ -294,9 +136,9 @@ def peer_lines(peers: dict[str, Path]) -> list[str]:
     lines = []
     for side, binary in peers.items():
         wanted = [OPTIMIZED_LIB, *([QUANTIZED_LIB] if side == "optimized_quantized" else [])]
-        loaded = [check_et_runner(binary, library) for library in wanted]
         lines.append(f"Peer {side}: //tools/runner:runner + " + " + ".join(
-            f"{path} ({path.stat().st_size / 2**20:.1f} MB unstripped)" for path in loaded)
+            f"{path} ({path.stat().st_size / 2**20:.1f} MB unstripped)" for path in
+            (check_et_runner(binary, library) for library in wanted))
             + " (each registers its kernels at load), its pool sized by ETSB_BENCH_ET_THREADS and `--threads`.")
     return lines
 
@@ -312,51 +154,12 @@ def check_backends(binaries: dict) -> list[str]:
     return problems
 
 
-# -- sizes ----------------------------------------------------------------------------------------
-
-
-def size_table(sizes: dict[str, Size], every: Size | None, candidates: dict[str, Size],
-               base: dict[str, Size] | None, base_side: str, operators: dict[str, int]) -> str:
-    """One side's binaries by part, against the all-kernels companion (the
-    last row); ``operators``: each program's, and the library yaml's ("")."""
-    parts = [p for p in PARTS if any(s.binary.parts.get(p, 0) for s in [*sizes.values(), *([every] if every else [])])]
-    headers = ["program", "operators (program/library)", "kernel files (linked/all)", *(f"{p} KB" for p in parts),
-               "rest KB", "stripped KB",
-               "stripped/all-kernels", "kernel code/all-kernels"]
-    headers += ["dtype-restricted candidate KB", "kept form"] if candidates else []
-    headers += ["runtime KB", "backends KB", "total KB"] + ([f"total/{base_side}"] if base else [])
-    rows = []
-    for name, size in [*sizes.items(), *([("all kernels (companion)", every)] if every else [])]:
-        b = size.binary
-        row = [name, f"{operators.get(name, operators[''])}/{operators['']}",
-               f"{len(b.operators)}/{len(every.binary.operators)}" if every else str(len(b.operators)),
-               *(kb(b.parts.get(p, 0)) for p in parts), kb(b.stripped - sum(b.parts.get(p, 0) for p in parts)),
-               kb(b.stripped), f"{b.stripped / every.binary.stripped:.2f}" if every else "-",
-               f"{size.kernel_code / every.kernel_code:.2f}" if every else "-"]
-        if candidates:
-            candidate = candidates.get(name)
-            row += ([kb(candidate.binary.stripped), "dtype" if candidate.binary.stripped == b.stripped else "op"]
-                    if candidate else ["-", "-"])
-        row += [kb(size.runtime), kb(size.backends) if size.backends else "-", kb(size.total)]
-        if base:
-            row.append(f"{size.total / base[name].total:.2f}x" if name in base else "-")
-        rows.append(row)
-    return markdown(headers, rows)
-
-
-def library_operators(root: Path, programs: Programs) -> int:
-    """Operators of the kernel yamls under ``root``/kernels the set's programs are built with."""
-    return sum(yaml_operators(root / "kernels" / name) for name in programs.yamls)
-
-
 def bench_sizes(workspace: Path, tree: Path, programs: Programs, built_binaries: tuple, sides: list[str],
                 tmp: Path) -> tuple[list[str], dict, dict]:
     """The size tables' text (one per side etsb built, and a line per peer), and
     the Size of each (program, side) and of each library's all-kernels binary."""
     binaries, companions, peers = built_binaries
     cache: dict = {}
-    operators = {m.pte.stem: m.operators for m in programs.models}
-    yaml = {"ours": workspace, "tree": tree}
     measured = {key: measure(workspace, path, tmp, cache) for key, path in binaries.items()}
     every = {lib: measure(workspace, path, tmp, cache) for lib, path in companions.items()}
     built = [s for s in sides if SIDES[s].attributes is not None]
@@ -364,18 +167,19 @@ def bench_sizes(workspace: Path, tree: Path, programs: Programs, built_binaries:
     for side in built:
         sizes = {stem: size for (stem, s), size in measured.items() if s == side}
         candidates = {}
-        if "dtype_selective_build" in (SIDES[side].attributes or ""):
+        if DTS in (SIDES[side].attributes or ""):
             out = workspace / "etsb-out" / "bin" / PACKAGE   # the dtype-restricted link, kept or not
             candidates = {stem: measure(workspace, out / f"{stem}_{side}_dtype_selective", tmp, cache)
                           for (stem, s) in binaries if s == side}
         base = {stem: size for (stem, s), size in measured.items() if s == built[0]} if side != built[0] else None
+        root = tree if SIDES[side].library == "tree" else workspace
+        operators = {m.pte.stem: m.operators for m in programs.models}
+        operators[""] = sum(yaml_operators(root / "kernels" / name) for name in programs.yamls)
         lines += [f"Size of the {side} binaries ({SIDES[side].legend}; stripped KB, split by the link map as "
                   "`etsb size` splits it; rest = C++ library, start-up, ELF headers, symbols for dynamic linking; "
                   "kernel code = kernels + kernel utilities + registration; runtime = libexecutorch.so; backends = "
                   "the other ExecuTorch libraries loaded; total = all three)", "",
-                  size_table(sizes, every.get(SIDES[side].library), candidates, base, built[0],
-                             {**operators, "": library_operators(yaml[SIDES[side].library or "ours"], programs)}),
-                  ""]
+                  size_table(sizes, every.get(SIDES[side].library), candidates, base, built[0], operators), ""]
     for side, peer in peers.items():
         runtime, others, names = libraries(peer, tmp, cache)
         lines.append(f"The peer {side}, {SIDES[side].peer}: runner {kb(stripped(peer, tmp))} KB + runtime "
@@ -383,67 +187,24 @@ def bench_sizes(workspace: Path, tree: Path, programs: Programs, built_binaries:
     return lines, measured, every
 
 
-# -- report ----------------------------------------------------------------------------------------
-
-
-def ratio_cell(ratio: float | None) -> str:
-    """A ratio of latencies, marked par or SLOWER."""
-    if ratio is None:
-        return "-"
-    text = f"{ratio:.2f}x" if ratio >= 0.1 else f"{ratio:.2g}x"
-    return text + (" (par)" if text == "1.00x" else " (SLOWER)" if ratio > 1 else "")
-
-
-def gflops_cell(value: float | None, peak: float) -> str:
-    """GFLOP/s and its share of the peak."""
-    return "-" if value is None else f"{value:.1f} ({value / peak:.0%})"
-
-
 def latency_table(results: list[Timed], keys: list[str], base: str, speedups: list[tuple[str, str]],
                   programs: Programs, peak: float) -> str:
-    """Per program: ms per side, ratios over ``base``, GFLOP/s, and (key, over) thread speed-ups."""
+    """Per program: ms per side, ratios over ``base``, GFLOP/s (and its share of ``peak``), (key, over) speed-ups."""
     others = [k for k in keys if k != base]
-    headers = ["program", *([programs.column] if programs.column else []), "conv+matmul MFLOP",
-               *(f"{k} ms" for k in keys), *(f"{k}/{base}" for k in others), *(f"{k} GFLOP/s" for k in keys),
-               *(f"{one}/{many}" for one, many in speedups)]
-    rows = [[t.name, *([programs.cells[t.name]] if programs.column else []),
+    column = [programs.column] if programs.column else []
+    headers = ["program", *column, "conv+matmul MFLOP", *(f"{k} ms" for k in keys), *(f"{k}/{base}" for k in others),
+               *(f"{k} GFLOP/s" for k in keys), *(f"{one}/{many}" for one, many in speedups)]
+    rows = [[t.name, *([programs.cells[t.name]] if column else []),
              f"{t.flops / 1e6:,.1f}" if t.flops >= 1e6 else f"{t.flops / 1e6:.2g}" if t.flops else "-",
-             *(ms_cell(t.ms.get(k)) for k in keys),
-             *(ratio_cell(t.ratio(k, base)) for k in others), *(gflops_cell(t.gflops(k), peak) for k in keys),
+             *(ms_cell(t.ms.get(k)) for k in keys), *(ratio_cell(t.ratio(k, base)) for k in others),
+             *("-" if (g := t.gflops(k)) is None else f"{g:.1f} ({g / peak:.0%})" for k in keys),
              *(f"{t.ms[one] / t.ms[many]:.2f}" if one in t.ms and many in t.ms else "-" for one, many in speedups)]
             for t in results]
     return markdown(headers, rows)
 
 
-def summary(results: list[Timed], side: str, base: str) -> str:
-    """Geometric mean and range of side/base, and every program where the side is slower."""
-    ratios = [(t.name, t.ratio(side, base)) for t in results if t.ratio(side, base)]
-    if not ratios:
-        return f"{side}/{base}: nothing timed on both sides"
-    spread = {t.name: t.round_ratios(side, base) for t in results}
-    slower = [f"{n} {r:.2f}x (rounds {min(spread[n]):.2f}-{max(spread[n]):.2f})"
-              for n, r in sorted(ratios, key=lambda item: -item[1]) if r >= 1.005]
-    par = [n for n, r in ratios if 0.995 < r < 1.005]
-    values = [r for _, r in ratios]
-    return (f"{side}/{base}: geometric mean {geomean(values):.3g}x, range {min(values):.2g}-{max(values):.2f}x "
-            f"over {len(values)}; {side} faster on {sum(r <= 0.995 for r in values)}"
-            + (f", par (within 0.5%) on {', '.join(par)}" if par else "")
-            + (f"; SLOWER on {len(slower)}: {', '.join(slower)}" if slower else "; slower on none"))
-
-
-def check_table(results: list[Timed], keys: list[str], programs: Programs) -> str:
-    """Per program: tolerance, peak RSS and max abs difference from torch's outputs, per side."""
-    headers = ["program", "atol", *(["atol (delegated, rtol 0)"] if programs.delegated else []),
-               *(f"{k} RSS MB" for k in keys), *(f"max diff {k}" for k in keys)]
-    atol = {m.name: m.atol for m in programs.models}
-    twin = {n: f"{m.atol:.1e}" for n, m in programs.delegated.items()}
-    rows = [[t.name, f"{atol[t.name]:.1e}", *([twin.get(t.name, "-")] if programs.delegated else []),
-             *(mb(t.rss_kb.get(k)) for k in keys), *(diff_cell(t.diffs.get(k)) for k in keys)] for t in results]
-    return markdown(headers, rows)
-
-
 def latency_lines(options: argparse.Namespace, results: list[Timed], programs: Programs, peak: float) -> list[str]:
-    """A latency table and its summaries per thread count, then RSS and the checks."""
+    """A latency table and its summaries per thread count, then RSS and the checks against torch."""
     every = [k for k, _, _ in runs(options.sides, options.threads)]
     timing = (f"ms: median over {options.rounds} interleaved processes per side of the runner's median of "
               + (f"{options.iterations} in-process runs (the first a warm-up)" if options.iterations else
@@ -459,10 +220,16 @@ def latency_lines(options: argparse.Namespace, results: list[Timed], programs: P
                   "FLOPs over the program's latency; a/b over a thread count: a side's speed-up)", "",
                   latency_table(results, keys, base, speedups, programs, peak), "",
                   *(summary(results, k, base) for k in keys if k != base), ""]
+    atol = {m.name: m.atol for m in programs.models}
+    twin = [["atol (delegated, rtol 0)"], {n: f"{m.atol:.1e}" for n, m in programs.delegated.items()}]
+    checks = [[t.name, f"{atol[t.name]:.1e}", *([twin[1].get(t.name, "-")] if programs.delegated else []),
+               *("-" if k not in t.rss_kb else f"{t.rss_kb[k] / 1024:.1f}" for k in every),
+               *(diff_cell(t.diffs.get(k)) for k in every)] for t in results]
     return lines + ["Peak RSS (MB, median over the timed processes, `/usr/bin/time -f %M`) and the max abs "
                     "difference from torch's recorded outputs (checked before timing)", "",
-                    check_table(results, every, programs), "",
-                    cpu_note(results, [(k, k) for k in every], ", above 1 = more than one thread at work")]
+                    markdown(["program", "atol", *(twin[0] if programs.delegated else []),
+                              *(f"{k} RSS MB" for k in every), *(f"max diff {k}" for k in every)], checks), "",
+                    cpu_note(results, every, ", above 1 = more than one thread at work")]
 
 
 def goal_lines(results: list[Timed], measured: dict, every: dict) -> tuple[list[str], list[str]]:
@@ -485,13 +252,9 @@ def goal_lines(results: list[Timed], measured: dict, every: dict) -> tuple[list[
             *(f"  {line}" for line in failures)], failures
 
 
-# -- cold builds -----------------------------------------------------------------------------------
-
-
 def cold_build(root: Path, tree: Path, side: str) -> tuple[float, int]:
     """Seconds and actions of `etsb build -j 2` of the MLP on ``side`` in a fresh workspace (fresh etsb-out)."""
-    if root.exists():
-        shutil.rmtree(root)
+    shutil.rmtree(root, ignore_errors=True)
     new_workspace(root)
     write_model_package(root / PACKAGE, [("mlp", MODELS_DIR / "mlp" / "mlp.pte")], "# bench/bench_models.py: cold",
                         [target("mlp", side)])
@@ -517,29 +280,25 @@ def cold_lines(options: argparse.Namespace, tree: Path) -> list[str]:
             markdown(["kernels", "median s", "each run s", "actions"], rows)]
 
 
-# -- main ------------------------------------------------------------------------------------------
-
-
 def parse_options() -> argparse.Namespace:
     """The command line, with the set's defaults filled in."""
-    arguments = parser(__doc__, wait=True)
+    arguments = parser(__doc__, wait=True, runs=5, runs_help="in-process runs per timed process, at least")
     arguments.add_argument("--set", choices=sorted(SETS), default="real", help="the programs (default real)")
-    arguments.add_argument("--sides", help=f"comma-separated, of {', '.join(SIDES)} (default: the set's)")
+    arguments.add_argument("--sides", type=listed, help=f"comma-separated, of {', '.join(SIDES)} (default: the set's)")
     arguments.add_argument("--threads", help="comma-separated thread counts of the sides with a pool (0: its default)")
-    arguments.add_argument("--models", help="comma-separated programs of the set (default: all)")
-    arguments.add_argument("--runs", type=int, default=5, help="in-process runs per timed process, at least (default 5)")
+    arguments.add_argument("--models", type=listed, help="comma-separated programs of the set (default: all)")
     arguments.add_argument("--rounds", type=int, help="interleaved timed processes per side (default: the set's)")
     arguments.add_argument("--iterations", type=int, help="fixed in-process runs per process (default: the set's)")
     arguments.add_argument("--cold-runs", type=int, default=3, help="cold builds of each side (tree set; 0 skips)")
-    arguments.add_argument("--executorch-root", type=Path, default=DEFAULT_TREE, help="the tree (tree sides)")
+    arguments.add_argument("--executorch-root", type=Path, default=TREE, help="the tree (tree sides)")
     options = arguments.parse_args()
     chosen = SETS[options.set]
-    sides = (options.sides or chosen.sides).split(",")
+    sides = options.sides or chosen.sides.split(",")
     if unknown := [s for s in sides if s not in SIDES]:
         arguments.error(f"unknown sides {unknown}; known: {', '.join(SIDES)}")
-    if options.set not in ("delegated", "quantized") and any(SIDES[s].delegated for s in sides):
+    if not chosen.twins and any(SIDES[s].delegated for s in sides):
         arguments.error("the xnnpack side runs the delegated programs: use it with --set delegated or quantized")
-    if options.set in ("quantized", "llm") and any(SIDES[s].tree for s in sides):
+    if not chosen.portable and any(SIDES[s].tree for s in sides):
         arguments.error(f"the tree's sides build the portable kernels alone: not for --set {options.set}")
     try:
         threads = [int(t) for t in (options.threads or chosen.threads).split(",")]
@@ -547,17 +306,23 @@ def parse_options() -> argparse.Namespace:
         arguments.error(f"--threads takes comma-separated whole numbers, not {options.threads!r}")
     return argparse.Namespace(**{**vars(options), "sides": sides, "threads": threads,
                                  "base": chosen.base if chosen.base in sides else sides[-1],
-                                 "models": options.models.split(",") if options.models else None,
                                  "rounds": options.rounds or chosen.rounds,
                                  "iterations": chosen.iterations if options.iterations is None else options.iterations,
                                  "workspace": Path(f"/tmp/bench_models_{options.set}_ws"),
                                  "optional": chosen.optional, "goals": chosen.goals, "cold": chosen.cold})
 
 
-def time_all(options: argparse.Namespace, programs: Programs, binaries: dict, peers: dict[str, Path],
-             tmp: Path) -> tuple[float, float, list[Timed], list[str], list[str]]:
-    """One core's peak, then every program on every side that has its binary:
-    load at start, peak, results, problems, notes."""
+def binaries_by_side(keys: list[tuple[str, str]], names: dict[str, str], built: tuple) -> dict:
+    """Per (key, side): each program's binary by name (``names``: name -> .pte stem), where the side has one."""
+    binaries, _, peers = built
+    return {key: {name: binaries.get((stem, side), peers.get(side)) for name, stem in names.items()
+                  if (stem, side) in binaries or side in peers} for key, side in keys}
+
+
+def latency_report(options: argparse.Namespace, programs: Programs, built: tuple, sized: tuple,
+                   tmp: Path) -> tuple[list[str], list[str], list[str]]:
+    """The latency sets: the lines before the sizes, the lines after them (goals,
+    cold builds, notes, the chart, which it writes), and the problems."""
     load = wait("timing", options)
     peak = measure_peak(tmp)
     print(f"peak of one core: {peak:.0f} GFLOP/s", flush=True)
@@ -566,25 +331,15 @@ def time_all(options: argparse.Namespace, programs: Programs, binaries: dict, pe
                 programs={key: programs.delegated for key, side, _ in order if SIDES[side].delegated},
                 threads={key: count for key, _, count in order if count is not None},
                 optional=tuple(key for key, side, _ in order if side in options.optional))
-    sides = {key: {m.name: binaries.get((m.pte.stem, side), peers.get(side)) for m in programs.models
-                   if (m.pte.stem, side) in binaries or side in peers} for key, side, _ in order}
+    sides = binaries_by_side([(k, s) for k, s, _ in order], {m.name: m.pte.stem for m in programs.models}, built)
     results, problems, notes = bench_items(programs.models, sides, plan, tmp)
-    return load, peak, results, problems, notes
-
-
-def latency_report(options: argparse.Namespace, programs: Programs, built: tuple, sized: tuple,
-                   tmp: Path) -> tuple[list[str], list[str], list[str]]:
-    """The latency sets: the lines before the sizes, the lines after them (goals,
-    cold builds, notes, the chart, which it writes), and the problems."""
-    binaries, _, peers = built
-    load, peak, results, problems, notes = time_all(options, programs, binaries, peers, tmp)
     first = [key_at(s, options.threads[0], options.threads) for s in options.sides]
     base = key_at(options.base, options.threads[0], options.threads)
     svg = bar_chart(f"{options.set}: median latency, {options.threads[0] or 'default'} thread(s)", results,
                     tuple((k, SIDES[s].legend + (f" ({k})" if k != s else ""), SIDES[s].colour)
                           for k, s in zip(first, options.sides)),
                     (f"{first[0]}/{base}", lambda t: t.ratio(first[0], base)) if first[0] != base else None)
-    chart = write_atomically(results_path(f"bench_models_{options.set}").with_suffix(".svg"), svg) if svg else None
+    chart = write_atomically(results_path(f"bench_models_{options.set}", ".svg"), svg) if svg else None
     head = [f"Set {options.set}: {len(programs.models)} programs; sides: "
             + "; ".join(f"{s}, {SIDES[s].legend}" for s in options.sides) + f". Load average {load:.2f} when "
             f"timing started; peak of one core measured at {peak:.0f} GFLOP/s (fused multiply-adds on 16-float "
@@ -592,8 +347,7 @@ def latency_report(options: argparse.Namespace, programs: Programs, built: tuple
     tail = []
     if options.goals:
         goals, failures = goal_lines(results, *sized)
-        tail += ["", *goals]
-        problems += failures
+        tail, problems = ["", *goals], problems + failures
     if options.cold and options.cold_runs:
         tail += ["", *cold_lines(options, options.executorch_root.resolve())]
     tail += [f"NOTE: {note}" for note in notes] + (["", f"![latency]({chart.name})"] if chart else [])
@@ -603,10 +357,8 @@ def latency_report(options: argparse.Namespace, programs: Programs, built: tuple
 def decoder_report(options: argparse.Namespace, programs: Programs, built: tuple, sized: tuple,
                    tmp: Path) -> tuple[list[str], list[str], list[str]]:
     """The llm set: tokens per second of each decoder on each side (lib/generation.py)."""
-    binaries, _, peers = built
     load = wait("timing", options)
-    sides = {side: {d.name: binaries.get((d.pte.stem, side), peers.get(side)) for d in programs.decoders
-                    if (d.pte.stem, side) in binaries or side in peers} for side in options.sides}
+    sides = binaries_by_side([(s, s) for s in options.sides], {d.name: d.pte.stem for d in programs.decoders}, built)
     results, problems, notes = bench_decoders(programs.decoders, sides, options.rounds, options.optional)
     head = [f"Set llm: {len(programs.decoders)} decoders; sides: "
             + "; ".join(f"{s}, {SIDES[s].legend}" for s in options.sides) + f". Load average {load:.2f} when "
@@ -623,18 +375,16 @@ def main() -> int:
     """Build, size and time the set's programs on every side; write the report."""
     options = parse_options()
     check_setup()
-    programs = load_set(options.set, options.models)
-    started = time.perf_counter()
-    built = build_all(options.workspace, options.executorch_root.resolve(), programs, options.sides)
-    peers = peer_lines(built[2])
-    problems = check_backends(built[0])
+    programs = SETS[options.set].load(options.models)
+    started, tree = time.perf_counter(), options.executorch_root.resolve()
+    built = build_all(options.workspace, tree, programs, options.sides)
+    peers, problems = peer_lines(built[2]), check_backends(built[0])
     report = decoder_report if options.set == "llm" else latency_report
     with tempfile.TemporaryDirectory(prefix="bench_models_") as tmp:
-        size_lines, measured, every = bench_sizes(options.workspace, options.executorch_root.resolve(), programs,
-                                                  built, options.sides, Path(tmp))
+        size_lines, measured, every = bench_sizes(options.workspace, tree, programs, built, options.sides, Path(tmp))
         head, tail, found = report(options, programs, built, (measured, every), Path(tmp))
-    lines = head + size_lines + peers + tail
-    return finish("bench_models", "\n".join(lines), started, problems + found, f"bench_models_{options.set}")
+    return finish("bench_models", "\n".join(head + size_lines + peers + tail), started, problems + found,
+                  f"bench_models_{options.set}")
 
 
 if __name__ == "__main__":

@@ -21,10 +21,9 @@ from pathlib import Path
 
 from lib.cli import parser
 from lib.env import EXPORT_PYTHON, MODELS_DIR, REPO
-from lib.processes import peak_rss_mb
-from lib.results import finish, table
+from lib.processes import gen_oplist, peak_rss_mb
+from lib.results import finish, markdown
 from lib.timing import floor, time_commands
-from lib.tools import gen_oplist
 
 BIG_MODEL = REPO / "etsb-out" / "bench" / "big.pte"
 
@@ -49,8 +48,7 @@ def row(tmp: str, name: str, model: Path, runs: int, size: str, rss: bool) -> li
 
 def main() -> int:
     """Time both tools on every model; write the report."""
-    arguments = parser(__doc__)
-    arguments.add_argument("--runs", type=int, default=9)
+    arguments = parser(__doc__, runs=9)
     arguments.add_argument("--no-big", action="store_true", help="skip the 1 GB model")
     options = arguments.parse_args()
     started = time.perf_counter()
@@ -66,10 +64,10 @@ def main() -> int:
     floors = floor({"python": "pass", "imports": "import selective_build.commands, selective_build.readers.pte, "
                     "selective_build.stages.sources, selective_build.emit.selected_operators"}, options.runs)
     text = "\n".join([
-        f"gen-oplist, end to end (median ms of {options.runs} interleaved runs; peak RSS in MB)", "```",
-        table(["model", "size", "etsb ms", "gen_oplist.py ms", "speed-up", "etsb MB", "peer MB"], rows),
+        f"gen-oplist, end to end (median ms of {options.runs} interleaved runs; peak RSS in MB)", "",
+        markdown(["model", "size", "etsb ms", "gen_oplist.py ms", "speed-up", "etsb MB", "peer MB"], rows), "",
         f"Floor here: python start {floors['python']:.1f} ms; "
-        f"with the modules gen-oplist uses imported {floors['imports']:.1f} ms.", "```",
+        f"with the modules gen-oplist uses imported {floors['imports']:.1f} ms.", "",
         "Goals: speed-up >= 5x per model; 1 GB model < 200 ms and < 60 MB in etsb."])
     return finish("bench_oplist", text, started)
 

@@ -1,32 +1,24 @@
-"""Where the time goes: each real model's binary built with etsb's own kernels
-is run with the runner's --profile (the runtime's event tracer, one steady-clock
-time per instruction), each instruction joined with its operator and argument
-shapes from the program; time by operator and by kind of operator, the
-costliest convolution shapes, and GFLOP/s where FLOPs are countable; and the
-delegated twins (tests/models/delegated, etsb + XNNPACK at one thread): the
-share of their time in XNNPACK's delegate calls and what runs outside them.
+"""Where the time goes: each real model's binary with etsb's own kernels run
+with the runner's --profile (the runtime's event tracer, one time per
+instruction), each instruction joined with its operator and argument shapes
+from the program: time by operator and kind of operator, the costliest
+convolution shapes, GFLOP/s where FLOPs are countable; and for the delegated
+twins (etsb + XNNPACK) the share in delegate calls and what runs outside them.
 
     .venv/bin/python bench/bench_profile.py [--models a,b,...] [--iterations N] [--repeat R]
         [--workspace DIR] [--no-wait] [--max-wait MIN]
-    (builds every real model's binary with etsb's kernels, and each delegated
-    twin's, in the workspace, default /tmp/bench_profile_ws, kept between
-    runs; then minutes; writes
-    bench/results/bench_profile.md and bench_profile.svg beside it)
+    (builds the binaries in the workspace, default /tmp/bench_profile_ws, kept
+    between runs; then minutes; writes bench/results/bench_profile.md and
+    bench_profile.svg beside it)
 
 Each model runs R times (--repeat, interleaved over the models) as two
-processes: N runs without a tracer (the runner's median latency) and N runs
-with --profile; an instruction's time per run is the median over the R
-profiles. The difference between the two latencies is what the tracer costs;
-the runtime's time outside the instructions (Method::execute less the sum of
-its instructions) is the per-call overhead of the runtime itself. FLOPs: the
-convolutions' and matrix products' multiply-adds (lib/flops.py) from the
-program's planned shapes. Exits 1 when a binary fails, disagrees with torch,
-or the runtime called no tracer.
+processes of N runs, without a tracer and with --profile; an instruction's
+time per run is the median over the R profiles (lib/profiles.py). Exits 1 when
+a binary fails, disagrees with torch, or the runtime called no tracer.
 """
 
 from __future__ import annotations
 
-import json
 import re
 import statistics
 import subprocess
@@ -35,18 +27,17 @@ import time
 from pathlib import Path
 
 from lib.charts import share_chart
-from lib.cli import parser, wait
-from lib.env import MODELS_DIR, starlark_env
+from lib.cli import listed, parser, wait
+from lib.env import starlark_env
 from lib.flops import instructions
-from lib.models import Model, difference, from_manifest, load_models
+from lib.models import Model, delegated_twins, difference, load_models, runner_command
 from lib.processes import etsb_build
 from lib.profiles import CATEGORIES, Row, category, conv_shape, grouped, join, read_profile
 from lib.results import diff_cell, finish, markdown, ms_cell, results_path, write_atomically
 from lib.timing import interleaved
-from lib.workspace import new_workspace, write_model_package
+from lib.workspace import model_target, new_workspace, write_model_package
 
 PACKAGE = "models"
-DELEGATED_DIR = MODELS_DIR / "delegated"
 DELEGATED = " + XNNPACK"   # the label of a delegated twin: "resnet + XNNPACK"
 CONVOLUTION = "aten::convolution.out"
 COLOURS = (("convolution", "#1f77b4"), ("matrix product", "#17becf"), ("batch norm", "#ff7f0e"),
@@ -54,13 +45,6 @@ COLOURS = (("convolution", "#1f77b4"), ("matrix product", "#17becf"), ("batch no
            ("pooling", "#8c564b"), ("copy, layout", "#d62728"), ("other", "#7f7f7f"))
 HEADLINE = ("resnet", "mobilenet_v2", "vit", "gpt_decoder", "lstm")
 assert [c for c, _ in COLOURS] == [*CATEGORIES, "other"]
-
-
-def delegated_twins(models: list[Model]) -> list[Model]:
-    """The delegated twins of ``models`` (held to the manifest's tolerance), labelled "NAME + XNNPACK"."""
-    manifest = json.loads((DELEGATED_DIR / "manifest.json").read_text())["models"]
-    return [from_manifest(m.name, DELEGATED_DIR, manifest[m.name], manifest[m.name], manifest[m.name]["tolerance"],
-                          0.0, label=m.name + DELEGATED) for m in models if m.name in manifest]
 
 
 def stem(model: Model) -> str:
@@ -74,8 +58,7 @@ def build(workspace: Path, models: list[Model]) -> dict[str, Path]:
     new_workspace(workspace)
     write_model_package(workspace / PACKAGE, [(stem(m), m.pte) for m in models],
                         "# bench/bench_profile.py: each program with etsb's kernels.",
-                        [f'et_model_binary(\n    name = "{stem(m)}_bin",\n    model = "{stem(m)}.pte",\n)\n'
-                         for m in models])
+                        [model_target(f"{stem(m)}_bin", f"{stem(m)}.pte") for m in models])
     done = etsb_build(workspace, [f"//{PACKAGE}:{stem(m)}_bin" for m in models], starlark_env())
     print(f"built {len(models)} binaries in {workspace} ({len(done.actions)} actions, {done.seconds:.0f} s)",
           flush=True)
@@ -84,9 +67,9 @@ def build(workspace: Path, models: list[Model]) -> dict[str, Path]:
 
 def run_once(binary: Path, model: Model, out: Path, iterations: int, profile: Path | None) -> float:
     """One process of ``iterations`` runs (with --profile ``profile`` unless None); its median latency (ms)."""
-    command = [str(binary), "--model", str(model.pte), "--inputs", ",".join(map(str, model.inputs)),
-               "--output-dir", str(out), "--iterations", str(iterations), "--threads", "1"]
-    done = subprocess.run(command + (["--profile", str(profile)] if profile else []), capture_output=True, text=True)
+    command = runner_command(binary, model, out, "--iterations", str(iterations), "--threads", "1",
+                             *(["--profile", str(profile)] if profile else []))
+    done = subprocess.run(command, capture_output=True, text=True)
     found = re.search(r"^median latency: ([\d.]+) ms", done.stdout, re.MULTILINE)
     if done.returncode != 0 or not found:
         raise SystemExit(f"{' '.join(command)} failed (exit {done.returncode}):\n{done.stderr[-3000:]}")
@@ -205,7 +188,7 @@ def chart(found: dict[str, dict]) -> str:
 def parse_options():
     """The command line."""
     made = parser(__doc__, wait=True)
-    made.add_argument("--models", type=lambda text: text.split(","), help="real models (default: all)")
+    made.add_argument("--models", type=listed, help="real models (default: all)")
     made.add_argument("--iterations", type=int, default=20, help="runs per process (default 20)")
     made.add_argument("--repeat", type=int, default=5, help="processes per model and way, interleaved (default 5)")
     made.add_argument("--workspace", type=Path, default=Path("/tmp/bench_profile_ws"))
@@ -216,7 +199,7 @@ def main() -> int:
     """Build, profile, join and report."""
     options, started = parse_options(), time.perf_counter()
     models = load_models(options.models, real_only=True)
-    twins = delegated_twins(models)
+    twins = list(delegated_twins(models, DELEGATED).values())
     binaries = build(options.workspace, models + twins)
     load = wait("profiling", options)
     with tempfile.TemporaryDirectory() as tmp:
@@ -226,7 +209,7 @@ def main() -> int:
     order = sorted(every, key=lambda n: (n not in HEADLINE, HEADLINE.index(n) if n in HEADLINE else 0, n))
     found = {n: every[n] for n in order if not n.endswith(DELEGATED)}
     delegated = {n: every[n] for n in order if n.endswith(DELEGATED)}
-    svg = results_path("bench_profile").with_suffix(".svg")
+    svg = results_path("bench_profile", ".svg")
     text = [f"{len(found)} real models, etsb's kernels at one thread, {options.repeat} processes each of "
             f"{options.iterations} runs with and without the tracer; load average {load:.2f} when timing started "
             "(2 cores: with other work on the machine, read the shares rather than the milliseconds).\n",

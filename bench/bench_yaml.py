@@ -10,6 +10,7 @@ custom_ops.yaml over it. In fresh processes: parse + validate of a
 
 from __future__ import annotations
 
+import statistics
 import sys
 import tempfile
 import time
@@ -17,8 +18,8 @@ from pathlib import Path
 
 from lib.cli import parser
 from lib.env import ETSB, REPO, VENV_PYTHON, executorch_runtime
-from lib.results import finish, table
-from lib.timing import floor, medians, probes, python, time_commands
+from lib.results import finish, markdown
+from lib.timing import floor, probes, python, time_commands
 from selective_build.model.errors import UserError
 from selective_build.readers.aten_schemas import load_default_aten_schemas
 from selective_build.readers.kernel_yaml import parse_kernel_yaml
@@ -75,43 +76,41 @@ def time_in_process(path: Path, runs: int) -> dict[str, float]:
     """Medians over ``runs`` fresh processes of _IN_PROCESS's ms: ``cold`` (and
     ``cold_cpu``), the first parse + validate of ``path``; ``warm``, a later one;
     ``compose``, PyYAML's C composer alone."""
-    return medians(probes(python(_IN_PROCESS) + [str(REPO / "tools"), str(path)], runs))
+    samples = probes(python(_IN_PROCESS) + [str(REPO / "tools"), str(path)], runs)
+    return {key: statistics.median(sample[key] for sample in samples) for key in samples[0]}
 
 
 def main() -> int:
     """Time both tools end to end and etsb's parsing in process; write the report."""
-    arguments = parser(__doc__)
-    arguments.add_argument("--runs", type=int, default=15)
-    args = arguments.parse_args()
-    started = time.perf_counter()
-    et = executorch_runtime()
+    args = parser(__doc__, runs=15).parse_args()
+    started, et = time.perf_counter(), executorch_runtime()
     portable, custom = et / "kernels/portable/functions.yaml", et / "kernels/portable/custom_ops.yaml"
-    tmp = Path(tempfile.mkdtemp(prefix="etsb-bench-"))
-    (tmp / "et").mkdir()
-    peer = [str(VENV_PYTHON), str(et / "codegen/tools/merge_yaml.py"), "--output_dir", str(tmp / "et")]
-    floors = floor({"python -c pass": "pass", "python -c 'import yaml'": "import yaml"}, args.runs)
-    validate = time_commands({"etsb": [ETSB, "validate-yaml", str(portable)],
-                              "executorch": [*peer, "--functions_yaml_path", str(portable)]}, args.runs)
-    merging = ["--functions_yaml_path", str(custom), "--fallback_yaml_path", str(portable)]
-    merge = time_commands({"etsb": [ETSB, "merge-yaml", *merging, "--output_dir", str(tmp / "etsb")],
-                           "executorch": [*peer, *merging]}, args.runs)
-    synthetic = tmp / "synthetic.yaml"
-    synthetic.write_text(synthetic_yaml(2000))
-    in_process = [("parse + validate 2000 operators", time_in_process(synthetic, args.runs), "< 100"),
-                  ("parse + validate portable (209 ops)", time_in_process(portable, args.runs), "")]
-    text = "\n".join([
+    with tempfile.TemporaryDirectory(prefix="etsb-bench-") as name:
+        tmp = Path(name)
+        (tmp / "et").mkdir()
+        peer = [str(VENV_PYTHON), str(et / "codegen/tools/merge_yaml.py"), "--output_dir", str(tmp / "et")]
+        floors = floor({"python -c pass": "pass", "python -c 'import yaml'": "import yaml"}, args.runs)
+        validate = time_commands({"etsb": [ETSB, "validate-yaml", str(portable)],
+                                  "executorch": [*peer, "--functions_yaml_path", str(portable)]}, args.runs)
+        merging = ["--functions_yaml_path", str(custom), "--fallback_yaml_path", str(portable)]
+        merge = time_commands({"etsb": [ETSB, "merge-yaml", *merging, "--output_dir", str(tmp / "etsb")],
+                               "executorch": [*peer, *merging]}, args.runs)
+        (tmp / "synthetic.yaml").write_text(synthetic_yaml(2000))
+        in_process = [("parse + validate 2000 operators", time_in_process(tmp / "synthetic.yaml", args.runs), "< 100"),
+                      ("parse + validate portable (209 ops)", time_in_process(portable, args.runs), "")]
+    return finish("bench_yaml", "\n".join([
         f"Kernel yaml: etsb vs ExecuTorch merge_yaml.py (median of {args.runs} interleaved runs, ms)", "",
-        table(["case", "etsb", "merge_yaml.py", "speed-up", "goal"],
-              [[name, f"{row['etsb']:.1f}", f"{row['executorch']:.1f}", f"{row['executorch'] / row['etsb']:.2f}x",
-                ">= 2x"] for name, row in (("read + validate portable (209 ops), e2e", validate),
-                                           ("merge custom over portable, e2e", merge))]), "",
-        table(["in process, ms (median of fresh processes)", "cold", "cold CPU", "warm", "yaml alone", "goal"],
-              [[name, *(f"{row[key]:.1f}" for key in ("cold", "cold_cpu", "warm", "compose")), goal]
-               for name, row, goal in in_process]),
+        markdown(["case", "etsb", "merge_yaml.py", "speed-up", "goal"],
+                 [[name, f"{row['etsb']:.1f}", f"{row['executorch']:.1f}", f"{row['executorch'] / row['etsb']:.2f}x",
+                   ">= 2x"] for name, row in (("read + validate portable (209 ops), e2e", validate),
+                                              ("merge custom over portable, e2e", merge))]), "",
+        markdown(["in process, ms (median of fresh processes)", "cold", "cold CPU", "warm", "yaml alone", "goal"],
+                 [[name, *(f"{row[key]:.1f}" for key in ("cold", "cold_cpu", "warm", "compose")), goal]
+                  for name, row, goal in in_process]), "",
         "cold: the first parse in a process (ATen schemas parsed as looked up); warm: a later one;\n"
         "yaml alone: PyYAML's C composer building the node tree, the part no validation can avoid.", "",
-        table(["floor: any Python yaml tool pays", "ms"], [[name, f"{value:.1f}"] for name, value in floors.items()])])
-    return finish("bench_yaml", "```\n" + text + "\n```", started)
+        markdown(["floor: any Python yaml tool pays", "ms"], [[n, f"{value:.1f}"] for n, value in floors.items()])]),
+        started)
 
 
 if __name__ == "__main__":

@@ -89,7 +89,17 @@ def test_results_go_to_bench_results():
               for target in node.targets if isinstance(target, ast.Name)}
     assert values["BENCH"] == "REPO / 'bench'" and values["RESULTS"] == "BENCH / 'results'", values
     results = (BENCH / "lib" / "results.py").read_text()
-    assert 'RESULTS / f"{name}.md"' in results and "os.replace(" in results
+    assert 'or RESULTS) / f"{name}{suffix}"' in results and 'suffix: str = ".md"' in results
+    assert "os.replace(" in results
+
+
+def test_a_trial_run_writes_its_results_where_etsb_bench_results_says(monkeypatch, tmp_path):
+    from lib.results import results_path
+
+    monkeypatch.delenv("ETSB_BENCH_RESULTS", raising=False)
+    assert results_path("bench_x") == BENCH / "results" / "bench_x.md"
+    monkeypatch.setenv("ETSB_BENCH_RESULTS", str(tmp_path))
+    assert results_path("bench_x", ".svg") == tmp_path / "bench_x.svg"
 
 
 def test_the_readme_links_every_bench_to_its_results():

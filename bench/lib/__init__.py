@@ -1,6 +1,3 @@
-"""Shared helpers of the benchmarks in bench/, a module a job: paths and set-up
-(env), the command line (cli), the compared tools' commands (tools), timing
-(timing), processes and builds (processes), binaries' sizes (sizes),
-workspaces (workspace), programs (models), their timed runs (rounds), FLOPs
-(flops), tables and result files (results), charts (charts); sources and
-templates in files/. Bench scripts import only this package, never each other."""
+"""The benches' shared helpers, a module a job (each module's docstring says
+which); the sources and templates they compile or write are in files/. Bench
+scripts import only this package, never each other."""

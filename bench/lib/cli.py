@@ -1,4 +1,4 @@
-"""The command line the benches share: the parser, the options of waiting for a quiet machine."""
+"""The command line the benches share: the parser, its common options, choosing among known names."""
 
 from __future__ import annotations
 
@@ -8,12 +8,21 @@ from typing import Iterable, Sequence
 from lib.timing import wait_for_quiet
 
 
-def parser(doc: str, wait: bool = False) -> argparse.ArgumentParser:
-    """A parser described by the first line of ``doc``; with ``wait``, --no-wait and --max-wait."""
+def listed(text: str) -> list[str]:
+    """A comma-separated option's values."""
+    return text.split(",")
+
+
+def parser(doc: str, wait: bool = False, runs: int = 0,
+           runs_help: str = "timed runs (median)") -> argparse.ArgumentParser:
+    """A parser described by the first line of ``doc``; with ``wait``, --no-wait and --max-wait;
+    with ``runs``, --runs of that default."""
     made = argparse.ArgumentParser(description=doc.splitlines()[0])
     if wait:
         made.add_argument("--no-wait", action="store_true", help="time at once, whatever the load (trial runs)")
         made.add_argument("--max-wait", type=float, default=20, help="minutes to wait for a quiet machine (default 20)")
+    if runs:
+        made.add_argument("--runs", type=int, default=runs, help=f"{runs_help} (default {runs})")
     return made
 
 

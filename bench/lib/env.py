@@ -1,5 +1,5 @@
-"""Where things are (the repository, its tools, the venvs, the model corpus,
-the executorch wheel, bench/lib/files) and the set-up checks of the build benches."""
+"""Where things are (the repository, its tools and venvs, the models, the
+executorch wheel, bench/lib/files) and the set-up the build benches need."""
 
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ EXPORT_PYTHON = REPO / ".venv-export" / "bin" / "python"
 ETSB = str(REPO / ".venv" / "bin" / "etsb")
 STARLARK = str(REPO / "etsb-out" / "tools" / "etsb-starlark")
 MODELS_DIR = REPO / "tests" / "models"
-REAL_DIR = MODELS_DIR / "real"
+TREE = Path(os.environ.get("ETSB_EXECUTORCH_TREE") or REPO.parent / "shared" / "third_party" / "executorch")
 OPTIMIZED_LIB = "libexecutorch_kernels_optimized.so"
 MLP = "//examples/mlp:bin"
 
@@ -38,10 +38,8 @@ def starlark_env() -> dict[str, str]:
     return dict(os.environ, ETSB_STARLARK=STARLARK)
 
 
-def check_setup() -> Path:
-    """The wheel's directory, once the evaluator and its prebuilt optimized kernels are there (exit otherwise)."""
+def check_setup() -> None:
+    """Exit unless the evaluator and the wheel's prebuilt optimized kernels are there."""
     starlark_env()
-    root = executorch_runtime()
-    if not (root / "lib" / OPTIMIZED_LIB).exists():
+    if not (executorch_runtime() / "lib" / OPTIMIZED_LIB).exists():
         raise SystemExit(f"{OPTIMIZED_LIB} not found in the executorch wheel: run scripts/setup.sh")
-    return root

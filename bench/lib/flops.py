@@ -12,6 +12,7 @@ from pathlib import Path
 from lib.env import FILES  # (also puts tools/ on sys.path)
 from selective_build.readers import pte as pte_reader
 
+
 @dataclass(frozen=True)
 class KernelCall:
     """One kernel call of a method: its operator and, per argument, a tensor's
@@ -85,11 +86,6 @@ def _argument(reader, value, values=None):
     return None
 
 
-def kernel_calls(pte: Path, method: str = "forward") -> list[KernelCall]:
-    """The kernel calls of ``method``, in order, with their arguments' shapes and scalars."""
-    return [i.call for i in instructions(pte, method) if i.call is not None]
-
-
 # KernelTypes union tags (program.fbs: Null, Int, Bool, Double, Tensor, String, IntList, ...).
 _VAL_BOOL, _VAL_INT_LIST = 3, 7
 
@@ -99,33 +95,26 @@ def product(values) -> int:
     return math.prod(int(v) for v in values)
 
 
+# Multiply-adds of each convolution and matrix product, from its arguments' planned (static) shapes.
+MULTIPLY_ADDS = {
+    # (input, weight, bias, stride, padding, dilation, transposed, output_padding, groups, out): each output
+    # element (input element when transposed) takes (IC/groups)*KH*KW (or (OC/groups)*KH*KW) of them.
+    "aten::convolution.out": lambda a: product(a[0] if a[6] else a[-1]) * product(a[1][1:]),
+    "aten::addmm.out": lambda a: product(a[1]) * a[2][1],    # (self, mat1 [m, k], mat2 [k, n], beta, alpha, out)
+    "aten::mm.out": lambda a: product(a[0]) * a[1][1],       # (self [m, k], mat2 [k, n], out)
+    "aten::bmm.out": lambda a: product(a[0]) * a[1][2],      # (self [b, m, k], mat2 [b, k, n], out)
+    "aten::linear.out": lambda a: product(a[0]) * a[1][0],   # (input [..., k], weight [n, k], bias, out)
+}
+
+
 def call_flops(call: KernelCall) -> int:
-    """Multiply-add FLOPs (2 per multiply-add) of a convolution or matrix
-    product; 0 for any other operator. Shapes are the planned (static) ones."""
-    name, args = call.operator, call.arguments
-    if name == "aten::convolution.out":
-        # (input, weight, bias, stride, padding, dilation, transposed, output_padding, groups, out)
-        source, weight, transposed, out = args[0], args[1], args[6], args[-1]
-        per_element = product(weight[1:])   # (IC/groups)*KH*KW, or (OC/groups)*KH*KW when transposed
-        return 2 * product(source if transposed else out) * per_element
-    if name == "aten::addmm.out":           # (self, mat1, mat2, beta, alpha, out)
-        (m, k), n = args[1], args[2][1]
-        return 2 * m * n * k
-    if name == "aten::mm.out":              # (self, mat2, out)
-        (m, k), n = args[0], args[1][1]
-        return 2 * m * n * k
-    if name == "aten::bmm.out":             # (self, mat2, out)
-        (b, m, k), n = args[0], args[1][2]
-        return 2 * b * m * n * k
-    if name == "aten::linear.out":          # (input, weight, bias, out)
-        weight = args[1]
-        return 2 * product(args[0]) * weight[0]
-    return 0
+    """FLOPs (2 per multiply-add) of a convolution or matrix product; 0 for any other operator."""
+    return 2 * MULTIPLY_ADDS[call.operator](call.arguments) if call.operator in MULTIPLY_ADDS else 0
 
 
 def program_flops(pte: Path) -> int:
     """Multiply-add FLOPs of the forward method's convolutions and matrix products."""
-    return sum(call_flops(call) for call in kernel_calls(pte))
+    return sum(call_flops(i.call) for i in instructions(pte) if i.call is not None)
 
 
 def measure_peak(tmp: Path) -> float:

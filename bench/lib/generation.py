@@ -13,7 +13,6 @@ import json
 import resource
 import statistics
 import subprocess
-import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Mapping, Sequence
@@ -82,23 +81,21 @@ def tokens_per_second(count: int, prompt_ms: float, full_ms: float) -> float | N
     return count / ((full_ms - prompt_ms) / 1000) if full_ms > prompt_ms else None
 
 
-def generate(binary: Path, decoder: Decoder, count: int) -> tuple[float, float, str | None]:
-    """``binary`` --prompt --generate ``count`` on ``decoder``: (CPU ms, wall ms, a problem or None);
+def generate(binary: Path, decoder: Decoder, count: int) -> tuple[float, str | None]:
+    """``binary`` --prompt --generate ``count`` on ``decoder``: (CPU ms, a problem or None);
     the tokens it prints must be the prompt and torch's first ``count``."""
     command = [str(binary), "--model", str(decoder.pte), "--prompt", ",".join(map(str, decoder.prompt)),
                "--generate", str(count)]
-    before, start = resource.getrusage(resource.RUSAGE_CHILDREN), time.perf_counter()
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     run = subprocess.run(command, capture_output=True, text=True, env=child_env(None), check=False)
-    wall, after = time.perf_counter() - start, resource.getrusage(resource.RUSAGE_CHILDREN)
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu = (after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime) * 1000
     if run.returncode != 0:
         lines = [line.split("  key ")[0].strip() for line in run.stderr.strip().splitlines()
                  if not line.startswith(("I ", "W "))]   # not the runtime's log lines
-        return cpu, wall * 1000, "fails: " + " ".join(lines[:3] or [f"exit {run.returncode}"])
+        return cpu, "fails: " + " ".join(lines[:3] or [f"exit {run.returncode}"])
     tokens, expected = parse_tokens(run.stdout), decoder.prompt + decoder.expected[:count]
-    if tokens != expected:
-        return cpu, wall * 1000, f"tokens {tokens} are not torch's {expected}"
-    return cpu, wall * 1000, None
+    return cpu, None if tokens == expected else f"tokens {tokens} are not torch's {expected}"
 
 
 def bench_decoders(decoders: Sequence[Decoder], sides: Mapping[str, Mapping[str, Path]], rounds: int,
@@ -111,7 +108,7 @@ def bench_decoders(decoders: Sequence[Decoder], sides: Mapping[str, Mapping[str,
         count = len(decoder.expected)
         usable = {}
         for side, binaries in sides.items():
-            problem = generate(binaries[decoder.name], decoder, count)[2] if decoder.name in binaries else "no binary"
+            problem = generate(binaries[decoder.name], decoder, count)[1] if decoder.name in binaries else "no binary"
             if problem and side in optional:
                 notes.append(f"{decoder.name}: {side} cannot serve it ({problem}); not timed")
             elif problem:
@@ -121,7 +118,7 @@ def bench_decoders(decoders: Sequence[Decoder], sides: Mapping[str, Mapping[str,
 
         def timed(side: str, index: int) -> tuple[float, float] | None:
             runs = [generate(usable[side], decoder, n) for n in (0, count)]
-            if found := [f"{decoder.name}, {side}, timed: {problem}" for _, _, problem in runs if problem]:
+            if found := [f"{decoder.name}, {side}, timed: {problem}" for _, problem in runs if problem]:
                 problems.extend(found)
                 return None
             return runs[0][0], runs[1][0]

@@ -1,5 +1,5 @@
-"""Processes the benches run: `etsb build` and what it ran, peak memory of a
-command, instructions one function of it executes, a command's failure."""
+"""Processes the benches run: `etsb build` and what it ran, the compared tools'
+commands, peak memory of a command, instructions one function of it executes."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Mapping, Sequence
 
-from lib.env import ETSB
+from lib.env import ETSB, EXPORT_PYTHON
 
 ACTION_LINE = re.compile(r"^\[\d+/\d+\] (.*)$", re.MULTILINE)
 BUILT_LINE = re.compile(r"^(//\S+): (\S+)$", re.MULTILINE)
@@ -51,6 +51,12 @@ def actions_summary(actions: Sequence[str]) -> str:
     return ", ".join(f"{count} {kind}" for kind, count in kinds.items()) or "none"
 
 
+def gen_oplist(output: object, model: object, peer: bool = False) -> list[str]:
+    """`etsb gen-oplist` of ``model`` into ``output``; with ``peer``, ExecuTorch's gen_oplist.py in the export venv."""
+    tool = [str(EXPORT_PYTHON), "-m", "executorch.codegen.tools.gen_oplist"] if peer else [ETSB, "gen-oplist"]
+    return [*tool, "--output_path", str(output), "--model_file_path", str(model)]
+
+
 def peak_rss_mb(command: Sequence[str]) -> float:
     """Max resident set size of ``command`` in MB, measured in a fresh child
     (RUSAGE_CHILDREN keeps the maximum over all children, so wrap it)."""
@@ -77,8 +83,7 @@ def instructions_in(command: Sequence[str], function: str) -> int:
                               f"--toggle-collect={function}", *command], stdout=subprocess.DEVNULL,
                              stderr=subprocess.PIPE, text=True)
     collected = re.search(r"^==\d+== Collected : (\d+)$", run.stderr, re.MULTILINE)
-    if run.returncode != 0 or not collected:
-        raise SystemExit(f"callgrind of {' '.join(command)} failed (exit {run.returncode}):\n{run.stderr[-2000:]}")
-    if int(collected.group(1)) == 0:
-        raise SystemExit(f"{' '.join(command)} executed nothing in {function} (is it the function's name?)")
+    if run.returncode != 0 or not collected or not int(collected.group(1)):
+        raise SystemExit(f"callgrind of {' '.join(command)} in {function} failed or counted nothing "
+                         f"(exit {run.returncode}):\n{run.stderr[-2000:]}")
     return int(collected.group(1))

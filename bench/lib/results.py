@@ -1,5 +1,5 @@
-"""What benches print and write: plain and Markdown tables, cell formats, and
-bench/results/<name>.md written atomically under a head naming commit and machine."""
+"""What benches write: Markdown tables, cell formats, and bench/results/<name>.md
+written atomically under a head naming commit and machine."""
 
 from __future__ import annotations
 
@@ -7,7 +7,6 @@ import datetime
 import os
 import platform
 import re
-import statistics
 import subprocess
 import sys
 import time
@@ -15,18 +14,6 @@ from pathlib import Path
 from typing import Sequence
 
 from lib.env import REPO, RESULTS
-
-
-def table(headers: Sequence[str], rows: Sequence[Sequence[object]]) -> str:
-    """A plain-text table with aligned columns (numbers right-aligned)."""
-    cells = [[str(h) for h in headers]] + [[str(c) for c in row] for row in rows]
-    widths = [max(len(row[i]) for row in cells) for i in range(len(headers))]
-
-    def line(row: list[str], is_header: bool = False) -> str:
-        numeric = [not is_header and c.replace(".", "").replace("x", "").replace("-", "").isdigit() for c in row]
-        return "  ".join(c.rjust(w) if n else c.ljust(w) for c, w, n in zip(row, widths, numeric)).rstrip()
-
-    return "\n".join([line(cells[0], True), "  ".join("-" * w for w in widths), *(line(r) for r in cells[1:])])
 
 
 def markdown(headers: Sequence[str], rows: Sequence[Sequence[object]]) -> str:
@@ -56,22 +43,14 @@ def kb(size: float | None) -> str:
     return "-" if size is None else f"{size / 1024:,.1f}"
 
 
-def mb(kb_value: float | None) -> str:
-    """KB as MB."""
-    return "-" if kb_value is None else f"{kb_value / 1024:.1f}"
-
-
 def machine() -> str:
     """The machine: CPU model, cores, memory, OS."""
     try:
         cpu = next((line.split(":", 1)[1].strip() for line in Path("/proc/cpuinfo").read_text().splitlines()
                     if line.startswith("model name")), "unknown CPU")
-    except OSError:
-        cpu = "unknown CPU"
-    try:
         release = platform.freedesktop_os_release().get("PRETTY_NAME", platform.system())
     except OSError:
-        release = platform.system()
+        cpu, release = "unknown CPU", platform.system()
     memory = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / 2**30
     return (f"{cpu}, {os.cpu_count()} cores, {memory:.0f} GB; {release}, Linux {platform.release()}; "
             f"Python {platform.python_version()}")
@@ -102,9 +81,9 @@ def write_atomically(path: Path, text: str) -> Path:
     return path
 
 
-def results_path(name: str) -> Path:
-    """Where results ``name`` go: bench/results/<name>.md."""
-    return RESULTS / f"{name}.md"
+def results_path(name: str, suffix: str = ".md") -> Path:
+    """Where results ``name`` go: bench/results/<name>.md (ETSB_BENCH_RESULTS: another folder, for trial runs)."""
+    return Path(os.environ.get("ETSB_BENCH_RESULTS") or RESULTS) / f"{name}{suffix}"
 
 
 def finish(name: str, text: str, started: float, problems: Sequence[object] = (), output: str = "") -> int:
@@ -117,11 +96,3 @@ def finish(name: str, text: str, started: float, problems: Sequence[object] = ()
     print(f"\n(wrote {path}; bench took {time.perf_counter() - started:.0f} s; load average "
           f"{os.getloadavg()[0]:.2f} at the end)")
     return 1 if problems else 0
-
-
-def cpu_note(results: Sequence, sides: Sequence[tuple[str, str]], more: str = "") -> str:
-    """CPU time / wall time of the timed processes per side (key, label): how many cores were busy."""
-    parts = [f"{label} median {statistics.median(shares):.2f}, max {max(shares):.2f}" for key, label in sides
-             if (shares := [t.cpu_share[key] for t in results if key in t.cpu_share])]
-    return f"CPU time / wall time of the timed processes (start-up included; 1.00 = one busy core{more}): " + \
-        "; ".join(parts) + "."

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import lib.env  # noqa: F401  (puts tools/ on sys.path)
+from lib.results import kb, markdown
 from selective_build.driver import size as size_mod
 from selective_build.driver.platforms import strip_for
 from selective_build.readers.elf import elf_machine
@@ -110,3 +111,30 @@ def measure(workspace: Path, binary: Path, tmp: Path, cache: dict) -> Size:
 def yaml_operators(path: Path) -> int:
     """Operators of a kernel library's functions.yaml."""
     return len(re.findall(r"^- (?:op|func):", path.read_text(), re.MULTILINE))
+
+
+def size_table(sizes: dict[str, Size], every: Size | None, candidates: dict[str, Size],
+               base: dict[str, Size] | None, base_side: str, operators: dict[str, int]) -> str:
+    """One side's binaries by part, against the all-kernels companion (the
+    last row); ``operators``: each program's, and the library yaml's ("")."""
+    parts = [p for p in PARTS if any(s.binary.parts.get(p, 0) for s in [*sizes.values(), *([every] if every else [])])]
+    headers = ["program", "operators (program/library)", "kernel files (linked/all)", *(f"{p} KB" for p in parts),
+               "rest KB", "stripped KB", "stripped/all-kernels", "kernel code/all-kernels",
+               *(["dtype-restricted candidate KB", "kept form"] if candidates else []),
+               "runtime KB", "backends KB", "total KB", *([f"total/{base_side}"] if base else [])]
+    rows = []
+    for name, size in [*sizes.items(), *([("all kernels (companion)", every)] if every else [])]:
+        b, candidate = size.binary, candidates.get(name)
+        row = [name, f"{operators.get(name, operators[''])}/{operators['']}",
+               f"{len(b.operators)}/{len(every.binary.operators)}" if every else str(len(b.operators)),
+               *(kb(b.parts.get(p, 0)) for p in parts), kb(b.stripped - sum(b.parts.get(p, 0) for p in parts)),
+               kb(b.stripped), f"{b.stripped / every.binary.stripped:.2f}" if every else "-",
+               f"{size.kernel_code / every.kernel_code:.2f}" if every else "-"]
+        if candidates:
+            row += ([kb(candidate.binary.stripped), "dtype" if candidate.binary.stripped == b.stripped else "op"]
+                    if candidate else ["-", "-"])
+        row += [kb(size.runtime), kb(size.backends) if size.backends else "-", kb(size.total)]
+        if base:
+            row.append(f"{size.total / base[name].total:.2f}x" if name in base else "-")
+        rows.append(row)
+    return markdown(headers, rows)

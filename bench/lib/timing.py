@@ -17,15 +17,6 @@ K = TypeVar("K")
 T = TypeVar("T")
 
 
-def child_environment(base: Mapping[str, str] | None = None) -> dict[str, str]:
-    """The environment commands are timed in: Python may cache bytecode (as it
-    does for any user; pip compiled the peers' at install time), so that no
-    side pays for compiling its modules on every run."""
-    env = dict(base if base is not None else os.environ)
-    env.pop("PYTHONDONTWRITEBYTECODE", None)
-    return env
-
-
 def interleaved(names: Sequence[K], runs: int, measure: Callable[[K, int], T | None]) -> dict[K, list[T]]:
     """``measure(name, index)`` for each of ``runs`` rounds and each name in turn
     (A B A B ...), so that drift in machine load hits them alike: each name's
@@ -33,17 +24,18 @@ def interleaved(names: Sequence[K], runs: int, measure: Callable[[K, int], T | N
     samples: dict[K, list[T]] = {name: [] for name in names}
     for index in range(runs):
         for name in names:
-            value = measure(name, index)
-            if value is not None:
+            if (value := measure(name, index)) is not None:
                 samples[name].append(value)
     return samples
 
 
 def time_commands(commands: Mapping[str, Sequence[str]], runs: int, cwd: str | None = None,
                   env: Mapping[str, str] | None = None, warm_up: bool = True) -> dict[str, float]:
-    """Median wall ms of each command, run interleaved, after one untimed run of
-    each when ``warm_up`` (it caches bytecode). A failing command exits with its error output."""
-    env = child_environment(env)
+    """Median wall ms of each command, run interleaved, after one untimed run of each when
+    ``warm_up``. Python may cache bytecode (as for any user; pip compiled the peers' at
+    install time). A failing command exits with its error output."""
+    env = dict(env if env is not None else os.environ)
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
 
     def run(name: str, index: int) -> float | None:
         start = time.perf_counter()
@@ -83,11 +75,6 @@ def probes(command: Sequence[str], runs: int, **kwargs) -> list[dict]:
             for _ in range(runs)]
 
 
-def medians(samples: Sequence[Mapping[str, float]]) -> dict[str, float]:
-    """Each key's median over ``samples`` (dicts of the same keys)."""
-    return {key: statistics.median(sample[key] for sample in samples) for key in samples[0]}
-
-
 def geomean(values: Sequence[float]) -> float:
     """The geometric mean (of ratios)."""
     return math.exp(statistics.fmean(math.log(v) for v in values))
@@ -96,8 +83,7 @@ def geomean(values: Sequence[float]) -> float:
 def wait_for_quiet(what: str, wait: bool = True, max_wait_s: float = 20 * 60) -> float:
     """Wait until the 1-minute load average is below QUIET_LOAD (polling every
     15 s, at most ``max_wait_s``); the load average timing starts at."""
-    start = time.monotonic()
-    load = os.getloadavg()[0]
+    start, load = time.monotonic(), os.getloadavg()[0]
     while wait and load >= QUIET_LOAD and time.monotonic() - start < max_wait_s:
         print(f"  waiting for a quiet machine before {what}: load average {load:.2f}", flush=True)
         time.sleep(15)

@@ -1,8 +1,8 @@
 """The workspaces benches build in (never the repository's etsb-out, which
 tests and other builds use): copies of the repository's parts, packages of
 model binaries, and //bench_et, the peer: the same //tools/runner:runner the
-examples link on the wheel's prebuilt libexecutorch_kernels_optimized.so
-(files/bench_et.BUILD), its threadpool sized by files/one_thread.cpp."""
+examples link on the wheel's prebuilt kernels (files/bench_et.BUILD), its
+thread pool sized by files/one_thread.cpp."""
 
 from __future__ import annotations
 
@@ -12,18 +12,16 @@ from typing import Iterable, Sequence
 
 from lib.env import FILES, REPO
 
-ET_PACKAGE = "bench_et"
-ET_LABEL = f"//{ET_PACKAGE}:runner_et_optimized"
-ET_QUANTIZED_LABEL = f"//{ET_PACKAGE}:runner_et_quantized"   # with the wheel's quantized kernels too
+ET_LABEL = "//bench_et:runner_et_optimized"
+ET_QUANTIZED_LABEL = "//bench_et:runner_et_quantized"   # with the wheel's quantized kernels too
 ETSB_PARTS = ("rules", "runtime", "platforms", "tools", "kernels")
 MLP_PARTS = ("rules", "runtime", "kernels", "tools/runner", "tools/selective_build", "examples/mlp",
              "tests/models/mlp")
 
 
 def copy_parts(root: Path, parts: Iterable[str], files: Sequence[str] = (), skip: Sequence[str] = ()) -> None:
-    """Make ``root`` hold fresh copies of the repository's ``parts`` (folders)
-    and ``files`` (no bytecode, nor ``skip``). Copies keep modification times,
-    so a kept etsb-out rebuilds only what changed."""
+    """Make ``root`` hold fresh copies of the repository's ``parts`` (folders) and ``files`` (no
+    bytecode, nor ``skip``). Copies keep modification times: a kept etsb-out rebuilds only what changed."""
     ignore = shutil.ignore_patterns("__pycache__", "*.pyc", *skip)
     root.mkdir(parents=True, exist_ok=True)
     for part in parts:
@@ -53,19 +51,18 @@ def write_if_changed(path: Path, text: str) -> None:
         path.write_text(text)
 
 
-def copy_if_changed(source: Path, destination: Path) -> None:
-    """Copy ``source`` unless ``destination`` holds the same bytes already."""
-    if not destination.exists() or destination.read_bytes() != source.read_bytes():
-        shutil.copy2(source, destination)
-
-
 def write_et_package(workspace: Path) -> None:
     """//bench_et: runner_et_optimized, the runner on the wheel's optimized
     kernels, and runner_et_quantized, on its optimized and quantized kernels."""
-    package = workspace / ET_PACKAGE
-    package.mkdir(exist_ok=True)
-    write_if_changed(package / "BUILD", (FILES / "bench_et.BUILD").read_text())
-    write_if_changed(package / "one_thread.cpp", (FILES / "one_thread.cpp").read_text())
+    (workspace / "bench_et").mkdir(exist_ok=True)
+    for name, source in (("BUILD", "bench_et.BUILD"), ("one_thread.cpp", "one_thread.cpp")):
+        write_if_changed(workspace / "bench_et" / name, (FILES / source).read_text())
+
+
+def model_target(name: str, model: str, *attributes: str) -> str:
+    """An et_model_binary ``name`` of ``model`` (a .pte in its package), with other ``attributes`` (text)."""
+    extra = "".join(f"\n    {a}" for a in attributes if a)
+    return f'et_model_binary(\n    name = "{name}",\n    model = "{model}",{extra}\n)\n'
 
 
 def write_model_package(directory: Path, programs: Iterable[tuple[str, Path]], comment: str,
@@ -74,6 +71,7 @@ def write_model_package(directory: Path, programs: Iterable[tuple[str, Path]], c
     ``comment``, the load of et_model_binary, and the ``targets`` (text)."""
     directory.mkdir(parents=True, exist_ok=True)
     for name, pte in programs:
-        copy_if_changed(pte, directory / f"{name}.pte")
+        if not (directory / f"{name}.pte").exists() or (directory / f"{name}.pte").read_bytes() != pte.read_bytes():
+            shutil.copy2(pte, directory / f"{name}.pte")
     text = [comment, 'load("//rules:executorch.bzl", "et_model_binary")', "", *targets]
     write_if_changed(directory / "BUILD", "\n".join(text))
