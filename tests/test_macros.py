@@ -76,7 +76,12 @@ def line_of(call: str) -> int:
 @pytest.fixture(scope="module")
 def workspace(tmp_path_factory) -> Path:
     """A workspace with etsb's rules and a package `m` holding the calls and the files they name."""
-    root = new_workspace(tmp_path_factory.mktemp("macros") / "w")
+    return macro_workspace(tmp_path_factory.mktemp("macros") / "w")
+
+
+def macro_workspace(at: Path) -> Path:
+    """A new workspace at `at` with etsb's rules and a package `m` holding the calls and the files they name."""
+    root = new_workspace(at)
     package = root / "m"
     package.mkdir()
     shutil.copy(TEST_KERNELS / "mlp.yaml", package / "kernels.yaml")
