@@ -180,7 +180,8 @@ def test_commands_use_buck2s_macros_and_etsbs_make_variables_only(targets, works
 
 def test_et_kernel_library_in_buck2s_spelling(targets):
     assert attrs(targets, ":kernels") == {
-        "srcs": ["kernels.cpp", "kernels.h"], "exported_headers": ["kernels.h"], "exported_deps": [RUNTIME],
+        "srcs": ["kernels.cpp"], "headers": ["kernels.h"], "exported_headers": ["kernels.h"],
+        "exported_deps": [RUNTIME],
         "compiler_flags": ["-std=c++17", "-DFAST=1"], "exported_preprocessor_flags": [],
         "exported_linker_flags": [], "public_include_directories": [], "link_whole": False, "labels": ["k"],
         "visibility": PUBLIC}
@@ -190,6 +191,9 @@ def test_et_kernel_library_in_buck2s_spelling(targets):
 def test_generated_libraries_label_what_they_register(targets):
     lib = attrs(targets, ":lib")
     assert "etsb_registers=:lib_selected_operators" in lib["labels"] and lib["link_whole"] is True
+    # Each generated file by name: Buck2 gives a genrule of several outputs as one folder.
+    assert lib["srcs"] == [":lib/register_kernels.cpp"]
+    assert lib["headers"] == [":lib/NativeFunctions.h", ":lib/CustomOpsNativeFunctions.h", ":lib/Functions.h"]
     assert set(lib["exported_deps"]) >= {":kernels", RUNTIME}
     dtype = attrs(targets, ":dlib_kernels")
     assert dtype["compiler_flags"][-2:] == ["-include", "$(location :dlib_op_variants)"]
@@ -268,3 +272,21 @@ def test_names_buck2_lacks_are_reported_where_files_name_them(buck2_query):
     or depset anywhere fails there. The evaluator reports each (once per file and name here)."""
     found = set(re.findall(r"warning: ([^:]+):\d+:\d+: '(\w+)' is not a Buck2 global", buck2_query.stderr))
     assert found == KNOWN_FOREIGN_NAMES
+
+
+def test_the_preludes_cxx_rules_give_buck2_compiler_flags(workspace):
+    """rules/prelude.bzl's cxx_library and cxx_binary (loaded, as a BUILD file for Bazel does)
+    passed the driver's `copts` to Buck2's rules, which have `compiler_flags` only."""
+    package = workspace / "prelude_user"
+    package.mkdir()
+    (package / "BUILD").write_text(
+        'load("//rules:prelude.bzl", "cxx_binary", "cxx_library")\n'
+        'cxx_library(name = "k", srcs = ["k.cpp"], copts = ["-O3"], compiler_flags = ["-g"])\n'
+        'cxx_binary(name = "b", deps = [":k"])\n')
+    result = etsb("query", "--emulate", "buck2", "--output", "json", "//prelude_user:all", cwd=workspace)
+    assert result.returncode == 0, result.stderr
+    found = {target["label"]: target["attrs"] for target in json.loads(result.stdout)}
+    assert found["//prelude_user:k"] == {"srcs": ["k.cpp"], "deps": [RUNTIME],
+                                         "compiler_flags": ["-std=c++17", "-O3", "-g"]}
+    assert found["//prelude_user:b"]["compiler_flags"] == ["-std=c++17"]
+    assert found["//prelude_user:b"]["deps"] == [":k", "//tools/runner:runner_static", RUNTIME]

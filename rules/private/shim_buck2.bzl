@@ -58,6 +58,9 @@ def _genrule(
         if out != name:
             native.export_file(name = out, src = ":%s[%s]" % (name, out), labels = tags, visibility = visibility)
 
+# Buck2's `srcs` are what it compiles: headers among etsb's go to `headers` (the library's own).
+_HEADER_SUFFIXES = (".h", ".hh", ".hpp", ".hxx", ".inc")
+
 def _cxx_library(
         name,
         srcs,
@@ -77,7 +80,8 @@ def _cxx_library(
         testonly):  # buildifier: disable=unused-variable (Buck2 has no testonly)
     native.cxx_library(
         name = name,
-        srcs = srcs,
+        srcs = [s for s in srcs if not s.endswith(_HEADER_SUFFIXES)],
+        headers = [s for s in srcs if s.endswith(_HEADER_SUFFIXES)],
         exported_headers = hdrs,
         # etsb's includes are its dependents' too: Buck2's include_directories are the library's own.
         public_include_directories = includes,
@@ -102,7 +106,8 @@ def _cxx_binary(
         testonly):  # buildifier: disable=unused-variable (Buck2 has no testonly)
     native.cxx_binary(
         name = name,
-        srcs = srcs,
+        srcs = [s for s in srcs if not s.endswith(_HEADER_SUFFIXES)],
+        headers = [s for s in srcs if s.endswith(_HEADER_SUFFIXES)],
         deps = deps,
         compiler_flags = CXX_FLAGS + copts,
         preprocessor_flags = ["-D" + d for d in defines],
