@@ -107,7 +107,8 @@ def executorch_generated_lib(name, **kwargs):
         kernels = [_dtype_selective_kernels(name, kernel_deps, selection, helper)]
     etsb_cxx_library(
         name = name,
-        srcs = [":" + name + "_bindings"],
+        # Buck2 gives a genrule of several outputs as its folder: each file is named there.
+        srcs = [":%s/%s" % (name, f) for f in BINDINGS_FILES] if BUILD_SYSTEM == "buck2" else [":" + name + "_bindings"],
         # The linker script naming the backend libraries the selection needs (a link input).
         linker_scripts = [":%s/%s" % (name, BACKENDS_LINK_SCRIPT)],
         linker_inputs = [sibling_label(b, "_files") for b in a.backend_deps],

@@ -3,7 +3,7 @@
 load(":generated_lib.bzl", "executorch_generated_lib")
 load(":operator_library.bzl", "et_operator_library")
 load(":private/attrs.bzl", "attrs", "check_call", "internal", "rule_info", "with_tags")
-load(":private/shim.bzl", "BARE_METAL_SETTINGS", "BUILD_SYSTEM", "ETSB_COMMAND", "ETSB_TOOLS", "LINK_MAPS", "REGISTRY_SIZE_HEADER", "RUNNER", "RUNNER_FROM_TREE", "RUNTIME_FROM_TREE", "RUNTIME_FROM_TREE_CORE", "RUNTIME_FROM_TREE_PRIM_OPS", "RUNTIME_FROM_TREE_PROGRAM", "RUNTIME_FROM_TREE_PROGRAM_UNVERIFIED", "RUNTIME_FROM_TREE_REGISTRY", "RUNTIME_KINDS", "RUNTIME_SHARED", "RUNTIME_SHARED_LIBRARY", "RUNTIME_STATIC", "RUNTIME_THREADPOOL_LIBRARY", "SIZE_CONFIG_SETTING", "TAG_ALL_KERNELS", "TAG_BINARY", "TAG_COPIED_TO", "TAG_MANUAL", "check_runtime", "deploy_runner", "etsb_cxx_binary", "etsb_cxx_library", "etsb_genrule", "etsb_label", "runtime_library")
+load(":private/shim.bzl", "BARE_METAL_SETTINGS", "BUILD_SYSTEM", "ETSB_COMMAND", "ETSB_TOOLS", "LINK_MAPS", "REGISTRY_SIZE_HEADER", "RUNNER", "RUNNER_FROM_TREE", "RUNTIME_FROM_TREE", "RUNTIME_FROM_TREE_CORE", "RUNTIME_FROM_TREE_PRIM_OPS", "RUNTIME_FROM_TREE_PROGRAM", "RUNTIME_FROM_TREE_PROGRAM_UNVERIFIED", "RUNTIME_FROM_TREE_REGISTRY", "RUNTIME_KINDS", "RUNTIME_SHARED", "RUNTIME_SHARED_LIBRARY", "RUNTIME_STATIC", "RUNTIME_THREADPOOL_LIBRARY", "SELECT_DEFAULT", "SIZE_CONFIG_SETTING", "TAG_ALL_KERNELS", "TAG_BINARY", "TAG_COPIED_TO", "TAG_MANUAL", "check_runtime", "deploy_runner", "etsb_cxx_binary", "etsb_cxx_library", "etsb_genrule", "etsb_label", "runtime_library")
 
 PORTABLE_FUNCTIONS_YAML = etsb_label("//kernels/portable:functions.yaml")
 PORTABLE_KERNELS = etsb_label("//kernels/portable:kernels")
@@ -208,7 +208,7 @@ def _runtime(name, binary_name, a, helper):
     program = RUNTIME_FROM_TREE_PROGRAM_UNVERIFIED if a.embed_model else RUNTIME_FROM_TREE_PROGRAM
     return select({
         SIZE_CONFIG_SETTING: [":" + binary_name + "_runtime", program, RUNTIME_FROM_TREE_CORE],
-        "//conditions:default": [RUNTIME_FROM_TREE],
+        SELECT_DEFAULT: [RUNTIME_FROM_TREE],
     })
 
 def _runner(name, a):
@@ -230,7 +230,7 @@ def _runner(name, a):
         return deploy
     development = [RUNNER_FROM_TREE if a.runtime == RUNTIME_STATIC else RUNNER]
     choices = {setting: deploy for setting in [SIZE_CONFIG_SETTING] + BARE_METAL_SETTINGS}
-    choices["//conditions:default"] = development
+    choices[SELECT_DEFAULT] = development
     return select(choices)
 
 def _binary(name, binary_name, selections, dtype_selective_build, binary, yamls, runner, a, helper):

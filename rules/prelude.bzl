@@ -60,6 +60,13 @@ def _in_bazels_spelling(attrs):
         result[key] = result.get(key, []) + value if key in result else value
     return result
 
+def _with_flags(flags, attrs):
+    # `attrs` with the compiler `flags`, in the attribute this build system has: the
+    # driver's `copts`, or Buck2's `compiler_flags` (its cxx rules have no `copts`).
+    if BUILD_SYSTEM != "buck2":
+        return dict(attrs, copts = flags)
+    return dict(attrs, compiler_flags = flags + attrs.get("compiler_flags", []))
+
 def export_file(name, src = None, **kwargs):
     """A file of the package that other targets may name (Buck2's `export_file`).
 
@@ -89,7 +96,7 @@ def cxx_library(name, deps = [], copts = [], **kwargs):
             attrs["link_whole"] = attrs.pop("alwayslink")
         etsb_cxx_library(name = name, **attrs)
         return
-    native.cxx_library(name = name, deps = deps + [RUNTIME], copts = CXX_FLAGS + copts, **kwargs)
+    native.cxx_library(name = name, deps = deps + [RUNTIME], **_with_flags(CXX_FLAGS + copts, kwargs))
 
 def cxx_binary(name, srcs = [], deps = [], copts = [], **kwargs):
     """A C++ executable linked with the ExecuTorch runtime.
@@ -108,4 +115,4 @@ def cxx_binary(name, srcs = [], deps = [], copts = [], **kwargs):
         attrs = _in_bazels_spelling(dict(kwargs, deps = deps + runner + [RUNTIME], copts = copts))
         etsb_cxx_binary(name = name, srcs = srcs, **attrs)
         return
-    native.cxx_binary(name = name, srcs = srcs, deps = deps + runner + [RUNTIME], copts = CXX_FLAGS + copts, **kwargs)
+    native.cxx_binary(name = name, srcs = srcs, deps = deps + runner + [RUNTIME], **_with_flags(CXX_FLAGS + copts, kwargs))

@@ -26,18 +26,6 @@ def et_runtime_library(name):
         )
         return
     visibility = ["PUBLIC"] if BUILD_SYSTEM == "buck2" else ["//visibility:public"]
-    if BUILD_SYSTEM == "buck2":
-        native.cxx_library(
-            name = name,
-            includes = [
-                "$(EXECUTORCH_RUNTIME)/include",
-                "$(EXECUTORCH_RUNTIME)/include/executorch/runtime/core/portable_type/c10",
-            ],
-            defines = ["C10_USING_CUSTOM_GENERATED_MACROS"],
-            linkopts = ["-L$(EXECUTORCH_RUNTIME)/lib", "-lexecutorch", "-Wl,-rpath,$(EXECUTORCH_RUNTIME)/lib"],
-            visibility = visibility,
-        )
-        return
     etsb_genrule(
         name = "libexecutorch_so",
         srcs = [],
@@ -45,6 +33,19 @@ def et_runtime_library(name):
         cmd = "cp $(EXECUTORCH_RUNTIME)/lib/libexecutorch.so $@",
         visibility = visibility,
     )
+    if BUILD_SYSTEM == "buck2":
+        # Buck2's include directories are relative to the package: the wheel's, outside it, are flags.
+        native.cxx_library(
+            name = name,
+            exported_preprocessor_flags = [
+                "-I$(EXECUTORCH_RUNTIME)/include",
+                "-I$(EXECUTORCH_RUNTIME)/include/executorch/runtime/core/portable_type/c10",
+                "-DC10_USING_CUSTOM_GENERATED_MACROS",
+            ],
+            exported_linker_flags = ["-L$(EXECUTORCH_RUNTIME)/lib", "-lexecutorch", "-Wl,-rpath,$(EXECUTORCH_RUNTIME)/lib"],
+            visibility = visibility,
+        )
+        return
     native.cxx_library(
         name = name,
         srcs = [":libexecutorch.so"],
@@ -102,8 +103,8 @@ def et_runtime_threadpool(name):
     if BUILD_SYSTEM == "buck2":
         native.cxx_library(
             name = name,
-            linkopts = ["-L$(EXECUTORCH_RUNTIME)/lib", "-lexecutorch_threadpool"],
-            deps = [":executorch"],
+            exported_linker_flags = ["-L$(EXECUTORCH_RUNTIME)/lib", "-lexecutorch_threadpool"],
+            exported_deps = [":executorch"],
             visibility = ["PUBLIC"],
         )
         return

@@ -129,10 +129,10 @@ def test_the_setup_spells_the_go_cache_once_and_as_the_driver_does():
 
 
 def test_the_go_rule_table_is_generated_from_the_python_one():
-    from selective_build.driver.primitives import go_table
+    from selective_build.driver.rules_table import go_table
 
     assert (STARLARK / "rules_table.go").read_text() == go_table(), \
-        "run: python -m selective_build.driver.primitives > tools/starlark/rules_table.go"
+        "run: python -m selective_build.driver.rules_table > tools/starlark/rules_table.go"
 
 
 def test_the_bazel_platform_table_is_generated_from_the_drivers():

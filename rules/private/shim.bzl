@@ -32,18 +32,18 @@ BUILD_SYSTEM = _BUILD_SYSTEM
 # the `_tree` runners, the kernel libraries' twins against it).
 BUILDS_THE_TREES_RUNTIME = BUILD_SYSTEM in ("etsb", "bazel")
 
-# The chosen build system's primitives and constants (only its shim is made: the
-# others may call what this system lacks, such as `Label` under Buck2).
+# The chosen build system's primitives and constants (only its shim is made; but every
+# shim's file loads, and Buck2 refuses a file naming `Label`, `attr` or `depset`: not yet
+# loadable under Buck2, see `etsb query --emulate buck2`'s warnings).
 _SHIM = {"bazel": bazel_shim, "buck2": buck2_shim, "etsb": etsb_shim}[BUILD_SYSTEM]()
 
 def etsb_label(text):
     """A label of etsb's repository as every repository names it.
 
-    `Label` resolves `text` relative to etsb's repository (as Bazel does,
-    and etsb's driver, where it gives `@etsb//...` inside etsb's checkout too),
-    so the rules reach their own targets when they are loaded from another
-    repository or module (`@etsb//rules:executorch.bzl`) or called from an
-    ExecuTorch tree's overlay. Buck2 (untried) takes the text as it is.
+    `Label` resolves `text` relative to etsb's repository (Bazel; the driver gives
+    `@etsb//...` inside etsb's checkout too), so the rules reach their own targets
+    when loaded from another repository or module or called from an ExecuTorch
+    tree's overlay. Buck2 takes the text as it is.
 
     Args:
       text: `//pkg:name` in etsb's repository, or `@NAME//pkg:name` of a
@@ -63,19 +63,17 @@ OBJECT_COPTS = _OBJECT_COPTS
 ETSB_TOOL = _SHIM.etsb_tool
 ETSB_TOOL_SOURCES = _SHIM.etsb_tool_sources
 
-# The command prefix that runs the etsb tool inside a genrule, and the `tools`
-# of such a genrule: the tool, its sources and, under Bazel, the interpreter and
-# the packages it imports.
+# The command prefix that runs the etsb tool inside a genrule, and the `tools` of such a
+# genrule: the tool, its sources and, under Bazel, the interpreter and its packages.
 ETSB_COMMAND = _SHIM.etsb_command
 ETSB_TOOLS = _SHIM.etsb_tools
 
 # The ExecuTorch runtime library (libexecutorch.so and its headers).
 RUNTIME = _SHIM.runtime
 
-# ExecuTorch's thread pool from the same wheel (libexecutorch_threadpool.so:
-# extension/threadpool over pthreadpool), which the development runner links
-# so that `--threads N` runs etsb's kernels on N threads (see
-# kernels/portable/cpu/util/parallel_util.h).
+# ExecuTorch's thread pool from the same wheel (libexecutorch_threadpool.so: extension/threadpool
+# over pthreadpool), which the development runner links so that `--threads N` runs etsb's
+# kernels on N threads (see kernels/portable/cpu/util/parallel_util.h).
 RUNTIME_THREADPOOL = _SHIM.runtime_threadpool
 
 # The runtime's shared library as a file, for a copy of a binary to take along
@@ -85,14 +83,15 @@ RUNTIME_SHARED_LIBRARY = etsb_label("//runtime:libexecutorch.so")
 # The thread pool's shared library as a file, likewise (the development runner links it).
 RUNTIME_THREADPOOL_LIBRARY = etsb_label("//runtime:libexecutorch_threadpool.so")
 
-# The directory holding each external repository's tree as `<NAME>/`, relative
-# to where compilers run: an include root where `executorch/...` is an
-# ExecuTorch tree (`@executorch//...`). etsb's driver links trees there.
+# The directory holding each external repository's tree as `<NAME>/`, relative to where compilers
+# run: an include root where `executorch/...` is an ExecuTorch tree (the driver links trees there).
 EXTERNAL_INCLUDE_ROOT = _SHIM.external_include_root
 
-# Whether a linked binary has its link map beside it (`<binary>.map`): etsb's
-# driver writes one, Bazel and Buck2 do not.
+# Whether a linked binary has its link map beside it (`<binary>.map`): only the driver's do.
 LINK_MAPS = _SHIM.link_maps
+
+# The key of a `select()` branch taken when no other matches (Buck2's `DEFAULT`).
+SELECT_DEFAULT = _SHIM.select_default
 
 # The model runner library, the `main` of every model binary (it calls
 # etsb::register_model_kernels(), which the binary's generated library defines).
@@ -382,6 +381,15 @@ def etsb_filegroup(name, srcs, tags = [], visibility = None, testonly = False):
       testonly: only test targets may depend on it.
     """
     _SHIM.filegroup(name = name, srcs = srcs, tags = tags, visibility = _visibility(visibility), testonly = testonly)
+
+def etsb_config_setting(name, defines):
+    """A `select()` key matching `--define NAME=VALUE` pairs (under Buck2, `-c etsb.NAME=VALUE`, no `etsb_`).
+
+    Args:
+      name: the target name.
+      defines: NAME -> VALUE, all of which must hold.
+    """
+    _SHIM.config_setting(name = name, defines = defines)
 
 def etsb_export_file(name):
     """Makes the package's file `name` referable from other packages.

@@ -19,6 +19,7 @@ load(
     "OBJECT_INTERFACE",
     "bazel_filegroup",
     "bazel_genrule",
+    "define_config_setting",
     "repository_label",
 )
 
@@ -297,6 +298,7 @@ def bazel_shim():
         runtime_threadpool = repository_label("@executorch_runtime//:threadpool"),
         external_include_root = "external",
         link_maps = False,
+        select_default = "//conditions:default",
         public = ["//visibility:public"],
         genrule = _genrule,
         cxx_library = _cxx_library,
@@ -304,4 +306,5 @@ def bazel_shim():
         cxx_binary = _cxx_binary,
         filegroup = bazel_filegroup,
         export_file = _export_file,
+        config_setting = define_config_setting,
     )

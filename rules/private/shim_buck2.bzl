@@ -18,6 +18,20 @@ load(
 def _label(text):
     return text
 
+def _own_outputs(cmd, outs):
+    """`cmd` (Bazel's notation) naming the genrule's own outputs as Buck2 does.
+
+    With named outputs `$OUT` is the genrule's output folder, each output a
+    path in it: Bazel's `$(RULEDIR)` (the package's output folder), `$@` (the
+    one output) and `$(location OUT)` of an output of its own (no target in
+    Buck2) are spelled from it.
+    """
+    for out in outs:
+        cmd = cmd.replace("$(location %s)" % out, "$OUT/" + out).replace("$(location :%s)" % out, "$OUT/" + out)
+    if len(outs) == 1:
+        cmd = cmd.replace("$@", "$OUT/" + outs[0])
+    return cmd.replace("$(RULEDIR)", "$OUT")
+
 def _genrule(
         name,
         srcs,
@@ -31,10 +45,21 @@ def _genrule(
         name = name,
         srcs = srcs + tools,
         outs = {out: [out] for out in outs},
-        cmd = cmd.replace("$(RULEDIR)", "$OUT"),
+        # `$(location :name)` of a genrule of one output is that file, as in Bazel (else the folder).
+        default_outs = outs if len(outs) == 1 else None,
+        cmd = _own_outputs(cmd, outs),
         labels = tags,
         visibility = visibility,
     )
+
+    # Bazel and etsb's driver name a genrule's output by its path (`:name/file.yaml`); Buck2
+    # only as the genrule's named output (`:name[name/file.yaml]`): each is exported by its path.
+    for out in outs:
+        if out != name:
+            native.export_file(name = out, src = ":%s[%s]" % (name, out), labels = tags, visibility = visibility)
+
+# Buck2's `srcs` are what it compiles: headers among etsb's go to `headers` (the library's own).
+_HEADER_SUFFIXES = (".h", ".hh", ".hpp", ".hxx", ".inc")
 
 def _cxx_library(
         name,
@@ -55,9 +80,11 @@ def _cxx_library(
         testonly):  # buildifier: disable=unused-variable (Buck2 has no testonly)
     native.cxx_library(
         name = name,
-        srcs = srcs,
+        srcs = [s for s in srcs if not s.endswith(_HEADER_SUFFIXES)],
+        headers = [s for s in srcs if s.endswith(_HEADER_SUFFIXES)],
         exported_headers = hdrs,
-        include_directories = includes,
+        # etsb's includes are its dependents' too: Buck2's include_directories are the library's own.
+        public_include_directories = includes,
         exported_deps = deps + objects_of,
         compiler_flags = CXX_FLAGS + copts,
         exported_preprocessor_flags = ["-D" + d for d in defines],
@@ -79,7 +106,8 @@ def _cxx_binary(
         testonly):  # buildifier: disable=unused-variable (Buck2 has no testonly)
     native.cxx_binary(
         name = name,
-        srcs = srcs,
+        srcs = [s for s in srcs if not s.endswith(_HEADER_SUFFIXES)],
+        headers = [s for s in srcs if s.endswith(_HEADER_SUFFIXES)],
         deps = deps,
         compiler_flags = CXX_FLAGS + copts,
         preprocessor_flags = ["-D" + d for d in defines],
@@ -99,6 +127,15 @@ def _filegroup(
 def _export_file(name):
     native.export_file(name = name, visibility = ["PUBLIC"])
 
+def _config_setting(name, defines):
+    # Buck2 has no --define: each etsb_NAME define is the buckconfig value etsb.NAME
+    # (`buck2 build -c etsb.config=size`), which config_setting's `values` match.
+    native.config_setting(
+        name = name,
+        values = {"etsb." + key[len("etsb_"):] if key.startswith("etsb_") else "etsb." + key: value for key, value in defines.items()},
+        visibility = ["PUBLIC"],
+    )
+
 def buck2_shim():
     """The primitives and the constants under Buck2, as shim.bzl exports them.
 
@@ -115,6 +152,7 @@ def buck2_shim():
         runtime_threadpool = "//runtime:threadpool",
         external_include_root = "etsb-out/external",
         link_maps = False,
+        select_default = "DEFAULT",
         public = ["PUBLIC"],
         genrule = _genrule,
         cxx_library = _cxx_library,
@@ -122,4 +160,5 @@ def buck2_shim():
         cxx_binary = _cxx_binary,
         filegroup = _filegroup,
         export_file = _export_file,
+        config_setting = _config_setting,
     )

@@ -69,6 +69,15 @@ def bazel_filegroup(name, srcs, tags, visibility, testonly):
     """A filegroup in Bazel's attributes, which etsb's driver takes too (see shim.bzl's etsb_filegroup)."""
     native.filegroup(name = name, srcs = srcs, tags = tags, visibility = visibility, testonly = testonly)
 
+def define_config_setting(name, defines):
+    """A configuration setting matching `--define NAME=VALUE` pairs (etsb's driver and Bazel alike).
+
+    Args:
+      name: the target name.
+      defines: the pairs that must all hold, NAME -> VALUE.
+    """
+    native.config_setting(name = name, define_values = defines)
+
 def no_object_sources(**_attrs):
     """Nothing: etsb's driver takes another library's sources and flags natively, Buck2 its deps.
 

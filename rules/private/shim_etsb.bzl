@@ -14,6 +14,7 @@ load(
     "ETSB_TOOL_TARGET",
     "bazel_filegroup",
     "bazel_genrule",
+    "define_config_setting",
     "make_variable_command",
     "no_object_sources",
     "repository_label",
@@ -90,6 +91,7 @@ def etsb_shim():
         # The driver links each external repository's tree there.
         external_include_root = "etsb-out/external",
         link_maps = True,
+        select_default = "//conditions:default",
         public = ["//visibility:public"],
         genrule = bazel_genrule,
         cxx_library = _cxx_library,
@@ -97,4 +99,5 @@ def etsb_shim():
         cxx_binary = _cxx_binary,
         filegroup = bazel_filegroup,
         export_file = _export_file,
+        config_setting = define_config_setting,
     )

@@ -279,6 +279,10 @@ QUERY = Command("query",
           "it depends on, its output files, everything as JSON, or the operators it registers (building "
           "their selection)", "FORMAT", default="label",
           choices=("label", "rule", "deps", "outputs", "json", "ops")),
+    _flag("emulate", VALUE, "evaluate the BUILD files as this build system sees etsb's rules: etsb (its own "
+          "driver) or buck2 (Buck2's prelude rules and attributes, through rules/private/shim_buck2.bzl; "
+          "nothing is built, so only --output label, rule or json)", "SYSTEM", default="etsb",
+          choices=("etsb", "buck2")),
     _DEFINE,
     _EXECUTORCH_ROOT,
     _PLATFORM,

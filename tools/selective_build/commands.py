@@ -293,7 +293,8 @@ def query(args: SimpleNamespace) -> int:
     from selective_build.driver.query import query as run_query
     from selective_build.driver.workspace import Workspace
 
-    status, lines = run_query(Workspace.here(_defines(args), args.executorch_root), args.targets, args.output)
+    workspace = Workspace.here(_defines(args), args.executorch_root, args.emulate)
+    status, lines = run_query(workspace, args.targets, args.output)
     for line in lines:
         print(line)
     return status

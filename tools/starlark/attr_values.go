@@ -81,20 +81,30 @@ func checkKind(kind attrKind, v starlark.Value) string {
 		default:
 			return checkList(kind, v)
 		}
-	case kStringDict:
+	case kStringDict, kStringListDict:
 		if d, ok := v.(*starlark.Dict); ok {
-			for _, item := range d.Items() {
-				if _, ok := item[0].(starlark.String); !ok {
-					return "dict with " + item[0].Type() + " key"
-				}
-				if _, ok := item[1].(starlark.String); !ok {
-					return "dict with " + item[1].Type() + " value"
-				}
-			}
-			return ""
+			return checkDict(kind, d)
 		}
 	}
 	return describeType(v)
+}
+
+// checkDict returns "" when d's keys are strings and its values strings
+// (kStringDict) or lists of strings (kStringListDict), else what is wrong.
+func checkDict(kind attrKind, d *starlark.Dict) string {
+	for _, item := range d.Items() {
+		if _, ok := item[0].(starlark.String); !ok {
+			return "dict with " + item[0].Type() + " key"
+		}
+		if kind == kStringListDict {
+			if got := checkList(kStringList, item[1]); got != "" {
+				return "dict with " + got + " value"
+			}
+		} else if _, ok := item[1].(starlark.String); !ok {
+			return "dict with " + item[1].Type() + " value"
+		}
+	}
+	return ""
 }
 
 func checkList(kind attrKind, v starlark.Value) string {

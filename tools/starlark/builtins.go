@@ -73,11 +73,12 @@ func predeclared(ev *evaluator) starlark.StringDict {
 	nativeMembers["existing_rule"] = buildOnly("existing_rule", existingRuleFn)
 	nativeMembers["package"] = env["package"]
 	nativeMembers["exports_files"] = env["exports_files"]
-	for name, spec := range ruleSpecs {
+	for name, spec := range ev.rules {
 		rule := makeRule(spec)
 		env[name] = rule
 		nativeMembers[name] = rule
 	}
+	ev.emulate(env, nativeMembers)
 	native := &starlarkstruct.Module{Name: "native", Members: nativeMembers}
 	env["native"] = native
 	for name, value := range bazelOnly() {

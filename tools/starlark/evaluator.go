@@ -19,7 +19,9 @@ type evaluator struct {
 	root        string
 	repos       repositories
 	predeclared starlark.StringDict
-	maxSteps    uint64 // per file evaluated: a BUILD file or a .bzl module
+	dialect     string               // the build system emulated (--emulate): "etsb" or "buck2"
+	rules       map[string]*ruleSpec // its primitive rules
+	maxSteps    uint64               // per file evaluated: a BUILD file or a .bzl module
 
 	mu      sync.Mutex // guards modules and the static fields of every module
 	modules map[string]*module
@@ -81,8 +83,14 @@ func (ev *evaluator) buildEnvironment() (starlark.StringDict, []string, *evalErr
 const defaultMaxSteps = 200_000_000
 
 func newEvaluator(root string, stderr io.Writer) *evaluator {
+	return newDialectEvaluator(root, "etsb", stderr)
+}
+
+// newDialectEvaluator is an evaluator emulating the build system dialect (a key of dialects).
+func newDialectEvaluator(root, dialect string, stderr io.Writer) *evaluator {
 	ev := &evaluator{root: root, modules: map[string]*module{}, stderr: stderr, maxSteps: defaultMaxSteps,
-		repos: repositories{overlays: map[string]string{}, mainNames: map[string]bool{}}}
+		repos:   repositories{overlays: map[string]string{}, mainNames: map[string]bool{}},
+		dialect: dialect, rules: ruleSpecsOf(dialects[dialect])}
 	ev.predeclared = predeclared(ev)
 	return ev
 }

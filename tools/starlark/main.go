@@ -31,6 +31,8 @@ REPOSITORIES: --external-dir D (where external/NAME lives, relative to DIR),
 files), --main-name NAME ('@NAME//' is the main repository). Repeatable.
 PRELUDE: --prelude LABEL (a .bzl file whose public globals every BUILD file
 sees without a load, as Buck2's prelude; they win over built-ins of the same name).
+EMULATE: --emulate etsb|buck2 (default etsb): the rules and names BUILD and .bzl
+files see, the driver's or Buck2's (its prelude's attributes, read_config, no Label).
 
 Evaluates DIR/PKG/BUILD.bazel (or DIR/PKG/BUILD) for every PKG ("" or "." is
 the root package) and prints the declared targets as JSON on stdout; with
@@ -55,11 +57,12 @@ type options struct {
 	maxMemoryMB int
 	repos       repositories
 	prelude     string // a .bzl label whose public globals BUILD files see without a load
+	dialect     string // the build system emulated (--emulate)
 }
 
 // parseArgs reads the command line: --root DIR, --jobs N, and the packages.
 func parseArgs(args []string) (*options, error) {
-	opts := &options{jobs: runtime.NumCPU(), maxMemoryMB: 4096,
+	opts := &options{jobs: runtime.NumCPU(), maxMemoryMB: 4096, dialect: "etsb",
 		repos: repositories{overlays: map[string]string{}, mainNames: map[string]bool{}}}
 	rootSet := false
 	onlyPositional := false
@@ -108,7 +111,8 @@ func parseArgs(args []string) (*options, error) {
 }
 
 var knownOptions = map[string]bool{"--root": true, "--jobs": true, "--globals": true, "--max-memory-mb": true,
-	"--external-dir": true, "--repository": true, "--main-name": true, "--prelude": true}
+	"--external-dir": true, "--repository": true, "--main-name": true, "--prelude": true,
+	"--emulate": true}
 
 // set records the value of option name.
 func (opts *options) set(name, value string) error {
@@ -124,6 +128,9 @@ func (opts *options) set(name, value string) error {
 		opts.root = value
 	case "--prelude":
 		opts.prelude = value
+	case "--emulate":
+		opts.dialect = value
+		return checkDialect(value)
 	case "--globals":
 		opts.globals = value
 	case "--jobs", "--max-memory-mb":
@@ -220,7 +227,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 
 // evaluator is a new evaluator of the workspace root with the options' repositories.
 func (opts *options) evaluator(root string, stderr io.Writer) *evaluator {
-	ev := newEvaluator(root, stderr)
+	ev := newDialectEvaluator(root, opts.dialect, stderr)
 	ev.repos = opts.repos
 	ev.prelude = opts.prelude
 	return ev

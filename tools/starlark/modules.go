@@ -85,6 +85,9 @@ func (ev *evaluator) analyzeLocked(m *module) {
 	if f != nil {
 		ev.indexCalls(f)
 	}
+	if err == nil {
+		ev.warnForeignNames(f)
+	}
 	if err != nil {
 		m.staticErr = err
 		return

@@ -16,13 +16,15 @@ const (
 	kBool
 	kStringList
 	kStringDict
+	kStringListDict // Buck2's genrule outs: name -> [path]
 )
 
 var kindNames = map[attrKind]string{
-	kString:     "a string",
-	kBool:       "a bool",
-	kStringList: "a list of strings",
-	kStringDict: "a dict of string to string",
+	kString:         "a string",
+	kBool:           "a bool",
+	kStringList:     "a list of strings",
+	kStringDict:     "a dict of string to string",
+	kStringListDict: "a dict of string to list of strings",
 }
 
 // attrSpec is one attribute of a primitive rule (rules_table.go lists them);
@@ -54,10 +56,14 @@ type namedValue struct {
 	value starlark.Value
 }
 
-// ruleSpecs are the primitive rules, from the generated ruleTables.
-var ruleSpecs = func() map[string]*ruleSpec {
+// dialects are the rule tables by build system emulated (--emulate): etsb's
+// driver's, and Buck2's prelude's (rules_table.go has both).
+var dialects = map[string]map[string]map[string]attrSpec{"etsb": ruleTables, "buck2": buck2RuleTables}
+
+// ruleSpecsOf are the primitive rules of one dialect's tables.
+func ruleSpecsOf(tables map[string]map[string]attrSpec) map[string]*ruleSpec {
 	specs := map[string]*ruleSpec{}
-	for rule, table := range ruleTables {
+	for rule, table := range tables {
 		spec := &ruleSpec{name: rule, attrs: table}
 		for k := range table {
 			spec.names = append(spec.names, k)
@@ -66,7 +72,7 @@ var ruleSpecs = func() map[string]*ruleSpec {
 		specs[rule] = spec
 	}
 	return specs
-}()
+}
 
 func makeRule(spec *ruleSpec) *starlark.Builtin {
 	return starlark.NewBuiltin(spec.name, func(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {

@@ -7,7 +7,7 @@ import json
 import os
 from collections.abc import Sequence
 
-from selective_build.model.errors import UserError
+from selective_build.model.errors import CommandLine, UserError
 
 # Formats answered from the BUILD files alone, without analysing targets.
 DECLARED_FORMATS = ("label", "rule", "json")
@@ -16,6 +16,10 @@ DECLARED_FORMATS = ("label", "rule", "json")
 def query(workspace, targets: Sequence[str], output: str) -> tuple[int, list[str]]:
     """The exit status and the lines to print for ``etsb query --output
     OUTPUT TARGETS`` in ``workspace`` (a :class:`~selective_build.driver.workspace.Workspace`)."""
+    if workspace.dialect != "etsb" and output not in DECLARED_FORMATS:
+        raise UserError(f"--emulate {workspace.dialect} lists targets as that build system declares them, which "
+                        f"etsb's driver does not analyse or build: use --output {', '.join(DECLARED_FORMATS)}, "
+                        f"not '{output}'", CommandLine("--emulate"))
     patterns = workspace.patterns(targets)
     packages = workspace.evaluate(workspace.packages_for(patterns))
     labels = workspace.matching(packages, patterns)

@@ -32,6 +32,9 @@ def workspace_root(start: str) -> str:
     return root
 
 
+# The evaluator's dialect of etsb's own driver (its --emulate default).
+DRIVER_DIALECT = "etsb"
+
 # What makes a workspace hold etsb itself (a checkout or a copy): `@etsb//` is then its own.
 ETSB_PARTS = ("rules/private/shim.bzl", "runtime/BUILD", "tools/selective_build/BUILD")
 
@@ -87,13 +90,18 @@ class Workspace:
     cwd_package: str
     defines: dict[str, str]
     executorch_tree: str = ""  # an ExecuTorch source tree, absolute ('' when none was given)
+    # The build system whose view BUILD files are evaluated in (the evaluator's --emulate):
+    # the driver's own, or another's (`etsb query --emulate buck2`), which the driver only lists.
+    dialect: str = DRIVER_DIALECT
 
     @classmethod
-    def here(cls, defines: dict[str, str] | None = None, executorch_root: str | None = None) -> "Workspace":
-        """The workspace around the current directory, with ``--define`` values
-        and the ExecuTorch tree (``--executorch-root``, else ``$EXECUTORCH_ROOT``)."""
+    def here(cls, defines: dict[str, str] | None = None, executorch_root: str | None = None,
+             dialect: str = DRIVER_DIALECT) -> "Workspace":
+        """The workspace around the current directory, with ``--define`` values, the
+        ExecuTorch tree (``--executorch-root``, else ``$EXECUTORCH_ROOT``) and the dialect."""
         root = workspace_root(os.getcwd())
-        return cls(root, state.cwd_package(root), dict(defines or {}), state.executorch_tree(executorch_root))
+        return cls(root, state.cwd_package(root), dict(defines or {}), state.executorch_tree(executorch_root),
+                   dialect)
 
     @property
     def out(self) -> str:
@@ -247,8 +255,9 @@ class Workspace:
 
     def evaluator_flags(self) -> list[str]:
         """The evaluator's options naming the repositories and the prelude."""
-        flags = ["--external-dir", EXTERNAL_DIR, f"--prelude={PRELUDE}"] + [
-            f"--main-name={name}" for name in self.main_names]
+        # Another build system's BUILD files see its own prelude, not etsb's.
+        dialect = [f"--prelude={PRELUDE}"] if self.dialect == DRIVER_DIALECT else [f"--emulate={self.dialect}"]
+        flags = ["--external-dir", EXTERNAL_DIR, *dialect] + [f"--main-name={name}" for name in self.main_names]
         for repository in self.repositories():
             overlay = repository.overlay
             if overlay and os.path.commonpath([overlay, self.root]) == self.root:
