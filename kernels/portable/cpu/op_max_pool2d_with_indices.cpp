@@ -25,7 +25,7 @@ using Outputs = std::tuple<Tensor&, Tensor&>;
 /// propagates, as in ATen).
 template <typename T>
 inline bool beats(T v, T max) {
-  return v > max || k::is_nan(v);
+  return static_cast<bool>((v > max) | k::is_nan(v));  // no short circuit: no branch
 }
 
 /// Max-pools `planes` planes of h.in x w.in; indices are flat positions
@@ -48,11 +48,11 @@ void max_pool(const T* in, T* out, int64_t* indices, int64_t planes, const k::Wi
         int64_t where = h0 * w.in + w0;
         for (int64_t ih = h0; ih < h_end; ih += h.dilation) {
           for (int64_t iw = w0; iw < w_end; iw += w.dilation) {
+            // Selects, not a branch: which tap wins is data, and mispredicting it cost most of the time.
             const T v = x[ih * w.in + iw];
-            if (beats(v, max)) {
-              max = v;
-              where = ih * w.in + iw;
-            }
+            const bool wins = beats(v, max);
+            max = wins ? v : max;
+            where = wins ? ih * w.in + iw : where;
           }
         }
         const int64_t o = (p * h.out + oh) * w.out + ow;

@@ -31,7 +31,7 @@ inline void valid_range(const Window& a, int64_t off, int64_t* lo, int64_t* hi) 
 /// for the output positions j = oh * OW + ow in [j0, j1) (zero where that
 /// falls in the padding), for `channels` planes of x: the columns [j0, j1)
 /// of the matrix whose product with the weights is the convolution.
-ETSB_HOT_LOOP static void im2col_columns(const float* __restrict x, float* __restrict col, int64_t channels,
+ETSB_NARROW_LOOP static void im2col_columns(const float* __restrict x, float* __restrict col, int64_t channels,
                                          const Window& h, const Window& w, int64_t j0, int64_t j1) {
   const int64_t width = j1 - j0;
   for (int64_t c = 0; c < channels; ++c) {
@@ -149,22 +149,18 @@ __attribute__((always_inline)) inline void depthwise_row9x2(float* __restrict ou
   }
 }
 
-/// out[i] (=|+=) tap * src[i], i < n: one tap of any other depthwise kernel.
+/// out[i] += tap * src[i], i < n: one tap of any other depthwise kernel.
 __attribute__((always_inline)) inline void depthwise_tap(float* __restrict out, const float* __restrict src,
-                                                         float tap, int64_t n, bool first, float bias) {
-  if (first) {
-    for (int64_t i = 0; i < n; ++i) out[i] = bias + tap * src[i];
-  } else {
-    for (int64_t i = 0; i < n; ++i) out[i] += tap * src[i];
-  }
+                                                         float tap, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) out[i] += tap * src[i];
 }
 
 /// out[oh * out_stride + ow] for rows oh < rows of `n` outputs each, where
-/// row oh reads from base + oh * step: 3x3 kernels in one pass per row,
-/// others tap by tap.
-__attribute__((always_inline)) inline void depthwise_rows(float* out, int64_t out_stride, const float* base,
-                                                          int64_t step, int64_t rows, int64_t n, const float* wt,
-                                                          float bias, const DepthwisePlane& p) {
+/// row oh reads from base + oh * step: 3x3 kernels in one pass per row
+/// (two rows at a time with stride 1), others tap by tap.
+ETSB_HOT_LOOP static void depthwise_rows(float* out, int64_t out_stride, const float* base, int64_t step,
+                                         int64_t rows, int64_t n, const float* wt, float bias,
+                                         const DepthwisePlane& p) {
   if (p.kernel_h == 3 && p.kernel_w == 3) {
     int64_t off[9];
     for (int64_t t = 0; t < 9; ++t) off[t] = p.tap_offset(t);
@@ -188,9 +184,11 @@ __attribute__((always_inline)) inline void depthwise_rows(float* out, int64_t ou
   int64_t off[kKept];
   for (int64_t t = 0; t < taps && t < kKept; ++t) off[t] = p.tap_offset(t);
   for (int64_t oh = 0; oh < rows; ++oh) {
+    float* row = out + oh * out_stride;
+    for (int64_t i = 0; i < n; ++i) row[i] = bias;
     for (int64_t t = 0; t < taps; ++t) {
       const int64_t at = t < kKept ? off[t] : p.tap_offset(t);
-      depthwise_tap(out + oh * out_stride, base + oh * step + at, wt[t], n, t == 0, bias);
+      depthwise_tap(row, base + oh * step + at, wt[t], n);
     }
   }
 }
@@ -204,8 +202,8 @@ constexpr int64_t kNarrowRow = 32;
 /// outputs on the padded plane's grid (row_len per row, the columns past
 /// out_w wasted) into `wide` ((out_h - 1) * row_len + out_w floats), then
 /// the plane's own columns copied out, so short rows still fill vectors.
-ETSB_HOT_LOOP static void depthwise_plane(float* out, const float* base, const float* wt, float bias,
-                                          const DepthwisePlane& p, float* wide) {
+inline void depthwise_plane(float* out, const float* base, const float* wt, float bias, const DepthwisePlane& p,
+                            float* wide) {
   if (p.stride_h == 1 && p.stride_w == 1 && p.out_w < kNarrowRow && p.out_h > 1) {
     const int64_t run = (p.out_h - 1) * p.row_len + p.out_w;
     depthwise_rows(wide, run, base, run, 1, run, wt, bias, p);
@@ -311,7 +309,7 @@ inline int64_t depthwise_lanes_scratch(int64_t channels, const Window& h, const 
 /// tap t, c]: a depthwise convolution channels-last, the channels the
 /// vector lanes (any stride, dilation and plane size fill them alike).
 /// off[t]: where tap t reads, from an output's first input position.
-ETSB_HOT_LOOP static void depthwise_lanes_points(float* __restrict ot, const float* __restrict xt,
+ETSB_NARROW_LOOP static void depthwise_lanes_points(float* __restrict ot, const float* __restrict xt,
                                                  const float* __restrict wt, const float* __restrict bt,
                                                  const int64_t* off, int64_t taps, int64_t channels,
                                                  const Window& h, const Window& w, int64_t padded_w) {
