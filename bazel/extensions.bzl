@@ -13,7 +13,9 @@ source tree with etsb's BUILD files (`EXECUTORCH_ROOT` wins over the tag).
 Nothing is downloaded.
 """
 
-load(":repositories.bzl", "etsb_flatbuffers", "etsb_python", "etsb_toolchains", "executorch_runtime", "executorch_tree")
+load("//bazel/private:executorch_tree.bzl", "executorch_tree")
+load("//bazel/private:python_repositories.bzl", "etsb_flatbuffers", "etsb_python", "executorch_runtime")
+load(":repositories.bzl", "etsb_toolchains")
 
 _TREE = tag_class(
     doc = "An ExecuTorch source tree to make the repository `@executorch`.",

@@ -79,7 +79,7 @@ def _wheel_runtime_check_impl(ctx):
     # buildifier: disable=native-cc-info (Bazel 4 has no rules_cc offline)
     return [CcInfo()]
 
-# The wheel's libexecutorch.so depends on this check (bazel/repositories.bzl), as etsb's
+# The wheel's libexecutorch.so depends on this check (bazel/private/python_repositories.bzl), as etsb's
 # driver refuses it on every platform but the host (`etsb_built_for=host`): a binary of
 # another platform linking it fails at analysis with the remedy, where the link would
 # otherwise fail later (cross platforms) or ship a binary needing the wheel (x86_64-linux).

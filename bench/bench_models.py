@@ -30,7 +30,8 @@ quantized (tests/models/quantized: etsb's kernels/quantized beside its portable
 kernels, XNNPACK on the delegated twin where there is one; each within one
 quantization step of the quantized torch module), llm (tests/models/llm's
 decoders: tokens per second of greedy generation, lib/generation.py; the
-custom-op export with etsb's kernels/llm).
+custom-op export, 8-bit weight-only, with etsb's kernels/llm and
+kernels/quantized).
 Sides with a pool run at each --threads count (0: its default). Timing and the
 check against torch: lib/rounds.py. GFLOP/s: the convolution and matrix FLOPs
 (lib/flops.py) over the latency, against one core's measured peak. Sizes:
@@ -86,6 +87,12 @@ def beside_portable(package: str, yaml: str) -> str:
     """The attributes of a program that needs etsb's kernels of ``package`` (their ``yaml``) beside its portable ones."""
     return (f'custom_ops_yaml_target = "//kernels/{package}:{yaml}",\n'
             f'    kernel_deps = ["//kernels/{package}:kernels", "//kernels/portable:kernels"],')
+
+
+# The LLM export: its custom operators' yaml, etsb's quantized yaml merged under the portable one.
+LLM_EXPORT = ('custom_ops_yaml_target = "//kernels/llm:functions.yaml",\n'
+              '    fallback_yaml_target = "//kernels/quantized:quantized.yaml",\n'
+              '    kernel_deps = ["//kernels/llm:kernels", "//kernels/quantized:kernels", "//kernels/portable:kernels"],')
 
 
 @dataclass(frozen=True)
@@ -204,11 +211,12 @@ def load_quantized(names: list[str] | None) -> Programs:
 
 
 def load_llm(names: list[str] | None) -> Programs:
-    """The decoders (as programs to build), the custom-op export with etsb's LLM kernels."""
+    """The decoders (as programs to build), the custom-op export with etsb's LLM and quantized kernels."""
     decoders = load_decoders(names)
     return Programs([Model(d.name, d.pte, (), (), d.operators, 0.0, 0.0) for d in decoders],
-                    attributes={d.name: beside_portable("llm", "functions.yaml") for d in decoders if d.custom_ops},
-                    yamls=("portable/functions.yaml", "llm/functions.yaml"), decoders=tuple(decoders))
+                    attributes={d.name: LLM_EXPORT for d in decoders if d.custom_ops},
+                    yamls=("portable/functions.yaml", "quantized/quantized.yaml", "llm/functions.yaml"),
+                    decoders=tuple(decoders))
 
 
 def load_set(name: str, names: list[str] | None) -> Programs:

@@ -22,13 +22,15 @@ PORTABLE_CUSTOM_OPERATORS = 2
 # The ExecuTorch source tree that tests marked `tree` build from: the snapshot
 # beside the checkout, or the checkout ETSB_EXECUTORCH_TREE names.
 TREE = Path(os.environ.get("ETSB_EXECUTORCH_TREE") or REPO.parent / "shared" / "third_party" / "executorch")
+# Its portable kernels' yaml (tests/test_executorch_tree.py, tests/test_kernel_sources.py).
+TREE_PORTABLE_YAML = TREE / "kernels" / "portable" / "functions.yaml"
 NO_TREE = (f"no ExecuTorch source tree at {TREE} (its kernels/portable/functions.yaml is missing): "
            "set ETSB_EXECUTORCH_TREE to an ExecuTorch checkout")
 
 
 def have_tree() -> bool:
     """Whether :data:`TREE` holds an ExecuTorch source tree."""
-    return (TREE / "kernels" / "portable" / "functions.yaml").is_file()
+    return TREE_PORTABLE_YAML.is_file()
 
 
 # What the quick tier must never run: a test that does is missing its `build` mark.

@@ -200,6 +200,24 @@ def test_go_and_cxx_functions_fit_on_a_screen(files, start):
     assert not long, "\n".join(long)
 
 
+def test_cmake_functions_fit_on_a_screen():
+    """The same 60-line cap for etsb's CMake functions and macros (rules/*.cmake, their toolchain files)."""
+    files = sorted((REPO / "rules").rglob("*.cmake"))
+    assert len(files) > 5
+    long, functions = [], 0
+    for path in files:
+        lines = path.read_text().splitlines()
+        for number, line in enumerate(lines):
+            match = re.match(r"\s*(?:function|macro)\((\w+)", line, re.IGNORECASE)
+            if match:
+                functions += 1
+                end = next(i for i in range(number, len(lines))
+                           if re.match(r"\s*end(?:function|macro)\s*\(", lines[i], re.IGNORECASE))
+                if end - number + 1 > 60:
+                    long.append(f"{path.relative_to(REPO)}:{number + 1} {match.group(1)} ({end - number + 1} lines)")
+    assert functions > 40 and not long, "\n".join(long)
+
+
 def test_no_source_file_under_tools_is_over_400_lines():
     sources = [path for path in (REPO / "tools").rglob("*")
                if path.suffix in (".py", ".go", ".cpp", ".h", ".cc") and path.is_file()]

@@ -192,13 +192,13 @@ def test_generated_files_are_the_drivers_byte_for_byte(bazel_examples):
 
 
 def test_the_declared_interpreter_has_every_package_the_tools_import():
-    """`@etsb_python` declares the packages of `TOOL_PACKAGES` (bazel/repositories.bzl)
+    """`@etsb_python` declares the packages of `TOOL_PACKAGES` (bazel/private/python_repositories.bzl)
     as the actions' only site-packages: exactly those outside the standard
     library that etsb's tools import (a missing one would fail every action)."""
     import ast
     import re
 
-    text = (REPO / "bazel" / "repositories.bzl").read_text()
+    text = (REPO / "bazel" / "private" / "python_repositories.bzl").read_text()
     declared = ast.literal_eval(re.search(r"^TOOL_PACKAGES = (\[.*?\])$", text, re.MULTILINE).group(1))
     imported = set()
     for path in (REPO / "tools" / "selective_build").rglob("*.py"):

@@ -160,7 +160,7 @@ def test_the_decoders_are_both_exports_with_the_manifests_prompt_and_continuatio
     assert decoders["custom"].custom_ops and not decoders["plain"].custom_ops
     for decoder in decoders.values():
         assert decoder.pte.exists() and len(decoder.prompt) == 8 and len(decoder.expected) == 16
-    assert decoders["custom"].operators == 18 and decoders["plain"].operators == 28
+    assert decoders["custom"].operators == 19 and decoders["plain"].operators == 28
     with pytest.raises(SystemExit, match="unknown decoders"):
         load_decoders(["nope"])
 

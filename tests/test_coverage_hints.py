@@ -56,6 +56,27 @@ def test_an_llm_custom_op_points_at_our_llm_library_and_the_trees_custom_ops():
         "(etsb does not build it yet: kernels/llm/README.md)")
 
 
+def test_beside_another_custom_ops_yaml_the_remedy_is_the_fallback_yaml():
+    """A build whose custom ops yaml is already another library's (the LLM
+    export's kernels/llm needing kernels/quantized too): one custom ops yaml
+    only, so the second library's yaml goes under the functions yaml."""
+    name = parse_operator_name("quantized_decomposed::embedding_byte.dtype_out")
+    assert missing_kernel_hint(name, load_catalog(), STARLARK, custom_ops_given=True).startswith(
+        "etsb's quantized kernels provide it: the binary's custom_ops_yaml_target names another yaml, so give it "
+        'fallback_yaml_target = "@etsb//kernels/quantized:quantized.yaml" (merged under its functions_yaml_target, '
+        'etsb\'s portable one by default) and add "@etsb//kernels/quantized:kernels" to its kernel_deps; ')
+    assert missing_kernel_hint(name, load_catalog(), CMAKE, custom_ops_given=True).startswith(
+        "etsb's quantized kernels provide it: the binary's CUSTOM_OPS_YAML_TARGET names another yaml, so give it "
+        "FALLBACK_YAML_TARGET ${ETSB_QUANTIZED_CUSTOM_OPS_YAML} (merged under its FUNCTIONS_YAML_TARGET, etsb's "
+        "portable one by default) and add etsb_quantized_kernels to its KERNEL_DEPS; ")
+    llm = missing_kernel_hint(parse_operator_name("llama::update_cache.out"), load_catalog(), custom_ops_given=True)
+    assert 'give it fallback_yaml_target = "@etsb//kernels/llm:functions.yaml"' in llm
+    assert 'add "@etsb//kernels/llm:kernels" to its kernel_deps' in llm
+    # A portable operator's remedy does not depend on it.
+    assert missing_kernel_hint(parse_operator_name("aten::add.out"), load_catalog(), custom_ops_given=True) == hint(
+        "aten::add.out")
+
+
 def test_an_operator_only_the_tree_has_names_the_tree_alone():
     assert hint("llama::fast_hadamard_transform.out") == (
         "ExecuTorch 1.5.0's tree provides it in extension/llm/custom_ops "
@@ -115,6 +136,12 @@ def test_gen_bindings_spells_the_remedy_for_its_front_end(tmp_path, capsys):
                        "--output-dir", str(tmp_path / "out"), "--front-end", front_end])
         err = capsys.readouterr().err
         assert status == 2 and f"etsb's quantized kernels provide it: give the binary {remedy}" in err, err
+    # With a custom ops yaml already given (the LLM kernels'), the fallback yaml instead.
+    status = main(["gen-bindings", "--functions-yaml-path", portable, "--custom-ops-yaml-path",
+                   str(REPO / "kernels" / "llm" / "functions.yaml"), "--op-selection-yaml-path", str(selection),
+                   "--output-dir", str(tmp_path / "out")])
+    err = capsys.readouterr().err
+    assert status == 2 and "names another yaml, so give it fallback_yaml_target = " in err, err
 
 
 @pytest.mark.tree

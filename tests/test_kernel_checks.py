@@ -1,7 +1,8 @@
 """etsb's portable kernels (kernels/portable/cpu) called directly from C++:
-tests/kernels/kernel_checks.cpp checks values (broadcasting and resizing
-included) and that every operator reports bad shapes, dtypes and dims through
-the context instead of crashing. The declarations it calls come from
+tests/kernels/kernel_checks*.cpp (main, and one file per operator family, linked
+into one program) check values (broadcasting and resizing included) and that
+every operator reports bad shapes, dtypes and dims through the context instead
+of crashing. The declarations they call come from
 NativeFunctions.h generated from kernels/portable/functions.yaml, and the
 generated registration for every operator is linked in, so the yaml, the
 generated wrappers and the kernel definitions are proven to agree."""
@@ -26,7 +27,7 @@ KERNELS = REPO / "kernels" / "portable"
 KERNEL_SOURCES = sorted((KERNELS / "cpu").glob("op_*.cpp"))
 SOURCES = [*KERNEL_SOURCES, *sorted((KERNELS / "cpu/util").glob("*.cpp"))]
 ARCHIVE = REPO / "etsb-out/bin/kernels/portable/libkernels.a"
-CHECKS = REPO / "tests" / "kernels" / "kernel_checks.cpp"
+CHECKS = sorted((REPO / "tests" / "kernels").glob("kernel_checks*.cpp"))  # linked into one program
 
 
 @pytest.fixture(scope="module")
@@ -41,7 +42,7 @@ def checks_binary(tmp_path_factory) -> Path:
     built = etsb("build", "//kernels/portable:kernels")
     assert built.returncode == 0, built.stdout[-3000:] + built.stderr[-3000:]
     jobs = [([f"-I{out}"], out / "register_kernels.cpp", out / "register_kernels.o"),
-            ([f"-I{out}"], CHECKS, out / "kernel_checks.o")]
+            *(([f"-I{out}"], source, out / f"{source.stem}.o") for source in CHECKS)]
     compile_objects(jobs, "-O2")
     binary = out / "kernel_checks"
     # Registration references every kernel: the whole archive is pulled in, once.

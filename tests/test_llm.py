@@ -1,6 +1,7 @@
 """LLM decoders with a KV cache (tests/models/llm: ExecuTorch's Llama
-Transformer, tiny and random, exported with ATen operators only and with
-ExecuTorch's LLM custom operators) built by etsb's driver from
+Transformer, tiny and random, exported with ATen operators only and as
+ExecuTorch's LLM export does it: 8-bit weight-only embedding and linears, its
+LLM custom operators) built by etsb's driver from
 examples/llm/BUILD and run token by token in one process (the runner's
 --steps: the cache lives in the program's mutable buffers), each step's
 logits matched with torch's and its greedy token with torch's; and etsb's
@@ -15,7 +16,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from conftest import MODELS_DIR, REPO
+from conftest import MODELS_DIR, REPO, TREE
 from helpers import BAZEL_BUILD, ET, Bazel, cmake_build, cmake_configure, cxx, etsb
 from selective_build.__main__ import main
 
@@ -105,7 +106,11 @@ def test_the_manifest_records_both_exports_with_the_same_tokens():
     assert sorted(models) == ["custom", "plain"]
     assert models["custom"]["tokens"] == models["plain"]["tokens"]
     assert len(models["custom"]["tokens"]) == len(MANIFEST["prompt"]) + MANIFEST["new_tokens"] == 24
-    assert {"llama::custom_sdpa.out", "llama::update_cache.out"} <= set(models["custom"]["operators"])
+    assert {"llama::custom_sdpa.out", "llama::update_cache.out", "quantized_decomposed::embedding_byte.dtype_out",
+            "dim_order_ops::_to_dim_order_copy.out"} <= set(models["custom"]["operators"])
+    # The embedding is quantized: no float table looked up by aten::embedding.
+    assert "aten::embedding.out" not in models["custom"]["operators"]
+    assert models["custom"]["quantization"].startswith("8-bit weight-only")
     assert not any(op.startswith("llama::") for op in models["plain"]["operators"])
     assert "aten::index_put.out" in models["plain"]["operators"]
 
@@ -152,6 +157,29 @@ def test_generation_in_one_process_gives_torchs_tokens(built, model):
     assert_generates_torchs_tokens(OUT / model, model)
 
 
+@pytest.fixture(scope="module")
+def built_tree() -> subprocess.CompletedProcess:
+    result = etsb("build", "--executorch-root", str(TREE), "//examples/llm_tree/...")
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+    return result
+
+
+@pytest.mark.tree
+@pytest.mark.parametrize("model", ["custom", "plain"])
+def test_both_decoders_with_the_trees_kernels_match_torch_and_generate_its_tokens(built_tree, model, tmp_path):
+    """examples/llm_tree: ExecuTorch's portable kernels (and its quantized
+    embedding for the custom export) from the tree, etsb's llama:: kernels:
+    every step's logits like torch's, and torch's 16 new tokens."""
+    binary = REPO / "etsb-out" / "bin" / "examples" / "llm_tree" / model
+    assert_matches_torch(model, run_steps(binary, model, tmp_path))
+    assert_generates_torchs_tokens(binary, model)
+    symbols = subprocess.run(["nm", "-C", str(binary)], capture_output=True, text=True, check=True).stdout
+    # The matrix product is the tree's kernel (with its utilities), and no
+    # kernel of etsb's portable library (whose helpers live in etsb::kernels) is linked.
+    assert "torch::executor::check_mm_args(" in symbols
+    assert "etsb::kernels::" not in symbols
+
+
 def test_generation_refuses_bad_arguments_in_one_line(built, tmp_path):
     """Bad --prompt and --generate values and combinations (2), a method
     that is not a decoder, a prompt id outside the vocabulary and a
@@ -196,7 +224,8 @@ file(GLOB LLM_SOURCES {repo}/kernels/llm/cpu/op_*.cpp)
 file(GLOB LLM_HEADERS {repo}/kernels/llm/cpu/util/*.h)
 et_kernel_library(NAME llm_kernels SRCS ${{LLM_SOURCES}} HDRS ${{LLM_HEADERS}})
 et_model_binary(NAME custom MODEL {llm}/custom/custom.pte CUSTOM_OPS_YAML_TARGET {repo}/kernels/llm/functions.yaml
-                KERNEL_DEPS llm_kernels etsb_portable_kernels)
+                FALLBACK_YAML_TARGET ${{ETSB_QUANTIZED_CUSTOM_OPS_YAML}}
+                KERNEL_DEPS llm_kernels etsb_quantized_kernels etsb_portable_kernels)
 et_model_binary(NAME plain MODEL {llm}/plain/plain.pte)
 """
 
@@ -212,7 +241,8 @@ def assert_generates_torchs_tokens(binary: Path, model: str) -> None:
 
 def test_cmake_builds_both_decoders_and_they_generate_torchs_tokens(tmp_path):
     """The same two programs from CMake (rules/etsb.cmake): kernels/llm as an
-    et_kernel_library beside the portable kernels; both generate torch's 16
+    et_kernel_library beside etsb's quantized and portable kernels (the
+    quantized yaml merged under the portable one); both generate torch's 16
     tokens in one process."""
     source = tmp_path / "src"
     source.mkdir()

@@ -3,20 +3,18 @@ rules_python's analysis tests test macros: BUILD files in a workspace of their
 own are evaluated by `etsb query` (the Go evaluator and the driver's target
 graph; nothing runs, nothing compiles), and each call's expansion is checked:
 its targets' names, rules, tags, genrule commands, sources and dependencies.
-Bad calls are refused at the BUILD line with a backtrace, while evaluating.
-The module takes a few seconds."""
+Bad calls, refused at the BUILD line with a backtrace while evaluating, are
+tests/test_macro_errors.py's. The module takes a few seconds."""
 
 from __future__ import annotations
 
-import contextlib
 import json
-import shutil
 from pathlib import Path
 
 import pytest
 
-from conftest import MODELS_DIR
-from helpers import TEST_KERNELS, etsb, new_workspace
+from helpers import etsb
+from macros_helpers import CALLS, bad_package, make_workspace, query_runner
 
 # What every genrule running etsb's tool starts with, and its tools, as etsb's driver spells them.
 ETSB = "$(ETSB_PYTHON) $(location @etsb//tools/selective_build:etsb)"
@@ -36,32 +34,6 @@ def runner_of(name: str) -> dict:
 CXX17 = "-std=c++17"
 PUBLIC = ["//visibility:public"]
 
-# One call of each rule (and of their options), each on its own line: a target's
-# location is the BUILD line of the call that made it.
-CALLS = {
-    "kernels": 'et_kernel_library(name = "kernels", srcs = ["kernels.cpp"], hdrs = ["kernels.h"], '
-               'copts = ["-DFAST=1"], tags = ["k"])',
-    "ops": 'et_operator_library(name = "ops", ops = ["aten::add.out", "mul.out"], tags = ["mine"])',
-    "everything": 'et_operator_library(name = "everything", ops_dict = {"aten::add.out": ["Float"]}, '
-                  'model = "m.pte", ops_schema_yaml_target = "kernels.yaml", deps = [":ops"], '
-                  'backends = ["XnnpackBackend"], include_all_ops = True, testonly = True)',
-    "merged": 'merge_yaml(name = "merged", functions_yaml = "vendor.yaml", fallback_yaml = "kernels.yaml")',
-    "lib": 'executorch_generated_lib(name = "lib", functions_yaml_target = "kernels.yaml", deps = [":ops"], '
-           'kernel_deps = [":kernels"])',
-    "dlib": 'executorch_generated_lib(name = "dlib", functions_yaml_target = "vendor.yaml", '
-            'fallback_yaml_target = "kernels.yaml", deps = [":ops"], kernel_deps = [":kernels"], '
-            'dtype_selective_build = True, manual_registration = True, visibility = ["//other:__pkg__"])',
-    "be": 'et_backend_library(name = "be", backends = ["XnnpackBackend"], library = "libbe.so", '
-          'needs = ["libpool.so"])',
-    "bin": 'et_model_binary(name = "bin", model = "m.pte", functions_yaml_target = "kernels.yaml", '
-           'kernel_deps = [":kernels"], backend_deps = [":be"])',
-    "small": 'et_model_binary(name = "small", model = "m.pte", functions_yaml_target = "kernels.yaml", '
-             'kernel_deps = [":kernels"], dtype_selective_build = True)',
-    "ship": 'et_model_binary(name = "ship", model = "m.pte", functions_yaml_target = "kernels.yaml", '
-            'kernel_deps = [":kernels"], embed_model = True, inputs = ["in.npy"], method_pool_bytes = 4096)',
-}
-LOAD = ('load("//rules:executorch.bzl", "et_backend_library", "et_kernel_library", "et_model_binary", '
-        '"et_operator_library", "executorch_generated_lib", "merge_yaml")\n')
 # Targets tagged `manual`, which `:all` leaves out: queried by name.
 MANUAL = ["bin_all_kernels", "bin_all_kernels_ops", "bin_all_kernels_lib", "small_dtype_selective",
           "small_op_selective", "small_all_kernels", "bin_deploy", "bin_deploy_source", "ship_deploy",
@@ -76,16 +48,7 @@ def line_of(call: str) -> int:
 @pytest.fixture(scope="module")
 def workspace(tmp_path_factory) -> Path:
     """A workspace with etsb's rules and a package `m` holding the calls and the files they name."""
-    root = new_workspace(tmp_path_factory.mktemp("macros") / "w")
-    package = root / "m"
-    package.mkdir()
-    shutil.copy(TEST_KERNELS / "mlp.yaml", package / "kernels.yaml")
-    shutil.copy(TEST_KERNELS / "mlp_kernels.cpp", package / "kernels.cpp")
-    shutil.copy(MODELS_DIR / "mlp" / "mlp.pte", package / "m.pte")
-    for name in ("kernels.h", "vendor.yaml", "libbe.so", "libpool.so", "in.npy"):
-        (package / name).write_text("")
-    (package / "BUILD").write_text(LOAD + "".join(call + "\n" for call in CALLS.values()))
-    return root
+    return make_workspace(tmp_path_factory.mktemp("macros") / "w")
 
 
 @pytest.fixture(scope="module")
@@ -296,133 +259,10 @@ def test_et_model_binary_dtype_selective_links_both_forms_and_keeps_the_smaller(
     assert "small_dtype_selective_lib_op_variants" in made and "small_op_selective_lib_op_variants" not in made
 
 
-# -- bad calls: refused while evaluating ----------------------------------------------
-
-BAD_BUILDS = {
-    "syntax error": ('et_model_binary(name = "bin" model = "m.pte")\n', "BUILD:2:35", "got identifier, want ','"),
-    "undefined name": ('et_model_binary(name = "bin", model = MODEL)\n', "BUILD:2:", "undefined: MODEL"),
-    "unknown attribute": ('et_model_binary(name = "bin", model = "m.pte", modle = "x.pte")\n', "BUILD:2:",
-                          "et_model_binary 'bin': unknown attribute 'modle' (did you mean 'model'?)"),
-    "missing mandatory attribute": ('et_model_binary(name = "bin")\n', "BUILD:2:",
-                                    "et_model_binary 'bin': missing mandatory attribute 'model'"),
-    "ops_dict of the wrong shape": ('et_operator_library(name = "o", ops_dict = {"aten::add.out": "Float"})\n',
-                                    "BUILD:2:", "attribute 'ops_dict['aten::add.out']' must be a list of strings"),
-    "common attribute of the wrong type": ('et_operator_library(name = "o", ops = ["aten::add.out"], '
-                                           'testonly = "yes")\n', "BUILD:2:",
-                                           "attribute 'testonly' must be True or False, got string"),
-    "wrong attribute type": ('et_model_binary(name = "bin", model = "m.pte", kernel_deps = "k")\n', "BUILD:2:",
-                             "attribute 'kernel_deps' must be a list of strings, got string"),
-    "model that is not a .pte": ('et_model_binary(name = "bin", model = "m.onnx")\n', "BUILD:2:",
-                                 "must name a .pte program"),
-    "contradictory options": ('executorch_generated_lib(name = "g", fallback_yaml_target = "f.yaml", '
-                              'custom_ops_yaml_target = "c.yaml", kernel_deps = [":k"])\n', "BUILD:2:",
-                              "fallback_yaml_target needs a functions_yaml_target"),
-    "missing file": ('et_model_binary(name = "bin", model = "missing.pte", functions_yaml_target = '
-                     '"//m:kernels.yaml", kernel_deps = ["//m:kernels"])\n', "BUILD:2:",
-                     "missing.pte does not exist"),
-    "duplicate target": ('et_operator_library(name = "o", ops = ["aten::relu.out"])\n'
-                         'et_operator_library(name = "o", ops = ["aten::add.out"])\n', "BUILD:3:",
-                         "duplicate target 'o'"),
-    "label escaping the root": ('load("//../x:defs.bzl", "f")\n', "BUILD:1:", "escapes the workspace root"),
-    "label to a missing package": ('et_model_binary(name = "bin", model = "//nowhere:m.pte")\n', "BUILD:2:",
-                                   "no such package 'nowhere'"),
-    "load cycle": ('load(":a.bzl", "a")\n', "BUILD:1:", "load cycle"),
-    "inputs without an embedded model": ('et_model_binary(name = "bin", model = "m.pte", inputs = ["in.npy"])\n',
-                                         "BUILD:2:", "`inputs` are embedded beside the model: set "
-                                         "`embed_model = True` too"),
-    "negative pool size": ('et_model_binary(name = "bin", model = "m.pte", method_pool_bytes = -1)\n', "BUILD:2:",
-                           "attribute 'method_pool_bytes' must be a non-negative integer, got -1"),
-    "runtime neither shared nor static": ('et_model_binary(name = "bin", model = "m.pte", runtime = "statik")\n',
-                                          "BUILD:2:", "et_model_binary 'bin': attribute 'runtime' is \"statik\" "
-                                          "(did you mean 'static'?); it takes \"shared\" or \"static\""),
-}
-PRELUDE = 'load("//rules:executorch.bzl", "et_model_binary", "et_operator_library", "executorch_generated_lib")\n'
-
-
-# attribute -> the call that puts a payload P in it, and what is said about it: nothing
-# in a BUILD file reaches a shell as code.
-INJECTIONS = {
-    "ops": ('et_operator_library(name = "o", ops = [P])', "is not an operator name"),
-    "ops_dict key": ('et_operator_library(name = "o", ops_dict = {P: []})', "is not an operator name"),
-    "ops_dict dtype": ('et_operator_library(name = "o", ops_dict = {"aten::add.out": [P]})',
-                       "is neither a dtype name"),
-    "model": ('et_operator_library(name = "o", model = P + ".pte")', "is not a label or file name"),
-    "deps": ('et_operator_library(name = "o", deps = [P])', "is not a label or file name"),
-    "kernel yaml": ('executorch_generated_lib(name = "g", functions_yaml_target = P, kernel_deps = ["//m:kernels"])',
-                    "is not a label or file name"),
-    "kernel_deps": ('et_model_binary(name = "b", model = "//m:m.pte", kernel_deps = [P])',
-                    "is not a label or file name"),
-    "name": ('et_operator_library(name = P, ops = ["aten::add.out"])', "name"),
-}
-PAYLOADS = {
-    "quote": "x'y",
-    "semicolon": "x;touch PWNED",
-    "command substitution": "$(touch PWNED)",
-    "backticks": "`touch PWNED`",
-    "newline": "x\ntouch PWNED",
-    "double quote": 'x"y',
-}
-
-
 @pytest.fixture
 def query(workspace, monkeypatch, capsys):
-    """`etsb query ARGS` in the workspace, run by the command line's main in this
-    process (about 20 ms a call, against 120 ms for a new process): (exit code, stdout, stderr)."""
-    from selective_build.__main__ import main
-
-    monkeypatch.chdir(workspace)
-
-    def run(*argv: str) -> tuple[int, str, str]:
-        code = main(["query", *argv])
-        captured = capsys.readouterr()
-        return code, captured.out, captured.err
-    return run
-
-
-@contextlib.contextmanager
-def bad_package(workspace: Path, text: str):
-    """Package `bad` holding `text` (after the rules' load, unless it is a load), removed afterwards."""
-    package = workspace / "bad"
-    package.mkdir()
-    try:
-        (package / "a.bzl").write_text('load(":b.bzl", "b")\na = 1\n')
-        (package / "b.bzl").write_text('load(":a.bzl", "a")\nb = 1\n')
-        (package / "BUILD").write_text(text if text.startswith("load(") else PRELUDE + text)
-        yield package
-    finally:
-        shutil.rmtree(package)
-
-
-@pytest.mark.parametrize("case", sorted(BAD_BUILDS))
-def test_bad_build_input_is_located_with_a_backtrace(workspace, query, case):
-    """`--output deps` resolves every label too (a missing file is found there)."""
-    text, where, message = BAD_BUILDS[case]
-    with bad_package(workspace, text):
-        code, _, errors = query("--output", "deps", "//bad:all")
-    assert code == 2, errors
-    assert ".py\", line" not in errors  # no Python traceback (Starlark's backtrace is wanted)
-    assert f"bad/{where}" in errors, errors
-    assert message in errors, errors
-    assert not (workspace / "etsb-out" / "bin").exists()
-
-
-def test_a_macro_error_carries_the_backtrace_through_the_rules(workspace, query):
-    with bad_package(workspace, 'et_model_binary(name = "bin", model = "m.onnx")\n'):
-        code, _, errors = query("//bad:bin")
-    assert code == 2
-    assert "bad/BUILD:2:1" in errors and "rules/model_binary.bzl" in errors
-    assert "rules/private/attrs.bzl" in errors
-
-
-@pytest.mark.parametrize("payload", sorted(PAYLOADS))
-@pytest.mark.parametrize("attribute", sorted(INJECTIONS))
-def test_shell_text_in_an_attribute_is_refused_at_its_build_line(workspace, query, attribute, payload):
-    call, message = INJECTIONS[attribute]
-    with bad_package(workspace, f"P = {json.dumps(PAYLOADS[payload])}\n" + call + "\n"):
-        code, _, errors = query("--output", "deps", "//bad:all")
-    assert code == 2
-    assert "bad/BUILD:3:" in errors and message in errors, errors
-    assert not (workspace / "PWNED").exists()
+    """`etsb query ARGS` in the workspace, in this process: (exit code, stdout, stderr)."""
+    return query_runner(workspace, monkeypatch, capsys)
 
 
 def test_rules_pass_tags_visibility_and_testonly_through(workspace, query):

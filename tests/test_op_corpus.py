@@ -43,8 +43,9 @@ def built():
 NOT_EXPORTABLE = {
     "aten::_native_batch_norm_legit.out":
         "torch.export functionalizes it (it updates the running statistics in place) into "
-        "_native_batch_norm_legit_functional, which ExecuTorch 1.5.1 has no out variant for; tests/kernels/"
-        "kernel_checks.cpp and ExecuTorch's op_native_batch_norm_test.cpp check it, .no_stats_out is in the corpus",
+        "_native_batch_norm_legit_functional, which ExecuTorch 1.5.1 has no out variant for; "
+        "tests/kernels/kernel_checks_spatial.cpp and ExecuTorch's op_native_batch_norm_test.cpp check it, "
+        ".no_stats_out is in the corpus",
     "aten::lift_fresh_copy.out": "to_edge turns lift_fresh_copy into clone (_clone_dim_order), even when it is "
                                  "listed in preserve_ops; ExecuTorch's op_lift_fresh_copy_test.cpp checks it",
 }

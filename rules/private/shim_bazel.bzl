@@ -31,7 +31,7 @@ load(
 # * `$(RULEDIR)`, the package's output folder (Bazel's own in a genrule): in a C++
 #   library's flags, the same folder under `$(GENDIR)`;
 # * `$(EXTERNAL_ROOT)`, where each external repository is `<NAME>/`: in `includes`, the
-#   ExecuTorch tree's include roots, `@executorch//_include:headers` (bazel/repositories.bzl),
+#   ExecuTorch tree's include roots, `@executorch//_include:headers` (bazel/private/executorch_tree.bzl),
 #   which Bazel 7 needs whatever the repository's own folder is called.
 _FLATBUFFERS = "$(FLATBUFFERS)"
 _RULEDIR = "$(RULEDIR)"

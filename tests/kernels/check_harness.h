@@ -1,10 +1,11 @@
-// The check harness of the kernel-level checks (kernel_checks.cpp for the
+// The check harness of the kernel-level checks (kernel_checks*.cpp for the
 // portable kernels, llm_checks.cpp for the LLM ones): counters, CHECK and the
 // EXPECT_KERNEL_* macros that call a kernel with a fresh context, value
 // comparison, and tensors over caller-owned stack arrays.
 //
-// Each check program includes it once (the counters are defined here) and
-// ends with `return report();`.
+// The counters are inline variables: a check program may be several
+// translation units, all counting into the same ones. Its main ends with
+// `return report();`.
 #pragma once
 
 #include <executorch/runtime/core/exec_aten/exec_aten.h>

@@ -27,10 +27,24 @@ cache, random weights seeded by ``SEED``:
 plain      attention and cache updates as ordinary ATen operators
            (``index_put`` into the cache buffers, a causal mask sliced by
            position, ``bmm``/``softmax``)
-custom     ExecuTorch's LLM source transforms applied first:
-           ``replace_kv_cache_with_custom_kv_cache`` (``llama::update_cache``)
-           and ``replace_sdpa_with_custom_op`` (``llama::custom_sdpa``)
+custom     ExecuTorch's LLM source transforms applied first, as its
+           ``export_llama`` applies them for ``--embedding-quantize 8,0
+           -qmode int8 --use_sdpa_with_kv_cache`` and in its order: the
+           embedding table 8-bit per row (``EmbeddingQuantHandler``, HQQ
+           scales as by default: ``quantized_decomposed::embedding_byte``),
+           every linear 8-bit weight-only per output channel
+           (``WeightOnlyInt8QuantHandler``: the int8 weight converted to
+           float, ``mm``, times bfloat16 scales), ``replace_sdpa_with_custom_op``
+           (``llama::custom_sdpa``) and ``replace_kv_cache_with_custom_kv_cache``
+           (``llama::update_cache``). Torch's reference runs the same
+           quantized module that is exported.
 =========  ==================================================================
+
+ExecuTorch's ``quantize.py`` imports its LLM export builder, which imports
+``pytorch_tokenizers`` (a dependency of the executorch wheel that the export
+environment lacks; only GPTQ calibration uses it): a placeholder module that
+refuses to load a tokenizer stands in for it when it is missing. The
+embedding path needs torchao (0.18 in the export environment).
 
 Usage: ``.venv-export/bin/python tests/models/export_llm.py``.
 """
@@ -39,6 +53,8 @@ from __future__ import annotations
 
 import hashlib
 import json
+import sys
+import types
 from pathlib import Path
 
 import numpy as np
@@ -51,10 +67,33 @@ from executorch.examples.models.llama.source_transformation.custom_kv_cache impo
 from executorch.examples.models.llama.source_transformation.sdpa import replace_sdpa_with_custom_op
 from executorch.exir import EdgeCompileConfig, to_edge
 
+
+def _tokenizer_placeholder() -> None:
+    """Registers a stand-in ``pytorch_tokenizers`` when it is not installed
+    (ExecuTorch's quantize.py imports it through its export builder; the
+    transforms used here never load a tokenizer)."""
+    try:
+        import pytorch_tokenizers  # noqa: F401
+    except ModuleNotFoundError:
+        placeholder = types.ModuleType("pytorch_tokenizers")
+
+        def get_tokenizer(*_args, **_kwargs):
+            raise RuntimeError("pytorch_tokenizers is not installed: no tokenizer here")
+
+        placeholder.get_tokenizer = get_tokenizer
+        sys.modules["pytorch_tokenizers"] = placeholder
+
+
+_tokenizer_placeholder()
+from executorch.examples.models.llama.source_transformation.quantize import (  # noqa: E402
+    get_quant_embedding_transform, get_quant_weight_transform)
+
 OUT = Path(__file__).resolve().parent / "llm"
 SEED = 20260
 PROMPT = (5, 17, 3, 250, 42, 7, 199, 88)
 NEW_TOKENS = 16
+# What the custom export's quantization is (export_llama's --embedding-quantize 8,0 -qmode int8).
+QUANTIZATION = "8-bit weight-only: the embedding per row, every linear per output channel"
 ARGS = dict(dim=64, n_layers=2, n_heads=4, n_kv_heads=2, vocab_size=320, hidden_dim=128, max_batch_size=1,
             max_seq_len=32, max_context_len=32, use_kv_cache=True, generate_full_logits=False,
             enable_dynamic_shape=False)
@@ -74,7 +113,8 @@ class Decoder(torch.nn.Module):
 
 def build(custom: bool) -> Decoder:
     """The decoder with the seeded weights; ExecuTorch's LLM transforms
-    applied when `custom`."""
+    (8-bit embedding and linears, then its custom operators) applied when
+    `custom`."""
     torch.manual_seed(SEED)
     transformer = construct_transformer(ModelArgs(**ARGS)).eval()
     for name, parameter in transformer.named_parameters():
@@ -82,8 +122,11 @@ def build(custom: bool) -> Decoder:
             with torch.no_grad():
                 parameter.uniform_(0.5, 1.5)
     if custom:
-        replace_kv_cache_with_custom_kv_cache(transformer)
-        replace_sdpa_with_custom_op(transformer)
+        # export_llama's order: the embedding, then the linears, then attention and the cache.
+        for transform in (get_quant_embedding_transform("8,0", quantize_with_hqq=True),
+                          get_quant_weight_transform("int8"), replace_sdpa_with_custom_op,
+                          replace_kv_cache_with_custom_kv_cache):
+            transformer = transform(transformer)
     return Decoder(transformer).eval()
 
 
@@ -145,7 +188,9 @@ def export_one(name: str, custom: bool) -> dict:
              "tokens": tokens, "pte_bytes": len(program.buffer),
              "pte_sha256": hashlib.sha256(program.buffer).hexdigest(),
              "max_abs_logit": round(float(np.abs(logits).max()), 4)}
-    if not custom:
+    if custom:
+        entry["quantization"] = QUANTIZATION
+    else:
         entry["max_abs_diff_eager_vs_runtime"] = float(f"{runtime_gap(program.buffer, tokens, logits):.3g}")
     return entry
 

@@ -70,15 +70,8 @@ from pathlib import Path
 import torch
 from torch import nn
 
-from export_real import (
-    _significant,
-    _tensor_entries,
-    program_delegates,
-    program_operators,
-    run_executorch,
-    sha256,
-    write_atomic,
-)
+from real_export.checking import program_delegates, program_operators, run_executorch
+from real_export.files import sha256, significant, tensor_entries, write_atomic
 
 ROOT = Path(__file__).resolve().parent
 OUT_DIR = ROOT / "quantized"
@@ -280,15 +273,15 @@ def export_model(spec: QuantizedSpec, out_dir: Path) -> dict:
         "pte_size": len(buffer),
         "pte_sha256": sha256(buffer),
         "quantization": spec.quantization,
-        "inputs": _tensor_entries("input", inputs, files),
-        "outputs": _tensor_entries("output", outputs, files),
+        "inputs": tensor_entries("input", inputs, files),
+        "outputs": tensor_entries("output", outputs, files),
         "operators": program_operators(program),
         "backends": backends,
         "delegate_calls": delegate_calls,
         "scales": [float(s) for s in scales],
         "quant_step": float(step),
-        "max_abs_output": _significant(max(float(o.abs().max()) for o in outputs)),
-        "max_abs_diff_reference_vs_runtime_in_steps": _significant(in_steps),
+        "max_abs_output": significant(max(float(o.abs().max()) for o in outputs)),
+        "max_abs_diff_reference_vs_runtime_in_steps": significant(in_steps),
     }
     for file_name, data in files.items():
         write_atomic(out_dir / spec.name / file_name, data)

@@ -106,8 +106,8 @@ def gen_bindings(args: SimpleNamespace) -> int:
 
     kernel_yamls = _kernel_yamls(args)
     selection = inputs.selection_or_everything(args.op_selection_yaml_path)
-    resolution = resolve(kernel_yamls, selection,
-                         hint=lambda name: missing_kernel_hint(name, load_catalog(), args.front_end))
+    resolution = resolve(kernel_yamls, selection, hint=lambda name: missing_kernel_hint(
+        name, load_catalog(), args.front_end, custom_ops_given=bool(args.custom_ops_yaml_path)))
     backend_libraries = ()
     if selection.backends or args.backend_library_path:
         from selective_build.stages.backends import libraries_for

@@ -1,12 +1,6 @@
 // aten::_native_batch_norm_legit_no_training.out: batch normalisation with
 // running statistics (inference).
-#include "util/fast_math.h"
-#include "util/unary_util.h"
-
-#include <cmath>
-#include <optional>
-#include <tuple>
-#include <type_traits>
+#include "util/batch_norm_util.h"
 
 namespace torch {
 namespace executor {
@@ -15,109 +9,18 @@ namespace native {
 using ::executorch::aten::Tensor;
 namespace k = ::etsb::kernels;
 
-namespace {
-
-using Outputs = std::tuple<Tensor&, Tensor&, Tensor&>;
-constexpr char kName[] = "_native_batch_norm_legit_no_training.out";  // the switch name
-
-/// Channels whose scale and shift are folded at a time (on the stack).
-constexpr int64_t kChannelChunk = 64;
-
-/// y = x * scale[c] + shift[c] over `channels` planes of `inner` floats:
-/// one loop for a chunk of channels, so that small planes (a deep layer's
-/// 2x2) pay no per-channel call.
-ETSB_HOT_LOOP static void affine_planes_f32(const float* __restrict x, float* __restrict y,
-                                            const float* __restrict scale, const float* __restrict shift,
-                                            int64_t channels, int64_t inner) {
-  for (int64_t c = 0; c < channels; ++c) {
-    const float a = scale[c], b = shift[c];
-    for (int64_t i = 0; i < inner; ++i) y[c * inner + i] = x[c * inner + i] * a + b;
-  }
-}
-
-/// Float: scale and shift folded per chunk of channels (as the generic
-/// path folds them), then each image's planes of the chunk in one
-/// affine_planes_f32 call.
-void batch_norm_f32(const float* x, float* y, const float* w, const float* b, const float* mean, const float* var,
-                    double eps, int64_t batch, int64_t channels, int64_t inner) {
-  float scale[kChannelChunk], shift[kChannelChunk];
-  for (int64_t c0 = 0; c0 < channels; c0 += kChannelChunk) {
-    const int64_t count = channels - c0 < kChannelChunk ? channels - c0 : kChannelChunk;
-    for (int64_t c = 0; c < count; ++c) {
-      const float invstd = 1.0f / std::sqrt(var[c0 + c] + static_cast<float>(eps));
-      scale[c] = w != nullptr ? invstd * w[c0 + c] : invstd;
-      shift[c] = (b != nullptr ? b[c0 + c] : 0.0f) - mean[c0 + c] * scale[c];
-    }
-    for (int64_t n = 0; n < batch; ++n) {
-      const int64_t base = (n * channels + c0) * inner;
-      affine_planes_f32(x + base, y + base, scale, shift, count, inner);
-    }
-  }
-}
-
-}  // namespace
-
 /// out0 = (input - running_mean) / sqrt(running_var + eps) * weight + bias
-/// per channel (dim 1 of a [N, C, ...] input; weight and bias optional),
-/// computed as input * a + b with a and b folded once per channel, as ATen
-/// does. Floating dtypes (Half and BFloat16 in float), all tensors alike and
-/// contiguous; out0 is resized to input's shape, out1 and out2 (the saved
-/// statistics, empty in inference) to [0]. momentum is unused.
-Outputs _native_batch_norm_legit_no_training_out(KernelRuntimeContext& ctx, const Tensor& input,
-                                                 const std::optional<Tensor>& weight,
-                                                 const std::optional<Tensor>& bias, const Tensor& running_mean,
-                                                 const Tensor& running_var, double momentum, double eps, Tensor& out0,
-                                                 Tensor& out1, Tensor& out2) {
+/// per channel (util/batch_norm_util.h); out1 and out2, the saved statistics,
+/// are empty in inference ([0]). momentum is unused.
+k::BatchNormOutputs _native_batch_norm_legit_no_training_out(KernelRuntimeContext& ctx, const Tensor& input,
+                                                             const std::optional<Tensor>& weight,
+                                                             const std::optional<Tensor>& bias,
+                                                             const Tensor& running_mean, const Tensor& running_var,
+                                                             double momentum, double eps, Tensor& out0, Tensor& out1,
+                                                             Tensor& out2) {
   (void)momentum;
-  Outputs outs(out0, out1, out2);
-  const auto dtype = input.scalar_type();
-  ET_KERNEL_CHECK_MSG(ctx, input.dim() >= 2, InvalidArgument, outs, "%s: input must have at least 2 dims", kName);
-  const int64_t channels = input.sizes()[1];
-  ET_KERNEL_CHECK_MSG(ctx,
-                      k::is_floating(dtype) && out0.scalar_type() == dtype &&
-                          k::channel_param_ok(weight, channels, dtype) && k::channel_param_ok(bias, channels, dtype) &&
-                          k::channel_param_ok(running_mean, channels, dtype) &&
-                          k::channel_param_ok(running_var, channels, dtype),
-                      InvalidArgument, outs,
-                      "%s: weight, bias, running_mean and running_var must be [C] of the input's floating dtype",
-                      kName);
-  ET_KERNEL_CHECK(ctx, k::is_contiguous(input) && k::is_contiguous(out0), InvalidArgument, outs);
-  const ::executorch::aten::SizesType empty[1] = {0};
-  ET_KERNEL_CHECK(ctx,
-                  k::resize_to(out0, input.sizes()) && k::resize_to(out1, {empty, 1}) &&
-                      k::resize_to(out2, {empty, 1}),
-                  InvalidArgument, outs);
-  const int64_t batch = input.sizes()[0];
-  const int64_t inner = k::size_product(input.sizes(), 2, input.dim());
-  const float* const no_param = nullptr;
-  ET_SWITCH_FLOATHBF16_TYPES(dtype, ctx, kName, CTYPE, [&]() {
-    if constexpr (std::is_same<CTYPE, float>::value) {
-      batch_norm_f32(input.const_data_ptr<float>(), out0.mutable_data_ptr<float>(),
-                     weight.has_value() ? weight->const_data_ptr<float>() : no_param,
-                     bias.has_value() ? bias->const_data_ptr<float>() : no_param,
-                     running_mean.const_data_ptr<float>(), running_var.const_data_ptr<float>(), eps, batch,
-                     channels, inner);
-      return;
-    }
-    using CT = k::float_compute_t<CTYPE>;
-    const CTYPE* x = input.const_data_ptr<CTYPE>();
-    CTYPE* y = out0.mutable_data_ptr<CTYPE>();
-    const CTYPE* w = weight.has_value() ? weight->const_data_ptr<CTYPE>() : nullptr;
-    const CTYPE* b = bias.has_value() ? bias->const_data_ptr<CTYPE>() : nullptr;
-    const CTYPE* mean = running_mean.const_data_ptr<CTYPE>();
-    const CTYPE* var = running_var.const_data_ptr<CTYPE>();
-    for (int64_t c = 0; c < channels; ++c) {
-      const CT invstd = static_cast<CT>(1) / std::sqrt(static_cast<CT>(var[c]) + static_cast<CT>(eps));
-      const CT scale = w != nullptr ? invstd * static_cast<CT>(w[c]) : invstd;
-      const CT shift = (b != nullptr ? static_cast<CT>(b[c]) : CT(0)) - static_cast<CT>(mean[c]) * scale;
-      for (int64_t n = 0; n < batch; ++n) {
-        const int64_t base = (n * channels + c) * inner;
-        k::map_unary(x + base, y + base, inner,
-                     [scale, shift](CTYPE v) { return static_cast<CTYPE>(static_cast<CT>(v) * scale + shift); });
-      }
-    }
-  });
-  return outs;
+  return k::batch_norm_with_running_stats(ctx, "_native_batch_norm_legit_no_training.out", input, weight, bias,
+                                          running_mean, running_var, eps, out0, out1, out2);
 }
 
 }  // namespace native

@@ -1,11 +1,7 @@
 // aten::_native_batch_norm_legit.out and .no_stats_out: batch normalisation
 // with the batch's own statistics (training), returning them, and updating
 // the running statistics when there are some.
-#include "util/unary_util.h"
-
-#include <cmath>
-#include <optional>
-#include <tuple>
+#include "util/batch_norm_util.h"
 
 namespace torch {
 namespace executor {
@@ -14,15 +10,7 @@ namespace native {
 using ::executorch::aten::Tensor;
 namespace k = ::etsb::kernels;
 
-using BatchNormOutputs = std::tuple<Tensor&, Tensor&, Tensor&>;
-
-// Inference with running statistics: op_native_batch_norm.cpp.
-BatchNormOutputs _native_batch_norm_legit_no_training_out(KernelRuntimeContext& ctx, const Tensor& input,
-                                                          const std::optional<Tensor>& weight,
-                                                          const std::optional<Tensor>& bias,
-                                                          const Tensor& running_mean, const Tensor& running_var,
-                                                          double momentum, double eps, Tensor& out0, Tensor& out1,
-                                                          Tensor& out2);
+using k::BatchNormOutputs;
 
 namespace {
 
@@ -132,8 +120,8 @@ BatchNormOutputs _native_batch_norm_legit_out(KernelRuntimeContext& ctx, const T
                                               double momentum, double eps, Tensor& out, Tensor& save_mean,
                                               Tensor& save_invstd) {
   if (!training) {
-    return _native_batch_norm_legit_no_training_out(ctx, input, weight, bias, running_mean, running_var, momentum,
-                                                    eps, out, save_mean, save_invstd);
+    return k::batch_norm_with_running_stats(ctx, kName, input, weight, bias, running_mean, running_var, eps, out,
+                                            save_mean, save_invstd);
   }
   return train(ctx, kName, {input, weight, bias, &running_mean, &running_var, momentum, eps}, out, save_mean,
                save_invstd);

@@ -39,6 +39,23 @@ _ETSB_REMEDIES = {
                        "program with `etsb build` or Bazel (" + _LLM_README + ")",
     },
 }
+# The same, for a binary whose custom ops yaml is already another library's: the
+# second custom yaml goes under the functions yaml as its fallback (one merge).
+_ETSB_BESIDE_CUSTOM = {
+    STARLARK: {
+        path: (f'etsb\'s {what} kernels provide it: the binary\'s custom_ops_yaml_target names another yaml, so '
+               f'give it fallback_yaml_target = "@etsb//{path}:{yaml}" (merged under its functions_yaml_target, '
+               f'etsb\'s portable one by default) and add "@etsb//{path}:kernels" to its kernel_deps')
+        for path, what, yaml in (("kernels/quantized", "quantized", "quantized.yaml"),
+                                 ("kernels/llm", "LLM", "functions.yaml"))
+    },
+    CMAKE: {
+        "kernels/quantized": "etsb's quantized kernels provide it: the binary's CUSTOM_OPS_YAML_TARGET names another "
+                             "yaml, so give it FALLBACK_YAML_TARGET ${ETSB_QUANTIZED_CUSTOM_OPS_YAML} (merged under "
+                             "its FUNCTIONS_YAML_TARGET, etsb's portable one by default) and add "
+                             "etsb_quantized_kernels to its KERNEL_DEPS",
+    },
+}
 # etsb's target for each of the tree's libraries, in each front end's spelling.
 _TREE_TARGETS = {
     STARLARK: {
@@ -58,12 +75,17 @@ _WRITE_ONE = ("write one: a kernel and a custom ops yaml declaring it (examples/
               "docs/kernel_yaml.md)")
 
 
-def missing_kernel_hint(name: OperatorName, catalog: KernelCatalog, front_end: str = STARLARK) -> str:
+def missing_kernel_hint(name: OperatorName, catalog: KernelCatalog, front_end: str = STARLARK,
+                        custom_ops_given: bool = False) -> str:
     """Where the kernel of ``name`` is, for an error saying no kernel yaml of
     the build has it: etsb's libraries that provide it (with the remedy to
-    paste, spelt for ``front_end``), then ExecuTorch's tree's, else that no
-    library etsb knows does."""
-    hints = [_ETSB_REMEDIES[front_end].get(library.path, f"etsb's {library.path} provides it")
+    paste, spelt for ``front_end``; ``custom_ops_given``: the build has a
+    custom ops yaml already, which a second library's cannot replace), then
+    ExecuTorch's tree's, else that no library etsb knows does."""
+    remedies = _ETSB_REMEDIES[front_end]
+    if custom_ops_given:
+        remedies = {**remedies, **_ETSB_BESIDE_CUSTOM[front_end]}
+    hints = [remedies.get(library.path, f"etsb's {library.path} provides it")
              for library in catalog.providers(name, ETSB)]
     theirs = catalog.providers(name, EXECUTORCH)
     if theirs:

@@ -1,0 +1,199 @@
+"""Convolution, pooling, resizing, grid sampling, padding, and the backward
+operators of convolution and max pooling."""
+
+from __future__ import annotations
+
+import torch
+
+from .vocabulary import WIDE_FLOATS, A, Case, Op, T, case
+
+
+def ops() -> list[Op]:
+    """The spatial operators of the corpus."""
+    return _convolution_ops() + _pool_resize_ops() + _sampling_backward_ops() + _padding_ops()
+
+
+def conv(name: str, description: str, x: tuple, w: tuple, bias: int | None, only: tuple | None = None,
+         stride=(1,), padding=(0,), dilation=(1,), transposed=False, output_padding=(0,), groups=1) -> Case:
+    """A convolution case: input and weight shapes, bias channels (None: no
+    bias), and the convolution's parameters."""
+    inputs = (T(*x), T(*w)) + ((T(bias),) if bias is not None else ())
+    return case(name, description, *inputs, only=only, stride=list(stride), padding=list(padding),
+                dilation=list(dilation), transposed=transposed, output_padding=list(output_padding),
+                groups=groups)
+
+
+def _convolution(x, w, *bias, stride, padding, dilation, transposed, output_padding, groups):
+    return A.convolution.default(x, w, bias[0] if bias else None, stride, padding, dilation,
+                                 transposed, output_padding, groups)
+
+
+def _convolution_ops() -> list[Op]:
+    """Convolution in 1 and 2 dims: plain, depthwise, grouped, dilated and transposed."""
+    core = None  # every dtype of the operator
+    return [
+        Op("aten::convolution.out", "aten.convolution.default", _convolution, (
+            conv("conv1d_bias", "1-D: 1x2x13 by 3x2x3, bias", (1, 2, 13), (3, 2, 3), 3, core),
+            conv("conv2d_stride_pad", "2-D: 1x3x7x7 by 4x3x3x3, bias, stride 2, padding 1",
+                 (1, 3, 7, 7), (4, 3, 3, 3), 4, core, stride=(2, 2), padding=(1, 1)),
+            conv("conv2d_depthwise", "2-D depthwise: 1x4x6x6 by 4x1x3x3, groups 4, bias, padding 1",
+                 (1, 4, 6, 6), (4, 1, 3, 3), 4, core, padding=(1, 1), groups=4),
+            conv("conv2d_dilation", "2-D: 2x2x7x7 by 3x2x3x3, no bias, dilation 2, padding [2, 1]",
+                 (2, 2, 7, 7), (3, 2, 3, 3), None, WIDE_FLOATS, padding=(2, 1), dilation=(2, 2)),
+            conv("conv2d_groups", "2-D: 1x4x5x5 by 6x2x3x2, groups 2, no bias, stride [1, 2]",
+                 (1, 4, 5, 5), (6, 2, 3, 2), None, WIDE_FLOATS, stride=(1, 2), padding=(0, 0), groups=2),
+            conv("transposed2d", "transposed 2-D: 1x4x4x4 by 4x2x3x3, bias, stride 2, padding 1, "
+                 "output_padding 1", (1, 4, 4, 4), (4, 2, 3, 3), 2, WIDE_FLOATS, stride=(2, 2),
+                 padding=(1, 1), transposed=True, output_padding=(1, 1)),
+            conv("transposed1d_groups", "transposed 1-D: 1x4x5 by 4x1x3, groups 2, no bias, stride 2",
+                 (1, 4, 5), (4, 1, 3), None, WIDE_FLOATS, stride=(2,), transposed=True, groups=2),
+        )),
+    ]
+
+
+def _pool_resize_ops() -> list[Op]:
+    """Pooling and resizing."""
+    return [
+        Op("aten::max_pool2d_with_indices.out", "aten.max_pool2d_with_indices.default",
+           lambda x, kernel, stride, padding, dilation, ceil: A.max_pool2d_with_indices.default(
+               x, kernel, stride, padding, dilation, ceil), (
+               case("k2", "1x2x6x6, kernel 2 (stride 2)", T(1, 2, 6, 6, domain="distinct"), kernel=[2, 2],
+                    stride=[], padding=[0, 0], dilation=[1, 1], ceil=False),
+               case("k3_s2_p1", "1x1x7x7, kernel 3, stride 2, padding 1", T(1, 1, 7, 7, domain="distinct"),
+                    kernel=[3, 3], stride=[2, 2], padding=[1, 1], dilation=[1, 1], ceil=False),
+               case("dilated_ceil", "2x1x7x5, kernel [2, 3], stride [1, 2], dilation [2, 1], ceil_mode",
+                    T(2, 1, 7, 5, domain="distinct"), kernel=[2, 3], stride=[1, 2], padding=[0, 1],
+                    dilation=[2, 1], ceil=True),
+           )),
+        Op("aten::avg_pool2d.out", "aten.avg_pool2d.default",
+           lambda x, kernel, stride, padding, ceil, count_pad, divisor: A.avg_pool2d.default(
+               x, kernel, stride, padding, ceil, count_pad, divisor), (
+               case("k2", "1x2x6x6, kernel 2", T(1, 2, 6, 6), kernel=[2, 2], stride=[], padding=[0, 0],
+                    ceil=False, count_pad=True, divisor=None),
+               case("k3_s2_p1_exclude", "1x1x7x7, kernel 3, stride 2, padding 1, count_include_pad off",
+                    T(1, 1, 7, 7), kernel=[3, 3], stride=[2, 2], padding=[1, 1], ceil=False,
+                    count_pad=False, divisor=None),
+               case("ceil_divisor", "1x2x5x7, kernel [2, 3], stride [1, 2], ceil_mode, divisor 4",
+                    T(1, 2, 5, 7), kernel=[2, 3], stride=[1, 2], padding=[0, 1], ceil=True,
+                    count_pad=True, divisor=4),
+           )),
+        Op("aten::_adaptive_avg_pool2d.out", "aten._adaptive_avg_pool2d.default",
+           lambda x, size: A._adaptive_avg_pool2d.default(x, size), (
+               case("halve", "1x2x6x6 to 3x3", T(1, 2, 6, 6), size=[3, 3]),
+               case("uneven", "1x1x7x5 to 3x2 (overlapping windows)", T(1, 1, 7, 5), size=[3, 2]),
+               case("global", "2x3x4x4 to 1x1", T(2, 3, 4, 4), size=[1, 1]),
+           )),
+        Op("aten::upsample_bilinear2d.vec_out", "aten.upsample_bilinear2d.vec",
+           lambda x, size, align, scales: A.upsample_bilinear2d.vec(x, size, align, scales), (
+               case("size", "1x2x3x3 to 5x7", T(1, 2, 3, 3), size=[5, 7], align=False, scales=None),
+               case("scale_align", "1x1x4x4 scaled 2x, align_corners", T(1, 1, 4, 4), size=None, align=True,
+                    scales=[2.0, 2.0]),
+               case("down", "1x2x5x3 to 3x2", T(1, 2, 5, 3), size=[3, 2], align=False, scales=None),
+           )),
+        Op("aten::upsample_nearest2d.vec_out", "aten.upsample_nearest2d.vec",
+           lambda x, size, scales: A.upsample_nearest2d.vec(x, size, scales), (
+               case("size", "1x2x3x3 to 5x7", T(1, 2, 3, 3), size=[5, 7], scales=None),
+               case("scale", "1x1x3x4 scaled [2, 1.5]", T(1, 1, 3, 4), size=None, scales=[2.0, 1.5]),
+               case("down", "1x2x7x5 to 3x2", T(1, 2, 7, 5), size=[3, 2], scales=None),
+           )),
+    ]
+
+
+def _pool_backward(x, grad, kernel, stride, padding, dilation, ceil):
+    """max_pool2d_with_indices_backward, with the indices of the forward pass."""
+    _, indices = A.max_pool2d_with_indices.default(x, kernel, stride, padding, dilation, ceil)
+    return A.max_pool2d_with_indices_backward.default(grad, x, kernel, stride, padding, dilation, ceil, indices)
+
+
+def _conv_backward(grad, x, w, **p):
+    """convolution_backward, all three gradients."""
+    return A.convolution_backward.default(grad, x, w, [p["out_ch"]], p["stride"], p["padding"], p["dilation"],
+                                          p["transposed"], p["output_padding"], p["groups"], [True, True, True])
+
+
+def grad_case(name, desc, grad, x, w, stride=(1,), padding=(0,), dilation=(1,), transposed=False,
+              output_padding=(0,), groups=1) -> Case:
+    """A convolution_backward case: the shapes of the output gradient, the
+    input and the weight, and the convolution's parameters."""
+    out_ch = w[1] * groups if transposed else w[0]
+    return case(name, desc, T(*grad), T(*x), T(*w), out_ch=out_ch, stride=list(stride), padding=list(padding),
+                dilation=list(dilation), transposed=transposed, output_padding=list(output_padding),
+                groups=groups)
+
+
+def _sampling_backward_ops() -> list[Op]:
+    """Grid sampling, antialiased resizing and the two backward operators."""
+    return [
+        Op("aten::grid_sampler_2d.out", "aten.grid_sampler_2d.default",
+           lambda x, grid, mode, padding, align: A.grid_sampler_2d.default(x, grid, mode, padding, align), (
+               case("bilinear_zeros", "1x2x4x5 at a 1x3x3 grid, bilinear, zeros", T(1, 2, 4, 5), T(1, 3, 3, 2),
+                    mode=0, padding=0, align=False),
+               case("nearest_border_align", "2x1x5x4 at 2x2x3, nearest, border, align_corners", T(2, 1, 5, 4),
+                    T(2, 2, 3, 2), mode=1, padding=1, align=True),
+               case("bicubic_reflection", "1x2x5x5 at 1x3x4, bicubic, reflection", T(1, 2, 5, 5), T(1, 3, 4, 2),
+                    mode=2, padding=2, align=False),
+               case("bilinear_reflection_align", "1x1x4x6 at 1x4x2, bilinear, reflection, align_corners",
+                    T(1, 1, 4, 6), T(1, 4, 2, 2), mode=0, padding=2, align=True),
+               case("bicubic_zeros_align", "1x1x4x4 at 1x2x3, bicubic, zeros, align_corners", T(1, 1, 4, 4),
+                    T(1, 2, 3, 2), mode=2, padding=0, align=True),
+           )),
+        Op("aten::_upsample_bilinear2d_aa.out", "aten._upsample_bilinear2d_aa.default",
+           lambda x, size, align, sh, sw: A._upsample_bilinear2d_aa.default(x, size, align, sh, sw), (
+               case("down", "1x2x8x7 to 3x4", T(1, 2, 8, 7), size=[3, 4], align=False, sh=None, sw=None),
+               case("up", "1x1x3x3 to 5x6", T(1, 1, 3, 3), size=[5, 6], align=False, sh=None, sw=None),
+               case("align_mixed", "2x1x6x4 to 3x7, align_corners", T(2, 1, 6, 4), size=[3, 7], align=True,
+                    sh=None, sw=None),
+               case("scales", "1x2x8x8 to 4x3 with scales 0.5 and 0.4", T(1, 2, 8, 8), size=[4, 3], align=False,
+                    sh=0.5, sw=0.4),
+           )),
+        Op("aten::convolution_backward.out", "aten.convolution_backward.default (all three gradients)",
+           _conv_backward, (
+               grad_case("conv2d", "1x3x5x5 by 2x3x3x3", (1, 2, 3, 3), (1, 3, 5, 5), (2, 3, 3, 3)),
+               grad_case("stride_pad", "2x2x6x6 by 4x2x3x3, stride 2, padding 1", (2, 4, 3, 3), (2, 2, 6, 6),
+                         (4, 2, 3, 3), stride=(2, 2), padding=(1, 1)),
+               grad_case("groups_dilation", "1x4x7x7 by 4x2x3x3, groups 2, dilation 2", (1, 4, 3, 3), (1, 4, 7, 7),
+                         (4, 2, 3, 3), dilation=(2, 2), groups=2),
+               grad_case("conv1d", "2x3x9 by 4x3x3, stride 2", (2, 4, 4), (2, 3, 9), (4, 3, 3), stride=(2,)),
+               grad_case("transposed", "transposed 1x4x3x3 by 4x2x3x3, stride 2, padding 1, output_padding 1",
+                         (1, 2, 6, 6), (1, 4, 3, 3), (4, 2, 3, 3), stride=(2, 2), padding=(1, 1), transposed=True,
+                         output_padding=(1, 1)),
+           ), executorch_refuses="its kernel takes only 2-D, non-transposed convolutions"),
+        Op("aten::max_pool2d_with_indices_backward.grad_input",
+           "aten.max_pool2d_with_indices_backward.default (indices from max_pool2d_with_indices)", _pool_backward, (
+               case("k2", "1x2x6x6, kernel 2", T(1, 2, 6, 6, domain="distinct"), T(1, 2, 3, 3), kernel=[2, 2],
+                    stride=[], padding=[0, 0], dilation=[1, 1], ceil=False),
+               case("overlap", "1x1x7x7, kernel 3, stride 2, padding 1 (windows overlap: gradients add up)",
+                    T(1, 1, 7, 7, domain="distinct"), T(1, 1, 4, 4), kernel=[3, 3], stride=[2, 2], padding=[1, 1],
+                    dilation=[1, 1], ceil=False),
+               case("dilated_ceil", "2x1x7x5, kernel [2, 3], stride [1, 2], padding [0, 1], dilation [2, 1], ceil",
+                    T(2, 1, 7, 5, domain="distinct"), T(2, 1, 5, 3), kernel=[2, 3], stride=[1, 2], padding=[0, 1],
+                    dilation=[2, 1], ceil=True),
+               case("three_dim", "2x5x5 (no batch dim), kernel 2", T(2, 5, 5, domain="distinct"), T(2, 2, 2),
+                    kernel=[2, 2], stride=[], padding=[0, 0], dilation=[1, 1], ceil=False),
+           )),
+    ]
+
+
+def _padding_ops() -> list[Op]:
+    """Reflection and replication padding in 1 to 3 dims."""
+    pads = []
+    for mode in ("reflection", "replication"):
+        overloads = (getattr(A, f"{mode}_pad1d").default, getattr(A, f"{mode}_pad2d").default,
+                     getattr(A, f"{mode}_pad3d").default)
+        tables = (
+            (case("rows", "2x7 padded [2, 3]", T(2, 7), padding=[2, 3]),
+             case("batched", "2x3x5 padded [4, 1]", T(2, 3, 5), padding=[4, 1]),
+             case("narrow", "1x1x2 padded [1, 0]", T(1, 1, 2), padding=[1, 0])),
+            (case("planes", "2x4x5 padded [1, 2, 3, 0]", T(2, 4, 5), padding=[1, 2, 3, 0]),
+             case("batched", "1x2x3x4 padded [3, 3, 2, 2]", T(1, 2, 3, 4), padding=[3, 3, 2, 2]),
+             case("one_row", "1x1x5 padded [0, 0, 0, 0] (a copy)", T(1, 1, 5), padding=[0, 0, 0, 0])),
+            (case("volume", "1x3x3x4 padded [1, 2, 0, 2, 2, 1]", T(1, 3, 3, 4), padding=[1, 2, 0, 2, 2, 1]),
+             case("batched", "2x1x2x3x4 padded [3, 1, 1, 2, 1, 0]", T(2, 1, 2, 3, 4), padding=[3, 1, 1, 2, 1, 0])),
+        )
+        for n, (overload, cases) in enumerate(zip(overloads, tables), start=1):
+            extra = (case("crop", "2x6 padded [-1, 2] (crops on the left)", T(2, 6), padding=[-1, 2],
+                          only=(torch.float32,)),) if n == 1 else ()
+            pads.append(Op(f"aten::{mode}_pad{n}d.out", f"aten.{mode}_pad{n}d.default",
+                           lambda x, padding, overload=overload: overload(x, padding), cases + extra,
+                           preserve=(overload,)))
+    return pads
