@@ -121,22 +121,27 @@ float* temp_floats(KernelRuntimeContext& ctx, int64_t count) {
   return memory.ok() ? static_cast<float*>(memory.get()) : nullptr;
 }
 
-/// Output columns a gemm_f32 call is given: a multiple of every build's
-/// register tile width (8, 16, 32 floats), so that none is left to its
-/// scalar loop; the rest of a row of outputs goes to dot_f32.
+/// Output columns of an im2col tile: a multiple of every build's register
+/// tile width (8, 16, 32 floats), so that only the plane's last tile has a
+/// partial one.
 constexpr int64_t kGemmColumns = 32;
 /// Floats of im2col scratch to aim for (256 KB, within a core's L2): the
 /// output columns are taken in tiles of this much (at least kGemmColumns).
 constexpr int64_t kColumnBudget = 64 * 1024;
+/// Output planes narrower than this (1x1 to 2x3) with at least kDotDepth
+/// products per output go to dot_f32: a vector along the depth beats a
+/// vector of a few output columns (gemm_f32's partial tiles).
+constexpr int64_t kDotColumns = 8;
+constexpr int64_t kDotDepth = 64;
 
 /// Float convolution as matrix products per image and group: out_g [OC_g,
-/// OH * OW] = weight_g [OC_g, C_g * KH * KW] x im2col(x_g), after the bias.
-/// The output columns in whole multiples of kGemmColumns go to gemm_f32, in
-/// tiles of im2col within kColumnBudget (a pointwise convolution, 1x1 with
-/// stride 1 and no padding, multiplies the input itself); the rest (all of
-/// a small output plane) to dot_f32 against the patches as rows. Depthwise
-/// (one input channel per group) runs the direct kernel of conv_f32.h.
-/// False (nothing written) when no scratch memory is available.
+/// OH * OW] = weight_g [OC_g, C_g * KH * KW] x im2col(x_g), after the bias,
+/// by gemm_f32 in tiles of im2col within kColumnBudget (from a padded copy
+/// of x_g when that fits the budget too; a pointwise convolution, 1x1 with
+/// stride 1 and no padding, multiplies the input itself); a tiny output plane of deep patches by dot_f32 against the
+/// patches as rows. Depthwise (one input channel per group) runs the direct
+/// kernels of conv_f32.h. False (nothing written) when no scratch memory is
+/// available.
 bool conv2d_gemm(KernelRuntimeContext& ctx, const float* in, const float* weight, const float* bias, float* out,
                  int64_t batch, int64_t in_ch, int64_t out_ch, int64_t groups, const Axis& h, const Axis& w) {
   const int64_t in_per_group = in_ch / groups;
@@ -145,7 +150,7 @@ bool conv2d_gemm(KernelRuntimeContext& ctx, const float* in, const float* weight
   const int64_t in_plane = h.in * w.in;
   const int64_t out_plane = h.out * w.out;
   if (in_per_group == 1 && groups > 1) {
-    float* scratch = temp_floats(ctx, k::depthwise_scratch(h, w));
+    float* scratch = temp_floats(ctx, k::depthwise_f32_scratch(in_ch, out_per_group, h, w));
     if (scratch == nullptr) return false;
     for (int64_t b = 0; b < batch; ++b) {
       k::depthwise_f32(in + b * in_ch * in_plane, weight, bias, out + b * out_ch * out_plane, in_ch, out_per_group,
@@ -155,12 +160,15 @@ bool conv2d_gemm(KernelRuntimeContext& ctx, const float* in, const float* weight
   }
   const bool pointwise = h.kernel == 1 && w.kernel == 1 && h.stride == 1 && w.stride == 1 && h.pad == 0 &&
                          w.pad == 0;
-  const int64_t wide = out_plane - out_plane % kGemmColumns;
-  const int64_t narrow = out_plane - wide;
+  const bool dot = out_plane < kDotColumns && depth >= kDotDepth;
   int64_t tile = kColumnBudget / depth - kColumnBudget / depth % kGemmColumns;
-  tile = pointwise ? wide : (tile < kGemmColumns ? kGemmColumns : (tile > wide ? wide : tile));
-  const int64_t col_floats = depth * (pointwise ? narrow : (tile > narrow ? tile : narrow));
-  float* col = col_floats > 0 ? temp_floats(ctx, col_floats) : nullptr;
+  tile = dot || pointwise ? out_plane : (tile < kGemmColumns ? kGemmColumns : (tile > out_plane ? out_plane : tile));
+  const int64_t col_floats = pointwise && !dot ? 0 : depth * tile;
+  // A small input under a kernel wider than 1x1 is copied once padded (im2col_padded); a large one, or a
+  // strided 1x1, is read in place (im2col_columns).
+  const int64_t padded_floats = k::padded_planes_floats(in_per_group, h, w);
+  const bool padded = !dot && h.kernel * w.kernel > 1 && padded_floats <= kColumnBudget;
+  float* col = col_floats > 0 ? temp_floats(ctx, col_floats + (padded ? padded_floats : 0)) : nullptr;
   if (col_floats > 0 && col == nullptr) return false;
   for (int64_t b = 0; b < batch; ++b) {
     for (int64_t g = 0; g < groups; ++g) {
@@ -168,15 +176,21 @@ bool conv2d_gemm(KernelRuntimeContext& ctx, const float* in, const float* weight
       const float* wg = weight + g * out_per_group * depth;
       float* o = out + (b * out_ch + g * out_per_group) * out_plane;
       fill_with_bias(o, bias, g * out_per_group, out_per_group, out_plane);
-      for (int64_t j0 = 0; j0 < wide; j0 += tile) {
-        const int64_t width = wide - j0 < tile ? wide - j0 : tile;
-        if (!pointwise) k::im2col_columns(x, col, in_per_group, h, w, j0, j0 + width);
+      if (dot) {
+        k::patch_rows(x, col, in_per_group, h, w, 0, out_plane);
+        k::dot_f32(out_per_group, out_plane, depth, wg, depth, col, depth, o, out_plane, /*accumulate=*/true);
+        continue;
+      }
+      if (padded) k::pad_planes(x, col + col_floats, in_per_group, h, w);
+      for (int64_t j0 = 0; j0 < out_plane; j0 += tile) {
+        const int64_t width = out_plane - j0 < tile ? out_plane - j0 : tile;
+        if (padded) {
+          k::im2col_padded(col + col_floats, col, in_per_group, h, w, j0, j0 + width);
+        } else if (!pointwise) {
+          k::im2col_columns(x, col, in_per_group, h, w, j0, j0 + width);
+        }
         k::gemm_f32(out_per_group, width, depth, wg, depth, 1, pointwise ? x + j0 : col,
                     pointwise ? out_plane : width, o + j0, out_plane, /*accumulate=*/true);
-      }
-      if (narrow > 0) {
-        k::patch_rows(x, col, in_per_group, h, w, wide, out_plane);
-        k::dot_f32(out_per_group, narrow, depth, wg, depth, col, depth, o + wide, out_plane, /*accumulate=*/true);
       }
     }
   }

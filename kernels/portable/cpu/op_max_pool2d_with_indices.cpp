@@ -1,5 +1,6 @@
 // aten::max_pool2d_with_indices.out: 2-D max pooling, returning the maxima and
 // where they were found.
+#include "util/fast_math.h"
 #include "util/math_util.h"
 #include "util/pool_util.h"
 
@@ -25,21 +26,74 @@ using Outputs = std::tuple<Tensor&, Tensor&>;
 /// propagates, as in ATen).
 template <typename T>
 inline bool beats(T v, T max) {
-  return v > max || k::is_nan(v);
+  return static_cast<bool>((v > max) | k::is_nan(v));  // no short circuit: no branch
+}
+
+/// The outputs [*lo, *hi) along axis a whose every tap falls inside the
+/// input (no padding read).
+void inner_range(const k::Window& a, int64_t* lo, int64_t* hi) {
+  const int64_t span = (a.kernel - 1) * a.dilation;
+  *lo = a.pad <= 0 ? 0 : (a.pad + a.stride - 1) / a.stride;  // o * stride >= pad
+  const int64_t last = a.in - 1 - span + a.pad;               // o * stride <= last
+  *hi = last < 0 ? 0 : last / a.stride + 1;
+  if (*hi > a.out) *hi = a.out;
+  if (*lo > *hi) *lo = *hi;
+}
+
+/// Float outputs [ow_lo, ow_hi) of output row oh, every tap inside the
+/// plane x: tap by tap (in the order max_pool takes them, so the same
+/// maximum and index win), each a pass along the row the vectoriser takes
+/// whole (strided loads, selects of value and index).
+ETSB_HOT_LOOP static void max_pool_row_f32(const float* __restrict x, float* __restrict out,
+                                           int64_t* __restrict where, int64_t oh, int64_t ow_lo, int64_t ow_hi,
+                                           const k::Window& h, const k::Window& w) {
+  const float lowest = k::lowest_value<float>();
+  const int64_t first = (oh * h.stride - h.pad) * w.in - w.pad;
+  for (int64_t ow = ow_lo; ow < ow_hi; ++ow) {
+    out[ow] = lowest;
+    where[ow] = first + ow * w.stride;
+  }
+  for (int64_t kh = 0; kh < h.kernel; ++kh) {
+    for (int64_t kw = 0; kw < w.kernel; ++kw) {
+      const int64_t at = first + kh * h.dilation * w.in + kw * w.dilation;
+      for (int64_t ow = ow_lo; ow < ow_hi; ++ow) {
+        const float v = x[at + ow * w.stride];
+        const bool wins = (v > out[ow]) | (v != v);
+        out[ow] = wins ? v : out[ow];
+        where[ow] = wins ? at + ow * w.stride : where[ow];
+      }
+    }
+  }
 }
 
 /// Max-pools `planes` planes of h.in x w.in; indices are flat positions
-/// within the input plane (ih * W + iw), as ATen reports them.
+/// within the input plane (ih * W + iw), as ATen reports them. Float's
+/// outputs whose window lies inside the plane go to max_pool_row_f32; the
+/// rest (and other dtypes) window by window.
 template <typename T>
 void max_pool(const T* in, T* out, int64_t* indices, int64_t planes, const k::Window& h, const k::Window& w) {
   const T lowest = k::lowest_value<T>();
+  int64_t oh_lo = 0, oh_hi = 0, ow_lo = 0, ow_hi = 0;
+  if constexpr (std::is_same<T, float>::value) {
+    inner_range(h, &oh_lo, &oh_hi);
+    inner_range(w, &ow_lo, &ow_hi);
+  }
   for (int64_t p = 0; p < planes; ++p) {
     const T* x = in + p * h.in * w.in;
     for (int64_t oh = 0; oh < h.out; ++oh) {
+      const bool inner_row = oh >= oh_lo && oh < oh_hi;
+      if constexpr (std::is_same<T, float>::value) {
+        if (inner_row) {
+          const int64_t row = (p * h.out + oh) * w.out;
+          max_pool_row_f32(x, out + row, indices + row, oh, ow_lo, ow_hi, h, w);
+        }
+      }
       int64_t h0 = oh * h.stride - h.pad;
       const int64_t h_end = h0 + (h.kernel - 1) * h.dilation + 1 < h.in ? h0 + (h.kernel - 1) * h.dilation + 1 : h.in;
       while (h0 < 0) h0 += h.dilation;  // first tap inside the input
       for (int64_t ow = 0; ow < w.out; ++ow) {
+        if (inner_row && ow == ow_lo) ow = ow_hi;  // done above
+        if (ow >= w.out) break;
         int64_t w0 = ow * w.stride - w.pad;
         const int64_t w_end =
             w0 + (w.kernel - 1) * w.dilation + 1 < w.in ? w0 + (w.kernel - 1) * w.dilation + 1 : w.in;
@@ -48,11 +102,11 @@ void max_pool(const T* in, T* out, int64_t* indices, int64_t planes, const k::Wi
         int64_t where = h0 * w.in + w0;
         for (int64_t ih = h0; ih < h_end; ih += h.dilation) {
           for (int64_t iw = w0; iw < w_end; iw += w.dilation) {
+            // Selects, not a branch: which tap wins is data, and mispredicting it cost most of the time.
             const T v = x[ih * w.in + iw];
-            if (beats(v, max)) {
-              max = v;
-              where = ih * w.in + iw;
-            }
+            const bool wins = beats(v, max);
+            max = wins ? v : max;
+            where = wins ? ih * w.in + iw : where;
           }
         }
         const int64_t o = (p * h.out + oh) * w.out + ow;

@@ -7,6 +7,8 @@ import torch
 
 from .vocabulary import WIDE_FLOATS, A, Case, Op, T, case
 
+F32 = (torch.float32,)  # cases for Float's own paths
+
 
 def ops() -> list[Op]:
     """The spatial operators of the corpus."""
@@ -47,6 +49,22 @@ def _convolution_ops() -> list[Op]:
                  padding=(1, 1), transposed=True, output_padding=(1, 1)),
             conv("transposed1d_groups", "transposed 1-D: 1x4x5 by 4x1x3, groups 2, no bias, stride 2",
                  (1, 4, 5), (4, 1, 3), None, WIDE_FLOATS, stride=(2,), transposed=True, groups=2),
+            # Float's fast paths (util/conv_f32.h, gemm_f32.h, dot_f32.h), each shape chosen to take one.
+            conv("depthwise_stride2", "depthwise, stride 2: 1x4x9x9 by 4x1x3x3, bias, padding 1 (odd width)",
+                 (1, 4, 9, 9), (4, 1, 3, 3), 4, F32, stride=(2, 2), padding=(1, 1), groups=4),
+            conv("depthwise_dilation2", "depthwise, dilation 2: 1x2x9x9 by 2x1x3x3, no bias, padding 2",
+                 (1, 2, 9, 9), (2, 1, 3, 3), None, F32, padding=(2, 2), dilation=(2, 2), groups=2),
+            conv("depthwise_multiplier2", "depthwise, 2 outputs per channel: 1x3x8x8 by 6x1x3x3, bias, "
+                 "padding 1", (1, 3, 8, 8), (6, 1, 3, 3), 6, F32, padding=(1, 1), groups=3),
+            conv("depthwise_wide_rows", "depthwise, rows of 34 in pairs: 1x2x5x34 by 2x1x3x3, bias, padding 1",
+                 (1, 2, 5, 34), (2, 1, 3, 3), 2, F32, padding=(1, 1), groups=2),
+            conv("depthwise_small_plane", "depthwise, 4x4 output channels-last: 1x12x7x7 by 12x1x3x3, bias, "
+                 "stride 2, padding 1", (1, 12, 7, 7), (12, 1, 3, 3), 12, F32, stride=(2, 2), padding=(1, 1),
+                 groups=12),
+            conv("conv2d_tiny_deep", "2x2 output of deep patches (dot): 1x8x4x4 by 5x8x3x3, bias, stride 2, "
+                 "padding 1", (1, 8, 4, 4), (5, 8, 3, 3), 5, F32, stride=(2, 2), padding=(1, 1)),
+            conv("conv2d_7x7_stem", "7x7 stride 2 from a padded copy, 5x5 output: 1x3x9x9 by 4x3x7x7, "
+                 "bias, padding 3", (1, 3, 9, 9), (4, 3, 7, 7), 4, F32, stride=(2, 2), padding=(3, 3)),
         )),
     ]
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import torch
+
 from .vocabulary import A, Op, T, case, scalar_for
 
 
@@ -30,6 +32,10 @@ def _matmul_ops() -> list[Op]:
             case("basic", "2x3x5 by 2x5x4", T(2, 3, 5), T(2, 5, 4)),
             case("odd", "1x7x13 by 1x13x2", T(1, 7, 13), T(1, 13, 2)),
             case("empty_inner", "3x2x0 by 3x0x4 (zeros)", T(3, 2, 0), T(3, 0, 4)),
+            # Float's gemm: columns past the last register tile in vectors and a partial one.
+            case("narrow_17", "2x17x16 by 2x16x17 (attention scores)", T(2, 17, 16), T(2, 16, 17),
+                 only=(torch.float32,)),
+            case("narrow_40", "2x3x8 by 2x8x40", T(2, 3, 8), T(2, 8, 40), only=(torch.float32,)),
         )),
     ]
 

@@ -5,17 +5,55 @@
 // dtype-selective build keeps or drops with that operator.
 #pragma once
 
+#include "fast_math.h"
 #include "unary_util.h"
 
 #include <cmath>
 #include <optional>
 #include <tuple>
+#include <type_traits>
 
 namespace etsb {
 namespace kernels {
 
 using BatchNormOutputs = std::tuple<::executorch::aten::Tensor&, ::executorch::aten::Tensor&,
                                     ::executorch::aten::Tensor&>;
+
+/// Channels whose scale and shift are folded at a time (on the stack).
+constexpr int64_t kBatchNormChunk = 64;
+
+/// y = x * scale[c] + shift[c] over `channels` planes of `inner` floats:
+/// one loop for a chunk of channels, so that small planes (a deep layer's
+/// 2x2) pay no per-channel call.
+ETSB_HOT_LOOP static void affine_planes_f32(const float* __restrict x, float* __restrict y,
+                                            const float* __restrict scale, const float* __restrict shift,
+                                            int64_t channels, int64_t inner) {
+  for (int64_t c = 0; c < channels; ++c) {
+    const float a = scale[c], b = shift[c];
+    for (int64_t i = 0; i < inner; ++i) y[c * inner + i] = x[c * inner + i] * a + b;
+  }
+}
+
+/// Batch normalisation of Float [N, C, inner] (w, b optional: null):
+/// scale and shift folded per chunk of channels (as the other dtypes fold
+/// them), then each image's planes of the chunk in one affine_planes_f32
+/// call.
+inline void batch_norm_f32(const float* x, float* y, const float* w, const float* b, const float* mean,
+                           const float* var, double eps, int64_t batch, int64_t channels, int64_t inner) {
+  float scale[kBatchNormChunk], shift[kBatchNormChunk];
+  for (int64_t c0 = 0; c0 < channels; c0 += kBatchNormChunk) {
+    const int64_t count = channels - c0 < kBatchNormChunk ? channels - c0 : kBatchNormChunk;
+    for (int64_t c = 0; c < count; ++c) {
+      const float invstd = 1.0f / std::sqrt(var[c0 + c] + static_cast<float>(eps));
+      scale[c] = w != nullptr ? invstd * w[c0 + c] : invstd;
+      shift[c] = (b != nullptr ? b[c0 + c] : 0.0f) - mean[c0 + c] * scale[c];
+    }
+    for (int64_t n = 0; n < batch; ++n) {
+      const int64_t base = (n * channels + c0) * inner;
+      affine_planes_f32(x + base, y + base, scale, shift, count, inner);
+    }
+  }
+}
 
 /// out0 = (input - running_mean) / sqrt(running_var + eps) * weight + bias
 /// per channel (dim 1 of a [N, C, ...] input; weight and bias optional),
@@ -46,7 +84,16 @@ inline BatchNormOutputs batch_norm_with_running_stats(
                       InvalidArgument, outs, "%s: cannot resize the outputs", name);
   const int64_t batch = input.sizes()[0];
   const int64_t inner = size_product(input.sizes(), 2, input.dim());
+  const float* const no_param = nullptr;
   ET_SWITCH_FLOATHBF16_TYPES(dtype, ctx, name, CTYPE, [&]() {
+    if constexpr (std::is_same<CTYPE, float>::value) {
+      batch_norm_f32(input.const_data_ptr<float>(), out0.mutable_data_ptr<float>(),
+                     weight.has_value() ? weight->const_data_ptr<float>() : no_param,
+                     bias.has_value() ? bias->const_data_ptr<float>() : no_param,
+                     running_mean.const_data_ptr<float>(), running_var.const_data_ptr<float>(), eps, batch,
+                     channels, inner);
+      return;
+    }
     using CT = float_compute_t<CTYPE>;
     const CTYPE* x = input.const_data_ptr<CTYPE>();
     CTYPE* y = out0.mutable_data_ptr<CTYPE>();

@@ -1,7 +1,8 @@
 // The Float convolution's data movement around the matrix products of
 // op_convolution.cpp: im2col over a range of output columns (gemm_f32.h's
 // right operand), the same patches as rows (dot_f32.h's), and the direct
-// depthwise kernel, vectorised along an output row.
+// depthwise kernels: vectorised along an output row, or, for small output
+// planes, channels-last with the channels as the vector lanes.
 #pragma once
 
 #include "fast_math.h"
@@ -30,8 +31,8 @@ inline void valid_range(const Window& a, int64_t off, int64_t* lo, int64_t* hi) 
 /// for the output positions j = oh * OW + ow in [j0, j1) (zero where that
 /// falls in the padding), for `channels` planes of x: the columns [j0, j1)
 /// of the matrix whose product with the weights is the convolution.
-inline void im2col_columns(const float* x, float* col, int64_t channels, const Window& h, const Window& w,
-                           int64_t j0, int64_t j1) {
+ETSB_NARROW_LOOP static void im2col_columns(const float* __restrict x, float* __restrict col, int64_t channels,
+                                         const Window& h, const Window& w, int64_t j0, int64_t j1) {
   const int64_t width = j1 - j0;
   for (int64_t c = 0; c < channels; ++c) {
     const float* plane = x + c * h.in * w.in;
@@ -104,11 +105,11 @@ struct DepthwisePlane {
 };
 
 /// The floats depthwise_f32 needs as scratch: one input plane, padded and
-/// split into `stride` phases per row, one more row, and an output plane on
-/// the padded grid.
+/// split into `stride` phases per row, and an output plane on the padded
+/// grid.
 inline int64_t depthwise_scratch(const Window& h, const Window& w) {
   const int64_t padded_w = w.in + 2 * w.pad;
-  return (h.in + 2 * h.pad + 1 + h.out) * w.stride * ((padded_w + w.stride - 1) / w.stride);
+  return (h.in + 2 * h.pad + h.out) * w.stride * ((padded_w + w.stride - 1) / w.stride);
 }
 
 /// One output row of a 3x3 depthwise convolution, the taps' rows given.
@@ -127,26 +128,51 @@ __attribute__((always_inline)) inline void depthwise_row9(
   }
 }
 
-/// out[i] (=|+=) tap * src[i], i < n: one tap of any other depthwise kernel.
-__attribute__((always_inline)) inline void depthwise_tap(float* __restrict out, const float* __restrict src,
-                                                         float tap, int64_t n, bool first, float bias) {
-  if (first) {
-    for (int64_t i = 0; i < n; ++i) out[i] = bias + tap * src[i];
-  } else {
-    for (int64_t i = 0; i < n; ++i) out[i] += tap * src[i];
+/// Two output rows of a 3x3 depthwise convolution with stride and dilation
+/// 1 down the plane: they read the four input rows r0..r3 (at column
+/// offsets 0, c1, c2), the middle two shared, so each input vector loaded
+/// serves both. Each output is summed as depthwise_row9 sums it.
+__attribute__((always_inline)) inline void depthwise_row9x2(float* __restrict out0, float* __restrict out1,
+                                                            const float* __restrict r0, const float* __restrict r1,
+                                                            const float* __restrict r2, const float* __restrict r3,
+                                                            int64_t c1, int64_t c2, const float* wt, float bias,
+                                                            int64_t n) {
+  const float w0 = wt[0], w1 = wt[1], w2 = wt[2], w3 = wt[3], w4 = wt[4], w5 = wt[5], w6 = wt[6], w7 = wt[7],
+              w8 = wt[8];
+  for (int64_t i = 0; i < n; ++i) {
+    const float a0 = r0[i], a1 = r0[i + c1], a2 = r0[i + c2];
+    const float b0 = r1[i], b1 = r1[i + c1], b2 = r1[i + c2];
+    const float d0 = r2[i], d1 = r2[i + c1], d2 = r2[i + c2];
+    const float e0 = r3[i], e1 = r3[i + c1], e2 = r3[i + c2];
+    out0[i] = (bias + w0 * a0 + w1 * a1 + w2 * a2) + (w3 * b0 + w4 * b1 + w5 * b2) + (w6 * d0 + w7 * d1 + w8 * d2);
+    out1[i] = (bias + w0 * b0 + w1 * b1 + w2 * b2) + (w3 * d0 + w4 * d1 + w5 * d2) + (w6 * e0 + w7 * e1 + w8 * e2);
   }
 }
 
+/// out[i] += tap * src[i], i < n: one tap of any other depthwise kernel.
+__attribute__((always_inline)) inline void depthwise_tap(float* __restrict out, const float* __restrict src,
+                                                         float tap, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) out[i] += tap * src[i];
+}
+
 /// out[oh * out_stride + ow] for rows oh < rows of `n` outputs each, where
-/// row oh reads from base + oh * step: 3x3 kernels in one pass per row,
-/// others tap by tap.
-__attribute__((always_inline)) inline void depthwise_rows(float* out, int64_t out_stride, const float* base,
-                                                          int64_t step, int64_t rows, int64_t n, const float* wt,
-                                                          float bias, const DepthwisePlane& p) {
+/// row oh reads from base + oh * step: 3x3 kernels in one pass per row
+/// (two rows at a time with stride 1), others tap by tap.
+ETSB_HOT_LOOP static void depthwise_rows(float* out, int64_t out_stride, const float* base, int64_t step,
+                                         int64_t rows, int64_t n, const float* wt, float bias,
+                                         const DepthwisePlane& p) {
   if (p.kernel_h == 3 && p.kernel_w == 3) {
     int64_t off[9];
     for (int64_t t = 0; t < 9; ++t) off[t] = p.tap_offset(t);
-    for (int64_t oh = 0; oh < rows; ++oh) {
+    int64_t oh = 0;
+    if (p.stride_h == 1 && p.dilation_h == 1) {  // rows in pairs: step is one input row
+      for (; oh + 2 <= rows; oh += 2) {
+        const float* r = base + oh * step + off[0];
+        depthwise_row9x2(out + oh * out_stride, out + (oh + 1) * out_stride, r, r + step, r + 2 * step,
+                         r + 3 * step, off[1] - off[0], off[2] - off[0], wt, bias, n);
+      }
+    }
+    for (; oh < rows; ++oh) {
       const float* r = base + oh * step;
       depthwise_row9(out + oh * out_stride, r + off[0], r + off[1], r + off[2], r + off[3], r + off[4],
                      r + off[5], r + off[6], r + off[7], r + off[8], wt, bias, n);
@@ -158,9 +184,11 @@ __attribute__((always_inline)) inline void depthwise_rows(float* out, int64_t ou
   int64_t off[kKept];
   for (int64_t t = 0; t < taps && t < kKept; ++t) off[t] = p.tap_offset(t);
   for (int64_t oh = 0; oh < rows; ++oh) {
+    float* row = out + oh * out_stride;
+    for (int64_t i = 0; i < n; ++i) row[i] = bias;
     for (int64_t t = 0; t < taps; ++t) {
       const int64_t at = t < kKept ? off[t] : p.tap_offset(t);
-      depthwise_tap(out + oh * out_stride, base + oh * step + at, wt[t], n, t == 0, bias);
+      depthwise_tap(row, base + oh * step + at, wt[t], n);
     }
   }
 }
@@ -174,8 +202,8 @@ constexpr int64_t kNarrowRow = 32;
 /// outputs on the padded plane's grid (row_len per row, the columns past
 /// out_w wasted) into `wide` ((out_h - 1) * row_len + out_w floats), then
 /// the plane's own columns copied out, so short rows still fill vectors.
-ETSB_HOT_LOOP static void depthwise_plane(float* out, const float* base, const float* wt, float bias,
-                                          const DepthwisePlane& p, float* wide) {
+inline void depthwise_plane(float* out, const float* base, const float* wt, float bias, const DepthwisePlane& p,
+                            float* wide) {
   if (p.stride_h == 1 && p.stride_w == 1 && p.out_w < kNarrowRow && p.out_h > 1) {
     const int64_t run = (p.out_h - 1) * p.row_len + p.out_w;
     depthwise_rows(wide, run, base, run, 1, run, wt, bias, p);
@@ -187,67 +215,225 @@ ETSB_HOT_LOOP static void depthwise_plane(float* out, const float* base, const f
   depthwise_rows(out, p.out_w, base, p.stride_h * p.row_len, p.out_h, p.out_w, wt, bias, p);
 }
 
-/// phase r of the padded row `row` (stride * phase_len floats): phases[r *
-/// phase_len + i] = row[i * stride + r].
-ETSB_HOT_LOOP static void split_phases(const float* __restrict row, float* __restrict phases, int64_t stride,
-                                       int64_t phase_len) {
-  if (stride == 2) {
-    for (int64_t i = 0; i < phase_len; ++i) {
-      phases[i] = row[2 * i];
-      phases[phase_len + i] = row[2 * i + 1];
+/// Copies plane x into the interior of `scratch`, a plane padded and split
+/// into phases (the layout of DepthwisePlane, rows of stride * phase_len
+/// floats): padded column q of a row goes to phase q % stride, at q /
+/// stride. The padding is never written: the caller zeroes it once for all
+/// planes.
+ETSB_HOT_LOOP static void fill_phases(const float* __restrict x, float* __restrict scratch, const Window& h,
+                                      const Window& w, int64_t phase_len) {
+  const int64_t row_len = w.stride * phase_len;
+  for (int64_t ih = 0; ih < h.in; ++ih) {
+    float* __restrict row = scratch + (ih + h.pad) * row_len;
+    const float* __restrict src = x + ih * w.in;
+    if (w.stride == 1) {
+      for (int64_t iw = 0; iw < w.in; ++iw) row[w.pad + iw] = src[iw];
+      continue;
     }
-    return;
-  }
-  for (int64_t r = 0; r < stride; ++r) {
-    for (int64_t i = 0; i < phase_len; ++i) phases[r * phase_len + i] = row[i * stride + r];
+    if (w.stride == 2) {  // pairs of columns, one to each phase: a whole group the vectoriser splits in registers
+      const int64_t odd = w.pad % 2;
+      float* __restrict first = row + odd * phase_len + (w.pad - odd) / 2;  // where column 2j goes, at j
+      float* __restrict second = row + (1 - odd) * phase_len + (w.pad + odd) / 2;
+      const int64_t pairs = w.in / 2;
+      for (int64_t j = 0; j < pairs; ++j) {
+        first[j] = src[2 * j];
+        second[j] = src[2 * j + 1];
+      }
+      if (w.in % 2 != 0) first[pairs] = src[w.in - 1];
+      continue;
+    }
+    for (int64_t r = 0; r < w.stride; ++r) {  // phase r, index i: input column i * stride + r - pad
+      const int64_t lo = w.pad - r <= 0 ? 0 : (w.pad - r + w.stride - 1) / w.stride;
+      const int64_t last = w.in - 1 + w.pad - r;  // i * stride <= last
+      const int64_t hi = last < 0 ? 0 : last / w.stride + 1;
+      float* __restrict phase = row + r * phase_len;
+      const float* __restrict from = src + r - w.pad;
+      for (int64_t i = lo; i < hi; ++i) phase[i] = from[i * w.stride];
+    }
   }
 }
 
-/// Copies plane x into `scratch` padded and split into phases (the layout
-/// of DepthwisePlane); the row after them is a padded row's scratch.
-inline void pad_phases(const float* x, float* scratch, const Window& h, const Window& w, int64_t phase_len) {
-  const int64_t padded_h = h.in + 2 * h.pad;
+/// The floats of a padded, phased copy of `channels` planes (pad_planes):
+/// each plane (h.in + 2 * h.pad) rows of DepthwisePlane's padded, phased
+/// rows.
+inline int64_t padded_planes_floats(int64_t channels, const Window& h, const Window& w) {
+  return channels * (h.in + 2 * h.pad) * w.stride * ((w.in + 2 * w.pad + w.stride - 1) / w.stride);
+}
+
+/// Copies `channels` planes of x into `padded` (padded_planes_floats), each
+/// padded with zeros and its rows split into phases (fill_phases), so that
+/// im2col_padded reads every tap's run of outputs contiguously.
+inline void pad_planes(const float* x, float* padded, int64_t channels, const Window& h, const Window& w) {
+  const int64_t phase_len = (w.in + 2 * w.pad + w.stride - 1) / w.stride;
+  const int64_t plane = (h.in + 2 * h.pad) * w.stride * phase_len;
+  std::memset(padded, 0, sizeof(float) * channels * plane);
+  for (int64_t c = 0; c < channels; ++c) fill_phases(x + c * h.in * w.in, padded + c * plane, h, w, phase_len);
+}
+
+/// im2col_columns from pad_planes' copy: no bounds to test, and each tap's
+/// run along an output row contiguous (a copy the vectoriser takes whole)
+/// whatever the stride.
+ETSB_HOT_LOOP static void im2col_padded(const float* __restrict padded, float* __restrict col, int64_t channels,
+                                        const Window& h, const Window& w, int64_t j0, int64_t j1) {
+  const int64_t phase_len = (w.in + 2 * w.pad + w.stride - 1) / w.stride;
   const int64_t row_len = w.stride * phase_len;
-  float* padded = scratch + padded_h * row_len;
-  for (int64_t pr = 0; pr < padded_h; ++pr) {
-    float* row = scratch + pr * row_len;
-    const int64_t ih = pr - h.pad;
-    if (ih < 0 || ih >= h.in) {
-      std::memset(row, 0, sizeof(float) * row_len);
-      continue;
+  const int64_t plane = (h.in + 2 * h.pad) * row_len;
+  const int64_t width = j1 - j0;
+  for (int64_t c = 0; c < channels; ++c) {
+    for (int64_t kh = 0; kh < h.kernel; ++kh) {
+      for (int64_t kw = 0; kw < w.kernel; ++kw) {
+        float* row = col + ((c * h.kernel + kh) * w.kernel + kw) * width - j0;
+        const int64_t at = kw * w.dilation;
+        const float* tap = padded + c * plane + kh * h.dilation * row_len + (at % w.stride) * phase_len + at / w.stride;
+        for (int64_t oh = j0 / w.out; oh * w.out < j1; ++oh) {
+          const int64_t first = oh * w.out > j0 ? 0 : j0 - oh * w.out;
+          const int64_t end = (oh + 1) * w.out < j1 ? w.out : j1 - oh * w.out;
+          const float* __restrict src = tap + oh * h.stride * row_len;
+          float* __restrict dst = row + oh * w.out;
+          for (int64_t ow = first; ow < end; ++ow) dst[ow] = src[ow];
+        }
+      }
     }
-    float* dst = w.stride == 1 ? row : padded;  // zeros, the row, zeros
-    std::memset(dst, 0, sizeof(float) * w.pad);
-    std::memcpy(dst + w.pad, x + ih * w.in, sizeof(float) * w.in);
-    std::memset(dst + w.pad + w.in, 0, sizeof(float) * (row_len - w.pad - w.in));
-    if (w.stride != 1) split_phases(padded, row, w.stride, phase_len);
+  }
+}
+
+/// The floats depthwise_lanes needs as scratch for `channels` planes: the
+/// input padded and channels-last, the weights tap-major, the bias, and the
+/// output channels-last.
+inline int64_t depthwise_lanes_scratch(int64_t channels, const Window& h, const Window& w) {
+  const int64_t padded = (h.in + 2 * h.pad) * (w.in + 2 * w.pad);
+  return channels * (padded + h.kernel * w.kernel + 1 + h.out * w.out);
+}
+
+/// ot[(oh, ow), c] = bt[c] + sum over taps t of wt[t, c] * xt[position of
+/// tap t, c]: a depthwise convolution channels-last, the channels the
+/// vector lanes (any stride, dilation and plane size fill them alike).
+/// off[t]: where tap t reads, from an output's first input position.
+ETSB_NARROW_LOOP static void depthwise_lanes_points(float* __restrict ot, const float* __restrict xt,
+                                                 const float* __restrict wt, const float* __restrict bt,
+                                                 const int64_t* off, int64_t taps, int64_t channels,
+                                                 const Window& h, const Window& w, int64_t padded_w) {
+  for (int64_t oh = 0; oh < h.out; ++oh) {
+    for (int64_t ow = 0; ow < w.out; ++ow) {
+      float* __restrict o = ot + (oh * w.out + ow) * channels;
+      const float* base = xt + (oh * h.stride * padded_w + ow * w.stride) * channels;
+      if (taps == 9) {
+        const float *s0 = base + off[0], *s1 = base + off[1], *s2 = base + off[2], *s3 = base + off[3],
+                    *s4 = base + off[4], *s5 = base + off[5], *s6 = base + off[6], *s7 = base + off[7],
+                    *s8 = base + off[8];
+        const float* w0 = wt;
+        for (int64_t c = 0; c < channels; ++c) {
+          // Three partial sums: shorter chains of dependent multiply-adds.
+          const float top = bt[c] + w0[c] * s0[c] + w0[channels + c] * s1[c] + w0[2 * channels + c] * s2[c];
+          const float mid = w0[3 * channels + c] * s3[c] + w0[4 * channels + c] * s4[c] +
+                            w0[5 * channels + c] * s5[c];
+          const float bottom = w0[6 * channels + c] * s6[c] + w0[7 * channels + c] * s7[c] +
+                               w0[8 * channels + c] * s8[c];
+          o[c] = top + mid + bottom;
+        }
+        continue;
+      }
+      for (int64_t c = 0; c < channels; ++c) o[c] = bt[c];
+      for (int64_t t = 0; t < taps; ++t) {
+        const float* __restrict src = base + off[t];
+        const float* __restrict wv = wt + t * channels;
+        for (int64_t c = 0; c < channels; ++c) o[c] += wv[c] * src[c];
+      }
+    }
+  }
+}
+
+/// Kernels of up to this many taps (8x8) may run channels-last.
+constexpr int64_t kLanesTaps = 64;
+/// Output planes of up to this many positions (4x4) run channels-last:
+/// below it, a plane's rows are too short to fill vectors.
+constexpr int64_t kLanesPlane = 16;
+
+/// Depthwise convolution of one image, one output channel per input channel
+/// and a kernel of up to kLanesTaps taps, channels-last in `scratch`
+/// (depthwise_lanes_scratch floats): the input padded and transposed, the
+/// weights tap-major, then depthwise_lanes_points, and the output transposed
+/// back.
+inline void depthwise_lanes(const float* in, const float* weight, const float* bias, float* out, int64_t channels,
+                            const Window& h, const Window& w, float* scratch) {
+  const int64_t padded_w = w.in + 2 * w.pad;
+  const int64_t padded = (h.in + 2 * h.pad) * padded_w;
+  const int64_t taps = h.kernel * w.kernel;
+  const int64_t out_plane = h.out * w.out;
+  float* xt = scratch;
+  float* wt = xt + padded * channels;
+  float* bt = wt + taps * channels;
+  float* ot = bt + channels;
+  std::memset(xt, 0, sizeof(float) * padded * channels);
+  for (int64_t ih = 0; ih < h.in; ++ih) {
+    for (int64_t iw = 0; iw < w.in; ++iw) {
+      float* dst = xt + ((ih + h.pad) * padded_w + iw + w.pad) * channels;
+      const float* src = in + ih * w.in + iw;
+      for (int64_t c = 0; c < channels; ++c) dst[c] = src[c * h.in * w.in];
+    }
+  }
+  for (int64_t c = 0; c < channels; ++c) {
+    for (int64_t t = 0; t < taps; ++t) wt[t * channels + c] = weight[c * taps + t];
+    bt[c] = bias != nullptr ? bias[c] : 0.0f;
+  }
+  int64_t off[kLanesTaps];
+  for (int64_t t = 0; t < taps; ++t) {
+    off[t] = ((t / w.kernel) * h.dilation * padded_w + (t % w.kernel) * w.dilation) * channels;
+  }
+  depthwise_lanes_points(ot, xt, wt, bt, off, taps, channels, h, w, padded_w);
+  for (int64_t c = 0; c < channels; ++c) {
+    for (int64_t j = 0; j < out_plane; ++j) out[c * out_plane + j] = ot[j * channels + c];
   }
 }
 
 /// Depthwise convolution of one image (one input channel per group,
-/// `multiplier` output channels per input channel), direct. Each input
+/// `multiplier` output channels per input channel), direct, plane by plane
+/// along its rows. Each input
 /// plane is read in place when it needs no padding and has stride 1, else
-/// copied once into `scratch` (depthwise_scratch floats) by pad_phases, so
-/// that every tap reads a contiguous run for a whole output row, which
-/// depthwise_plane vectorises.
-inline void depthwise_f32(const float* in, const float* weight, const float* bias, float* out, int64_t channels,
-                          int64_t multiplier, const Window& h, const Window& w, float* scratch) {
+/// copied into `scratch` (depthwise_scratch floats, its padding zeroed once)
+/// by fill_phases, so that every tap reads a contiguous run for a whole
+/// output row, which depthwise_plane vectorises.
+inline void depthwise_planes(const float* in, const float* weight, const float* bias, float* out, int64_t channels,
+                             int64_t multiplier, const Window& h, const Window& w, float* scratch) {
   const bool in_place = h.pad == 0 && w.pad == 0 && w.stride == 1;
   const int64_t phase_len = in_place ? w.in : (w.in + 2 * w.pad + w.stride - 1) / w.stride;
   const DepthwisePlane plane{h.out,      w.out,    h.kernel, w.kernel,
                              h.dilation, w.dilation, h.stride, w.stride,
                              in_place ? w.in : w.stride * phase_len, phase_len};
   const int64_t taps = h.kernel * w.kernel;
-  float* wide = scratch + (h.in + 2 * h.pad + 1) * w.stride * phase_len;
+  float* wide = scratch + (h.in + 2 * h.pad) * w.stride * phase_len;
+  if (!in_place) std::memset(scratch, 0, sizeof(float) * (h.in + 2 * h.pad) * w.stride * phase_len);
   for (int64_t c = 0; c < channels; ++c) {
     const float* x = in + c * h.in * w.in;
-    if (!in_place) pad_phases(x, scratch, h, w, phase_len);
+    if (!in_place) fill_phases(x, scratch, h, w, phase_len);
     for (int64_t m = 0; m < multiplier; ++m) {
       const int64_t oc = c * multiplier + m;
       depthwise_plane(out + oc * h.out * w.out, in_place ? x : scratch, weight + oc * taps,
                       bias != nullptr ? bias[oc] : 0.0f, plane, wide);
     }
   }
+}
+
+/// Whether a depthwise convolution runs channels-last (depthwise_lanes):
+/// one output channel per input channel, a small output plane, a kernel of
+/// at most kLanesTaps taps.
+inline bool depthwise_in_lanes(int64_t multiplier, const Window& h, const Window& w) {
+  return multiplier == 1 && h.out * w.out <= kLanesPlane && h.kernel * w.kernel <= kLanesTaps;
+}
+
+/// The floats of scratch depthwise_f32 needs.
+inline int64_t depthwise_f32_scratch(int64_t channels, int64_t multiplier, const Window& h, const Window& w) {
+  return depthwise_in_lanes(multiplier, h, w) ? depthwise_lanes_scratch(channels, h, w) : depthwise_scratch(h, w);
+}
+
+/// Depthwise convolution of one image (one input channel per group,
+/// `multiplier` output channels per input channel): channels-last when the
+/// output plane is small (depthwise_lanes), else plane by plane
+/// (depthwise_planes). scratch: depthwise_f32_scratch floats.
+inline void depthwise_f32(const float* in, const float* weight, const float* bias, float* out, int64_t channels,
+                          int64_t multiplier, const Window& h, const Window& w, float* scratch) {
+  if (depthwise_in_lanes(multiplier, h, w)) return depthwise_lanes(in, weight, bias, out, channels, h, w, scratch);
+  depthwise_planes(in, weight, bias, out, channels, multiplier, h, w, scratch);
 }
 
 }  // namespace kernels

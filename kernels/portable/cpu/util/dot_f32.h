@@ -1,11 +1,11 @@
 // Single-precision matrix products against a transposed right operand
-// (C = A . B^T, every row of A and of B contiguous), for the narrow outputs
-// gemm_f32.h's register tiles cannot fill: a convolution whose output plane
-// has fewer columns than one of its tiles (deep layers at 2x2 to 5x5, a
-// patch convolution) or the last few columns of a wider one. One build per
-// x86 instruction set (AVX-512, AVX2 + FMA) chosen at run time, beside a
-// portable build on GCC's generic vectors; ETSB_KERNELS_ONE_PATH keeps the
-// portable build alone, as gemm_f32.h does.
+// (C = A . B^T, every row of A and of B contiguous), for outputs too narrow
+// for gemm_f32.h's vectors of output columns: a convolution whose output
+// plane has a few positions (1x1 to 2x3) over deep patches. An AVX2 + FMA
+// build chosen at run time, beside a portable build on GCC's generic
+// vectors; ETSB_KERNELS_ONE_PATH keeps the portable build alone, as
+// gemm_f32.h does. No AVX-512 build: its 16-float vectors along patches of
+// 80-128 floats ran slower than AVX2's (a longer remainder, wider sums).
 #pragma once
 
 #include <cstdint>
@@ -44,28 +44,16 @@ namespace dot_avx2 {
 }  // namespace dot_avx2
 #pragma GCC pop_options
 
-#pragma GCC push_options
-#pragma GCC target("avx512f")
-namespace dot_avx512 {
-#define ETSB_DVEC __m512
-#define ETSB_DW 16
-#define ETSB_DLOAD(p) _mm512_loadu_ps(p)
-#define ETSB_DZERO() _mm512_setzero_ps()
-#define ETSB_DFMA(a, b, c) _mm512_fmadd_ps((a), (b), (c))
-#include "dot_f32_body.inc"
-}  // namespace dot_avx512
-#pragma GCC pop_options
 #endif
 
 /// C[m x n] = (accumulate ? C : 0) + A[m x k] . B^T in single precision, B
 /// given as its n rows of k: A's row i at a + i * lda, B's row j at b + j *
-/// ldb, C row-major with leading dim ldc, not overlapping A or B. On the
-/// widest vector unit this CPU has.
+/// ldb, C row-major with leading dim ldc, not overlapping A or B. On AVX2
+/// + FMA when this CPU has them.
 inline void dot_f32(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda, const float* b, int64_t ldb,
                     float* c, int64_t ldc, bool accumulate) {
   if (m <= 0 || n <= 0) return;
 #if defined(ETSB_DOT_X86)
-  if (__builtin_cpu_supports("avx512f")) return dot_avx512::dot(m, n, k, a, lda, b, ldb, c, ldc, accumulate);
   if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) {
     return dot_avx2::dot(m, n, k, a, lda, b, ldb, c, ldc, accumulate);
   }

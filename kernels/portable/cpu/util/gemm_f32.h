@@ -32,6 +32,10 @@ typedef float Vec4 __attribute__((vector_size(16)));
 #define ETSB_LOAD(p) \
   ([](const float* q) { Vec4 v; __builtin_memcpy(&v, q, sizeof v); return v; }(p))
 #define ETSB_STORE(p, v) __builtin_memcpy((p), &(v), sizeof(Vec4))
+#define ETSB_LOADN(p, n) \
+  ([](const float* q, int64_t count) { Vec4 v{0, 0, 0, 0}; __builtin_memcpy(&v, q, count * sizeof(float)); \
+     return v; }((p), (n)))
+#define ETSB_STOREN(p, v, n) __builtin_memcpy((p), &(v), (n) * sizeof(float))
 #define ETSB_SET1(x) (Vec4{(x), (x), (x), (x)})
 #define ETSB_ZERO() (Vec4{0, 0, 0, 0})
 #define ETSB_FMA(a, b, c) ((a) * (b) + (c))
@@ -51,10 +55,16 @@ namespace kernels {
 #pragma GCC push_options
 #pragma GCC target("avx2,fma")
 namespace gemm_avx2 {
+/// Lanes [0, n) on, the rest off: the mask of a partial vector.
+inline __m256i lanes_below(int64_t n) {
+  return _mm256_cmpgt_epi32(_mm256_set1_epi32(static_cast<int>(n)), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+}
 #define ETSB_VEC __m256
 #define ETSB_W 8
 #define ETSB_LOAD(p) _mm256_loadu_ps(p)
 #define ETSB_STORE(p, v) _mm256_storeu_ps((p), (v))
+#define ETSB_LOADN(p, n) _mm256_maskload_ps((p), lanes_below(n))
+#define ETSB_STOREN(p, v, n) _mm256_maskstore_ps((p), lanes_below(n), (v))
 #define ETSB_SET1(x) _mm256_set1_ps(x)
 #define ETSB_ZERO() _mm256_setzero_ps()
 #define ETSB_FMA(a, b, c) _mm256_fmadd_ps((a), (b), (c))
@@ -71,6 +81,8 @@ namespace gemm_avx512 {
 #define ETSB_W 16
 #define ETSB_LOAD(p) _mm512_loadu_ps(p)
 #define ETSB_STORE(p, v) _mm512_storeu_ps((p), (v))
+#define ETSB_LOADN(p, n) _mm512_maskz_loadu_ps(static_cast<__mmask16>((1u << (n)) - 1), (p))
+#define ETSB_STOREN(p, v, n) _mm512_mask_storeu_ps((p), static_cast<__mmask16>((1u << (n)) - 1), (v))
 #define ETSB_SET1(x) _mm512_set1_ps(x)
 #define ETSB_ZERO() _mm512_setzero_ps()
 #define ETSB_FMA(a, b, c) _mm512_fmadd_ps((a), (b), (c))
