@@ -191,6 +191,14 @@ def driver_examples():
 
 
 @pytest.fixture(scope="session")
+def driver_mlp_generated(tmp_path_factory) -> Path:
+    """The files etsb's driver generates for //examples/mlp:bin (helpers.generate_mlp_files), once a session."""
+    from helpers import generate_mlp_files
+
+    return generate_mlp_files(tmp_path_factory.mktemp("driver_mlp") / "ws")
+
+
+@pytest.fixture(scope="session")
 def bazel_examples(tmp_path_factory):
     """The MLP and vendor examples built by Bazel on a private output base (server stopped at the end)."""
     from helpers import BazelFrontEnd

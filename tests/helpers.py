@@ -175,6 +175,27 @@ def stripped_size(path: Path, tmp_path: Path, strip: str = "strip") -> int:
     return stripped.stat().st_size
 
 
+# What etsb generates for //examples/mlp:bin (selection, registration, headers), as
+# paths under the package's output folder: Bazel's must be the same byte for byte.
+MLP_GENERATED = ("bin_ops/selected_operators.yaml", "bin_lib_selected_operators/selected_operators.yaml",
+                 "bin_lib/register_kernels.cpp", "bin_lib/NativeFunctions.h", "bin_lib/backends.ld")
+
+
+def generate_mlp_files(root: Path) -> Path:
+    """:data:`MLP_GENERATED` made by etsb's driver in a workspace of its own at
+    ``root`` (examples/mlp and its model copied in): only the targets that
+    write them, so nothing compiles, and no wait on the checkout workspace's
+    lock, which the checkout's long builds hold. The folder that holds them."""
+    workspace = new_workspace(root, "examples/mlp")
+    (workspace / "tests" / "models" / "mlp").mkdir(parents=True)
+    shutil.copy(REPO / "tests" / "models" / "BUILD", workspace / "tests" / "models" / "BUILD")
+    shutil.copy(REPO / "tests" / "models" / "mlp" / "mlp.pte", workspace / "tests" / "models" / "mlp" / "mlp.pte")
+    result = etsb("build", *(f"//examples/mlp:{name}" for name in ("bin_ops", "bin_lib_selected_operators",
+                                                                    "bin_lib_bindings")), cwd=workspace)
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+    return workspace / "etsb-out" / "bin" / "examples" / "mlp"
+
+
 # -- the other front ends ------------------------------------------------------------------
 
 BAZEL_STARTUP = ("--host_jvm_args=-Xmx1g", "--max_idle_secs=600")

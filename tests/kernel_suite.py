@@ -128,10 +128,13 @@ def run_file(binary: Path) -> FileResult:
     return FileResult(cases, "more than 200 crashes")
 
 
+# -fpch-instantiate-templates: the templates the precompiled header uses (gtest's,
+# TensorFactory's) are instantiated once in it, not again in each file (measured:
+# 171 files built and run on both libraries in 182 CPU-s without it, 132 with it).
 NINJA = """\
 flags = {flags}
 rule pch
-  command = clang++ $flags -x c++-header $in -o $out
+  command = clang++ $flags -fpch-instantiate-templates -x c++-header $in -o $out
 rule cxx
   command = clang++ $flags -include-pch pch.h.pch -c $in -o $out
 rule cxx_plain

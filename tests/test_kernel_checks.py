@@ -53,11 +53,23 @@ def checks_binary(tmp_path_factory) -> Path:
     return binary
 
 
-def test_our_kernel_sources_are_warning_free():
+def test_our_kernel_sources_are_warning_free(tmp_path):
     """-Wall -Wextra, as errors, on every source of ours (the front end's warnings:
-    the objects themselves are the driver's)."""
+    the objects themselves are the driver's). The runtime's kernel header, which
+    every source includes (through util/kernel_util.h), is parsed once into a
+    precompiled header built with the same flags (a warning in it fails here):
+    the test takes a third of the CPU time (measured: 69 CPU-s parsing it
+    again in each source, 25 with it precompiled)."""
+    warnings = [*CXX, "-Wall", "-Wextra", "-Werror"]
+    header = tmp_path / "kernel_includes.h"
+    header.write_text("#include <executorch/runtime/kernel/kernel_includes.h>\n")
+    built = subprocess.run([*warnings, "-x", "c++-header", str(header), "-o", f"{header}.gch"],
+                           capture_output=True, text=True)
+    assert built.returncode == 0, built.stderr
+
     def check(source: Path) -> subprocess.CompletedProcess:
-        return subprocess.run([*CXX, "-Wall", "-Wextra", "-Werror", "-fsyntax-only", str(source)],
+        # -Winvalid-pch: a precompiled header g++ could not use is an error, never a silent slow path.
+        return subprocess.run([*warnings, "-Winvalid-pch", "-include", str(header), "-fsyntax-only", str(source)],
                               capture_output=True, text=True)
     with ThreadPoolExecutor(max_workers=2) as pool:
         for source, result in zip(SOURCES, pool.map(check, SOURCES)):
