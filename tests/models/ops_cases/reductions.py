@@ -52,39 +52,33 @@ def _sum_prod_ops() -> list[Op]:
     ]
 
 
+def _value_and_index_ops(kind: str) -> list[Op]:
+    """aten::a<kind> over dims and aten::arg<kind> over one dim (kind: max or min)."""
+    value, index = getattr(A, f"a{kind}").default, getattr(A, f"arg{kind}").default
+    return [
+        Op(f"aten::a{kind}.out", f"aten.a{kind}.default", lambda x, dim, keepdim: value(x, dim, keepdim), (
+            case("dim1", "3x11 over dim 1", T(3, 11, domain="grid"), dim=[1], keepdim=False),
+            case("neg_dims_keepdim", "2x3x5 over dims [-1, 0], keepdim", T(2, 3, 5, domain="grid"),
+                 dim=[-1, 0], keepdim=True),
+            case("zero_dim", "0-dim over dims []", T(), dim=[], keepdim=False),
+        )),
+        Op(f"aten::arg{kind}.out", f"aten.arg{kind}.default",
+           lambda x, dim, keepdim: index(x, dim, keepdim), (
+               case("dim1", "3x11 over dim 1 (distinct values)", T(3, 11, domain="distinct"),
+                    dim=1, keepdim=False),
+               case("neg_dim_keepdim", "2x3x5 over dim -1, keepdim", T(2, 3, 5, domain="distinct"),
+                    dim=-1, keepdim=True),
+               case("flat", "33 elements, dim None (whole tensor)", T(33, domain="distinct"),
+                    dim=None, keepdim=False),
+           )),
+    ]
+
+
 def _extremum_ops() -> list[Op]:
     """Largest and smallest values and their indices."""
     return [
-        Op("aten::amax.out", "aten.amax.default", lambda x, dim, keepdim: A.amax.default(x, dim, keepdim), (
-            case("dim1", "3x11 over dim 1", T(3, 11, domain="grid"), dim=[1], keepdim=False),
-            case("neg_dims_keepdim", "2x3x5 over dims [-1, 0], keepdim", T(2, 3, 5, domain="grid"),
-                 dim=[-1, 0], keepdim=True),
-            case("zero_dim", "0-dim over dims []", T(), dim=[], keepdim=False),
-        )),
-        Op("aten::argmax.out", "aten.argmax.default",
-           lambda x, dim, keepdim: A.argmax.default(x, dim, keepdim), (
-               case("dim1", "3x11 over dim 1 (distinct values)", T(3, 11, domain="distinct"),
-                    dim=1, keepdim=False),
-               case("neg_dim_keepdim", "2x3x5 over dim -1, keepdim", T(2, 3, 5, domain="distinct"),
-                    dim=-1, keepdim=True),
-               case("flat", "33 elements, dim None (whole tensor)", T(33, domain="distinct"),
-                    dim=None, keepdim=False),
-           )),
-        Op("aten::amin.out", "aten.amin.default", lambda x, dim, keepdim: A.amin.default(x, dim, keepdim), (
-            case("dim1", "3x11 over dim 1", T(3, 11, domain="grid"), dim=[1], keepdim=False),
-            case("neg_dims_keepdim", "2x3x5 over dims [-1, 0], keepdim", T(2, 3, 5, domain="grid"),
-                 dim=[-1, 0], keepdim=True),
-            case("zero_dim", "0-dim over dims []", T(), dim=[], keepdim=False),
-        )),
-        Op("aten::argmin.out", "aten.argmin.default",
-           lambda x, dim, keepdim: A.argmin.default(x, dim, keepdim), (
-               case("dim1", "3x11 over dim 1 (distinct values)", T(3, 11, domain="distinct"),
-                    dim=1, keepdim=False),
-               case("neg_dim_keepdim", "2x3x5 over dim -1, keepdim", T(2, 3, 5, domain="distinct"),
-                    dim=-1, keepdim=True),
-               case("flat", "33 elements, dim None (whole tensor)", T(33, domain="distinct"),
-                    dim=None, keepdim=False),
-           )),
+        *_value_and_index_ops("max"),
+        *_value_and_index_ops("min"),
         *(Op(f"aten::{name}.dim_{name}", f"aten.{name}.dim",
              lambda x, dim, keepdim, overload=getattr(A, name).dim: overload(x, dim, keepdim), (
                  case("dim1", "3x11 over dim 1 (distinct values)", T(3, 11, domain="distinct"), dim=1,
