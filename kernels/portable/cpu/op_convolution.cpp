@@ -2,9 +2,17 @@
 // in any dim order (e.g. channels-last).
 #include "util/conv_f32.h"
 #include "util/conv_util.h"
-#include "util/dot_f32.h"
 #include "util/copy_util.h"
+#include "util/dot_f32.h"
 #include "util/matmul_util.h"
+
+// etsb's size configuration (ETSB_KERNELS_ONE_PATH) keeps only the direct
+// loops: Float's matrix-product paths (im2col with gemm, dot, depthwise) are
+// most of this kernel's code and run only with scratch memory, which a deploy
+// binary has none of unless it asks (temp_pool_bytes).
+#if !defined(ETSB_KERNELS_ONE_PATH)
+#define ETSB_CONV_MATRIX_PATHS 1
+#endif
 
 #include <optional>
 #include <type_traits>
@@ -114,6 +122,7 @@ void conv2d_transposed(const T* in, const T* weight, const T* bias, T* out, int6
   }
 }
 
+#if defined(ETSB_CONV_MATRIX_PATHS)
 /// Scratch memory from the runtime's temp allocator, or null when the
 /// program runs without one (the callers then take the direct loops).
 float* temp_floats(KernelRuntimeContext& ctx, int64_t count) {
@@ -237,16 +246,18 @@ bool conv2d_transposed_gemm(KernelRuntimeContext& ctx, const float* in, const fl
   }
   return true;
 }
+#endif  // ETSB_CONV_MATRIX_PATHS
 
 /// Runs the convolution in the way that suits T and the layout: with every
 /// tensor dense, Float as matrix products (the direct loops without scratch
-/// memory) and Double with the direct loops; the other dtypes and layouts by
+/// memory, or in the size configuration) and Double with the direct loops; the other dtypes and layouts by
 /// gathering (conv2d_gather).
 template <typename T>
 void convolve(KernelRuntimeContext& ctx, bool all_dense, const T* x, const T* weight, const T* bias, T* y,
               const k::ConvShape& s) {
   if constexpr (std::is_floating_point<T>::value) {
     if (all_dense) {
+#if defined(ETSB_CONV_MATRIX_PATHS)
       if constexpr (std::is_same<T, float>::value) {
         const bool done =
             s.transposed
@@ -254,6 +265,7 @@ void convolve(KernelRuntimeContext& ctx, bool all_dense, const T* x, const T* we
                 : conv2d_gemm(ctx, x, weight, bias, y, s.batch, s.in_ch, s.out_ch, s.groups, s.h, s.w);
         if (done) return;
       }
+#endif
       if (s.transposed) {
         conv2d_transposed<T>(x, weight, bias, y, s.batch, s.in_ch, s.out_ch, s.groups, s.h, s.w);
       } else {

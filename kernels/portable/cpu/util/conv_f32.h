@@ -376,7 +376,7 @@ inline void depthwise_lanes(const float* in, const float* weight, const float* b
     for (int64_t t = 0; t < taps; ++t) wt[t * channels + c] = weight[c * taps + t];
     bt[c] = bias != nullptr ? bias[c] : 0.0f;
   }
-  int64_t off[kLanesTaps];
+  int64_t off[kLanesTaps] = {};  // taps <= kLanesTaps; zeroed so that -O2 -Wall sees it set
   for (int64_t t = 0; t < taps; ++t) {
     off[t] = ((t / w.kernel) * h.dilation * padded_w + (t % w.kernel) * w.dilation) * channels;
   }
