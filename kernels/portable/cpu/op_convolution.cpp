@@ -2,17 +2,9 @@
 // in any dim order (e.g. channels-last).
 #include "util/conv_f32.h"
 #include "util/conv_util.h"
-#include "util/copy_util.h"
 #include "util/dot_f32.h"
+#include "util/copy_util.h"
 #include "util/matmul_util.h"
-
-// etsb's size configuration (ETSB_KERNELS_ONE_PATH) keeps only the direct
-// loops: Float's matrix-product paths (im2col with gemm, dot, depthwise) are
-// most of this kernel's code and run only with scratch memory, which a deploy
-// binary has none of unless it asks (temp_pool_bytes).
-#if !defined(ETSB_KERNELS_ONE_PATH)
-#define ETSB_CONV_MATRIX_PATHS 1
-#endif
 
 #include <optional>
 #include <type_traits>
@@ -122,13 +114,22 @@ void conv2d_transposed(const T* in, const T* weight, const T* bias, T* out, int6
   }
 }
 
-#if defined(ETSB_CONV_MATRIX_PATHS)
 /// Scratch memory from the runtime's temp allocator, or null when the
 /// program runs without one (the callers then take the direct loops).
 float* temp_floats(KernelRuntimeContext& ctx, int64_t count) {
   auto memory = ctx.allocate_temp(static_cast<size_t>(count) * sizeof(float), 64);
   return memory.ok() ? static_cast<float*>(memory.get()) : nullptr;
 }
+
+/// Whether to take the paths that pay for speed with code: depthwise's direct
+/// kernels and the dot kernel for tiny planes. etsb's size configuration
+/// (ETSB_KERNELS_ONE_PATH) leaves them out: im2col with gemm (which matrix
+/// products link anyway) and the direct loops cover every shape.
+#if defined(ETSB_KERNELS_ONE_PATH)
+constexpr bool kSpecialisedPaths = false;
+#else
+constexpr bool kSpecialisedPaths = true;
+#endif
 
 /// Output columns of an im2col tile: a multiple of every build's register
 /// tile width (8, 16, 32 floats), so that only the plane's last tile has a
@@ -158,18 +159,20 @@ bool conv2d_gemm(KernelRuntimeContext& ctx, const float* in, const float* weight
   const int64_t depth = in_per_group * h.kernel * w.kernel;
   const int64_t in_plane = h.in * w.in;
   const int64_t out_plane = h.out * w.out;
-  if (in_per_group == 1 && groups > 1) {
-    float* scratch = temp_floats(ctx, k::depthwise_f32_scratch(in_ch, out_per_group, h, w));
-    if (scratch == nullptr) return false;
-    for (int64_t b = 0; b < batch; ++b) {
-      k::depthwise_f32(in + b * in_ch * in_plane, weight, bias, out + b * out_ch * out_plane, in_ch, out_per_group,
-                       h, w, scratch);
+  if constexpr (kSpecialisedPaths) {
+    if (in_per_group == 1 && groups > 1) {
+      float* scratch = temp_floats(ctx, k::depthwise_f32_scratch(in_ch, out_per_group, h, w));
+      if (scratch == nullptr) return false;
+      for (int64_t b = 0; b < batch; ++b) {
+        k::depthwise_f32(in + b * in_ch * in_plane, weight, bias, out + b * out_ch * out_plane, in_ch,
+                         out_per_group, h, w, scratch);
+      }
+      return true;
     }
-    return true;
   }
   const bool pointwise = h.kernel == 1 && w.kernel == 1 && h.stride == 1 && w.stride == 1 && h.pad == 0 &&
                          w.pad == 0;
-  const bool dot = out_plane < kDotColumns && depth >= kDotDepth;
+  const bool dot = kSpecialisedPaths && out_plane < kDotColumns && depth >= kDotDepth;
   int64_t tile = kColumnBudget / depth - kColumnBudget / depth % kGemmColumns;
   tile = dot || pointwise ? out_plane : (tile < kGemmColumns ? kGemmColumns : (tile > out_plane ? out_plane : tile));
   const int64_t col_floats = pointwise && !dot ? 0 : depth * tile;
@@ -185,10 +188,12 @@ bool conv2d_gemm(KernelRuntimeContext& ctx, const float* in, const float* weight
       const float* wg = weight + g * out_per_group * depth;
       float* o = out + (b * out_ch + g * out_per_group) * out_plane;
       fill_with_bias(o, bias, g * out_per_group, out_per_group, out_plane);
-      if (dot) {
-        k::patch_rows(x, col, in_per_group, h, w, 0, out_plane);
-        k::dot_f32(out_per_group, out_plane, depth, wg, depth, col, depth, o, out_plane, /*accumulate=*/true);
-        continue;
+      if constexpr (kSpecialisedPaths) {
+        if (dot) {
+          k::patch_rows(x, col, in_per_group, h, w, 0, out_plane);
+          k::dot_f32(out_per_group, out_plane, depth, wg, depth, col, depth, o, out_plane, /*accumulate=*/true);
+          continue;
+        }
       }
       if (padded) k::pad_planes(x, col + col_floats, in_per_group, h, w);
       for (int64_t j0 = 0; j0 < out_plane; j0 += tile) {
@@ -246,18 +251,17 @@ bool conv2d_transposed_gemm(KernelRuntimeContext& ctx, const float* in, const fl
   }
   return true;
 }
-#endif  // ETSB_CONV_MATRIX_PATHS
 
 /// Runs the convolution in the way that suits T and the layout: with every
 /// tensor dense, Float as matrix products (the direct loops without scratch
-/// memory, or in the size configuration) and Double with the direct loops; the other dtypes and layouts by
+/// memory; depthwise too in the size configuration) and Double with the
+/// direct loops; the other dtypes and layouts by
 /// gathering (conv2d_gather).
 template <typename T>
 void convolve(KernelRuntimeContext& ctx, bool all_dense, const T* x, const T* weight, const T* bias, T* y,
               const k::ConvShape& s) {
   if constexpr (std::is_floating_point<T>::value) {
     if (all_dense) {
-#if defined(ETSB_CONV_MATRIX_PATHS)
       if constexpr (std::is_same<T, float>::value) {
         const bool done =
             s.transposed
@@ -265,7 +269,6 @@ void convolve(KernelRuntimeContext& ctx, bool all_dense, const T* x, const T* we
                 : conv2d_gemm(ctx, x, weight, bias, y, s.batch, s.in_ch, s.out_ch, s.groups, s.h, s.w);
         if (done) return;
       }
-#endif
       if (s.transposed) {
         conv2d_transposed<T>(x, weight, bias, y, s.batch, s.in_ch, s.out_ch, s.groups, s.h, s.w);
       } else {
