@@ -185,7 +185,7 @@ def installed(tmp_path_factory):
 @pytest.fixture(scope="session")
 def driver_examples():
     """The MLP and vendor examples built by etsb's driver (in this checkout's etsb-out)."""
-    from helpers import Driver
+    from front_end_helpers import Driver
 
     return Driver()
 
@@ -201,7 +201,7 @@ def driver_mlp_generated(tmp_path_factory) -> Path:
 @pytest.fixture(scope="session")
 def bazel_examples(tmp_path_factory):
     """The MLP and vendor examples built by Bazel on a private output base (server stopped at the end)."""
-    from helpers import BazelFrontEnd
+    from front_end_helpers import BazelFrontEnd
 
     built = BazelFrontEnd(tmp_path_factory.mktemp("bazel") / "output_base")
     yield built
@@ -211,6 +211,6 @@ def bazel_examples(tmp_path_factory):
 @pytest.fixture(scope="session")
 def cmake_examples(tmp_path_factory):
     """examples/cmake configured and built with Ninja in a temporary directory."""
-    from helpers import CMakeFrontEnd
+    from front_end_helpers import CMakeFrontEnd
 
     return CMakeFrontEnd(tmp_path_factory.mktemp("cmake") / "build")

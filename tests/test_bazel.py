@@ -217,7 +217,7 @@ def test_no_action_names_a_path_of_this_machine(bazel_examples):
     can run them: test_remote_execution.py)."""
     import executorch
 
-    from helpers import Driver
+    from front_end_helpers import Driver
 
     query = bazel_examples.bazel("aquery", *BAZEL_BUILD, "--output=text",
                                  f"deps({' + '.join(Driver.LABELS)})")

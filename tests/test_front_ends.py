@@ -17,7 +17,8 @@ from pathlib import Path
 
 import pytest
 
-from helpers import FrontEnd, assert_matches_torch, run_model, stripped_size, symbols
+from front_end_helpers import FrontEnd
+from helpers import assert_matches_torch, run_model, stripped_size, symbols
 
 pytestmark = pytest.mark.build
 

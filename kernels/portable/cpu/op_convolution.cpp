@@ -2,6 +2,7 @@
 // in any dim order (e.g. channels-last).
 #include "util/conv_f32.h"
 #include "util/conv_util.h"
+#include "util/depthwise_f32.h"
 #include "util/dot_f32.h"
 #include "util/copy_util.h"
 #include "util/matmul_util.h"

@@ -49,7 +49,7 @@ def _convolution_ops() -> list[Op]:
                  padding=(1, 1), transposed=True, output_padding=(1, 1)),
             conv("transposed1d_groups", "transposed 1-D: 1x4x5 by 4x1x3, groups 2, no bias, stride 2",
                  (1, 4, 5), (4, 1, 3), None, WIDE_FLOATS, stride=(2,), transposed=True, groups=2),
-            # Float's fast paths (util/conv_f32.h, gemm_f32.h, dot_f32.h), each shape chosen to take one.
+            # Float's fast paths (util/conv_f32.h, depthwise_f32.h, gemm_f32.h, dot_f32.h), each shape chosen to take one.
             conv("depthwise_stride2", "depthwise, stride 2: 1x4x9x9 by 4x1x3x3, bias, padding 1 (odd width)",
                  (1, 4, 9, 9), (4, 1, 3, 3), 4, F32, stride=(2, 2), padding=(1, 1), groups=4),
             conv("depthwise_dilation2", "depthwise, dilation 2: 1x2x9x9 by 2x1x3x3, no bias, padding 2",

@@ -1,0 +1,265 @@
+// The direct depthwise Float convolution kernels of op_convolution.cpp:
+// vectorised along an output row (depthwise_planes), or, for small output
+// planes, channels-last with the channels as the vector lanes
+// (depthwise_lanes).
+#pragma once
+
+#include "conv_f32.h"
+
+#include <cstdint>
+
+namespace etsb {
+namespace kernels {
+
+/// The floats depthwise_f32 needs as scratch: one input plane, padded and
+/// split into `stride` phases per row, and an output plane on the padded
+/// grid.
+inline int64_t depthwise_scratch(const Window& h, const Window& w) {
+  const int64_t padded_w = w.in + 2 * w.pad;
+  return (h.in + 2 * h.pad + h.out) * w.stride * ((padded_w + w.stride - 1) / w.stride);
+}
+
+/// One output row of a 3x3 depthwise convolution, the taps' rows given.
+__attribute__((always_inline)) inline void depthwise_row9(
+    float* __restrict out, const float* __restrict s0, const float* __restrict s1, const float* __restrict s2,
+    const float* __restrict s3, const float* __restrict s4, const float* __restrict s5, const float* __restrict s6,
+    const float* __restrict s7, const float* __restrict s8, const float* wt, float bias, int64_t n) {
+  const float w0 = wt[0], w1 = wt[1], w2 = wt[2], w3 = wt[3], w4 = wt[4], w5 = wt[5], w6 = wt[6], w7 = wt[7],
+              w8 = wt[8];
+  for (int64_t i = 0; i < n; ++i) {
+    // Three partial sums: shorter chains of dependent multiply-adds.
+    const float top = bias + w0 * s0[i] + w1 * s1[i] + w2 * s2[i];
+    const float mid = w3 * s3[i] + w4 * s4[i] + w5 * s5[i];
+    const float bottom = w6 * s6[i] + w7 * s7[i] + w8 * s8[i];
+    out[i] = top + mid + bottom;
+  }
+}
+
+/// Two output rows of a 3x3 depthwise convolution with stride and dilation
+/// 1 down the plane: they read the four input rows r0..r3 (at column
+/// offsets 0, c1, c2), the middle two shared, so each input vector loaded
+/// serves both. Each output is summed as depthwise_row9 sums it.
+__attribute__((always_inline)) inline void depthwise_row9x2(float* __restrict out0, float* __restrict out1,
+                                                            const float* __restrict r0, const float* __restrict r1,
+                                                            const float* __restrict r2, const float* __restrict r3,
+                                                            int64_t c1, int64_t c2, const float* wt, float bias,
+                                                            int64_t n) {
+  const float w0 = wt[0], w1 = wt[1], w2 = wt[2], w3 = wt[3], w4 = wt[4], w5 = wt[5], w6 = wt[6], w7 = wt[7],
+              w8 = wt[8];
+  for (int64_t i = 0; i < n; ++i) {
+    const float a0 = r0[i], a1 = r0[i + c1], a2 = r0[i + c2];
+    const float b0 = r1[i], b1 = r1[i + c1], b2 = r1[i + c2];
+    const float d0 = r2[i], d1 = r2[i + c1], d2 = r2[i + c2];
+    const float e0 = r3[i], e1 = r3[i + c1], e2 = r3[i + c2];
+    out0[i] = (bias + w0 * a0 + w1 * a1 + w2 * a2) + (w3 * b0 + w4 * b1 + w5 * b2) + (w6 * d0 + w7 * d1 + w8 * d2);
+    out1[i] = (bias + w0 * b0 + w1 * b1 + w2 * b2) + (w3 * d0 + w4 * d1 + w5 * d2) + (w6 * e0 + w7 * e1 + w8 * e2);
+  }
+}
+
+/// out[i] += tap * src[i], i < n: one tap of any other depthwise kernel.
+__attribute__((always_inline)) inline void depthwise_tap(float* __restrict out, const float* __restrict src,
+                                                         float tap, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) out[i] += tap * src[i];
+}
+
+/// out[oh * out_stride + ow] for rows oh < rows of `n` outputs each, where
+/// row oh reads from base + oh * step: 3x3 kernels in one pass per row
+/// (two rows at a time with stride 1), others tap by tap.
+ETSB_HOT_LOOP static void depthwise_rows(float* out, int64_t out_stride, const float* base, int64_t step,
+                                         int64_t rows, int64_t n, const float* wt, float bias,
+                                         const DepthwisePlane& p) {
+  if (p.kernel_h == 3 && p.kernel_w == 3) {
+    int64_t off[9];
+    for (int64_t t = 0; t < 9; ++t) off[t] = p.tap_offset(t);
+    int64_t oh = 0;
+    if (p.stride_h == 1 && p.dilation_h == 1) {  // rows in pairs: step is one input row
+      for (; oh + 2 <= rows; oh += 2) {
+        const float* r = base + oh * step + off[0];
+        depthwise_row9x2(out + oh * out_stride, out + (oh + 1) * out_stride, r, r + step, r + 2 * step,
+                         r + 3 * step, off[1] - off[0], off[2] - off[0], wt, bias, n);
+      }
+    }
+    for (; oh < rows; ++oh) {
+      const float* r = base + oh * step;
+      depthwise_row9(out + oh * out_stride, r + off[0], r + off[1], r + off[2], r + off[3], r + off[4],
+                     r + off[5], r + off[6], r + off[7], r + off[8], wt, bias, n);
+    }
+    return;
+  }
+  const int64_t taps = p.kernel_h * p.kernel_w;
+  constexpr int64_t kKept = 64;  // taps whose offsets are worked out once (up to 8x8)
+  int64_t off[kKept];
+  for (int64_t t = 0; t < taps && t < kKept; ++t) off[t] = p.tap_offset(t);
+  for (int64_t oh = 0; oh < rows; ++oh) {
+    float* row = out + oh * out_stride;
+    for (int64_t i = 0; i < n; ++i) row[i] = bias;
+    for (int64_t t = 0; t < taps; ++t) {
+      const int64_t at = t < kKept ? off[t] : p.tap_offset(t);
+      depthwise_tap(row, base + oh * step + at, wt[t], n);
+    }
+  }
+}
+
+/// Output rows narrower than this, with stride 1, are computed as one run
+/// across the padded plane's rows (see depthwise_plane).
+constexpr int64_t kNarrowRow = 32;
+
+/// One output plane of a depthwise convolution from its (padded, phased)
+/// input plane `base`. With stride 1 and narrow rows, one long run: the
+/// outputs on the padded plane's grid (row_len per row, the columns past
+/// out_w wasted) into `wide` ((out_h - 1) * row_len + out_w floats), then
+/// the plane's own columns copied out, so short rows still fill vectors.
+inline void depthwise_plane(float* out, const float* base, const float* wt, float bias, const DepthwisePlane& p,
+                            float* wide) {
+  if (p.stride_h == 1 && p.stride_w == 1 && p.out_w < kNarrowRow && p.out_h > 1) {
+    const int64_t run = (p.out_h - 1) * p.row_len + p.out_w;
+    depthwise_rows(wide, run, base, run, 1, run, wt, bias, p);
+    for (int64_t oh = 0; oh < p.out_h; ++oh) {
+      for (int64_t ow = 0; ow < p.out_w; ++ow) out[oh * p.out_w + ow] = wide[oh * p.row_len + ow];
+    }
+    return;
+  }
+  depthwise_rows(out, p.out_w, base, p.stride_h * p.row_len, p.out_h, p.out_w, wt, bias, p);
+}
+
+/// The floats depthwise_lanes needs as scratch for `channels` planes: the
+/// input padded and channels-last, the weights tap-major, the bias, and the
+/// output channels-last.
+inline int64_t depthwise_lanes_scratch(int64_t channels, const Window& h, const Window& w) {
+  const int64_t padded = (h.in + 2 * h.pad) * (w.in + 2 * w.pad);
+  return channels * (padded + h.kernel * w.kernel + 1 + h.out * w.out);
+}
+
+/// ot[(oh, ow), c] = bt[c] + sum over taps t of wt[t, c] * xt[position of
+/// tap t, c]: a depthwise convolution channels-last, the channels the
+/// vector lanes (any stride, dilation and plane size fill them alike).
+/// off[t]: where tap t reads, from an output's first input position.
+ETSB_NARROW_LOOP static void depthwise_lanes_points(float* __restrict ot, const float* __restrict xt,
+                                                 const float* __restrict wt, const float* __restrict bt,
+                                                 const int64_t* off, int64_t taps, int64_t channels,
+                                                 const Window& h, const Window& w, int64_t padded_w) {
+  for (int64_t oh = 0; oh < h.out; ++oh) {
+    for (int64_t ow = 0; ow < w.out; ++ow) {
+      float* __restrict o = ot + (oh * w.out + ow) * channels;
+      const float* base = xt + (oh * h.stride * padded_w + ow * w.stride) * channels;
+      if (taps == 9) {
+        const float *s0 = base + off[0], *s1 = base + off[1], *s2 = base + off[2], *s3 = base + off[3],
+                    *s4 = base + off[4], *s5 = base + off[5], *s6 = base + off[6], *s7 = base + off[7],
+                    *s8 = base + off[8];
+        const float* w0 = wt;
+        for (int64_t c = 0; c < channels; ++c) {
+          // Three partial sums: shorter chains of dependent multiply-adds.
+          const float top = bt[c] + w0[c] * s0[c] + w0[channels + c] * s1[c] + w0[2 * channels + c] * s2[c];
+          const float mid = w0[3 * channels + c] * s3[c] + w0[4 * channels + c] * s4[c] +
+                            w0[5 * channels + c] * s5[c];
+          const float bottom = w0[6 * channels + c] * s6[c] + w0[7 * channels + c] * s7[c] +
+                               w0[8 * channels + c] * s8[c];
+          o[c] = top + mid + bottom;
+        }
+        continue;
+      }
+      for (int64_t c = 0; c < channels; ++c) o[c] = bt[c];
+      for (int64_t t = 0; t < taps; ++t) {
+        const float* __restrict src = base + off[t];
+        const float* __restrict wv = wt + t * channels;
+        for (int64_t c = 0; c < channels; ++c) o[c] += wv[c] * src[c];
+      }
+    }
+  }
+}
+
+/// Kernels of up to this many taps (8x8) may run channels-last.
+constexpr int64_t kLanesTaps = 64;
+/// Output planes of up to this many positions (4x4) run channels-last:
+/// below it, a plane's rows are too short to fill vectors.
+constexpr int64_t kLanesPlane = 16;
+
+/// Depthwise convolution of one image, one output channel per input channel
+/// and a kernel of up to kLanesTaps taps, channels-last in `scratch`
+/// (depthwise_lanes_scratch floats): the input padded and transposed, the
+/// weights tap-major, then depthwise_lanes_points, and the output transposed
+/// back.
+inline void depthwise_lanes(const float* in, const float* weight, const float* bias, float* out, int64_t channels,
+                            const Window& h, const Window& w, float* scratch) {
+  const int64_t padded_w = w.in + 2 * w.pad;
+  const int64_t padded = (h.in + 2 * h.pad) * padded_w;
+  const int64_t taps = h.kernel * w.kernel;
+  const int64_t out_plane = h.out * w.out;
+  float* xt = scratch;
+  float* wt = xt + padded * channels;
+  float* bt = wt + taps * channels;
+  float* ot = bt + channels;
+  std::memset(xt, 0, sizeof(float) * padded * channels);
+  for (int64_t ih = 0; ih < h.in; ++ih) {
+    for (int64_t iw = 0; iw < w.in; ++iw) {
+      float* dst = xt + ((ih + h.pad) * padded_w + iw + w.pad) * channels;
+      const float* src = in + ih * w.in + iw;
+      for (int64_t c = 0; c < channels; ++c) dst[c] = src[c * h.in * w.in];
+    }
+  }
+  for (int64_t c = 0; c < channels; ++c) {
+    for (int64_t t = 0; t < taps; ++t) wt[t * channels + c] = weight[c * taps + t];
+    bt[c] = bias != nullptr ? bias[c] : 0.0f;
+  }
+  int64_t off[kLanesTaps] = {};  // taps <= kLanesTaps; zeroed so that -O2 -Wall sees it set
+  for (int64_t t = 0; t < taps; ++t) {
+    off[t] = ((t / w.kernel) * h.dilation * padded_w + (t % w.kernel) * w.dilation) * channels;
+  }
+  depthwise_lanes_points(ot, xt, wt, bt, off, taps, channels, h, w, padded_w);
+  for (int64_t c = 0; c < channels; ++c) {
+    for (int64_t j = 0; j < out_plane; ++j) out[c * out_plane + j] = ot[j * channels + c];
+  }
+}
+
+/// Depthwise convolution of one image (one input channel per group,
+/// `multiplier` output channels per input channel), direct, plane by plane
+/// along its rows. Each input
+/// plane is read in place when it needs no padding and has stride 1, else
+/// copied into `scratch` (depthwise_scratch floats, its padding zeroed once)
+/// by fill_phases, so that every tap reads a contiguous run for a whole
+/// output row, which depthwise_plane vectorises.
+inline void depthwise_planes(const float* in, const float* weight, const float* bias, float* out, int64_t channels,
+                             int64_t multiplier, const Window& h, const Window& w, float* scratch) {
+  const bool in_place = h.pad == 0 && w.pad == 0 && w.stride == 1;
+  const int64_t phase_len = in_place ? w.in : (w.in + 2 * w.pad + w.stride - 1) / w.stride;
+  const DepthwisePlane plane{h.out,      w.out,    h.kernel, w.kernel,
+                             h.dilation, w.dilation, h.stride, w.stride,
+                             in_place ? w.in : w.stride * phase_len, phase_len};
+  const int64_t taps = h.kernel * w.kernel;
+  float* wide = scratch + (h.in + 2 * h.pad) * w.stride * phase_len;
+  if (!in_place) std::memset(scratch, 0, sizeof(float) * (h.in + 2 * h.pad) * w.stride * phase_len);
+  for (int64_t c = 0; c < channels; ++c) {
+    const float* x = in + c * h.in * w.in;
+    if (!in_place) fill_phases(x, scratch, h, w, phase_len);
+    for (int64_t m = 0; m < multiplier; ++m) {
+      const int64_t oc = c * multiplier + m;
+      depthwise_plane(out + oc * h.out * w.out, in_place ? x : scratch, weight + oc * taps,
+                      bias != nullptr ? bias[oc] : 0.0f, plane, wide);
+    }
+  }
+}
+
+/// Whether a depthwise convolution runs channels-last (depthwise_lanes):
+/// one output channel per input channel, a small output plane, a kernel of
+/// at most kLanesTaps taps.
+inline bool depthwise_in_lanes(int64_t multiplier, const Window& h, const Window& w) {
+  return multiplier == 1 && h.out * w.out <= kLanesPlane && h.kernel * w.kernel <= kLanesTaps;
+}
+
+/// The floats of scratch depthwise_f32 needs.
+inline int64_t depthwise_f32_scratch(int64_t channels, int64_t multiplier, const Window& h, const Window& w) {
+  return depthwise_in_lanes(multiplier, h, w) ? depthwise_lanes_scratch(channels, h, w) : depthwise_scratch(h, w);
+}
+
+/// Depthwise convolution of one image (one input channel per group,
+/// `multiplier` output channels per input channel): channels-last when the
+/// output plane is small (depthwise_lanes), else plane by plane
+/// (depthwise_planes). scratch: depthwise_f32_scratch floats.
+inline void depthwise_f32(const float* in, const float* weight, const float* bias, float* out, int64_t channels,
+                          int64_t multiplier, const Window& h, const Window& w, float* scratch) {
+  if (depthwise_in_lanes(multiplier, h, w)) return depthwise_lanes(in, weight, bias, out, channels, h, w, scratch);
+  depthwise_planes(in, weight, bias, out, channels, multiplier, h, w, scratch);
+}
+
+}  // namespace kernels
+}  // namespace etsb

@@ -1,0 +1,96 @@
+"""The example binaries as each front end (etsb's driver, Bazel, CMake) builds
+them, for the tests that hold every front end to the same binaries
+(tests/test_front_ends.py, fixtures in conftest.py)."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from conftest import REPO
+from helpers import BAZEL_BUILD, Bazel, cmake_build, cmake_configure, etsb
+
+
+class FrontEnd:
+    """The example binaries as one front end built them, and how to build again."""
+
+    name = ""
+    link_maps = True  # whether a binary's link map sits beside it
+
+    def binary(self, kind: str) -> Path:
+        raise NotImplementedError
+
+    def candidates(self) -> list[Path]:
+        """The two linked forms the dtype-selective binary was chosen from."""
+        raise NotImplementedError
+
+    def rebuild_ran_nothing(self) -> bool:
+        raise NotImplementedError
+
+
+class Driver(FrontEnd):
+    name = "driver"
+    LABELS = ("//examples/mlp:bin", "//examples/mlp:bin_dtype_selective", "//examples/vendor_over_portable:bin")
+
+    def __init__(self) -> None:
+        result = etsb("build", *self.LABELS)
+        assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+        self.out = REPO / "etsb-out" / "bin" / "examples"
+
+    def binary(self, kind: str) -> Path:
+        return {"op_selective": self.out / "mlp/bin",
+                "dtype_selective": self.out / "mlp/bin_dtype_selective_smallest/bin_dtype_selective",
+                "vendor": self.out / "vendor_over_portable/bin"}[kind]
+
+    def candidates(self) -> list[Path]:
+        return [self.out / f"mlp/bin_dtype_selective_{form}" for form in ("dtype_selective", "op_selective")]
+
+    def rebuild_ran_nothing(self) -> bool:
+        result = etsb("build", *self.LABELS)
+        return result.returncode == 0 and "ninja: no work to do." in result.stdout
+
+
+class BazelFrontEnd(FrontEnd):
+    name = "bazel"
+    link_maps = False
+
+    def __init__(self, output_base: Path) -> None:
+        self.bazel = Bazel(output_base)
+        result = self.bazel("build", *BAZEL_BUILD, *Driver.LABELS)
+        assert result.returncode == 0, result.stderr[-5000:]
+        info = self.bazel("info", *BAZEL_BUILD, "bazel-bin")
+        assert info.returncode == 0, info.stderr
+        self.out = Path(info.stdout.strip()) / "examples"
+
+    binary = Driver.binary
+    candidates = Driver.candidates
+
+    def rebuild_ran_nothing(self) -> bool:
+        result = self.bazel("build", *BAZEL_BUILD, *Driver.LABELS)
+        # Bazel 4 counts its own bookkeeping as "internal" processes; nothing else may run.
+        processes = re.search(r"INFO: (\d+) process(?:es)?: (.*)\.", result.stderr)
+        return result.returncode == 0 and processes is not None and \
+            all(part.endswith("internal") for part in processes.group(2).split(", "))
+
+
+class CMakeFrontEnd(FrontEnd):
+    name = "cmake"
+
+    def __init__(self, build_dir: Path) -> None:
+        result = cmake_configure(REPO / "examples" / "cmake", build_dir)
+        assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+        result = cmake_build(build_dir)
+        assert result.returncode == 0, result.stdout[-5000:] + result.stderr[-3000:]
+        self.out = build_dir
+
+    def binary(self, kind: str) -> Path:
+        return {"op_selective": self.out / "mlp_bin",
+                "dtype_selective": self.out / "mlp_bin_dtype_selective_smallest/mlp_bin_dtype_selective",
+                "vendor": self.out / "vendor_bin"}[kind]
+
+    def candidates(self) -> list[Path]:
+        return [self.out / f"mlp_bin_dtype_selective_{form}" for form in ("dtype_selective", "op_selective")]
+
+    def rebuild_ran_nothing(self) -> bool:
+        result = cmake_build(self.out)
+        return result.returncode == 0 and "ninja: no work to do." in result.stdout and "[1/" not in result.stdout
