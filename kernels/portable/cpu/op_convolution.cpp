@@ -149,10 +149,11 @@ constexpr int64_t kDotDepth = 64;
 /// OH * OW] = weight_g [OC_g, C_g * KH * KW] x im2col(x_g), after the bias,
 /// by gemm_f32 in tiles of im2col within kColumnBudget (from a padded copy
 /// of x_g when that fits the budget too; a pointwise convolution, 1x1 with
-/// stride 1 and no padding, multiplies the input itself); a tiny output plane of deep patches by dot_f32 against the
-/// patches as rows. Depthwise (one input channel per group) runs the direct
-/// kernels of conv_f32.h. False (nothing written) when no scratch memory is
-/// available.
+/// stride 1 and no padding, multiplies the input itself); a tiny output
+/// plane of deep patches by dot_f32 against the patches as rows. Depthwise
+/// (one input channel per group) runs the direct kernels of depthwise_f32.h
+/// (neither these nor dot_f32 in the size configuration: kSpecialisedPaths).
+/// False (nothing written) when no scratch memory is available.
 bool conv2d_gemm(KernelRuntimeContext& ctx, const float* in, const float* weight, const float* bias, float* out,
                  int64_t batch, int64_t in_ch, int64_t out_ch, int64_t groups, const Axis& h, const Axis& w) {
   const int64_t in_per_group = in_ch / groups;
@@ -256,8 +257,7 @@ bool conv2d_transposed_gemm(KernelRuntimeContext& ctx, const float* in, const fl
 /// Runs the convolution in the way that suits T and the layout: with every
 /// tensor dense, Float as matrix products (the direct loops without scratch
 /// memory; depthwise too in the size configuration) and Double with the
-/// direct loops; the other dtypes and layouts by
-/// gathering (conv2d_gather).
+/// direct loops; the other dtypes and layouts by gathering (conv2d_gather).
 template <typename T>
 void convolve(KernelRuntimeContext& ctx, bool all_dense, const T* x, const T* weight, const T* bias, T* y,
               const k::ConvShape& s) {
