@@ -7,7 +7,8 @@ the same repositories that //bazel:repositories.bzl declares for WORKSPACE.
 
 `@executorch_runtime` is the executorch wheel's runtime (found through
 `ETSB_PYTHON`, or named by `ETSB_EXECUTORCH_RUNTIME`, read with
-`--repo_env`); `@etsb_python` the interpreter of etsb's build actions and the
+`--repo_env`); `@etsb_shim` the file through which etsb's rules load Bazel's
+shim alone; `@etsb_python` the interpreter of etsb's build actions and the
 packages its tools import, as declared files; `@executorch` is an ExecuTorch
 source tree with etsb's BUILD files (`EXECUTORCH_ROOT` wins over the tag).
 Nothing is downloaded.
@@ -15,6 +16,7 @@ Nothing is downloaded.
 
 load("//bazel/private:executorch_tree.bzl", "executorch_tree")
 load("//bazel/private:python_repositories.bzl", "etsb_flatbuffers", "etsb_python", "executorch_runtime")
+load("//bazel/private:shim_repository.bzl", "etsb_shim")
 load(":repositories.bzl", "etsb_toolchains")
 
 _TREE = tag_class(
@@ -30,6 +32,7 @@ def _etsb_impl(module_ctx):
     etsb_python(name = "etsb_python")
     etsb_flatbuffers(name = "etsb_flatbuffers")
     etsb_toolchains(name = "etsb_toolchains")
+    etsb_shim(name = "etsb_shim")
     executorch_tree(name = "executorch", path = paths[0] if paths else "")
 
 etsb = module_extension(

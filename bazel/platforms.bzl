@@ -10,9 +10,9 @@ bazel/toolchains.bzl) for that platform. Only under Bazel: etsb's driver
 reads this package too, and finds it empty.
 """
 
-load("//rules:private/build_system.bzl", "BUILD_SYSTEM")
 load("//rules:private/platforms_table.bzl", "CROSS_PLATFORMS")
-load("//rules:private/shim_common.bzl", "repository_label")
+load("//rules:private/repository_label.bzl", "repository_label")
+load("//rules:private/shim.bzl", "BUILD_SYSTEM")
 
 # Each platform's constraint value is `<name>_constraint` (`<name>` is the platform).
 CONSTRAINT_SUFFIX = "_constraint"

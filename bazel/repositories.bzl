@@ -36,6 +36,9 @@ declares, without any download:
   the C++ toolchains of its platforms (`//bazel/platforms`) and the check of
   its `--define` values, kept out of etsb's tree, whose BUILD files etsb's
   driver reads too.
+* `@etsb_shim`: the file through which etsb's rules load Bazel's shim
+  (rules/private/shim_bazel.bzl) and no other build system's
+  (rules/private/shim.bzl loads `@etsb_shim//:shim.bzl`).
 * `@executorch` (with `executorch_root`): an ExecuTorch source tree, whose
   kernel libraries are then `@executorch//kernels/portable:kernels` and
   `@executorch//kernels/optimized:kernels` with their yamls, as in etsb's
@@ -47,14 +50,15 @@ declares, without any download:
 A repository that the WORKSPACE file (or an earlier call) already declares is
 left alone. The rules are in bazel/private/, one file per kind:
 python_repositories.bzl (`@executorch_runtime`, `@etsb_python`,
-`@etsb_flatbuffers`, and `TOOL_PACKAGES`), executorch_tree.bzl
-(`@executorch`) and native_rules.bzl (`@rules_cc`, `@rules_java`);
+`@etsb_flatbuffers`, and `TOOL_PACKAGES`), shim_repository.bzl
+(`@etsb_shim`), executorch_tree.bzl (`@executorch`) and native_rules.bzl (`@rules_cc`, `@rules_java`);
 `@etsb_toolchains` is declared here.
 """
 
 load("//bazel/private:executorch_tree.bzl", "executorch_tree")
 load("//bazel/private:native_rules.bzl", "CC_RULES", "JAVA_RULES", "native_rules")
 load("//bazel/private:python_repositories.bzl", "etsb_flatbuffers", "etsb_python", "executorch_runtime")
+load("//bazel/private:shim_repository.bzl", "etsb_shim")
 
 def _etsb_toolchains_impl(ctx):
     ctx.symlink(Label("//bazel:toolchains.BUILD"), "BUILD.bazel")
@@ -82,6 +86,8 @@ def etsb_repositories(executorch_root = None):
         etsb_flatbuffers(name = "etsb_flatbuffers")
     if "etsb_toolchains" not in existing:
         etsb_toolchains(name = "etsb_toolchains")
+    if "etsb_shim" not in existing:
+        etsb_shim(name = "etsb_shim")
     if "executorch" not in existing:
         executorch_tree(name = "executorch", path = executorch_root or "")
     if "rules_cc" not in existing:

@@ -13,7 +13,7 @@ optimisation flags (`--compilation_mode=opt`, as .bazelrc sets).
 load("@bazel_tools//tools/build_defs/cc:action_names.bzl", "ACTION_NAMES")
 load("@bazel_tools//tools/cpp:cc_toolchain_config_lib.bzl", "feature", "flag_group", "flag_set", "tool_path", "with_feature_set")
 load("//rules:private/platforms_table.bzl", "CONFIGS", "CONFIG_DEFINE", "CROSS_PLATFORMS", "DEFAULT_CONFIG", "HOST", "PLATFORMS", "PLATFORM_DEFINE")
-load("//rules:private/shim_common.bzl", "repository_label")
+load("//rules:private/repository_label.bzl", "repository_label")
 
 # -- the define check ---------------------------------------------------------------------
 

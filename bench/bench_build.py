@@ -78,9 +78,18 @@ def make_tree(root: Path, packages: int, form: str) -> None:
         (directory / "BUILD").write_text(text)
 
 
+def repository_flags(root: Path) -> list[str]:
+    """The evaluator's options naming the repositories as `etsb query` gives them (etsb's rules load
+    the driver's shim through `@etsb_shim`, linked by the query run first), without the prelude."""
+    from selective_build.driver.workspace import Workspace
+
+    return [flag for flag in Workspace(str(root), "", {}).evaluator_flags() if not flag.startswith("--prelude")]
+
+
 # The steps of `etsb query //...`, timed inside one fresh process (as the
 # command runs them, collector and all). argv: root, evaluator, pause the
-# collector around the JSON steps (0/1). Prints the times in ms as JSON.
+# collector around the JSON steps (0/1), the evaluator's repository options (JSON).
+# Prints the times in ms as JSON.
 SPLIT_PROBE = r"""
 import time
 t0 = time.perf_counter()
@@ -88,10 +97,10 @@ import gc, json, re, subprocess, sys
 import selective_build.__main__, selective_build.arguments, selective_build.commands
 from selective_build.driver import analysis, evaluate, graph, state, workspace
 from selective_build.driver.labels import parse_pattern
-root, starlark, pause = sys.argv[1], sys.argv[2], sys.argv[3] == "1"
+root, starlark, pause, flags = sys.argv[1], sys.argv[2], sys.argv[3] == "1", json.loads(sys.argv[4])
 t = [t0, time.perf_counter()]
 pkgs = state.discover_packages(root); t.append(time.perf_counter())
-out = subprocess.run([starlark, "--root", root, *pkgs], check=True, capture_output=True).stdout
+out = subprocess.run([starlark, "--root", root, *flags, *pkgs], check=True, capture_output=True).stdout
 t.append(time.perf_counter())
 if pause:
     gc.disable()
@@ -111,7 +120,8 @@ SPLIT_STEPS = ["imports (command line, driver, evaluate, graph)", "find packages
 
 def python_split(root: str, runs: int, pause_collector: bool, env: Mapping[str, str]) -> tuple[list[float], int]:
     """Median ms of each step of SPLIT_PROBE over ``runs`` fresh processes, and the evaluator's output size."""
-    found = probes(python(SPLIT_PROBE) + [root, STARLARK, "1" if pause_collector else "0"], runs, cwd=root, env=env)
+    found = probes(python(SPLIT_PROBE) + [root, STARLARK, "1" if pause_collector else "0",
+                                          json.dumps(repository_flags(Path(root)))], runs, cwd=root, env=env)
     return [statistics.median(column) for column in zip(*(r["steps"] for r in found))], found[-1]["json_bytes"]
 
 
@@ -128,7 +138,8 @@ def evaluation_rows(tmp: Path, runs: int, env: Mapping[str, str]) -> tuple[list,
                 checks.append(f"{packages * 10} targets expected from {root.name}, etsb query listed {len(listed)}")
             pkgs = state.discover_packages(str(root))
             times = time_commands({"query": [ETSB, "query", "//..."],
-                                   "evaluator": [STARLARK, "--root", str(root), *pkgs]}, runs, str(root), env, False)
+                                   "evaluator": [STARLARK, "--root", str(root), *repository_flags(root), *pkgs]},
+                                  runs, str(root), env, False)
             targets = packages * 10
             rows.append([f"{targets:,}", str(len(pkgs)), form, fmt_ms(times["query"]), fmt_ms(times["evaluator"]),
                          fmt_ms(times["query"] - times["evaluator"]),

@@ -18,6 +18,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 OUTPUT = ROOT / "docs" / "rules.md"
+sys.path.insert(0, str(ROOT / "tools"))
 
 KIND_NAMES = {
     "string": "string", "bool": "bool", "int": "non-negative integer", "string_list": "list of strings", "label": "label",
@@ -35,8 +36,14 @@ def evaluator() -> str:
 
 def declarations() -> dict:
     """The public values of rules/executorch.bzl, as the evaluator prints them."""
-    # --main-name: the defaults are written as a project of its own names them (@etsb//...).
-    run = subprocess.run([evaluator(), "--root", str(ROOT), "--main-name", "etsb", "--globals",
+    from selective_build.driver.workspace import Workspace
+
+    # The driver's repositories (etsb's rules load its shim through @etsb_shim, linked here) and
+    # --main-name etsb: the defaults are written as a project of its own names them (@etsb//...).
+    workspace = Workspace(str(ROOT), "", {})
+    workspace.link_repositories()
+    flags = [flag for flag in workspace.evaluator_flags() if not flag.startswith("--prelude")]
+    run = subprocess.run([evaluator(), "--root", str(ROOT), "--main-name", "etsb", *flags, "--globals",
                           "//rules:executorch.bzl"], capture_output=True, text=True)
     if run.returncode != 0:
         raise SystemExit(f"the evaluator failed: {run.stderr.strip()}")

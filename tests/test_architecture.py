@@ -104,6 +104,24 @@ def test_the_rules_spell_the_driver_tags_once_and_as_the_driver_does():
                 assert f'"{tag}' not in text, f"{path.name} spells {tag} instead of using the shim's constant"
 
 
+def test_the_shim_repository_is_spelled_as_the_driver_maps_it():
+    """rules/private/shim.bzl loads the build system's own file from the repository the driver
+    links (layout.SHIM_REPOSITORY), which Bazel's set-up declares under the same name; each
+    folder the driver maps it to holds that file, saying its build system and loading its shim."""
+    from selective_build.driver import layout
+
+    name = layout.SHIM_REPOSITORY
+    shim = (REPO / "rules" / "private" / "shim.bzl").read_text()
+    assert f'load("@{name}//:shim.bzl", _BUILD_SYSTEM = "BUILD_SYSTEM", _SHIM = "SHIM")' in shim
+    assert f'"{name}" not in existing' in (REPO / "bazel" / "repositories.bzl").read_text()
+    assert f'{name}(name = "{name}")' in (REPO / "bazel" / "extensions.bzl").read_text()
+    assert f'"{name}"' in (REPO / "MODULE.bazel").read_text()
+    for system, folder in layout.SHIM_FOLDERS.items():
+        text = (REPO / folder / "shim.bzl").read_text()
+        assert f'BUILD_SYSTEM = "{system}"' in text and f'private/shim_{system}.bzl", "{system}_shim")' in text
+        assert (REPO / folder / "BUILD").is_file()
+
+
 def test_the_setup_builds_the_evaluator_where_the_driver_looks():
     from selective_build.driver import layout
 

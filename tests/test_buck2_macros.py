@@ -2,7 +2,9 @@
 
 `etsb query --emulate buck2` evaluates BUILD files with Buck2's `native`: its
 prelude's rules with their attributes (tools/selective_build/driver/primitives_buck2.py),
-`read_config`, no `Label`; so shim.bzl picks rules/private/shim_buck2.bzl. The
+`read_config`, no `Label`; and with `@etsb_shim` mapped as a Buck2 project maps that
+cell, to rules/private/buck2, so that etsb's rules load shim_buck2.bzl and no other
+build system's shim (nothing naming what Buck2 lacks: checked here). The
 same BUILD file as tests/test_macros.py's is expanded, and each expansion is
 checked in Buck2's spelling: named genrule outputs, Buck2's macros and etsb's two
 make variables in commands, `labels`, `PUBLIC`, `exported_headers`... Nothing
@@ -36,11 +38,13 @@ PATTERNS = ["//m:all", *(f"//m:{name}" for name in MANUAL), "//runtime:all", "//
 # the make variables Buck2's set-up for etsb provides.
 BUCK2_MACROS = {"location", "exe", "ETSB_PYTHON", "EXECUTORCH_RUNTIME"}
 
-# Names Buck2 does not define that .bzl files it loads still name (the evaluator warns of
-# each): a real Buck2 refuses to load these files. Not fixed yet: shim.bzl loads every
-# build system's shim, and these are Bazel's and the driver's. Listed so that a new one fails.
-KNOWN_FOREIGN_NAMES = {("rules/private/shim_common.bzl", "Label"), ("rules/private/bazel_sources.bzl", "attr"),
-                       ("rules/private/bazel_sources.bzl", "depset")}
+# The evaluator's report of a name Buck2 does not define, which a .bzl file it loads names.
+FOREIGN_NAME = re.compile(r"warning: ([^:]+):(\d+):\d+: '(\w+)' is not a Buck2 global: Buck2 refuses to load \1")
+
+# The files of etsb's rules that only one build system loads: its shim, and what only that shim loads.
+ONLY = {"etsb": {"rules/private/shim_etsb.bzl"},
+        "buck2": {"rules/private/shim_buck2.bzl"},
+        "bazel": {"rules/private/shim_bazel.bzl", "rules/private/bazel_sources.bzl"}}
 
 
 def driver_only(name: str, buck2_names: set[str]) -> bool:
@@ -268,11 +272,48 @@ def test_the_same_targets_as_the_driver_less_what_only_the_driver_builds(targets
     assert "//m:dlib_kernels" not in missing
 
 
-def test_names_buck2_lacks_are_reported_where_files_name_them(buck2_query):
+def test_etsbs_rules_load_under_buck2_naming_nothing_it_lacks(buck2_query):
     """Buck2 resolves every name of a .bzl file when it loads it: a reference to Label, attr
-    or depset anywhere fails there. The evaluator reports each (once per file and name here)."""
-    found = set(re.findall(r"warning: ([^:]+):\d+:\d+: '(\w+)' is not a Buck2 global", buck2_query.stderr))
-    assert found == KNOWN_FOREIGN_NAMES
+    or depset anywhere fails there. The evaluator reports each; etsb's rules name none."""
+    assert not FOREIGN_NAME.search(buck2_query.stderr) and buck2_query.stderr == ""
+
+
+@pytest.mark.parametrize("dialect", ["etsb", "buck2"])
+def test_each_build_system_loads_its_own_shim_only(workspace, dialect):
+    """`@etsb_shim` is the dialect's folder of etsb's rules (linked apart from the driver's
+    for an emulated build system), and the files read are its shim's, no other's."""
+    from selective_build.driver.workspace import Workspace
+
+    place = Workspace(str(workspace), "", {}, "", dialect)
+    files = set(place.evaluate(["m"])["m"].files)
+    shim = f"{place.external_dir}/etsb_shim/shim.bzl"
+    assert shim in files and (workspace / shim).resolve() == workspace / "rules" / "private" / dialect / "shim.bzl"
+    assert ONLY[dialect] <= files, sorted(files)
+    assert not files & set().union(*(only for name, only in ONLY.items() if name != dialect)), sorted(files)
+    # `Label` is named there only: loaded by the driver's shim (and Bazel's), never on Buck2's path.
+    assert ("rules/private/repository_label.bzl" in files) == (dialect == "etsb")
+
+
+def test_a_file_naming_what_buck2_lacks_is_reported_on_buck2s_path_only(workspace):
+    """Names Buck2 does not define, in code that never runs, are each reported at their
+    place under Buck2 (a real Buck2 refuses the file), and nothing under the driver."""
+    package = workspace / "foreign"
+    package.mkdir()
+    (package / "bazelish.bzl").write_text(
+        "def made():\n"
+        "    return Label(\"//x:y\")\n"
+        "\n"
+        "def rule_of_bazel():\n"
+        "    return attr.label(), depset([])\n"
+        "\n"
+        "NAME = \"f\"\n")
+    (package / "BUILD").write_text('load(":bazelish.bzl", "NAME")\nfilegroup(name = NAME, srcs = [])\n')
+    buck2 = etsb("query", "--emulate", "buck2", "//foreign:all", cwd=workspace)
+    assert buck2.returncode == 0 and buck2.stdout.split() == ["//foreign:f"], buck2.stderr
+    found = {(line, name) for file, line, name in FOREIGN_NAME.findall(buck2.stderr) if file == "foreign/bazelish.bzl"}
+    assert found == {("2", "Label"), ("5", "attr"), ("5", "depset")}, buck2.stderr
+    driver = etsb("query", "//foreign:all", cwd=workspace)
+    assert driver.returncode == 0 and "Buck2" not in driver.stderr, driver.stderr
 
 
 def test_the_preludes_cxx_rules_give_buck2_compiler_flags(workspace):

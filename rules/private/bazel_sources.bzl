@@ -8,12 +8,10 @@ binary's package compiles only the kernels its selection needs, which a
 macro cannot know while Bazel loads the package; the source is included where
 it is, so its own `#include "..."` lines resolve as they would for the library.
 
-etsb's driver and Buck2 load this file too (through shim_bazel.bzl, which
-shim.bzl loads) but never call the rule: the driver's `objects_of` does the
-same natively.
+Only Bazel loads this file (through shim_bazel.bzl, its shim): it names
+Bazel's `attr` and `depset`, which Buck2 does not define. etsb's driver's
+`objects_of` does the same natively.
 """
-
-load(":private/build_system.bzl", "BUILD_SYSTEM")
 
 # Writes one wrapper per listed source: $1 the list, $2 the directory, then every candidate path.
 _WRAP = """\
@@ -50,4 +48,4 @@ etsb_selected_sources = rule(
         "srcs": attr.label_list(allow_files = True, doc = "the library's sources"),
         "selection": attr.label(allow_single_file = True, mandatory = True, doc = "the paths to take, one a line"),
     },
-) if BUILD_SYSTEM == "bazel" else None
+)

@@ -2,14 +2,16 @@
 
 etsb's macros are written once against five primitives: a genrule, a C++
 library, a C++ binary, a filegroup and an exported file. This file is their
-public face; each build system has a file of its own that maps them onto
-the rules its `native` offers, and this file picks that file's shim once:
+public face. Each build system maps them onto its own rules in a shim that
+it alone loads, chosen once by its set-up: this file loads
+`@etsb_shim//:shim.bzl`, a repository (a cell under Buck2) each build system
+maps to its own file, which loads its shim:
 
-* etsb's own driver (`etsb build`): `shim_etsb.bzl`;
-* Bazel: `shim_bazel.bzl` (`cc_library`/`cc_binary`);
-* Buck2: `shim_buck2.bzl` (`cxx_library` with Buck2's attribute names).
-
-(`build_system.bzl` says which system evaluates the files.)
+* etsb's driver: `rules/private/etsb/shim.bzl` (`shim_etsb.bzl`);
+* Bazel: the file the repository rule `etsb_shim` writes
+  (bazel/private/shim_repository.bzl; `shim_bazel.bzl`);
+* Buck2: `rules/private/buck2/shim.bzl` (`shim_buck2.bzl`), which names
+  nothing Buck2 lacks (`Label`, `attr`, `depset`).
 
 Genrule commands use Bazel's notation (`$(location ...)`, `$(RULEDIR)`, `$@`).
 In etsb's driver and Buck2 two make variables set by the build system name
@@ -20,22 +22,15 @@ the interpreter of `@etsb_python` and read the runtime of
 is in a command line (actions cache across checkouts and run remotely).
 """
 
-load(":private/build_system.bzl", _BUILD_SYSTEM = "BUILD_SYSTEM")
-load(":private/shim_bazel.bzl", "bazel_shim")
-load(":private/shim_buck2.bzl", "buck2_shim")
+# The build system's own file: its name ("etsb", "bazel" or "buck2") and its shim (a struct).
+load("@etsb_shim//:shim.bzl", _BUILD_SYSTEM = "BUILD_SYSTEM", _SHIM = "SHIM")
 load(":private/shim_common.bzl", _CXX_FLAGS = "CXX_FLAGS", _OBJECT_COPTS = "OBJECT_COPTS", _OBJECT_INTERFACE = "OBJECT_INTERFACE")
-load(":private/shim_etsb.bzl", "etsb_shim")
 
 BUILD_SYSTEM = _BUILD_SYSTEM
 
 # Whether this build system compiles ExecuTorch's runtime from the tree (`runtime = "static"`,
 # the `_tree` runners, the kernel libraries' twins against it).
 BUILDS_THE_TREES_RUNTIME = BUILD_SYSTEM in ("etsb", "bazel")
-
-# The chosen build system's primitives and constants (only its shim is made; but every
-# shim's file loads, and Buck2 refuses a file naming `Label`, `attr` or `depset`: not yet
-# loadable under Buck2, see `etsb query --emulate buck2`'s warnings).
-_SHIM = {"bazel": bazel_shim, "buck2": buck2_shim, "etsb": etsb_shim}[BUILD_SYSTEM]()
 
 def etsb_label(text):
     """A label of etsb's repository as every repository names it.

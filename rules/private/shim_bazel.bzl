@@ -1,4 +1,4 @@
-"""etsb's primitives under Bazel (4.2.3 and 7), whose `native` offers `cc_library`.
+"""etsb's primitives under Bazel (4.2.3 and 7), which alone loads this file (the repository `@etsb_shim`).
 
 A C++ library is a `cc_library` (`alwayslink` for `link_whole`), a binary a
 `cc_binary`, an exported file `exports_files`. Genrules run the interpreter
@@ -10,6 +10,7 @@ declared inputs, so that no path of the machine is in a command line
 load(":private/bazel_sources.bzl", "etsb_selected_sources")
 load(":private/names.bzl", "sibling_label")
 load(":private/platforms_table.bzl", "CONFIGS", "PLATFORMS")
+load(":private/repository_label.bzl", "repository_label")
 load(
     ":private/shim_common.bzl",
     "CXX_FLAGS",
@@ -20,7 +21,6 @@ load(
     "bazel_filegroup",
     "bazel_genrule",
     "define_config_setting",
-    "repository_label",
 )
 
 # etsb's driver sets three make variables that etsb's BUILD files name (the runtime

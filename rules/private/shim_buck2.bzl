@@ -1,4 +1,4 @@
-"""etsb's primitives under Buck2, whose `native` offers `cxx_library` and `read_config` (untried).
+"""etsb's primitives under Buck2, which alone loads this file (buck2/shim.bzl; untried).
 
 Buck2 spells the attributes its own way (`exported_headers`, `compiler_flags`,
 `labels`, ...), names genrule outputs, takes labels as written and is public

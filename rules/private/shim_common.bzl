@@ -1,8 +1,9 @@
-"""What the build systems' shims share (shim.bzl picks one shim per build system).
+"""What the build systems' shims share (each build system loads its own shim only, see shim.bzl).
 
 Constants every shim_<system>.bzl needs, and the primitives that two build
 systems spell alike: etsb's driver takes Bazel's `genrule` and `filegroup`
-attributes as they are.
+attributes as they are. Buck2 loads this file too, so it names nothing that
+Buck2 lacks (`Label` is in repository_label.bzl).
 """
 
 # Flags every C++ target gets: the runtime's headers expect C++17.
@@ -16,27 +17,6 @@ OBJECT_COPTS = "_copts"
 # etsb's command-line tool and the Python sources it runs, in etsb's repository.
 ETSB_TOOL_TARGET = "//tools/selective_build:etsb"
 ETSB_TOOL_SOURCES_TARGET = "//tools/selective_build:sources"
-
-def repository_label(text):
-    """A label of etsb's repository as every repository names it (etsb's driver and Bazel).
-
-    `Label` resolves `text` relative to this file's repository (as Bazel does,
-    and etsb's driver, where it gives `@etsb//...` inside etsb's checkout too),
-    so the rules reach their own targets when they are loaded from another
-    repository or module (`@etsb//rules:executorch.bzl`) or called from an
-    ExecuTorch tree's overlay.
-
-    Args:
-      text: `//pkg:name` in etsb's repository, or `@NAME//pkg:name` of a
-        repository etsb's own set-up declares (the runtime's).
-
-    Returns:
-      The label's text, absolute.
-    """
-    absolute = str(Label(text))
-
-    # Bazel 4 writes the main repository's labels without it: `@//` names it from anywhere.
-    return absolute if absolute.startswith("@") else "@" + absolute
 
 def make_variable_command(tool):
     """The command prefix running etsb's `tool` where the build system sets `$(ETSB_PYTHON)`.

@@ -1,4 +1,4 @@
-"""etsb's primitives under etsb's own driver (`etsb build`), whose `native` offers `cxx_library`.
+"""etsb's primitives under etsb's own driver (`etsb build`), which alone loads this file (etsb/shim.bzl).
 
 The driver's primitives take Bazel's attribute names, and more: a library's
 `objects_of` (another library's sources compiled with its own flags), GNU ld
@@ -7,6 +7,7 @@ Genrules name the Python that runs etsb's tools and the runtime wheel through
 two make variables the driver sets, `$(ETSB_PYTHON)` and `$(EXECUTORCH_RUNTIME)`.
 """
 
+load(":private/repository_label.bzl", "repository_label")
 load(
     ":private/shim_common.bzl",
     "CXX_FLAGS",
@@ -17,7 +18,6 @@ load(
     "define_config_setting",
     "make_variable_command",
     "no_object_sources",
-    "repository_label",
 )
 
 def _cxx_library(

@@ -10,7 +10,7 @@ import subprocess
 from collections.abc import Mapping, Sequence
 
 from selective_build.driver.labels import Label, package_label, split_external
-from selective_build.driver.layout import OUT
+from selective_build.driver.layout import EXTERNAL, EXTERNAL_DIR
 from selective_build.driver.primitives import canonical_attrs, joined_list
 from selective_build.driver.state import evaluator_path
 from selective_build.model.errors import Location, Problem, UserError
@@ -75,20 +75,20 @@ class Package:
     targets: tuple[Target, ...]
 
 
-def _file(path: str) -> str:
+def _file(path: str, external_dir: str = EXTERNAL_DIR) -> str:
     """A path the evaluator read, as the driver finds it from the workspace root
-    (an external repository's files through its link under etsb-out/external)."""
-    return f"{OUT}/{path}" if split_external(path) else path
+    (an external repository's files through its link under ``external_dir``)."""
+    return external_dir + path[len(EXTERNAL):] if split_external(path) else path
 
 
-def _package(entry: dict) -> Package:
+def _package(entry: dict, external_dir: str = EXTERNAL_DIR) -> Package:
     name = entry["package"]
     targets = tuple(
         Target(name, t["rule"], t["name"], t["attrs"],
                tuple(Frame(f["function"], f["file"], f["line"], f["col"]) for f in t.get("stack") or ()))
         for t in entry.get("targets") or ())
-    return Package(name, entry["build_file"], tuple(_file(f) for f in entry.get("files") or ()),
-                   tuple(_file(d) for d in entry.get("glob_dirs") or ()), targets)
+    return Package(name, entry["build_file"], tuple(_file(f, external_dir) for f in entry.get("files") or ()),
+                   tuple(_file(d, external_dir) for d in entry.get("glob_dirs") or ()), targets)
 
 
 def _problem(entry: dict) -> Problem:
@@ -116,9 +116,11 @@ def _evaluator_failure(run: subprocess.CompletedProcess, packages: Sequence[str]
     return UserError(f"the BUILD file evaluator failed (exit {run.returncode}) on {where}: {first}")
 
 
-def evaluate(root: str, packages: Sequence[str], flags: Sequence[str] = ()) -> dict[str, Package]:
+def evaluate(root: str, packages: Sequence[str], flags: Sequence[str] = (),
+             external_dir: str = EXTERNAL_DIR) -> dict[str, Package]:
     """Evaluate the BUILD files of ``packages`` (paths relative to ``root``;
-    ``flags`` name the external repositories, see the evaluator's README).
+    ``flags`` name the external repositories, see the evaluator's README, whose
+    trees are linked under ``external_dir``, the flags' --external-dir).
     Any package that fails raises one UserError listing every failure."""
     if not packages:
         return {}
@@ -155,7 +157,7 @@ def evaluate(root: str, packages: Sequence[str], flags: Sequence[str] = ()) -> d
         problems = [_problem(entry) for entry in document["packages"] if entry.get("error")]
         if problems:
             raise UserError.of(problems)
-        return {entry["package"]: _package(entry) for entry in document["packages"]}
+        return {entry["package"]: _package(entry, external_dir) for entry in document["packages"]}
     finally:
         if collecting:
             gc.enable()

@@ -40,6 +40,15 @@ KEPT_BY_CLEAN = (TOOLS.removeprefix(f"{OUT}/"), GO_CACHE_NAME)  # what `etsb cle
 # are named external/NAME/..., and each tree is linked at etsb-out/external/NAME.
 EXTERNAL = "external"
 EXTERNAL_DIR = f"{OUT}/{EXTERNAL}"
+# Another build system's view of the BUILD files (`etsb query --emulate NAME`) links its
+# repositories under etsb-out/emulate/NAME/external, apart from the driver's.
+EMULATE_DIR = f"{OUT}/emulate"
+
+# The repository through which etsb's rules load the shim of the build system evaluating
+# them (rules/private/shim.bzl loads `@etsb_shim//:shim.bzl`), and the folder of etsb's
+# rules it is, by the driver's dialect (etsb's own, or Buck2's, whose cell it is there).
+SHIM_REPOSITORY = "etsb_shim"
+SHIM_FOLDERS = {"etsb": "rules/private/etsb", "buck2": "rules/private/buck2"}
 
 # Directories never searched for packages.
 SKIP_DIRS = (OUT, "node_modules", "__pycache__")

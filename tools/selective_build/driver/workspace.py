@@ -12,9 +12,9 @@ from collections.abc import Iterable, Sequence
 
 from selective_build.driver import freshness, state
 from selective_build.driver.labels import Label, LabelError, Pattern, package_label, parse_pattern, split_external
-from selective_build.driver.layout import (BUILD_FILES, EXTERNAL_DIR, KEPT_BY_CLEAN, NINJA_FILE, OUT,
-                                           OVERLAY_BUILD_FILE, PRELUDE, ROOT_MARKERS, TAG_ALL_KERNELS, TAG_BINARY,
-                                           TAG_MANUAL)
+from selective_build.driver.layout import (BUILD_FILES, EMULATE_DIR, EXTERNAL, EXTERNAL_DIR, KEPT_BY_CLEAN,
+                                           NINJA_FILE, OUT, OVERLAY_BUILD_FILE, PRELUDE, ROOT_MARKERS, SHIM_FOLDERS,
+                                           SHIM_REPOSITORY, TAG_ALL_KERNELS, TAG_BINARY, TAG_MANUAL)
 from selective_build.driver.plan import Plan, PlannedTarget
 from selective_build.driver.running import WorkspaceLock, find_ninja, run_ninja
 from selective_build.model.errors import CommandLine, UserError
@@ -120,13 +120,23 @@ class Workspace:
         return ()
 
     def repositories(self) -> tuple[Repository, ...]:
-        """The external repositories labels may name."""
+        """The external repositories labels may name: the ExecuTorch tree, etsb's (unless
+        this workspace is etsb), and the folder of etsb's rules that is ``@etsb_shim`` in
+        this dialect (its own, through which etsb's rules load this build system's shim only)."""
         found = []
         if self.executorch_tree and os.path.isdir(self.executorch_tree):
             found.append(Repository("executorch", self.executorch_tree, EXECUTORCH_OVERLAY))
         if not self.main_names:
             found.append(Repository("etsb", state.REPO))
+        etsb = self.root if self.main_names else state.REPO
+        found.append(Repository(SHIM_REPOSITORY, os.path.join(etsb, SHIM_FOLDERS[self.dialect])))
         return tuple(found)
+
+    @property
+    def external_dir(self) -> str:
+        """Where the repositories' trees are linked, relative to the root: the driver's
+        etsb-out/external, or an emulated build system's own (its ``@etsb_shim`` differs)."""
+        return EXTERNAL_DIR if self.dialect == DRIVER_DIALECT else f"{EMULATE_DIR}/{self.dialect}/{EXTERNAL}"
 
     def missing_repositories(self) -> dict[str, str]:
         """Why a repository that labels may name is not there, by name."""
@@ -137,15 +147,15 @@ class Workspace:
                               "line 'common --executorch-root=DIR' in the workspace's .etsbrc"}
 
     def link_repositories(self) -> None:
-        """Link each external repository's tree at etsb-out/external/NAME, where
-        actions read it by a path that is the same on every machine (and warn
+        """Link each external repository's tree at etsb-out/external/NAME (``external_dir``),
+        where actions read it by a path that is the same on every machine (and warn
         when the ExecuTorch tree is not of the installed runtime's version)."""
         for repository in self.repositories():
             if repository.name == "executorch":
                 warning = version_mismatch(repository.tree, state.executorch_runtime())
                 if warning:
                     print(f"etsb: warning: {warning}", file=sys.stderr)
-            link = os.path.join(self.root, EXTERNAL_DIR, repository.name)
+            link = os.path.join(self.root, self.external_dir, repository.name)
             if os.path.islink(link) and os.readlink(link) == repository.tree:
                 continue
             os.makedirs(os.path.dirname(link), exist_ok=True)
@@ -248,7 +258,7 @@ class Workspace:
         while wanted:
             batch = sorted(p for p in wanted if p not in evaluated and self.is_package(p))
             wanted = set()
-            for name, package in evaluate(self.root, batch, flags).items():
+            for name, package in evaluate(self.root, batch, flags, self.external_dir).items():
                 evaluated[name] = package
                 wanted |= {p for p in referenced_packages(package, self.main_names) if p not in evaluated}
         return evaluated
@@ -257,7 +267,7 @@ class Workspace:
         """The evaluator's options naming the repositories and the prelude."""
         # Another build system's BUILD files see its own prelude, not etsb's.
         dialect = [f"--prelude={PRELUDE}"] if self.dialect == DRIVER_DIALECT else [f"--emulate={self.dialect}"]
-        flags = ["--external-dir", EXTERNAL_DIR, *dialect] + [f"--main-name={name}" for name in self.main_names]
+        flags = ["--external-dir", self.external_dir, *dialect] + [f"--main-name={name}" for name in self.main_names]
         for repository in self.repositories():
             overlay = repository.overlay
             if overlay and os.path.commonpath([overlay, self.root]) == self.root:
