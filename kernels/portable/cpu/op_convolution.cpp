@@ -163,8 +163,9 @@ bool conv2d_gemm(KernelRuntimeContext& ctx, const float* in, const float* weight
   const int64_t out_plane = h.out * w.out;
   if constexpr (kSpecialisedPaths) {
     if (in_per_group == 1 && groups > 1) {
-      float* scratch = temp_floats(ctx, k::depthwise_f32_scratch(in_ch, out_per_group, h, w));
-      if (scratch == nullptr) return false;
+      const int64_t floats = k::depthwise_f32_scratch(in_ch, out_per_group, h, w);  // none for 3x3 stride 1
+      float* scratch = floats > 0 ? temp_floats(ctx, floats) : nullptr;
+      if (floats > 0 && scratch == nullptr) return false;
       for (int64_t b = 0; b < batch; ++b) {
         k::depthwise_f32(in + b * in_ch * in_plane, weight, bias, out + b * out_ch * out_plane, in_ch,
                          out_per_group, h, w, scratch);

@@ -61,6 +61,11 @@ def _convolution_ops() -> list[Op]:
             conv("depthwise_small_plane", "depthwise, 4x4 output channels-last: 1x12x7x7 by 12x1x3x3, bias, "
                  "stride 2, padding 1", (1, 12, 7, 7), (12, 1, 3, 3), 12, F32, stride=(2, 2), padding=(1, 1),
                  groups=12),
+            conv("depthwise_in_place_pad2", "depthwise 3x3 stride 1 in place, padding [2, 0], dilation [1, 2]: "
+                 "1x2x7x21 by 2x1x3x3, no bias (17 wide: a full and a partial strip)", (1, 2, 7, 21), (2, 1, 3, 3),
+                 None, F32, padding=(2, 0), dilation=(1, 2), groups=2),
+            conv("depthwise_in_place_pad0", "depthwise 3x3 stride 1 in place, no padding: 1x3x4x20 by 3x1x3x3, bias",
+                 (1, 3, 4, 20), (3, 1, 3, 3), 3, F32, groups=3),
             conv("conv2d_tiny_deep", "2x2 output of deep patches (dot): 1x8x4x4 by 5x8x3x3, bias, stride 2, "
                  "padding 1", (1, 8, 4, 4), (5, 8, 3, 3), 5, F32, stride=(2, 2), padding=(1, 1)),
             conv("conv2d_7x7_stem", "7x7 stride 2 from a padded copy, 5x5 output: 1x3x9x9 by 4x3x7x7, "

@@ -5,6 +5,7 @@
 #pragma once
 
 #include "conv_f32.h"
+#include "depthwise3x3_f32.h"
 
 #include <cstdint>
 
@@ -35,27 +36,6 @@ __attribute__((always_inline)) inline void depthwise_row9(
   }
 }
 
-/// Two output rows of a 3x3 depthwise convolution with stride and dilation
-/// 1 down the plane: they read the four input rows r0..r3 (at column
-/// offsets 0, c1, c2), the middle two shared, so each input vector loaded
-/// serves both. Each output is summed as depthwise_row9 sums it.
-__attribute__((always_inline)) inline void depthwise_row9x2(float* __restrict out0, float* __restrict out1,
-                                                            const float* __restrict r0, const float* __restrict r1,
-                                                            const float* __restrict r2, const float* __restrict r3,
-                                                            int64_t c1, int64_t c2, const float* wt, float bias,
-                                                            int64_t n) {
-  const float w0 = wt[0], w1 = wt[1], w2 = wt[2], w3 = wt[3], w4 = wt[4], w5 = wt[5], w6 = wt[6], w7 = wt[7],
-              w8 = wt[8];
-  for (int64_t i = 0; i < n; ++i) {
-    const float a0 = r0[i], a1 = r0[i + c1], a2 = r0[i + c2];
-    const float b0 = r1[i], b1 = r1[i + c1], b2 = r1[i + c2];
-    const float d0 = r2[i], d1 = r2[i + c1], d2 = r2[i + c2];
-    const float e0 = r3[i], e1 = r3[i + c1], e2 = r3[i + c2];
-    out0[i] = (bias + w0 * a0 + w1 * a1 + w2 * a2) + (w3 * b0 + w4 * b1 + w5 * b2) + (w6 * d0 + w7 * d1 + w8 * d2);
-    out1[i] = (bias + w0 * b0 + w1 * b1 + w2 * b2) + (w3 * d0 + w4 * d1 + w5 * d2) + (w6 * e0 + w7 * e1 + w8 * e2);
-  }
-}
-
 /// out[i] += tap * src[i], i < n: one tap of any other depthwise kernel.
 __attribute__((always_inline)) inline void depthwise_tap(float* __restrict out, const float* __restrict src,
                                                          float tap, int64_t n) {
@@ -63,23 +43,15 @@ __attribute__((always_inline)) inline void depthwise_tap(float* __restrict out, 
 }
 
 /// out[oh * out_stride + ow] for rows oh < rows of `n` outputs each, where
-/// row oh reads from base + oh * step: 3x3 kernels in one pass per row
-/// (two rows at a time with stride 1), others tap by tap.
+/// row oh reads from base + oh * step: 3x3 kernels in one pass per row,
+/// others tap by tap.
 ETSB_HOT_LOOP static void depthwise_rows(float* out, int64_t out_stride, const float* base, int64_t step,
                                          int64_t rows, int64_t n, const float* wt, float bias,
                                          const DepthwisePlane& p) {
   if (p.kernel_h == 3 && p.kernel_w == 3) {
     int64_t off[9];
     for (int64_t t = 0; t < 9; ++t) off[t] = p.tap_offset(t);
-    int64_t oh = 0;
-    if (p.stride_h == 1 && p.dilation_h == 1) {  // rows in pairs: step is one input row
-      for (; oh + 2 <= rows; oh += 2) {
-        const float* r = base + oh * step + off[0];
-        depthwise_row9x2(out + oh * out_stride, out + (oh + 1) * out_stride, r, r + step, r + 2 * step,
-                         r + 3 * step, off[1] - off[0], off[2] - off[0], wt, bias, n);
-      }
-    }
-    for (; oh < rows; ++oh) {
+    for (int64_t oh = 0; oh < rows; ++oh) {
       const float* r = base + oh * step;
       depthwise_row9(out + oh * out_stride, r + off[0], r + off[1], r + off[2], r + off[3], r + off[4],
                      r + off[5], r + off[6], r + off[7], r + off[8], wt, bias, n);
@@ -246,18 +218,21 @@ inline bool depthwise_in_lanes(int64_t multiplier, const Window& h, const Window
   return multiplier == 1 && h.out * w.out <= kLanesPlane && h.kernel * w.kernel <= kLanesTaps;
 }
 
-/// The floats of scratch depthwise_f32 needs.
+/// The floats of scratch depthwise_f32 needs (none for depthwise3x3_f32).
 inline int64_t depthwise_f32_scratch(int64_t channels, int64_t multiplier, const Window& h, const Window& w) {
-  return depthwise_in_lanes(multiplier, h, w) ? depthwise_lanes_scratch(channels, h, w) : depthwise_scratch(h, w);
+  if (depthwise_in_lanes(multiplier, h, w)) return depthwise_lanes_scratch(channels, h, w);
+  return depthwise3x3_fits(h, w) ? 0 : depthwise_scratch(h, w);
 }
 
 /// Depthwise convolution of one image (one input channel per group,
 /// `multiplier` output channels per input channel): channels-last when the
-/// output plane is small (depthwise_lanes), else plane by plane
+/// output plane is small (depthwise_lanes), else 3x3 with stride 1 in place
+/// (depthwise3x3_f32), else plane by plane from a padded copy
 /// (depthwise_planes). scratch: depthwise_f32_scratch floats.
 inline void depthwise_f32(const float* in, const float* weight, const float* bias, float* out, int64_t channels,
                           int64_t multiplier, const Window& h, const Window& w, float* scratch) {
   if (depthwise_in_lanes(multiplier, h, w)) return depthwise_lanes(in, weight, bias, out, channels, h, w, scratch);
+  if (depthwise3x3_fits(h, w)) return depthwise3x3_f32(in, weight, bias, out, channels, multiplier, h, w);
   depthwise_planes(in, weight, bias, out, channels, multiplier, h, w, scratch);
 }
 
