@@ -55,7 +55,11 @@ def compiled(result: subprocess.CompletedProcess) -> list[str]:
 
 
 PACKAGE = "//tests/executorch_tree"
-TARGETS = [f"{PACKAGE}:{name}" for name in (*MODELS, "mlp_dtype_selective", "list_kernels")]
+# The dtype-selective MLP is the example's (test_examples builds //examples/... in this
+# workspace too): one build of its own kernels, checked here.
+DTYPE_SELECTIVE = "//examples/executorch_tree:mlp_dtype_selective"
+DTYPE_SELECTIVE_OUT = "etsb-out/bin/examples/executorch_tree"
+TARGETS = [*(f"{PACKAGE}:{name}" for name in (*MODELS, "list_kernels")), DTYPE_SELECTIVE]
 
 
 @pytest.fixture(scope="module")
@@ -109,7 +113,8 @@ def test_each_tree_source_compiled_once_for_every_binary(tree_workspace):
     for model in (*MODELS, "everything"):
         objects = (out / f"lib{model}{'' if model == 'everything' else '_lib'}_kernels.a.objects").read_text()
         assert all(Path(line).parent == shared.relative_to(workspace) for line in objects.splitlines()), model
-    own = (out / "libmlp_dtype_selective_dtype_selective_lib_kernels.a.objects").read_text().splitlines()
+    own = (workspace / DTYPE_SELECTIVE_OUT / "libmlp_dtype_selective_dtype_selective_lib_kernels.a.objects"
+           ).read_text().splitlines()
     assert len(own) == 9 and not any(Path(line).parent == shared.relative_to(workspace) for line in own), own
 
 
@@ -130,7 +135,7 @@ def test_each_corpus_model_builds_from_the_tree_and_matches_torch(model, tree_wo
 
 def test_a_dtype_selective_tree_build_is_smaller_and_runs(tree_workspace, tmp_path):
     workspace, _ = tree_workspace
-    out = workspace / "etsb-out/bin/tests/executorch_tree"
+    out = workspace / DTYPE_SELECTIVE_OUT
     dtype_selective = stripped_size(out / "mlp_dtype_selective_dtype_selective", tmp_path)
     op_selective = stripped_size(out / "mlp_dtype_selective_op_selective", tmp_path)
     assert dtype_selective < 0.8 * op_selective, (dtype_selective, op_selective)
