@@ -45,9 +45,9 @@ __attribute__((always_inline)) inline void depthwise_tap(float* __restrict out, 
 /// out[oh * out_stride + ow] for rows oh < rows of `n` outputs each, where
 /// row oh reads from base + oh * step: 3x3 kernels in one pass per row,
 /// others tap by tap.
-ETSB_NARROW_LOOP static void depthwise_rows(float* out, int64_t out_stride, const float* base, int64_t step,
-                                            int64_t rows, int64_t n, const float* wt, float bias,
-                                            const DepthwisePlane& p) {
+ETSB_HOT_LOOP static void depthwise_rows(float* out, int64_t out_stride, const float* base, int64_t step,
+                                         int64_t rows, int64_t n, const float* wt, float bias,
+                                         const DepthwisePlane& p) {
   if (p.kernel_h == 3 && p.kernel_w == 3) {
     int64_t off[9];
     for (int64_t t = 0; t < 9; ++t) off[t] = p.tap_offset(t);
