@@ -12,11 +12,14 @@ of the run."""
 from __future__ import annotations
 
 
+import shutil
+
 import pytest
 
 from conftest import REPO, SUMMARY_LINES, TREE
 from helpers import etsb
-from op_corpus import DTYPES, OPS_DIR, coverage_table, load_manifest, run_operator, yaml_operators
+from op_corpus import (DTYPES, OPS_DIR, coverage_table, load_manifest, operators_with_per_isa_builds, run_operator,
+                       yaml_operators)
 
 pytestmark = pytest.mark.build
 
@@ -93,6 +96,36 @@ def test_every_case_matches_torch(built, operator, variant, tmp_path):
         RESULTS.update({(operator, method): problem is None for method, problem in results.items()})
     failures = [f"{method}: {problem}" for method, problem in sorted(results.items()) if problem]
     assert not failures, f"{operator} ({variant}):\n" + "\n".join(failures)
+
+
+# x86 CPUs that qemu-x86_64 plays, each taking other builds of the kernels'
+# vector code than this machine may: AVX2 + FMA without AVX-512, and SSE4.2
+# without AVX (the baseline builds, and the fallbacks where a kernel has no
+# baseline build). This machine's own CPU takes its widest builds.
+EMULATED_CPUS = {"avx2": "Haswell", "baseline": "Nehalem"}
+PER_ISA_OPERATORS = operators_with_per_isa_builds(MANIFEST)
+
+
+def test_the_per_isa_operators_are_found():
+    """The scan of the kernels' sources finds the operators known to have
+    per-instruction-set builds (a scan finding none would test nothing)."""
+    assert {"aten::convolution.out", "aten::mm.out", "aten::addmm.out", "aten::bmm.out", "aten::sigmoid.out",
+            "aten::_native_batch_norm_legit_no_training.out", "aten::max_pool2d_with_indices.out"} <= \
+        set(PER_ISA_OPERATORS)
+    assert "aten::exp.out" not in PER_ISA_OPERATORS
+
+
+@pytest.mark.parametrize("cpu", sorted(EMULATED_CPUS))
+@pytest.mark.parametrize("operator", PER_ISA_OPERATORS)
+def test_per_isa_operators_match_torch_on_older_x86_cpus(built, operator, cpu, tmp_path):
+    """The op-selective corpus binary's cases of each operator with
+    per-instruction-set builds, run under qemu-x86_64 as an older CPU:
+    whichever build the CPU picks, torch's answers."""
+    assert shutil.which("qemu-x86_64"), "no qemu-x86_64 on PATH: scripts/setup.sh installs qemu-user"
+    emulator = ("qemu-x86_64", "-cpu", EMULATED_CPUS[cpu])
+    results, _ = run_operator(BINARIES["op_selective"], operator, MANIFEST["operators"][operator], tmp_path, emulator)
+    failures = [f"{method}: {problem}" for method, problem in sorted(results.items()) if problem]
+    assert not failures, f"{operator} as {EMULATED_CPUS[cpu]}:\n" + "\n".join(failures)
 
 
 def test_every_dtype_torch_accepts_has_cases():

@@ -175,7 +175,7 @@ bool conv2d_gemm(KernelRuntimeContext& ctx, const float* in, const float* weight
   }
   const bool pointwise = h.kernel == 1 && w.kernel == 1 && h.stride == 1 && w.stride == 1 && h.pad == 0 &&
                          w.pad == 0;
-  const bool dot = kSpecialisedPaths && out_plane < kDotColumns && depth >= kDotDepth;
+  const bool dot = kSpecialisedPaths && out_plane < kDotColumns && depth >= kDotDepth && k::dot_f32_runs();
   int64_t tile = kColumnBudget / depth - kColumnBudget / depth % kGemmColumns;
   tile = dot || pointwise ? out_plane : (tile < kGemmColumns ? kGemmColumns : (tile > out_plane ? out_plane : tile));
   const int64_t col_floats = pointwise && !dot ? 0 : depth * tile;

@@ -162,8 +162,8 @@ inline void pad_planes(const float* x, float* padded, int64_t channels, const Wi
 /// im2col_columns from pad_planes' copy: no bounds to test, and each tap's
 /// run along an output row contiguous (a copy the vectoriser takes whole)
 /// whatever the stride.
-ETSB_HOT_LOOP static void im2col_padded(const float* __restrict padded, float* __restrict col, int64_t channels,
-                                        const Window& h, const Window& w, int64_t j0, int64_t j1) {
+ETSB_NARROW_LOOP static void im2col_padded(const float* __restrict padded, float* __restrict col, int64_t channels,
+                                           const Window& h, const Window& w, int64_t j0, int64_t j1) {
   const int64_t phase_len = (w.in + 2 * w.pad + w.stride - 1) / w.stride;
   const int64_t row_len = w.stride * phase_len;
   const int64_t plane = (h.in + 2 * h.pad) * row_len;

@@ -1,9 +1,11 @@
 // Direct depthwise convolution for the commonest depthwise kernel, 3x3 with
 // stride 1 (dilation 1 down the plane, padding up to 2 rows): read in
 // place, no padded copy (depthwise_f32.h's other kernels make one), masked
-// loads at the plane's edges. An AVX-512 and an AVX2 + FMA build chosen at
-// run time, beside a portable build on GCC's generic vectors (SSE2 on
-// x86-64, NEON on AArch64), as gemm_f32.h does.
+// loads at the plane's edges. On x86-64, an AVX-512 and an AVX2 + FMA build
+// chosen at run time; an older x86 CPU takes depthwise_f32.h's padded-copy
+// kernels instead (depthwise3x3_fits says no), so that x86 binaries carry
+// two builds of this code, not three. Elsewhere (AArch64), one build on
+// GCC's generic vectors (NEON).
 #pragma once
 
 #include "pool_util.h"
@@ -11,9 +13,14 @@
 #include <cstdint>
 #include <cstring>
 
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && !defined(ETSB_KERNELS_ONE_PATH)
+#define ETSB_DEPTHWISE3X3_X86 1
+#endif
+
 namespace etsb {
 namespace kernels {
 
+#if !defined(ETSB_DEPTHWISE3X3_X86)
 namespace depthwise3x3_portable {
 typedef float Vec4 __attribute__((vector_size(16)));
 /// Lanes [lo, hi) of a Vec4.
@@ -43,9 +50,7 @@ inline Vec4 load_lanes(const float* p, Lanes m) {
 #define ETSB_DW_FMA(a, b, c) ((a) * (b) + (c))
 #include "depthwise3x3_body.inc"
 }  // namespace depthwise3x3_portable
-
-#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && !defined(ETSB_KERNELS_ONE_PATH)
-#define ETSB_DEPTHWISE3X3_X86 1
+#else
 }  // namespace kernels
 }  // namespace etsb
 #include <immintrin.h>
@@ -95,8 +100,16 @@ namespace depthwise3x3_avx512 {
 
 /// Whether depthwise3x3_f32 takes a convolution: a 3x3 kernel, stride 1,
 /// dilation 1 down the plane (any across it) and at most 2 rows of padding.
+/// On x86-64 also whether this CPU runs one of its builds (AVX2 + FMA at least).
 inline bool depthwise3x3_fits(const Window& h, const Window& w) {
-  return h.kernel == 3 && w.kernel == 3 && h.stride == 1 && w.stride == 1 && h.dilation == 1 && h.pad <= 2;
+  if (!(h.kernel == 3 && w.kernel == 3 && h.stride == 1 && w.stride == 1 && h.dilation == 1 && h.pad <= 2)) {
+    return false;
+  }
+#if defined(ETSB_DEPTHWISE3X3_X86)
+  return __builtin_cpu_supports("avx512f") || (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"));
+#else
+  return true;
+#endif
 }
 
 /// Depthwise convolution of one image (one input channel per group,
@@ -108,11 +121,10 @@ inline void depthwise3x3_f32(const float* in, const float* weight, const float* 
   if (__builtin_cpu_supports("avx512f")) {
     return depthwise3x3_avx512::planes(in, weight, bias, out, channels, multiplier, h, w);
   }
-  if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) {
-    return depthwise3x3_avx2::planes(in, weight, bias, out, channels, multiplier, h, w);
-  }
-#endif
+  depthwise3x3_avx2::planes(in, weight, bias, out, channels, multiplier, h, w);  // depthwise3x3_fits: AVX2 at least
+#else
   depthwise3x3_portable::planes(in, weight, bias, out, channels, multiplier, h, w);
+#endif
 }
 
 }  // namespace kernels

@@ -1,18 +1,24 @@
 // Single-precision matrix products against a transposed right operand
 // (C = A . B^T, every row of A and of B contiguous), for outputs too narrow
 // for gemm_f32.h's vectors of output columns: a convolution whose output
-// plane has a few positions (1x1 to 2x3) over deep patches. An AVX2 + FMA
-// build chosen at run time, beside a portable build on GCC's generic
-// vectors; ETSB_KERNELS_ONE_PATH keeps the portable build alone, as
-// gemm_f32.h does. No AVX-512 build: its 16-float vectors along patches of
-// 80-128 floats ran slower than AVX2's (a longer remainder, wider sums).
+// plane has a few positions (1x1 to 2x3) over deep patches. On x86-64 one
+// AVX2 + FMA build, taken when the CPU has them (dot_f32_runs: an older CPU
+// leaves these products to gemm_f32, whose portable build it runs anyway);
+// elsewhere, or under ETSB_KERNELS_ONE_PATH, a build on GCC's generic vectors.
+// No AVX-512 build: its 16-float vectors along patches of 80-128 floats ran
+// slower than AVX2's (a longer remainder, wider sums).
 #pragma once
 
 #include <cstdint>
 
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && !defined(ETSB_KERNELS_ONE_PATH)
+#define ETSB_DOT_X86 1
+#endif
+
 namespace etsb {
 namespace kernels {
 
+#if !defined(ETSB_DOT_X86)
 namespace dot_portable {
 typedef float DVec4 __attribute__((vector_size(16)));
 #define ETSB_DVEC DVec4
@@ -23,9 +29,7 @@ typedef float DVec4 __attribute__((vector_size(16)));
 #define ETSB_DFMA(a, b, c) ((a) * (b) + (c))
 #include "dot_f32_body.inc"
 }  // namespace dot_portable
-
-#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && !defined(ETSB_KERNELS_ONE_PATH)
-#define ETSB_DOT_X86 1
+#else
 }  // namespace kernels
 }  // namespace etsb
 #include <immintrin.h>
@@ -46,19 +50,27 @@ namespace dot_avx2 {
 
 #endif
 
+/// Whether dot_f32 runs on this CPU: on x86-64, only with AVX2 + FMA.
+inline bool dot_f32_runs() {
+#if defined(ETSB_DOT_X86)
+  return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+#else
+  return true;
+#endif
+}
+
 /// C[m x n] = (accumulate ? C : 0) + A[m x k] . B^T in single precision, B
 /// given as its n rows of k: A's row i at a + i * lda, B's row j at b + j *
-/// ldb, C row-major with leading dim ldc, not overlapping A or B. On AVX2
-/// + FMA when this CPU has them.
+/// ldb, C row-major with leading dim ldc, not overlapping A or B. Only where
+/// dot_f32_runs.
 inline void dot_f32(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda, const float* b, int64_t ldb,
                     float* c, int64_t ldc, bool accumulate) {
   if (m <= 0 || n <= 0) return;
 #if defined(ETSB_DOT_X86)
-  if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) {
-    return dot_avx2::dot(m, n, k, a, lda, b, ldb, c, ldc, accumulate);
-  }
-#endif
+  dot_avx2::dot(m, n, k, a, lda, b, ldb, c, ldc, accumulate);
+#else
   dot_portable::dot(m, n, k, a, lda, b, ldb, c, ldc, accumulate);
+#endif
 }
 
 }  // namespace kernels

@@ -1,11 +1,12 @@
 // Single-precision matrix products fast enough for real models: register-
 // blocked tiles (an MR x NR block of C held in vector registers while k
-// runs), cache blocking over k and n, and one build per x86 instruction set
-// (AVX-512, AVX2 + FMA) chosen at run time, beside a portable build on GCC's
-// generic vectors (SSE2 on x86-64, NEON on AArch64). No packing, so no
-// scratch memory: B's rows are read in place, A's elements broadcast.
-// ETSB_KERNELS_ONE_PATH (etsb's size configuration) keeps the portable build
-// alone: what the compile flags target, without CPU detection.
+// runs), cache blocking over k and n. On x86-64 one build per instruction
+// set (AVX-512, AVX2 + FMA) chosen at run time, and plain loops for a CPU
+// with neither; elsewhere (AArch64) one build on GCC's generic vectors
+// (NEON). No packing, so no scratch memory: B's rows are read in place, A's
+// elements broadcast. ETSB_KERNELS_ONE_PATH (etsb's size configuration)
+// keeps the generic-vector build alone: what the compile flags target
+// (SSE2 on x86-64), without CPU detection.
 //
 // Used by mm, bmm, addmm and convolution for Float; other dtypes keep the
 // portable loops of matmul_util.h.
@@ -22,9 +23,14 @@
 
 #include "parallel_util.h"
 
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && !defined(ETSB_KERNELS_ONE_PATH)
+#define ETSB_GEMM_X86 1
+#endif
+
 namespace etsb {
 namespace kernels {
 
+#if !defined(ETSB_GEMM_X86)
 namespace gemm_portable {
 typedef float Vec4 __attribute__((vector_size(16)));
 #define ETSB_VEC Vec4
@@ -43,9 +49,7 @@ typedef float Vec4 __attribute__((vector_size(16)));
 #define ETSB_NV 2
 #include "gemm_f32_body.inc"
 }  // namespace gemm_portable
-
-#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && !defined(ETSB_KERNELS_ONE_PATH)
-#define ETSB_GEMM_X86 1
+#else
 }  // namespace kernels
 }  // namespace etsb
 #include <immintrin.h>
@@ -91,6 +95,30 @@ namespace gemm_avx512 {
 #include "gemm_f32_body.inc"
 }  // namespace gemm_avx512
 #pragma GCC pop_options
+
+namespace gemm_baseline {
+constexpr int64_t kMR = 1;
+constexpr int64_t kNR = 8;
+/// gemm's contract in plain loops, for an x86 CPU without AVX2 + FMA (made
+/// before 2013, or a small core): C's row i gathers A's row times B's rows
+/// in order of k, a loop along the row that GCC vectorises for SSE2. Its
+/// own register-tiled build would be another 5 KB in every x86 binary with
+/// a matrix product, for CPUs few deployments still have.
+inline void gemm(int64_t m, int64_t n, int64_t k, const float* a, int64_t a_row, int64_t a_col, const float* b,
+                 int64_t ldb, float* c, int64_t ldc, bool accumulate) {
+  for (int64_t i = 0; i < m; ++i) {
+    float* __restrict ci = c + i * ldc;
+    if (!accumulate) {
+      for (int64_t j = 0; j < n; ++j) ci[j] = 0.0f;
+    }
+    for (int64_t p = 0; p < k; ++p) {
+      const float aip = a[i * a_row + p * a_col];
+      const float* __restrict bp = b + p * ldb;
+      for (int64_t j = 0; j < n; ++j) ci[j] += aip * bp[j];
+    }
+  }
+}
+}  // namespace gemm_baseline
 #endif
 
 // Multiply-adds below which a block is not worth a thread's wake-up (a few
@@ -144,9 +172,12 @@ inline void gemm_f32(int64_t m, int64_t n, int64_t k, const float* a, int64_t a_
     return gemm_f32_blocks<gemm_avx2::kMR, gemm_avx2::kNR>(gemm_avx2::gemm, m, n, k, a, a_row, a_col, b, ldb, c,
                                                            ldc, accumulate);
   }
-#endif
+  gemm_f32_blocks<gemm_baseline::kMR, gemm_baseline::kNR>(gemm_baseline::gemm, m, n, k, a, a_row, a_col, b, ldb, c,
+                                                          ldc, accumulate);
+#else
   gemm_f32_blocks<gemm_portable::kMR, gemm_portable::kNR>(gemm_portable::gemm, m, n, k, a, a_row, a_col, b, ldb, c,
                                                           ldc, accumulate);
+#endif
 }
 
 }  // namespace kernels
