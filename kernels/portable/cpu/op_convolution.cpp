@@ -145,6 +145,54 @@ constexpr int64_t kColumnBudget = 64 * 1024;
 constexpr int64_t kDotColumns = 8;
 constexpr int64_t kDotDepth = 64;
 
+/// Multiply-adds below which a piece of a depthwise convolution is not
+/// worth a thread: gemm_f32.h's kGemmTaskWork over the direct kernels' ~4x
+/// lower speed per multiply-add (bench/results/bench_profile.md: 14-25
+/// GFLOP/s against gemm's 40-130). The other paths, matrix products, cut at
+/// kGemmTaskWork itself.
+constexpr int64_t kDepthwiseTaskWork = k::kGemmTaskWork / 4;
+
+/// Sets columns [j0, j1) of `channels` output planes of `plane` elements,
+/// from channel `first` on, to their bias (zero without one).
+void fill_columns_with_bias(float* out, const float* bias, int64_t first, int64_t channels, int64_t plane,
+                            int64_t j0, int64_t j1) {
+  for (int64_t c = 0; c < channels; ++c) {
+    const float init = bias != nullptr ? bias[first + c] : 0.0f;
+    for (int64_t j = j0; j < j1; ++j) out[c * plane + j] = init;
+  }
+}
+
+/// Depthwise convolution (one input channel per group) by the direct
+/// kernels of depthwise_f32.h, its channels cut into pieces for the thread
+/// pool (each plane computed alike whatever the cut; the channels-last path
+/// for tiny planes stays whole). False (nothing written) when no scratch
+/// memory is available.
+bool conv2d_depthwise(KernelRuntimeContext& ctx, const float* in, const float* weight, const float* bias,
+                      float* out, int64_t batch, int64_t in_ch, int64_t multiplier, const Axis& h, const Axis& w) {
+  const int64_t taps = h.kernel * w.kernel;
+  const int64_t in_plane = h.in * w.in;
+  const int64_t out_plane = h.out * w.out;
+  const bool lanes = k::depthwise_in_lanes(multiplier, h, w);
+  const int64_t pieces =
+      lanes ? 1 : k::parallel_pieces(in_ch * multiplier * out_plane * taps, kDepthwiseTaskWork, in_ch);
+  // The other paths' scratch is one plane's, whatever the channels: one per piece.
+  const int64_t per_piece = k::depthwise_f32_scratch(lanes ? in_ch : 1, multiplier, h, w);  // none for 3x3 stride 1
+  float* scratch = per_piece > 0 ? temp_floats(ctx, per_piece * pieces) : nullptr;
+  if (per_piece > 0 && scratch == nullptr) return false;
+  for (int64_t b = 0; b < batch; ++b) {
+    k::parallel_pieces_run(pieces, [&](int64_t p) {
+      int64_t c0, c1;
+      k::piece_bounds(in_ch, pieces, 1, p, &c0, &c1);
+      if (c1 <= c0) return;
+      k::depthwise_f32(in + (b * in_ch + c0) * in_plane, weight + c0 * multiplier * taps,
+                       bias != nullptr ? bias + c0 * multiplier : nullptr,
+                       out + (b * in_ch + c0) * multiplier * out_plane, c1 - c0, multiplier, h, w,
+                       scratch != nullptr ? scratch + p * per_piece : nullptr);
+    });
+  }
+  return true;
+}
+
 /// Float convolution as matrix products per image and group: out_g [OC_g,
 /// OH * OW] = weight_g [OC_g, C_g * KH * KW] x im2col(x_g), after the bias,
 /// by gemm_f32 in tiles of im2col within kColumnBudget (from a padded copy
@@ -153,7 +201,11 @@ constexpr int64_t kDotDepth = 64;
 /// plane of deep patches by dot_f32 against the patches as rows. Depthwise
 /// (one input channel per group) runs the direct kernels of depthwise_f32.h
 /// (neither these nor dot_f32 in the size configuration: kSpecialisedPaths).
-/// False (nothing written) when no scratch memory is available.
+/// On the thread pool, the output's columns are cut into pieces of whole
+/// tiles, each with its own im2col (dot_f32's output rows, after one
+/// patch_rows); a single tile is left to gemm_f32's own cut. Every output
+/// takes the same code whatever the cut, so results do not depend on the
+/// threads. False (nothing written) when no scratch memory is available.
 bool conv2d_gemm(KernelRuntimeContext& ctx, const float* in, const float* weight, const float* bias, float* out,
                  int64_t batch, int64_t in_ch, int64_t out_ch, int64_t groups, const Axis& h, const Axis& w) {
   const int64_t in_per_group = in_ch / groups;
@@ -163,22 +215,22 @@ bool conv2d_gemm(KernelRuntimeContext& ctx, const float* in, const float* weight
   const int64_t out_plane = h.out * w.out;
   if constexpr (kSpecialisedPaths) {
     if (in_per_group == 1 && groups > 1) {
-      const int64_t floats = k::depthwise_f32_scratch(in_ch, out_per_group, h, w);  // none for 3x3 stride 1
-      float* scratch = floats > 0 ? temp_floats(ctx, floats) : nullptr;
-      if (floats > 0 && scratch == nullptr) return false;
-      for (int64_t b = 0; b < batch; ++b) {
-        k::depthwise_f32(in + b * in_ch * in_plane, weight, bias, out + b * out_ch * out_plane, in_ch,
-                         out_per_group, h, w, scratch);
-      }
-      return true;
+      return conv2d_depthwise(ctx, in, weight, bias, out, batch, in_ch, out_per_group, h, w);
     }
   }
   const bool pointwise = h.kernel == 1 && w.kernel == 1 && h.stride == 1 && w.stride == 1 && h.pad == 0 &&
                          w.pad == 0;
   const bool dot = kSpecialisedPaths && out_plane < kDotColumns && depth >= kDotDepth;
+  const int64_t work = out_per_group * out_plane * depth;
+  const int64_t pieces = k::parallel_pieces(work, k::kGemmTaskWork,
+                                            dot ? out_per_group : (out_plane + kGemmColumns - 1) / kGemmColumns);
   int64_t tile = kColumnBudget / depth - kColumnBudget / depth % kGemmColumns;
   tile = dot || pointwise ? out_plane : (tile < kGemmColumns ? kGemmColumns : (tile > out_plane ? out_plane : tile));
-  const int64_t col_floats = pointwise && !dot ? 0 : depth * tile;
+  if (!dot && pieces > 1) {  // no tile wider than a piece's share of whole kGemmColumns
+    const int64_t share = ((out_plane + kGemmColumns - 1) / kGemmColumns + pieces - 1) / pieces * kGemmColumns;
+    if (tile > share) tile = share;
+  }
+  const int64_t col_floats = pointwise && !dot ? 0 : depth * tile * (dot ? 1 : pieces);
   // A small input under a kernel wider than 1x1 is copied once padded (im2col_padded); a large one, or a
   // strided 1x1, is read in place (im2col_columns).
   const int64_t padded_floats = k::padded_planes_floats(in_per_group, h, w);
@@ -190,25 +242,37 @@ bool conv2d_gemm(KernelRuntimeContext& ctx, const float* in, const float* weight
       const float* x = in + (b * in_ch + g * in_per_group) * in_plane;
       const float* wg = weight + g * out_per_group * depth;
       float* o = out + (b * out_ch + g * out_per_group) * out_plane;
-      fill_with_bias(o, bias, g * out_per_group, out_per_group, out_plane);
       if constexpr (kSpecialisedPaths) {
         if (dot) {
           k::patch_rows(x, col, in_per_group, h, w, 0, out_plane);
-          k::dot_f32(out_per_group, out_plane, depth, wg, depth, col, depth, o, out_plane, /*accumulate=*/true);
+          k::parallel_pieces_run(pieces, [&](int64_t p) {
+            int64_t r0, r1;
+            k::piece_bounds(out_per_group, pieces, 1, p, &r0, &r1);
+            fill_columns_with_bias(o + r0 * out_plane, bias, g * out_per_group + r0, r1 - r0, out_plane, 0,
+                                   out_plane);
+            k::dot_f32(r1 - r0, out_plane, depth, wg + r0 * depth, depth, col, depth, o + r0 * out_plane, out_plane,
+                       /*accumulate=*/true);
+          });
           continue;
         }
       }
       if (padded) k::pad_planes(x, col + col_floats, in_per_group, h, w);
-      for (int64_t j0 = 0; j0 < out_plane; j0 += tile) {
-        const int64_t width = out_plane - j0 < tile ? out_plane - j0 : tile;
-        if (padded) {
-          k::im2col_padded(col + col_floats, col, in_per_group, h, w, j0, j0 + width);
-        } else if (!pointwise) {
-          k::im2col_columns(x, col, in_per_group, h, w, j0, j0 + width);
+      k::parallel_pieces_run(pieces, [&](int64_t p) {
+        int64_t lo, hi;
+        k::piece_bounds(out_plane, pieces, kGemmColumns, p, &lo, &hi);
+        float* piece_col = col != nullptr ? col + p * depth * tile : nullptr;
+        fill_columns_with_bias(o, bias, g * out_per_group, out_per_group, out_plane, lo, hi);
+        for (int64_t j0 = lo; j0 < hi; j0 += tile) {
+          const int64_t width = hi - j0 < tile ? hi - j0 : tile;
+          if (padded) {
+            k::im2col_padded(col + col_floats, piece_col, in_per_group, h, w, j0, j0 + width);
+          } else if (!pointwise) {
+            k::im2col_columns(x, piece_col, in_per_group, h, w, j0, j0 + width);
+          }
+          k::gemm_f32(out_per_group, width, depth, wg, depth, 1, pointwise ? x + j0 : piece_col,
+                      pointwise ? out_plane : width, o + j0, out_plane, /*accumulate=*/true);
         }
-        k::gemm_f32(out_per_group, width, depth, wg, depth, 1, pointwise ? x + j0 : col,
-                    pointwise ? out_plane : width, o + j0, out_plane, /*accumulate=*/true);
-      }
+      });
     }
   }
   return true;

@@ -86,5 +86,38 @@ inline void parallel_range(int64_t begin, int64_t end, int64_t grain, const F& f
   f(begin, end);
 }
 
+/// The pieces to cut a loop of `work` (in any unit) into: as many as the
+/// threads parallel_threads() gives, but each at least `min_work` and at most
+/// `units` (the indivisible parts the loop has); 1 runs it on the calling
+/// thread.
+inline int64_t parallel_pieces(int64_t work, int64_t min_work, int64_t units) {
+  int64_t pieces = parallel_threads();
+  if (pieces <= 1) return 1;
+  if (min_work > 0 && work / min_work < pieces) pieces = work / min_work;
+  if (units < pieces) pieces = units;
+  return pieces > 1 ? pieces : 1;
+}
+
+/// Piece p of [0, n) cut into `pieces` nearly equal parts whose bounds are
+/// multiples of `align` (but n): [*lo, *hi), empty when n has too few
+/// aligned parts for all of them.
+inline void piece_bounds(int64_t n, int64_t pieces, int64_t align, int64_t p, int64_t* lo, int64_t* hi) {
+  const int64_t units = (n + align - 1) / align;
+  const int64_t first = units * p / pieces * align;
+  const int64_t last = units * (p + 1) / pieces * align;
+  *lo = first < n ? first : n;
+  *hi = last < n ? last : n;
+}
+
+/// Calls f(p) for every piece p in [0, pieces), each on its own thread of
+/// the pool when there is more than one piece (parallel_range), so that a
+/// piece may use scratch memory of its own, found by p.
+template <typename F>
+inline void parallel_pieces_run(int64_t pieces, const F& f) {
+  parallel_range(0, pieces, 1, [&f](int64_t b, int64_t e) {
+    for (int64_t p = b; p < e; ++p) f(p);
+  });
+}
+
 }  // namespace kernels
 }  // namespace etsb
