@@ -13,8 +13,9 @@
 // cut, down each of its paths (depthwise in place and from a padded copy,
 // pointwise, im2col from a padded copy and in place, the dot path of tiny
 // planes, a single column tile), and stays within float rounding of a
-// double-precision convolution. Without it: one thread, the whole range in
-// one call on the calling thread, and the same convolutions.
+// double-precision convolution; a small loop goes to the pool right after
+// another but not to sleeping workers. Without it: one thread, the whole
+// range in one call on the calling thread, and the same convolutions.
 //
 // Prints one line per failed check and a summary; exits 1 if any failed.
 #include "kernels/portable/cpu/util/gemm_f32.h"
@@ -134,8 +135,10 @@ static void check_gemm(const Shape& s) {
   for (float& x : a) x = next();
   for (float& x : b) x = next();
   for (float& x : init) x = next();
+  k::assume_workers_awake() = true;  // the cut taken, whatever the timing
   const std::vector<float> one = product(s, a, b, init, 1);
   const std::vector<float> two = product(s, a, b, init, 2);
+  k::assume_workers_awake() = false;
   CHECK(std::memcmp(one.data(), two.data(), one.size() * sizeof(float)) == 0,
         "gemm %lldx%lldx%lld%s%s: one and two threads differ", (long long)s.m, (long long)s.n, (long long)s.k,
         s.transposed_a ? " (A transposed)" : "", s.accumulate ? " (accumulating)" : "");
@@ -271,6 +274,29 @@ static void check_convolutions() {
   for (const Conv& s : convs) check_conv(s);
 }
 
+// The pool is skipped for a small loop while its workers sleep (a loop
+// ended on it over kWorkersSpinNs ago), and taken right after another.
+static void check_worth_the_pool() {
+  // Right after a loop (many grains: on the pool, whatever the timing); tried a few times, as a loaded
+  // machine may stop this thread for longer than the workers spin.
+  bool worth = false, cut = false;
+  for (int attempt = 0; attempt < 100 && !(worth && cut); ++attempt) {
+    k::parallel_range(0, 1000, 1, [](int64_t, int64_t) {});
+    worth = k::worth_the_pool(1);
+    cut = k::parallel_pieces(4 * k::kGemmTaskWork, k::kGemmTaskWork, 100) == 2;
+  }
+  CHECK(worth, "a small loop right after another was refused the pool");
+  CHECK(cut, "a small loop right after another was not cut in two");
+  std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  CHECK(!k::worth_the_pool(k::kWakeWork - 1), "a small loop was given sleeping workers");
+  CHECK(k::parallel_pieces(4 * k::kGemmTaskWork, k::kGemmTaskWork, 100) == 1, "a small loop was cut for sleeping "
+        "workers");
+  CHECK(k::worth_the_pool(k::kWakeWork), "a large loop was refused sleeping workers");
+  k::assume_workers_awake() = true;
+  CHECK(k::worth_the_pool(1), "assume_workers_awake was not heeded");
+  k::assume_workers_awake() = false;
+}
+
 int main(int argc, char** argv) {
   const bool pool = argc == 2 && std::strcmp(argv[1], "pool") == 0;
   if (argc != 2 || (!pool && std::strcmp(argv[1], "none") != 0)) {
@@ -292,12 +318,14 @@ int main(int argc, char** argv) {
     check_range(0, 10, 10, 1);  // a single grain: no thread woken
     // A parallel loop inside another runs inline (the pool is busy, and locked, running the outer one).
     std::atomic<int64_t> inner_total{0};
+    k::assume_workers_awake() = true;  // a loop of 4 grains: on the pool even if its workers sleep
     k::parallel_range(0, 4, 1, [&](int64_t b, int64_t e) {
       for (int64_t i = b; i < e; ++i) {
         CHECK(k::parallel_threads() == 1, "%lld threads inside a parallel loop", (long long)k::parallel_threads());
         k::parallel_range(0, 1000, 1, [&](int64_t ib, int64_t ie) { inner_total += ie - ib; });
       }
     });
+    k::assume_workers_awake() = false;
     CHECK(inner_total == 4000, "nested loops covered %lld of 4000 indices", (long long)inner_total.load());
     set_pool_threads(1);
     CHECK(k::parallel_threads() == 1, "%lld threads with a pool of one", (long long)k::parallel_threads());
@@ -312,7 +340,10 @@ int main(int argc, char** argv) {
         {3, 5, 7, false, false},        {300, 200, 0, false, false},   {256, 256, 256, true, true},
     };
     for (const Shape& s : shapes) check_gemm(s);
+    check_worth_the_pool();
+    k::assume_workers_awake() = true;  // every cut taken, whatever the timing
     check_convolutions();
+    k::assume_workers_awake() = false;
   }
   std::printf("%d checks, %d failed\n", g_checks, g_failed);
   return g_failed == 0 ? 0 : 1;

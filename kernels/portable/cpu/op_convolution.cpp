@@ -193,6 +193,29 @@ bool conv2d_depthwise(KernelRuntimeContext& ctx, const float* in, const float* w
   return true;
 }
 
+/// im2col of a whole output plane (a single column tile) into col, through
+/// a padded copy in `padded_copy` when that is not null, its channels cut
+/// into `pieces` for the thread pool (a small plane's im2col costs as much
+/// as its product: many short rows).
+void im2col_plane(const float* x, float* col, float* padded_copy, int64_t channels, const Axis& h, const Axis& w,
+                  int64_t pieces) {
+  const int64_t taps = h.kernel * w.kernel;
+  const int64_t out_plane = h.out * w.out;
+  const int64_t padded_plane = k::padded_planes_floats(1, h, w);
+  k::parallel_pieces_run(pieces, [&](int64_t p) {
+    int64_t c0, c1;
+    k::piece_bounds(channels, pieces, 1, p, &c0, &c1);
+    if (c1 <= c0) return;
+    float* rows = col + c0 * taps * out_plane;
+    if (padded_copy != nullptr) {
+      k::pad_planes(x + c0 * h.in * w.in, padded_copy + c0 * padded_plane, c1 - c0, h, w);
+      k::im2col_padded(padded_copy + c0 * padded_plane, rows, c1 - c0, h, w, 0, out_plane);
+    } else {
+      k::im2col_columns(x + c0 * h.in * w.in, rows, c1 - c0, h, w, 0, out_plane);
+    }
+  });
+}
+
 /// Float convolution as matrix products per image and group: out_g [OC_g,
 /// OH * OW] = weight_g [OC_g, C_g * KH * KW] x im2col(x_g), after the bias,
 /// by gemm_f32 in tiles of im2col within kColumnBudget (from a padded copy
@@ -202,8 +225,9 @@ bool conv2d_depthwise(KernelRuntimeContext& ctx, const float* in, const float* w
 /// (one input channel per group) runs the direct kernels of depthwise_f32.h
 /// (neither these nor dot_f32 in the size configuration: kSpecialisedPaths).
 /// On the thread pool, the output's columns are cut into pieces of whole
-/// tiles, each with its own im2col (dot_f32's output rows, after one
-/// patch_rows); a single tile is left to gemm_f32's own cut. Every output
+/// tiles, each with its own im2col (dot_f32's output rows, after
+/// patch_rows cut by position); a single tile is left to gemm_f32's own
+/// cut, after im2col_plane cut by channel. Every output
 /// takes the same code whatever the cut, so results do not depend on the
 /// threads. False (nothing written) when no scratch memory is available.
 bool conv2d_gemm(KernelRuntimeContext& ctx, const float* in, const float* weight, const float* bias, float* out,
@@ -231,6 +255,12 @@ bool conv2d_gemm(KernelRuntimeContext& ctx, const float* in, const float* weight
     if (tile > share) tile = share;
   }
   const int64_t col_floats = pointwise && !dot ? 0 : depth * tile * (dot ? 1 : pieces);
+  // One column tile of a product gemm_f32 cuts by itself, or the dot path cut: the patches are made in
+  // pieces too, by channel (im2col_plane) or by output position (patch_rows).
+  const bool one_tile = !dot && !pointwise && pieces == 1 && tile == out_plane && work >= 2 * k::kGemmTaskWork &&
+                        k::worth_the_pool(work / k::kGemmTaskWork);
+  const int64_t patch_pieces =
+      one_tile ? k::parallel_pieces(in_per_group, 1, in_per_group) : (dot && pieces > 1 ? pieces : 1);
   // A small input under a kernel wider than 1x1 is copied once padded (im2col_padded); a large one, or a
   // strided 1x1, is read in place (im2col_columns).
   const int64_t padded_floats = k::padded_planes_floats(in_per_group, h, w);
@@ -244,7 +274,11 @@ bool conv2d_gemm(KernelRuntimeContext& ctx, const float* in, const float* weight
       float* o = out + (b * out_ch + g * out_per_group) * out_plane;
       if constexpr (kSpecialisedPaths) {
         if (dot) {
-          k::patch_rows(x, col, in_per_group, h, w, 0, out_plane);
+          k::parallel_pieces_run(patch_pieces, [&](int64_t p) {
+            int64_t j0, j1;
+            k::piece_bounds(out_plane, patch_pieces, 1, p, &j0, &j1);
+            k::patch_rows(x, col + j0 * depth, in_per_group, h, w, j0, j1);
+          });
           k::parallel_pieces_run(pieces, [&](int64_t p) {
             int64_t r0, r1;
             k::piece_bounds(out_per_group, pieces, 1, p, &r0, &r1);
@@ -255,6 +289,12 @@ bool conv2d_gemm(KernelRuntimeContext& ctx, const float* in, const float* weight
           });
           continue;
         }
+      }
+      if (patch_pieces > 1) {  // one_tile
+        im2col_plane(x, col, padded ? col + col_floats : nullptr, in_per_group, h, w, patch_pieces);
+        fill_with_bias(o, bias, g * out_per_group, out_per_group, out_plane);
+        k::gemm_f32(out_per_group, out_plane, depth, wg, depth, 1, col, out_plane, o, out_plane, /*accumulate=*/true);
+        continue;
       }
       if (padded) k::pad_planes(x, col + col_floats, in_per_group, h, w);
       k::parallel_pieces_run(pieces, [&](int64_t p) {
