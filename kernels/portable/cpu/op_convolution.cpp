@@ -145,75 +145,21 @@ constexpr int64_t kColumnBudget = 64 * 1024;
 constexpr int64_t kDotColumns = 8;
 constexpr int64_t kDotDepth = 64;
 
-/// Multiply-adds below which a piece of a depthwise convolution is not
-/// worth a thread: gemm_f32.h's kGemmTaskWork over the direct kernels' ~4x
-/// lower speed per multiply-add (bench/results/bench_profile.md: 14-25
-/// GFLOP/s against gemm's 40-130). The other paths, matrix products, cut at
-/// kGemmTaskWork itself.
-constexpr int64_t kDepthwiseTaskWork = k::kGemmTaskWork / 4;
-
-/// Sets columns [j0, j1) of `channels` output planes of `plane` elements,
-/// from channel `first` on, to their bias (zero without one).
-void fill_columns_with_bias(float* out, const float* bias, int64_t first, int64_t channels, int64_t plane,
-                            int64_t j0, int64_t j1) {
-  for (int64_t c = 0; c < channels; ++c) {
-    const float init = bias != nullptr ? bias[first + c] : 0.0f;
-    for (int64_t j = j0; j < j1; ++j) out[c * plane + j] = init;
-  }
-}
-
 /// Depthwise convolution (one input channel per group) by the direct
-/// kernels of depthwise_f32.h, its channels cut into pieces for the thread
-/// pool (each plane computed alike whatever the cut; the channels-last path
-/// for tiny planes stays whole). False (nothing written) when no scratch
-/// memory is available.
+/// kernels of depthwise_f32.h, cut by channel on the thread pool
+/// (depthwise_f32_pieces). False (nothing written) when no scratch memory
+/// is available.
 bool conv2d_depthwise(KernelRuntimeContext& ctx, const float* in, const float* weight, const float* bias,
                       float* out, int64_t batch, int64_t in_ch, int64_t multiplier, const Axis& h, const Axis& w) {
-  const int64_t taps = h.kernel * w.kernel;
-  const int64_t in_plane = h.in * w.in;
-  const int64_t out_plane = h.out * w.out;
-  const bool lanes = k::depthwise_in_lanes(multiplier, h, w);
-  const int64_t pieces =
-      lanes ? 1 : k::parallel_pieces(in_ch * multiplier * out_plane * taps, kDepthwiseTaskWork, in_ch);
-  // The other paths' scratch is one plane's, whatever the channels: one per piece.
-  const int64_t per_piece = k::depthwise_f32_scratch(lanes ? in_ch : 1, multiplier, h, w);  // none for 3x3 stride 1
+  const int64_t pieces = k::depthwise_f32_pieces(in_ch, multiplier, h, w);
+  const int64_t per_piece = k::depthwise_f32_piece_scratch(in_ch, multiplier, h, w);  // none for 3x3 stride 1
   float* scratch = per_piece > 0 ? temp_floats(ctx, per_piece * pieces) : nullptr;
   if (per_piece > 0 && scratch == nullptr) return false;
   for (int64_t b = 0; b < batch; ++b) {
-    k::parallel_pieces_run(pieces, [&](int64_t p) {
-      int64_t c0, c1;
-      k::piece_bounds(in_ch, pieces, 1, p, &c0, &c1);
-      if (c1 <= c0) return;
-      k::depthwise_f32(in + (b * in_ch + c0) * in_plane, weight + c0 * multiplier * taps,
-                       bias != nullptr ? bias + c0 * multiplier : nullptr,
-                       out + (b * in_ch + c0) * multiplier * out_plane, c1 - c0, multiplier, h, w,
-                       scratch != nullptr ? scratch + p * per_piece : nullptr);
-    });
+    k::depthwise_f32_cut(in + b * in_ch * h.in * w.in, weight, bias, out + b * in_ch * multiplier * h.out * w.out,
+                         in_ch, multiplier, h, w, scratch, pieces);
   }
   return true;
-}
-
-/// im2col of a whole output plane (a single column tile) into col, through
-/// a padded copy in `padded_copy` when that is not null, its channels cut
-/// into `pieces` for the thread pool (a small plane's im2col costs as much
-/// as its product: many short rows).
-void im2col_plane(const float* x, float* col, float* padded_copy, int64_t channels, const Axis& h, const Axis& w,
-                  int64_t pieces) {
-  const int64_t taps = h.kernel * w.kernel;
-  const int64_t out_plane = h.out * w.out;
-  const int64_t padded_plane = k::padded_planes_floats(1, h, w);
-  k::parallel_pieces_run(pieces, [&](int64_t p) {
-    int64_t c0, c1;
-    k::piece_bounds(channels, pieces, 1, p, &c0, &c1);
-    if (c1 <= c0) return;
-    float* rows = col + c0 * taps * out_plane;
-    if (padded_copy != nullptr) {
-      k::pad_planes(x + c0 * h.in * w.in, padded_copy + c0 * padded_plane, c1 - c0, h, w);
-      k::im2col_padded(padded_copy + c0 * padded_plane, rows, c1 - c0, h, w, 0, out_plane);
-    } else {
-      k::im2col_columns(x + c0 * h.in * w.in, rows, c1 - c0, h, w, 0, out_plane);
-    }
-  });
 }
 
 /// Float convolution as matrix products per image and group: out_g [OC_g,
@@ -282,7 +228,7 @@ bool conv2d_gemm(KernelRuntimeContext& ctx, const float* in, const float* weight
           k::parallel_pieces_run(pieces, [&](int64_t p) {
             int64_t r0, r1;
             k::piece_bounds(out_per_group, pieces, 1, p, &r0, &r1);
-            fill_columns_with_bias(o + r0 * out_plane, bias, g * out_per_group + r0, r1 - r0, out_plane, 0,
+            k::fill_columns_with_bias(o + r0 * out_plane, bias, g * out_per_group + r0, r1 - r0, out_plane, 0,
                                    out_plane);
             k::dot_f32(r1 - r0, out_plane, depth, wg + r0 * depth, depth, col, depth, o + r0 * out_plane, out_plane,
                        /*accumulate=*/true);
@@ -291,7 +237,7 @@ bool conv2d_gemm(KernelRuntimeContext& ctx, const float* in, const float* weight
         }
       }
       if (patch_pieces > 1) {  // one_tile
-        im2col_plane(x, col, padded ? col + col_floats : nullptr, in_per_group, h, w, patch_pieces);
+        k::im2col_plane(x, col, padded ? col + col_floats : nullptr, in_per_group, h, w, patch_pieces);
         fill_with_bias(o, bias, g * out_per_group, out_per_group, out_plane);
         k::gemm_f32(out_per_group, out_plane, depth, wg, depth, 1, col, out_plane, o, out_plane, /*accumulate=*/true);
         continue;
@@ -301,7 +247,7 @@ bool conv2d_gemm(KernelRuntimeContext& ctx, const float* in, const float* weight
         int64_t lo, hi;
         k::piece_bounds(out_plane, pieces, kGemmColumns, p, &lo, &hi);
         float* piece_col = col != nullptr ? col + p * depth * tile : nullptr;
-        fill_columns_with_bias(o, bias, g * out_per_group, out_per_group, out_plane, lo, hi);
+        k::fill_columns_with_bias(o, bias, g * out_per_group, out_per_group, out_plane, lo, hi);
         for (int64_t j0 = lo; j0 < hi; j0 += tile) {
           const int64_t width = hi - j0 < tile ? hi - j0 : tile;
           if (padded) {
