@@ -149,12 +149,12 @@ inline void parallel_range(int64_t begin, int64_t end, int64_t grain, const F& f
 /// when the loop is not worth the pool now (worth_the_pool); 1 runs it on
 /// the calling thread.
 inline int64_t parallel_pieces(int64_t work, int64_t min_work, int64_t units) {
-  int64_t pieces = parallel_threads();
-  if (pieces <= 1) return 1;
-  if (min_work > 0 && work / min_work < pieces) pieces = work / min_work;
-  if (units < pieces) pieces = units;
-  if (pieces > 1 && !worth_the_pool(min_work > 0 ? work / min_work : work)) return 1;
-  return pieces > 1 ? pieces : 1;
+  const int64_t most = min_work > 0 ? work / min_work : work;
+  int64_t pieces = most < units ? most : units;
+  if (pieces < 2) return 1;  // decided before asking the pool its size (a lock each time)
+  const int64_t threads = parallel_threads();
+  if (threads < pieces) pieces = threads;
+  return pieces > 1 && worth_the_pool(most) ? pieces : 1;
 }
 
 /// Piece p of [0, n) cut into `pieces` nearly equal parts whose bounds are
