@@ -1,7 +1,8 @@
 """Threads in etsb's kernels through ExecuTorch's own thread pool (the
 wheel's libexecutorch_threadpool.so): kernels/portable/cpu/util/parallel_util.h
-and the matrix product it cuts (gemm_f32.h), checked from C++
-(tests/kernels/parallel_checks.cpp) with and without the pool linked; the
+and the matrix product and convolution it cuts (gemm_f32.h, op_convolution.cpp),
+checked from C++ (tests/kernels/parallel_checks.cpp) with and without the pool
+linked; the
 development runner's `--threads N` on real models (the same bits at one and
 two threads, torch's outputs); its bad values; and a binary against the
 tree's runtime, which links no pool."""
@@ -22,6 +23,7 @@ pytestmark = pytest.mark.build
 
 OUT = REPO / "etsb-out" / "bin" / "examples" / "real_models"
 CHECKS = REPO / "tests" / "kernels" / "parallel_checks.cpp"
+CONVOLUTION = REPO / "kernels" / "portable" / "cpu" / "op_convolution.cpp"  # linked into the checks
 # Convolutions (ResNet's dense ones, MobileNet-v2's pointwise and depthwise) and a decoder's matrix products.
 MODELS = ("resnet", "mobilenet_v2", "gpt_decoder")
 POOL = "libexecutorch_threadpool.so"
@@ -35,22 +37,23 @@ def needed(binary: Path) -> list[str]:
 
 @pytest.fixture(scope="module")
 def checks(tmp_path_factory) -> tuple[Path, Path]:
-    """parallel_checks.cpp linked with the pool (kept under --as-needed: the
-    kernels refer to it only weakly) and without it."""
+    """parallel_checks.cpp and the convolution kernel linked with the pool
+    (kept under --as-needed: the kernels refer to it only weakly) and without it."""
     out = tmp_path_factory.mktemp("parallel_checks")
-    obj = out / "parallel_checks.o"
-    compile_objects([([f"-I{REPO}", "-Wall", "-Wextra", "-Werror"], CHECKS, obj)], "-O2")
+    objects = [out / "parallel_checks.o", out / "op_convolution.o"]
+    flags = [f"-I{REPO}", "-Wall", "-Wextra", "-Werror"]
+    compile_objects([(flags, CHECKS, objects[0]), (flags, CONVOLUTION, objects[1])], "-O2")
     with_pool, without = out / "with_pool", out / "without"
     common = [f"-L{ET / 'lib'}", f"-Wl,-rpath,{ET / 'lib'}", "-pthread"]
     for binary, libraries in ((with_pool, ["-Wl,--no-as-needed", "-lexecutorch_threadpool", "-Wl,--as-needed"]),
                               (without, [])):
-        link = subprocess.run(["g++", str(obj), "-o", str(binary), *common, *libraries, "-lexecutorch"],
+        link = subprocess.run(["g++", *map(str, objects), "-o", str(binary), *common, *libraries, "-lexecutorch"],
                               capture_output=True, text=True)
         assert link.returncode == 0, link.stderr
     return with_pool, without
 
 
-def test_the_pool_runs_pieces_on_two_threads_and_gemm_gives_the_same_bits(checks):
+def test_the_pool_runs_pieces_on_two_threads_and_gemm_and_conv_give_the_same_bits(checks):
     with_pool, _ = checks
     assert POOL in needed(with_pool)
     result = subprocess.run([str(with_pool), "pool"], capture_output=True, text=True, timeout=300)

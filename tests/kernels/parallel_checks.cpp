@@ -1,24 +1,37 @@
 // Checks of etsb's kernel threads (kernels/portable/cpu/util/parallel_util.h)
-// and of the threaded matrix product (gemm_f32.h), built and run by
-// tests/test_threads.py twice: linked with the wheel's
-// libexecutorch_threadpool.so (argument "pool") and without it ("none").
+// and of the threaded matrix product (gemm_f32.h) and Float convolution
+// (op_convolution.cpp, linked in), built and run by tests/test_threads.py
+// twice: linked with the wheel's libexecutorch_threadpool.so (argument
+// "pool") and without it ("none").
 //
 // With the pool: parallel_range covers its range exactly once in pieces of at
 // least the grain, on two threads when the pool has two; gemm_f32 gives the
 // same bits on one and two threads for shapes cut along columns and along
 // rows, with partial register tiles and several k and n cache passes, and
-// stays within float rounding of a double-precision product. Without it: one
-// thread, the whole range in one call on the calling thread.
+// stays within float rounding of a double-precision product; convolution
+// gives the same bits on one and two threads on shapes large enough to be
+// cut, down each of its paths (depthwise in place and from a padded copy,
+// pointwise, im2col from a padded copy and in place, the dot path of tiny
+// planes, a single column tile), and stays within float rounding of a
+// double-precision convolution; a small loop goes to the pool right after
+// another but not to sleeping workers. Without it: one thread, the whole
+// range in one call on the calling thread, and the same convolutions.
 //
 // Prints one line per failed check and a summary; exits 1 if any failed.
 #include "kernels/portable/cpu/util/gemm_f32.h"
+
+#include <executorch/runtime/core/exec_aten/exec_aten.h>
+#include <executorch/runtime/core/memory_allocator.h>
+#include <executorch/runtime/kernel/kernel_runtime_context.h>
 
 #include <atomic>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <initializer_list>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <thread>
 #include <vector>
@@ -32,6 +45,20 @@ extern bool test_reset_threadpool(void* pool, uint32_t threads) __asm__(
     "_ZN10executorch9extension10threadpool10ThreadPool24_unsafe_reset_threadpoolEj") __attribute__((weak));
 
 namespace k = etsb::kernels;
+using ::executorch::aten::ArrayRef;
+using ::executorch::aten::Tensor;
+
+// op_convolution.cpp's kernel (linked in), as kernels/portable/functions.yaml declares it.
+namespace torch {
+namespace executor {
+namespace native {
+Tensor& convolution_out(::executorch::runtime::KernelRuntimeContext& ctx, const Tensor& input, const Tensor& weight,
+                        const std::optional<Tensor>& bias, ArrayRef<int64_t> stride, ArrayRef<int64_t> padding,
+                        ArrayRef<int64_t> dilation, bool transposed, ArrayRef<int64_t> output_padding,
+                        int64_t groups, Tensor& out);
+}  // namespace native
+}  // namespace executor
+}  // namespace torch
 
 int g_failed = 0;
 int g_checks = 0;
@@ -108,8 +135,10 @@ static void check_gemm(const Shape& s) {
   for (float& x : a) x = next();
   for (float& x : b) x = next();
   for (float& x : init) x = next();
+  k::assume_workers_awake() = true;  // the cut taken, whatever the timing
   const std::vector<float> one = product(s, a, b, init, 1);
   const std::vector<float> two = product(s, a, b, init, 2);
+  k::assume_workers_awake() = false;
   CHECK(std::memcmp(one.data(), two.data(), one.size() * sizeof(float)) == 0,
         "gemm %lldx%lldx%lld%s%s: one and two threads differ", (long long)s.m, (long long)s.n, (long long)s.k,
         s.transposed_a ? " (A transposed)" : "", s.accumulate ? " (accumulating)" : "");
@@ -131,6 +160,143 @@ static void check_gemm(const Shape& s) {
         (long long)s.n, (long long)s.k, worst);
 }
 
+
+// A dense Float tensor of `sizes` over `data`.
+struct Dense {
+  ::executorch::aten::SizesType sizes[4];
+  ::executorch::aten::DimOrderType order[4];
+  ::executorch::aten::StridesType strides[4];
+  ::executorch::aten::TensorImpl impl;
+  Dense(std::initializer_list<int64_t> shape, float* data)
+      : impl(::executorch::aten::ScalarType::Float, static_cast<ssize_t>(shape.size()), fill(shape), data, order,
+             strides) {}
+  ::executorch::aten::SizesType* fill(std::initializer_list<int64_t> shape) {
+    int i = 0;
+    for (int64_t s : shape) sizes[i++] = static_cast<::executorch::aten::SizesType>(s);
+    ::executorch::aten::StridesType running = 1;
+    for (int d = i - 1; d >= 0; --d) {
+      order[d] = static_cast<::executorch::aten::DimOrderType>(d);
+      strides[d] = running;
+      running *= sizes[d];
+    }
+    return sizes;
+  }
+  Tensor t() { return Tensor(&impl); }
+};
+
+struct Conv {
+  const char* name;
+  int64_t n, c, size, oc, kernel, stride, pad, groups;
+  bool bias;
+  int64_t out_size() const { return (size + 2 * pad - kernel) / stride + 1; }
+};
+
+// The convolution's output with the pool at `threads` threads, scratch from a temp allocator.
+static std::vector<float> convolve(const Conv& s, std::vector<float>& x, std::vector<float>& w,
+                                   std::vector<float>& b, uint32_t threads) {
+  set_pool_threads(threads);
+  const int64_t os = s.out_size();
+  std::vector<float> y(static_cast<size_t>(s.n * s.oc * os * os), -7.0f);
+  static uint8_t arena[8 << 20];
+  ::executorch::runtime::MemoryAllocator temp(sizeof arena, arena);
+  ::executorch::runtime::KernelRuntimeContext ctx(nullptr, &temp);
+  Dense tx({s.n, s.c, s.size, s.size}, x.data()), tw({s.oc, s.c / s.groups, s.kernel, s.kernel}, w.data()),
+      tb({s.oc}, b.data()), ty({s.n, s.oc, os, os}, y.data());
+  const int64_t stride[1] = {s.stride}, pad[1] = {s.pad}, one[1] = {1}, zero[1] = {0};
+  Tensor out = ty.t();
+  torch::executor::native::convolution_out(ctx, tx.t(), tw.t(), s.bias ? std::optional<Tensor>(tb.t()) : std::nullopt,
+                                           ArrayRef<int64_t>(stride, 1), ArrayRef<int64_t>(pad, 1),
+                                           ArrayRef<int64_t>(one, 1), false, ArrayRef<int64_t>(zero, 1), s.groups,
+                                           out);
+  CHECK(ctx.failure_state() == ::executorch::runtime::Error::Ok, "conv %s failed", s.name);
+  return y;
+}
+
+static void check_conv(const Conv& s) {
+  const int64_t os = s.out_size(), cg = s.c / s.groups, og = s.oc / s.groups;
+  std::vector<float> x(static_cast<size_t>(s.n * s.c * s.size * s.size)),
+      w(static_cast<size_t>(s.oc * cg * s.kernel * s.kernel)), b(static_cast<size_t>(s.oc));
+  uint32_t state = 777u + static_cast<uint32_t>(s.c * 7 + s.oc * 13 + s.size);
+  auto next = [&state]() {
+    state = state * 1664525u + 1013904223u;
+    return static_cast<float>(state >> 8) / 16777216.0f - 0.5f;
+  };
+  for (float& v : x) v = next();
+  for (float& v : w) v = next();
+  for (float& v : b) v = next();
+  const std::vector<float> one = convolve(s, x, w, b, 1), two = convolve(s, x, w, b, 2);
+  CHECK(std::memcmp(one.data(), two.data(), one.size() * sizeof(float)) == 0, "conv %s: one and two threads differ",
+        s.name);
+  double worst = 0;
+  for (int64_t i = 0; i < s.n; ++i) {
+    for (int64_t o = 0; o < s.oc; ++o) {
+      for (int64_t oh = 0; oh < os; ++oh) {
+        for (int64_t ow = 0; ow < os; ++ow) {
+          double sum = s.bias ? b[static_cast<size_t>(o)] : 0.0, scale = std::fabs(sum);
+          for (int64_t ci = 0; ci < cg; ++ci) {
+            const int64_t c = o / og * cg + ci;
+            for (int64_t kh = 0; kh < s.kernel; ++kh) {
+              for (int64_t kw = 0; kw < s.kernel; ++kw) {
+                const int64_t ih = oh * s.stride - s.pad + kh, iw = ow * s.stride - s.pad + kw;
+                if (ih < 0 || ih >= s.size || iw < 0 || iw >= s.size) continue;
+                const double term = static_cast<double>(x[static_cast<size_t>(((i * s.c + c) * s.size + ih) * s.size + iw)]) *
+                                    w[static_cast<size_t>(((o * cg + ci) * s.kernel + kh) * s.kernel + kw)];
+                sum += term;
+                scale += std::fabs(term);
+              }
+            }
+          }
+          const double got = two[static_cast<size_t>(((i * s.oc + o) * os + oh) * os + ow)];
+          const double error = std::fabs(got - sum) / (scale + 1e-30);
+          worst = error > worst ? error : worst;
+        }
+      }
+    }
+  }
+  CHECK(worst < 1e-5, "conv %s: relative error %g against double precision", s.name, worst);
+}
+
+// Every path of op_convolution.cpp's Float convolution, each shape above its
+// threshold to be cut on two threads.
+static void check_convolutions() {
+  const Conv convs[] = {
+      {"depthwise 3x3 s1 in place", 1, 32, 24, 32, 3, 1, 1, 32, true},
+      {"depthwise 5x5 s2 padded", 1, 24, 21, 24, 5, 2, 2, 24, false},
+      {"depthwise 3x3 s2, 2 per channel", 2, 16, 33, 32, 3, 2, 1, 16, true},
+      {"pointwise", 1, 32, 17, 48, 1, 1, 0, 1, true},
+      {"3x3 s1 im2col padded", 1, 16, 18, 32, 3, 1, 1, 1, true},
+      {"3x3 s2 im2col in place", 1, 64, 34, 40, 3, 2, 1, 1, false},
+      {"7x7 s2 several tiles", 1, 3, 64, 16, 7, 2, 3, 1, true},
+      {"dot 2x2 plane", 1, 128, 4, 96, 3, 2, 1, 1, true},
+      {"one column tile", 1, 64, 8, 72, 3, 2, 1, 1, true},
+      {"two groups, two images", 2, 16, 12, 32, 3, 1, 1, 2, true},
+  };
+  for (const Conv& s : convs) check_conv(s);
+}
+
+// The pool is skipped for a small loop while its workers sleep (a loop
+// ended on it over kWorkersSpinNs ago), and taken right after another.
+static void check_worth_the_pool() {
+  // Right after a loop (many grains: on the pool, whatever the timing); tried a few times, as a loaded
+  // machine may stop this thread for longer than the workers spin.
+  bool worth = false, cut = false;
+  for (int attempt = 0; attempt < 100 && !(worth && cut); ++attempt) {
+    k::parallel_range(0, 1000, 1, [](int64_t, int64_t) {});
+    worth = k::worth_the_pool(1);
+    cut = k::parallel_pieces(4 * k::kGemmTaskWork, k::kGemmTaskWork, 100) == 2;
+  }
+  CHECK(worth, "a small loop right after another was refused the pool");
+  CHECK(cut, "a small loop right after another was not cut in two");
+  std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  CHECK(!k::worth_the_pool(k::kWakeWork - 1), "a small loop was given sleeping workers");
+  CHECK(k::parallel_pieces(4 * k::kGemmTaskWork, k::kGemmTaskWork, 100) == 1, "a small loop was cut for sleeping "
+        "workers");
+  CHECK(k::worth_the_pool(k::kWakeWork), "a large loop was refused sleeping workers");
+  k::assume_workers_awake() = true;
+  CHECK(k::worth_the_pool(1), "assume_workers_awake was not heeded");
+  k::assume_workers_awake() = false;
+}
+
 int main(int argc, char** argv) {
   const bool pool = argc == 2 && std::strcmp(argv[1], "pool") == 0;
   if (argc != 2 || (!pool && std::strcmp(argv[1], "none") != 0)) {
@@ -143,6 +309,7 @@ int main(int argc, char** argv) {
     check_range(0, 100000, 1, 1);
     check_range(3, 1000, 7, 1);
     check_gemm({96, 1000, 300, false, false});
+    check_convolutions();
   } else {
     set_pool_threads(2);
     CHECK(k::parallel_threads() == 2, "%lld threads with a pool of two", (long long)k::parallel_threads());
@@ -151,12 +318,14 @@ int main(int argc, char** argv) {
     check_range(0, 10, 10, 1);  // a single grain: no thread woken
     // A parallel loop inside another runs inline (the pool is busy, and locked, running the outer one).
     std::atomic<int64_t> inner_total{0};
+    k::assume_workers_awake() = true;  // a loop of 4 grains: on the pool even if its workers sleep
     k::parallel_range(0, 4, 1, [&](int64_t b, int64_t e) {
       for (int64_t i = b; i < e; ++i) {
         CHECK(k::parallel_threads() == 1, "%lld threads inside a parallel loop", (long long)k::parallel_threads());
         k::parallel_range(0, 1000, 1, [&](int64_t ib, int64_t ie) { inner_total += ie - ib; });
       }
     });
+    k::assume_workers_awake() = false;
     CHECK(inner_total == 4000, "nested loops covered %lld of 4000 indices", (long long)inner_total.load());
     set_pool_threads(1);
     CHECK(k::parallel_threads() == 1, "%lld threads with a pool of one", (long long)k::parallel_threads());
@@ -171,6 +340,10 @@ int main(int argc, char** argv) {
         {3, 5, 7, false, false},        {300, 200, 0, false, false},   {256, 256, 256, true, true},
     };
     for (const Shape& s : shapes) check_gemm(s);
+    check_worth_the_pool();
+    k::assume_workers_awake() = true;  // every cut taken, whatever the timing
+    check_convolutions();
+    k::assume_workers_awake() = false;
   }
   std::printf("%d checks, %d failed\n", g_checks, g_failed);
   return g_failed == 0 ? 0 : 1;

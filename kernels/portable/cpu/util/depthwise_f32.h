@@ -6,6 +6,8 @@
 
 #include "conv_f32.h"
 #include "depthwise3x3_f32.h"
+#include "gemm_f32.h"
+#include "parallel_util.h"
 
 #include <cstdint>
 
@@ -234,6 +236,45 @@ inline void depthwise_f32(const float* in, const float* weight, const float* bia
   if (depthwise_in_lanes(multiplier, h, w)) return depthwise_lanes(in, weight, bias, out, channels, h, w, scratch);
   if (depthwise3x3_fits(h, w)) return depthwise3x3_f32(in, weight, bias, out, channels, multiplier, h, w);
   depthwise_planes(in, weight, bias, out, channels, multiplier, h, w, scratch);
+}
+
+/// Multiply-adds below which a piece of a depthwise convolution is not
+/// worth a thread: gemm_f32.h's kGemmTaskWork over these direct kernels'
+/// ~4x lower speed per multiply-add (bench/results/bench_profile.md: 14-25
+/// GFLOP/s against gemm's 40-130).
+constexpr int64_t kDepthwiseTaskWork = kGemmTaskWork / 4;
+
+/// The pieces depthwise_f32_cut cuts one image's channels into for the
+/// thread pool (parallel_pieces); the channels-last path for tiny planes
+/// stays whole.
+inline int64_t depthwise_f32_pieces(int64_t channels, int64_t multiplier, const Window& h, const Window& w) {
+  if (depthwise_in_lanes(multiplier, h, w)) return 1;
+  return parallel_pieces(channels * multiplier * h.out * w.out * h.kernel * w.kernel, kDepthwiseTaskWork, channels);
+}
+
+/// The floats of scratch one piece of depthwise_f32_cut needs: the
+/// channels-last path's for all channels, the others' for one plane
+/// whatever the channels.
+inline int64_t depthwise_f32_piece_scratch(int64_t channels, int64_t multiplier, const Window& h, const Window& w) {
+  return depthwise_f32_scratch(depthwise_in_lanes(multiplier, h, w) ? channels : 1, multiplier, h, w);
+}
+
+/// depthwise_f32 of one image with its channels cut into `pieces`
+/// (depthwise_f32_pieces) on the thread pool, piece p with scratch + p *
+/// depthwise_f32_piece_scratch floats. Each plane is computed alike
+/// whatever the cut.
+inline void depthwise_f32_cut(const float* in, const float* weight, const float* bias, float* out, int64_t channels,
+                              int64_t multiplier, const Window& h, const Window& w, float* scratch, int64_t pieces) {
+  const int64_t per_piece = depthwise_f32_piece_scratch(channels, multiplier, h, w);
+  const int64_t taps = h.kernel * w.kernel;
+  parallel_pieces_run(pieces, [&](int64_t p) {
+    int64_t c0, c1;
+    piece_bounds(channels, pieces, 1, p, &c0, &c1);
+    if (c1 <= c0) return;
+    depthwise_f32(in + c0 * h.in * w.in, weight + c0 * multiplier * taps,
+                  bias != nullptr ? bias + c0 * multiplier : nullptr, out + c0 * multiplier * h.out * w.out, c1 - c0,
+                  multiplier, h, w, scratch != nullptr ? scratch + p * per_piece : nullptr);
+  });
 }
 
 }  // namespace kernels

@@ -19,6 +19,8 @@
 #define ETSB_KERNELS_THREADPOOL 1
 #include <executorch/runtime/core/function_ref.h>
 
+#include <time.h>
+
 namespace etsb {
 namespace kernels {
 namespace pool {
@@ -46,6 +48,49 @@ inline bool& inside_parallel_range() {
 }
 #endif
 
+/// How long ExecuTorch's pool (pthreadpool) keeps its workers spinning after
+/// a loop, at the least (measured on a 2-vCPU KVM machine: ~10-15 us; then
+/// they sleep, and waking one costs the caller ~28 us).
+constexpr int64_t kWorkersSpinNs = 8000;
+/// A loop of fewer minimum pieces than this (each ~1 us of work) runs on
+/// the calling thread when the workers are asleep: waking them costs more
+/// than the loop saves. A loop of more wakes them, for the loops after it.
+constexpr int64_t kWakeWork = 8;
+
+#if defined(ETSB_KERNELS_THREADPOOL)
+/// The steady clock in nanoseconds.
+inline int64_t steady_ns() {
+  timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return static_cast<int64_t>(t.tv_sec) * 1000000000 + t.tv_nsec;
+}
+
+/// When this thread's last loop on the pool ended (steady_ns; 0: never).
+inline int64_t& last_parallel_end() {
+  static thread_local int64_t end = 0;
+  return end;
+}
+
+/// Tests set this to take every loop to the pool, whether its workers are
+/// awake or not (so that a cut is exercised whatever the timing).
+inline bool& assume_workers_awake() {
+  static thread_local bool awake = false;
+  return awake;
+}
+#endif
+
+/// Whether a loop of `work` minimum pieces is worth the pool now: always
+/// when the pool's workers are likely still spinning (a loop ended on it
+/// less than kWorkersSpinNs ago), else only from kWakeWork pieces on.
+inline bool worth_the_pool(int64_t work) {
+#if defined(ETSB_KERNELS_THREADPOOL)
+  return work >= kWakeWork || assume_workers_awake() || steady_ns() - last_parallel_end() < kWorkersSpinNs;
+#else
+  (void)work;
+  return false;
+#endif
+}
+
 /// The threads a parallel loop may use now: the pool's size when the binary
 /// links ExecuTorch's thread pool (1 inside a piece of another loop), else 1.
 inline int64_t parallel_threads() {
@@ -58,14 +103,9 @@ inline int64_t parallel_threads() {
   return 1;
 }
 
-/// Calls f(b, e) on disjoint ranges covering [begin, end), each at least
-/// `grain` long (but the last), on ExecuTorch's thread pool when the binary
-/// links one with more than one thread and the range holds more than one
-/// grain; otherwise f(begin, end) once, on the calling thread. f must give
-/// the same results however the range is cut (each index writes its own
-/// outputs), so that results do not depend on the number of threads.
+/// parallel_range without asking worth_the_pool (the caller did).
 template <typename F>
-inline void parallel_range(int64_t begin, int64_t end, int64_t grain, const F& f) {
+inline void parallel_range_now(int64_t begin, int64_t end, int64_t grain, const F& f) {
   if (end <= begin) return;
 #if defined(ETSB_KERNELS_THREADPOOL)
   if (grain < 1) grain = 1;
@@ -78,12 +118,64 @@ inline void parallel_range(int64_t begin, int64_t end, int64_t grain, const F& f
       f(b, e);
       inside = outer;
     });
+    last_parallel_end() = steady_ns();
     return;
   }
 #else
   (void)grain;
 #endif
   f(begin, end);
+}
+
+/// Calls f(b, e) on disjoint ranges covering [begin, end), each at least
+/// `grain` long (but the last), on ExecuTorch's thread pool when the binary
+/// links one with more than one thread, the range holds more than one
+/// grain and the loop is worth the pool (worth_the_pool, a grain counting
+/// as a minimum piece); otherwise f(begin, end) once, on the calling thread.
+/// f must give the same results however the range is cut (each index
+/// writes its own outputs), so that results do not depend on the number of
+/// threads.
+template <typename F>
+inline void parallel_range(int64_t begin, int64_t end, int64_t grain, const F& f) {
+  if (end - begin > (grain > 1 ? grain : 1) && !worth_the_pool((end - begin) / (grain > 1 ? grain : 1))) {
+    return f(begin, end);
+  }
+  parallel_range_now(begin, end, grain, f);
+}
+
+/// The pieces to cut a loop of `work` (in any unit) into: as many as the
+/// threads parallel_threads() gives, but each at least `min_work` (~1 us of
+/// work) and at most `units` (the indivisible parts the loop has), and 1
+/// when the loop is not worth the pool now (worth_the_pool); 1 runs it on
+/// the calling thread.
+inline int64_t parallel_pieces(int64_t work, int64_t min_work, int64_t units) {
+  const int64_t most = min_work > 0 ? work / min_work : work;
+  int64_t pieces = most < units ? most : units;
+  if (pieces < 2) return 1;  // decided before asking the pool its size (a lock each time)
+  const int64_t threads = parallel_threads();
+  if (threads < pieces) pieces = threads;
+  return pieces > 1 && worth_the_pool(most) ? pieces : 1;
+}
+
+/// Piece p of [0, n) cut into `pieces` nearly equal parts whose bounds are
+/// multiples of `align` (but n): [*lo, *hi), empty when n has too few
+/// aligned parts for all of them.
+inline void piece_bounds(int64_t n, int64_t pieces, int64_t align, int64_t p, int64_t* lo, int64_t* hi) {
+  const int64_t units = (n + align - 1) / align;
+  const int64_t first = units * p / pieces * align;
+  const int64_t last = units * (p + 1) / pieces * align;
+  *lo = first < n ? first : n;
+  *hi = last < n ? last : n;
+}
+
+/// Calls f(p) for every piece p in [0, pieces), each on its own thread of
+/// the pool when there is more than one piece (parallel_range), so that a
+/// piece may use scratch memory of its own, found by p.
+template <typename F>
+inline void parallel_pieces_run(int64_t pieces, const F& f) {
+  parallel_range_now(0, pieces, 1, [&f](int64_t b, int64_t e) {
+    for (int64_t p = b; p < e; ++p) f(p);
+  });
 }
 
 }  // namespace kernels
