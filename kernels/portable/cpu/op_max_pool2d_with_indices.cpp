@@ -2,7 +2,6 @@
 // where they were found.
 #include "util/fast_math.h"
 #include "util/math_util.h"
-#include "util/parallel_util.h"
 #include "util/pool_util.h"
 
 #include <cmath>
@@ -67,17 +66,19 @@ ETSB_HOT_LOOP static void max_pool_row_f32(const float* __restrict x, float* __r
   }
 }
 
-/// max_pool over planes [first, last) of `in`.
+/// Max-pools `planes` planes of h.in x w.in; indices are flat positions
+/// within the input plane (ih * W + iw), as ATen reports them. Float's
+/// outputs whose window lies inside the plane go to max_pool_row_f32; the
+/// rest (and other dtypes) window by window.
 template <typename T>
-void max_pool_planes(const T* in, T* out, int64_t* indices, int64_t first, int64_t last, const k::Window& h,
-                     const k::Window& w) {
+void max_pool(const T* in, T* out, int64_t* indices, int64_t planes, const k::Window& h, const k::Window& w) {
   const T lowest = k::lowest_value<T>();
   int64_t oh_lo = 0, oh_hi = 0, ow_lo = 0, ow_hi = 0;
   if constexpr (std::is_same<T, float>::value) {
     inner_range(h, &oh_lo, &oh_hi);
     inner_range(w, &ow_lo, &ow_hi);
   }
-  for (int64_t p = first; p < last; ++p) {
+  for (int64_t p = 0; p < planes; ++p) {
     const T* x = in + p * h.in * w.in;
     for (int64_t oh = 0; oh < h.out; ++oh) {
       const bool inner_row = oh >= oh_lo && oh < oh_hi;
@@ -114,27 +115,6 @@ void max_pool_planes(const T* in, T* out, int64_t* indices, int64_t first, int64
       }
     }
   }
-}
-
-/// Taps (window elements read) below which a piece of max pooling is not
-/// worth a thread: ~2 us at the ~0.6 ns a tap ResNet's 3x3 stride-2 pool
-/// takes (bench/results/bench_profile.md), against a ~0.3 us hand-over to a
-/// spinning worker (gemm_f32.h's kGemmTaskWork says more).
-constexpr int64_t kPoolTaskWork = 4096;
-
-/// Max-pools `planes` planes of h.in x w.in; indices are flat positions
-/// within the input plane (ih * W + iw), as ATen reports them. Float's
-/// outputs whose window lies inside the plane go to max_pool_row_f32; the
-/// rest (and other dtypes) window by window. The planes are cut into pieces
-/// for the thread pool (parallel_util.h) when there are enough taps; each
-/// plane is pooled alike whatever the cut.
-template <typename T>
-void max_pool(const T* in, T* out, int64_t* indices, int64_t planes, const k::Window& h, const k::Window& w) {
-  const int64_t plane_taps = h.out * w.out * h.kernel * w.kernel > 0 ? h.out * w.out * h.kernel * w.kernel : 1;
-  const int64_t grain = (kPoolTaskWork + plane_taps - 1) / plane_taps;
-  k::parallel_range(0, planes, grain, [&](int64_t first, int64_t last) {
-    max_pool_planes(in, out, indices, first, last, h, w);
-  });
 }
 
 }  // namespace

@@ -103,6 +103,20 @@ inline int64_t parallel_threads() {
   return 1;
 }
 
+/// f(b, e), out of line where a loop may run on the pool: one copy of a
+/// piece's code for the places a loop runs it from (a pool thread, the
+/// calling thread), so that threading a kernel does not multiply its code
+/// (max pooling's dtypes grew 12 KB before, each inlined at every call).
+template <typename F>
+#if defined(ETSB_KERNELS_THREADPOOL)
+__attribute__((noinline))
+#else
+inline
+#endif
+void run_piece(const F& f, int64_t b, int64_t e) {
+  f(b, e);
+}
+
 /// parallel_range without asking worth_the_pool (the caller did).
 template <typename F>
 inline void parallel_range_now(int64_t begin, int64_t end, int64_t grain, const F& f) {
@@ -115,7 +129,7 @@ inline void parallel_range_now(int64_t begin, int64_t end, int64_t grain, const 
       bool& inside = inside_parallel_range();
       const bool outer = inside;  // the calling thread runs pieces too
       inside = true;
-      f(b, e);
+      run_piece(f, b, e);
       inside = outer;
     });
     last_parallel_end() = steady_ns();
@@ -124,7 +138,7 @@ inline void parallel_range_now(int64_t begin, int64_t end, int64_t grain, const 
 #else
   (void)grain;
 #endif
-  f(begin, end);
+  run_piece(f, begin, end);
 }
 
 /// Calls f(b, e) on disjoint ranges covering [begin, end), each at least
@@ -138,7 +152,7 @@ inline void parallel_range_now(int64_t begin, int64_t end, int64_t grain, const 
 template <typename F>
 inline void parallel_range(int64_t begin, int64_t end, int64_t grain, const F& f) {
   if (end - begin > (grain > 1 ? grain : 1) && !worth_the_pool((end - begin) / (grain > 1 ? grain : 1))) {
-    return f(begin, end);
+    return run_piece(f, begin, end);
   }
   parallel_range_now(begin, end, grain, f);
 }
