@@ -124,17 +124,19 @@ static std::vector<float> product(const Shape& s, const std::vector<float>& a, c
   return c;
 }
 
+/// The next of a linear congruential sequence of floats in [-0.5, 0.5), from `state`.
+static float next_random(uint32_t& state) {
+  state = state * 1664525u + 1013904223u;
+  return static_cast<float>(state >> 8) / 16777216.0f - 0.5f;
+}
+
 static void check_gemm(const Shape& s) {
   std::vector<float> a(static_cast<size_t>(s.m * s.k)), b(static_cast<size_t>(s.k * s.n)),
       init(static_cast<size_t>(s.m * s.n));
   uint32_t state = 12345u + static_cast<uint32_t>(s.m * 7 + s.n * 13 + s.k);
-  auto next = [&state]() {
-    state = state * 1664525u + 1013904223u;
-    return static_cast<float>(state >> 8) / 16777216.0f - 0.5f;
-  };
-  for (float& x : a) x = next();
-  for (float& x : b) x = next();
-  for (float& x : init) x = next();
+  for (float& x : a) x = next_random(state);
+  for (float& x : b) x = next_random(state);
+  for (float& x : init) x = next_random(state);
   k::assume_workers_awake() = true;  // the cut taken, whatever the timing
   const std::vector<float> one = product(s, a, b, init, 1);
   const std::vector<float> two = product(s, a, b, init, 2);
@@ -217,13 +219,9 @@ static void check_conv(const Conv& s) {
   std::vector<float> x(static_cast<size_t>(s.n * s.c * s.size * s.size)),
       w(static_cast<size_t>(s.oc * cg * s.kernel * s.kernel)), b(static_cast<size_t>(s.oc));
   uint32_t state = 777u + static_cast<uint32_t>(s.c * 7 + s.oc * 13 + s.size);
-  auto next = [&state]() {
-    state = state * 1664525u + 1013904223u;
-    return static_cast<float>(state >> 8) / 16777216.0f - 0.5f;
-  };
-  for (float& v : x) v = next();
-  for (float& v : w) v = next();
-  for (float& v : b) v = next();
+  for (float& v : x) v = next_random(state);
+  for (float& v : w) v = next_random(state);
+  for (float& v : b) v = next_random(state);
   const std::vector<float> one = convolve(s, x, w, b, 1), two = convolve(s, x, w, b, 2);
   CHECK(std::memcmp(one.data(), two.data(), one.size() * sizeof(float)) == 0, "conv %s: one and two threads differ",
         s.name);
