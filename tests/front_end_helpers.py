@@ -16,13 +16,20 @@ class FrontEnd:
 
     name = ""
     link_maps = True  # whether a binary's link map sits beside it
+    out = Path()  # where the front end put the examples' binaries
+    mlp = "mlp/bin"  # the MLP's op-selective binary under `out`; its dtype-selective one is named after it
+    vendor = "vendor_over_portable/bin"
 
     def binary(self, kind: str) -> Path:
-        raise NotImplementedError
+        """The MLP's op-selective or dtype-selective binary, or the vendor-over-portable one."""
+        dtype_selective = f"{self.mlp}_dtype_selective"
+        return self.out / {"op_selective": self.mlp,
+                           "dtype_selective": f"{dtype_selective}_smallest/{dtype_selective.rsplit('/', 1)[-1]}",
+                           "vendor": self.vendor}[kind]
 
     def candidates(self) -> list[Path]:
         """The two linked forms the dtype-selective binary was chosen from."""
-        raise NotImplementedError
+        return [self.out / f"{self.mlp}_dtype_selective_{form}" for form in ("dtype_selective", "op_selective")]
 
     def rebuild_ran_nothing(self) -> bool:
         raise NotImplementedError
@@ -36,14 +43,6 @@ class Driver(FrontEnd):
         result = etsb("build", *self.LABELS)
         assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
         self.out = REPO / "etsb-out" / "bin" / "examples"
-
-    def binary(self, kind: str) -> Path:
-        return {"op_selective": self.out / "mlp/bin",
-                "dtype_selective": self.out / "mlp/bin_dtype_selective_smallest/bin_dtype_selective",
-                "vendor": self.out / "vendor_over_portable/bin"}[kind]
-
-    def candidates(self) -> list[Path]:
-        return [self.out / f"mlp/bin_dtype_selective_{form}" for form in ("dtype_selective", "op_selective")]
 
     def rebuild_ran_nothing(self) -> bool:
         result = etsb("build", *self.LABELS)
@@ -62,9 +61,6 @@ class BazelFrontEnd(FrontEnd):
         assert info.returncode == 0, info.stderr
         self.out = Path(info.stdout.strip()) / "examples"
 
-    binary = Driver.binary
-    candidates = Driver.candidates
-
     def rebuild_ran_nothing(self) -> bool:
         result = self.bazel("build", *BAZEL_BUILD, *Driver.LABELS)
         # Bazel 4 counts its own bookkeeping as "internal" processes; nothing else may run.
@@ -75,6 +71,8 @@ class BazelFrontEnd(FrontEnd):
 
 class CMakeFrontEnd(FrontEnd):
     name = "cmake"
+    mlp = "mlp_bin"
+    vendor = "vendor_bin"
 
     def __init__(self, build_dir: Path) -> None:
         result = cmake_configure(REPO / "examples" / "cmake", build_dir)
@@ -82,14 +80,6 @@ class CMakeFrontEnd(FrontEnd):
         result = cmake_build(build_dir)
         assert result.returncode == 0, result.stdout[-5000:] + result.stderr[-3000:]
         self.out = build_dir
-
-    def binary(self, kind: str) -> Path:
-        return {"op_selective": self.out / "mlp_bin",
-                "dtype_selective": self.out / "mlp_bin_dtype_selective_smallest/mlp_bin_dtype_selective",
-                "vendor": self.out / "vendor_bin"}[kind]
-
-    def candidates(self) -> list[Path]:
-        return [self.out / f"mlp_bin_dtype_selective_{form}" for form in ("dtype_selective", "op_selective")]
 
     def rebuild_ran_nothing(self) -> bool:
         result = cmake_build(self.out)

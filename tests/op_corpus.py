@@ -161,37 +161,20 @@ PER_ISA_MARKERS = ("__builtin_cpu_supports", "target_clones")
 def operators_with_per_isa_builds(manifest: dict) -> list[str]:
     """The corpus's operators whose kernel source reaches code built once per
     x86 instruction set (its own text or a header it includes, transitively):
-    the operators whose results a CPU's vector unit could change. Sources are
-    found as etsb finds them (readers/kernel_sources.py)."""
+    the operators whose results a CPU's vector unit could change. Sources and
+    their includes are found as etsb finds them (readers/kernel_sources.py)."""
     import yaml
-    from selective_build.readers.kernel_sources import index_kernel_sources, library_sources
+    from selective_build.readers.kernel_sources import included_files, index_kernel_sources, library_sources
 
     entries = yaml.safe_load((REPO / "kernels" / "portable" / "functions.yaml").read_text())
-    index = index_kernel_sources(str(REPO), library_sources(str(REPO), ["kernels/portable"]))
-    per_isa = []
+    files = library_sources(str(REPO), ["kernels/portable"])
+    index = index_kernel_sources(str(REPO), files)
+    source_of = {}
     for entry in entries:
-        operator = f"aten::{entry.get('op')}"
         found = index.defining(entry["kernels"][0]["kernel_name"].rsplit("::", 1)[-1])
-        if operator in manifest["operators"] and len(found) == 1 and _reaches_per_isa(REPO / found[0]):
-            per_isa.append(operator)
-    return sorted(per_isa)
-
-
-def _reaches_per_isa(source: Path) -> bool:
-    """Whether ``source`` or a file it includes (quoted includes, transitively) has a PER_ISA_MARKERS mark."""
-    import re
-
-    pending, seen = [source], {source}
-    while pending:
-        current = pending.pop()
-        text = current.read_text()
-        if any(mark in text for mark in PER_ISA_MARKERS):
-            return True
-        for name in re.findall(r'#include "([^"]+)"', text):
-            for base in (current.parent, REPO):
-                found = (base / name).resolve()
-                if found.is_file() and found not in seen:
-                    seen.add(found)
-                    pending.append(found)
-                    break
-    return False
+        if f"aten::{entry.get('op')}" in manifest["operators"] and len(found) == 1:
+            source_of[f"aten::{entry['op']}"] = found[0]
+    reached = included_files(str(REPO), files, set(source_of.values()))
+    marked = {path for path in files if any(mark in (REPO / path).read_text() for mark in PER_ISA_MARKERS)}
+    return sorted(operator for operator, source in source_of.items()
+                  if marked & {source, *reached[source]})

@@ -18,7 +18,7 @@ from conftest import MODELS_DIR, PORTABLE_OPERATORS, REPO, TREE
 from conftest import TREE_PORTABLE_YAML as PORTABLE_YAML
 from selective_build.__main__ import main
 from selective_build.model.errors import UserError
-from selective_build.readers.kernel_sources import index_kernel_sources, library_sources
+from selective_build.readers.kernel_sources import included_files, index_kernel_sources, library_sources
 
 from helpers import etsb
 
@@ -187,3 +187,16 @@ def test_the_index_finds_the_names_the_trees_switches_take():
     assert names["op_embedding.out"] == ("aten::embedding.out",)           # a literal of its own
     # A shared pattern's __func__ serves every operator that uses it.
     assert names["unary_ufunc_realhbf16"] == ("aten::ceil.out", "aten::trunc.out")
+
+
+def test_included_files_follows_includes_transitively_as_the_index_does(tmp_path):
+    root = make_tree(tmp_path, {
+        "k/op_a.cpp": '#include "util/a.h"\n// #include "util/commented.h"\n',
+        "k/op_b.cpp": "int b_out();\n",
+        "k/util/a.h": '#include "b.h"\n#include <vector>\n',
+        "k/util/b.h": '#include "k/util/a.h"\n',  # from an include root, and a cycle back
+        "k/util/commented.h": "",
+    })
+    files = library_sources(str(root), ["k"])
+    found = included_files(str(root), files, ["k/op_a.cpp", "k/op_b.cpp"])
+    assert found == {"k/op_a.cpp": ("k/util/a.h", "k/util/b.h"), "k/op_b.cpp": ()}

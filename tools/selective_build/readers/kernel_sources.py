@@ -259,6 +259,14 @@ def index_kernel_sources(root: str, files: Iterable[str],
                          {source: place for source, place in sorted(library_of.items()) if source in needs})
 
 
+def included_files(root: str, files: Iterable[str], sources: Iterable[str]) -> dict[str, tuple[str, ...]]:
+    """For each of ``sources``, the files of ``files`` (paths relative to
+    ``root``) it includes, transitively and sorted, resolved as
+    index_kernel_sources resolves them (each file read once)."""
+    reader = _IncludeReader(root, files)
+    return {source: tuple(sorted(reader.closure(source))) for source in sources}
+
+
 def _first_library(found: Sequence[str], library_of: Mapping[str, int]) -> tuple[str, ...]:
     """Of the sources ``found``, those of the first library among them (files
     in no library come after every library)."""

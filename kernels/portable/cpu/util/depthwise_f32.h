@@ -269,7 +269,7 @@ inline void depthwise_f32_cut(const float* in, const float* weight, const float*
   const int64_t taps = h.kernel * w.kernel;
   parallel_pieces_run(pieces, [&](int64_t p) {
     int64_t c0, c1;
-    piece_bounds(channels, pieces, 1, p, &c0, &c1);
+    piece_bounds(channels, pieces, p, &c0, &c1);
     if (c1 <= c0) return;
     depthwise_f32(in + c0 * h.in * w.in, weight + c0 * multiplier * taps,
                   bias != nullptr ? bias + c0 * multiplier : nullptr, out + c0 * multiplier * h.out * w.out, c1 - c0,
