@@ -69,9 +69,39 @@ def pytest_unconfigure(config):
 SUMMARY_LINES: list[str] = []
 
 
+# Seconds of tests (setup, call and teardown) per process group and per worker,
+# gathered by the main process of a pytest-xdist run: which group sets the
+# suite's wall time (the critical path) and how busy each process was.
+GROUP_SECONDS: dict[str, float] = {}
+GROUP_WORKER: dict[str, str] = {}
+
+
+def pytest_runtest_logreport(report):
+    """Adds a report's duration to its group (in the main process of a pytest-xdist run)."""
+    worker = getattr(getattr(getattr(report, "node", None), "gateway", None), "id", None)
+    if worker is not None:
+        group = process_group(report.nodeid)
+        GROUP_SECONDS[group] = GROUP_SECONDS.get(group, 0.0) + report.duration
+        GROUP_WORKER[group] = worker
+
+
+def group_time_lines(seconds: dict[str, float], workers: dict[str, str], shown: int = 12) -> list[str]:
+    """The table of :data:`GROUP_SECONDS`: each worker's total, then the longest groups."""
+    if not seconds:
+        return []
+    totals: dict[str, float] = {}
+    for group, spent in seconds.items():
+        totals[workers[group]] = totals.get(workers[group], 0.0) + spent
+    lines = ["time per process (tests' setup, call and teardown): "
+             + ", ".join(f"{worker} {totals[worker]:.0f} s" for worker in sorted(totals))]
+    longest = sorted(seconds, key=lambda group: (-seconds[group], group))[:shown]
+    lines += [f"  {seconds[group]:7.0f} s  {workers[group]}  {group}" for group in longest]
+    return lines
+
+
 def pytest_terminal_summary(terminalreporter):
-    """Print what tests left in :data:`SUMMARY_LINES`."""
-    for line in SUMMARY_LINES:
+    """Print what tests left in :data:`SUMMARY_LINES`, and the time per process group."""
+    for line in SUMMARY_LINES + group_time_lines(GROUP_SECONDS, GROUP_WORKER):
         terminalreporter.write_line(line)
 
 

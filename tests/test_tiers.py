@@ -144,3 +144,34 @@ def test_the_longest_groups_are_handed_out_first():
     for index in second.sent[3:]:
         scheduler.mark_test_complete(second, index)
     assert groups(second) == ["bazel in the checkout", "test_aarch64", "test_fuzz"]
+
+
+def test_the_time_per_group_is_summed_per_worker():
+    """The main process adds each report's seconds to its file's group and prints
+    each worker's total, then the groups longest first."""
+    import conftest
+
+    seconds: dict[str, float] = {}
+    workers: dict[str, str] = {}
+    reports = [("tests/test_examples.py::test_a", "gw0", 300.0), ("tests/test_op_corpus.py::test_b", "gw0", 50.5),
+               ("tests/test_fuzz.py::test_c", "gw1", 120.0), ("tests/test_merge.py::test_d", "gw1", 1.0)]
+    saved = dict(conftest.GROUP_SECONDS), dict(conftest.GROUP_WORKER)
+    conftest.GROUP_SECONDS.clear()
+    conftest.GROUP_WORKER.clear()
+    try:
+        for nodeid, worker, duration in reports:
+            conftest.pytest_runtest_logreport(SimpleNamespace(nodeid=nodeid, duration=duration,
+                                                              node=SimpleNamespace(gateway=SimpleNamespace(id=worker))))
+        # A report of a run without workers (no node) counts nowhere.
+        conftest.pytest_runtest_logreport(SimpleNamespace(nodeid="tests/test_fuzz.py::test_e", duration=9.0))
+        seconds, workers = dict(conftest.GROUP_SECONDS), dict(conftest.GROUP_WORKER)
+    finally:
+        conftest.GROUP_SECONDS.clear()
+        conftest.GROUP_WORKER.clear()
+        conftest.GROUP_SECONDS.update(saved[0])
+        conftest.GROUP_WORKER.update(saved[1])
+    assert conftest.group_time_lines(seconds, workers, shown=2) == [
+        "time per process (tests' setup, call and teardown): gw0 350 s, gw1 121 s",
+        "      350 s  gw0  checkout workspace",
+        "      120 s  gw1  test_fuzz"]
+    assert conftest.group_time_lines({}, {}) == []
