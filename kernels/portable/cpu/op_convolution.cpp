@@ -182,7 +182,7 @@ bool conv2d_gemm(KernelRuntimeContext& ctx, const float* in, const float* weight
   const int64_t in_plane = h.in * w.in;
   const int64_t out_plane = h.out * w.out;
   if constexpr (kSpecialisedPaths) {
-    if (in_per_group == 1 && groups > 1) {
+    if (in_per_group == 1 && groups > 1 && k::depthwise_f32_runs()) {
       return conv2d_depthwise(ctx, in, weight, bias, out, batch, in_ch, out_per_group, h, w);
     }
   }
