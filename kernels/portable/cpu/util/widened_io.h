@@ -2,7 +2,8 @@
 // loop written over `const void*` and a WidenedIo<Acc> is built once per
 // sum type Acc (the integers in uint64_t, Half and BFloat16 in float), not
 // once per dtype, each dtype adding only its two small access functions.
-// Used by convolution's gathering loop and addmm's non-Float products.
+// Used by convolution's gathering loop, addmm's non-Float products and max
+// pooling's non-Float windows.
 #pragma once
 
 #include <cstdint>
@@ -50,10 +51,11 @@ void store_narrowed(void* data, int64_t i, Acc v) {
   static_cast<T*>(data)[i] = static_cast<T>(v);
 }
 
-/// T's WidenedIo, summing in widened_t<T>.
-template <typename T>
-inline const WidenedIo<widened_t<T>>& widened_io() {
-  static constexpr WidenedIo<widened_t<T>> io{&load_widened<widened_t<T>, T>, &store_narrowed<widened_t<T>, T>};
+/// T's WidenedIo, in widened_t<T> or another Acc that holds every T value
+/// (int64_t where integers are compared, not summed).
+template <typename T, typename Acc = widened_t<T>>
+inline const WidenedIo<Acc>& widened_io() {
+  static constexpr WidenedIo<Acc> io{&load_widened<Acc, T>, &store_narrowed<Acc, T>};
   return io;
 }
 
