@@ -130,37 +130,31 @@ inline void gemm(int64_t m, int64_t n, int64_t k, const float* a, int64_t a_row,
 // cut in two ran 1.1-1.3x faster, 295K 1.45-1.55x, 590K 1.7x.
 constexpr int64_t kGemmTaskWork = int64_t{1} << 16;
 
-/// One instruction set's `gemm` (gemm_f32_body.inc's contract).
-using GemmF32 = void (*)(int64_t m, int64_t n, int64_t k, const float* a, int64_t a_row, int64_t a_col,
-                         const float* b, int64_t ldb, float* c, int64_t ldc, bool accumulate);
-
-/// gemm_f32 with one instruction set's `gemm` (register tiles of mr x nr):
+/// gemm_f32 with one instruction set's `gemm` (register tiles of MR x NR):
 /// on the calling thread when the product is small or the binary has one
 /// thread, else cut into blocks of whole tiles along the dimension with more
-/// of them (columns of C, or its rows) and run on the thread pool. Out of
-/// line, the tile given at run time: one copy for every instruction set.
-__attribute__((noinline)) inline void gemm_f32_blocks(GemmF32 gemm, int64_t mr, int64_t nr, int64_t m, int64_t n,
-                                                      int64_t k, const float* a, int64_t a_row, int64_t a_col,
-                                                      const float* b, int64_t ldb, float* c, int64_t ldc,
-                                                      bool accumulate) {
+/// of them (columns of C, or its rows) and run on the thread pool.
+template <int64_t MR, int64_t NR, typename Gemm>
+inline void gemm_f32_blocks(const Gemm& gemm, int64_t m, int64_t n, int64_t k, const float* a, int64_t a_row,
+                            int64_t a_col, const float* b, int64_t ldb, float* c, int64_t ldc, bool accumulate) {
   const int64_t work = m * n * (k > 0 ? k : 1);
   if (work < 2 * kGemmTaskWork || parallel_threads() <= 1) {
     return gemm(m, n, k, a, a_row, a_col, b, ldb, c, ldc, accumulate);
   }
-  const int64_t col_tiles = (n + nr - 1) / nr;
-  const int64_t row_tiles = (m + mr - 1) / mr;
+  const int64_t col_tiles = (n + NR - 1) / NR;
+  const int64_t row_tiles = (m + MR - 1) / MR;
   if (col_tiles >= row_tiles) {
-    const int64_t tile_work = m * nr * (k > 0 ? k : 1);
+    const int64_t tile_work = m * NR * (k > 0 ? k : 1);
     parallel_range(0, col_tiles, (kGemmTaskWork + tile_work - 1) / tile_work, [&](int64_t t0, int64_t t1) {
-      const int64_t j0 = t0 * nr;
-      const int64_t j1 = t1 * nr < n ? t1 * nr : n;
+      const int64_t j0 = t0 * NR;
+      const int64_t j1 = t1 * NR < n ? t1 * NR : n;
       gemm(m, j1 - j0, k, a, a_row, a_col, b + j0, ldb, c + j0, ldc, accumulate);
     });
   } else {
-    const int64_t tile_work = mr * n * (k > 0 ? k : 1);
+    const int64_t tile_work = MR * n * (k > 0 ? k : 1);
     parallel_range(0, row_tiles, (kGemmTaskWork + tile_work - 1) / tile_work, [&](int64_t t0, int64_t t1) {
-      const int64_t i0 = t0 * mr;
-      const int64_t i1 = t1 * mr < m ? t1 * mr : m;
+      const int64_t i0 = t0 * MR;
+      const int64_t i1 = t1 * MR < m ? t1 * MR : m;
       gemm(i1 - i0, n, k, a + i0 * a_row, a_row, a_col, b, ldb, c + i0 * ldc, ldc, accumulate);
     });
   }
@@ -176,18 +170,18 @@ inline void gemm_f32(int64_t m, int64_t n, int64_t k, const float* a, int64_t a_
   if (m <= 0 || n <= 0) return;
 #if defined(ETSB_GEMM_X86)
   if (__builtin_cpu_supports("avx512f")) {
-    return gemm_f32_blocks(gemm_avx512::gemm, gemm_avx512::kMR, gemm_avx512::kNR, m, n, k, a, a_row, a_col, b, ldb,
-                           c, ldc, accumulate);
+    return gemm_f32_blocks<gemm_avx512::kMR, gemm_avx512::kNR>(gemm_avx512::gemm, m, n, k, a, a_row, a_col, b, ldb,
+                                                               c, ldc, accumulate);
   }
   if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) {
-    return gemm_f32_blocks(gemm_avx2::gemm, gemm_avx2::kMR, gemm_avx2::kNR, m, n, k, a, a_row, a_col, b, ldb, c, ldc,
-                           accumulate);
+    return gemm_f32_blocks<gemm_avx2::kMR, gemm_avx2::kNR>(gemm_avx2::gemm, m, n, k, a, a_row, a_col, b, ldb, c,
+                                                           ldc, accumulate);
   }
-  gemm_f32_blocks(gemm_baseline::gemm, gemm_baseline::kMR, gemm_baseline::kNR, m, n, k, a, a_row, a_col, b, ldb, c,
-                  ldc, accumulate);
+  gemm_f32_blocks<gemm_baseline::kMR, gemm_baseline::kNR>(gemm_baseline::gemm, m, n, k, a, a_row, a_col, b, ldb, c,
+                                                          ldc, accumulate);
 #else
-  gemm_f32_blocks(gemm_portable::gemm, gemm_portable::kMR, gemm_portable::kNR, m, n, k, a, a_row, a_col, b, ldb, c,
-                  ldc, accumulate);
+  gemm_f32_blocks<gemm_portable::kMR, gemm_portable::kNR>(gemm_portable::gemm, m, n, k, a, a_row, a_col, b, ldb, c,
+                                                          ldc, accumulate);
 #endif
 }
 
