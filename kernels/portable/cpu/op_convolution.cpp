@@ -182,7 +182,7 @@ bool conv2d_gemm(KernelRuntimeContext& ctx, const float* in, const float* weight
   const int64_t in_plane = h.in * w.in;
   const int64_t out_plane = h.out * w.out;
   if constexpr (kSpecialisedPaths) {
-    if (in_per_group == 1 && groups > 1) {
+    if (in_per_group == 1 && groups > 1 && k::depthwise_f32_runs()) {
       return conv2d_depthwise(ctx, in, weight, bias, out, batch, in_ch, out_per_group, h, w);
     }
   }
@@ -268,26 +268,24 @@ bool conv2d_transposed_gemm(KernelRuntimeContext& ctx, const float* in, const fl
   return true;
 }
 
-/// Runs the convolution in the way that suits T and the layout: with every
-/// tensor dense, Float as matrix products (the direct loops without scratch
-/// memory; depthwise too in the size configuration) and Double with the
-/// direct loops; the other dtypes and layouts by gathering (conv2d_gather).
+/// Runs the convolution in the way that suits T and the layout: Float with
+/// every tensor dense as matrix products (the direct loops without scratch
+/// memory; depthwise too in the size configuration); every other dtype and
+/// layout by gathering (conv2d_gather: Double too, whose direct loops would
+/// cost 3.4 KB of code in every binary with a convolution).
 template <typename T>
 void convolve(KernelRuntimeContext& ctx, bool all_dense, const T* x, const T* weight, const T* bias, T* y,
               const k::ConvShape& s) {
-  if constexpr (std::is_floating_point<T>::value) {
+  if constexpr (std::is_same<T, float>::value) {
     if (all_dense) {
-      if constexpr (std::is_same<T, float>::value) {
-        const bool done =
-            s.transposed
-                ? conv2d_transposed_gemm(ctx, x, weight, bias, y, s.batch, s.in_ch, s.out_ch, s.groups, s.h, s.w)
-                : conv2d_gemm(ctx, x, weight, bias, y, s.batch, s.in_ch, s.out_ch, s.groups, s.h, s.w);
-        if (done) return;
-      }
+      const bool done =
+          s.transposed ? conv2d_transposed_gemm(ctx, x, weight, bias, y, s.batch, s.in_ch, s.out_ch, s.groups, s.h, s.w)
+                       : conv2d_gemm(ctx, x, weight, bias, y, s.batch, s.in_ch, s.out_ch, s.groups, s.h, s.w);
+      if (done) return;
       if (s.transposed) {
-        conv2d_transposed<T>(x, weight, bias, y, s.batch, s.in_ch, s.out_ch, s.groups, s.h, s.w);
+        conv2d_transposed(x, weight, bias, y, s.batch, s.in_ch, s.out_ch, s.groups, s.h, s.w);
       } else {
-        conv2d<T>(x, weight, bias, y, s.batch, s.in_ch, s.out_ch, s.groups, s.h, s.w);
+        conv2d(x, weight, bias, y, s.batch, s.in_ch, s.out_ch, s.groups, s.h, s.w);
       }
       return;
     }
@@ -306,9 +304,9 @@ void convolve(KernelRuntimeContext& ctx, bool all_dense, const T* x, const T* we
 /// output_padding take one value for all axes or one per axis. Tensors of
 /// one dtype, in any dim order (out in input's: e.g. both channels-last).
 /// With all of them laid out densely, Float as matrix products (scratch
-/// memory from the runtime's temp allocator, else the direct loops) and
-/// Double with the direct loops; integers, Half, BFloat16 and the other
-/// layouts gathered through strides. out is resized to [N, OC, OH, OW].
+/// memory from the runtime's temp allocator, else the direct loops);
+/// Double, integers, Half, BFloat16 and the other layouts gathered through
+/// strides. out is resized to [N, OC, OH, OW].
 Tensor& convolution_out(KernelRuntimeContext& ctx, const Tensor& input, const Tensor& weight,
                         const std::optional<Tensor>& bias, ArrayRef<int64_t> stride, ArrayRef<int64_t> padding,
                         ArrayRef<int64_t> dilation, bool transposed, ArrayRef<int64_t> output_padding,

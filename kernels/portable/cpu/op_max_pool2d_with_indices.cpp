@@ -3,6 +3,7 @@
 #include "util/fast_math.h"
 #include "util/math_util.h"
 #include "util/pool_util.h"
+#include "util/widened_io.h"
 
 #include <cmath>
 #include <limits>
@@ -66,26 +67,30 @@ ETSB_HOT_LOOP static void max_pool_row_f32(const float* __restrict x, float* __r
   }
 }
 
-/// Max-pools `planes` planes of h.in x w.in; indices are flat positions
-/// within the input plane (ih * W + iw), as ATen reports them. Float's
-/// outputs whose window lies inside the plane go to max_pool_row_f32; the
-/// rest (and other dtypes) window by window.
-template <typename T>
-void max_pool(const T* in, T* out, int64_t* indices, int64_t planes, const k::Window& h, const k::Window& w) {
-  const T lowest = k::lowest_value<T>();
+/// Max-pools `planes` planes of h.in x w.in, elements read and written
+/// through `io` as Acc; indices are flat positions within the input plane
+/// (ih * W + iw), as ATen reports them. Float's outputs whose window lies
+/// inside the plane go to max_pool_row_f32; the rest (and other dtypes)
+/// window by window. Out of line: one build per Acc and Io, the integers
+/// sharing one (in int64_t), Half and BFloat16 another (in float).
+template <typename Acc, typename Io>
+__attribute__((noinline)) void max_pool_io(const Io& io, const void* in, void* out, int64_t* indices, int64_t planes,
+                                           const k::Window& h, const k::Window& w, Acc lowest) {
+  constexpr bool kFloat = std::is_same<Io, k::SameIo<float>>::value;
   int64_t oh_lo = 0, oh_hi = 0, ow_lo = 0, ow_hi = 0;
-  if constexpr (std::is_same<T, float>::value) {
+  if constexpr (kFloat) {
     inner_range(h, &oh_lo, &oh_hi);
     inner_range(w, &ow_lo, &ow_hi);
   }
   for (int64_t p = 0; p < planes; ++p) {
-    const T* x = in + p * h.in * w.in;
+    const int64_t x = p * h.in * w.in;
     for (int64_t oh = 0; oh < h.out; ++oh) {
       const bool inner_row = oh >= oh_lo && oh < oh_hi;
-      if constexpr (std::is_same<T, float>::value) {
+      if constexpr (kFloat) {
         if (inner_row) {
           const int64_t row = (p * h.out + oh) * w.out;
-          max_pool_row_f32(x, out + row, indices + row, oh, ow_lo, ow_hi, h, w);
+          max_pool_row_f32(static_cast<const float*>(in) + x, static_cast<float*>(out) + row, indices + row, oh,
+                           ow_lo, ow_hi, h, w);
         }
       }
       int64_t h0 = oh * h.stride - h.pad;
@@ -98,22 +103,35 @@ void max_pool(const T* in, T* out, int64_t* indices, int64_t planes, const k::Wi
         const int64_t w_end =
             w0 + (w.kernel - 1) * w.dilation + 1 < w.in ? w0 + (w.kernel - 1) * w.dilation + 1 : w.in;
         while (w0 < 0) w0 += w.dilation;
-        T max = lowest;
+        Acc max = lowest;
         int64_t where = h0 * w.in + w0;
         for (int64_t ih = h0; ih < h_end; ih += h.dilation) {
           for (int64_t iw = w0; iw < w_end; iw += w.dilation) {
             // Selects, not a branch: which tap wins is data, and mispredicting it cost most of the time.
-            const T v = x[ih * w.in + iw];
+            const Acc v = io.load(in, x + ih * w.in + iw);
             const bool wins = beats(v, max);
             max = wins ? v : max;
             where = wins ? ih * w.in + iw : where;
           }
         }
         const int64_t o = (p * h.out + oh) * w.out + ow;
-        out[o] = max;
+        io.store(out, o, max);
         indices[o] = where;
       }
     }
+  }
+}
+
+/// max_pool_io for T: Float and Double on their own builds, the others
+/// widened (integers to int64_t, Half and BFloat16 to float: every value
+/// and comparison exact).
+template <typename T>
+void max_pool(const T* in, T* out, int64_t* indices, int64_t planes, const k::Window& h, const k::Window& w) {
+  if constexpr (std::is_same<T, float>::value || std::is_same<T, double>::value) {
+    max_pool_io<T>(k::SameIo<T>{}, in, out, indices, planes, h, w, k::lowest_value<T>());
+  } else {
+    using Acc = typename std::conditional<std::is_integral<T>::value, int64_t, float>::type;
+    max_pool_io<Acc>(k::widened_io<T, Acc>(), in, out, indices, planes, h, w, k::acc_of<Acc>(k::lowest_value<T>()));
   }
 }
 

@@ -6,6 +6,7 @@
 #include "copy_util.h"
 #include "kernel_util.h"
 #include "pool_util.h"
+#include "widened_io.h"
 
 #include <type_traits>
 
@@ -142,22 +143,11 @@ inline bool make_conv_shape(KernelRuntimeContext& ctx, const char* name, const T
   return true;
 }
 
-/// Convolution (plain or transposed) by gathering each output element's sum,
-/// every tensor read or written through its strides: the path of the dtypes
-/// without a fast path (integers, Half, BFloat16) and of layouts other than
-/// the default (channels-last). Sums in float for Half and BFloat16 (rounded
-/// once), in uint64_t for integers (so that overflow wraps, as ATen's
-/// integer convolution does, without undefined behaviour).
-template <typename T>
-void conv2d_gather(const T* in, const T* weight, const T* bias, T* out, const ConvShape& s) {
-  using Acc = typename std::conditional<std::is_integral<T>::value, uint64_t, float_compute_t<T>>::type;
-  const auto widen = [](T v) {
-    if constexpr (std::is_integral<T>::value) {
-      return static_cast<Acc>(static_cast<int64_t>(v));
-    } else {
-      return static_cast<Acc>(v);
-    }
-  };
+/// conv2d_gather's loop over untyped data, its elements read and written
+/// through `io`. Out of line: one copy per Acc and Io, whatever the callers.
+template <typename Acc, typename Io>
+__attribute__((noinline)) void conv2d_gather_io(const Io& io, const void* in, const void* weight, const void* bias,
+                                                void* out, const ConvShape& s) {
   const int64_t in_per_group = s.in_ch / s.groups;
   const int64_t out_per_group = s.out_ch / s.groups;
   for (int64_t b = 0; b < s.batch; ++b) {
@@ -165,26 +155,43 @@ void conv2d_gather(const T* in, const T* weight, const T* bias, T* out, const Co
       const int64_t g = oc / out_per_group;
       for (int64_t oh = 0; oh < s.h.out; ++oh) {
         for (int64_t ow = 0; ow < s.w.out; ++ow) {
-          Acc acc = bias != nullptr ? widen(bias[oc]) : Acc(0);
+          Acc acc = bias != nullptr ? io.load(bias, oc) : Acc(0);
           for (int64_t icl = 0; icl < in_per_group; ++icl) {
             const int64_t ic = g * in_per_group + icl;
-            const T* x = in + b * s.in.n + ic * s.in.c;
-            const T* wk = s.transposed ? weight + ic * s.weight.n + (oc % out_per_group) * s.weight.c
-                                       : weight + oc * s.weight.n + icl * s.weight.c;
+            const int64_t x = b * s.in.n + ic * s.in.c;
+            const int64_t wk = s.transposed ? ic * s.weight.n + (oc % out_per_group) * s.weight.c
+                                            : oc * s.weight.n + icl * s.weight.c;
             for (int64_t kh = 0; kh < s.h.kernel; ++kh) {
               const int64_t ih = source_index(s.h, oh, kh, s.transposed);
               if (ih < 0) continue;
               for (int64_t kw = 0; kw < s.w.kernel; ++kw) {
                 const int64_t iw = source_index(s.w, ow, kw, s.transposed);
                 if (iw < 0) continue;
-                acc += widen(x[ih * s.in.h + iw * s.in.w]) * widen(wk[kh * s.weight.h + kw * s.weight.w]);
+                acc += io.load(in, x + ih * s.in.h + iw * s.in.w) *
+                       io.load(weight, wk + kh * s.weight.h + kw * s.weight.w);
               }
             }
           }
-          out[b * s.out.n + oc * s.out.c + oh * s.out.h + ow * s.out.w] = static_cast<T>(acc);
+          io.store(out, b * s.out.n + oc * s.out.c + oh * s.out.h + ow * s.out.w, acc);
         }
       }
     }
+  }
+}
+
+/// Convolution (plain or transposed) by gathering each output element's sum,
+/// every tensor read or written through its strides: the path of the dtypes
+/// without a fast path (integers, Half, BFloat16, Double) and of layouts
+/// other than the default (channels-last). Sums in T for Float and Double;
+/// in float for Half and BFloat16 (rounded once), in uint64_t for integers
+/// (so that overflow wraps, as ATen's integer convolution does, without
+/// undefined behaviour), those sharing one loop per sum type (WidenedIo).
+template <typename T>
+void conv2d_gather(const T* in, const T* weight, const T* bias, T* out, const ConvShape& s) {
+  if constexpr (std::is_same<T, float>::value || std::is_same<T, double>::value) {
+    conv2d_gather_io<T>(SameIo<T>{}, in, weight, bias, out, s);
+  } else {
+    conv2d_gather_io<widened_t<T>>(widened_io<T>(), in, weight, bias, out, s);
   }
 }
 
@@ -198,17 +205,6 @@ inline int64_t target_index(const Window& a, int64_t i, int64_t kk, bool transpo
     o = shifted / a.stride;
   }
   return o >= 0 && o < a.out ? o : -1;
-}
-
-/// A value widened for summing in Acc (integers through int64_t, so that
-/// negative values wrap correctly into uint64_t).
-template <typename Acc, typename T>
-inline Acc acc_of(T v) {
-  if constexpr (std::is_integral<T>::value) {
-    return static_cast<Acc>(static_cast<int64_t>(v));
-  } else {
-    return static_cast<Acc>(v);
-  }
 }
 
 /// The gradients of a convolution (plain or transposed) by gathering, each

@@ -1,7 +1,8 @@
 // The direct depthwise Float convolution kernels of op_convolution.cpp:
 // vectorised along an output row (depthwise_planes), or, for small output
 // planes, channels-last with the channels as the vector lanes
-// (depthwise_lanes).
+// (depthwise_lanes). On x86-64 built for AVX-512 and AVX2 (the channels-last
+// loop for AVX2 alone), not for older CPUs (depthwise_f32_runs).
 #pragma once
 
 #include "conv_f32.h"
@@ -46,10 +47,10 @@ __attribute__((always_inline)) inline void depthwise_tap(float* __restrict out, 
 
 /// out[oh * out_stride + ow] for rows oh < rows of `n` outputs each, where
 /// row oh reads from base + oh * step: 3x3 kernels in one pass per row,
-/// others tap by tap.
-ETSB_HOT_LOOP static void depthwise_rows(float* out, int64_t out_stride, const float* base, int64_t step,
-                                         int64_t rows, int64_t n, const float* wt, float bias,
-                                         const DepthwisePlane& p) {
+/// others tap by tap (depthwise_rows' body, built per instruction set).
+__attribute__((always_inline)) inline void depthwise_rows_body(float* out, int64_t out_stride, const float* base,
+                                                               int64_t step, int64_t rows, int64_t n,
+                                                               const float* wt, float bias, const DepthwisePlane& p) {
   if (p.kernel_h == 3 && p.kernel_w == 3) {
     int64_t off[9];
     for (int64_t t = 0; t < 9; ++t) off[t] = p.tap_offset(t);
@@ -72,6 +73,40 @@ ETSB_HOT_LOOP static void depthwise_rows(float* out, int64_t out_stride, const f
       depthwise_tap(row, base + oh * step + at, wt[t], n);
     }
   }
+}
+
+#if defined(ETSB_X86_BUILDS)
+// On x86-64 an AVX-512 and an AVX2 build, no baseline: a CPU without AVX2
+// takes im2col and gemm_f32 for depthwise (depthwise_f32_runs).
+ETSB_AVX512_BUILD static void depthwise_rows_avx512(float* out, int64_t out_stride, const float* base, int64_t step,
+                                                    int64_t rows, int64_t n, const float* wt, float bias,
+                                                    const DepthwisePlane& p) {
+  depthwise_rows_body(out, out_stride, base, step, rows, n, wt, bias, p);
+}
+ETSB_AVX2_BUILD static void depthwise_rows_avx2(float* out, int64_t out_stride, const float* base, int64_t step,
+                                                int64_t rows, int64_t n, const float* wt, float bias,
+                                                const DepthwisePlane& p) {
+  depthwise_rows_body(out, out_stride, base, step, rows, n, wt, bias, p);
+}
+#else
+ETSB_HOT_LOOP static void depthwise_rows_vector(float* out, int64_t out_stride, const float* base, int64_t step,
+                                                int64_t rows, int64_t n, const float* wt, float bias,
+                                                const DepthwisePlane& p) {
+  depthwise_rows_body(out, out_stride, base, step, rows, n, wt, bias, p);
+}
+#endif
+
+/// depthwise_rows_body on the widest vector unit this CPU has.
+inline void depthwise_rows(float* out, int64_t out_stride, const float* base, int64_t step, int64_t rows, int64_t n,
+                           const float* wt, float bias, const DepthwisePlane& p) {
+#if defined(ETSB_X86_BUILDS)
+  if (__builtin_cpu_supports("avx512f")) {
+    return depthwise_rows_avx512(out, out_stride, base, step, rows, n, wt, bias, p);
+  }
+  depthwise_rows_avx2(out, out_stride, base, step, rows, n, wt, bias, p);
+#else
+  depthwise_rows_vector(out, out_stride, base, step, rows, n, wt, bias, p);
+#endif
 }
 
 /// Output rows narrower than this, with stride 1, are computed as one run
@@ -108,10 +143,16 @@ inline int64_t depthwise_lanes_scratch(int64_t channels, const Window& h, const 
 /// tap t, c]: a depthwise convolution channels-last, the channels the
 /// vector lanes (any stride, dilation and plane size fill them alike).
 /// off[t]: where tap t reads, from an output's first input position.
-ETSB_NARROW_LOOP static void depthwise_lanes_points(float* __restrict ot, const float* __restrict xt,
-                                                 const float* __restrict wt, const float* __restrict bt,
-                                                 const int64_t* off, int64_t taps, int64_t channels,
-                                                 const Window& h, const Window& w, int64_t padded_w) {
+/// On x86-64 one AVX2 build alone (no faster on AVX-512: short rows of
+/// channels), which only CPUs with AVX2 run (depthwise_f32_runs).
+#if defined(ETSB_X86_BUILDS)
+ETSB_AVX2_BUILD
+#else
+ETSB_HOT_LOOP
+#endif
+static void depthwise_lanes_points(float* __restrict ot, const float* __restrict xt, const float* __restrict wt,
+                                   const float* __restrict bt, const int64_t* off, int64_t taps, int64_t channels,
+                                   const Window& h, const Window& w, int64_t padded_w) {
   for (int64_t oh = 0; oh < h.out; ++oh) {
     for (int64_t ow = 0; ow < w.out; ++ow) {
       float* __restrict o = ot + (oh * w.out + ow) * channels;
@@ -212,6 +253,11 @@ inline void depthwise_planes(const float* in, const float* weight, const float* 
     }
   }
 }
+
+/// Whether this CPU runs depthwise_f32: on x86-64 only with AVX2 (its
+/// kernels have no baseline build there; an older CPU takes im2col and
+/// gemm_f32, as etsb's size configuration does everywhere).
+inline bool depthwise_f32_runs() { return avx2_runs(); }
 
 /// Whether a depthwise convolution runs channels-last (depthwise_lanes):
 /// one output channel per input channel, a small output plane, a kernel of

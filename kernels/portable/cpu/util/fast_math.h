@@ -67,12 +67,18 @@ inline float erf_f32(float x) {
 // ETSB_NARROW_LOOP: the same without the AVX-512 build, for loops that run
 // no faster on it than on AVX2 (copies, short rows: measured on an AVX-512
 // CPU), so that they cost two builds of code, not three.
+// ETSB_AVX512_BUILD and ETSB_AVX2_BUILD (x86-64 only, ETSB_X86_BUILDS): one
+// build for one of those, for code that only CPUs with AVX2 run (the caller
+// asks avx2_runs() and takes another path without it): no baseline build.
 #if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__) && \
     !defined(ETSB_KERNELS_ONE_PATH)
 #define ETSB_HOT_LOOP \
   __attribute__((unused, target_clones("avx512f", "avx2", "default"), optimize("vect-cost-model=dynamic")))
 #define ETSB_NARROW_LOOP \
   __attribute__((unused, target_clones("avx2", "default"), optimize("vect-cost-model=dynamic")))
+#define ETSB_X86_BUILDS 1
+#define ETSB_AVX512_BUILD __attribute__((unused, target("avx512f"), optimize("vect-cost-model=dynamic")))
+#define ETSB_AVX2_BUILD __attribute__((unused, target("avx2"), optimize("vect-cost-model=dynamic")))
 #elif defined(__GNUC__) && !defined(__clang__) && defined(__aarch64__) && !defined(ETSB_KERNELS_ONE_PATH)
 #define ETSB_HOT_LOOP __attribute__((unused, optimize("vect-cost-model=dynamic")))
 #define ETSB_NARROW_LOOP ETSB_HOT_LOOP
@@ -80,6 +86,16 @@ inline float erf_f32(float x) {
 #define ETSB_HOT_LOOP __attribute__((unused))
 #define ETSB_NARROW_LOOP ETSB_HOT_LOOP
 #endif
+
+/// Whether this CPU runs the code built only for AVX2 and up
+/// (ETSB_AVX2_BUILD): always where there are no such builds.
+inline bool avx2_runs() {
+#if defined(ETSB_X86_BUILDS)
+  return __builtin_cpu_supports("avx2");
+#else
+  return true;
+#endif
+}
 
 /// out[i] = 1 / (1 + e^-in[i]) for Float.
 ETSB_HOT_LOOP static void sigmoid_f32(const float* in, float* out, int64_t n) {
