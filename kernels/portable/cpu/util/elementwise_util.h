@@ -182,6 +182,18 @@ constexpr bool may_mix_dtypes(const char* name, int first_tensor) {
 #endif
 }
 
+/// Whether this build may call the operator whose switches are named `name`
+/// with a tensor of `dtype`: always, except in a dtype-selective build whose
+/// selected_op_variants.h leaves that dtype out. For a path taken on a dtype
+/// test outside any ET_SWITCH case (which would otherwise not be trimmed).
+constexpr bool may_take_dtype(const char* name, ScalarType dtype) {
+#if defined(ETSB_SELECTED_OP_VARIANTS)
+  return should_include_kernel_dtype(name, dtype);
+#else
+  return name != nullptr && dtype != ScalarType::Undefined;
+#endif
+}
+
 /// Calls `body(CT{})` with CT the compute type of a mixed-dtype call of the
 /// operator `Name` whose result dtype is `result`: double for floating
 /// results, bool for Bool, int64_t otherwise. The mixed operands are its
