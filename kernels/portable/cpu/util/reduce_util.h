@@ -117,17 +117,18 @@ struct WideReader {
 /// when in has dtype `Same` (the fast, vectorised case), else a WideReader
 /// (a call per element) chosen by an ET_SWITCH named `Name` on in's dtype, so
 /// that a loop instantiated per Acc serves every input dtype. Fails ctx (and
-/// does not visit) for a dtype outside real, Bool, Half and BFloat16.
-template <const char* Name, typename Same, typename Acc, typename Visit>
+/// does not visit) for a dtype outside real, Bool, Half and BFloat16, or
+/// outside the floating ones unless `Integral` (for callers that checked).
+template <const char* Name, typename Same, typename Acc, bool Integral = true, typename Visit>
 ET_INLINE void with_reader(KernelRuntimeContext& ctx, const Tensor& in, const Visit& visit) {
   const ScalarType t = in.scalar_type();
   if (t == ::executorch::runtime::CppTypeToScalarType<Same>::value) {
     visit(TypedReader<Same, Acc>{in.const_data_ptr<Same>()});
-  } else if (is_floating(t)) {
+  } else if (!Integral || is_floating(t)) {
     LoadFn<double> load = nullptr;
     ET_SWITCH_FLOATHBF16_TYPES(t, ctx, Name, T, [&]() { load = &load_as<double, T>; });
     if (load != nullptr) visit(WideReader<double, Acc>{load, in.const_data_ptr()});
-  } else {
+  } else if constexpr (Integral) {
     LoadFn<int64_t> load = nullptr;
     ET_SWITCH_INT_TYPES_AND(Bool, t, ctx, Name, T, [&]() { load = &load_as<int64_t, T>; });
     if (load != nullptr) visit(WideReader<int64_t, Acc>{load, in.const_data_ptr()});
@@ -287,20 +288,21 @@ struct KeepSum {
 };
 
 /// var[o] = sum((x - mean)^2) / max(N - correction, 0) over the elements x
-/// reducing into o, and mean[o] = the mean when `mean` is not null: two
-/// passes per output, accumulated in double; no element (N = 0) or a zero
-/// denominator gives NaN or inf, as in ATen.
-template <typename In, typename Out>
-void variance_and_mean(const ReducePlan& plan, const In* in, Out* var, Out* mean, double correction) {
+/// (each read as a double) reducing into o, and mean[o] = the mean when
+/// `mean` is not null: two passes per output, accumulated in double; no
+/// element (N = 0) or a zero denominator gives NaN or inf, as in ATen. Not
+/// inlined, as reduce_sum.
+template <typename Out, typename Read>
+ET_NOINLINE void variance_and_mean(const ReducePlan& plan, const Read& read, Out* var, Out* mean, double correction) {
   const double count = static_cast<double>(plan.count);
   const double denominator = count - correction > 0 ? count - correction : 0.0;
   for_each_output(plan, [&](int64_t o, int64_t first) {
     double sum = 0;
-    for_each_reduced(plan, first, [&](int64_t at) { sum += static_cast<double>(in[at]); });
+    for_each_reduced(plan, first, [&](int64_t at) { sum += read(at); });
     const double average = sum / count;
     double squares = 0;
     for_each_reduced(plan, first, [&](int64_t at) {
-      const double delta = static_cast<double>(in[at]) - average;
+      const double delta = read(at) - average;
       squares += delta * delta;
     });
     var[o] = static_cast<Out>(squares / denominator);
