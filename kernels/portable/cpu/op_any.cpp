@@ -22,10 +22,10 @@ constexpr char kAllName[] = "any.all_out";
 
 /// out[o] = whether any element of self reducing into o is non-zero, for
 /// tensors in any (matching) dim order: self is walked in logical order and
-/// each element ORed into out at out's strides, 0 along the `reduced` dims
-/// (out has self's rank: keepdim, or an empty dim list).
-template <typename In, typename Out>
-void any_strided(const Tensor& self, const bool* reduced, const Tensor& out) {
+/// each element ORed into out's bytes `result` at out's strides, 0 along the
+/// `reduced` dims (out has self's rank: keepdim, or an empty dim list).
+template <typename In>
+void any_strided(const Tensor& self, const bool* reduced, const Tensor& out, uint8_t* result) {
   const size_t rank = static_cast<size_t>(self.dim());
   int64_t in_strides[k::kMaxDim];
   int64_t out_strides[k::kMaxDim];
@@ -33,13 +33,12 @@ void any_strided(const Tensor& self, const bool* reduced, const Tensor& out) {
   k::strides_of(out, out_strides);
   for (size_t d = 0; d < rank; ++d) out_strides[d] = reduced[d] ? 0 : out_strides[d];
   const In* in = self.const_data_ptr<In>();
-  Out* result = out.mutable_data_ptr<Out>();
-  for (ssize_t o = 0; o < out.numel(); ++o) result[o] = Out(0);
+  for (ssize_t o = 0; o < out.numel(); ++o) result[o] = 0;
   int64_t at[k::kMaxDim] = {0};
   int64_t from = 0;
   int64_t to = 0;
   for (ssize_t i = 0; i < self.numel(); ++i) {
-    result[to] = static_cast<Out>(result[to] || in[from] != static_cast<In>(0));
+    result[to] = static_cast<uint8_t>(result[to] || in[from] != static_cast<In>(0));
     for (size_t d = rank; d-- > 0;) {
       from += in_strides[d];
       to += out_strides[d];
@@ -59,6 +58,30 @@ void mark_reduced(const Tensor& self, const std::optional<ArrayRef<int64_t>>& di
   for (const int64_t dim : *dims) {
     int64_t d = 0;
     if (self.dim() > 0 && k::normalize_dim(dim, self.dim(), &d)) reduced[d] = true;
+  }
+}
+
+/// The fold of any: acc, or x non-zero.
+template <typename In>
+struct AnyFold {
+  template <typename Out>
+  Out operator()(Out acc, In x) const {
+    return static_cast<Out>(acc || x != static_cast<In>(0));
+  }
+};
+
+/// any over self of C type In into out (Bool or Byte): the strided walk for
+/// other dim orders or an empty dim list (`walk`), else the plan. One copy
+/// per dtype, shared by the three overloads.
+template <typename In>
+ET_NOINLINE void any_of(const Tensor& self, const k::ReducePlan& plan, const bool* reduced, bool walk,
+                        const Tensor& out) {
+  // A Bool out is written as bytes too: true and false are the bytes 1 and 0.
+  uint8_t* result = static_cast<uint8_t*>(out.mutable_data_ptr());
+  if (walk) {
+    any_strided<In>(self, reduced, out, result);
+  } else {
+    k::reduce_fold(plan, self.const_data_ptr<In>(), result, uint8_t{0}, AnyFold<In>{});
   }
 }
 
@@ -87,20 +110,8 @@ Tensor& any_over(KernelRuntimeContext& ctx, const Tensor& self, const std::optio
   if (out.numel() == 0) return out;
   bool reduced[k::kMaxDim];
   mark_reduced(self, dims, reduced);
-  ET_SWITCH_REALHBBF16_TYPES(self.scalar_type(), ctx, Name, CTYPE, [&]() {
-    const bool is_bool = out.scalar_type() == ScalarType::Bool;
-    if (!contiguous || none) {
-      if (is_bool) any_strided<CTYPE, bool>(self, reduced, out);
-      if (!is_bool) any_strided<CTYPE, uint8_t>(self, reduced, out);
-      return;
-    }
-    const auto fold = [](auto acc, CTYPE x) { return static_cast<decltype(acc)>(acc || x != static_cast<CTYPE>(0)); };
-    if (is_bool) {
-      k::reduce_fold(plan, self.const_data_ptr<CTYPE>(), out.mutable_data_ptr<bool>(), false, fold);
-    } else {
-      k::reduce_fold(plan, self.const_data_ptr<CTYPE>(), out.mutable_data_ptr<uint8_t>(), uint8_t{0}, fold);
-    }
-  });
+  ET_SWITCH_REALHBBF16_TYPES(self.scalar_type(), ctx, Name, CTYPE,
+                             [&]() { any_of<CTYPE>(self, plan, reduced, !contiguous || none, out); });
   return out;
 }
 

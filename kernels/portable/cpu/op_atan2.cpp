@@ -19,7 +19,8 @@ constexpr char kName[] = "atan2.out";  // the switch name
 /// out = atan2(self, other) in [-pi, pi], broadcast; integral and Bool
 /// operands give Float (see float_binary_out).
 Tensor& atan2_out(KernelRuntimeContext& ctx, const Tensor& self, const Tensor& other, Tensor& out) {
-  return k::float_binary_out<kName>(ctx, self, other, out, [](auto y, auto x) { return std::atan2(y, x); });
+  return k::float_binary_out<kName>(ctx, self, other, out,
+                                    k::scalarwise([](auto y, auto x) { return std::atan2(y, x); }));
 }
 
 }  // namespace native

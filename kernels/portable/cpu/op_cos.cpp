@@ -16,7 +16,7 @@ constexpr char kName[] = "cos.out";  // the switch name
 
 /// out = cos(self) (see float_unary_out: integral and Bool inputs give Float).
 Tensor& cos_out(KernelRuntimeContext& ctx, const Tensor& self, Tensor& out) {
-  return k::float_unary_out<kName>(ctx, self, out, [](auto x) { return std::cos(x); });
+  return k::float_unary_out<kName>(ctx, self, out, k::scalarwise([](auto x) { return std::cos(x); }));
 }
 
 }  // namespace native

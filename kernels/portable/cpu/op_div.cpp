@@ -48,10 +48,10 @@ Tensor& div_out_mode(KernelRuntimeContext& ctx, const Tensor& self, const Tensor
                       "%s: integer division by zero", kModeName);
   if (trunc) {
     return k::binary_op_out<kModeName, k::BinaryResult::kCommon>(
-        ctx, self, other, out, [](auto x, auto y) { return k::divide_trunc(x, y); });
+        ctx, self, other, out, k::scalarwise([](auto x, auto y) { return k::divide_trunc(x, y); }));
   }
   return k::binary_op_out<kModeName, k::BinaryResult::kCommon>(
-      ctx, self, other, out, [](auto x, auto y) { return k::divide_floor(x, y); });
+      ctx, self, other, out, k::scalarwise([](auto x, auto y) { return k::divide_floor(x, y); }));
 }
 
 }  // namespace native

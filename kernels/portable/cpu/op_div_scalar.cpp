@@ -57,7 +57,7 @@ Tensor& div_scalar_mode_out(KernelRuntimeContext& ctx, const Tensor& self, const
   return k::map_scalar_op_out<kModeName>(ctx, self, result, out, [&](auto tag) {
     using CT = decltype(tag);
     const CT s = k::scalar_to<CT>(other);
-    return [s, trunc](CT x) { return trunc ? k::divide_trunc(x, s) : k::divide_floor(x, s); };
+    return k::scalarwise([s, trunc](CT x) { return trunc ? k::divide_trunc(x, s) : k::divide_floor(x, s); });
   });
 }
 

@@ -16,7 +16,7 @@ constexpr char kName[] = "erf.out";  // the switch name
 
 /// out = erf(self), the error function (see float_unary_out: integral and Bool inputs give Float).
 Tensor& erf_out(KernelRuntimeContext& ctx, const Tensor& self, Tensor& out) {
-  return k::float_unary_out<kName>(ctx, self, out, [](auto x) { return std::erf(x); });
+  return k::float_unary_out<kName>(ctx, self, out, k::scalarwise([](auto x) { return std::erf(x); }));
 }
 
 }  // namespace native

@@ -16,7 +16,7 @@ constexpr char kName[] = "exp.out";  // the switch name
 
 /// out = exp(self) (see float_unary_out: integral and Bool inputs give Float).
 Tensor& exp_out(KernelRuntimeContext& ctx, const Tensor& self, Tensor& out) {
-  return k::float_unary_out<kName>(ctx, self, out, [](auto x) { return std::exp(x); });
+  return k::float_unary_out<kName>(ctx, self, out, k::scalarwise([](auto x) { return std::exp(x); }));
 }
 
 }  // namespace native

@@ -26,7 +26,7 @@ Tensor& floor_divide_out(KernelRuntimeContext& ctx, const Tensor& self, const Te
   ET_KERNEL_CHECK_MSG(ctx, !k::integral_division_by_zero<kName>(ctx, self, other), InvalidArgument, out,
                       "%s: integer division by zero", kName);
   return k::binary_op_out<kName, k::BinaryResult::kCommon>(
-      ctx, self, other, out, [](auto x, auto y) { return k::divide_floor(x, y); });
+      ctx, self, other, out, k::scalarwise([](auto x, auto y) { return k::divide_floor(x, y); }));
 }
 
 }  // namespace native

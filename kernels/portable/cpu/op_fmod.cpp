@@ -30,7 +30,7 @@ Tensor& fmod_Scalar_out(KernelRuntimeContext& ctx, const Tensor& self, const Sca
   return k::map_scalar_op_out<kName>(ctx, self, result, out, [&](auto tag) {
     using CT = decltype(tag);
     const CT s = k::scalar_to<CT>(other);
-    return [s](CT x) { return k::remainder_trunc(x, s); };
+    return k::scalarwise([s](CT x) { return k::remainder_trunc(x, s); });
   });
 }
 
@@ -40,7 +40,7 @@ Tensor& fmod_Tensor_out(KernelRuntimeContext& ctx, const Tensor& self, const Ten
   ET_KERNEL_CHECK_MSG(ctx, !k::integral_division_by_zero<kTensorName>(ctx, self, other), InvalidArgument, out,
                       "%s: integer division by zero", kTensorName);
   return k::binary_op_out<kTensorName, k::BinaryResult::kCommon>(
-      ctx, self, other, out, [](auto x, auto y) { return k::remainder_trunc(x, y); });
+      ctx, self, other, out, k::scalarwise([](auto x, auto y) { return k::remainder_trunc(x, y); }));
 }
 
 }  // namespace native

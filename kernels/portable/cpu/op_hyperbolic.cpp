@@ -21,27 +21,27 @@ constexpr char kAtanhName[] = "atanh.out";
 
 /// out = cosh(self) (see float_unary_out: integral and Bool inputs give Float).
 Tensor& cosh_out(KernelRuntimeContext& ctx, const Tensor& self, Tensor& out) {
-  return k::float_unary_out<kCoshName>(ctx, self, out, [](auto x) { return std::cosh(x); });
+  return k::float_unary_out<kCoshName>(ctx, self, out, k::scalarwise([](auto x) { return std::cosh(x); }));
 }
 
 /// out = sinh(self) (see float_unary_out: integral and Bool inputs give Float).
 Tensor& sinh_out(KernelRuntimeContext& ctx, const Tensor& self, Tensor& out) {
-  return k::float_unary_out<kSinhName>(ctx, self, out, [](auto x) { return std::sinh(x); });
+  return k::float_unary_out<kSinhName>(ctx, self, out, k::scalarwise([](auto x) { return std::sinh(x); }));
 }
 
 /// out = acosh(self); NaN below 1 (see float_unary_out: integral and Bool inputs give Float).
 Tensor& acosh_out(KernelRuntimeContext& ctx, const Tensor& self, Tensor& out) {
-  return k::float_unary_out<kAcoshName>(ctx, self, out, [](auto x) { return std::acosh(x); });
+  return k::float_unary_out<kAcoshName>(ctx, self, out, k::scalarwise([](auto x) { return std::acosh(x); }));
 }
 
 /// out = asinh(self) (see float_unary_out: integral and Bool inputs give Float).
 Tensor& asinh_out(KernelRuntimeContext& ctx, const Tensor& self, Tensor& out) {
-  return k::float_unary_out<kAsinhName>(ctx, self, out, [](auto x) { return std::asinh(x); });
+  return k::float_unary_out<kAsinhName>(ctx, self, out, k::scalarwise([](auto x) { return std::asinh(x); }));
 }
 
 /// out = atanh(self); +-inf at +-1, NaN outside [-1, 1] (see float_unary_out: integral and Bool inputs give Float).
 Tensor& atanh_out(KernelRuntimeContext& ctx, const Tensor& self, Tensor& out) {
-  return k::float_unary_out<kAtanhName>(ctx, self, out, [](auto x) { return std::atanh(x); });
+  return k::float_unary_out<kAtanhName>(ctx, self, out, k::scalarwise([](auto x) { return std::atanh(x); }));
 }
 
 }  // namespace native

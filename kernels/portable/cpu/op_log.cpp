@@ -16,7 +16,7 @@ constexpr char kName[] = "log.out";  // the switch name
 
 /// out = log(self), the natural logarithm (see float_unary_out: integral and Bool inputs give Float).
 Tensor& log_out(KernelRuntimeContext& ctx, const Tensor& self, Tensor& out) {
-  return k::float_unary_out<kName>(ctx, self, out, [](auto x) { return std::log(x); });
+  return k::float_unary_out<kName>(ctx, self, out, k::scalarwise([](auto x) { return std::log(x); }));
 }
 
 }  // namespace native

@@ -20,22 +20,22 @@ constexpr char kLog10Name[] = "log10.out";
 
 /// out = exp(self) - 1, without cancellation for small self (see float_unary_out: integral and Bool inputs give Float).
 Tensor& expm1_out(KernelRuntimeContext& ctx, const Tensor& self, Tensor& out) {
-  return k::float_unary_out<kExpm1Name>(ctx, self, out, [](auto x) { return std::expm1(x); });
+  return k::float_unary_out<kExpm1Name>(ctx, self, out, k::scalarwise([](auto x) { return std::expm1(x); }));
 }
 
 /// out = log(1 + self), without cancellation for small self (see float_unary_out: integral and Bool inputs give Float).
 Tensor& log1p_out(KernelRuntimeContext& ctx, const Tensor& self, Tensor& out) {
-  return k::float_unary_out<kLog1pName>(ctx, self, out, [](auto x) { return std::log1p(x); });
+  return k::float_unary_out<kLog1pName>(ctx, self, out, k::scalarwise([](auto x) { return std::log1p(x); }));
 }
 
 /// out = the base-2 logarithm of self (see float_unary_out: integral and Bool inputs give Float).
 Tensor& log2_out(KernelRuntimeContext& ctx, const Tensor& self, Tensor& out) {
-  return k::float_unary_out<kLog2Name>(ctx, self, out, [](auto x) { return std::log2(x); });
+  return k::float_unary_out<kLog2Name>(ctx, self, out, k::scalarwise([](auto x) { return std::log2(x); }));
 }
 
 /// out = the base-10 logarithm of self (see float_unary_out: integral and Bool inputs give Float).
 Tensor& log10_out(KernelRuntimeContext& ctx, const Tensor& self, Tensor& out) {
-  return k::float_unary_out<kLog10Name>(ctx, self, out, [](auto x) { return std::log10(x); });
+  return k::float_unary_out<kLog10Name>(ctx, self, out, k::scalarwise([](auto x) { return std::log10(x); }));
 }
 
 }  // namespace native

@@ -17,6 +17,13 @@ namespace {
 constexpr char kName[] = "mean.out";  // the switch names
 constexpr char kDtypeName[] = "mean.dtype_out";
 
+/// The finish of a mean (reduce_sum_widened): the sum divided by the count.
+template <typename Acc>
+struct DivideBy {
+  Acc count;
+  Acc operator()(Acc acc) const { return acc / count; }
+};
+
 /// The body of both overloads (see mean_dim_out); `Name` is the calling
 /// operator's switch name, so that a dtype-selective build keys each
 /// overload's dtypes on its own name.
@@ -35,25 +42,24 @@ Tensor& mean_over(KernelRuntimeContext& ctx, const Tensor& self, const std::opti
   ET_KERNEL_CHECK(ctx, k::resize_to(out, plan.out), InvalidArgument, out);
   const int64_t n = out.numel();
   if (n == 0) return out;
+  // One loop per out dtype (shared by both overloads): self is read through
+  // with_reader (typed when it has out's dtype, else widened exactly).
   if (k::is_reduced_float(self.scalar_type()) || k::is_reduced_float(out.scalar_type())) {
     // Half and BFloat16 are summed in float (double for a Double out) and rounded once.
-    ET_SWITCH_REALHBBF16_TYPES(self.scalar_type(), ctx, Name, IN, [&]() {
-      ET_SWITCH_FLOATHBF16_TYPES(out.scalar_type(), ctx, Name, OUT, [&]() {
-        using Acc = k::float_compute_t<OUT>;
-        const Acc count = static_cast<Acc>(plan.count);
-        k::reduce_sum_widened<Acc>(plan, self.const_data_ptr<IN>(), out.mutable_data_ptr<OUT>(),
-                                   [count](Acc acc) { return acc / count; });
+    ET_SWITCH_FLOATHBF16_TYPES(out.scalar_type(), ctx, Name, OUT, [&]() {
+      using Acc = k::float_compute_t<OUT>;
+      const DivideBy<Acc> finish{static_cast<Acc>(plan.count)};
+      k::with_reader<Name, OUT, Acc>(ctx, self, [&](const auto& read) {
+        k::reduce_sum_widened<Acc>(plan, read, out.mutable_data_ptr<OUT>(), finish);
       });
     });
     return out;
   }
-  ET_SWITCH_REALB_TYPES(self.scalar_type(), ctx, Name, IN, [&]() {
-    ET_SWITCH_FLOAT_TYPES(out.scalar_type(), ctx, Name, OUT, [&]() {
-      OUT* result = out.mutable_data_ptr<OUT>();
-      k::reduce_sum(plan, self.const_data_ptr<IN>(), result);
-      const OUT count = static_cast<OUT>(plan.count);
-      for (int64_t i = 0; i < n; ++i) result[i] /= count;
-    });
+  ET_SWITCH_FLOAT_TYPES(out.scalar_type(), ctx, Name, OUT, [&]() {
+    OUT* result = out.mutable_data_ptr<OUT>();
+    k::with_reader<Name, OUT, OUT>(ctx, self, [&](const auto& read) { k::reduce_sum(plan, read, result); });
+    const OUT count = static_cast<OUT>(plan.count);
+    for (int64_t i = 0; i < n; ++i) result[i] /= count;
   });
   return out;
 }

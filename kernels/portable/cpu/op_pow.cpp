@@ -22,8 +22,8 @@ constexpr char kScalarBaseName[] = "pow.Scalar_out";
 /// out = self ** exponent elementwise, broadcast, in their common dtype
 /// (k::power: exact for integers; see binary_op_out for dtypes and paths).
 Tensor& pow_Tensor_Tensor_out(KernelRuntimeContext& ctx, const Tensor& self, const Tensor& exponent, Tensor& out) {
-  return k::binary_op_out<kTensorName, k::BinaryResult::kCommon>(ctx, self, exponent, out,
-                                                                 [](auto x, auto y) { return k::power(x, y); });
+  return k::binary_op_out<kTensorName, k::BinaryResult::kCommon>(
+      ctx, self, exponent, out, k::scalarwise([](auto x, auto y) { return k::power(x, y); }));
 }
 
 /// out = self ** exponent for a Scalar exponent, in ATen's result dtype of
@@ -38,7 +38,7 @@ Tensor& pow_Tensor_Scalar_out(KernelRuntimeContext& ctx, const Tensor& self, con
   return k::map_scalar_op_out<kScalarName>(ctx, self, result, out, [&](auto tag) {
     using CT = decltype(tag);
     const CT e = k::scalar_to<CT>(exponent);
-    return [e](CT x) { return k::power(x, e); };
+    return k::scalarwise([e](CT x) { return k::power(x, e); });
   });
 }
 
@@ -55,7 +55,7 @@ Tensor& pow_Scalar_out(KernelRuntimeContext& ctx, const Scalar& self, const Tens
   return k::map_scalar_op_out<kScalarBaseName>(ctx, exponent, result, out, [&](auto tag) {
     using CT = decltype(tag);
     const CT base = k::scalar_to<CT>(self);
-    return [base](CT e) { return k::power(base, e); };
+    return k::scalarwise([base](CT e) { return k::power(base, e); });
   });
 }
 

@@ -18,10 +18,33 @@ namespace {
 constexpr char kName[] = "prod.out";  // the switch names
 constexpr char kIntName[] = "prod.int_out";
 
-/// out[o] = the product of the input elements reducing into o, each
-/// converted to out's dtype first and multiplied in its category's widest
-/// type: double for floating outs, int64_t (wrapping) for integral ones, and
-/// logical and for Bool. An empty reduction gives 1.
+/// out[o] = the product of the input elements reducing into o, each read as
+/// Out (out's dtype) first and multiplied in its category's widest type:
+/// double for floating outs, int64_t (wrapping) for integral ones, and
+/// logical and for Bool. An empty reduction gives 1. One copy per Out and
+/// reader, shared by both overloads.
+template <typename Out, typename Read>
+ET_NOINLINE void multiply_into(const k::ReducePlan& plan, const Read& read, Out* result) {
+  using Acc = typename std::conditional<
+      k::is_float_like<Out>(), double,
+      typename std::conditional<std::is_same<Out, bool>::value, bool, int64_t>::type>::type;
+  k::for_each_output(plan, [&](int64_t o, int64_t first) {
+    Acc acc = Acc(1);
+    k::for_each_reduced(plan, first, [&](int64_t at) {
+      const Acc x = static_cast<Acc>(read(at));
+      if constexpr (std::is_same<Acc, bool>::value) {
+        acc = acc && x;
+      } else {
+        acc = k::wrapping_mul(acc, x);
+      }
+    });
+    result[o] = static_cast<Out>(acc);
+  });
+}
+
+/// Checks dtype and layout, resizes out and multiplies (multiply_into).
+/// Real, Bool, Half and BFloat16 dtypes on either side: one loop per out
+/// dtype, self read through with_reader.
 template <const char* Name>
 Tensor& product(KernelRuntimeContext& ctx, const Tensor& self, const k::ReducePlan& plan,
                 std::optional<ScalarType> dtype, Tensor& out) {
@@ -30,26 +53,9 @@ Tensor& product(KernelRuntimeContext& ctx, const Tensor& self, const k::ReducePl
   ET_KERNEL_CHECK_MSG(ctx, k::is_contiguous(self) && k::is_contiguous(out), InvalidArgument, out,
                       "%s: self and out must be contiguous", Name);
   ET_KERNEL_CHECK_MSG(ctx, k::resize_to(out, plan.out), InvalidArgument, out, "%s: cannot resize out", Name);
-  ET_SWITCH_REALHBBF16_TYPES(self.scalar_type(), ctx, Name, IN, [&]() {
-    ET_SWITCH_REALHBBF16_TYPES(out.scalar_type(), ctx, Name, OUT, [&]() {
-      using Acc = typename std::conditional<
-          k::is_float_like<OUT>(), double,
-          typename std::conditional<std::is_same<OUT, bool>::value, bool, int64_t>::type>::type;
-      const IN* in = self.const_data_ptr<IN>();
-      OUT* result = out.mutable_data_ptr<OUT>();
-      k::for_each_output(plan, [&](int64_t o, int64_t first) {
-        Acc acc = Acc(1);
-        k::for_each_reduced(plan, first, [&](int64_t at) {
-          const Acc x = static_cast<Acc>(static_cast<OUT>(in[at]));
-          if constexpr (std::is_same<Acc, bool>::value) {
-            acc = acc && x;
-          } else {
-            acc = k::wrapping_mul(acc, x);
-          }
-        });
-        result[o] = static_cast<OUT>(acc);
-      });
-    });
+  ET_SWITCH_REALHBBF16_TYPES(out.scalar_type(), ctx, Name, OUT, [&]() {
+    OUT* result = out.mutable_data_ptr<OUT>();
+    k::with_reader<Name, OUT, OUT>(ctx, self, [&](const auto& read) { multiply_into(plan, read, result); });
   });
   return out;
 }

@@ -28,7 +28,7 @@ Tensor& remainder_Tensor_out(KernelRuntimeContext& ctx, const Tensor& self, cons
   ET_KERNEL_CHECK_MSG(ctx, !k::integral_division_by_zero<kName>(ctx, self, other), InvalidArgument, out,
                       "%s: integer division by zero", kName);
   return k::binary_op_out<kName, k::BinaryResult::kCommon>(
-      ctx, self, other, out, [](auto x, auto y) { return k::remainder_floor(x, y); });
+      ctx, self, other, out, k::scalarwise([](auto x, auto y) { return k::remainder_floor(x, y); }));
 }
 
 /// out = self mod other for a Scalar other, in ATen's result dtype of self
@@ -43,7 +43,7 @@ Tensor& remainder_Scalar_out(KernelRuntimeContext& ctx, const Tensor& self, cons
   return k::map_scalar_op_out<kScalarName>(ctx, self, result, out, [&](auto tag) {
     using CT = decltype(tag);
     const CT s = k::scalar_to<CT>(other);
-    return [s](CT x) { return k::remainder_floor(x, s); };
+    return k::scalarwise([s](CT x) { return k::remainder_floor(x, s); });
   });
 }
 

@@ -16,7 +16,7 @@ constexpr char kName[] = "sin.out";  // the switch name
 
 /// out = sin(self) (see float_unary_out: integral and Bool inputs give Float).
 Tensor& sin_out(KernelRuntimeContext& ctx, const Tensor& self, Tensor& out) {
-  return k::float_unary_out<kName>(ctx, self, out, [](auto x) { return std::sin(x); });
+  return k::float_unary_out<kName>(ctx, self, out, k::scalarwise([](auto x) { return std::sin(x); }));
 }
 
 }  // namespace native

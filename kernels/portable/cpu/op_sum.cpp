@@ -22,8 +22,9 @@ void sum_complex(KernelRuntimeContext& ctx, const k::ReducePlan& plan, const Ten
   ET_KERNEL_CHECK_MSG(ctx, out.scalar_type() == self.scalar_type(), InvalidArgument, , "%s: out must have self's dtype",
                       kName);
   ET_SWITCH_COMPLEXH_TYPES(self.scalar_type(), ctx, kName, CTYPE, [&]() {
-    k::reduce_sum_widened<k::complex_compute_t<CTYPE>>(plan, self.const_data_ptr<CTYPE>(),
-                                                       out.mutable_data_ptr<CTYPE>(), [](auto acc) { return acc; });
+    using Acc = k::complex_compute_t<CTYPE>;
+    k::reduce_sum_widened<Acc>(plan, k::TypedReader<CTYPE, Acc>{self.const_data_ptr<CTYPE>()},
+                               out.mutable_data_ptr<CTYPE>(), k::KeepSum{});
   });
 }
 
@@ -35,19 +36,20 @@ void sum_real(KernelRuntimeContext& ctx, const k::ReducePlan& plan, const Tensor
   const ScalarType out_type = out.scalar_type();
   ET_KERNEL_CHECK_MSG(ctx, k::is_realhbbf16(in_type) && k::is_realhbbf16(out_type), InvalidArgument, ,
                       "%s: unsupported dtype", kName);
+  // One loop per out dtype: self is read through with_reader (typed when it
+  // has out's dtype, else widened exactly and converted per element).
   if ((k::is_reduced_float(in_type) || k::is_reduced_float(out_type)) && k::is_floating(out_type)) {
-    ET_SWITCH_REALHBBF16_TYPES(in_type, ctx, kName, IN, [&]() {
-      ET_SWITCH_FLOATHBF16_TYPES(out_type, ctx, kName, OUT, [&]() {
-        k::reduce_sum_widened<k::float_compute_t<OUT>>(plan, self.const_data_ptr<IN>(), out.mutable_data_ptr<OUT>(),
-                                                       [](auto acc) { return acc; });
+    ET_SWITCH_FLOATHBF16_TYPES(out_type, ctx, kName, OUT, [&]() {
+      using Acc = k::float_compute_t<OUT>;
+      k::with_reader<kName, OUT, Acc>(ctx, self, [&](const auto& read) {
+        k::reduce_sum_widened<Acc>(plan, read, out.mutable_data_ptr<OUT>(), k::KeepSum{});
       });
     });
     return;
   }
-  ET_SWITCH_REALHBBF16_TYPES(in_type, ctx, kName, IN, [&]() {
-    ET_SWITCH_REALB_TYPES(out_type, ctx, kName, OUT, [&]() {
-      k::reduce_sum(plan, self.const_data_ptr<IN>(), out.mutable_data_ptr<OUT>());
-    });
+  ET_SWITCH_REALB_TYPES(out_type, ctx, kName, OUT, [&]() {
+    k::with_reader<kName, OUT, OUT>(ctx, self,
+                                    [&](const auto& read) { k::reduce_sum(plan, read, out.mutable_data_ptr<OUT>()); });
   });
 }
 

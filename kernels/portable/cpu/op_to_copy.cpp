@@ -1,5 +1,5 @@
 // aten::_to_copy.out: out = self converted to out's dtype.
-#include "util/copy_util.h"
+#include "util/convert_util.h"
 
 #include <optional>
 

@@ -1,6 +1,7 @@
 // dim_order_ops::_to_dim_order_copy.out: copy with a dtype conversion and/or a
 // change of dim order (memory layout).
 #include "util/complex_util.h"
+#include "util/convert_util.h"
 #include "util/copy_util.h"
 #include "util/elementwise_util.h"
 

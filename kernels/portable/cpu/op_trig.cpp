@@ -20,22 +20,22 @@ constexpr char kAtanName[] = "atan.out";
 
 /// out = tan(self), self in radians (see float_unary_out: integral and Bool inputs give Float).
 Tensor& tan_out(KernelRuntimeContext& ctx, const Tensor& self, Tensor& out) {
-  return k::float_unary_out<kTanName>(ctx, self, out, [](auto x) { return std::tan(x); });
+  return k::float_unary_out<kTanName>(ctx, self, out, k::scalarwise([](auto x) { return std::tan(x); }));
 }
 
 /// out = acos(self) in [0, pi]; NaN outside [-1, 1] (see float_unary_out: integral and Bool inputs give Float).
 Tensor& acos_out(KernelRuntimeContext& ctx, const Tensor& self, Tensor& out) {
-  return k::float_unary_out<kAcosName>(ctx, self, out, [](auto x) { return std::acos(x); });
+  return k::float_unary_out<kAcosName>(ctx, self, out, k::scalarwise([](auto x) { return std::acos(x); }));
 }
 
 /// out = asin(self) in [-pi/2, pi/2]; NaN outside [-1, 1] (see float_unary_out: integral and Bool inputs give Float).
 Tensor& asin_out(KernelRuntimeContext& ctx, const Tensor& self, Tensor& out) {
-  return k::float_unary_out<kAsinName>(ctx, self, out, [](auto x) { return std::asin(x); });
+  return k::float_unary_out<kAsinName>(ctx, self, out, k::scalarwise([](auto x) { return std::asin(x); }));
 }
 
 /// out = atan(self) in (-pi/2, pi/2) (see float_unary_out: integral and Bool inputs give Float).
 Tensor& atan_out(KernelRuntimeContext& ctx, const Tensor& self, Tensor& out) {
-  return k::float_unary_out<kAtanName>(ctx, self, out, [](auto x) { return std::atan(x); });
+  return k::float_unary_out<kAtanName>(ctx, self, out, k::scalarwise([](auto x) { return std::atan(x); }));
 }
 
 }  // namespace native

@@ -44,8 +44,8 @@ Tensor& var_correction_out(KernelRuntimeContext& ctx, const Tensor& self, std::o
   if (!plan_variance<kName>(ctx, self, dim, keepdim, out, &plan) || out.numel() == 0) return out;
   const double c = correction.has_value() ? k::scalar_to<double>(*correction) : 1.0;
   ET_SWITCH_FLOATHBF16_TYPES(self.scalar_type(), ctx, kName, CTYPE, [&]() {
-    k::variance_and_mean(plan, self.const_data_ptr<CTYPE>(), out.mutable_data_ptr<CTYPE>(),
-                         static_cast<CTYPE*>(nullptr), c);
+    k::variance_and_mean(plan, k::TypedReader<CTYPE, double>{self.const_data_ptr<CTYPE>()},
+                         out.mutable_data_ptr<CTYPE>(), static_cast<CTYPE*>(nullptr), c);
   });
   return out;
 }
@@ -59,10 +59,10 @@ Tensor& var_out(KernelRuntimeContext& ctx, const Tensor& self, std::optional<Arr
                       InvalidArgument, out, "%s: self and out must be floating", kOutName);
   k::ReducePlan plan;
   if (!plan_variance<kOutName>(ctx, self, dim, keepdim, out, &plan) || out.numel() == 0) return out;
-  ET_SWITCH_FLOATHBF16_TYPES(self.scalar_type(), ctx, kOutName, IN, [&]() {
-    ET_SWITCH_FLOATHBF16_TYPES(out.scalar_type(), ctx, kOutName, OUT, [&]() {
-      k::variance_and_mean(plan, self.const_data_ptr<IN>(), out.mutable_data_ptr<OUT>(), static_cast<OUT*>(nullptr),
-                           unbiased ? 1.0 : 0.0);
+  // One loop per out dtype: self read through with_reader.
+  ET_SWITCH_FLOATHBF16_TYPES(out.scalar_type(), ctx, kOutName, OUT, [&]() {
+    k::with_reader<kOutName, OUT, double, false>(ctx, self, [&](const auto& read) {
+      k::variance_and_mean(plan, read, out.mutable_data_ptr<OUT>(), static_cast<OUT*>(nullptr), unbiased ? 1.0 : 0.0);
     });
   });
   return out;
@@ -88,10 +88,9 @@ std::tuple<Tensor&, Tensor&> var_mean_correction_out(KernelRuntimeContext& ctx, 
                       "%s: mean must be contiguous, of var's shape", kMeanName);
   if (var.numel() == 0) return both;
   const double c = correction.has_value() ? k::scalar_to<double>(*correction) : 1.0;
-  ET_SWITCH_FLOATHBF16_TYPES(self.scalar_type(), ctx, kMeanName, IN, [&]() {
-    ET_SWITCH_FLOATHBF16_TYPES(var.scalar_type(), ctx, kMeanName, OUT, [&]() {
-      k::variance_and_mean(plan, self.const_data_ptr<IN>(), var.mutable_data_ptr<OUT>(), mean.mutable_data_ptr<OUT>(),
-                           c);
+  ET_SWITCH_FLOATHBF16_TYPES(var.scalar_type(), ctx, kMeanName, OUT, [&]() {
+    k::with_reader<kMeanName, OUT, double, false>(ctx, self, [&](const auto& read) {
+      k::variance_and_mean(plan, read, var.mutable_data_ptr<OUT>(), mean.mutable_data_ptr<OUT>(), c);
     });
   });
   return both;

@@ -67,7 +67,7 @@ inline void binary_reduced_float(KernelRuntimeContext& ctx, const Tensor& a, con
   (void)ctx;
   ET_SWITCH_TWO_TYPES(Half, BFloat16, a.scalar_type(), ctx, Name, CTYPE, [&]() {
     using Out = typename std::conditional<Truth, bool, CTYPE>::type;
-    binary_same_dtype<CTYPE, Out>(a, b, out, [&op](CTYPE x, CTYPE y) {
+    binary_same_dtype<CTYPE, Out, unroll_for<Op>()>(a, b, out, [&op](CTYPE x, CTYPE y) {
       return static_cast<Out>(op(static_cast<float>(x), static_cast<float>(y)));
     });
   });
@@ -110,7 +110,7 @@ inline Tensor& binary_op_out(KernelRuntimeContext& ctx, const Tensor& a, const T
     const auto run = [&](auto tag) {
       using T = decltype(tag);
       using Out = typename std::conditional<Result == BinaryResult::kTruth, bool, T>::type;
-      binary_same_dtype<T, Out>(a, b, out, [&op](T x, T y) { return static_cast<Out>(op(x, y)); });
+      binary_same_dtype<T, Out, unroll_for<Op>()>(a, b, out, [&op](T x, T y) { return static_cast<Out>(op(x, y)); });
     };
     if (Types == BinaryTypes::kIntegral) {
       ET_SWITCH_INT_TYPES_AND(Bool, t, ctx, Name, CTYPE, [&]() { run(CTYPE{}); });
@@ -151,7 +151,8 @@ inline Tensor& float_binary_out(KernelRuntimeContext& ctx, const Tensor& a, cons
   }
   if (same_real_dtype(a, b, out)) {
     ET_SWITCH_FLOAT_TYPES(out.scalar_type(), ctx, Name, CTYPE, [&]() {
-      binary_same_dtype<CTYPE, CTYPE>(a, b, out, [&op](CTYPE x, CTYPE y) { return static_cast<CTYPE>(op(x, y)); });
+      binary_same_dtype<CTYPE, CTYPE, unroll_for<Op>()>(
+          a, b, out, [&op](CTYPE x, CTYPE y) { return static_cast<CTYPE>(op(x, y)); });
     });
     return out;
   }

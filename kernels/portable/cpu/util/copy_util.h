@@ -336,28 +336,6 @@ inline bool copy_or_convert(KernelRuntimeContext& ctx, ScalarType in_type, const
   return convert_walk<Name>(ctx, in_type, src, src_offset, out_type, dst, dst_offset, p);
 }
 
-/// out = self converted element by element in memory order (out already has
-/// self's shape and dim order): self itself when the dtypes agree, otherwise
-/// one typed loop per (input, output) pair of real, Bool, Half and BFloat16
-/// dtypes, from nested ET_SWITCHes that a dtype-selective build trims.
-/// `Name` is the calling operator's switch name.
-template <const char* Name>
-inline void convert_in_order(KernelRuntimeContext& ctx, const Tensor& self, const Tensor& out) {
-  const int64_t n = self.numel();
-  if (n == 0) return;
-  if (self.scalar_type() == out.scalar_type()) {
-    if (self.const_data_ptr() != out.mutable_data_ptr()) {
-      std::memmove(out.mutable_data_ptr(), self.const_data_ptr(), self.nbytes());
-    }
-    return;
-  }
-  ET_SWITCH_REALHBBF16_TYPES(self.scalar_type(), ctx, Name, IN, [&]() {
-    ET_SWITCH_REALHBBF16_TYPES(out.scalar_type(), ctx, Name, OUT, [&]() {
-      map_unary(self.const_data_ptr<IN>(), out.mutable_data_ptr<OUT>(), n, [](IN x) { return static_cast<OUT>(x); });
-    });
-  });
-}
-
 /// Resizes `out` to `size` (each in [0, INT32_MAX], at most kMaxDim of
 /// them), for the creation operators (full, zeros, ones, empty); false with
 /// ctx failed and a log line naming `Name` on a bad size.

@@ -25,43 +25,74 @@ constexpr int64_t kUnroll = 8;
 
 // ---- flat loops -----------------------------------------------------------------
 
-/// out[j] = op(in[j]) for j < n.
-template <typename In, typename Out, typename Op>
+/// An elementwise function that never vectorises (a library call such as
+/// powf or fmodf, an integer division, a loop per element), as the engines'
+/// op: their loops then run it one element at a time, since blocks of
+/// kUnroll copies would only cost compile time and code. Same results.
+template <typename Op>
+struct Scalarwise {
+  Op op;
+  template <typename... X>
+  auto operator()(X... x) const {
+    return op(x...);
+  }
+};
+
+/// `op` marked as Scalarwise.
+template <typename Op>
+Scalarwise<Op> scalarwise(Op op) {
+  return Scalarwise<Op>{op};
+}
+
+template <typename Op>
+struct IsScalarwise : std::false_type {};
+template <typename Op>
+struct IsScalarwise<Scalarwise<Op>> : std::true_type {};
+
+/// The block length of the loops that run `Op`: kUnroll, or 1 for a
+/// Scalarwise one.
+template <typename Op>
+constexpr int64_t unroll_for() {
+  return IsScalarwise<Op>::value ? 1 : kUnroll;
+}
+
+/// out[j] = op(in[j]) for j < n, in blocks of Unroll.
+template <int64_t Unroll = kUnroll, typename In, typename Out, typename Op>
 ET_INLINE void map_unary(const In* in, Out* out, int64_t n, const Op& op) {
   int64_t j = 0;
-  for (; j + kUnroll <= n; j += kUnroll) {
-    In x[kUnroll];
-    Out r[kUnroll];
-    for (int64_t u = 0; u < kUnroll; ++u) x[u] = in[j + u];
-    for (int64_t u = 0; u < kUnroll; ++u) r[u] = op(x[u]);
-    for (int64_t u = 0; u < kUnroll; ++u) out[j + u] = r[u];
+  for (; j + Unroll <= n; j += Unroll) {
+    In x[Unroll];
+    Out r[Unroll];
+    for (int64_t u = 0; u < Unroll; ++u) x[u] = in[j + u];
+    for (int64_t u = 0; u < Unroll; ++u) r[u] = op(x[u]);
+    for (int64_t u = 0; u < Unroll; ++u) out[j + u] = r[u];
   }
   for (; j < n; ++j) out[j] = op(in[j]);
 }
 
 /// out[j] = op(a[j * sa], b[j * sb]) for j < n, with strides sa, sb in {0, 1}:
 /// a zero stride repeats one element (a broadcast scalar), hoisted out of the
-/// loop. Deliberately not forced inline: the flat and the broadcast paths of
-/// an op share one copy.
-template <typename T, typename Out, typename Op>
+/// loop; blocks of Unroll. Deliberately not forced inline: the flat and the
+/// broadcast paths of an op share one copy.
+template <int64_t Unroll = kUnroll, typename T, typename Out, typename Op>
 void map_binary(const T* a, int64_t sa, const T* b, int64_t sb, Out* out, int64_t n, const Op& op) {
   if (sa != 0 && sb != 0) {
     int64_t j = 0;
-    for (; j + kUnroll <= n; j += kUnroll) {
-      T x[kUnroll], y[kUnroll];
-      Out r[kUnroll];
-      for (int64_t u = 0; u < kUnroll; ++u) x[u] = a[j + u];
-      for (int64_t u = 0; u < kUnroll; ++u) y[u] = b[j + u];
-      for (int64_t u = 0; u < kUnroll; ++u) r[u] = op(x[u], y[u]);
-      for (int64_t u = 0; u < kUnroll; ++u) out[j + u] = r[u];
+    for (; j + Unroll <= n; j += Unroll) {
+      T x[Unroll], y[Unroll];
+      Out r[Unroll];
+      for (int64_t u = 0; u < Unroll; ++u) x[u] = a[j + u];
+      for (int64_t u = 0; u < Unroll; ++u) y[u] = b[j + u];
+      for (int64_t u = 0; u < Unroll; ++u) r[u] = op(x[u], y[u]);
+      for (int64_t u = 0; u < Unroll; ++u) out[j + u] = r[u];
     }
     for (; j < n; ++j) out[j] = op(a[j], b[j]);
   } else if (sa != 0) {
     const T y = *b;
-    map_unary(a, out, n, [&](T x) { return op(x, y); });
+    map_unary<Unroll>(a, out, n, [&](T x) { return op(x, y); });
   } else if (sb != 0) {
     const T x = *a;
-    map_unary(b, out, n, [&](T y) { return op(x, y); });
+    map_unary<Unroll>(b, out, n, [&](T y) { return op(x, y); });
   } else {
     const Out r = op(*a, *b);
     for (int64_t j = 0; j < n; ++j) out[j] = r;
@@ -96,8 +127,8 @@ inline void for_each_binary_run(const Tensor& a, const Tensor& b, const Tensor& 
 }
 
 /// out = op(a, b) elementwise with broadcasting; a and b are of C type T, out
-/// of Out; out already has the broadcast shape.
-template <typename T, typename Out, typename Op>
+/// of Out; out already has the broadcast shape. Blocks of Unroll (map_binary).
+template <typename T, typename Out, int64_t Unroll = kUnroll, typename Op>
 inline void binary_same_dtype(const Tensor& a, const Tensor& b, const Tensor& out, const Op& op) {
   const T* pa = a.const_data_ptr<T>();
   const T* pb = b.const_data_ptr<T>();
@@ -108,10 +139,10 @@ inline void binary_same_dtype(const Tensor& a, const Tensor& b, const Tensor& ou
   // Flat: valid broadcasting with equal element counts means no dim
   // stretches, so flat indices coincide; a one-element operand repeats.
   if ((na == n || na == 1) && (nb == n || nb == 1)) {
-    return map_binary(pa, na == 1 ? 0 : 1, pb, nb == 1 ? 0 : 1, po, n, op);
+    return map_binary<Unroll>(pa, na == 1 ? 0 : 1, pb, nb == 1 ? 0 : 1, po, n, op);
   }
   for_each_binary_run(a, b, out, [&](int64_t o, int64_t ia, int64_t sa, int64_t ib, int64_t sb, int64_t len) {
-    map_binary(pa + ia, sa, pb + ib, sb, po + o, len, op);
+    map_binary<Unroll>(pa + ia, sa, pb + ib, sb, po + o, len, op);
   });
 }
 
@@ -179,6 +210,18 @@ constexpr bool may_mix_dtypes(const char* name, int first_tensor) {
   return etsb_selects_mixed_dtypes(name, first_tensor);
 #else
   return name != nullptr && first_tensor >= 0;
+#endif
+}
+
+/// Whether this build may call the operator whose switches are named `name`
+/// with a tensor of `dtype`: always, except in a dtype-selective build whose
+/// selected_op_variants.h leaves that dtype out. For a path taken on a dtype
+/// test outside any ET_SWITCH case (which would otherwise not be trimmed).
+constexpr bool may_take_dtype(const char* name, ScalarType dtype) {
+#if defined(ETSB_SELECTED_OP_VARIANTS)
+  return should_include_kernel_dtype(name, dtype);
+#else
+  return name != nullptr && dtype != ScalarType::Undefined;
 #endif
 }
 

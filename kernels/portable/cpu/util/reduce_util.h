@@ -10,6 +10,7 @@
 // sum with several accumulators.
 #pragma once
 
+#include "elementwise_util.h"
 #include "kernel_util.h"
 
 #include <optional>
@@ -91,32 +92,76 @@ inline bool make_reduce_plan(
   return true;
 }
 
-/// Sum of n contiguous values in Acc, with four independent partial sums so the
-/// loop pipelines (and vectorises for floats).
-template <typename Acc, typename In>
-ET_INLINE Acc sum_contiguous(const In* in, int64_t n) {
+/// Reads element i of an input as Acc: `static_cast<Acc>(data[i])` for an
+/// input of C type In. The reduction loops below take a reader rather than a
+/// typed pointer, so that one loop per accumulator type serves every input
+/// dtype (see with_reader).
+template <typename In, typename Acc>
+struct TypedReader {
+  const In* data;
+  Acc operator()(int64_t i) const { return static_cast<Acc>(data[i]); }
+};
+
+/// Reads element i of an input of any other dtype as Acc, through `load`:
+/// each element is first widened exactly to W (int64_t for integral and Bool
+/// dtypes, double for floating ones), and converting that to Acc gives the
+/// value a direct conversion of the element would.
+template <typename W, typename Acc>
+struct WideReader {
+  LoadFn<W> load;
+  const void* data;
+  Acc operator()(int64_t i) const { return static_cast<Acc>(load(data, i)); }
+};
+
+/// Calls `visit(reader)` with a reader of `in`'s elements as Acc: a typed one
+/// when in has dtype `Same` (the fast, vectorised case), else a WideReader
+/// (a call per element) chosen by an ET_SWITCH named `Name` on in's dtype, so
+/// that a loop instantiated per Acc serves every input dtype. Fails ctx (and
+/// does not visit) for a dtype outside real, Bool, Half and BFloat16, or
+/// outside the floating ones unless `Integral` (for callers that checked).
+template <const char* Name, typename Same, typename Acc, bool Integral = true, typename Visit>
+ET_INLINE void with_reader(KernelRuntimeContext& ctx, const Tensor& in, const Visit& visit) {
+  const ScalarType t = in.scalar_type();
+  if (t == ::executorch::runtime::CppTypeToScalarType<Same>::value) {
+    visit(TypedReader<Same, Acc>{in.const_data_ptr<Same>()});
+  } else if (!Integral || is_floating(t)) {
+    LoadFn<double> load = nullptr;
+    ET_SWITCH_FLOATHBF16_TYPES(t, ctx, Name, T, [&]() { load = &load_as<double, T>; });
+    if (load != nullptr) visit(WideReader<double, Acc>{load, in.const_data_ptr()});
+  } else if constexpr (Integral) {
+    LoadFn<int64_t> load = nullptr;
+    ET_SWITCH_INT_TYPES_AND(Bool, t, ctx, Name, T, [&]() { load = &load_as<int64_t, T>; });
+    if (load != nullptr) visit(WideReader<int64_t, Acc>{load, in.const_data_ptr()});
+  }
+}
+
+/// Sum of the n values read at first, first + 1, ... in Acc, with four
+/// independent partial sums so the loop pipelines (and vectorises for floats).
+template <typename Acc, typename Read>
+ET_INLINE Acc sum_contiguous(const Read& read, int64_t first, int64_t n) {
   Acc s0 = 0, s1 = 0, s2 = 0, s3 = 0;
   int64_t j = 0;
   for (; j + 4 <= n; j += 4) {
-    s0 = wrapping_add(s0, static_cast<Acc>(in[j]));
-    s1 = wrapping_add(s1, static_cast<Acc>(in[j + 1]));
-    s2 = wrapping_add(s2, static_cast<Acc>(in[j + 2]));
-    s3 = wrapping_add(s3, static_cast<Acc>(in[j + 3]));
+    s0 = wrapping_add(s0, read(first + j));
+    s1 = wrapping_add(s1, read(first + j + 1));
+    s2 = wrapping_add(s2, read(first + j + 2));
+    s3 = wrapping_add(s3, read(first + j + 3));
   }
-  for (; j < n; ++j) s0 = wrapping_add(s0, static_cast<Acc>(in[j]));
+  for (; j < n; ++j) s0 = wrapping_add(s0, read(first + j));
   return wrapping_add(wrapping_add(s0, s1), wrapping_add(s2, s3));
 }
 
-/// row[i] += in[i] for i < n, unrolled by 8 (see elementwise_util.h on why).
-template <typename In, typename Out>
-ET_INLINE void accumulate_row(Out* row, const In* in, int64_t n) {
+/// row[i] += the value read at first + i, for i < n, unrolled by 8 (see
+/// elementwise_util.h on why).
+template <typename Out, typename Read>
+ET_INLINE void accumulate_row(Out* row, const Read& read, int64_t first, int64_t n) {
   int64_t i = 0;
   for (; i + 8 <= n; i += 8) {
     Out x[8];
-    for (int u = 0; u < 8; ++u) x[u] = wrapping_add(row[i + u], static_cast<Out>(in[i + u]));
+    for (int u = 0; u < 8; ++u) x[u] = wrapping_add(row[i + u], read(first + i + u));
     for (int u = 0; u < 8; ++u) row[i + u] = x[u];
   }
-  for (; i < n; ++i) row[i] = wrapping_add(row[i], static_cast<Out>(in[i]));
+  for (; i < n; ++i) row[i] = wrapping_add(row[i], read(first + i));
 }
 
 /// Walks an odometer over `n` dims; returns the change of offset.
@@ -131,10 +176,12 @@ ET_INLINE int64_t odometer_step(int64_t* index, const int64_t* sizes, const int6
   return delta;
 }
 
-/// out[o] = sum of the input elements reducing into o, accumulated in Out
-/// (the output's type: sum(dtype=Double) of a Float tensor adds doubles).
-template <typename In, typename Out>
-inline void reduce_sum(const ReducePlan& p, const In* in, Out* out) {
+/// out[o] = sum of the input elements reducing into o, each read as Out (the
+/// output's type: sum(dtype=Double) of a Float tensor adds doubles) and
+/// accumulated in it. Not inlined: the callers of one Out and reader
+/// (operators, overloads) share one copy.
+template <typename Out, typename Read>
+ET_NOINLINE void reduce_sum(const ReducePlan& p, const Read& read, Out* out) {
   int64_t outer = 1;
   for (size_t d = 0; d < p.n_outer; ++d) outer *= p.outer_sizes[d];
   int64_t reduce_count = 1;
@@ -146,13 +193,13 @@ inline void reduce_sum(const ReducePlan& p, const In* in, Out* out) {
   for (int64_t o = 0; o < outer; ++o) {
     Out* row = out + o * p.inner;
     if (reduce_is_contiguous) {
-      row[0] = sum_contiguous<Out>(in + base, reduce_count);
+      row[0] = sum_contiguous<Out>(read, base, reduce_count);
     } else {
       for (int64_t i = 0; i < p.inner; ++i) row[i] = 0;
       int64_t reduced_index[kMaxDim] = {0};
       int64_t offset = base;
       for (int64_t r = 0; r < reduce_count; ++r) {
-        accumulate_row(row, in + offset, p.inner);
+        accumulate_row(row, read, offset, p.inner);
         offset += odometer_step(reduced_index, p.reduced_sizes, p.reduced_strides, p.n_reduced);
       }
     }
@@ -219,33 +266,43 @@ inline void for_each_reduced(const ReducePlan& p, int64_t first, const Visit& vi
 /// reductions accumulate in float (as ATen does).
 inline bool is_reduced_float(ScalarType t) { return t == ScalarType::Half || t == ScalarType::BFloat16; }
 
-/// out[o] = finish(sum in Acc of the input elements reducing into o, as Acc),
-/// for inputs or outputs of reduced precision: elements are widened to Acc
-/// before adding, and the sum rounded once.
-template <typename Acc, typename In, typename Out, typename Finish>
-inline void reduce_sum_widened(const ReducePlan& p, const In* in, Out* out, const Finish& finish) {
+/// out[o] = finish(sum in Acc of the input elements reducing into o, each
+/// read as Acc), for inputs or outputs of reduced precision: elements are
+/// widened to Acc before adding, and the sum rounded once. Not inlined, as
+/// reduce_sum.
+template <typename Acc, typename Out, typename Read, typename Finish>
+ET_NOINLINE void reduce_sum_widened(const ReducePlan& p, const Read& read, Out* out, const Finish& finish) {
   for_each_output(p, [&](int64_t o, int64_t first) {
     Acc acc = 0;
-    for_each_reduced(p, first, [&](int64_t at) { acc += static_cast<Acc>(in[at]); });
+    for_each_reduced(p, first, [&](int64_t at) { acc += read(at); });
     out[o] = static_cast<Out>(finish(acc));
   });
 }
 
+/// The finish of a plain sum (reduce_sum_widened): the sum itself.
+struct KeepSum {
+  template <typename Acc>
+  Acc operator()(Acc acc) const {
+    return acc;
+  }
+};
+
 /// var[o] = sum((x - mean)^2) / max(N - correction, 0) over the elements x
-/// reducing into o, and mean[o] = the mean when `mean` is not null: two
-/// passes per output, accumulated in double; no element (N = 0) or a zero
-/// denominator gives NaN or inf, as in ATen.
-template <typename In, typename Out>
-void variance_and_mean(const ReducePlan& plan, const In* in, Out* var, Out* mean, double correction) {
+/// (each read as a double) reducing into o, and mean[o] = the mean when
+/// `mean` is not null: two passes per output, accumulated in double; no
+/// element (N = 0) or a zero denominator gives NaN or inf, as in ATen. Not
+/// inlined, as reduce_sum.
+template <typename Out, typename Read>
+ET_NOINLINE void variance_and_mean(const ReducePlan& plan, const Read& read, Out* var, Out* mean, double correction) {
   const double count = static_cast<double>(plan.count);
   const double denominator = count - correction > 0 ? count - correction : 0.0;
   for_each_output(plan, [&](int64_t o, int64_t first) {
     double sum = 0;
-    for_each_reduced(plan, first, [&](int64_t at) { sum += static_cast<double>(in[at]); });
+    for_each_reduced(plan, first, [&](int64_t at) { sum += read(at); });
     const double average = sum / count;
     double squares = 0;
     for_each_reduced(plan, first, [&](int64_t at) {
-      const double delta = static_cast<double>(in[at]) - average;
+      const double delta = read(at) - average;
       squares += delta * delta;
     });
     var[o] = static_cast<Out>(squares / denominator);

@@ -52,8 +52,9 @@ inline Tensor& map_scalar_op_out(KernelRuntimeContext& ctx, const Tensor& self, 
     if (t == ScalarType::Half || t == ScalarType::BFloat16) {
       ET_SWITCH_TWO_TYPES(Half, BFloat16, t, ctx, Name, CTYPE, [&]() {
         const auto fn = make(float{});
-        map_unary(self.const_data_ptr<CTYPE>(), out.mutable_data_ptr<CTYPE>(), n,
-                  [&fn](CTYPE x) { return static_cast<CTYPE>(fn(static_cast<float>(x))); });
+        constexpr int64_t kBlock = unroll_for<std::decay_t<decltype(fn)>>();
+        map_unary<kBlock>(self.const_data_ptr<CTYPE>(), out.mutable_data_ptr<CTYPE>(), n,
+                          [&fn](CTYPE x) { return static_cast<CTYPE>(fn(static_cast<float>(x))); });
       });
       return out;
     }
@@ -62,8 +63,9 @@ inline Tensor& map_scalar_op_out(KernelRuntimeContext& ctx, const Tensor& self, 
         if (float_loop(self.const_data_ptr<float>(), out.mutable_data_ptr<float>(), n)) return;
       }
       const auto fn = make(CTYPE{});
-      map_unary(self.const_data_ptr<CTYPE>(), out.mutable_data_ptr<CTYPE>(), n,
-                [&fn](CTYPE x) { return static_cast<CTYPE>(fn(x)); });
+      constexpr int64_t kBlock = unroll_for<std::decay_t<decltype(fn)>>();
+      map_unary<kBlock>(self.const_data_ptr<CTYPE>(), out.mutable_data_ptr<CTYPE>(), n,
+                        [&fn](CTYPE x) { return static_cast<CTYPE>(fn(x)); });
     });
     return out;
   }
@@ -106,8 +108,8 @@ inline Tensor& float_unary_out(KernelRuntimeContext& ctx, const Tensor& self, Te
   if (self.scalar_type() == out.scalar_type()) {
     ET_SWITCH_FLOATHBF16_TYPES(out.scalar_type(), ctx, Name, CTYPE, [&]() {
       using CT = float_compute_t<CTYPE>;
-      map_unary(self.const_data_ptr<CTYPE>(), out.mutable_data_ptr<CTYPE>(), n,
-                [&fn](CTYPE x) { return static_cast<CTYPE>(fn(static_cast<CT>(x))); });
+      map_unary<unroll_for<Fn>()>(self.const_data_ptr<CTYPE>(), out.mutable_data_ptr<CTYPE>(), n,
+                                  [&fn](CTYPE x) { return static_cast<CTYPE>(fn(static_cast<CT>(x))); });
     });
     return out;
   }
