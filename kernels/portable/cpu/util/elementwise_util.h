@@ -17,6 +17,7 @@
 
 #include "broadcast_util.h"
 #include "kernel_util.h"
+#include "widened_io.h"
 
 namespace etsb {
 namespace kernels {
@@ -148,19 +149,7 @@ inline void binary_same_dtype(const Tensor& a, const Tensor& b, const Tensor& ou
 
 // ---- mixed-dtype kernels --------------------------------------------------------
 
-template <typename CT>
-using LoadFn = CT (*)(const void*, int64_t);
-template <typename CT>
-using StoreFn = void (*)(void*, int64_t, CT);
-
-template <typename CT, typename T>
-CT load_as(const void* data, int64_t i) {
-  return static_cast<CT>(static_cast<const T*>(data)[i]);
-}
-template <typename CT, typename T>
-void store_as(void* data, int64_t i, CT value) {
-  static_cast<T*>(data)[i] = static_cast<T>(value);
-}
+// LoadFn, StoreFn, load_as and store_as: widened_io.h.
 
 /// The loader of `dtype` elements as CT, or null with ctx failed if the dtype
 /// is not supported. `Name` is the calling operator's switch name, a template

@@ -31,31 +31,36 @@ using widened_t = typename std::conditional<
     std::is_integral<T>::value, uint64_t,
     typename std::conditional<std::is_same<T, double>::value, double, float>::type>::type;
 
+/// Element i of an untyped T array as CT, and CT value stored into element
+/// i: the per-dtype access functions of every mixed-dtype loop (WidenedIo
+/// here, the elementwise engine's and the reductions' loaders).
+template <typename CT>
+using LoadFn = CT (*)(const void*, int64_t);
+template <typename CT>
+using StoreFn = void (*)(void*, int64_t, CT);
+
+template <typename CT, typename T>
+CT load_as(const void* data, int64_t i) {
+  return static_cast<CT>(static_cast<const T*>(data)[i]);
+}
+template <typename CT, typename T>
+void store_as(void* data, int64_t i, CT value) {
+  static_cast<T*>(data)[i] = static_cast<T>(value);
+}
+
 /// Element i of an array read widened to Acc, and v rounded (floating) or
 /// wrapped (integers) into element i: a pair of functions per dtype.
 template <typename Acc>
 struct WidenedIo {
-  Acc (*load)(const void* data, int64_t i);
-  void (*store)(void* data, int64_t i, Acc v);
+  LoadFn<Acc> load;
+  StoreFn<Acc> store;
 };
-
-/// WidenedIo::load for a T array.
-template <typename Acc, typename T>
-Acc load_widened(const void* data, int64_t i) {
-  return acc_of<Acc>(static_cast<const T*>(data)[i]);
-}
-
-/// WidenedIo::store for a T array.
-template <typename Acc, typename T>
-void store_narrowed(void* data, int64_t i, Acc v) {
-  static_cast<T*>(data)[i] = static_cast<T>(v);
-}
 
 /// T's WidenedIo, in widened_t<T> or another Acc that holds every T value
 /// (int64_t where integers are compared, not summed).
 template <typename T, typename Acc = widened_t<T>>
 inline const WidenedIo<Acc>& widened_io() {
-  static constexpr WidenedIo<Acc> io{&load_widened<Acc, T>, &store_narrowed<Acc, T>};
+  static constexpr WidenedIo<Acc> io{&load_as<Acc, T>, &store_as<Acc, T>};
   return io;
 }
 
