@@ -2,7 +2,7 @@
 recompile for a dtype-selective build."""
 
 load(":private/attrs.bzl", "attrs", "check_call", "rule_info")
-load(":private/shim.bzl", "BUILDS_THE_TREES_RUNTIME", "BUILD_SYSTEM", "FROM_TREE_SUFFIX", "RUNTIME", "RUNTIME_FROM_TREE_CORE", "TAG_MANUAL", "TAG_PRECOMPILE", "etsb_cxx_library", "etsb_filegroup", "etsb_object_sources")
+load(":private/shim.bzl", "BUILDS_THE_TREES_RUNTIME", "BUILD_SYSTEM", "FROM_TREE_SUFFIX", "RUNTIME", "RUNTIME_FROM_TREE_CORE", "TAG_MANUAL", "TAG_NOT_PRECOMPILED", "TAG_PRECOMPILE", "etsb_cxx_library", "etsb_filegroup", "etsb_object_sources")
 
 ET_KERNEL_LIBRARY = rule_info(
     name = "et_kernel_library",
@@ -22,12 +22,14 @@ another package needs (docs/bazel.md).""",
         "deps": attrs.label_list("other libraries the kernels need (the runtime is always added)"),
         "copts": attrs.string_list("extra compiler flags for the kernels"),
         "precompiled_headers": attrs.string_list(
-            "headers that every source includes first, spelled as `#include` spells them " +
+            "headers that the sources include before anything else, spelled as `#include` spells them " +
             "(`<executorch/runtime/kernel/kernel_includes.h>`): etsb's driver compiles them once per set of " +
-            "flags into a precompiled header that the kernels' compiles read (g++, libraries of 6 sources or " +
-            "more; `ETSB_PCH=0` turns it off). Name only headers whose inclusion ahead of each source leaves its " +
-            "object the same: ahead of ExecuTorch's own kernels, even `exec_aten.h` changes the order in which " +
-            "two of them emit their functions",
+            "flags into a precompiled header that the kernels' compiles read first (g++, 6 sources or more; " +
+            "`ETSB_PCH=0` turns it off). The objects stay the same bytes only for sources that include them first",
+        ),
+        "not_precompiled": attrs.string_list(
+            "sources (as `srcs` names them) that include something else before `precompiled_headers`: " +
+            "compiled without the precompiled header, since ahead of them it could reorder their objects",
         ),
     },
     outputs = {
@@ -50,7 +52,10 @@ def et_kernel_library(name, **kwargs):
         fail("et_kernel_library '%s': srcs is empty" % name)
 
     # A hint for etsb's driver alone (driver/pch.py; Bazel and Buck2 do not precompile headers).
-    precompiled = [TAG_PRECOMPILE + header for header in a.precompiled_headers] if BUILD_SYSTEM == "etsb" else []
+    precompiled = [TAG_PRECOMPILE + header for header in a.precompiled_headers] + [
+        TAG_NOT_PRECOMPILED + source
+        for source in a.not_precompiled
+    ] if BUILD_SYSTEM == "etsb" else []
     library = dict(common, tags = common.get("tags", []) + precompiled)
     etsb_cxx_library(name = name, srcs = a.srcs + a.hdrs, hdrs = a.hdrs, deps = a.deps + [RUNTIME], copts = a.copts, **library)
     etsb_filegroup(name = name + "_srcs", srcs = a.srcs, **common)

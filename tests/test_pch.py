@@ -16,10 +16,10 @@ import pytest
 from helpers import ETSB, new_workspace
 from helpers import etsb as run_etsb
 
-from selective_build.driver.layout import TAG_PRECOMPILE
+from selective_build.driver.layout import TAG_NOT_PRECOMPILED, TAG_PRECOMPILE
 
 EXEC_ATEN = "<executorch/runtime/core/exec_aten/exec_aten.h>"
-SOURCES = ["a.cc", "b.cc", "c.cc", "d.cc", "e.cc", "f.cc"]
+SOURCES = ["a.cc", "b.cc", "c.cc", "d.cc", "e.cc", "f.cc", "g.cc"]
 
 
 def _graph(targets, requested="lib", cxx="g++", on=True, launcher=()):
@@ -99,6 +99,20 @@ def test_objects_compiled_again_with_other_flags_get_a_precompiled_header_of_the
                                                          "etsb-out/obj/p/picked/_pch/p__lib/pch.h.gch"]
     (again,) = [a for a in headers if "/picked/" in a.outputs[0]]
     assert '#include "../../../../../../sel.h"' in again.command
+
+
+def test_sources_the_tags_leave_out_compile_without_it():
+    """A source that includes something else first: compiled as without the
+    feature, and not counted towards the sources that make one pay."""
+    leave_out = [TAG_NOT_PRECOMPILED + "a.cc"]
+    headers, precompiles, compiles = _kinds(_graph([_library(tags=[TAG_PRECOMPILE + EXEC_ATEN, *leave_out])]))
+    assert len(precompiles) == 1
+    plain = [a for a in compiles if not a.implicit]
+    assert [a.inputs for a in plain] == [("p/a.cc",)] and "-Winvalid-pch" not in plain[0].command
+    assert len(compiles) - len(plain) == len(SOURCES) - 1
+    _, precompiles, _ = _kinds(_graph([_library(tags=[TAG_PRECOMPILE + EXEC_ATEN, *leave_out,
+                                                       TAG_NOT_PRECOMPILED + "b.cc"])]))
+    assert precompiles == []  # 5 sources left: too few
 
 
 @pytest.mark.parametrize("change", ["off", "clang", "few sources", "joined include", "untagged"])
@@ -202,18 +216,19 @@ def _compiles(root: Path) -> dict[str, str]:
 
 @pytest.mark.build
 def test_every_kernel_compile_declares_and_reads_its_precompiled_header(built):
-    """Each compile of a kernel source names its library's .gch as an input,
-    and g++ uses it (-H marks it '!'; -Werror=invalid-pch fails a misfit)."""
+    """Each compile of a kernel source (but those the BUILD file leaves out)
+    names its library's .gch as an input and reads it with -include, and g++
+    uses it (-H marks it '!'; -Werror=invalid-pch fails a misfit)."""
     root, _ = built
     compiles = _compiles(root)
-    assert len(compiles) >= 6
     gchs = set()
     for obj, edge in compiles.items():
-        (gch,) = re.findall(r"\S+/_pch/\S+\.gch", edge.splitlines()[0])
-        gchs.add(gch)
-        assert (root / gch).is_file()
-    assert len(gchs) == 2  # the library's own, and the dtype-selective library's
-    obj = next(o for o in compiles if "small" in o)
+        found = re.findall(r"\S+/_pch/\S+\.gch", edge.splitlines()[0])
+        assert len(found) == ("-Winvalid-pch -include" in edge), edge
+        gchs.update(found)
+    assert sum("-Winvalid-pch" in edge for edge in compiles.values()) > 0.8 * len(compiles) > 200
+    assert len(gchs) == 2 and all((root / gch).is_file() for gch in gchs)  # the library's, the dtype-selective one's
+    obj = next(o for o, edge in compiles.items() if "small" in o and "-Winvalid-pch" in edge)
     command = subprocess.run(["ninja", "-f", "etsb-out/build.ninja", "-t", "commands", obj], cwd=root,
                              capture_output=True, text=True, check=True).stdout.splitlines()[-1]
     command = command.replace(f"-o {obj}", "-o /dev/null -H -Werror=invalid-pch")
@@ -222,6 +237,31 @@ def test_every_kernel_compile_declares_and_reads_its_precompiled_header(built):
     assert result.returncode == 0, result.stderr[-2000:]
     first = result.stderr.splitlines()[0]
     assert first.startswith("! ") and first.endswith("/_pch/kernels__portable__kernels/pch.h.gch"), first
+
+
+@pytest.mark.build
+def test_the_portable_kernels_precompile_for_exactly_the_sources_that_include_it_first(built):
+    """kernels/portable/BUILD's not_precompiled names exactly the sources whose
+    first header from outside the library is not kernel_includes.h (g++ -M
+    lists headers in the order first included): ahead of those, a precompiled
+    header reorders their functions (op_softmax's, for the Cortex-M55 at -Os)."""
+    root, _ = built
+    library = {obj: edge for obj, edge in _compiles(root).items()
+               if obj.startswith("etsb-out/obj/kernels/portable/kernels/")}
+    assert len(library) >= 140
+    plain = next(edge for edge in library.values() if "_pch" not in edge)
+    words = shlex.split(re.search(r"^  cmd = (.*)$", plain, re.MULTILINE).group(1))
+    flags = words[words.index("g++") + 1:words.index("-MMD")]
+    first_header = {}
+    for obj, edge in library.items():
+        source = re.match(r"build \S+: cxx (\S+)", edge).group(1)
+        listed = subprocess.run(["g++", *flags, "-M", source], cwd=root, capture_output=True, text=True, check=True)
+        headers = [word for word in listed.stdout.replace("\\\n", " ").split()[2:]
+                   if "kernels/portable/cpu/" not in word and not word.endswith("stdc-predef.h")]
+        first_header[source] = headers[0]
+    precompiled = {re.match(r"build \S+: cxx (\S+)", edge).group(1) for edge in library.values() if "_pch" in edge}
+    first = {source for source, header in first_header.items() if header.endswith("/kernel_includes.h")}
+    assert precompiled == first and 10 < len(first_header) - len(first) < 20
 
 
 @pytest.mark.build

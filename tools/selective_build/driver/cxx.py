@@ -15,7 +15,8 @@ from selective_build.driver.evaluate import Target
 from selective_build.driver.genrule import expand, expand_flag
 from selective_build.driver.layout import BIN, CHECKS, OBJ, TAG_BUILT_FOR, TAG_COPIED_TO, TAG_REGISTERS
 from selective_build.driver.link import SHARED_LIBRARY, closure, link_line
-from selective_build.driver.pch import FOLDER as PCH_FOLDER, Precompiled, bad_spellings, precompile, tagged_headers
+from selective_build.driver.pch import FOLDER as PCH_FOLDER
+from selective_build.driver.pch import Precompiled, bad_spellings, left_out, precompile, tagged_headers
 from selective_build.driver.platforms import HOST, PLATFORM_DEFINE
 from selective_build.driver.primitives import RULES
 
@@ -146,19 +147,23 @@ def _compile(analysis: Analysis, target: Target, sources: Iterable[str], flags: 
              order_only: tuple[str, ...], library: Target | None = None) -> tuple[tuple[str, str], ...]:
     """One compile action per source; returns (source, object) pairs. The
     sources of a ``library`` whose tags name headers to precompile read them
-    from a precompiled header made for ``flags``, where one pays (driver/pch.py)."""
+    from a precompiled header made for ``flags``, where one pays (driver/pch.py),
+    but for those its tags leave out."""
     sources = tuple(sources)
     directory = f"{OBJ}/{target.package or '_root'}/{target.name}"
-    made = _precompile(analysis, target, library, directory, flags, order_only, len(sources)) if library else None
-    launcher, compile_flags = (made.launcher, made.flags) if made else (analysis.config.launcher, flags)
+    skipped = left_out(library.tags, library.package) if library else frozenset()
+    taking = [source for source in sources if source not in skipped]
+    made = _precompile(analysis, target, library, directory, flags, order_only, len(taking)) if library else None
     objects = []
     for source in sources:
         obj = f"{directory}/{source.replace('/', '__')}.o"
+        use = made if made and source not in skipped else None
+        launcher, compile_flags = (use.launcher, use.flags) if use else (analysis.config.launcher, flags)
         command = " ".join([*launcher, analysis.config.cxx, *(shlex.quote(f) for f in compile_flags),
                             "-MMD -MF", f"{obj}.d",
                             "-c", shlex.quote(source), "-o", shlex.quote(obj)])
         analysis.actions.append(Action((obj,), (source,), command, f"CXX {source} ({target.label})",
-                                       implicit=(made.gch,) if made else (), order_only=order_only, depfile=True))
+                                       implicit=(use.gch,) if use else (), order_only=order_only, depfile=True))
         objects.append((source, obj))
     return tuple(objects)
 

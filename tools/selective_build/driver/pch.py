@@ -38,7 +38,7 @@ import shlex
 from collections.abc import Iterable
 
 from selective_build.driver.analysis import Action, Config
-from selective_build.driver.layout import TAG_PRECOMPILE
+from selective_build.driver.layout import TAG_NOT_PRECOMPILED, TAG_PRECOMPILE
 from selective_build.model.records import record
 
 # The folder, in a target's object folder, of its precompiled headers (objects there are files named *.o).
@@ -71,6 +71,14 @@ def tagged_headers(tags: Iterable[str]) -> tuple[str, ...]:
     """The headers a target's ``etsb_precompile=`` tags name, as ``#include``
     spells them (``<a/b.h>`` or ``"a/b.h"``), in their order."""
     return tuple(tag[len(TAG_PRECOMPILE):] for tag in tags if tag.startswith(TAG_PRECOMPILE))
+
+
+def left_out(tags: Iterable[str], package: str) -> frozenset[str]:
+    """The sources (workspace-relative) a target's ``etsb_not_precompiled=``
+    tags name: those that include something else before its tagged headers
+    (a precompiled header ahead of them could change their objects)."""
+    return frozenset(f"{package}/{tag[len(TAG_NOT_PRECOMPILED):]}" if package else tag[len(TAG_NOT_PRECOMPILED):]
+                     for tag in tags if tag.startswith(TAG_NOT_PRECOMPILED))
 
 
 def bad_spellings(headers: Iterable[str]) -> tuple[str, ...]:
