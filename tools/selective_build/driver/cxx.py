@@ -1,4 +1,5 @@
-"""Analysis of C++ targets: cxx_library (compile, archive, or take only the
+"""Analysis of C++ targets: cxx_library (compile, through a precompiled
+header where its tags name one (driver/pch.py), archive, or take only the
 objects a generated list selects) and cxx_binary (compile and link, with a
 check that no operator is registered twice). The link line itself is
 :mod:`~selective_build.driver.link`'s; the program choosing the selected
@@ -16,7 +17,7 @@ from selective_build.driver.genrule import expand, expand_flag
 from selective_build.driver.layout import BIN, CHECKS, OBJ, TAG_BUILT_FOR, TAG_COPIED_TO, TAG_REGISTERS
 from selective_build.driver.link import SHARED_LIBRARY, closure, link_line
 from selective_build.driver.pch import FOLDER as PCH_FOLDER
-from selective_build.driver.pch import Precompiled, bad_spellings, left_out, precompile, tagged_headers
+from selective_build.driver.pch import Precompiled, bad_spellings, not_precompiled, precompile, tagged_headers
 from selective_build.driver.platforms import HOST, PLATFORM_DEFINE
 from selective_build.driver.primitives import RULES
 
@@ -151,7 +152,7 @@ def _compile(analysis: Analysis, target: Target, sources: Iterable[str], flags: 
     but for those its tags leave out."""
     sources = tuple(sources)
     directory = f"{OBJ}/{target.package or '_root'}/{target.name}"
-    skipped = left_out(library.tags, library.package) if library else frozenset()
+    skipped = not_precompiled(library.tags, library.package) if library else frozenset()
     taking = [source for source in sources if source not in skipped]
     made = _precompile(analysis, target, library, directory, flags, order_only, len(taking)) if library else None
     objects = []

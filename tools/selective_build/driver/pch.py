@@ -73,7 +73,7 @@ def tagged_headers(tags: Iterable[str]) -> tuple[str, ...]:
     return tuple(tag[len(TAG_PRECOMPILE):] for tag in tags if tag.startswith(TAG_PRECOMPILE))
 
 
-def left_out(tags: Iterable[str], package: str) -> frozenset[str]:
+def not_precompiled(tags: Iterable[str], package: str) -> frozenset[str]:
     """The sources (workspace-relative) a target's ``etsb_not_precompiled=``
     tags name: those that include something else before its tagged headers
     (a precompiled header ahead of them could change their objects)."""
