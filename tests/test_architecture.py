@@ -81,6 +81,8 @@ def code_strings(path: Path) -> list[str]:
     ("etsb_registers=", "driver/layout.py"),
     ("etsb_all_kernels=", "driver/layout.py"),
     ("etsb_binary", "driver/layout.py"),
+    ("etsb_precompile=", "driver/layout.py"),
+    ("etsb_not_precompiled=", "driver/layout.py"),
     ("kIntList", "model/evalue_types.py"),   # how an EValue carries each type
 ])
 def test_each_contract_is_spelled_in_one_module(needle, owner):
@@ -94,13 +96,13 @@ def test_the_rules_spell_the_driver_tags_once_and_as_the_driver_does():
 
     shim = (REPO / "rules" / "private" / "shim.bzl").read_text()
     for name in ("TAG_REGISTERS", "TAG_ALL_KERNELS", "TAG_BINARY", "TAG_MANUAL", "TAG_COPIED_TO", "TAG_BUILT_FOR",
-                 "TAG_DEPLOY_RUNNER", "DEPLOY_FROM_FILE", "DEPLOY_EMBEDDED"):
+                 "TAG_PRECOMPILE", "TAG_NOT_PRECOMPILED", "TAG_DEPLOY_RUNNER", "DEPLOY_FROM_FILE", "DEPLOY_EMBEDDED"):
         assert f'{name} = "{getattr(layout, name)}"' in shim, name
     for path in (REPO / "rules").rglob("*.bzl"):
         if path.name != "shim.bzl":
             text = path.read_text()
             for tag in (layout.TAG_REGISTERS, layout.TAG_ALL_KERNELS, layout.TAG_BINARY, layout.TAG_BUILT_FOR,
-                        layout.TAG_DEPLOY_RUNNER):
+                        layout.TAG_PRECOMPILE, layout.TAG_NOT_PRECOMPILED, layout.TAG_DEPLOY_RUNNER):
                 assert f'"{tag}' not in text, f"{path.name} spells {tag} instead of using the shim's constant"
 
 

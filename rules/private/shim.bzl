@@ -200,6 +200,8 @@ TAG_ALL_KERNELS = "etsb_all_kernels="  # + the all-kernels companion of a binary
 TAG_BINARY = "etsb_binary"  # a genrule whose output is a binary
 TAG_COPIED_TO = "etsb_copied_to="  # + a folder (of the package) a copy of this binary runs from
 TAG_BUILT_FOR = "etsb_built_for="  # + the one platform (--platform) a prebuilt library runs on
+TAG_PRECOMPILE = "etsb_precompile="  # + a header every source of a C++ library includes (<a/b.h>): precompiled once
+TAG_NOT_PRECOMPILED = "etsb_not_precompiled="  # + a source of the library (package-relative) compiled without them
 TAG_DEPLOY_RUNNER = "etsb_deploy_runner="  # + DEPLOY_FROM_FILE or DEPLOY_EMBEDDED: how a deploy runner gets its program
 DEPLOY_FROM_FILE = "file"  # its arguments: MODEL.pte and raw input files (etsb run writes them)
 DEPLOY_EMBEDDED = "embedded"  # the program and inputs compiled in: no arguments

@@ -39,6 +39,8 @@ class Config:
     ar: str = "ar"
     # What each compile runs under (``$ETSB_CXX_LAUNCHER``, e.g. ``ccache``); links run bare.
     launcher: tuple[str, ...] = ()
+    # Whether libraries' tagged headers are precompiled (driver/pch.py; $ETSB_PCH).
+    precompiled_headers: bool = False
 
 
 @record

@@ -1,4 +1,5 @@
-"""Analysis of C++ targets: cxx_library (compile, archive, or take only the
+"""Analysis of C++ targets: cxx_library (compile, through a precompiled
+header where its tags name one (driver/pch.py), archive, or take only the
 objects a generated list selects) and cxx_binary (compile and link, with a
 check that no operator is registered twice). The link line itself is
 :mod:`~selective_build.driver.link`'s; the program choosing the selected
@@ -15,6 +16,8 @@ from selective_build.driver.evaluate import Target
 from selective_build.driver.genrule import expand, expand_flag
 from selective_build.driver.layout import BIN, CHECKS, OBJ, TAG_BUILT_FOR, TAG_COPIED_TO, TAG_REGISTERS
 from selective_build.driver.link import SHARED_LIBRARY, closure, link_line
+from selective_build.driver.pch import FOLDER as PCH_FOLDER
+from selective_build.driver.pch import Precompiled, bad_spellings, not_precompiled, precompile, tagged_headers
 from selective_build.driver.platforms import HOST, PLATFORM_DEFINE
 from selective_build.driver.primitives import RULES
 
@@ -29,7 +32,7 @@ def cxx_library(analysis: Analysis, target: Target) -> Node:
     sources, headers, named = _inputs(analysis, target)
     libraries = _libraries(analysis, target)
     flags, order_only = _compile_recipe(analysis, target, headers, libraries, named)
-    objects = _compile(analysis, target, sources, flags, order_only)
+    objects = _compile(analysis, target, sources, flags, order_only, target)
     archive = _archive_path(target)
     if analysis.attr(target, "objects_of"):
         libraries = _selected_objects(analysis, target, libraries, archive, objects, flags, order_only)
@@ -142,18 +145,45 @@ def _includes(analysis: Analysis, target: Target) -> tuple[str, ...]:
 
 
 def _compile(analysis: Analysis, target: Target, sources: Iterable[str], flags: tuple[str, ...],
-             order_only: tuple[str, ...]) -> tuple[tuple[str, str], ...]:
-    """One compile action per source; returns (source, object) pairs."""
+             order_only: tuple[str, ...], library: Target | None = None) -> tuple[tuple[str, str], ...]:
+    """One compile action per source; returns (source, object) pairs. The
+    sources of a ``library`` whose tags name headers to precompile read them
+    from a precompiled header made for ``flags``, where one pays (driver/pch.py),
+    but for those its tags leave out."""
+    sources = tuple(sources)
+    directory = f"{OBJ}/{target.package or '_root'}/{target.name}"
+    skipped = not_precompiled(library.tags, library.package) if library else frozenset()
+    taking = [source for source in sources if source not in skipped]
+    made = _precompile(analysis, target, library, directory, flags, order_only, len(taking)) if library else None
     objects = []
     for source in sources:
-        obj = f"{OBJ}/{target.package or '_root'}/{target.name}/{source.replace('/', '__')}.o"
-        command = " ".join([*analysis.config.launcher, analysis.config.cxx, *(shlex.quote(f) for f in flags),
+        obj = f"{directory}/{source.replace('/', '__')}.o"
+        use = made if made and source not in skipped else None
+        launcher, compile_flags = (use.launcher, use.flags) if use else (analysis.config.launcher, flags)
+        command = " ".join([*launcher, analysis.config.cxx, *(shlex.quote(f) for f in compile_flags),
                             "-MMD -MF", f"{obj}.d",
                             "-c", shlex.quote(source), "-o", shlex.quote(obj)])
         analysis.actions.append(Action((obj,), (source,), command, f"CXX {source} ({target.label})",
-                                       order_only=order_only, depfile=True))
+                                       implicit=(use.gch,) if use else (), order_only=order_only, depfile=True))
         objects.append((source, obj))
     return tuple(objects)
+
+
+def _precompile(analysis: Analysis, target: Target, library: Target, directory: str, flags: tuple[str, ...],
+                order_only: tuple[str, ...], sources: int) -> Precompiled | None:
+    """The precompiled header through which ``target`` compiles ``sources``
+    sources of ``library`` (its actions added), or None; a header in
+    ``library``'s tags not spelled as ``#include`` spells one fails there."""
+    headers = tagged_headers(library.tags)
+    bad = bad_spellings(headers)
+    if bad:
+        raise analysis.fail(library, f"tags: precompiled header '{bad[0]}' is not spelled as #include spells one "
+                                     "(<dir/file.h> or \"dir/file.h\")")
+    folder = f"{directory}/{PCH_FOLDER}/{(library.package or '_root').replace('/', '__')}__{library.name}"
+    made = precompile(analysis.config, folder, headers, flags, order_only, sources, str(target.label))
+    if made:
+        analysis.actions.extend(made.actions)
+    return made
 
 
 # -- archiving -----------------------------------------------------------------
@@ -180,7 +210,7 @@ def _selected_objects(analysis: Analysis, target: Target, libraries: tuple[Node,
         extra = tuple(f for f in flags if f not in node.compile_flags)
         if extra:
             taken += _compile(analysis, target, (source for source, _ in node.objects), node.compile_flags + extra,
-                              tuple(unique([*node.compile_order_only, *order_only])))
+                              tuple(unique([*node.compile_order_only, *order_only])), node.target)
         else:
             taken += node.objects
         linked += [lib for lib in node.libraries if lib not in linked]

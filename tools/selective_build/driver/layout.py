@@ -60,6 +60,8 @@ TAG_ALL_KERNELS = "etsb_all_kernels="  # + the binary's all-kernels companion, f
 TAG_BINARY = "etsb_binary"             # a genrule whose output is a binary (with its link map beside it)
 TAG_COPIED_TO = "etsb_copied_to="      # + a folder (of the package) a copy of this binary runs from
 TAG_BUILT_FOR = "etsb_built_for="      # + the one platform (--platform) a prebuilt library runs on
+TAG_PRECOMPILE = "etsb_precompile="     # + a header every source of a C++ library includes (<a/b.h>), precompiled
+TAG_NOT_PRECOMPILED = "etsb_not_precompiled="  # + a source of it (package-relative) compiled without them
 TAG_DEPLOY_RUNNER = "etsb_deploy_runner="  # + how a deploy runner gets its program: DEPLOY_FROM_FILE or DEPLOY_EMBEDDED
 
 # How a binary's runner gets its program and inputs (``etsb run`` speaks to each its way).

@@ -7,7 +7,8 @@ binary). Both reach the BUILD files as ``--define`` values
 (``etsb_platform``, ``etsb_config``), so that ``select()`` picks what differs
 (the runner, the runtime's platform layer, a board's start-up code), and the
 plan of one never serves another. Pure values: no file is read here (the
-one thing read is an environment variable, the compile launcher).
+things read are environment variables: the compile launcher and the
+precompiled headers' switch).
 """
 
 from __future__ import annotations
@@ -196,6 +197,17 @@ LAUNCHER_VARIABLE = "ETSB_CXX_LAUNCHER"
 def compile_launcher() -> tuple[str, ...]:
     """The words of ``$ETSB_CXX_LAUNCHER`` (none when it is unset or empty)."""
     return tuple(os.environ.get(LAUNCHER_VARIABLE, "").split())
+
+
+# The environment variable turning precompiled headers off (``ETSB_PCH=0``: driver/pch.py).
+PCH_VARIABLE = "ETSB_PCH"
+_OFF = ("0", "off", "no", "false")
+
+
+def precompiled_headers_on() -> bool:
+    """Whether compiles use precompiled headers: yes unless ``$ETSB_PCH``
+    says 0, off, no or false."""
+    return os.environ.get(PCH_VARIABLE, "").strip().lower() not in _OFF
 
 
 def board_budget_flags(platform: Platform) -> tuple[str, ...]:

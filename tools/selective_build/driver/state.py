@@ -88,11 +88,11 @@ def stamps(root: str, paths) -> dict[str, list[int] | None]:
 
 def plan_key(root: str, cwd_package: str, patterns, defines: dict, executorch_tree: str = "") -> dict:
     """Everything besides file contents that a plan depends on."""
-    from selective_build.driver.platforms import compile_launcher
+    from selective_build.driver.platforms import compile_launcher, precompiled_headers_on
 
     return {"patterns": sorted(patterns), "cwd": cwd_package, "defines": defines,
             "packages": discover_packages(root), "cxx": os.environ.get("CXX", "g++"), "python": sys.executable,
-            "launcher": list(compile_launcher()),
+            "launcher": list(compile_launcher()), "precompiled_headers": precompiled_headers_on(),
             "executorch_tree": executorch_tree,
             # A tree that appears or goes changes what a pattern leaves out.
             "executorch_tree_exists": bool(executorch_tree) and os.path.isdir(executorch_tree)}

@@ -204,7 +204,7 @@ class Workspace:
         """The analysis configuration of this invocation."""
         from selective_build.driver.analysis import Config
 
-        from selective_build.driver.platforms import compile_launcher, toolchain
+        from selective_build.driver.platforms import compile_launcher, precompiled_headers_on, toolchain
 
         root = self.root
         tool = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "__main__.py")
@@ -213,7 +213,7 @@ class Workspace:
                       lambda path: os.path.isfile(os.path.join(root, path)),
                       (sys.executable, os.path.relpath(tool, root)), self.main_names,
                       tuple(r.name for r in self.repositories()), self.missing_repositories(),
-                      chosen.compile_flags, chosen.link_flags, chosen.ar, compile_launcher())
+                      chosen.compile_flags, chosen.link_flags, chosen.ar, compile_launcher(), precompiled_headers_on())
 
     # -- patterns --------------------------------------------------------------
 
