@@ -167,8 +167,11 @@ def test_a_full_disk_is_one_line_and_leaves_nothing_half_written(tmp_path):
         resource.setrlimit(resource.RLIMIT_FSIZE, (2000, 2000))
 
     portable = REPO / "kernels" / "portable" / "functions.yaml"
+    # No compiled modules written under the limit: Python renames a short-written .pyc into the shared
+    # cache (scripts/test.sh's PYTHONPYCACHEPREFIX) as if whole, and every later import of it fails.
+    environment = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1"}
     result = subprocess.run([str(ETSB), "gen-bindings", "--functions-yaml-path", str(portable), "--output-dir",
-                             str(out)], capture_output=True, text=True, preexec_fn=limit)
+                             str(out)], capture_output=True, text=True, preexec_fn=limit, env=environment)
     assert result.returncode == 2, result.stderr
     assert result.stderr.count("\n") == 1 and "cannot write: File too large" in result.stderr, result.stderr
     assert "Traceback" not in result.stderr
