@@ -1,6 +1,7 @@
 """Threads in etsb's kernels through ExecuTorch's own thread pool (the
 wheel's libexecutorch_threadpool.so): kernels/portable/cpu/util/parallel_util.h
-and the matrix product and convolution it cuts (gemm_f32.h, op_convolution.cpp),
+and the matrix product, convolution and max pooling it cuts (gemm_f32.h,
+op_convolution.cpp, op_max_pool2d_with_indices.cpp),
 checked from C++ (tests/kernels/parallel_checks.cpp) with and without the pool
 linked; the
 development runner's `--threads N` on real models (the same bits at one and
@@ -23,7 +24,9 @@ pytestmark = pytest.mark.build
 
 OUT = REPO / "etsb-out" / "bin" / "examples" / "real_models"
 CHECKS = REPO / "tests" / "kernels" / "parallel_checks.cpp"
-CONVOLUTION = REPO / "kernels" / "portable" / "cpu" / "op_convolution.cpp"  # linked into the checks
+KERNELS = REPO / "kernels" / "portable" / "cpu"
+CONVOLUTION = KERNELS / "op_convolution.cpp"  # linked into the checks
+MAX_POOL = KERNELS / "op_max_pool2d_with_indices.cpp"  # this one too
 # Convolutions (ResNet's dense ones, MobileNet-v2's pointwise and depthwise) and a decoder's matrix products.
 MODELS = ("resnet", "mobilenet_v2", "gpt_decoder")
 POOL = "libexecutorch_threadpool.so"
@@ -37,12 +40,13 @@ def needed(binary: Path) -> list[str]:
 
 @pytest.fixture(scope="module")
 def checks(tmp_path_factory) -> tuple[Path, Path]:
-    """parallel_checks.cpp and the convolution kernel linked with the pool
+    """parallel_checks.cpp, the convolution and max-pool kernels linked with the pool
     (kept under --as-needed: the kernels refer to it only weakly) and without it."""
     out = tmp_path_factory.mktemp("parallel_checks")
-    objects = [out / "parallel_checks.o", out / "op_convolution.o"]
+    objects = [out / "parallel_checks.o", out / "op_convolution.o", out / "op_max_pool.o"]
     flags = [f"-I{REPO}", "-Wall", "-Wextra", "-Werror"]
-    compile_objects([(flags, CHECKS, objects[0]), (flags, CONVOLUTION, objects[1])], "-O2")
+    compile_objects([(flags, CHECKS, objects[0]), (flags, CONVOLUTION, objects[1]), (flags, MAX_POOL, objects[2])],
+                    "-O2")
     with_pool, without = out / "with_pool", out / "without"
     common = [f"-L{ET / 'lib'}", f"-Wl,-rpath,{ET / 'lib'}", "-pthread"]
     for binary, libraries in ((with_pool, ["-Wl,--no-as-needed", "-lexecutorch_threadpool", "-Wl,--as-needed"]),

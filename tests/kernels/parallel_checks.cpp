@@ -13,9 +13,12 @@
 // cut, down each of its paths (depthwise in place and from a padded copy,
 // pointwise, im2col from a padded copy and in place, the dot path of tiny
 // planes, a single column tile), and stays within float rounding of a
-// double-precision convolution; a small loop goes to the pool right after
-// another but not to sleeping workers. Without it: one thread, the whole
-// range in one call on the calling thread, and the same convolutions.
+// double-precision convolution; Float max pooling (op_max_pool2d_with_indices.cpp,
+// linked in, cut by plane) gives the same maxima and indices on one and two
+// threads, those of a plain window scan; a small loop goes to the pool right
+// after another but not to sleeping workers. Without it: one thread, the
+// whole range in one call on the calling thread, and the same convolutions
+// and pooling.
 //
 // Prints one line per failed check and a summary; exits 1 if any failed.
 #include "kernels/portable/cpu/util/gemm_f32.h"
@@ -34,6 +37,7 @@
 #include <optional>
 #include <set>
 #include <thread>
+#include <tuple>
 #include <vector>
 
 // executorch::extension::threadpool::get_threadpool() and
@@ -48,7 +52,8 @@ namespace k = etsb::kernels;
 using ::executorch::aten::ArrayRef;
 using ::executorch::aten::Tensor;
 
-// op_convolution.cpp's kernel (linked in), as kernels/portable/functions.yaml declares it.
+// op_convolution.cpp's and op_max_pool2d_with_indices.cpp's kernels (linked in), as
+// kernels/portable/functions.yaml declares them.
 namespace torch {
 namespace executor {
 namespace native {
@@ -56,6 +61,11 @@ Tensor& convolution_out(::executorch::runtime::KernelRuntimeContext& ctx, const 
                         const std::optional<Tensor>& bias, ArrayRef<int64_t> stride, ArrayRef<int64_t> padding,
                         ArrayRef<int64_t> dilation, bool transposed, ArrayRef<int64_t> output_padding,
                         int64_t groups, Tensor& out);
+std::tuple<Tensor&, Tensor&> max_pool2d_with_indices_out(::executorch::runtime::KernelRuntimeContext& ctx,
+                                                         const Tensor& self, ArrayRef<int64_t> kernel_size,
+                                                         ArrayRef<int64_t> stride, ArrayRef<int64_t> padding,
+                                                         ArrayRef<int64_t> dilation, bool ceil_mode, Tensor& out,
+                                                         Tensor& indices);
 }  // namespace native
 }  // namespace executor
 }  // namespace torch
@@ -163,15 +173,15 @@ static void check_gemm(const Shape& s) {
 }
 
 
-// A dense Float tensor of `sizes` over `data`.
+// A dense tensor of `sizes` over `data` (Float unless told).
 struct Dense {
   ::executorch::aten::SizesType sizes[4];
   ::executorch::aten::DimOrderType order[4];
   ::executorch::aten::StridesType strides[4];
   ::executorch::aten::TensorImpl impl;
-  Dense(std::initializer_list<int64_t> shape, float* data)
-      : impl(::executorch::aten::ScalarType::Float, static_cast<ssize_t>(shape.size()), fill(shape), data, order,
-             strides) {}
+  Dense(std::initializer_list<int64_t> shape, void* data,
+        ::executorch::aten::ScalarType dtype = ::executorch::aten::ScalarType::Float)
+      : impl(dtype, static_cast<ssize_t>(shape.size()), fill(shape), data, order, strides) {}
   ::executorch::aten::SizesType* fill(std::initializer_list<int64_t> shape) {
     int i = 0;
     for (int64_t s : shape) sizes[i++] = static_cast<::executorch::aten::SizesType>(s);
@@ -272,6 +282,53 @@ static void check_convolutions() {
   for (const Conv& s : convs) check_conv(s);
 }
 
+// 3x3 stride-2 max pooling with padding 1 of 64 planes of 56x56 (ResNet's, enough taps to be cut by plane) at
+// `threads` threads: the maxima, and the indices as floats after them.
+static std::vector<double> max_pooled(std::vector<float>& x, uint32_t threads) {
+  set_pool_threads(threads);
+  constexpr int64_t kPlanes = 64, kIn = 56, kOut = 28;
+  std::vector<float> y(static_cast<size_t>(kPlanes * kOut * kOut), -7.0f);
+  std::vector<int64_t> where(y.size(), -7);
+  ::executorch::runtime::KernelRuntimeContext ctx;
+  Dense tx({1, kPlanes, kIn, kIn}, x.data()), ty({1, kPlanes, kOut, kOut}, y.data()),
+      ti({1, kPlanes, kOut, kOut}, where.data(), ::executorch::aten::ScalarType::Long);
+  const int64_t kernel[1] = {3}, stride[1] = {2}, pad[1] = {1}, one[1] = {1};
+  Tensor out = ty.t(), indices = ti.t();
+  torch::executor::native::max_pool2d_with_indices_out(ctx, tx.t(), ArrayRef<int64_t>(kernel, 1),
+                                                       ArrayRef<int64_t>(stride, 1), ArrayRef<int64_t>(pad, 1),
+                                                       ArrayRef<int64_t>(one, 1), false, out, indices);
+  CHECK(ctx.failure_state() == ::executorch::runtime::Error::Ok, "max pool failed");
+  std::vector<double> both(y.begin(), y.end());
+  both.insert(both.end(), where.begin(), where.end());
+  return both;
+}
+
+static void check_max_pool() {
+  constexpr int64_t kPlanes = 64, kIn = 56, kOut = 28;
+  std::vector<float> x(static_cast<size_t>(kPlanes * kIn * kIn));
+  uint32_t state = 4242u;
+  for (float& v : x) v = next_random(state);
+  const std::vector<double> one = max_pooled(x, 1), two = max_pooled(x, 2);
+  CHECK(one == two, "max pool: one and two threads differ");
+  int64_t wrong = 0;
+  for (int64_t p = 0; p < kPlanes; ++p) {
+    for (int64_t o = 0; o < kOut * kOut; ++o) {
+      float best = -1e30f;
+      int64_t at = -1;
+      for (int64_t ih = (o / kOut) * 2 - 1; ih <= (o / kOut) * 2 + 1; ++ih) {
+        for (int64_t iw = (o % kOut) * 2 - 1; iw <= (o % kOut) * 2 + 1; ++iw) {
+          if (ih < 0 || iw < 0 || ih >= kIn || iw >= kIn) continue;
+          const float v = x[static_cast<size_t>((p * kIn + ih) * kIn + iw)];
+          if (v > best) best = v, at = ih * kIn + iw;
+        }
+      }
+      const size_t i = static_cast<size_t>(p * kOut * kOut + o);
+      wrong += two[i] != best || two[i + two.size() / 2] != static_cast<double>(at);
+    }
+  }
+  CHECK(wrong == 0, "max pool: %lld outputs differ from a plain window scan", (long long)wrong);
+}
+
 // The pool is skipped for a small loop while its workers sleep (a loop
 // ended on it over kWorkersSpinNs ago), and taken right after another.
 static void check_worth_the_pool() {
@@ -308,6 +365,7 @@ int main(int argc, char** argv) {
     check_range(3, 1000, 7, 1);
     check_gemm({96, 1000, 300, false, false});
     check_convolutions();
+    check_max_pool();
   } else {
     set_pool_threads(2);
     CHECK(k::parallel_threads() == 2, "%lld threads with a pool of two", (long long)k::parallel_threads());
@@ -341,6 +399,7 @@ int main(int argc, char** argv) {
     check_worth_the_pool();
     k::assume_workers_awake() = true;  // every cut taken, whatever the timing
     check_convolutions();
+    check_max_pool();
     k::assume_workers_awake() = false;
   }
   std::printf("%d checks, %d failed\n", g_checks, g_failed);

@@ -170,10 +170,13 @@ bool conv2d_depthwise(KernelRuntimeContext& ctx, const float* in, const float* w
 /// plane of deep patches by dot_f32 against the patches as rows. Depthwise
 /// (one input channel per group) runs the direct kernels of depthwise_f32.h
 /// (neither these nor dot_f32 in the size configuration: kSpecialisedPaths),
-/// cut by channel on the thread pool. The products are cut by gemm_f32
-/// itself when large enough (a cut of the convolution's own columns gave
-/// ResNet 1.2x on two threads at 5 KB more code: left out, issue 31).
-/// False (nothing written) when no scratch memory is available.
+/// cut by channel on the thread pool. On the thread pool, the output's
+/// columns are cut into pieces of whole kGemmColumns, each with its own
+/// im2col (dot_f32's output rows, after patch_rows cut by position); a
+/// single tile is left to gemm_f32's own cut, after im2col_plane cut by
+/// channel. Every output takes the same code whatever the cut, so results
+/// do not depend on the threads. False (nothing written) when no scratch
+/// memory is available.
 bool conv2d_gemm(KernelRuntimeContext& ctx, const float* in, const float* weight, const float* bias, float* out,
                  int64_t batch, int64_t in_ch, int64_t out_ch, int64_t groups, const Axis& h, const Axis& w) {
   const int64_t in_per_group = in_ch / groups;
@@ -189,9 +192,22 @@ bool conv2d_gemm(KernelRuntimeContext& ctx, const float* in, const float* weight
   const bool pointwise = h.kernel == 1 && w.kernel == 1 && h.stride == 1 && w.stride == 1 && h.pad == 0 &&
                          w.pad == 0;
   const bool dot = kSpecialisedPaths && out_plane < kDotColumns && depth >= kDotDepth && k::dot_f32_runs();
+  const int64_t units = (out_plane + kGemmColumns - 1) / kGemmColumns;  // column tiles, the last maybe partial
+  const int64_t work = out_per_group * out_plane * depth;
+  const int64_t pieces = k::parallel_pieces(work, k::kGemmTaskWork, dot ? out_per_group : units);
   int64_t tile = kColumnBudget / depth - kColumnBudget / depth % kGemmColumns;
   tile = dot || pointwise ? out_plane : (tile < kGemmColumns ? kGemmColumns : (tile > out_plane ? out_plane : tile));
-  const int64_t col_floats = pointwise && !dot ? 0 : depth * tile;
+  if (!dot && pieces > 1) {  // no tile wider than a piece's share of whole kGemmColumns
+    const int64_t share = (units + pieces - 1) / pieces * kGemmColumns;
+    if (tile > share) tile = share;
+  }
+  const int64_t col_floats = pointwise && !dot ? 0 : depth * tile * (dot ? 1 : pieces);
+  // One column tile of a product gemm_f32 cuts by itself, or the dot path cut: the patches are made in
+  // pieces too, by channel (im2col_plane) or by output position (patch_rows).
+  const bool one_tile = !dot && !pointwise && pieces == 1 && tile == out_plane && work >= 2 * k::kGemmTaskWork &&
+                        k::worth_the_pool(work / k::kGemmTaskWork);
+  const int64_t patch_pieces =
+      one_tile ? k::parallel_pieces(in_per_group, 1, in_per_group) : (dot && pieces > 1 ? pieces : 1);
   // A small input under a kernel wider than 1x1 is copied once padded (im2col_padded); a large one, or a
   // strided 1x1, is read in place (im2col_columns).
   const int64_t padded_floats = k::padded_planes_floats(in_per_group, h, w);
@@ -203,25 +219,53 @@ bool conv2d_gemm(KernelRuntimeContext& ctx, const float* in, const float* weight
       const float* x = in + (b * in_ch + g * in_per_group) * in_plane;
       const float* wg = weight + g * out_per_group * depth;
       float* o = out + (b * out_ch + g * out_per_group) * out_plane;
-      fill_with_bias(o, bias, g * out_per_group, out_per_group, out_plane);
       if constexpr (kSpecialisedPaths) {
-        if (dot) {
+        if (dot && pieces == 1) {  // called directly: through parallel_pieces_run's lambdas, 0.3-0.5 us slower
           k::patch_rows(x, col, in_per_group, h, w, 0, out_plane);
+          fill_with_bias(o, bias, g * out_per_group, out_per_group, out_plane);
           k::dot_f32(out_per_group, out_plane, depth, wg, depth, col, depth, o, out_plane, /*accumulate=*/true);
           continue;
         }
+        if (dot) {
+          k::parallel_pieces_run(patch_pieces, [&](int64_t p) {
+            int64_t j0, j1;
+            k::piece_bounds(out_plane, patch_pieces, p, &j0, &j1);
+            k::patch_rows(x, col + j0 * depth, in_per_group, h, w, j0, j1);
+          });
+          k::parallel_pieces_run(pieces, [&](int64_t p) {
+            int64_t r0, r1;
+            k::piece_bounds(out_per_group, pieces, p, &r0, &r1);
+            fill_with_bias(o + r0 * out_plane, bias, g * out_per_group + r0, r1 - r0, out_plane);
+            k::dot_f32(r1 - r0, out_plane, depth, wg + r0 * depth, depth, col, depth, o + r0 * out_plane, out_plane,
+                       /*accumulate=*/true);
+          });
+          continue;
+        }
+      }
+      if (patch_pieces > 1) {  // one_tile
+        k::im2col_plane(x, col, padded ? col + col_floats : nullptr, in_per_group, h, w, patch_pieces);
+        fill_with_bias(o, bias, g * out_per_group, out_per_group, out_plane);
+        k::gemm_f32(out_per_group, out_plane, depth, wg, depth, 1, col, out_plane, o, out_plane, /*accumulate=*/true);
+        continue;
       }
       if (padded) k::pad_planes(x, col + col_floats, in_per_group, h, w);
-      for (int64_t j0 = 0; j0 < out_plane; j0 += tile) {
-        const int64_t width = out_plane - j0 < tile ? out_plane - j0 : tile;
-        if (padded) {
-          k::im2col_padded(col + col_floats, col, in_per_group, h, w, j0, j0 + width);
-        } else if (!pointwise) {
-          k::im2col_columns(x, col, in_per_group, h, w, j0, j0 + width);
+      k::parallel_pieces_run(pieces, [&](int64_t p) {
+        int64_t u0, u1;  // whole kGemmColumns tiles [u0, u1), so that only the plane's last one is partial
+        k::piece_bounds(units, pieces, p, &u0, &u1);
+        const int64_t lo = u0 * kGemmColumns, hi = u1 * kGemmColumns < out_plane ? u1 * kGemmColumns : out_plane;
+        float* piece_col = col != nullptr ? col + p * depth * tile : nullptr;
+        k::fill_columns_with_bias(o, bias, g * out_per_group, out_per_group, out_plane, lo, hi);
+        for (int64_t j0 = lo; j0 < hi; j0 += tile) {
+          const int64_t width = hi - j0 < tile ? hi - j0 : tile;
+          if (padded) {
+            k::im2col_padded(col + col_floats, piece_col, in_per_group, h, w, j0, j0 + width);
+          } else if (!pointwise) {
+            k::im2col_columns(x, piece_col, in_per_group, h, w, j0, j0 + width);
+          }
+          k::gemm_f32(out_per_group, width, depth, wg, depth, 1, pointwise ? x + j0 : piece_col,
+                      pointwise ? out_plane : width, o + j0, out_plane, /*accumulate=*/true);
         }
-        k::gemm_f32(out_per_group, width, depth, wg, depth, 1, pointwise ? x + j0 : col,
-                    pointwise ? out_plane : width, o + j0, out_plane, /*accumulate=*/true);
-      }
+      });
     }
   }
   return true;

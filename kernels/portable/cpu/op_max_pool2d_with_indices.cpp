@@ -2,6 +2,7 @@
 // where they were found.
 #include "util/fast_math.h"
 #include "util/math_util.h"
+#include "util/parallel_util.h"
 #include "util/pool_util.h"
 #include "util/widened_io.h"
 
@@ -122,12 +123,27 @@ __attribute__((noinline)) void max_pool_io(const Io& io, const void* in, void* o
   }
 }
 
+/// Taps (window elements read) below which a piece of max pooling is not
+/// worth a thread: ~2 us at the ~0.6 ns a tap ResNet's 3x3 stride-2 pool
+/// takes (bench/results/bench_profile.md), against a ~0.3 us hand-over to a
+/// spinning worker (gemm_f32.h's kGemmTaskWork says more).
+constexpr int64_t kPoolTaskWork = 4096;
+
 /// max_pool_io for T: Float and Double on their own builds, the others
 /// widened (integers to int64_t, Half and BFloat16 to float: every value
-/// and comparison exact).
+/// and comparison exact). Float's planes are cut into pieces for the thread
+/// pool (parallel_util.h) when there are enough taps; each plane is pooled
+/// alike whatever the cut.
 template <typename T>
 void max_pool(const T* in, T* out, int64_t* indices, int64_t planes, const k::Window& h, const k::Window& w) {
-  if constexpr (std::is_same<T, float>::value || std::is_same<T, double>::value) {
+  if constexpr (std::is_same<T, float>::value) {
+    const int64_t plane_taps = h.out * w.out * h.kernel * w.kernel > 0 ? h.out * w.out * h.kernel * w.kernel : 1;
+    const int64_t in_plane = h.in * w.in, out_plane = h.out * w.out;
+    k::parallel_range(0, planes, (kPoolTaskWork + plane_taps - 1) / plane_taps, [&](int64_t first, int64_t last) {
+      max_pool_io<float>(k::SameIo<float>{}, in + first * in_plane, out + first * out_plane,
+                         indices + first * out_plane, last - first, h, w, k::lowest_value<float>());
+    });
+  } else if constexpr (std::is_same<T, double>::value) {
     max_pool_io<T>(k::SameIo<T>{}, in, out, indices, planes, h, w, k::lowest_value<T>());
   } else {
     using Acc = typename std::conditional<std::is_integral<T>::value, int64_t, float>::type;

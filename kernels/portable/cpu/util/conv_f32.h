@@ -2,10 +2,12 @@
 // op_convolution.cpp: im2col over a range of output columns (gemm_f32.h's
 // right operand), the same patches as rows (dot_f32.h's), and im2col from a
 // padded copy of the input, split into phases by stride (the layout the
-// direct depthwise kernels of depthwise_f32.h read too).
+// direct depthwise kernels of depthwise_f32.h read too); a small plane's
+// im2col cut by channel for the thread pool, and a piece's bias.
 #pragma once
 
 #include "fast_math.h"
+#include "parallel_util.h"
 #include "pool_util.h"
 
 #include <cstdint>
@@ -183,6 +185,40 @@ ETSB_NARROW_LOOP static void im2col_padded(const float* __restrict padded, float
         }
       }
     }
+  }
+}
+
+/// im2col of a whole output plane (a single column tile) into col, through
+/// a padded copy in `padded_copy` (padded_planes_floats) when that is not
+/// null, its channels cut into `pieces` for the thread pool (a small
+/// plane's im2col costs as much as its product: many short rows).
+inline void im2col_plane(const float* x, float* col, float* padded_copy, int64_t channels, const Window& h,
+                         const Window& w, int64_t pieces) {
+  const int64_t taps = h.kernel * w.kernel;
+  const int64_t out_plane = h.out * w.out;
+  const int64_t padded_plane = padded_planes_floats(1, h, w);
+  parallel_pieces_run(pieces, [&](int64_t p) {
+    int64_t c0, c1;
+    piece_bounds(channels, pieces, p, &c0, &c1);
+    if (c1 <= c0) return;
+    float* rows = col + c0 * taps * out_plane;
+    if (padded_copy != nullptr) {
+      pad_planes(x + c0 * h.in * w.in, padded_copy + c0 * padded_plane, c1 - c0, h, w);
+      im2col_padded(padded_copy + c0 * padded_plane, rows, c1 - c0, h, w, 0, out_plane);
+    } else {
+      im2col_columns(x + c0 * h.in * w.in, rows, c1 - c0, h, w, 0, out_plane);
+    }
+  });
+}
+
+/// Sets columns [j0, j1) of `channels` output planes of `plane` floats,
+/// from channel `first` on, to their bias (zero without one): where a
+/// piece of the convolution starts.
+inline void fill_columns_with_bias(float* out, const float* bias, int64_t first, int64_t channels, int64_t plane,
+                                   int64_t j0, int64_t j1) {
+  for (int64_t c = 0; c < channels; ++c) {
+    const float init = bias != nullptr ? bias[first + c] : 0.0f;
+    for (int64_t j = j0; j < j1; ++j) out[c * plane + j] = init;
   }
 }
 

@@ -53,12 +53,14 @@ inline bool& inside_parallel_range() {
 /// they sleep, and waking one costs the caller ~28 us).
 constexpr int64_t kWorkersSpinNs = 8000;
 /// A loop of fewer minimum pieces than this (each ~1 us of work) runs on
-/// the calling thread when the workers are asleep: waking one costs ~28 us,
-/// which a loop on two threads pays back only from ~56 us of work on. A
-/// loop of more wakes them, for the loops after it. (At 8, ResNet's
-/// products woke sleeping workers between convolutions: 0.9x of its
-/// one-thread speed on two threads; at 64, 1.0x.)
-constexpr int64_t kWakeWork = 64;
+/// the calling thread when the workers are asleep; a loop of more wakes
+/// them (~28 us), for the loops after it. With convolution and max pooling
+/// cut too, the workers then stay busy from one operator to the next:
+/// ResNet on two threads ran at 1.37x of its one-thread speed (median of
+/// 12 interleaved rounds, quiet machine). At 64 no loop of ResNet's woke
+/// them (its largest operator takes ~34 us): 1.0x; at 16 or 32 they woke
+/// and fell asleep again between operators: 0.65x.
+constexpr int64_t kWakeWork = 8;
 
 #if defined(ETSB_KERNELS_THREADPOOL)
 /// The steady clock in nanoseconds.
