@@ -1,26 +1,17 @@
-// Checks of etsb's kernel threads (kernels/portable/cpu/util/parallel_util.h)
-// and of the threaded matrix product (gemm_f32.h) and Float convolution
-// (op_convolution.cpp, linked in), built and run by tests/test_threads.py
-// twice: linked with the wheel's libexecutorch_threadpool.so (argument
-// "pool") and without it ("none").
-//
-// With the pool: parallel_range covers its range exactly once in pieces of at
-// least the grain, on two threads when the pool has two; gemm_f32 gives the
-// same bits on one and two threads for shapes cut along columns and along
-// rows, with partial register tiles and several k and n cache passes, and
-// stays within float rounding of a double-precision product; convolution
-// gives the same bits on one and two threads on shapes large enough to be
-// cut, down each of its paths (depthwise in place and from a padded copy,
-// pointwise, im2col from a padded copy and in place, the dot path of tiny
-// planes, a single column tile), and stays within float rounding of a
-// double-precision convolution; Float max pooling (op_max_pool2d_with_indices.cpp,
-// linked in, cut by plane) gives the same maxima and indices on one and two
-// threads, those of a plain window scan; a small loop goes to the pool right
-// after another but not to sleeping workers. Without it: one thread, the
-// whole range in one call on the calling thread, and the same convolutions
-// and pooling.
-//
-// Prints one line per failed check and a summary; exits 1 if any failed.
+// Checks of etsb's kernel threads (util/parallel_util.h), the threaded gemm
+// (gemm_f32.h), Float convolution and Float max pooling (op_convolution.cpp,
+// op_max_pool2d_with_indices.cpp, linked in), run by tests/test_threads.py
+// linked with the wheel's libexecutorch_threadpool.so ("pool") and without.
+// With the pool: parallel_range covers its range once, in pieces of at least
+// the grain, on two threads; gemm (cut by columns and by rows, partial tiles,
+// several k and n passes), convolution (each path: depthwise in place and
+// padded, pointwise, im2col padded and in place, tiny planes' dot, a single
+// column tile) and max pooling (cut by plane) give the same bits on one and
+// two threads, within float rounding of double precision (pooling: the
+// maxima and indices of a plain window scan); a small loop goes to the pool
+// right after another, not to sleeping workers. Without: one thread, the
+// whole range in one call, the same results. Prints one line per failed
+// check and a summary; exits 1 if any failed.
 #include "kernels/portable/cpu/util/gemm_f32.h"
 
 #include <executorch/runtime/core/exec_aten/exec_aten.h>
