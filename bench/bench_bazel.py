@@ -114,7 +114,7 @@ def report(rows: list[Row], sides: list, contents: dict[str, tuple[int, float]],
 
 def plan(sides: list, workers: dict, cold: int, runs: int) -> list[tuple]:
     """Every row: (name, how, not applicable by system, runs, measure(side, index)); None: the caches' contents."""
-    keys, cold_runs, clean = [s.key for s in sides], f"{cold} run{'s' * (cold > 1)}", "after bazel clean"
+    keys, cold_runs = [s.key for s in sides], f"{cold} run{'s' * (cold > 1)}"
     only_bazel7 = {key: "-" for key in keys if key != "bazel7"}
     rows = [("cold", f"{cold_runs}; Bazel: fresh output base, server start included; driver: after etsb clean", {},
              cold, lambda side, i: side.cold()),
@@ -124,18 +124,18 @@ def plan(sides: list, workers: dict, cold: int, runs: int) -> list[tuple]:
                ("no-op, each command its own `scripts/bazel7.sh bazel` call",
                 f"the wrapper's shared namespace: the server stays; median of {runs}", only_bazel7, runs,
                 lambda side, i: side.noop_plain())] if "bazel7" in keys else []),
-            ("warm server " + clean, cold_runs, {"etsb": "n/a (no server: the cold row)"}, cold,
+            ("warm server after bazel clean", cold_runs, {"etsb": "n/a (no server: the cold row)"}, cold,
              lambda side, i: side.after_clean())]
     if workers:
-        rows.append(("remote execution " + clean, f"{cold_runs}; Bazel's own remote worker on localhost, "
+        rows.append(("remote execution after bazel clean", f"{cold_runs}; Bazel's own remote worker on localhost, "
                      "`--noremote_accept_cached`: every action executed there", {"etsb": "n/a (no remote execution)"},
                      cold, lambda side, i: side.after_clean(f"--remote_executor={workers[side.key].url}",
                                                             "--noremote_accept_cached")))
-    return rows + [(clean + ", filling disk + HTTP cache", "1 run", {"etsb": "n/a"}, 1,
+    return rows + [("after bazel clean, filling disk + HTTP cache", "1 run", {"etsb": "n/a"}, 1,
                     lambda side, i: side.after_clean(f"--disk_cache={side.disk_cache}",
                                                      f"--remote_cache={side.remote_cache}",
                                                      "--remote_upload_local_results")), None,
-                   ("disk cache " + clean, f"median of {runs}", {"etsb": "n/a (no disk cache)"}, runs,
+                   ("disk cache after bazel clean", f"median of {runs}", {"etsb": "n/a (no disk cache)"}, runs,
                     lambda side, i: side.after_clean(f"--disk_cache={side.disk_cache}")),
                    ("HTTP cache, fresh output base", f"median of {runs}; server start included",
                     {"etsb": "n/a (no remote cache)"}, runs, lambda side, i: side.from_http_cache(i))]

@@ -7,7 +7,7 @@ twins (etsb + XNNPACK) the share in delegate calls and what runs outside them.
 
     .venv/bin/python bench/bench_profile.py [--models a,b,...] [--iterations N] [--repeat R]
         [--workspace DIR] [--no-wait] [--max-wait MIN]
-    (builds the binaries in the workspace, default /tmp/bench_profile_ws, kept
+    (builds the binaries in the workspace, default $TMPDIR/bench_profile_ws, kept
     between runs; then minutes; writes bench/results/bench_profile.md and
     bench_profile.svg beside it)
 
