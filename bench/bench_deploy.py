@@ -5,17 +5,12 @@
     (a few minutes; the first run with the host's all-operators size test about
     20 more; writes bench/results/bench_deploy.md)
 
-Per platform: ExecuTorch's own size test (`@executorch//test:size_test`, no
-operators) built from the tree with etsb's size flags (`--config size`) and
-with ExecuTorch's CI flags (`--config executorch-ci`), on the host also with
-all its portable operators; each corpus model shipped (`runtime = "static"`,
-`embed_model`, its inputs embedded, dtype-selective, `--config size`), run
-(under the platform's emulator) and checked against torch; on the host also
-each development binary. Sizes: stripped bytes (hosted) or flash (bare metal)
-against ExecuTorch's CI thresholds, and by part as `etsb size` splits them.
-Latency on x86-64, shipped against development: median process wall time and
-the instructions of the method's execution (callgrind), against the goal "at
-most 1.5x slower". Goals: the MLP <= 48 KB on x86-64, <= 100 KB of flash on a Cortex-M.
+Per platform: ExecuTorch's size test (`@executorch//test:size_test`) built from the tree with
+etsb's size flags and with ExecuTorch's CI flags (on the host also with all its portable
+operators), and each corpus model shipped (static runtime, embedded, dtype-selective), run under
+the platform's emulator and checked against torch: sizes whole and by part (the report says
+how); on x86-64 the shipped binary's latency against the development one's. Goals: the MLP
+<= 48 KB on x86-64, <= 100 KB of flash on a Cortex-M; shipped at most 1.5x slower.
 """
 
 from __future__ import annotations

@@ -9,14 +9,11 @@ every binary built, and an SVG bar chart.
     (minutes for a few models, an hour or more for a whole set; writes
     bench/results/bench_models_SET.md and bench_models_SET.svg beside it)
 
-Sides (SIDES): etsb's kernels, with XNNPACK, ExecuTorch's portable kernels
-from the tree (ETSB_EXECUTORCH_TREE), each a binary per program built in the set's
-workspace ($TMPDIR/bench_models_SET_ws, kept), or a peer runner on the wheel's prebuilt
-kernels. Sets (SETS; lib/programs.py) have their own default sides and threads;
-corpus checks goals, tree also times cold builds of the MLP, llm greedy
-generation (lib/generation.py). Timing: lib/rounds.py; GFLOP/s: lib/flops.py,
-against one core's measured peak; sizes: lib/sizes.py, against each library's
-all-kernels binary. Exits 1 when a binary fails or disagrees with torch, or a goal is missed.
+Sides (lib/programs.py): binaries built per program in $TMPDIR/bench_models_SET_ws (kept; the
+tree's sides from ETSB_EXECUTORCH_TREE), or a peer runner on the wheel's prebuilt kernels. Each
+set has its own default sides and threads; corpus checks goals, tree also times cold builds of
+the MLP, llm greedy generation (lib/generation.py); timing: lib/rounds.py. Exits 1 when a
+binary fails or disagrees with torch, or a goal is missed.
 """
 
 from __future__ import annotations
