@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from lib.bazel import BAZEL7_SCRIPT, Bazel4, Bazel7, Run, script
-from lib.cli import listed, parser, wait
+from lib.cli import choose, listed, parser, wait
 from lib.env import ETSB, MLP, REPO, starlark_env
 from lib.processes import BuildFailed, actions_summary, etsb_build
 from lib.results import finish, markdown
@@ -118,15 +118,14 @@ def plan(sides: list, workers: dict, cold: int, runs: int) -> list[tuple]:
     only_bazel7 = {key: "-" for key in keys if key != "bazel7"}
     rows = [("cold", f"{cold_runs}; Bazel: fresh output base, server start included; driver: after etsb clean", {},
              cold, lambda side, i: side.cold()),
-            ("no-op", f"median of {runs}", {}, runs, lambda side, i: side.noop())]
-    if "bazel7" in keys:
-        rows += [("chroot wrapper alone", f"`scripts/bazel7.sh run true`, median of {runs}", only_bazel7, runs,
-                  lambda side, i: side.wrapper_alone()),
-                 ("no-op, each command its own `scripts/bazel7.sh bazel` call",
-                  f"the wrapper's shared namespace: the server stays; median of {runs}", only_bazel7, runs,
-                  lambda side, i: side.noop_plain())]
-    rows.append(("warm server after bazel clean", cold_runs, {"etsb": "n/a (no server: the cold row)"}, cold,
-                 lambda side, i: side.after_clean()))
+            ("no-op", f"median of {runs}", {}, runs, lambda side, i: side.noop()),
+            *([("chroot wrapper alone", f"`scripts/bazel7.sh run true`, median of {runs}", only_bazel7, runs,
+                lambda side, i: side.wrapper_alone()),
+               ("no-op, each command its own `scripts/bazel7.sh bazel` call",
+                f"the wrapper's shared namespace: the server stays; median of {runs}", only_bazel7, runs,
+                lambda side, i: side.noop_plain())] if "bazel7" in keys else []),
+            ("warm server after bazel clean", cold_runs, {"etsb": "n/a (no server: the cold row)"}, cold,
+             lambda side, i: side.after_clean())]
     if workers:
         rows.append(("remote execution after bazel clean", f"{cold_runs}; Bazel's own remote worker on localhost, "
                      "`--noremote_accept_cached`: every action executed there", {"etsb": "n/a (no remote execution)"},
@@ -185,12 +184,10 @@ def start(tmp: Path, systems: list[str], started: list) -> tuple[list, HttpCache
 
 def main() -> int:
     """Time every row on every system; write the report (exit 1 when a build failed)."""
-    arguments = parser(__doc__, wait=True, runs=3, runs_help="runs of the cheap rows (no-op, caches)")
-    arguments.add_argument("--systems", type=listed, default=list(SYSTEMS), help=f"which of {','.join(SYSTEMS)}")
-    arguments.add_argument("--cold-runs", type=int, default=1, help="runs of the cold and the after-clean rows")
-    options = arguments.parse_args()
-    if unknown := set(options.systems) - set(SYSTEMS):
-        arguments.error(f"unknown systems {sorted(unknown)}; known: {', '.join(SYSTEMS)}")
+    options = parser(__doc__, wait=True, runs=3, runs_help="runs of the cheap rows (no-op, caches)",
+                     systems=(listed, list(SYSTEMS), f"which of {','.join(SYSTEMS)}"),
+                     cold_runs=(int, 1, "runs of the cold and the after-clean rows")).parse_args()
+    choose("systems", options.systems, SYSTEMS)
     starlark_env()   # exits when the evaluator is missing
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))   # unwinds like an exception: the clean-up runs
     started, begun = time.perf_counter(), []

@@ -29,67 +29,17 @@ from lib.cli import parser
 from lib.env import ETSB, FILES, MLP, STARLARK, starlark_env
 from lib.processes import actions_summary, etsb_build
 from lib.results import finish, markdown
-from lib.timing import floor, probes, python, time_commands
+from lib.timing import probes, python, time_commands
 from lib.workspace import copy_mlp_workspace, copy_parts
 from selective_build.driver import state
+from selective_build.driver.workspace import Workspace
 
-# ../shared/NOTES.md, "Bazel": measured on a small genrule -> cc_library ->
-# cc_binary with Bazel 7.7.1 (not this build).
-BAZEL_NOOP_MS = (200, 500)
-BAZEL_COLD_S = (5, 11)
-EVAL_GOAL_MS = 1000   # 10,000 targets, `etsb query //...` end to end
-NOOP_GOAL_MS = 50     # no-op `etsb build` of the MLP example
-
-
-def fmt_ms(value: float) -> str:
-    """Milliseconds, one decimal below 100."""
-    return f"{value:.1f}" if value < 100 else f"{value:.0f}"
-
-
-def verdict(measured: float, goal: float) -> str:
-    """The share of the budget used, and whether the goal is met."""
-    return f"{measured / goal:.2f}x of budget: {'met' if measured < goal else 'not met'}"
-
-
-# -- 1. evaluation of generated trees --------------------------------------------
-
-
-def package_path(i: int) -> str:
-    """The folder of the i-th generated package."""
-    return f"src/g{i // 100:02d}/p{i:04d}"
-
-
-def make_tree(root: Path, packages: int, form: str) -> None:
-    """A workspace of ``packages`` generated packages of 10 targets each (files/*.in: the BUILD files, the macro)."""
-    primitives, macro = (FILES / "primitives.BUILD.in").read_text(), (FILES / "macro.BUILD.in").read_text()
-    copy_parts(root, ["rules"])
-    (root / "MODULE.bazel").write_text('module(name = "bench_tree")\n')
-    (root / "macros").mkdir()
-    (root / "macros" / "BUILD").write_text("# The generated packages' macro.\n")
-    shutil.copyfile(FILES / "ten.bzl.in", root / "macros" / "ten.bzl")
-    for i in range(packages):
-        directory = root / package_path(i)
-        directory.mkdir(parents=True)
-        dep = f"//{package_path(i - 1)}:m_lib" if i else None
-        if form == "primitives":
-            text = primitives.format(deps=json.dumps([dep] if dep else []))
-        else:
-            text = macro.format(dep=json.dumps(dep) if dep else "None")
-        (directory / "BUILD").write_text(text)
-
-
-def repository_flags(root: Path) -> list[str]:
-    """The evaluator's options naming the repositories as `etsb query` gives them (etsb's rules load
-    the driver's shim through `@etsb_shim`, linked by the query run first), without the prelude."""
-    from selective_build.driver.workspace import Workspace
-
-    return [flag for flag in Workspace(str(root), "", {}).evaluator_flags() if not flag.startswith("--prelude")]
-
-
-# The steps of `etsb query //...`, timed inside one fresh process (as the
-# command runs them, collector and all). argv: root, evaluator, pause the
-# collector around the JSON steps (0/1), the evaluator's repository options (JSON).
-# Prints the times in ms as JSON.
+# ../shared/NOTES.md, "Bazel": Bazel 7.7.1 on a small genrule -> cc_library -> cc_binary (not this build).
+BAZEL_NOOP_MS, BAZEL_COLD_S = (200, 500), (5, 11)
+EVAL_GOAL_MS, NOOP_GOAL_MS = 1000, 50   # 10,000 targets, `etsb query //...`; a no-op `etsb build` of the MLP
+# The steps of `etsb query //...`, timed inside one fresh process (as the command runs them, collector and
+# all). argv: root, evaluator, pause the collector around the JSON steps (0/1), the evaluator's repository
+# options (JSON). Prints the times in ms as JSON.
 SPLIT_PROBE = r"""
 import time
 t0 = time.perf_counter()
@@ -118,55 +68,77 @@ SPLIT_STEPS = ["imports (command line, driver, evaluate, graph)", "find packages
                "JSON -> Package/Target objects", "referenced packages", "match //... and sort", "format the labels"]
 
 
-def python_split(root: str, runs: int, pause_collector: bool, env: Mapping[str, str]) -> tuple[list[float], int]:
+def fmt_ms(value: float) -> str:
+    """Milliseconds, one decimal below 100."""
+    return f"{value:.1f}" if value < 100 else f"{value:.0f}"
+
+
+def verdict(measured: float, goal: float) -> str:
+    """The share of the budget used, and whether the goal is met."""
+    return f"{measured / goal:.2f}x of budget: {'met' if measured < goal else 'not met'}"
+
+
+def make_tree(root: Path, packages: int, form: str) -> None:
+    """A workspace of ``packages`` generated packages of 10 targets each (files/*.in: the BUILD files, the
+    macro), each library depending on the previous package's."""
+    primitives, macro = (FILES / "primitives.BUILD.in").read_text(), (FILES / "macro.BUILD.in").read_text()
+    copy_parts(root, ["rules"])
+    (root / "MODULE.bazel").write_text('module(name = "bench_tree")\n')
+    (root / "macros").mkdir()
+    (root / "macros" / "BUILD").write_text("# The generated packages' macro.\n")
+    shutil.copyfile(FILES / "ten.bzl.in", root / "macros" / "ten.bzl")
+    for i in range(packages):
+        (directory := root / f"src/g{i // 100:02d}/p{i:04d}").mkdir(parents=True)
+        dep = f"//src/g{(i - 1) // 100:02d}/p{i - 1:04d}:m_lib" if i else None
+        (directory / "BUILD").write_text(primitives.format(deps=json.dumps([dep] if dep else [])) if form ==
+                                         "primitives" else macro.format(dep=json.dumps(dep) if dep else "None"))
+
+
+def python_split(root: Path, flags: list[str], runs: int, pause: bool, env: Mapping[str, str]) -> tuple[list, int]:
     """Median ms of each step of SPLIT_PROBE over ``runs`` fresh processes, and the evaluator's output size."""
-    found = probes(python(SPLIT_PROBE) + [root, STARLARK, "1" if pause_collector else "0",
-                                          json.dumps(repository_flags(Path(root)))], runs, cwd=root, env=env)
+    found = probes(python(SPLIT_PROBE) + [str(root), STARLARK, str(int(pause)), json.dumps(flags)], runs,
+                   cwd=root, env=env)
     return [statistics.median(column) for column in zip(*(r["steps"] for r in found))], found[-1]["json_bytes"]
 
 
 def evaluation_rows(tmp: Path, runs: int, env: Mapping[str, str]) -> tuple[list, dict, list[str]]:
     """Per tree: the table's row; the 10,000-target trees' timings and splits; failed checks."""
     rows, splits, checks = [], {}, []
-    for packages in (100, 1000):
-        for form in ("primitives", "macro"):
-            root = tmp / f"tree_{packages}_{form}"
-            make_tree(root, packages, form)
-            listed = subprocess.run([ETSB, "query", "//..."], cwd=root, env=env, check=True,
-                                    capture_output=True, text=True).stdout.split()
-            # The tree's own packages only: the copied rules/ has settings, and a primitive's
-            # references to @etsb// are listed as well.
-            generated = [label for label in listed if label.startswith("//src/")]
-            if len(generated) != packages * 10:
-                checks.append(f"{packages * 10} targets expected under //src in {root.name}, "
-                              f"etsb query listed {len(generated)}")
-            pkgs = state.discover_packages(str(root))
-            times = time_commands({"query": [ETSB, "query", "//..."],
-                                   "evaluator": [STARLARK, "--root", str(root), *repository_flags(root), *pkgs]},
-                                  runs, str(root), env, False)
-            targets = packages * 10
-            rows.append([f"{targets:,}", str(len(pkgs)), form, fmt_ms(times["query"]), fmt_ms(times["evaluator"]),
-                         fmt_ms(times["query"] - times["evaluator"]),
-                         f"{times['evaluator'] / times['query'] * 100:.0f}%", f"{times['query'] / targets * 1000:.0f}",
-                         verdict(times["query"], EVAL_GOAL_MS) if targets == 10000 else ""])
-            if targets == 10000:
-                splits[form] = (times, python_split(str(root), runs, False, env),
-                                python_split(str(root), runs, True, env))
+    for packages, form in ((p, f) for p in (100, 1000) for f in ("primitives", "macro")):
+        make_tree(root := tmp / f"tree_{packages}_{form}", packages, form)
+        listed = subprocess.run([ETSB, "query", "//..."], cwd=root, env=env, check=True, capture_output=True,
+                                text=True).stdout.split()
+        # The evaluator's options as `etsb query` gives them (etsb's rules load the driver's shim through
+        # `@etsb_shim`, linked by the query just run), less the prelude.
+        flags, targets = [f for f in Workspace(str(root), "", {}).evaluator_flags() if not f.startswith("--prelude")], \
+            packages * 10
+        # The tree's own packages only: the copied rules/ has settings, and primitives' references to @etsb//.
+        if (count := sum(label.startswith("//src/") for label in listed)) != targets:
+            checks.append(f"{targets} targets expected under //src in {root.name}, etsb query listed {count}")
+        pkgs = state.discover_packages(str(root))
+        times = time_commands({"query": [ETSB, "query", "//..."],
+                               "evaluator": [STARLARK, "--root", str(root), *flags, *pkgs]}, runs, str(root), env,
+                              False)
+        rows.append([f"{targets:,}", str(len(pkgs)), form, fmt_ms(times["query"]), fmt_ms(times["evaluator"]),
+                     fmt_ms(times["query"] - times["evaluator"]), f"{times['evaluator'] / times['query'] * 100:.0f}%",
+                     f"{times['query'] / targets * 1000:.0f}",
+                     verdict(times["query"], EVAL_GOAL_MS) if targets == 10000 else ""])
+        if targets == 10000:
+            splits[form] = (times, *(python_split(root, flags, runs, pause, env) for pause in (False, True)))
     return rows, splits, checks
 
 
 def bench_evaluation(tmp: Path, runs: int, env: Mapping[str, str]) -> list[str]:
     """Section 1 of the report."""
-    python_start = floor({"start": "pass"}, runs, str(tmp), env, False)["start"]
+    start = time_commands({"start": "pass"}, runs, str(tmp), env, False)["start"]
     rows, splits, checks = evaluation_rows(tmp, runs, env)
-    forms = list(splits)
-    split_rows = [["Python start (python -c pass)", *[fmt_ms(python_start) for _ in forms]]]
-    split_rows += [[name, *[fmt_ms(splits[f][1][0][i]) for f in forms]] for i, name in enumerate(SPLIT_STEPS)]
-    split_rows += [["sum", *[fmt_ms(python_start + sum(splits[f][1][0])) for f in forms]],
-                   ["etsb query, measured above", *[fmt_ms(splits[f][0]["query"]) for f in forms]],
-                   ["evaluator output (JSON)", *[f"{splits[f][1][1] / 2**20:.1f} MB" for f in forms]],
-                   ["what if: JSON parse + objects, collector paused",
-                    *[fmt_ms(splits[f][2][0][3] + splits[f][2][0][4]) for f in forms]]]
+    columns = splits.values()
+    split_rows = [["Python start (python -c pass)", *[fmt_ms(start) for _ in columns]],
+                  *([name, *[fmt_ms(s[1][0][i]) for s in columns]] for i, name in enumerate(SPLIT_STEPS)),
+                  ["sum", *[fmt_ms(start + sum(s[1][0])) for s in columns]],
+                  ["etsb query, measured above", *[fmt_ms(s[0]["query"]) for s in columns]],
+                  ["evaluator output (JSON)", *[f"{s[1][1] / 2**20:.1f} MB" for s in columns]],
+                  ["what if: JSON parse + objects, collector paused", *[fmt_ms(s[2][0][3] + s[2][0][4]) for s in columns]]]
     return ["1. BUILD-file evaluation: `etsb query //...` end to end beside the evaluator alone "
             f"(median ms of {runs} interleaved runs)", "",
             markdown(["targets", "packages", "BUILD files", "etsb query ms", "etsb-starlark ms", "Python ms",
@@ -174,50 +146,39 @@ def bench_evaluation(tmp: Path, runs: int, env: Mapping[str, str]) -> list[str]:
             "", *(f"CHECK FAILED: {line}" for line in checks), "",
             f"Where the time goes, 10,000 targets (ms; each step timed inside a fresh process "
             f"that does what etsb query does, median of {runs})", "",
-            markdown(["step", *[f"{f} ms" for f in forms]], split_rows)]
-
-
-# -- 2. the MLP example ------------------------------------------------------------
-
-
-def timed_edits(workspace: Path, env: Mapping[str, str], runs: int, edit) -> tuple[float, list[str]]:
-    """``edit(i)`` then a build, ``runs`` times: the median ms and the last build's actions."""
-    builds = [(edit(i), etsb_build(workspace, [MLP], env))[1] for i in range(runs)]
-    return statistics.median(b.seconds * 1000 for b in builds), list(builds[-1].actions)
-
-
-def append_comment(path: Path, i: int) -> None:
-    """A comment appended to ``path`` (the generated code does not change)."""
-    with open(path, "a") as handle:
-        handle.write(f"# bench_build.py edit {i}\n")
+            markdown(["step", *[f"{f} ms" for f in splits]], split_rows)]
 
 
 def mlp_builds(tmp: Path, noop_runs: int, edit_runs: int, env: Mapping[str, str]) -> tuple[dict, list[str]]:
-    """The builds of section 2: each case's (ms, actions), the no-op splits, and notes."""
-    workspace = tmp / "workspace"
+    """The builds of section 2: each case's (ms, actions of the last build) and the no-op's times; notes."""
+    workspace, notes = tmp / "workspace", []
     copy_mlp_workspace(workspace)
-    notes, cases = [], {"cold": timed_edits(workspace, env, 1, lambda i: None)}
-    model_dir = workspace / "tests" / "models" / "mlp"
+
+    def edited(runs: int, edit) -> tuple[float, list[str]]:
+        builds = [(edit(i), etsb_build(workspace, [MLP], env))[1] for i in range(runs)]
+        return statistics.median(b.seconds * 1000 for b in builds), list(builds[-1].actions)
+
+    def append_comment(path: Path, i: int) -> None:
+        with open(path, "a") as handle:   # a comment: the generated code does not change
+            handle.write(f"# bench_build.py edit {i}\n")
+
+    cases, models = {"cold": edited(1, lambda i: None)}, workspace / "tests" / "models" / "mlp"
     run = subprocess.run([str(workspace / "etsb-out" / "bin" / "examples" / "mlp" / "bin"), "--model",
-                          str(model_dir / "mlp.pte"), "--inputs", str(model_dir / "forward.input_0.npy"),
+                          str(models / "mlp.pte"), "--inputs", str(models / "forward.input_0.npy"),
                           "--output-dir", str(tmp / "mlp_out")], capture_output=True, text=True)
-    if run.returncode != 0:
-        notes.append(f"the built binary failed (exit {run.returncode}): {run.stderr.strip()[:300]}")
+    notes += [f"the built binary failed (exit {run.returncode}): {run.stderr.strip()[:300]}"] if run.returncode else []
     if first_noop := etsb_build(workspace, [MLP], env).actions:
         notes.append(f"the build right after the cold one re-ran: {list(first_noop)}")
-    ninja = shutil.which("ninja", path=env.get("PATH")) or "ninja"
     plan = marshal.loads((workspace / "etsb-out" / ".etsb" / "state.marshal").read_bytes())["plan"]
     cases["noop"] = time_commands({
         "etsb build -j 2": [ETSB, "build", "-j", "2", MLP], "etsb build -j2": [ETSB, "build", "-j2", MLP],
-        "python -c pass": python("pass"), "python, fast-path imports": python("import re, selective_build.driver.fast"),
-        "ninja alone": [ninja, "-f", "etsb-out/build.ninja", "-j", "2", *plan[0]]}, noop_runs, str(workspace), env,
-        False)
+        "python -c pass": "pass", "python, fast-path imports": "import re, selective_build.driver.fast",
+        "ninja alone": [shutil.which("ninja", path=env.get("PATH")) or "ninja", "-f", "etsb-out/build.ninja", "-j",
+                        "2", *plan[0]]}, noop_runs, str(workspace), env, False)
     # A BUILD file touched: the plan is made again (evaluation, analysis, build.ninja), nothing compiles.
     build_file = workspace / "examples" / "mlp" / "BUILD"
-    cases["replan"] = timed_edits(workspace, env, edit_runs,
-                                  lambda i: os.utime(build_file, ns=(time.time_ns(), time.time_ns())))
-    yaml_file = workspace / "kernels" / "portable" / "functions.yaml"
-    cases["edit"] = timed_edits(workspace, env, edit_runs, lambda i: append_comment(yaml_file, i))
+    cases["replan"] = edited(edit_runs, lambda i: os.utime(build_file, ns=(time.time_ns(), time.time_ns())))
+    cases["edit"] = edited(edit_runs, lambda i: append_comment(workspace / "kernels/portable/functions.yaml", i))
     if after_edit := etsb_build(workspace, [MLP], env).actions:
         notes.append(f"the build after the yaml edit re-ran: {list(after_edit)}")
     return cases, notes
@@ -226,33 +187,31 @@ def mlp_builds(tmp: Path, noop_runs: int, edit_runs: int, env: Mapping[str, str]
 def bench_mlp(tmp: Path, noop_runs: int, edit_runs: int, env: Mapping[str, str]) -> list[str]:
     """Section 2 of the report."""
     cases, notes = mlp_builds(tmp, noop_runs, edit_runs, env)
-    (cold_ms, cold_actions), noop = cases["cold"], cases["noop"]
-    (replan_ms, replan_actions), (edit_ms, edit_actions) = cases["replan"], cases["edit"]
-    noop_ms = noop["etsb build -j 2"]
-    rows = [
-        ["cold, empty etsb-out", f"{cold_ms / 1000:.1f} s", str(len(cold_actions)), actions_summary(cold_actions)],
-        [f"no-op (median of {noop_runs})", f"{noop_ms:.1f} ms", "0", "none"],
-        [f"no-op spelled -j2 (median of {noop_runs})", f"{noop['etsb build -j2']:.1f} ms", "0", "none"],
-        [f"BUILD file touched (median of {edit_runs})", f"{replan_ms:.0f} ms", str(len(replan_actions)),
-         actions_summary(replan_actions)],
-        [f"functions.yaml: comment appended (median of {edit_runs})", f"{edit_ms:.0f} ms", str(len(edit_actions)),
-         actions_summary(edit_actions) + (": " + "; ".join(edit_actions) if edit_actions else "")]]
+    (cold_ms, cold), noop = cases["cold"], cases["noop"]
+    (replan_ms, replan), (edit_ms, edit), noop_ms = cases["replan"], cases["edit"], noop["etsb build -j 2"]
     return [
         f"2. {MLP} in a copy of the workspace, etsb build -j 2", "",
-        markdown(["case", "wall", "actions run", "which"], rows),
+        markdown(["case", "wall", "actions run", "which"], [
+            ["cold, empty etsb-out", f"{cold_ms / 1000:.1f} s", str(len(cold)), actions_summary(cold)],
+            [f"no-op (median of {noop_runs})", f"{noop_ms:.1f} ms", "0", "none"],
+            [f"no-op spelled -j2 (median of {noop_runs})", f"{noop['etsb build -j2']:.1f} ms", "0", "none"],
+            [f"BUILD file touched (median of {edit_runs})", f"{replan_ms:.0f} ms", str(len(replan)),
+             actions_summary(replan)],
+            [f"functions.yaml: comment appended (median of {edit_runs})", f"{edit_ms:.0f} ms", str(len(edit)),
+             actions_summary(edit) + (": " + "; ".join(edit) if edit else "")]]),
         "", f"No-op, where the time goes (median ms of {noop_runs} interleaved runs)", "",
-        markdown(["command", "ms"], [
-            ["python -c pass (interpreter start)", f"{noop['python -c pass']:.1f}"],
-            ["python -c 'import re, selective_build.driver.fast'", f"{noop['python, fast-path imports']:.1f}"],
-            ["ninja -f etsb-out/build.ninja -j 2 TARGETS (ninja's own no-op)", f"{noop['ninja alone']:.1f}"],
-            ["etsb build -j 2 //examples/mlp:bin", f"{noop_ms:.1f}"],
-            ["etsb build -j2 //examples/mlp:bin", f"{noop['etsb build -j2']:.1f}"]]),
+        markdown(["command", "ms"], [[command, f"{noop[key]:.1f}"] for command, key in (
+            ("python -c pass (interpreter start)", "python -c pass"),
+            ("python -c 'import re, selective_build.driver.fast'", "python, fast-path imports"),
+            ("ninja -f etsb-out/build.ninja -j 2 TARGETS (ninja's own no-op)", "ninja alone"),
+            ("etsb build -j 2 //examples/mlp:bin", "etsb build -j 2"),
+            ("etsb build -j2 //examples/mlp:bin", "etsb build -j2"))]),
         "", "Against Bazel (quoted from NOTES: Bazel 7.7.1 on a small genrule -> cc_library -> cc_binary, "
         "not measured in this run)", "",
         markdown(["case", "etsb", "Bazel (NOTES)", "ratio"], [
             ["no-op rebuild", f"{noop_ms:.1f} ms", f"{BAZEL_NOOP_MS[0]}-{BAZEL_NOOP_MS[1]} ms",
              f"etsb {BAZEL_NOOP_MS[0] / noop_ms:.1f}-{BAZEL_NOOP_MS[1] / noop_ms:.1f}x faster"],
-            ["cold build", f"{cold_ms / 1000:.1f} s ({len(cold_actions)} actions)",
+            ["cold build", f"{cold_ms / 1000:.1f} s ({len(cold)} actions)",
              f"{BAZEL_COLD_S[0]}-{BAZEL_COLD_S[1]} s (a 3-target build)", "not comparable: different builds"]]),
         "", f"Goal: no-op < {NOOP_GOAL_MS} ms: {noop_ms:.1f} ms, {verdict(noop_ms, NOOP_GOAL_MS)}",
         *(f"NOTE: {line}" for line in notes)]
@@ -260,12 +219,9 @@ def bench_mlp(tmp: Path, noop_runs: int, edit_runs: int, env: Mapping[str, str])
 
 def main() -> int:
     """Time evaluation and the MLP's builds; write the report."""
-    arguments = parser(__doc__)
-    arguments.add_argument("--quick", action="store_true", help="fewer repetitions (for a smoke run)")
-    options = arguments.parse_args()
-    env = starlark_env()
+    options = parser(__doc__, quick=(bool, False, "fewer repetitions (for a smoke run)")).parse_args()
+    env, started = starlark_env(), time.perf_counter()
     eval_runs, noop_runs, edit_runs = (3, 5, 1) if options.quick else (7, 20, 3)
-    started = time.perf_counter()
     with tempfile.TemporaryDirectory(prefix="etsb_bench_build_") as tmp:
         lines = bench_evaluation(Path(tmp), eval_runs, env) + [""] + bench_mlp(Path(tmp), noop_runs, edit_runs, env)
     return finish("bench_build", "\n".join(lines), started)

@@ -5,22 +5,16 @@
     (a few minutes; the first run with the host's all-operators size test about
     20 more; writes bench/results/bench_deploy.md)
 
-Per platform: ExecuTorch's own size test (`@executorch//test:size_test`, no
-operators) built from the tree with etsb's size flags (`--config size`) and
-with ExecuTorch's CI flags (`--config executorch-ci`), on the host also with
-all its portable operators; each corpus model shipped (`runtime = "static"`,
-`embed_model`, its inputs embedded, dtype-selective, `--config size`), run
-(under the platform's emulator) and checked against torch; on the host also
-each development binary. Sizes: stripped bytes (hosted) or flash (bare metal)
-against ExecuTorch's CI thresholds, and by part as `etsb size` splits them.
-Latency on x86-64, shipped against development: median process wall time and
-the instructions of the method's execution (callgrind), against the goal "at
-most 1.5x slower". Goals: the MLP <= 48 KB on x86-64, <= 100 KB of flash on a Cortex-M.
+Per platform: ExecuTorch's size test (`@executorch//test:size_test`) built from the tree with
+etsb's size flags and with ExecuTorch's CI flags (on the host also with all its portable
+operators), and each corpus model shipped (static runtime, embedded, dtype-selective), run under
+the platform's emulator and checked against torch: sizes whole and by part (the report says
+how); on x86-64 the shipped binary's latency against the development one's. Goals: the MLP
+<= 48 KB on x86-64, <= 100 KB of flash on a Cortex-M; shipped at most 1.5x slower.
 """
 
 from __future__ import annotations
 
-import shutil
 import subprocess
 import sys
 import tempfile
@@ -36,8 +30,7 @@ from lib.processes import BuildFailed, etsb_build, instructions_in
 from lib.results import finish, markdown, ms_cell
 from lib.sizes import parts_by_map, stripped, yaml_operators
 from lib.timing import time_commands
-from lib.workspace import model_target, new_workspace, write_if_changed
-
+from lib.workspace import model_target, new_workspace, write_model_package
 from selective_build.driver import size as size_mod
 from selective_build.driver.platforms import EXECUTORCH_CI_CONFIG, HOST, PLATFORMS, SIZE_CONFIG
 from selective_build.readers.deploy_output import read_deploy_output
@@ -58,8 +51,27 @@ PART_COLUMNS = (("runtime core", (size_mod.PART_RUNTIME,)), ("prim ops", (size_m
                 ("registration", (size_mod.PART_REGISTRATION,)), ("runner", (size_mod.PART_RUNNER,)),
                 ("model", (size_mod.PART_MODEL,)), ("C/C++ libraries, start-up", (size_mod.PART_CXX,)),
                 ("other", (size_mod.PART_OTHER,)))
-# What runs a program's method (the deploy and development runners alike call it once).
-EXECUTE = "executorch::runtime::Method::execute()"
+EXECUTE = "executorch::runtime::Method::execute()"   # what runs a program's method (once, in both runners)
+SIZES = ("Bytes: stripped file (hosted platforms), flash = text + data (bare metal). etsb's size flags are `--config "
+         "size`'s; ExecuTorch's CI flags `--config executorch-ci`'s (its test/build_size_test.sh and its CMake's "
+         "Release with EXECUTORCH_OPTIMIZE_SIZE: `-fno-exceptions -fno-rtti -DET_HAVE_PREAD=0 -Os "
+         "-ffunction-sections -fdata-sections -DNDEBUG -DET_LOG_ENABLED=0 -DET_ENABLE_PROGRAM_VERIFICATION=0`, "
+         "`--gc-sections`, a position-independent executable). 'CI threshold' is ExecuTorch's own figure for the "
+         "test (x86-64 GCC 9; bare-metal Arm GCC).\n")
+SHIPPED = ("Each corpus model with `--config size`, the static runtime, embedded with its inputs, dtype-selective; "
+           "'x size test' against the size test without operators built here with the same flags, and with "
+           "ExecuTorch's CI flags; 'development': the model's binary in the default configuration (wheel runtime, "
+           ".npy runner; the 437 KB libexecutorch.so it loads not counted).\n")
+PARTS = ("Bytes of each part, from the link map as `etsb size` splits it: 'runtime core' ExecuTorch's runtime from "
+         "the tree, 'prim ops' those the program calls, 'kernels' the kernels and their utilities, 'registration' "
+         "the generated code registering them, 'runner' the main, 'model' the embedded program and inputs, 'C/C++ "
+         "libraries, start-up' what the toolchain and the board's start-up code link in, 'other' what no object "
+         "holds (ELF headers, dynamic linking, padding).\n")
+LATENCY = ("Each corpus model's shipped binary (its input embedded) against its development binary (the same "
+           "input, from .npy). 'wall': the median process wall time of {runs} interleaved runs each (start-up, "
+           "loading, one run of the method, the output); 'method': the instructions executed in `{execute}` and what "
+           "it calls (valgrind's callgrind), a count other load does not change (the method takes microseconds: the "
+           "wall times are mostly start-up). Goal: size mode makes a model at most {goal}x slower.\n")
 
 
 def prepare(models: dict[str, Model]) -> None:
@@ -68,30 +80,27 @@ def prepare(models: dict[str, Model]) -> None:
     for workspace in WORKSPACES.values():
         new_workspace(workspace)
     for name, model in models.items():
-        package = WORKSPACES[SIZE_CONFIG] / name
-        package.mkdir(exist_ok=True)
-        for path in model.pte.parent.iterdir():
-            if not (package / path.name).exists():
-                shutil.copy2(path, package / path.name)
         inputs = ", ".join(f'"{path.name}"' for path in model.inputs)
-        write_if_changed(package / "BUILD", 'load("//rules:executorch.bzl", "et_model_binary")\n\n' + model_target(
-            "ship", f"{name}.pte", 'runtime = "static",', "embed_model = True,", f"inputs = [{inputs}],",
-            "dtype_selective_build = True,") + "\n" + model_target("dev", f"{name}.pte"))
+        write_model_package(WORKSPACES[SIZE_CONFIG] / name, [(p.name, p) for p in model.pte.parent.iterdir()], "", [
+            model_target("ship", f"{name}.pte", 'runtime = "static",', "embed_model = True,", f"inputs = [{inputs}],",
+                         "dtype_selective_build = True,"), model_target("dev", f"{name}.pte")])
 
 
-def size_of(platform: str, binary: Path, tmp: Path) -> int:
-    """Stripped bytes (hosted), or flash bytes: text + data (bare metal)."""
+def measure(platform: str, name: str, binary: Path, tmp: Path) -> tuple[int, list[object]]:
+    """A binary's size (stripped bytes hosted, else flash: text + data), and its row of the per-part table."""
     if PLATFORMS[platform].hosted:
-        return stripped(binary, tmp)
-    out = subprocess.run([PLATFORMS[platform].size, str(binary)], capture_output=True, text=True, check=True).stdout
-    return sum(int(field) for field in out.split("\n")[1].split()[:2])
+        size = stripped(binary, tmp)
+    else:
+        out = subprocess.run([PLATFORMS[platform].size, str(binary)], capture_output=True, text=True, check=True)
+        size = sum(int(field) for field in out.stdout.split("\n")[1].split()[:2])
+    parts = parts_by_map(binary, size)
+    return size, [platform, name, f"{size:,}", *(f"{sum(parts.get(p, 0) for p in names):,}" for _, names in PART_COLUMNS)]
 
 
 def check_output(platform: str, binary: Path, model: Model) -> str:
     """Run a shipped binary (under the platform's emulator) and compare with torch: "ok" or what differs."""
     try:
-        run = subprocess.run([*PLATFORMS[platform].emulator, str(binary)], capture_output=True, text=True,
-                             timeout=120)
+        run = subprocess.run([*PLATFORMS[platform].emulator, str(binary)], capture_output=True, text=True, timeout=120)
     except (OSError, subprocess.TimeoutExpired) as error:
         return f"did not run: {error}"
     if run.returncode != 0:
@@ -104,17 +113,9 @@ def check_output(platform: str, binary: Path, model: Model) -> str:
     return "ok" if worst <= 1e-5 else f"max difference {worst:.2g}"
 
 
-def measure(platform: str, name: str, binary: Path, tmp: Path) -> tuple[int, list[object]]:
-    """A binary's size, and its row of the per-part table (platform, name, total, each part's bytes)."""
-    size = size_of(platform, binary, tmp)
-    parts = parts_by_map(binary, size)
-    return size, [platform, name, f"{size:,}",
-                  *(f"{sum(parts.get(p, 0) for p in names):,}" for _, names in PART_COLUMNS)]
-
-
-def build(config: str, platform: str, labels: list[str]) -> dict[str, Path]:
-    """Build ``labels`` in ``config``'s workspace for ``platform``: each label's binary."""
-    flags = ("--executorch-root", str(TREE), f"--config={config}", f"--platform={platform}")
+def build(config: str, platform: str | None, labels: list[str]) -> dict[str, Path]:
+    """Build ``labels`` in ``config``'s workspace for ``platform`` (None: the default configuration): outputs."""
+    flags = ("--executorch-root", str(TREE), f"--config={config}", f"--platform={platform}") if platform else ()
     built = etsb_build(WORKSPACES[config], labels, starlark_env(), *flags).outputs
     # The evaluator's outputs of an external repository's package (BUILT_LINE names the main one's).
     tests = WORKSPACES[config] / "etsb-out" / "bin" / "external" / "executorch" / "test"
@@ -130,24 +131,22 @@ def size_tests(platform: str, tmp: Path) -> tuple[dict[str, int], list[list[obje
                                      build(config, platform, [SIZE_TEST])[SIZE_TEST], tmp)
         parts.append(row)
     threshold = SIZE_TEST_THRESHOLDS.get(platform)
-    rows: list[list[object]] = [[platform, "none", f"{sizes[SIZE_CONFIG]:,}", f"{sizes[EXECUTORCH_CI_CONFIG]:,}",
-                                 f"{threshold:,}" if threshold else "-"]]
+    rows = [[platform, "none", f"{sizes[SIZE_CONFIG]:,}", f"{sizes[EXECUTORCH_CI_CONFIG]:,}",
+             f"{threshold:,}" if threshold else "-"]]
     if platform == HOST:
         everything, row = measure(platform, "size test, all portable operators, ExecuTorch's CI flags",
                                   build(EXECUTORCH_CI_CONFIG, platform, [ALL_OPS])[ALL_OPS], tmp)
-        parts.append(row)
         operators = yaml_operators(TREE / "kernels" / "portable" / "functions.yaml")
-        rows.append([platform, f"all {operators} portable operators", "-", f"{everything:,}", "-"])
+        parts, rows = parts + [row], rows + [[platform, f"all {operators} portable operators", "-", f"{everything:,}", "-"]]
     return sizes, rows, parts
 
 
 def shipped(platform: str, models: dict[str, Model], tests: dict[str, int], tmp: Path) -> tuple[list, list, dict, list]:
     """The shipped binaries on ``platform``: their table's rows, per-part rows, binaries (and on the host
     the development ones, "NAME:dev") by model, problems."""
-    binaries, built = {}, build(SIZE_CONFIG, platform, [f"//{m}:ship" for m in models])
-    if platform == HOST:
-        dev = etsb_build(WORKSPACES[SIZE_CONFIG], [f"//{m}:dev" for m in models], starlark_env()).outputs
-        binaries.update({f"{m}:dev": dev[f"//{m}:dev"] for m in models})
+    built = build(SIZE_CONFIG, platform, [f"//{m}:ship" for m in models])
+    dev = build(SIZE_CONFIG, None, [f"//{m}:dev" for m in models]) if platform == HOST else {}
+    binaries = {f"{m}:dev": dev[f"//{m}:dev"] for m in models if dev}
     threshold, rows, parts, problems = SIZE_TEST_THRESHOLDS.get(platform), [], [], []
     for name, model in models.items():
         binary = binaries[name] = built[f"//{name}:ship"]
@@ -156,18 +155,16 @@ def shipped(platform: str, models: dict[str, Model], tests: dict[str, int], tmp:
         if (verdict := check_output(platform, binary, model)) != "ok":
             problems.append(f"{platform} {name}: {verdict}")
         goal = GOALS.get(platform) if name == "mlp" else None
-        note = ("" if goal is None else f"<= {goal:,}: met" if size <= goal
-                else f"<= {goal:,}: not met by {size - goal:,}")
+        note = "" if goal is None else f"<= {goal:,}: met" if size <= goal else f"<= {goal:,}: not met by {size - goal:,}"
         rows.append([platform, name, f"{size:,}", f"{size / tests[SIZE_CONFIG]:.2f}x",
                      f"{size / tests[EXECUTORCH_CI_CONFIG]:.2f}x", f"{threshold:,}" if threshold else "-", note,
-                     f"{stripped(binaries[f'{name}:dev'], tmp):,}" if platform == HOST else "-", verdict])
+                     f"{stripped(binaries[f'{name}:dev'], tmp):,}" if dev else "-", verdict])
     return rows, parts, binaries, problems
 
 
 def latency(models: dict[str, Model], binaries: dict[str, Path], runs: int, tmp: Path) -> list[list[object]]:
-    """Per model on the host, shipped and development binaries: the median process wall ms
-    (interleaved runs) and the instructions of the method's execution, each with its
-    ratio and SLOWDOWN_GOAL's verdict."""
+    """Per model on the host, shipped and development binaries: the median process wall ms (interleaved
+    runs) and the instructions of the method's execution, each with its ratio and the goal's verdict."""
     def goal(ratio: float) -> str:
         return (f"met ({ratio:.2f}x)" if ratio <= SLOWDOWN_GOAL
                 else f"not met: {ratio:.2f}x, {ratio / SLOWDOWN_GOAL - 1:.0%} over")
@@ -184,58 +181,29 @@ def latency(models: dict[str, Model], binaries: dict[str, Path], runs: int, tmp:
 
 def report(tests: list, ships: list, parts: list, timings: list, runs: int) -> str:
     """The results: the size tests, the shipped binaries, both by part, latency on the host."""
-    text = ["## ExecuTorch's size test, built here\n",
-            "Bytes: stripped file (hosted platforms), flash = text + data (bare metal). etsb's size flags are "
-            "`--config size`'s; ExecuTorch's CI flags `--config executorch-ci`'s (its test/build_size_test.sh: "
-            "`-fno-exceptions -fno-rtti -DET_HAVE_PREAD=0`, and its CMake's Release with "
-            "EXECUTORCH_OPTIMIZE_SIZE: `-Os -ffunction-sections -fdata-sections -DNDEBUG -DET_LOG_ENABLED=0 "
-            "-DET_ENABLE_PROGRAM_VERIFICATION=0`, linked with `--gc-sections`, a position-independent "
-            "executable; here the size test's main takes them too, where CMake compiles it at Release's -O3). "
-            "'CI threshold' is ExecuTorch's own figure for the test (x86-64 GCC 9; bare-metal Arm GCC).\n",
-            markdown(["platform", "operators", "etsb's size flags", "ExecuTorch's CI flags", "CI threshold"], tests),
-            "\n## Shipped binaries\n",
-            "Each corpus model with `--config size`, the static runtime, embedded with its inputs, "
-            "dtype-selective; 'x size test' against the size test without operators built here with the same "
-            "flags, and with ExecuTorch's CI flags; 'development' is the same model's binary in the default "
-            "configuration (wheel runtime, .npy runner; the 437 KB libexecutorch.so it loads not counted).\n",
-            markdown(["platform", "model", "bytes", "x size test (same flags)", "x size test (CI flags)",
-                      "CI threshold", "goal", "development", "matches torch"], ships),
-            "\n## By part\n",
-            "Bytes of each part, from the link map as `etsb size` splits it: 'runtime core' is ExecuTorch's "
-            "runtime from the tree (with its data loader and kernel registry), 'prim ops' its prim ops (only "
-            "those the program calls in a shipped binary), 'kernels' the operators' kernels and their "
-            "utilities, 'registration' the generated code registering them, 'runner' the main (etsb's deploy "
-            "runner, the size test's own), 'model' the embedded program and inputs, 'C/C++ libraries, "
-            "start-up' what the toolchain links in (start-up files; on bare metal newlib, libstdc++, libgcc) and "
-            "the board's start-up code and platform layer, 'other' what no object holds (ELF headers, "
-            "dynamic linking and relocations, padding).\n",
-            markdown(["platform", "binary", "total", *(heading for heading, _ in PART_COLUMNS)], parts)]
-    if timings:
-        text += ["\n## Latency on x86-64\n",
-                 f"Each corpus model's shipped binary (its input embedded) against its development binary (the "
-                 f"same input, from .npy; its outputs written). 'wall': the median process wall time of {runs} "
-                 "runs each, interleaved: start-up, loading, one run of the method, the output. 'method': the "
-                 f"instructions executed in `{EXECUTE}` and what it calls (valgrind's callgrind), a count other "
-                 "load does not change: the deploy runner has no clock, and the method takes microseconds here "
-                 "(tens of thousands of instructions), so the wall times are mostly the processes' start-up. "
-                 f"Goal: size mode makes a model at most {SLOWDOWN_GOAL}x slower.\n",
-                 markdown(["model", "wall: shipped (ms)", "wall: development (ms)", "shipped / development",
-                           f"goal <= {SLOWDOWN_GOAL}x", "method: shipped (instructions)",
-                           "method: development (instructions)", "shipped / development",
-                           f"goal <= {SLOWDOWN_GOAL}x"], timings)]
-    return "\n".join(text)
+    goal = f"goal <= {SLOWDOWN_GOAL}x"
+    return "\n".join([
+        "## ExecuTorch's size test, built here\n", SIZES,
+        markdown(["platform", "operators", "etsb's size flags", "ExecuTorch's CI flags", "CI threshold"], tests),
+        "\n## Shipped binaries\n", SHIPPED,
+        markdown(["platform", "model", "bytes", "x size test (same flags)", "x size test (CI flags)", "CI threshold",
+                  "goal", "development", "matches torch"], ships),
+        "\n## By part\n", PARTS, markdown(["platform", "binary", "total", *(h for h, _ in PART_COLUMNS)], parts),
+        *(["\n## Latency on x86-64\n", LATENCY.format(runs=runs, execute=EXECUTE, goal=SLOWDOWN_GOAL),
+           markdown(["model", "wall: shipped (ms)", "wall: development (ms)", "shipped / development", goal,
+                     "method: shipped (instructions)", "method: development (instructions)", "shipped / development",
+                     goal], timings)] if timings else [])])
 
 
 def main() -> int:
     """Build, run and measure each platform's binaries; time the host's; write the results file."""
-    cli = parser(__doc__, wait=True, runs=20, runs_help="timed runs of each binary on the host")
-    cli.add_argument("--platforms", type=listed, default=["host"], help=f"of {', '.join(PLATFORMS)} (default host)")
-    cli.add_argument("--models", type=listed, help=f"corpus models (default: {', '.join(MODELS)})")
-    options, started = cli.parse_args(), time.perf_counter()
+    options = parser(__doc__, wait=True, runs=20, runs_help="timed runs of each binary on the host",
+                     platforms=(listed, ["host"], f"of {', '.join(PLATFORMS)} (default host)"),
+                     models=(listed, None, f"corpus models (default: {', '.join(MODELS)})")).parse_args()
+    started = time.perf_counter()
     if not (TREE / "runtime").is_dir():
         raise SystemExit(f"no ExecuTorch tree at {TREE}: set ETSB_EXECUTORCH_TREE")
-    platforms = choose("platform", options.platforms, PLATFORMS)
-    forward = {m.name: m for m in corpus_methods()}
+    platforms, forward = choose("platform", options.platforms, PLATFORMS), {m.name: m for m in corpus_methods()}
     models = {name: forward[name] for name in choose("model", options.models, MODELS)}
     prepare(models)
     tests, ships, parts, timings, problems = [], [], [], [], []

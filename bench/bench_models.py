@@ -5,18 +5,15 @@ every binary built, and an SVG bar chart.
 
     .venv/bin/python bench/bench_models.py [--set real|ops|delegated|corpus|tree|quantized|llm]
         [--sides a,b,...] [--threads 1,2] [--models a,b,...] [--runs N] [--rounds R] [--iterations N]
-        [--cold-runs N] [--no-wait] [--max-wait MIN] [--executorch-root DIR]
+        [--cold-runs N] [--no-wait] [--max-wait MIN]
     (minutes for a few models, an hour or more for a whole set; writes
     bench/results/bench_models_SET.md and bench_models_SET.svg beside it)
 
-Sides (SIDES): etsb's kernels, with XNNPACK, ExecuTorch's portable kernels
-from --executorch-root, each a binary per program built in the set's workspace
-(/tmp/bench_models_SET_ws, kept), or a peer runner on the wheel's prebuilt
-kernels. Sets (SETS; lib/programs.py) have their own default sides and threads;
-corpus checks goals, tree also times cold builds of the MLP, llm greedy
-generation (lib/generation.py). Timing: lib/rounds.py; GFLOP/s: lib/flops.py,
-against one core's measured peak; sizes: lib/sizes.py, against each library's
-all-kernels binary. Exits 1 when a binary fails or disagrees with torch, or a goal is missed.
+Sides (lib/programs.py): binaries built per program in $TMPDIR/bench_models_SET_ws (kept; the
+tree's sides from ETSB_EXECUTORCH_TREE), or a peer runner on the wheel's prebuilt kernels. Each
+set has its own default sides and threads; corpus checks goals, tree also times cold builds of
+the MLP, llm greedy generation (lib/generation.py); timing: lib/rounds.py. Exits 1 when a
+binary fails or disagrees with torch, or a goal is missed.
 """
 
 from __future__ import annotations
@@ -34,18 +31,17 @@ from typing import Callable
 
 from lib.charts import bar_chart
 from lib.cli import listed, parser, wait
-from lib.env import MODELS_DIR, OPTIMIZED_LIB, TREE, check_setup, starlark_env
+from lib.env import MODELS_DIR, OPTIMIZED_LIB, TREE, executorch_runtime
 from lib.flops import measure_peak, program_flops
 from lib.generation import bench_decoders, decoder_table
 from lib.models import load_models
 from lib.programs import (DTS, QUANTIZED_LIB, SIDES, Programs, load_cases, load_corpus, load_delegated, load_llm,
                           load_quantized)
-from lib.processes import etsb_build
 from lib.results import diff_cell, finish, kb, markdown, ms_cell, results_path, write_atomically
 from lib.rounds import PROCESS_MS, Plan, Timed, bench_items, cpu_note, ratio_cell, summary
-from lib.sizes import check_et_runner, libraries, measure, size_table, stripped, yaml_operators
+from lib.sizes import executorch_libraries, libraries, measure, size_table, stripped, yaml_operators
 from lib.timing import interleaved
-from lib.workspace import model_target, new_workspace, write_et_package, write_model_package
+from lib.workspace import build_models, model_target, write_et_package
 
 PACKAGE = "models"
 LATENCY_GOAL, KERNEL_SHARE_GOAL, COLD_GOAL = 1.5, 0.2, 1.5
@@ -100,32 +96,28 @@ def target(stem: str, side: str, program: str = "") -> str:
                         SIDES[side].attributes or "", "" if delegated else program)
 
 
-def build_all(workspace: Path, tree: Path, programs: Programs, sides: list[str]) -> tuple[dict, dict, dict]:
+def build_all(workspace: Path, programs: Programs, sides: list[str]) -> tuple[dict, dict, dict]:
     """The set's workspace (etsb's parts, //models, //bench_et) built: the
     binary of each (program, side; a delegated side's only where the program
     has a delegated twin), each library's all-kernels companion, each peer by side."""
-    new_workspace(workspace)
     stems = list(dict.fromkeys(m.pte.stem for m in programs.models))
     built = [s for s in sides if SIDES[s].attributes is not None]
     libs = sorted({SIDES[s].library for s in built if SIDES[s].library})
-    ptes = {m.pte.stem: m.pte for m in programs.models}
+    ptes = {f"{m.pte.stem}.pte": m.pte for m in programs.models}
     twins = {m.pte.stem for m in programs.models if m.name in programs.delegated}
-    ptes.update({f"{m.pte.stem}_delegated": programs.delegated[m.name].pte for m in programs.models
+    ptes.update({f"{m.pte.stem}_delegated.pte": programs.delegated[m.name].pte for m in programs.models
                  if m.pte.stem in twins and any(SIDES[s].delegated for s in built)})
     pairs = [(stem, s) for stem in stems for s in built if not SIDES[s].delegated or stem in twins]
-    write_model_package(workspace / PACKAGE, ptes.items(), "# bench/bench_models.py: each program, each side.",
-                        [target(stem, s, programs.attributes.get(stem, "")) for stem, s in pairs]
-                        + [target(stems[0], lib, programs.attributes.get(stems[0], "")) for lib in libs
-                           if lib not in built])
     labels = {(stem, s): f"//{PACKAGE}:{stem}_{s}" for stem, s in pairs}
     companions = {lib: f"//{PACKAGE}:{stems[0]}_{lib}_all_kernels" for lib in libs}
     peers = {s: SIDES[s].peer for s in sides if SIDES[s].peer}
     if peers:
         write_et_package(workspace)
-    flags = ["--executorch-root", str(tree)] if any(SIDES[s].tree for s in sides) else []
-    done = etsb_build(workspace, [*labels.values(), *companions.values(), *peers.values()], starlark_env(), *flags)
-    print(f"built {len(labels) + len(companions) + len(peers)} targets in {workspace} ({len(done.actions)} actions, "
-          f"{done.seconds:.0f} s)", flush=True)
+    done = build_models(workspace, PACKAGE, ptes.items(), "# bench/bench_models.py: each program, each side.",
+                        [target(stem, s, programs.attributes.get(stem, "")) for stem, s in pairs]
+                        + [target(stems[0], lib, programs.attributes.get(stems[0], "")) for lib in libs
+                           if lib not in built], [*labels.values(), *companions.values(), *peers.values()],
+                        *(["--executorch-root", str(TREE)] if any(SIDES[s].tree for s in sides) else []))
     return ({key: done.outputs[label] for key, label in labels.items()},
             {lib: done.outputs[label] for lib, label in companions.items()},
             {side: done.outputs[label] for side, label in peers.items()})
@@ -133,14 +125,11 @@ def build_all(workspace: Path, tree: Path, programs: Programs, sides: list[str])
 
 def peer_lines(peers: dict[str, Path]) -> list[str]:
     """What each peer runner loads its kernels from (exit when one of its libraries does not resolve)."""
-    lines = []
-    for side, binary in peers.items():
-        wanted = [OPTIMIZED_LIB, *([QUANTIZED_LIB] if side == "optimized_quantized" else [])]
-        lines.append(f"Peer {side}: //tools/runner:runner + " + " + ".join(
-            f"{path} ({path.stat().st_size / 2**20:.1f} MB unstripped)" for path in
-            (check_et_runner(binary, library) for library in wanted))
-            + " (each registers its kernels at load), its pool sized by ETSB_BENCH_ET_THREADS and `--threads`.")
-    return lines
+    found = {side: executorch_libraries(binary) for side, binary in peers.items()}
+    return [f"Peer {side}: //tools/runner:runner + " + " + ".join(
+        f"{libs[n]} ({libs[n].stat().st_size / 2**20:.1f} MB unstripped)" for n in (OPTIMIZED_LIB, QUANTIZED_LIB)
+        if n in libs) + " (each registers its kernels at load), its pool sized by ETSB_BENCH_ET_THREADS and "
+        "`--threads`." for side, libs in found.items()]
 
 
 def check_backends(binaries: dict) -> list[str]:
@@ -154,7 +143,7 @@ def check_backends(binaries: dict) -> list[str]:
     return problems
 
 
-def bench_sizes(workspace: Path, tree: Path, programs: Programs, built_binaries: tuple, sides: list[str],
+def bench_sizes(workspace: Path, programs: Programs, built_binaries: tuple, sides: list[str],
                 tmp: Path) -> tuple[list[str], dict, dict]:
     """The size tables' text (one per side etsb built, and a line per peer), and
     the Size of each (program, side) and of each library's all-kernels binary."""
@@ -172,7 +161,7 @@ def bench_sizes(workspace: Path, tree: Path, programs: Programs, built_binaries:
             candidates = {stem: measure(workspace, out / f"{stem}_{side}_dtype_selective", tmp, cache)
                           for (stem, s) in binaries if s == side}
         base = {stem: size for (stem, s), size in measured.items() if s == built[0]} if side != built[0] else None
-        root = tree if SIDES[side].library == "tree" else workspace
+        root = TREE if SIDES[side].library == "tree" else workspace
         operators = {m.pte.stem: m.operators for m in programs.models}
         operators[""] = sum(yaml_operators(root / "kernels" / name) for name in programs.yamls)
         lines += [f"Size of the {side} binaries ({SIDES[side].legend}; stripped KB, split by the link map as "
@@ -252,23 +241,20 @@ def goal_lines(results: list[Timed], measured: dict, every: dict) -> tuple[list[
             *(f"  {line}" for line in failures)], failures
 
 
-def cold_build(root: Path, tree: Path, side: str) -> tuple[float, int]:
+def cold_build(root: Path, side: str) -> tuple[float, int]:
     """Seconds and actions of `etsb build -j 2` of the MLP on ``side`` in a fresh workspace (fresh etsb-out)."""
     shutil.rmtree(root, ignore_errors=True)
-    new_workspace(root)
-    write_model_package(root / PACKAGE, [("mlp", MODELS_DIR / "mlp" / "mlp.pte")], "# bench/bench_models.py: cold",
-                        [target("mlp", side)])
-    done = etsb_build(root, [f"//{PACKAGE}:mlp_{side}"], starlark_env(), "--executorch-root", str(tree))
-    print(f"  cold {side}: {done.seconds:.1f} s ({len(done.actions)} actions)", flush=True)
+    done = build_models(root, PACKAGE, [("mlp.pte", MODELS_DIR / "mlp" / "mlp.pte")], "# bench/bench_models.py: cold",
+                        [target("mlp", side)], [f"//{PACKAGE}:mlp_{side}"], "--executorch-root", str(TREE))
     shutil.rmtree(root)
     return done.seconds, len(done.actions)
 
 
-def cold_lines(options: argparse.Namespace, tree: Path) -> list[str]:
+def cold_lines(options: argparse.Namespace) -> list[str]:
     """The cold-build table, from interleaved builds (tree, ours, tree, ours ...)."""
     load = wait("cold builds", options)
     builds = interleaved(["tree", "ours"], options.cold_runs,
-                         lambda side, i: cold_build(Path(f"/tmp/bench_models_cold_{side}_{i}"), tree, side))
+                         lambda side, i: cold_build(Path(tempfile.gettempdir()) / f"bench_models_cold_{side}_{i}", side))
     median = {side: statistics.median(s for s, _ in done) for side, done in builds.items()}
     ratio = median["tree"] / median["ours"]
     rows = [[f"{SIDES[side].legend} ({side})", f"{median[side]:.1f}", ", ".join(f"{s:.1f}" for s, _ in done),
@@ -282,16 +268,17 @@ def cold_lines(options: argparse.Namespace, tree: Path) -> list[str]:
 
 def parse_options() -> argparse.Namespace:
     """The command line, with the set's defaults filled in."""
-    arguments = parser(__doc__, wait=True, runs=5, runs_help="in-process runs per timed process, at least")
-    arguments.add_argument("--set", choices=sorted(SETS), default="real", help="the programs (default real)")
-    arguments.add_argument("--sides", type=listed, help=f"comma-separated, of {', '.join(SIDES)} (default: the set's)")
-    arguments.add_argument("--threads", help="comma-separated thread counts of the sides with a pool (0: its default)")
-    arguments.add_argument("--models", type=listed, help="comma-separated programs of the set (default: all)")
-    arguments.add_argument("--rounds", type=int, help="interleaved timed processes per side (default: the set's)")
-    arguments.add_argument("--iterations", type=int, help="fixed in-process runs per process (default: the set's)")
-    arguments.add_argument("--cold-runs", type=int, default=3, help="cold builds of each side (tree set; 0 skips)")
-    arguments.add_argument("--executorch-root", type=Path, default=TREE, help="the tree (tree sides)")
+    arguments = parser(__doc__, wait=True, runs=5, runs_help="in-process runs per timed process, at least",
+                       set=(str, "real", f"the programs, of {', '.join(SETS)} (default real)"),
+                       sides=(listed, None, f"comma-separated, of {', '.join(SIDES)} (default: the set's)"),
+                       threads=(str, None, "comma-separated thread counts of the sides with a pool (0: its default)"),
+                       models=(listed, None, "comma-separated programs of the set (default: all)"),
+                       rounds=(int, None, "interleaved timed processes per side (default: the set's)"),
+                       iterations=(int, None, "fixed in-process runs per process (default: the set's)"),
+                       cold_runs=(int, 3, "cold builds of each side (tree set; 0 skips)"))
     options = arguments.parse_args()
+    if options.set not in SETS:
+        arguments.error(f"unknown set {options.set!r}; known: {', '.join(SETS)}")
     chosen = SETS[options.set]
     sides = options.sides or chosen.sides.split(",")
     if unknown := [s for s in sides if s not in SIDES]:
@@ -308,7 +295,7 @@ def parse_options() -> argparse.Namespace:
                                  "base": chosen.base if chosen.base in sides else sides[-1],
                                  "rounds": options.rounds or chosen.rounds,
                                  "iterations": chosen.iterations if options.iterations is None else options.iterations,
-                                 "workspace": Path(f"/tmp/bench_models_{options.set}_ws"),
+                                 "workspace": Path(tempfile.gettempdir()) / f"bench_models_{options.set}_ws",
                                  "optional": chosen.optional, "goals": chosen.goals, "cold": chosen.cold})
 
 
@@ -349,7 +336,7 @@ def latency_report(options: argparse.Namespace, programs: Programs, built: tuple
         goals, failures = goal_lines(results, *sized)
         tail, problems = ["", *goals], problems + failures
     if options.cold and options.cold_runs:
-        tail += ["", *cold_lines(options, options.executorch_root.resolve())]
+        tail += ["", *cold_lines(options)]
     tail += [f"NOTE: {note}" for note in notes] + (["", f"![latency]({chart.name})"] if chart else [])
     return head + latency_lines(options, results, programs, peak) + [""], tail, problems
 
@@ -373,15 +360,15 @@ def decoder_report(options: argparse.Namespace, programs: Programs, built: tuple
 
 def main() -> int:
     """Build, size and time the set's programs on every side; write the report."""
-    options = parse_options()
-    check_setup()
+    options, started = parse_options(), time.perf_counter()
+    if not (executorch_runtime() / "lib" / OPTIMIZED_LIB).exists():
+        raise SystemExit(f"{OPTIMIZED_LIB} not found in the executorch wheel: run scripts/setup.sh")
     programs = SETS[options.set].load(options.models)
-    started, tree = time.perf_counter(), options.executorch_root.resolve()
-    built = build_all(options.workspace, tree, programs, options.sides)
+    built = build_all(options.workspace, programs, options.sides)
     peers, problems = peer_lines(built[2]), check_backends(built[0])
     report = decoder_report if options.set == "llm" else latency_report
     with tempfile.TemporaryDirectory(prefix="bench_models_") as tmp:
-        size_lines, measured, every = bench_sizes(options.workspace, tree, programs, built, options.sides, Path(tmp))
+        size_lines, measured, every = bench_sizes(options.workspace, programs, built, options.sides, Path(tmp))
         head, tail, found = report(options, programs, built, (measured, every), Path(tmp))
     return finish("bench_models", "\n".join(head + size_lines + peers + tail), started, problems + found,
                   f"bench_models_{options.set}")

@@ -11,7 +11,6 @@ gen_oplist.py per model; the 1 GB model in < 0.2 s and < 60 MB. About a minute w
 
 from __future__ import annotations
 
-import json
 import os
 import subprocess
 import sys
@@ -21,14 +20,15 @@ from pathlib import Path
 
 from lib.cli import parser
 from lib.env import EXPORT_PYTHON, MODELS_DIR, REPO
+from lib.models import manifest
 from lib.processes import gen_oplist, peak_rss_mb
 from lib.results import finish, markdown
-from lib.timing import floor, time_commands
+from lib.timing import time_commands
 
 BIG_MODEL = REPO / "etsb-out" / "bench" / "big.pte"
 
 
-def ensure_big_model() -> Path:
+def big_model() -> Path:
     """The 1 GB model, exported on first use."""
     if not BIG_MODEL.exists():
         BIG_MODEL.parent.mkdir(parents=True, exist_ok=True)
@@ -48,28 +48,24 @@ def row(tmp: str, name: str, model: Path, runs: int, size: str, rss: bool) -> li
 
 def main() -> int:
     """Time both tools on every model; write the report."""
-    arguments = parser(__doc__, runs=9)
-    arguments.add_argument("--no-big", action="store_true", help="skip the 1 GB model")
-    options = arguments.parse_args()
-    started = time.perf_counter()
-    models = json.loads((MODELS_DIR / "manifest.json").read_text())["models"]
+    options = parser(__doc__, runs=9, no_big=(bool, False, "skip the 1 GB model")).parse_args()
+    started, models = time.perf_counter(), manifest(MODELS_DIR)
     with tempfile.TemporaryDirectory() as tmp:
         rows = [row(tmp, name, MODELS_DIR / models[name]["pte"], options.runs,
                     f"{os.path.getsize(MODELS_DIR / models[name]['pte']) / 1024:.0f} KB", False)
                 for name in sorted(models)]
         if not options.no_big:
-            big = ensure_big_model()
-            rows.append(row(tmp, "1 GB constants", big, max(3, options.runs // 3),
-                            f"{os.path.getsize(big) / 2**20:.0f} MB", True))
-    floors = floor({"python": "pass", "imports": "import selective_build.commands, selective_build.readers.pte, "
-                    "selective_build.stages.sources, selective_build.emit.selected_operators"}, options.runs)
-    text = "\n".join([
+            rows.append(row(tmp, "1 GB constants", big_model(), max(3, options.runs // 3),
+                            f"{os.path.getsize(big_model()) / 2**20:.0f} MB", True))
+    floors = time_commands({"python": "pass", "imports": "import selective_build.commands, selective_build.readers."
+                            "pte, selective_build.stages.sources, selective_build.emit.selected_operators"},
+                           options.runs)
+    return finish("bench_oplist", "\n".join([
         f"gen-oplist, end to end (median ms of {options.runs} interleaved runs; peak RSS in MB)", "",
         markdown(["model", "size", "etsb ms", "gen_oplist.py ms", "speed-up", "etsb MB", "peer MB"], rows), "",
         f"Floor here: python start {floors['python']:.1f} ms; "
         f"with the modules gen-oplist uses imported {floors['imports']:.1f} ms.", "",
-        "Goals: speed-up >= 5x per model; 1 GB model < 200 ms and < 60 MB in etsb."])
-    return finish("bench_oplist", text, started)
+        "Goals: speed-up >= 5x per model; 1 GB model < 200 ms and < 60 MB in etsb."]), started)
 
 
 if __name__ == "__main__":

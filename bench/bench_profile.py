@@ -7,7 +7,7 @@ twins (etsb + XNNPACK) the share in delegate calls and what runs outside them.
 
     .venv/bin/python bench/bench_profile.py [--models a,b,...] [--iterations N] [--repeat R]
         [--workspace DIR] [--no-wait] [--max-wait MIN]
-    (builds the binaries in the workspace, default /tmp/bench_profile_ws, kept
+    (builds the binaries in the workspace, default $TMPDIR/bench_profile_ws, kept
     between runs; then minutes; writes bench/results/bench_profile.md and
     bench_profile.svg beside it)
 
@@ -19,23 +19,20 @@ a binary fails, disagrees with torch, or the runtime called no tracer.
 
 from __future__ import annotations
 
-import re
 import statistics
-import subprocess
 import tempfile
 import time
 from pathlib import Path
 
 from lib.charts import share_chart
 from lib.cli import listed, parser, wait
-from lib.env import starlark_env
 from lib.flops import instructions
-from lib.models import Model, delegated_twins, difference, load_models, runner_command
-from lib.processes import etsb_build
+from lib.models import Model, delegated_twins, difference, load_models
 from lib.profiles import CATEGORIES, Row, category, conv_shape, grouped, join, read_profile
 from lib.results import diff_cell, finish, markdown, ms_cell, results_path, write_atomically
 from lib.timing import interleaved
-from lib.workspace import model_target, new_workspace, write_model_package
+from lib.rounds import run_process
+from lib.workspace import build_models, model_target
 
 PACKAGE = "models"
 DELEGATED = " + XNNPACK"   # the label of a delegated twin: "resnet + XNNPACK"
@@ -52,45 +49,24 @@ def stem(model: Model) -> str:
     return model.name.replace(DELEGATED, "_xnnpack")
 
 
-def build(workspace: Path, models: list[Model]) -> dict[str, Path]:
-    """Each model's binary (et_model_binary STEM_bin: etsb's kernels, and the
-    backends its delegates name), built in ``workspace``."""
-    new_workspace(workspace)
-    write_model_package(workspace / PACKAGE, [(stem(m), m.pte) for m in models],
-                        "# bench/bench_profile.py: each program with etsb's kernels.",
-                        [model_target(f"{stem(m)}_bin", f"{stem(m)}.pte") for m in models])
-    done = etsb_build(workspace, [f"//{PACKAGE}:{stem(m)}_bin" for m in models], starlark_env())
-    print(f"built {len(models)} binaries in {workspace} ({len(done.actions)} actions, {done.seconds:.0f} s)",
-          flush=True)
-    return {m.name: done.outputs[f"//{PACKAGE}:{stem(m)}_bin"] for m in models}
-
-
-def run_once(binary: Path, model: Model, out: Path, iterations: int, profile: Path | None) -> float:
-    """One process of ``iterations`` runs (with --profile ``profile`` unless None); its median latency (ms)."""
-    command = runner_command(binary, model, out, "--iterations", str(iterations), "--threads", "1",
-                             *(["--profile", str(profile)] if profile else []))
-    done = subprocess.run(command, capture_output=True, text=True)
-    found = re.search(r"^median latency: ([\d.]+) ms", done.stdout, re.MULTILINE)
-    if done.returncode != 0 or not found:
-        raise SystemExit(f"{' '.join(command)} failed (exit {done.returncode}):\n{done.stderr[-3000:]}")
-    return float(found.group(1))
-
-
 def measure(models: list[Model], binaries: dict[str, Path], options, tmp: Path) -> dict[str, dict]:
     """Per model: the plain and traced median latencies (ms, median over the
     repeats), the joined rows, the profiles, and the check against torch."""
     def one(model: Model, repeat: int) -> tuple[float, float, Path]:
-        profile, out = tmp / f"{stem(model)}.{repeat}.json", tmp / stem(model)
-        plain = run_once(binaries[model.name], model, out, options.iterations, None)
-        return plain, run_once(binaries[model.name], model, out, options.iterations, profile), profile
+        profile, out, times = tmp / f"{stem(model)}.{repeat}.json", tmp / stem(model), []
+        for extra in ((), ("--profile", str(profile))):
+            run = run_process(binaries[model.name], model, out, options.iterations, tmp, 1, *extra)
+            if run.problem:
+                raise SystemExit(f"{model.name}: {binaries[model.name]} {' '.join(extra)}: {run.problem}")
+            times.append(run.ms)
+        return times[0], times[1], profile
 
-    samples = interleaved(models, options.repeat, one)
     found = {}
-    for model, runs in samples.items():
+    for model, runs in interleaved(models, options.repeat, one).items():
         profiles = [read_profile(path) for _, _, path in runs]
-        rows = join(profiles, instructions(model.pte, model.method), model.name)
         found[model.name] = {"plain": statistics.median(p for p, _, _ in runs),
-                             "traced": statistics.median(t for _, t, _ in runs), "rows": rows,
+                             "traced": statistics.median(t for _, t, _ in runs),
+                             "rows": join(profiles, instructions(model.pte, model.method), model.name),
                              **{key: statistics.median(value(p) for p in profiles) / 1e6
                                 for key, value in PER_PROFILE.items()},
                              "traced_all": all(p.traced for p in profiles),
@@ -185,25 +161,22 @@ def chart(found: dict[str, dict]) -> str:
                        "right: median latency")
 
 
-def parse_options():
-    """The command line."""
-    made = parser(__doc__, wait=True)
-    made.add_argument("--models", type=listed, help="real models (default: all)")
-    made.add_argument("--iterations", type=int, default=20, help="runs per process (default 20)")
-    made.add_argument("--repeat", type=int, default=5, help="processes per model and way, interleaved (default 5)")
-    made.add_argument("--workspace", type=Path, default=Path("/tmp/bench_profile_ws"))
-    return made.parse_args()
-
-
 def main() -> int:
     """Build, profile, join and report."""
-    options, started = parse_options(), time.perf_counter()
-    models = load_models(options.models, real_only=True)
-    twins = list(delegated_twins(models, DELEGATED).values())
-    binaries = build(options.workspace, models + twins)
+    options = parser(__doc__, wait=True, models=(listed, None, "real models (default: all)"),
+                     iterations=(int, 20, "runs per process (default 20)"),
+                     repeat=(int, 5, "processes per model and way, interleaved (default 5)"),
+                     workspace=(Path, Path(tempfile.gettempdir()) / "bench_profile_ws", "where to build")).parse_args()
+    started, models = time.perf_counter(), load_models(options.models, real_only=True)
+    every = models + list(delegated_twins(models, DELEGATED).values())
+    labels = {m.name: f"//{PACKAGE}:{stem(m)}_bin" for m in every}   # etsb's kernels, and the delegates' backends
+    done = build_models(options.workspace, PACKAGE, [(f"{stem(m)}.pte", m.pte) for m in every],
+                        "# bench/bench_profile.py: each program with etsb's kernels.",
+                        [model_target(f"{stem(m)}_bin", f"{stem(m)}.pte") for m in every], list(labels.values()))
+    binaries = {name: done.outputs[label] for name, label in labels.items()}
     load = wait("profiling", options)
     with tempfile.TemporaryDirectory() as tmp:
-        every = measure(models + twins, binaries, options, Path(tmp))
+        every = measure(every, binaries, options, Path(tmp))
     problems = [f"{n}: outputs differ from torch's" for n, f in every.items() if not f["check"][1]]
     problems += [f"{n}: the runtime called no event tracer" for n, f in every.items() if not f["traced_all"]]
     order = sorted(every, key=lambda n: (n not in HEADLINE, HEADLINE.index(n) if n in HEADLINE else 0, n))

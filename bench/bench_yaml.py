@@ -19,37 +19,17 @@ from pathlib import Path
 from lib.cli import parser
 from lib.env import ETSB, REPO, VENV_PYTHON, executorch_runtime
 from lib.results import finish, markdown
-from lib.timing import floor, probes, python, time_commands
+from lib.timing import probes, python, time_commands
 from selective_build.model.errors import UserError
 from selective_build.readers.aten_schemas import load_default_aten_schemas
 from selective_build.readers.kernel_yaml import parse_kernel_yaml
 
-
-def synthetic_yaml(count: int) -> str:
-    """``count`` valid operators: every ATen out variant etsb accepts, then custom ones
-    with dtype-specialised kernels, so that every rule is exercised."""
-    aten = load_default_aten_schemas()
-    entries = []
-    for name in sorted(aten.texts):
-        entry = f"- op: {name}\n  kernels:\n    - arg_meta: null\n      kernel_name: torch::executor::k_{len(entries)}\n"
-        try:
-            parse_kernel_yaml(entry, "probe", aten)
-        except UserError:
-            continue
-        entries.append(entry)
-        if len(entries) == count:
-            break
-    while len(entries) < count:
-        i = len(entries)
-        entries.append(
-            f"- func: custom::op{i}.out(Tensor self, Tensor other, *, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)\n"
-            "  type_alias:\n    T0: [Float, Double]\n  dim_order_alias:\n    D0: [[0, 1], [1, 0]]\n"
-            "  kernels:\n    - arg_meta:\n        self: [T0, D0]\n        other: [T0, D0]\n        out: [T0, D0]\n"
-            f"      kernel_name: custom::op{i}_out\n    - arg_meta: null\n      kernel_name: custom::op{i}_any\n")
-    return "\n".join(entries)
-
-
-_IN_PROCESS = """
+CUSTOM = ("- func: custom::op{i}.out(Tensor self, Tensor other, *, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)\n"
+          "  type_alias:\n    T0: [Float, Double]\n  dim_order_alias:\n    D0: [[0, 1], [1, 0]]\n"
+          "  kernels:\n    - arg_meta:\n        self: [T0, D0]\n        other: [T0, D0]\n        out: [T0, D0]\n"
+          "      kernel_name: custom::op{i}_out\n    - arg_meta: null\n      kernel_name: custom::op{i}_any\n")
+# Timed in a fresh process (argv: tools/, the yaml): cold and warm parse + validate, PyYAML's composer alone.
+IN_PROCESS = """
 import gc, json, sys, time
 sys.path.insert(0, sys.argv[1])
 from selective_build.readers.aten_schemas import load_default_aten_schemas  # noqa: E402
@@ -72,12 +52,26 @@ print(json.dumps({"cold": cold[0], "cold_cpu": cold[1], "warm": warm, "compose":
 """
 
 
-def time_in_process(path: Path, runs: int) -> dict[str, float]:
-    """Medians over ``runs`` fresh processes of _IN_PROCESS's ms: ``cold`` (and
-    ``cold_cpu``), the first parse + validate of ``path``; ``warm``, a later one;
-    ``compose``, PyYAML's C composer alone."""
-    samples = probes(python(_IN_PROCESS) + [str(REPO / "tools"), str(path)], runs)
-    return {key: statistics.median(sample[key] for sample in samples) for key in samples[0]}
+def synthetic_yaml(count: int) -> str:
+    """``count`` valid operators: every ATen out variant etsb accepts, then custom ones
+    with dtype-specialised kernels, so that every rule is exercised."""
+    aten, entries = load_default_aten_schemas(), []
+    for name in sorted(aten.texts):
+        entry = f"- op: {name}\n  kernels:\n    - arg_meta: null\n      kernel_name: torch::executor::k_{len(entries)}\n"
+        try:
+            parse_kernel_yaml(entry, "probe", aten)
+        except UserError:
+            continue
+        entries.append(entry)
+        if len(entries) == count:
+            break
+    return "\n".join(entries + [CUSTOM.format(i=i) for i in range(len(entries), count)])
+
+
+def in_process(path: Path, runs: int) -> list[str]:
+    """Medians over ``runs`` fresh processes of IN_PROCESS's cold, cold CPU, warm and compose-only ms."""
+    samples = probes(python(IN_PROCESS) + [str(REPO / "tools"), str(path)], runs)
+    return [f"{statistics.median(s[key] for s in samples):.1f}" for key in ("cold", "cold_cpu", "warm", "compose")]
 
 
 def main() -> int:
@@ -89,24 +83,24 @@ def main() -> int:
         tmp = Path(name)
         (tmp / "et").mkdir()
         peer = [str(VENV_PYTHON), str(et / "codegen/tools/merge_yaml.py"), "--output_dir", str(tmp / "et")]
-        floors = floor({"python -c pass": "pass", "python -c 'import yaml'": "import yaml"}, args.runs)
-        validate = time_commands({"etsb": [ETSB, "validate-yaml", str(portable)],
-                                  "executorch": [*peer, "--functions_yaml_path", str(portable)]}, args.runs)
         merging = ["--functions_yaml_path", str(custom), "--fallback_yaml_path", str(portable)]
-        merge = time_commands({"etsb": [ETSB, "merge-yaml", *merging, "--output_dir", str(tmp / "etsb")],
-                               "executorch": [*peer, *merging]}, args.runs)
+        floors = time_commands({"python -c pass": "pass", "python -c 'import yaml'": "import yaml"}, args.runs)
+        e2e = {"read + validate portable (209 ops), e2e": time_commands(
+                   {"etsb": [ETSB, "validate-yaml", str(portable)],
+                    "executorch": [*peer, "--functions_yaml_path", str(portable)]}, args.runs),
+               "merge custom over portable, e2e": time_commands(
+                   {"etsb": [ETSB, "merge-yaml", *merging, "--output_dir", str(tmp / "etsb")],
+                    "executorch": [*peer, *merging]}, args.runs)}
         (tmp / "synthetic.yaml").write_text(synthetic_yaml(2000))
-        in_process = [("parse + validate 2000 operators", time_in_process(tmp / "synthetic.yaml", args.runs), "< 100"),
-                      ("parse + validate portable (209 ops)", time_in_process(portable, args.runs), "")]
+        parsing = [["parse + validate 2000 operators", *in_process(tmp / "synthetic.yaml", args.runs), "< 100"],
+                   ["parse + validate portable (209 ops)", *in_process(portable, args.runs), ""]]
     return finish("bench_yaml", "\n".join([
         f"Kernel yaml: etsb vs ExecuTorch merge_yaml.py (median of {args.runs} interleaved runs, ms)", "",
         markdown(["case", "etsb", "merge_yaml.py", "speed-up", "goal"],
                  [[name, f"{row['etsb']:.1f}", f"{row['executorch']:.1f}", f"{row['executorch'] / row['etsb']:.2f}x",
-                   ">= 2x"] for name, row in (("read + validate portable (209 ops), e2e", validate),
-                                              ("merge custom over portable, e2e", merge))]), "",
+                   ">= 2x"] for name, row in e2e.items()]), "",
         markdown(["in process, ms (median of fresh processes)", "cold", "cold CPU", "warm", "yaml alone", "goal"],
-                 [[name, *(f"{row[key]:.1f}" for key in ("cold", "cold_cpu", "warm", "compose")), goal]
-                  for name, row, goal in in_process]), "",
+                 parsing), "",
         "cold: the first parse in a process (ATen schemas parsed as looked up); warm: a later one;\n"
         "yaml alone: PyYAML's C composer building the node tree, the part no validation can avoid.", "",
         markdown(["floor: any Python yaml tool pays", "ms"], [[n, f"{value:.1f}"] for n, value in floors.items()])]),

@@ -39,9 +39,14 @@ class Case:
 
     name: str
     description: str
-    operator: str                     # the kernel call the case is about, as the plan names it
+    own: str                          # the kernel call the case is about, as the plan names it ("": its name's)
     build: Callable[[], nn.Module]
     shapes: tuple[tuple[int, ...], ...]
+
+    @property
+    def operator(self) -> str:
+        """The kernel call the case is about: ``own``, else aten::NAME.out."""
+        return self.own or f"aten::{self.name}.out"
 
 
 class Call(nn.Module):
@@ -79,44 +84,37 @@ def layer_norm(features: int) -> Callable[[], nn.Module]:
     return make
 
 
-CASES = [
-    Case("conv3x3_s1", "conv 3x3 stride 1, 64->64 ch, 56x56", "aten::convolution.out",
-         conv(64, 64, 3, 1), ((1, 64, 56, 56),)),
-    Case("conv3x3_s2", "conv 3x3 stride 2, 64->128 ch, 56x56 -> 28x28", "aten::convolution.out",
-         conv(64, 128, 3, 2), ((1, 64, 56, 56),)),
-    Case("conv1x1", "pointwise conv 1x1, 128->256 ch, 28x28", "aten::convolution.out",
-         conv(128, 256, 1, 1), ((1, 128, 28, 28),)),
-    Case("conv_dw3x3", "depthwise conv 3x3 stride 1, 128 ch, 56x56", "aten::convolution.out",
-         conv(128, 128, 3, 1, groups=128), ((1, 128, 56, 56),)),
-    Case("addmm", "addmm: [256,512] @ [512,512] + bias (weight already transposed)", "aten::addmm.out",
-         addmm(512, 512), ((256, 512),)),
-    Case("linear", "nn.Linear 512->512 on [256,512] (permute_copy of the weight + addmm)", "aten::addmm.out",
-         lambda: nn.Linear(512, 512), ((256, 512),)),
-    Case("mm", "mm: [256,512] @ [512,256]", "aten::mm.out",
-         lambda: Call(torch.mm), ((256, 512), (512, 256))),
-    Case("bmm", "bmm: [16,128,64] @ [16,64,128] (attention scores)", "aten::bmm.out",
-         lambda: Call(torch.bmm), ((16, 128, 64), (16, 64, 128))),
-    Case("add_broadcast", "add [32,128,256] + [256]", "aten::add.out",
-         lambda: Call(torch.add), ((32, 128, 256), (256,))),
-    Case("gelu", "gelu (erf) on [32,128,256]", "aten::gelu.out",
-         lambda: nn.GELU(), ((32, 128, 256),)),
-    Case("sigmoid", "sigmoid on [32,128,256]", "aten::sigmoid.out",
-         lambda: nn.Sigmoid(), ((32, 128, 256),)),
-    Case("softmax", "softmax over the last dim of [8,8,128,128]", "aten::_softmax.out",
-         lambda: nn.Softmax(dim=-1), ((8, 8, 128, 128),)),
-    Case("layer_norm", "layer_norm over 768 of [512,768], affine", "aten::native_layer_norm.out",
-         layer_norm(768), ((512, 768),)),
-    Case("mean", "mean over H,W of [1,256,56,56] (global average pool), keepdim", "aten::mean.out",
-         lambda: Call(lambda x: x.mean(dim=(2, 3), keepdim=True)), ((1, 256, 56, 56),)),
-    Case("max_pool2d", "max_pool2d 3x3 stride 2 pad 1 on [1,64,112,112]", "aten::max_pool2d_with_indices.out",
-         lambda: nn.MaxPool2d(3, stride=2, padding=1), ((1, 64, 112, 112),)),
-    Case("avg_pool2d", "avg_pool2d 2x2 stride 2 on [1,128,56,56]", "aten::avg_pool2d.out",
-         lambda: nn.AvgPool2d(2, stride=2), ((1, 128, 56, 56),)),
-    Case("cat", "cat of two [1,64,56,56] along channels", "aten::cat.out",
-         lambda: Call(lambda a, b: torch.cat([a, b], dim=1)), ((1, 64, 56, 56), (1, 64, 56, 56))),
-    Case("permute_copy", "permute NCHW -> NHWC of [1,128,56,56]", "aten::permute_copy.out",
-         lambda: Call(lambda x: x.permute(0, 2, 3, 1)), ((1, 128, 56, 56),)),
-]
+CONV, ADDMM, OWN = "aten::convolution.out", "aten::addmm.out", ""   # OWN: "aten::NAME.out" of the case's name
+CASES = [Case(*row) for row in (
+    ("conv3x3_s1", "conv 3x3 stride 1, 64->64 ch, 56x56", CONV, conv(64, 64, 3, 1), ((1, 64, 56, 56),)),
+    ("conv3x3_s2", "conv 3x3 stride 2, 64->128 ch, 56x56 -> 28x28", CONV, conv(64, 128, 3, 2), ((1, 64, 56, 56),)),
+    ("conv1x1", "pointwise conv 1x1, 128->256 ch, 28x28", CONV, conv(128, 256, 1, 1), ((1, 128, 28, 28),)),
+    ("conv_dw3x3", "depthwise conv 3x3 stride 1, 128 ch, 56x56", CONV, conv(128, 128, 3, 1, groups=128),
+     ((1, 128, 56, 56),)),
+    ("addmm", "addmm: [256,512] @ [512,512] + bias (weight already transposed)", ADDMM, addmm(512, 512),
+     ((256, 512),)),
+    ("linear", "nn.Linear 512->512 on [256,512] (permute_copy of the weight + addmm)", ADDMM,
+     lambda: nn.Linear(512, 512), ((256, 512),)),
+    ("mm", "mm: [256,512] @ [512,256]", OWN, lambda: Call(torch.mm), ((256, 512), (512, 256))),
+    ("bmm", "bmm: [16,128,64] @ [16,64,128] (attention scores)", OWN, lambda: Call(torch.bmm),
+     ((16, 128, 64), (16, 64, 128))),
+    ("add_broadcast", "add [32,128,256] + [256]", "aten::add.out", lambda: Call(torch.add), ((32, 128, 256), (256,))),
+    ("gelu", "gelu (erf) on [32,128,256]", OWN, lambda: nn.GELU(), ((32, 128, 256),)),
+    ("sigmoid", "sigmoid on [32,128,256]", OWN, lambda: nn.Sigmoid(), ((32, 128, 256),)),
+    ("softmax", "softmax over the last dim of [8,8,128,128]", "aten::_softmax.out", lambda: nn.Softmax(dim=-1),
+     ((8, 8, 128, 128),)),
+    ("layer_norm", "layer_norm over 768 of [512,768], affine", "aten::native_layer_norm.out", layer_norm(768),
+     ((512, 768),)),
+    ("mean", "mean over H,W of [1,256,56,56] (global average pool), keepdim", OWN,
+     lambda: Call(lambda x: x.mean(dim=(2, 3), keepdim=True)), ((1, 256, 56, 56),)),
+    ("max_pool2d", "max_pool2d 3x3 stride 2 pad 1 on [1,64,112,112]", "aten::max_pool2d_with_indices.out",
+     lambda: nn.MaxPool2d(3, stride=2, padding=1), ((1, 64, 112, 112),)),
+    ("avg_pool2d", "avg_pool2d 2x2 stride 2 on [1,128,56,56]", OWN, lambda: nn.AvgPool2d(2, stride=2),
+     ((1, 128, 56, 56),)),
+    ("cat", "cat of two [1,64,56,56] along channels", OWN, lambda: Call(lambda a, b: torch.cat([a, b], dim=1)),
+     ((1, 64, 56, 56), (1, 64, 56, 56))),
+    ("permute_copy", "permute NCHW -> NHWC of [1,128,56,56]", OWN, lambda: Call(lambda x: x.permute(0, 2, 3, 1)),
+     ((1, 128, 56, 56),)))]
 
 # Kernel calls a case may make besides its own operator (the lowering's own choices).
 EXTRA_OK = {"linear": {"aten::permute_copy.out"}}
@@ -154,18 +152,12 @@ def export_case(case: Case, out_dir: Path) -> dict:
     for prefix, tensors in (("input", inputs), ("output", outputs)):
         for index, tensor in enumerate(tensors):
             np.save(directory / f"{prefix}_{index}.npy", tensor.numpy(), allow_pickle=False)
-    return {
-        "description": case.description,
-        "operator": case.operator,
-        "operators": operators,
-        "pte": f"{case.name}/{case.name}.pte",
-        "inputs": [f"{case.name}/input_{i}.npy" for i in range(len(inputs))],
-        "outputs": [f"{case.name}/output_{i}.npy" for i in range(len(outputs))],
-        "input_shapes": [list(s) for s in case.shapes],
-        "max_abs_diff_fp32_vs_fp64": gap,
-        "max_abs_diff_eager_vs_runtime": runtime_diff,
-        "max_abs_output": max(float(t.abs().max()) for t in outputs),
-    }
+    return {"description": case.description, "operator": case.operator, "operators": operators,
+            "pte": f"{case.name}/{case.name}.pte", "inputs": [f"{case.name}/input_{i}.npy" for i in range(len(inputs))],
+            "outputs": [f"{case.name}/output_{i}.npy" for i in range(len(outputs))],
+            "input_shapes": [list(s) for s in case.shapes], "max_abs_diff_fp32_vs_fp64": gap,
+            "max_abs_diff_eager_vs_runtime": runtime_diff,
+            "max_abs_output": max(float(t.abs().max()) for t in outputs)}
 
 
 def main() -> int:
@@ -174,10 +166,9 @@ def main() -> int:
     parser.add_argument("--cases", help="comma-separated case names (default: all)")
     options = parser.parse_args()
     torch.set_num_threads(1)
-    wanted = options.cases.split(",") if options.cases else [c.name for c in CASES]
     known = {c.name: c for c in CASES}
-    unknown = [n for n in wanted if n not in known]
-    if unknown:
+    wanted = options.cases.split(",") if options.cases else list(known)
+    if unknown := [n for n in wanted if n not in known]:
         raise SystemExit(f"unknown cases {unknown}; known: {', '.join(known)}")
     OUTPUT.mkdir(parents=True, exist_ok=True)
     manifest_path = OUTPUT / "manifest.json"
@@ -188,9 +179,7 @@ def main() -> int:
         entry = manifest["cases"][name]
         print(f"{name}: {', '.join(entry['operators'])} ({time.perf_counter() - start:.1f} s, "
               f"fp64 gap {entry['max_abs_diff_fp32_vs_fp64']:.1e})", flush=True)
-    order = [c.name for c in CASES]
-    manifest["cases"] = {n: manifest["cases"][n] for n in sorted(manifest["cases"], key=order.index)
-                         if n in known}
+    manifest["cases"] = {n: manifest["cases"][n] for n in known if n in manifest["cases"]}
     manifest_path.write_text(json.dumps(manifest, indent=2) + "\n")
     print(f"wrote {len(wanted)} cases to {OUTPUT}")
     return 0

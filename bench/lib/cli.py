@@ -13,16 +13,22 @@ def listed(text: str) -> list[str]:
     return text.split(",")
 
 
-def parser(doc: str, wait: bool = False, runs: int = 0,
-           runs_help: str = "timed runs (median)") -> argparse.ArgumentParser:
-    """A parser described by the first line of ``doc``; with ``wait``, --no-wait and --max-wait;
-    with ``runs``, --runs of that default."""
+def parser(doc: str, wait: bool = False, runs: int = 0, runs_help: str = "timed runs (median)",
+           **more: tuple) -> argparse.ArgumentParser:
+    """A parser described by the first line of ``doc``; with ``wait``, --no-wait and --max-wait; with
+    ``runs``, --runs of that default; each of ``more``, --NAME (dashes for underscores) given (type, default, help)."""
     made = argparse.ArgumentParser(description=doc.splitlines()[0])
     if wait:
         made.add_argument("--no-wait", action="store_true", help="time at once, whatever the load (trial runs)")
         made.add_argument("--max-wait", type=float, default=20, help="minutes to wait for a quiet machine (default 20)")
     if runs:
         made.add_argument("--runs", type=int, default=runs, help=f"{runs_help} (default {runs})")
+    for name, (kind, default, text) in more.items():
+        flag = "--" + name.replace("_", "-")
+        if kind is bool:
+            made.add_argument(flag, action="store_true", help=text)
+        else:
+            made.add_argument(flag, type=kind, default=default, help=text)
     return made
 
 

@@ -16,7 +16,7 @@ EXPORT_PYTHON = REPO / ".venv-export" / "bin" / "python"
 ETSB = str(REPO / ".venv" / "bin" / "etsb")
 STARLARK = str(REPO / "etsb-out" / "tools" / "etsb-starlark")
 MODELS_DIR = REPO / "tests" / "models"
-TREE = Path(os.environ.get("ETSB_EXECUTORCH_TREE") or REPO.parent / "shared" / "third_party" / "executorch")
+TREE = Path(os.environ.get("ETSB_EXECUTORCH_TREE") or REPO.parent / "shared" / "third_party" / "executorch").resolve()
 OPTIMIZED_LIB = "libexecutorch_kernels_optimized.so"
 MLP = "//examples/mlp:bin"
 
@@ -36,10 +36,3 @@ def starlark_env() -> dict[str, str]:
     if not os.access(STARLARK, os.X_OK):
         raise SystemExit(f"{STARLARK} is missing: run scripts/setup.sh")
     return dict(os.environ, ETSB_STARLARK=STARLARK)
-
-
-def check_setup() -> None:
-    """Exit unless the evaluator and the wheel's prebuilt optimized kernels are there."""
-    starlark_env()
-    if not (executorch_runtime() / "lib" / OPTIMIZED_LIB).exists():
-        raise SystemExit(f"{OPTIMIZED_LIB} not found in the executorch wheel: run scripts/setup.sh")

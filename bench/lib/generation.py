@@ -20,7 +20,7 @@ from typing import Mapping, Sequence
 from lib.cli import choose
 from lib.env import MODELS_DIR
 from lib.results import markdown, ms_cell
-from lib.rounds import child_env
+from lib.rounds import child_env, usable_sides
 from lib.timing import interleaved
 
 LLM_DIR = MODELS_DIR / "llm"
@@ -106,24 +106,17 @@ def bench_decoders(decoders: Sequence[Decoder], sides: Mapping[str, Mapping[str,
     problems, notes = [], []
     for decoder in decoders:
         count = len(decoder.expected)
-        usable = {}
-        for side, binaries in sides.items():
-            problem = generate(binaries[decoder.name], decoder, count)[1] if decoder.name in binaries else "no binary"
-            if problem and side in optional:
-                notes.append(f"{decoder.name}: {side} cannot serve it ({problem}); not timed")
-            elif problem:
-                problems.append(f"{decoder.name}, {side}: {problem}")
-            else:
-                usable[side] = binaries[decoder.name]
+        usable = usable_sides(decoder.name, list(sides), lambda side: generate(sides[side][decoder.name], decoder,
+                              count)[1] if decoder.name in sides[side] else "no binary", optional, problems, notes)
 
         def timed(side: str, index: int) -> tuple[float, float] | None:
-            runs = [generate(usable[side], decoder, n) for n in (0, count)]
+            runs = [generate(sides[side][decoder.name], decoder, n) for n in (0, count)]
             if found := [f"{decoder.name}, {side}, timed: {problem}" for _, problem in runs if problem]:
                 problems.extend(found)
                 return None
             return runs[0][0], runs[1][0]
 
-        samples = interleaved(list(usable), rounds, timed)
+        samples = interleaved(usable, rounds, timed)
         results[decoder.name] = {side: Generated(statistics.median(p for p, _ in s), statistics.median(f for _, f in s),
                                                  tuple(s)) for side, s in samples.items() if s}
         print(f"  {decoder.name}: " + ", ".join(f"{side} {g.prompt_ms:.2f}/{g.full_ms:.2f} ms"

@@ -8,6 +8,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Mapping, Sequence
@@ -45,9 +46,7 @@ def etsb_build(workspace: Path, labels: Sequence[str], env: Mapping[str, str], *
 
 def actions_summary(actions: Sequence[str]) -> str:
     """How many actions of each kind ran ("3 CXX, 1 LINK"), or "none"."""
-    kinds: dict[str, int] = {}
-    for action in actions:
-        kinds[action.split(" ", 1)[0]] = kinds.get(action.split(" ", 1)[0], 0) + 1
+    kinds = Counter(action.split(" ", 1)[0] for action in actions)
     return ", ".join(f"{count} {kind}" for kind, count in kinds.items()) or "none"
 
 
@@ -75,9 +74,8 @@ def try_run(command: Sequence[str]) -> str | None:
 
 
 def instructions_in(command: Sequence[str], function: str) -> int:
-    """Instructions ``command`` executes inside ``function`` and what it calls
-    (valgrind's callgrind, collecting only there; ``function`` demangled, as
-    ``ns::Class::method()``): a count no other load on the machine changes."""
+    """Instructions ``command`` executes inside ``function`` (demangled, ``ns::Class::method()``) and what it
+    calls: valgrind's callgrind collecting only there, a count no other load on the machine changes."""
     with tempfile.TemporaryDirectory() as tmp:
         run = subprocess.run(["valgrind", "--tool=callgrind", f"--callgrind-out-file={tmp}/out",
                               f"--toggle-collect={function}", *command], stdout=subprocess.DEVNULL,

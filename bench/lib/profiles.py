@@ -15,6 +15,7 @@ from lib.flops import Instruction, call_flops
 
 FORMAT = "etsb-profile-1"
 KINDS = ("operator", "delegate", "jump", "move", "free")
+TIMING = ("calls", "ns", "min_ns")
 
 
 @dataclass(frozen=True)
@@ -42,13 +43,9 @@ class Profile:
     instructions: tuple[InstructionTime, ...]
 
 
-def _timing(data: dict, key: str, where: str) -> dict:
-    """The {"calls", "ns", "min_ns"} entry ``key`` of ``data`` (exit naming ``where`` when it is not)."""
-    value = data.get(key)
-    if not isinstance(value, dict) or not all(isinstance(value.get(k), int) and value[k] >= 0
-                                              for k in ("calls", "ns", "min_ns")):
-        raise SystemExit(f"{where}: {key!r} is not a {{calls, ns, min_ns}} of whole numbers")
-    return value
+def _whole(entry: object, keys: tuple[str, ...]) -> bool:
+    """Whether ``entry`` is a dict whose ``keys`` are all whole numbers (>= 0)."""
+    return isinstance(entry, dict) and all(isinstance(entry.get(k), int) and entry[k] >= 0 for k in keys)
 
 
 def read_profile(path: Path) -> Profile:
@@ -61,17 +58,17 @@ def read_profile(path: Path) -> Profile:
         raise SystemExit(f"{path}: not a profile (format {FORMAT!r} expected)")
     if not isinstance(data.get("runs"), int) or data["runs"] < 1 or not isinstance(data.get("instructions"), list):
         raise SystemExit(f"{path}: 'runs' (>= 1) or 'instructions' (a list) is missing")
-    found = []
+    for key in ("run", "execute"):
+        if not _whole(data.get(key), TIMING):
+            raise SystemExit(f"{path}: {key!r} is not a {{calls, ns, min_ns}} of whole numbers")
     for position, entry in enumerate(data["instructions"]):
-        where = f"{path}: instruction {position}"
-        if not isinstance(entry, dict) or entry.get("kind") not in KINDS or not all(
-                isinstance(entry.get(k), int) and entry[k] >= 0 for k in ("chain", "index")):
-            raise SystemExit(f"{where}: needs a chain, an index and a kind ({', '.join(KINDS)})")
-        timing = _timing({"entry": entry}, "entry", where)
-        found.append(InstructionTime(entry["chain"], entry["index"], entry["kind"], timing["calls"], timing["ns"],
-                                     timing["min_ns"]))
-    return Profile(str(data.get("method", "")), data["runs"], data.get("traced") is True,
-                   _timing(data, "run", str(path))["ns"], _timing(data, "execute", str(path))["ns"], tuple(found))
+        if not _whole(entry, ("chain", "index")) or entry.get("kind") not in KINDS:
+            raise SystemExit(f"{path}: instruction {position}: needs a chain, an index and a kind ({', '.join(KINDS)})")
+        if not _whole(entry, TIMING):
+            raise SystemExit(f"{path}: instruction {position}: 'entry' is not a {{calls, ns, min_ns}} of whole numbers")
+    return Profile(str(data.get("method", "")), data["runs"], data.get("traced") is True, data["run"]["ns"],
+                   data["execute"]["ns"], tuple(InstructionTime(*(e[k] for k in ("chain", "index", "kind", *TIMING)))
+                                                for e in data["instructions"]))
 
 
 @dataclass(frozen=True)

@@ -64,12 +64,9 @@ def commit() -> str:
         " dirty" if git("status", "--porcelain", "--untracked-files=no") else "")
 
 
-def header(name: str, title: str) -> str:
-    """The head of results file ``title``: what wrote it (bench ``name``), at which commit, on which machine."""
-    command = " ".join(["bench/" + name + ".py", *sys.argv[1:]])
-    return (f"# {title}\n\nCommit {commit()}; {machine()}; "
-            f"{datetime.datetime.now(datetime.timezone.utc):%Y-%m-%d %H:%M} UTC; load average "
-            f"{os.getloadavg()[0]:.2f} at the end.\nWritten by `.venv/bin/python {command}`.\n")
+def results_path(name: str, suffix: str = ".md") -> Path:
+    """Where results ``name`` go: bench/results/<name>.md (ETSB_BENCH_RESULTS: another folder, for trial runs)."""
+    return Path(os.environ.get("ETSB_BENCH_RESULTS") or RESULTS) / f"{name}{suffix}"
 
 
 def write_atomically(path: Path, text: str) -> Path:
@@ -81,18 +78,17 @@ def write_atomically(path: Path, text: str) -> Path:
     return path
 
 
-def results_path(name: str, suffix: str = ".md") -> Path:
-    """Where results ``name`` go: bench/results/<name>.md (ETSB_BENCH_RESULTS: another folder, for trial runs)."""
-    return Path(os.environ.get("ETSB_BENCH_RESULTS") or RESULTS) / f"{name}{suffix}"
-
-
 def finish(name: str, text: str, started: float, problems: Sequence[object] = (), output: str = "") -> int:
-    """Print a bench's report, write it with its head to results ``output`` (default
-    ``name``), say how long the run took; the exit status (1 when there were problems)."""
+    """Print a bench's report, write it to results ``output`` (default ``name``) under a head naming the
+    bench, commit, machine and command line; the exit status (1 when there were problems)."""
     text += "".join(f"\nPROBLEM: {p}" for p in problems)
     print("\n" + text)
     path = results_path(output or name)
-    write_atomically(path, header(name, path.stem) + "\n" + text.rstrip() + "\n")
+    now = datetime.datetime.now(datetime.timezone.utc)
+    head = (f"# {path.stem}\n\nCommit {commit()}; {machine()}; {now:%Y-%m-%d %H:%M} UTC; load average "
+            f"{os.getloadavg()[0]:.2f} at the end.\nWritten by "
+            f"`.venv/bin/python {' '.join(['bench/' + name + '.py', *sys.argv[1:]])}`.\n")
+    write_atomically(path, head + "\n" + text.rstrip() + "\n")
     print(f"\n(wrote {path}; bench took {time.perf_counter() - started:.0f} s; load average "
           f"{os.getloadavg()[0]:.2f} at the end)")
     return 1 if problems else 0

@@ -47,15 +47,15 @@ def child_env(threads: int | None) -> dict[str, str]:
     return dict(os.environ, OMP_NUM_THREADS="1", **{THREADS_VARIABLE: count})
 
 
-def run_process(binary: Path, model: Model, out: Path, iterations: int, tmp: Path, threads: int | None = None) -> Run:
-    """Run ``model`` in ``binary`` once under a fresh GNU `/usr/bin/time` (not os.wait4:
-    a vforked child's ru_maxrss starts at the Python process's RSS); with
-    ``threads`` N > 0, `--threads N` (and the peer's entry point told the same)."""
+def run_process(binary: Path, model: Model, out: Path, iterations: int, tmp: Path, threads: int | None = None,
+                *extra: str) -> Run:
+    """Run ``model`` in ``binary`` once under a fresh GNU `/usr/bin/time` (not os.wait4: a vforked child's
+    ru_maxrss starts at the Python process's RSS); with ``threads`` N > 0, `--threads N` (and the peer's
+    entry point told the same); ``extra``: more of the runner's options."""
     shutil.rmtree(out, ignore_errors=True)
     usage = tmp / "usage"
-    command = ["/usr/bin/time", "-f", "%M %U %S", "-o", str(usage),
-               *runner_command(binary, model, out, "--iterations", str(iterations),
-                               *(["--threads", str(threads)] if threads else []))]
+    command = ["/usr/bin/time", "-f", "%M %U %S", "-o", str(usage), *runner_command(
+        binary, model, out, "--iterations", str(iterations), *(["--threads", str(threads)] if threads else []), *extra)]
     start = time.perf_counter()
     run = subprocess.run(command, capture_output=True, text=True, env=child_env(threads), check=False)
     wall = time.perf_counter() - start
@@ -68,8 +68,23 @@ def run_process(binary: Path, model: Model, out: Path, iterations: int, tmp: Pat
         first = [line for line in run.stderr.strip().splitlines() if not line.startswith("Command exited")]
         return Run(None, rss_kb, cpu, wall, "fails: " + " / ".join(first[:2] or [f"exit {run.returncode}"]))
     match = LATENCY_LINE.search(run.stdout)
-    problem = None if match else f"no latency line in {run.stdout!r}"
-    return Run(float(match.group(1)) if match else None, rss_kb, cpu, wall, problem)
+    return Run(float(match.group(1)) if match else None, rss_kb, cpu, wall,
+               None if match else f"no latency line in {run.stdout!r}")
+
+
+def usable_sides(name: str, sides: Sequence[str], check: Callable[[str], str | None], optional: Sequence[str],
+                 problems: list[str], notes: list[str]) -> list[str]:
+    """The ``sides`` whose ``check`` finds no problem; the others' problems appended to ``problems`` (an
+    ``optional`` side's to ``notes``: it cannot serve program ``name`` and is not timed)."""
+    usable = []
+    for side in sides:
+        if (problem := check(side)) and side in optional:
+            notes.append(f"{name}: {side} cannot serve it ({problem}); not timed")
+        elif problem:
+            problems.append(f"{name}, {side}: {problem}")
+        else:
+            usable.append(side)
+    return usable
 
 
 @dataclass(frozen=True)
@@ -85,11 +100,11 @@ class Timed:
     iterations: dict
     samples: dict   # side -> each timed process's ms, in round order
 
-    def ratio(self, side: str = "ours", base: str = "ET") -> float | None:
+    def ratio(self, side: str, base: str) -> float | None:
         """``side``'s latency over ``base``'s, when both were timed."""
         return self.ms[side] / self.ms[base] if side in self.ms and base in self.ms else None
 
-    def round_ratios(self, side: str = "ours", base: str = "ET") -> list[float]:
+    def round_ratios(self, side: str, base: str) -> list[float]:
         """``side`` / ``base`` within each round (the processes ran back to back)."""
         return [a / b for a, b in zip(self.samples.get(side, ()), self.samples.get(base, ()))]
 
@@ -100,8 +115,8 @@ class Timed:
 
 @dataclass(frozen=True)
 class Plan:
-    """How bench_items times (the module's docstring); per side, another program
-    of the same model and a thread count; sides whose failure is only a note."""
+    """How bench_items times (the module's docstring): rounds, at least ``runs`` a process or ``fixed``; per
+    side, another program of the same model and a thread count; sides whose failure is only a note; FLOPs."""
 
     rounds: int
     runs: int = 5
@@ -112,53 +127,41 @@ class Plan:
     flops: Callable[[Path], int] | None = None
 
 
-def check_sides(item: Model, sides: Mapping[str, Mapping[str, Path]], plan: Plan, tmp: Path,
-                program: Mapping[str, Model], notes: list[str]) -> tuple[dict, dict, dict, list[str]]:
-    """The correctness run of every side with a binary of ``item``: (usable binaries, differences, first ms, problems)."""
-    usable, diffs, first, problems = {}, {}, {}, []
-    for side, binaries in sides.items():
-        if item.name not in binaries:   # a side that has no binary of this program (no delegated twin)
-            continue
-        run = run_process(binaries[item.name], program[side], tmp / "check", CHECK_ITERATIONS, tmp,
-                          (plan.threads or {}).get(side))
-        problem = run.problem
-        if not problem:
-            diffs[side] = difference(program[side], tmp / "check")
-            if not diffs[side][1]:
-                problem = (f"outputs out of tolerance (max abs diff {diffs[side][0]:.3g}, "
-                           f"atol {program[side].atol:.1e})")
-        if problem and side in plan.optional:
-            notes.append(f"{item.name}: {side} cannot serve it ({problem}); not timed")
-        elif problem:
-            problems.append(f"{item.name}, {side}: {problem}")
-        else:
-            usable[side], first[side] = binaries[item.name], run.ms
-    return usable, diffs, first, problems
-
-
 def bench_items(items: Sequence[Model], sides: Mapping[str, Mapping[str, Path]], plan: Plan,
                 tmp: Path) -> tuple[list[Timed], list[str], list[str]]:
-    """Check, then time, every item on every side (interleaved rounds): the
+    """Check, then time, every item on every side that has a binary of it (interleaved rounds): the
     results, the problems (a failure or a wrong output), notes on optional sides."""
     results, problems, notes = [], [], []
     for item in items:
         program = {side: (plan.programs or {}).get(side, {}).get(item.name, item) for side in sides}
-        usable, diffs, first, found = check_sides(item, sides, plan, tmp, program, notes)
-        problems += found
-        iterations = {side: plan.fixed or max(plan.runs, min(MAX_ITERATIONS, math.ceil(PROCESS_MS / max(ms, 1e-3))))
-                      for side, ms in first.items()}
+        threads, diffs, first = plan.threads or {}, {}, {}
+
+        def check(side: str) -> str | None:
+            run = run_process(sides[side][item.name], program[side], tmp / "check", CHECK_ITERATIONS, tmp,
+                              threads.get(side))
+            if run.problem:
+                return run.problem
+            diffs[side], first[side] = difference(program[side], tmp / "check"), run.ms
+            return None if diffs[side][1] else (f"outputs out of tolerance (max abs diff {diffs[side][0]:.3g}, "
+                                                f"atol {program[side].atol:.1e})")
+
+        usable = usable_sides(item.name, [s for s in sides if item.name in sides[s]], check, plan.optional, problems,
+                              notes)
+        iterations = {side: plan.fixed or max(plan.runs, min(MAX_ITERATIONS, math.ceil(PROCESS_MS / max(
+            first[side], 1e-3)))) for side in usable}
 
         def timed(side: str, index: int) -> Run | None:
-            count = iterations[side] + (not plan.fixed)   # adaptive: one warm-up run more
-            run = run_process(usable[side], program[side], tmp / "timed", count, tmp, (plan.threads or {}).get(side))
-            if run.problem:
-                problems.append(f"{item.name}, {side}, timed: {run.problem}")
+            run = run_process(sides[side][item.name], program[side], tmp / "timed",
+                              iterations[side] + (not plan.fixed), tmp, threads.get(side))   # adaptive: a warm-up more
+            problems.extend([f"{item.name}, {side}, timed: {run.problem}"] if run.problem else [])
             return None if run.problem else run
 
-        samples = {side: s for side, s in interleaved(list(usable), plan.rounds, timed).items() if s}
+        samples = {side: s for side, s in interleaved(usable, plan.rounds, timed).items() if s}
+
+        def median(value: Callable[[Run], float]) -> dict:
+            return {side: statistics.median(value(r) for r in s) for side, s in samples.items()}
         results.append(Timed(item.name, plan.flops(item.pte) if plan.flops and item.method == "forward" else 0,
-                             {side: statistics.median(r.ms for r in s) for side, s in samples.items()},
-                             {side: statistics.median(r.rss_kb for r in s) for side, s in samples.items()},
+                             median(lambda r: r.ms), median(lambda r: r.rss_kb),
                              {side: max(r.cpu_s / r.wall_s for r in s) for side, s in samples.items()},
                              diffs, iterations, {side: tuple(r.ms for r in s) for side, s in samples.items()}))
         print(f"  {item.name}: " + ", ".join(f"{side} {v:.4g} ms" for side, v in results[-1].ms.items())
@@ -172,6 +175,8 @@ def cpu_note(results: Sequence[Timed], keys: Sequence[str], more: str = "") -> s
              if (shares := [t.cpu_share[key] for t in results if key in t.cpu_share])]
     return f"CPU time / wall time of the timed processes (start-up included; 1.00 = one busy core{more}): " + \
         "; ".join(parts) + "."
+
+
 def ratio_cell(ratio: float | None) -> str:
     """A ratio of latencies, marked par or SLOWER."""
     if ratio is None:
@@ -194,5 +199,3 @@ def summary(results: list[Timed], side: str, base: str) -> str:
             f"over {len(values)}; {side} faster on {sum(r <= 0.995 for r in values)}"
             + (f", par (within 0.5%) on {', '.join(par)}" if par else "")
             + (f"; SLOWER on {len(slower)}: {', '.join(slower)}" if slower else "; slower on none"))
-
-

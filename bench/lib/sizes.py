@@ -39,17 +39,13 @@ def text_size(object_file: Path) -> int:
     return int(out.splitlines()[1].split()[0])
 
 
-def ldd(binary: Path) -> dict[str, str]:
-    """Each shared library ``binary`` loads, resolved as ldd resolves it ("not found" when it does not)."""
-    out = subprocess.run(["ldd", str(binary)], check=True, capture_output=True, text=True).stdout
-    return {name.strip(): rest.split("(")[0].strip()
-            for name, rest in (line.split("=>", 1) for line in out.splitlines() if "=>" in line)}
-
-
 def executorch_libraries(binary: Path) -> dict[str, Path]:
-    """The ExecuTorch libraries ``binary`` loads (libexecutorch*), in the
-    order the walk over NEEDED meets them, each resolved as ldd resolves it."""
-    resolved, found, pending = ldd(binary), {}, [binary]
+    """The ExecuTorch libraries ``binary`` loads (libexecutorch*), in the order the walk over NEEDED meets
+    them, each resolved as ldd resolves it (exit when one does not)."""
+    out = subprocess.run(["ldd", str(binary)], check=True, capture_output=True, text=True).stdout
+    resolved = {name.strip(): rest.split("(")[0].strip()
+                for name, rest in (line.split("=>", 1) for line in out.splitlines() if "=>" in line)}
+    found, pending = {}, [binary]
     while pending:
         for name in size_mod.needed_libraries(str(pending.pop(0))):
             if name.startswith("libexecutorch") and name not in found:
@@ -58,16 +54,6 @@ def executorch_libraries(binary: Path) -> dict[str, Path]:
                 found[name] = Path(resolved[name]).resolve()
                 pending.append(found[name])
     return found
-
-
-def check_et_runner(binary: Path, library: str) -> Path:
-    """The path of ``library`` as the ExecuTorch runner loads it (exit when it
-    does not, or another of its libraries does not resolve)."""
-    resolved = ldd(binary)
-    missing = [name for name, path in resolved.items() if path == "not found"]
-    if missing or library not in resolved:
-        raise SystemExit(f"{binary}: unresolved libraries: {missing}" if missing else f"{binary} does not load {library}")
-    return Path(resolved[library])
 
 
 @dataclass(frozen=True)

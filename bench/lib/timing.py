@@ -18,9 +18,8 @@ T = TypeVar("T")
 
 
 def interleaved(names: Sequence[K], runs: int, measure: Callable[[K, int], T | None]) -> dict[K, list[T]]:
-    """``measure(name, index)`` for each of ``runs`` rounds and each name in turn
-    (A B A B ...), so that drift in machine load hits them alike: each name's
-    results in round order, None (a measure's "skip") left out."""
+    """``measure(name, index)`` for each of ``runs`` rounds and each name in turn (A B A B ...), so that
+    drift in machine load hits them alike: each name's results in round order, None ("skip") left out."""
     samples: dict[K, list[T]] = {name: [] for name in names}
     for index in range(runs):
         for name in names:
@@ -29,34 +28,29 @@ def interleaved(names: Sequence[K], runs: int, measure: Callable[[K, int], T | N
     return samples
 
 
-def time_commands(commands: Mapping[str, Sequence[str]], runs: int, cwd: str | None = None,
-                  env: Mapping[str, str] | None = None, warm_up: bool = True) -> dict[str, float]:
-    """Median wall ms of each command, run interleaved, after one untimed run of each when
-    ``warm_up``. Python may cache bytecode (as for any user; pip compiled the peers' at
-    install time). A failing command exits with its error output."""
-    env = dict(env if env is not None else os.environ)
-    env.pop("PYTHONDONTWRITEBYTECODE", None)
-
-    def run(name: str, index: int) -> float | None:
-        start = time.perf_counter()
-        done = subprocess.run(commands[name], cwd=cwd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-                              text=True)
-        if done.returncode:
-            raise SystemExit(f"{' '.join(commands[name])} failed (exit {done.returncode}):\n{done.stderr[-3000:]}")
-        return (time.perf_counter() - start) * 1000 if index or not warm_up else None
-
-    return {name: statistics.median(values) for name, values in interleaved(list(commands), runs + warm_up, run).items()}
-
-
 def python(code: str) -> list[str]:
     """The project's Python running ``code``."""
     return [str(VENV_PYTHON), "-c", code]
 
 
-def floor(codes: Mapping[str, str], runs: int, cwd: str | None = None, env: Mapping[str, str] | None = None,
-          warm_up: bool = True) -> dict[str, float]:
-    """What any Python tool pays before work: median ms of each label's ``python -c CODE``."""
-    return time_commands({label: python(code) for label, code in codes.items()}, runs, cwd, env, warm_up)
+def time_commands(commands: Mapping[str, Sequence[str]], runs: int, cwd: str | None = None,
+                  env: Mapping[str, str] | None = None, warm_up: bool = True) -> dict[str, float]:
+    """Median wall ms of each command (a str: Python code), run interleaved, after one untimed run of each
+    when ``warm_up``. Python may cache bytecode (as for any user; pip compiled the peers' at install time).
+    A failing command exits with its error output."""
+    env = dict(env if env is not None else os.environ)
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
+    argv = {name: python(c) if isinstance(c, str) else list(c) for name, c in commands.items()}
+
+    def run(name: str, index: int) -> float | None:
+        start = time.perf_counter()
+        done = subprocess.run(argv[name], cwd=cwd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                              text=True)
+        if done.returncode:
+            raise SystemExit(f"{' '.join(argv[name])} failed (exit {done.returncode}):\n{done.stderr[-3000:]}")
+        return (time.perf_counter() - start) * 1000 if index or not warm_up else None
+
+    return {name: statistics.median(values) for name, values in interleaved(list(argv), runs + warm_up, run).items()}
 
 
 def time_call(function: Callable[[], object], runs: int) -> float:

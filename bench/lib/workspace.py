@@ -10,13 +10,15 @@ import shutil
 from pathlib import Path
 from typing import Iterable, Sequence
 
-from lib.env import FILES, REPO
+from lib.env import FILES, REPO, starlark_env
+from lib.processes import Build, etsb_build
 
 ET_LABEL = "//bench_et:runner_et_optimized"
 ET_QUANTIZED_LABEL = "//bench_et:runner_et_quantized"   # with the wheel's quantized kernels too
 ETSB_PARTS = ("rules", "runtime", "platforms", "tools", "kernels")
 MLP_PARTS = ("rules", "runtime", "kernels", "tools/runner", "tools/selective_build", "examples/mlp",
              "tests/models/mlp")
+LOAD = 'load("//rules:executorch.bzl", "et_model_binary")\n'
 
 
 def copy_parts(root: Path, parts: Iterable[str], files: Sequence[str] = (), skip: Sequence[str] = ()) -> None:
@@ -25,8 +27,7 @@ def copy_parts(root: Path, parts: Iterable[str], files: Sequence[str] = (), skip
     ignore = shutil.ignore_patterns("__pycache__", "*.pyc", *skip)
     root.mkdir(parents=True, exist_ok=True)
     for part in parts:
-        if (root / part).exists():
-            shutil.rmtree(root / part)
+        shutil.rmtree(root / part, ignore_errors=True)
         shutil.copytree(REPO / part, root / part, ignore=ignore)
     for name in files:
         (root / name).parent.mkdir(parents=True, exist_ok=True)
@@ -54,7 +55,7 @@ def write_if_changed(path: Path, text: str) -> None:
 def write_et_package(workspace: Path) -> None:
     """//bench_et: runner_et_optimized, the runner on the wheel's optimized
     kernels, and runner_et_quantized, on its optimized and quantized kernels."""
-    (workspace / "bench_et").mkdir(exist_ok=True)
+    (workspace / "bench_et").mkdir(parents=True, exist_ok=True)
     for name, source in (("BUILD", "bench_et.BUILD"), ("one_thread.cpp", "one_thread.cpp")):
         write_if_changed(workspace / "bench_et" / name, (FILES / source).read_text())
 
@@ -65,13 +66,23 @@ def model_target(name: str, model: str, *attributes: str) -> str:
     return f'et_model_binary(\n    name = "{name}",\n    model = "{model}",{extra}\n)\n'
 
 
-def write_model_package(directory: Path, programs: Iterable[tuple[str, Path]], comment: str,
+def write_model_package(directory: Path, files: Iterable[tuple[str, Path]], comment: str,
                         targets: Iterable[str]) -> None:
-    """A package of copies of the ``programs`` (name, .pte) and a BUILD file:
-    ``comment``, the load of et_model_binary, and the ``targets`` (text)."""
+    """A package of copies of ``files`` (name there, source) and a BUILD file: ``comment``, the load of
+    et_model_binary, and the ``targets`` (text); unchanged files are left alone (their timestamps kept)."""
     directory.mkdir(parents=True, exist_ok=True)
-    for name, pte in programs:
-        if not (directory / f"{name}.pte").exists() or (directory / f"{name}.pte").read_bytes() != pte.read_bytes():
-            shutil.copy2(pte, directory / f"{name}.pte")
-    text = [comment, 'load("//rules:executorch.bzl", "et_model_binary")', "", *targets]
-    write_if_changed(directory / "BUILD", "\n".join(text))
+    for name, source in files:
+        if not (directory / name).exists() or (directory / name).read_bytes() != source.read_bytes():
+            shutil.copy2(source, directory / name)
+    write_if_changed(directory / "BUILD", "\n".join([*([comment] if comment else []), LOAD, *targets]))
+
+
+def build_models(workspace: Path, package: str, files: Iterable[tuple[str, Path]], comment: str,
+                 targets: Iterable[str], labels: Sequence[str], *flags: str) -> Build:
+    """A fresh etsb workspace with package ``package`` (write_model_package's), ``labels`` built in it."""
+    new_workspace(workspace)
+    write_model_package(workspace / package, files, comment, targets)
+    done = etsb_build(workspace, labels, starlark_env(), *flags)
+    print(f"built {len(labels)} targets in {workspace} ({len(done.actions)} actions, {done.seconds:.0f} s)",
+          flush=True)
+    return done
