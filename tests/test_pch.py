@@ -154,12 +154,24 @@ def test_only_gccs_drivers_precompile_and_ccache_gets_the_sloppiness_it_needs():
     assert precompile.command.startswith(f"rm -f {gch}.sum && {ccache} g++ ")
     assert precompile.command.endswith(f" -o {gch} && ccache --checksum-file {gch} > {gch}.sum.tmp "
                                        f"&& mv {gch}.sum.tmp {gch}.sum")
-    for value, expected in (("", True), ("1", True), ("0", False), ("OFF", False), ("no", False)):
+    for value, expected in (("", True), ("1", True), ("yes", True), ("0", False), ("OFF", False), ("no", False)):
         os.environ["ETSB_PCH"] = value
         try:
             assert precompiled_headers_on() is expected, value
         finally:
             del os.environ["ETSB_PCH"]
+
+
+def test_an_unknown_switch_value_is_refused_by_name(tmp_path):
+    """ETSB_PCH=maybe is neither on nor off: the build stops before it starts, saying so."""
+    root = new_workspace(tmp_path / "w")
+    (root / "p").mkdir()
+    (root / "p" / "BUILD").write_text('cc_library(name = "lib", srcs = ["a.cc"])\n')
+    result = subprocess.run([str(ETSB), "build", "//p:lib"], cwd=root, capture_output=True, text=True,
+                            env={**os.environ, "ETSB_PCH": "maybe"})
+    assert result.returncode == 2, result.stdout + result.stderr
+    assert "ETSB_PCH is 'maybe'" in result.stderr and "Traceback" not in result.stderr, result.stderr
+    assert not (root / "etsb-out" / "build.ninja").exists()
 
 
 # -- built -----------------------------------------------------------------------------------

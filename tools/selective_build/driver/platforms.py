@@ -202,12 +202,18 @@ def compile_launcher() -> tuple[str, ...]:
 # The environment variable turning precompiled headers off (``ETSB_PCH=0``: driver/pch.py).
 PCH_VARIABLE = "ETSB_PCH"
 _OFF = ("0", "off", "no", "false")
+_ON = ("", "1", "on", "yes", "true")
 
 
 def precompiled_headers_on() -> bool:
     """Whether compiles use precompiled headers: yes unless ``$ETSB_PCH``
-    says 0, off, no or false."""
-    return os.environ.get(PCH_VARIABLE, "").strip().lower() not in _OFF
+    says 0, off, no or false; any other value than those and 1, on, yes or
+    true (or nothing) is refused, rather than guessed."""
+    value = os.environ.get(PCH_VARIABLE, "").strip().lower()
+    if value not in _OFF + _ON:
+        raise UserError(f"{PCH_VARIABLE} is '{os.environ[PCH_VARIABLE]}': set it to 0 (off, no, false) "
+                        f"or 1 (on, yes, true), or leave it unset")
+    return value not in _OFF
 
 
 def board_budget_flags(platform: Platform) -> tuple[str, ...]:
