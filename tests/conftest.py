@@ -112,8 +112,8 @@ def pytest_terminal_summary(terminalreporter):
 # cmake_examples, installed: a session fixture is made once per process, so two
 # processes would build it twice). Every other file is a group of its own: so
 # are the files that run Bazel on an output base of their own (test_bazel7,
-# test_remote_execution, test_llm; no Bazel command writes bazel-* links into
-# the checkout, helpers.BAZEL_BUILD), which may run beside the shared one.
+# test_bazel_consumer, test_remote_execution, test_llm; no Bazel command writes
+# bazel-* links into the checkout, helpers.BAZEL_BUILD), beside the shared one.
 GROUPS = {
     "checkout workspace": ("test_examples", "test_op_corpus", "test_real_models", "test_executorch_tree",
                            "test_kernel_suite", "test_delegated", "test_kernel_checks", "test_no_tree", "test_llm"),
@@ -128,8 +128,8 @@ GROUPS = {
 # the end. The groups not listed come after them, in file order.
 LONGEST_FIRST = ("checkout workspace", "bazel in the checkout", "test_bazel7", "test_quantized", "test_aarch64",
                  "test_fuzz", "test_cortex_m", "test_cmake_deploy", "test_quantized_suite", "test_tiers",
-                 "etsb's wheel", "test_static_runtime", "test_cmake_seeds", "test_build_driver", "test_deploy",
-                 "test_reliability")
+                 "test_bazel_consumer", "etsb's wheel", "test_static_runtime", "test_cmake_seeds",
+                 "test_build_driver", "test_deploy", "test_reliability")
 _GROUP_OF = {module: group for group, modules in GROUPS.items() for module in modules}
 
 
