@@ -108,24 +108,28 @@ def pytest_terminal_summary(terminalreporter):
 # Test files that build in one shared place run one after the other, in one
 # process, when the suite runs on several (pytest -n, pytest-xdist): the ones
 # that build in this checkout's workspace (each would wait for the other's
-# workspace lock) and the ones that run Bazel in it (its bazel-* links are one
-# set), with those that use the same session fixture (bazel_examples,
+# workspace lock), and those that use the same session fixture (bazel_examples,
 # cmake_examples, installed: a session fixture is made once per process, so two
-# processes would build it twice). Every other file is a group of its own.
+# processes would build it twice). Every other file is a group of its own: so
+# are the files that run Bazel on an output base of their own (test_bazel7,
+# test_bazel_consumer, test_remote_execution, test_llm; no Bazel command writes
+# bazel-* links into the checkout, helpers.BAZEL_BUILD), beside the shared one.
 GROUPS = {
     "checkout workspace": ("test_examples", "test_op_corpus", "test_real_models", "test_executorch_tree",
                            "test_kernel_suite", "test_delegated", "test_kernel_checks", "test_no_tree", "test_llm"),
-    "bazel in the checkout": ("test_bazel", "test_bazel7", "test_front_ends", "test_buck2_snippet",
-                              "test_remote_execution", "test_bazel_deploy", "test_quantized", "test_cmake"),
+    # bazel_examples (and cmake_examples, which test_front_ends holds beside it).
+    "bazel in the checkout": ("test_bazel", "test_front_ends", "test_bazel_deploy", "test_bazel_quantized",
+                              "test_cmake"),
     "etsb's wheel": ("test_getting_started", "test_package"),  # the session fixture `installed`
 }
 # The groups that take longest, longest first (as CI's slowest durations show
 # them, on 2 cores): each process takes the next group of this list when it is
 # done with one, so the long builds start first and the short files fill in at
 # the end. The groups not listed come after them, in file order.
-LONGEST_FIRST = ("checkout workspace", "bazel in the checkout", "test_aarch64", "test_fuzz", "test_cortex_m",
-                 "test_cmake_deploy", "test_quantized_suite", "test_tiers", "etsb's wheel",
-                 "test_static_runtime", "test_cmake_seeds", "test_build_driver", "test_deploy", "test_reliability")
+LONGEST_FIRST = ("checkout workspace", "bazel in the checkout", "test_bazel7", "test_quantized", "test_aarch64",
+                 "test_fuzz", "test_cortex_m", "test_cmake_deploy", "test_quantized_suite", "test_tiers",
+                 "test_bazel_consumer", "etsb's wheel", "test_static_runtime", "test_cmake_seeds",
+                 "test_build_driver", "test_deploy", "test_reliability")
 _GROUP_OF = {module: group for group, modules in GROUPS.items() for module in modules}
 
 

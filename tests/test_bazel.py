@@ -141,44 +141,6 @@ def test_a_delegated_model_builds_with_its_backend_library_and_runs_like_torch(b
             "this build provides") in result.stderr, result.stderr[-5000:]
 
 
-# -- etsb from another repository ---------------------------------------------------------
-
-CONSUMER = REPO / "examples" / "bazel_consumer"
-
-
-def test_a_project_of_its_own_builds_with_etsb_as_a_local_repository(tmp_path):
-    """examples/bazel_consumer's WORKSPACE names etsb with local_repository; its
-    BUILD file loads @etsb//rules:executorch.bzl, whose labels (Label(...))
-    still reach etsb's tools, runtime and kernels from there; and the
-    registration docs' Buck2 snippet (buck2_style/, with a load line) builds
-    with cxx_library and cxx_binary mapped to cc_library and cc_binary."""
-    import numpy as np
-
-    from helpers import Bazel
-
-    bazel = Bazel(tmp_path / "output_base")
-    try:
-        result = subprocess.run([bazel.binary, f"--output_base={bazel.output_base}", "--host_jvm_args=-Xmx1g",
-                                 "--max_idle_secs=60", "build", *BAZEL_BUILD, "//:bin", "//buck2_style:executorch_bin"],
-                                cwd=CONSUMER,
-                                capture_output=True, text=True, timeout=1200)
-        assert result.returncode == 0, result.stderr[-5000:]
-        binary = next((bazel.output_base / "execroot" / "etsb_consumer").glob("bazel-out/*/bin/bin"))
-        run = subprocess.run([str(binary), "--model", str(CONSUMER / "model.pte"), "--inputs",
-                              str(REPO / "tests/models/cnn/forward.input_0.npy"), "--output-dir", str(tmp_path / "out")],
-                             capture_output=True, text=True)
-        assert run.returncode == 0, run.stderr
-        np.testing.assert_allclose(np.load(tmp_path / "out" / "output_0.npy"),
-                                   np.load(REPO / "tests/models/cnn/forward.output_0.npy"), rtol=1e-5, atol=1e-6)
-        snippet = binary.parent / "buck2_style" / "executorch_bin"
-        kernels = subprocess.run([str(snippet), "--list-kernels"], capture_output=True, text=True, check=True)
-        assert [k for k in kernels.stdout.split() if not k.startswith("executorch_prim::")
-                and k not in ("aten::sym_size.int", "aten::sym_numel", "aten::_local_scalar_dense")] == ["aten::add.out"]
-    finally:
-        subprocess.run([bazel.binary, f"--output_base={bazel.output_base}", "clean", "--expunge"], cwd=CONSUMER,
-                       capture_output=True, timeout=300)
-
-
 def test_generated_files_are_the_drivers_byte_for_byte(bazel_examples, driver_mlp_generated):
     """The same selection, registration source and headers from Bazel 4 as from etsb's driver
     (tests/test_bazel7.py checks Bazel 7 the same way)."""

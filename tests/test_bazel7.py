@@ -45,6 +45,9 @@ def script(*argv: str, timeout: int = 1800) -> subprocess.CompletedProcess:
 class Bazel7:
     """Bazel 7 commands in the chroot, on a private output base."""
 
+    def __init__(self) -> None:
+        self.first_build: dict[str, int] = {}  # the process summary of the module's first build (the fixture's)
+
     def __call__(self, command: str, *argv: str) -> subprocess.CompletedProcess:
         return script("bazel", *STARTUP, command, *argv)
 
@@ -54,13 +57,36 @@ class Bazel7:
         return info.stdout.strip()
 
 
+class Caches:
+    """A disk cache (a folder) and a real HTTP cache server (Debian's nginx with
+    WebDAV PUT on a free localhost port), both empty until the module's first build."""
+
+    def __init__(self, root: Path, server: HttpCache) -> None:
+        self.disk = f"--disk_cache={root / 'disk'}"
+        self.http = server
+        self.remote = (f"--remote_cache={server.url}", "--remote_upload_local_results")
+
+
 @pytest.fixture(scope="module")
-def bazel7():
+def caches(tmp_path_factory):
+    """The module's :class:`Caches`, the server stopped afterwards."""
+    root = tmp_path_factory.mktemp("bazel7_caches")
+    with HttpCache(root / "nginx") as server:
+        yield Caches(root, server)
+
+
+@pytest.fixture(scope="module")
+def bazel7(caches):
+    """The examples built on the module's output base: a cold build (after a clean, in case a run
+    that crashed left the output base behind), which fills both caches for
+    test_caches_leave_no_action_to_execute (one cold build of these actions, not two)."""
     setup = script("setup")
     assert setup.returncode == 0, setup.stderr[-3000:]
     bazel = Bazel7()
-    built = bazel("build", *BUILD, *TARGETS)
+    assert bazel("clean", "--config=bazel7").returncode == 0
+    built = bazel("build", *BUILD, caches.disk, *caches.remote, *TARGETS)
     assert built.returncode == 0, built.stderr[-5000:]
+    bazel.first_build = bazel_processes(built.stderr)
     yield bazel
     if bazel("clean", "--config=bazel7", "--expunge").returncode != 0:
         bazel("shutdown")
@@ -88,33 +114,22 @@ def test_generated_files_are_the_drivers_byte_for_byte(bazel7, driver_mlp_genera
         assert ours == theirs, generated
 
 
-@pytest.fixture
-def http_cache(tmp_path):
-    """A real HTTP cache server (Debian's nginx with WebDAV PUT) on a free localhost port, stopped afterwards."""
-    with HttpCache(tmp_path / "nginx") as server:
-        yield server
-
-
-def test_caches_leave_no_action_to_execute(bazel7, http_cache, tmp_path):
-    """One build fills a disk cache and a real HTTP cache; after `bazel clean` a
-    build from the disk cache, and from a fresh output base (another machine, as
-    far as Bazel can tell) a build from the HTTP cache, execute no action, and
-    the binary from the second runs like torch."""
-    disk = f"--disk_cache={tmp_path / 'cache'}"
-    remote = (f"--remote_cache={http_cache.url}", "--remote_upload_local_results")
-    # So that the first build runs every action, filling the caches.
-    assert bazel7("clean", "--config=bazel7").returncode == 0
-    first = bazel7("build", *BUILD, disk, *remote, "//examples/mlp:bin")
-    assert first.returncode == 0, first.stderr[-3000:]
-    assert http_cache.contents()[0] >= 10  # the server holds the results
+def test_caches_leave_no_action_to_execute(bazel7, caches, tmp_path):
+    """The module's first build (the bazel7 fixture's, cold: every action
+    executed) filled a disk cache and a real HTTP cache; after `bazel clean` a
+    build from the disk cache, and from a fresh output base (another machine,
+    as far as Bazel can tell) a build from the HTTP cache, execute no action,
+    and the binary from the second runs like torch."""
+    assert not any("cache hit" in kind for kind in bazel7.first_build), bazel7.first_build
+    assert caches.http.contents()[0] >= 10  # the server holds the results
 
     assert bazel7("clean", "--config=bazel7").returncode == 0
-    again = bazel7("build", *BUILD, disk, "//examples/mlp:bin")
+    again = bazel7("build", *BUILD, caches.disk, "//examples/mlp:bin")
     assert again.returncode == 0, again.stderr[-3000:]
     summary = bazel_processes(again.stderr)
     assert summary.get("disk cache hit", 0) >= 10 and set(summary) <= {"disk cache hit", "internal"}, summary
 
-    summary = mlp_on_a_fresh_output_base("http", tmp_path, *remote)
+    summary = mlp_on_a_fresh_output_base("http", tmp_path, *caches.remote)
     assert summary.get("remote cache hit", 0) >= 10 and set(summary) <= {"remote cache hit", "internal"}, summary
 
 

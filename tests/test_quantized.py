@@ -4,7 +4,8 @@ tests/models/export_quantized.py): built by etsb's driver from
 two-line BUILD files with etsb's quantized kernels (kernels/quantized) beside
 its portable ones, with ExecuTorch's own from the tree, and fully delegated
 to XNNPACK; each run must match the quantized torch module within one
-quantization step (the step the manifest records per model)."""
+quantization step (the step the manifest records per model). The same models
+under Bazel are in test_bazel_quantized.py."""
 
 from __future__ import annotations
 
@@ -247,16 +248,6 @@ def test_under_cmake_the_missing_quantized_kernel_is_told_in_cmakes_spelling(tmp
             "et_executorch_tree(ROOT <tree>))") in output, output[-3000:]
 
 
-@pytest.mark.build
-def test_bazel_builds_the_undelegated_models_with_etsbs_quantized_kernels(bazel_examples, tmp_path):
-    from helpers import BAZEL_BUILD
-
-    result = bazel_examples.bazel("build", *BAZEL_BUILD, *(f"//examples/quantized:{m}" for m in UNDELEGATED))
-    assert result.returncode == 0, result.stderr[-5000:]
-    for model in UNDELEGATED:
-        assert_within_one_step(bazel_examples.out / "quantized" / model, model, tmp_path / model)
-
-
 # -- ExecuTorch's kernels from the tree --------------------------------------------------------
 
 
@@ -298,14 +289,3 @@ def test_cmake_builds_the_static_cnn_with_the_trees_quantized_kernels(tmp_path):
                             check=True).stdout
     assert "quantized_decomposed::quantize_per_tensor.out" in listed
     assert_within_one_step(tmp_path / "build" / "bin", "cnn_int8", tmp_path / "out")
-
-
-@pytest.mark.build
-@pytest.mark.tree
-def test_bazel_builds_the_static_cnn_with_the_trees_quantized_kernels(bazel_examples, tmp_path):
-    """//examples/quantized_tree under Bazel: the overlay's @executorch//kernels/quantized, as in the driver."""
-    from helpers import BAZEL_BUILD
-
-    result = bazel_examples.bazel("build", *BAZEL_BUILD, "//examples/quantized_tree:cnn_int8")
-    assert result.returncode == 0, result.stderr[-5000:]
-    assert_within_one_step(bazel_examples.out / "quantized_tree" / "cnn_int8", "cnn_int8", tmp_path)
