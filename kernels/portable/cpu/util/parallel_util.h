@@ -176,6 +176,29 @@ inline int64_t parallel_pieces(int64_t work, int64_t min_work, int64_t units) {
   return pieces > 1 && worth_the_pool(most) ? pieces : 1;
 }
 
+/// Elements of a flat loop's block (a 64-byte cache line of floats): a cut
+/// of parallel_flat falls between blocks, so that no two threads write one line.
+constexpr int64_t kFlatBlock = 16;
+
+/// Elements of an elementwise loop below which a piece is not worth a
+/// thread (~1 us of the slower loops: relu's measured 0.2 ns per Float;
+/// the vectorised ones, 0.03-0.06 ns, are cut by their own measure).
+constexpr int64_t kElementwiseTaskWork = 4096;
+
+/// Calls f(b, e) on disjoint ranges covering [0, n), cut between blocks of
+/// kFlatBlock elements into pieces of at least `min_piece` elements (each
+/// counting as a minimum piece for the wake rule) when the loop is worth the
+/// pool (parallel_range); f(0, n) once otherwise. For loops whose element i
+/// depends on nothing but its inputs' element i (elementwise maps), whose
+/// results are then the same however the range is cut.
+template <typename F>
+inline void parallel_flat(int64_t n, int64_t min_piece, const F& f) {
+  const int64_t blocks = (n + kFlatBlock - 1) / kFlatBlock;
+  parallel_range(0, blocks, (min_piece + kFlatBlock - 1) / kFlatBlock, [&f, n](int64_t b, int64_t e) {
+    f(b * kFlatBlock, e * kFlatBlock < n ? e * kFlatBlock : n);
+  });
+}
+
 /// Piece p of [0, n) cut into `pieces` nearly equal parts: [*lo, *hi),
 /// empty when n has fewer parts than pieces.
 inline void piece_bounds(int64_t n, int64_t pieces, int64_t p, int64_t* lo, int64_t* hi) {
