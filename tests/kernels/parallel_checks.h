@@ -1,6 +1,7 @@
 // What the thread checks' translation units share (parallel_checks.cpp, its
 // main and the gemm, convolution and max-pool checks;
-// parallel_elementwise_checks.cpp, the elementwise and batch-norm cuts):
+// parallel_elementwise_checks.cpp, the elementwise, batch-norm, mean and
+// transpose cuts):
 // counters and CHECK, the pool's size, random floats and dense tensors over
 // caller-owned memory.
 #pragma once
@@ -69,6 +70,7 @@ struct Dense {
   ::executorch::aten::Tensor t() { return ::executorch::aten::Tensor(&impl); }
 };
 
-/// parallel_elementwise_checks.cpp: relu, hardtanh, add and batch norm (Float)
-/// at one and two threads (every cut taken) against each other and a plain loop.
+/// parallel_elementwise_checks.cpp: relu, hardtanh, add, batch norm, mean and
+/// permute_copy (Float) at one and two threads (every cut taken) against each
+/// other and a plain loop.
 void check_elementwise_cuts();

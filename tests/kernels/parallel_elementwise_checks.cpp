@@ -1,11 +1,13 @@
-// The elementwise and batch-norm cuts of etsb's kernels (unary_util.h's
-// map_float_cut, elementwise_util.h's binary_same_dtype, batch_norm_util.h's
-// batch_norm_f32: parallel_flat and parallel_range of parallel_util.h),
-// through the operators (op_relu.cpp, op_hardtanh.cpp, op_add.cpp,
-// op_native_batch_norm.cpp, linked in): Float at one and two threads, every
-// cut taken (the caller sets assume_workers_awake), gives the same bits,
-// and the values of a plain loop (batch norm: within float rounding, as its
-// vector builds may fuse the multiply-add). Part of parallel_checks.cpp's
+// The elementwise, batch-norm, mean and transpose cuts of etsb's kernels
+// (unary_util.h's map_float_cut, elementwise_util.h's binary_same_dtype,
+// batch_norm_util.h's batch_norm_f32, reduce_util.h's reduce_sum,
+// copy_util.h's transpose_cut: parallel_flat and parallel_range of
+// parallel_util.h), through the operators (op_relu.cpp, op_hardtanh.cpp,
+// op_add.cpp, op_native_batch_norm.cpp, op_mean.cpp, op_permute_copy.cpp,
+// linked in): Float at one and two threads, every cut taken (the caller sets
+// assume_workers_awake), gives the same bits, and the values of a plain loop
+// (batch norm and mean: within float rounding, as vector builds may fuse a
+// multiply-add and a sum adds in its own order). Part of parallel_checks.cpp's
 // program, which calls check_elementwise_cuts.
 #include "parallel_checks.h"
 
@@ -17,7 +19,9 @@
 #include <tuple>
 #include <vector>
 
+using ::executorch::aten::ArrayRef;
 using ::executorch::aten::Scalar;
+using ::executorch::aten::ScalarType;
 using ::executorch::aten::Tensor;
 using ::executorch::runtime::KernelRuntimeContext;
 
@@ -33,6 +37,9 @@ std::tuple<Tensor&, Tensor&, Tensor&> _native_batch_norm_legit_no_training_out(
     KernelRuntimeContext& ctx, const Tensor& input, const std::optional<Tensor>& weight,
     const std::optional<Tensor>& bias, const Tensor& running_mean, const Tensor& running_var, double momentum,
     double eps, Tensor& out0, Tensor& out1, Tensor& out2);
+Tensor& mean_dim_out(KernelRuntimeContext& ctx, const Tensor& self, std::optional<ArrayRef<int64_t>> dim,
+                     bool keepdim, std::optional<ScalarType> dtype, Tensor& out);
+Tensor& permute_copy_out(KernelRuntimeContext& ctx, const Tensor& self, ArrayRef<int64_t> dims, Tensor& out);
 }  // namespace native
 }  // namespace executor
 }  // namespace torch
@@ -149,9 +156,64 @@ void check_batch_norm(int64_t n, int64_t c, int64_t h, int64_t w) {
   }, 1e-6);
 }
 
+/// The mean of [a, b, c, d] over `dims` (keepdim), cut by output row:
+/// contiguous sums, and rows of several outer dims.
+void check_mean(int64_t a, int64_t b, int64_t c, int64_t d, std::vector<int64_t> dims) {
+  const int64_t sizes[4] = {a, b, c, d};
+  bool reduced[4] = {false, false, false, false};
+  int64_t kept_count = 1, out_sizes[4];
+  for (int64_t dim : dims) reduced[dim] = true;
+  for (int i = 0; i < 4; ++i) kept_count *= reduced[i] ? 1 : sizes[i], out_sizes[i] = reduced[i] ? 1 : sizes[i];
+  const int64_t count = a * b * c * d, per_output = count / kept_count;
+  std::vector<float> x = randoms(count, 41u), expected(kept_count, 0.0f);
+  std::vector<double> sums(kept_count, 0.0);
+  for (int64_t i = 0; i < count; ++i) {
+    int64_t rest = i, o = 0, scale = 1;
+    for (int dim = 3; dim >= 0; --dim) {
+      const int64_t at = rest % sizes[dim];
+      rest /= sizes[dim];
+      if (!reduced[dim]) o += at * scale, scale *= sizes[dim];
+    }
+    sums[o] += x[i];
+  }
+  for (int64_t o = 0; o < kept_count; ++o) expected[o] = static_cast<float>(sums[o] / per_output);
+  char name[80];
+  std::snprintf(name, sizeof name, "mean of %lldx%lldx%lldx%lld over %zu dims", (long long)a, (long long)b,
+                (long long)c, (long long)d, dims.size());
+  check_cut(name, kept_count, expected, [&](std::vector<float>& y) {
+    KernelRuntimeContext ctx;
+    Dense tx({a, b, c, d}, x.data()), ty({out_sizes[0], out_sizes[1], out_sizes[2], out_sizes[3]}, y.data());
+    Tensor out = ty.t();
+    native::mean_dim_out(ctx, tx.t(), ArrayRef<int64_t>(dims.data(), dims.size()), true, std::nullopt, out);
+    CHECK(ctx.failure_state() == ::executorch::runtime::Error::Ok, "%s failed", name);
+  }, 1e-6);
+}
+
+/// permute_copy of [10, 1290] to [1290, 10] (a linear layer's weight
+/// transposed), cut by tiles of rows.
+void check_permute() {
+  constexpr int64_t kRows = 10, kCols = 1290;
+  std::vector<float> x = randoms(kRows * kCols, 51u), expected(kRows * kCols);
+  for (int64_t r = 0; r < kRows; ++r) {
+    for (int64_t c = 0; c < kCols; ++c) expected[c * kRows + r] = x[r * kCols + c];
+  }
+  const int64_t dims[2] = {1, 0};
+  check_cut("permute_copy", kRows * kCols, expected, [&](std::vector<float>& y) {
+    KernelRuntimeContext ctx;
+    Dense tx({kRows, kCols}, x.data()), ty({kCols, kRows}, y.data());
+    Tensor out = ty.t();
+    native::permute_copy_out(ctx, tx.t(), ArrayRef<int64_t>(dims, 2), out);
+    CHECK(ctx.failure_state() == ::executorch::runtime::Error::Ok, "permute_copy failed");
+  });
+}
+
 }  // namespace
 
 void check_elementwise_cuts() {
+  check_mean(1, 1500, 3, 3, {2, 3});
+  check_mean(3, 5, 900, 1, {1});
+  check_mean(6, 5, 7, 40, {1, 3});
+  check_permute();
   check_unary();
   check_add();
   check_batch_norm(2, 70, 13, 11);
