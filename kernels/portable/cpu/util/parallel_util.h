@@ -96,6 +96,24 @@ inline bool worth_the_pool(int64_t work) {
 #endif
 }
 
+/// A loop too small to be cut (under two minimum pieces) that starts this
+/// long after the last loop on the pool ended, while its workers still spin
+/// (kWorkersSpinNs), is cut in two all the same (keep_awake_due): a piece
+/// every few microseconds keeps them spinning through a run of small
+/// operators (MobileNet-v2's last stages), for less than waking them again.
+constexpr int64_t kKeepAwakeNs = 4000;
+
+/// Whether a loop now should feed the pool's workers to keep them awake:
+/// the last loop on it ended kKeepAwakeNs to kWorkersSpinNs ago.
+inline bool keep_awake_due() {
+#if defined(ETSB_KERNELS_THREADPOOL)
+  const int64_t since = steady_ns() - last_parallel_end();
+  return since >= kKeepAwakeNs && since < kWorkersSpinNs;
+#else
+  return false;
+#endif
+}
+
 /// The threads a parallel loop may use now: the pool's size when the binary
 /// links ExecuTorch's thread pool (1 inside a piece of another loop), else 1.
 inline int64_t parallel_threads() {
@@ -150,26 +168,31 @@ inline void parallel_range_now(int64_t begin, int64_t end, int64_t grain, const 
 /// `grain` long (but the last), on ExecuTorch's thread pool when the binary
 /// links one with more than one thread, the range holds more than one
 /// grain and the loop is worth the pool (worth_the_pool, a grain counting
-/// as a minimum piece); otherwise f(begin, end) once, on the calling thread.
+/// as a minimum piece); a range of one grain or less in two halves when
+/// keep_awake_due; otherwise f(begin, end) once, on the calling thread.
 /// f must give the same results however the range is cut (each index
 /// writes its own outputs), so that results do not depend on the number of
 /// threads.
 template <typename F>
 inline void parallel_range(int64_t begin, int64_t end, int64_t grain, const F& f) {
-  if (end - begin > (grain > 1 ? grain : 1) && !worth_the_pool((end - begin) / (grain > 1 ? grain : 1))) {
-    return run_piece(f, begin, end);
+  const int64_t g = grain > 1 ? grain : 1;
+  if (end - begin > g) {
+    if (!worth_the_pool((end - begin) / g)) return run_piece(f, begin, end);
+    return parallel_range_now(begin, end, g, f);
   }
-  parallel_range_now(begin, end, grain, f);
+  if (end - begin >= 2 && keep_awake_due()) return parallel_range_now(begin, end, (end - begin + 1) / 2, f);
+  if (end > begin) run_piece(f, begin, end);
 }
 
 /// The pieces to cut a loop of `work` (in any unit) into: as many as the
 /// threads parallel_threads() gives, but each at least `min_work` (~1 us of
 /// work) and at most `units` (the indivisible parts the loop has), and 1
-/// when the loop is not worth the pool now (worth_the_pool); 1 runs it on
-/// the calling thread.
+/// when the loop is not worth the pool now (worth_the_pool); two of any
+/// size when keep_awake_due; 1 runs it on the calling thread.
 inline int64_t parallel_pieces(int64_t work, int64_t min_work, int64_t units) {
   const int64_t most = min_work > 0 ? work / min_work : work;
   int64_t pieces = most < units ? most : units;
+  if (pieces < 2 && units >= 2 && work >= 2 && keep_awake_due()) pieces = 2;
   if (pieces < 2) return 1;  // decided before asking the pool its size (a lock each time)
   const int64_t threads = parallel_threads();
   if (threads < pieces) pieces = threads;
