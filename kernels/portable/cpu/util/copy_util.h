@@ -154,15 +154,15 @@ inline void transpose_cut(const T* src, int64_t cs, T* dst, int64_t rs, int64_t 
 /// dst[walk] = static_cast<Out>(src[walk]) over the plan's box; src and dst
 /// point at the box's first element on each side. When the two innermost
 /// dims swap unit strides (a transpose: dst's last dim and src's one before
-/// it contiguous), they move in tiles (transpose_tiles; a 2-D one of one
-/// type cut on the thread pool: transpose_cut).
+/// it contiguous), they move in tiles (transpose_tiles; a 2-D one of 4-byte
+/// elements of one type cut on the thread pool: transpose_cut).
 template <typename In, typename Out>
 inline void copy_walk(const In* src, Out* dst, const CopyPlan& p) {
   if (p.ndim >= 2 && p.dst[p.ndim - 1] == 1 && p.src[p.ndim - 2] == 1 && p.src[p.ndim - 1] > 1 &&
       p.sizes[p.ndim - 1] >= 4 && p.sizes[p.ndim - 2] >= 4) {
     int64_t count = 1;  // the dims outside the transpose, one tile walk each
     for (size_t d = 0; d + 2 < p.ndim; ++d) count *= p.sizes[d];
-    if constexpr (std::is_same<In, Out>::value) {
+    if constexpr (std::is_same<In, Out>::value && sizeof(In) == 4) {  // Float's width (and Int's) only: less code
       if (count == 1) return transpose_cut(src, p.src[p.ndim - 1], dst, p.dst[p.ndim - 2], p.sizes[p.ndim - 2],
                                            p.sizes[p.ndim - 1]);
     }

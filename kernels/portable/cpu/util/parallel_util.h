@@ -140,6 +140,17 @@ void run_piece(const F& f, int64_t b, int64_t e) {
   f(b, e);
 }
 
+#if defined(ETSB_KERNELS_THREADPOOL)
+/// The grain parallel_range cuts a range of n with now (see there), 0 to
+/// run it on the calling thread. Out of line: one copy of the rule for
+/// every loop of a kernel.
+__attribute__((noinline)) inline int64_t range_grain(int64_t n, int64_t grain) {
+  const int64_t g = grain > 1 ? grain : 1;
+  if (n > g) return worth_the_pool(n / g) ? g : 0;
+  return n >= 2 && keep_awake_due() ? (n + 1) / 2 : 0;
+}
+#endif
+
 /// parallel_range without asking worth_the_pool (the caller did).
 template <typename F>
 inline void parallel_range_now(int64_t begin, int64_t end, int64_t grain, const F& f) {
@@ -175,12 +186,12 @@ inline void parallel_range_now(int64_t begin, int64_t end, int64_t grain, const 
 /// threads.
 template <typename F>
 inline void parallel_range(int64_t begin, int64_t end, int64_t grain, const F& f) {
-  const int64_t g = grain > 1 ? grain : 1;
-  if (end - begin > g) {
-    if (!worth_the_pool((end - begin) / g)) return run_piece(f, begin, end);
-    return parallel_range_now(begin, end, g, f);
-  }
-  if (end - begin >= 2 && keep_awake_due()) return parallel_range_now(begin, end, (end - begin + 1) / 2, f);
+#if defined(ETSB_KERNELS_THREADPOOL)
+  const int64_t g = range_grain(end - begin, grain);
+  if (g > 0) return parallel_range_now(begin, end, g, f);
+#else
+  (void)grain;
+#endif
   if (end > begin) run_piece(f, begin, end);
 }
 
