@@ -4,9 +4,9 @@
 // linked with the wheel's libexecutorch_threadpool.so ("pool") and without.
 // With the pool: parallel_range covers its range once, in pieces of at least
 // the grain, on two threads; gemm (cut by columns and by rows, partial tiles,
-// several k and n passes), convolution (each path: depthwise in place and
-// padded, pointwise, im2col padded and in place, tiny planes' dot, a single
-// column tile) and max pooling (cut by plane) give the same bits on one and
+// several k and n passes), convolution (each path: depthwise in place,
+// padded and channels-last, pointwise, im2col padded and in place, tiny
+// planes' dot, a single column tile) and max pooling (cut by plane) give the same bits on one and
 // two threads, within float rounding of double precision (pooling: the
 // maxima and indices of a plain window scan); so do the elementwise,
 // batch-norm, mean and transpose cuts (parallel_elementwise_checks.cpp); a
@@ -208,6 +208,8 @@ static void check_convolutions() {
       {"depthwise 3x3 s1 in place", 1, 32, 24, 32, 3, 1, 1, 32, true},
       {"depthwise 5x5 s2 padded", 1, 24, 21, 24, 5, 2, 2, 24, false},
       {"depthwise 3x3 s2, 2 per channel", 2, 16, 33, 32, 3, 2, 1, 16, true},
+      {"depthwise 3x3 4x4 plane, channels-last", 1, 144, 4, 144, 3, 1, 1, 144, true},
+      {"depthwise 3x3 2x2 plane, channels-last, odd channels", 1, 237, 2, 237, 3, 1, 1, 237, false},
       {"pointwise", 1, 32, 17, 48, 1, 1, 0, 1, true},
       {"shallow pointwise (MobileNet-v2's 8 deep)", 1, 8, 32, 48, 1, 1, 0, 1, true},
       {"3x3 s1 im2col padded", 1, 16, 18, 32, 3, 1, 1, 1, true},
