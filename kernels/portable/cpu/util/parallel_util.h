@@ -89,7 +89,9 @@ inline bool& assume_workers_awake() {
 /// less than kWorkersSpinNs ago), else only from kWakeWork pieces on.
 inline bool worth_the_pool(int64_t work) {
 #if defined(ETSB_KERNELS_THREADPOOL)
-  return work >= kWakeWork || assume_workers_awake() || steady_ns() - last_parallel_end() < kWorkersSpinNs;
+  // No clock read on a thread that never ran a loop on the pool (every loop of a one-thread run)
+  return work >= kWakeWork || assume_workers_awake() ||
+         (last_parallel_end() != 0 && steady_ns() - last_parallel_end() < kWorkersSpinNs);
 #else
   (void)work;
   return false;
@@ -107,6 +109,7 @@ constexpr int64_t kKeepAwakeNs = 4000;
 /// the last loop on it ended kKeepAwakeNs to kWorkersSpinNs ago.
 inline bool keep_awake_due() {
 #if defined(ETSB_KERNELS_THREADPOOL)
+  if (last_parallel_end() == 0) return false;  // never ran a loop on the pool: no clock read
   const int64_t since = steady_ns() - last_parallel_end();
   return since >= kKeepAwakeNs && since < kWorkersSpinNs;
 #else
