@@ -206,11 +206,13 @@ inline void parallel_range(int64_t begin, int64_t end, int64_t grain, const F& f
 inline int64_t parallel_pieces(int64_t work, int64_t min_work, int64_t units) {
   const int64_t most = min_work > 0 ? work / min_work : work;
   int64_t pieces = most < units ? most : units;
-  if (pieces < 2 && units >= 2 && work >= 2 && keep_awake_due()) pieces = 2;
-  if (pieces < 2) return 1;  // decided before asking the pool its size (a lock each time)
+  if (pieces < 2 && units >= 2 && work >= 2 && keep_awake_due()) {
+    pieces = 2;
+  } else if (pieces < 2 || !worth_the_pool(most)) {
+    return 1;  // decided before asking the pool its size (a lock each time)
+  }
   const int64_t threads = parallel_threads();
-  if (threads < pieces) pieces = threads;
-  return pieces > 1 && worth_the_pool(most) ? pieces : 1;
+  return threads < pieces ? threads : pieces;
 }
 
 /// Elements of a flat loop's block (a 64-byte cache line of floats): a cut
