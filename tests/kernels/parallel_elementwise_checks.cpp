@@ -75,24 +75,25 @@ void check_cut(const char* name, size_t n, const std::vector<float>& expected, c
   CHECK(wrong == 0, "%s: %zu of %zu values differ from a plain loop", name, wrong, n);
 }
 
-/// relu and hardtanh (its vectorised clamp) over a length with a partial block.
+/// relu and hardtanh (its vectorised clamp, cut in longer pieces), each
+/// over a length of several pieces and a partial block.
 void check_unary() {
-  constexpr int64_t kN = 5 * 4096 + 21;
-  std::vector<float> x = randoms(kN, 99u), relu(kN), clamped(kN);
-  for (int64_t i = 0; i < kN; ++i) {
-    relu[i] = x[i] < 0 ? 0.0f : x[i];
+  constexpr int64_t kRelu = 5 * 4096 + 21, kClamp = 5 * 16384 + 21;
+  std::vector<float> x = randoms(kClamp, 99u), relu(kRelu), clamped(kClamp);
+  for (int64_t i = 0; i < kClamp; ++i) {
+    if (i < kRelu) relu[i] = x[i] < 0 ? 0.0f : x[i];
     clamped[i] = x[i] < -0.25f ? -0.25f : (x[i] > 0.3f ? 0.3f : x[i]);
   }
-  check_cut("relu", kN, relu, [&](std::vector<float>& y) {
+  check_cut("relu", kRelu, relu, [&](std::vector<float>& y) {
     KernelRuntimeContext ctx;
-    Dense tx({kN}, x.data()), ty({kN}, y.data());
+    Dense tx({kRelu}, x.data()), ty({kRelu}, y.data());
     Tensor out = ty.t();
     native::relu_out(ctx, tx.t(), out);
     CHECK(ctx.failure_state() == ::executorch::runtime::Error::Ok, "relu failed");
   });
-  check_cut("hardtanh", kN, clamped, [&](std::vector<float>& y) {
+  check_cut("hardtanh", kClamp, clamped, [&](std::vector<float>& y) {
     KernelRuntimeContext ctx;
-    Dense tx({kN}, x.data()), ty({kN}, y.data());
+    Dense tx({kClamp}, x.data()), ty({kClamp}, y.data());
     Tensor out = ty.t();
     native::hardtanh_out(ctx, tx.t(), Scalar(-0.25), Scalar(0.3), out);
     CHECK(ctx.failure_state() == ::executorch::runtime::Error::Ok, "hardtanh failed");
@@ -102,7 +103,7 @@ void check_unary() {
 /// add of two tensors of one shape, and of a tensor and a one-element one
 /// (alpha 2: exact products, so a fused multiply-add rounds the same).
 void check_add() {
-  constexpr int64_t kC = 3, kPlane = 3001;
+  constexpr int64_t kC = 3, kPlane = 4001;
   constexpr int64_t kN = kC * kPlane;
   std::vector<float> a = randoms(kN, 5u), b = randoms(kN, 6u), sum(kN), shifted(kN);
   float one_value = 0.375f;
@@ -216,6 +217,6 @@ void check_elementwise_cuts() {
   check_permute();
   check_unary();
   check_add();
-  check_batch_norm(2, 70, 13, 11);
-  check_batch_norm(1, 200, 7, 7);
+  check_batch_norm(2, 200, 13, 11);
+  check_batch_norm(1, 400, 7, 7);
 }

@@ -31,8 +31,9 @@ inline ScalarType float_result_type(ScalarType self) { return is_floating(self) 
 /// same however the range is cut.
 template <typename Make, typename FloatLoop>
 inline void map_float_cut(const float* in, float* out, int64_t n, const Make& make, const FloatLoop& float_loop) {
-  parallel_flat(n, kElementwiseTaskWork, [&](int64_t b, int64_t e) {
-    if constexpr (!std::is_same<FloatLoop, std::nullptr_t>::value) {
+  constexpr bool kVectorised = !std::is_same<FloatLoop, std::nullptr_t>::value;
+  parallel_flat(n, (kVectorised ? 8 : 2) * kElementwiseTaskWork, [&](int64_t b, int64_t e) {
+    if constexpr (kVectorised) {
       if (float_loop(in + b, out + b, e - b)) return;
     }
     const auto fn = make(float{});
