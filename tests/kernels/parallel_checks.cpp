@@ -10,10 +10,10 @@
 // two threads, within float rounding of double precision (pooling: the
 // maxima and indices of a plain window scan); so do the elementwise,
 // batch-norm, mean and transpose cuts (parallel_elementwise_checks.cpp); a
-// small loop goes to the pool right after another, not to sleeping workers,
-// and one too small to cut is halved when they are about to sleep. Without:
-// one thread, the whole range in one call, the same results. Prints one
-// line per failed check and a summary; exits 1 if any failed.
+// small loop goes to the pool right after another, not to sleeping
+// workers. Without: one thread, the whole range in one call, the same
+// results. Prints one line per failed check and a summary; exits 1 if any
+// failed.
 #include "kernels/portable/cpu/util/gemm_f32.h"
 #include "parallel_checks.h"
 
@@ -270,8 +270,7 @@ static void check_max_pool() {
 }
 
 // The pool is skipped for a small loop while its workers sleep (a loop
-// ended on it over kWorkersSpinNs ago), and taken right after another; a
-// loop too small to cut is halved when the workers are about to sleep.
+// ended on it over kWorkersSpinNs ago), and taken right after another.
 static void check_worth_the_pool() {
   // Right after a loop (many grains: on the pool, whatever the timing); tried a few times, as a loaded
   // machine may stop this thread for longer than the workers spin.
@@ -288,23 +287,6 @@ static void check_worth_the_pool() {
   CHECK(k::parallel_pieces(4 * k::kGemmTaskWork, k::kGemmTaskWork, 100) == 1, "a small loop was cut for sleeping "
         "workers");
   CHECK(k::worth_the_pool(k::kWakeWork), "a large loop was refused sleeping workers");
-  // A loop too small to cut, started while the workers are about to fall asleep, is cut in two (tried a few
-  // times, as above).
-  std::atomic<int> calls{0};
-  bool halved = false;
-  int64_t pieces = 0;
-  for (int attempt = 0; attempt < 100 && !(halved && pieces == 2); ++attempt) {
-    calls = 0;
-    k::last_parallel_end() = k::steady_ns() - (k::kKeepAwakeNs + k::kWorkersSpinNs) / 2;
-    k::parallel_range(0, 10, 10, [&](int64_t b, int64_t e) { calls += b == 0 ? e == 5 : b == 5 && e == 10; });
-    halved = calls == 2;
-    k::last_parallel_end() = k::steady_ns() - (k::kKeepAwakeNs + k::kWorkersSpinNs) / 2;
-    pieces = k::parallel_pieces(10, k::kGemmTaskWork, 100);
-  }
-  CHECK(halved, "a single grain was not cut in halves to keep the workers awake");
-  CHECK(pieces == 2, "a small loop was not cut in two to keep the workers awake");
-  k::last_parallel_end() = 0;
-  CHECK(k::parallel_pieces(10, k::kGemmTaskWork, 100) == 1, "a small loop was cut for sleeping workers");
   k::assume_workers_awake() = true;
   CHECK(k::worth_the_pool(1), "assume_workers_awake was not heeded");
   k::assume_workers_awake() = false;
@@ -330,7 +312,6 @@ int main(int argc, char** argv) {
     CHECK(k::parallel_threads() == 2, "%lld threads with a pool of two", (long long)k::parallel_threads());
     check_range(0, 100000, 1, 2);
     check_range(5, 1005, 10, 2);
-    k::last_parallel_end() = 0;  // workers long asleep: no keep-awake cut
     check_range(0, 10, 10, 1);  // a single grain: no thread woken
     // A parallel loop inside another runs inline (the pool is busy, and locked, running the outer one).
     std::atomic<int64_t> inner_total{0};

@@ -98,25 +98,6 @@ inline bool worth_the_pool(int64_t work) {
 #endif
 }
 
-/// A loop too small to be cut (under two minimum pieces) that starts this
-/// long after the last loop on the pool ended, while its workers still spin
-/// (kWorkersSpinNs), is cut in two all the same (keep_awake_due): a piece
-/// every few microseconds keeps them spinning through a run of small
-/// operators (MobileNet-v2's last stages), for less than waking them again.
-constexpr int64_t kKeepAwakeNs = 4000;
-
-/// Whether a loop now should feed the pool's workers to keep them awake:
-/// the last loop on it ended kKeepAwakeNs to kWorkersSpinNs ago.
-inline bool keep_awake_due() {
-#if defined(ETSB_KERNELS_THREADPOOL)
-  if (last_parallel_end() == 0) return false;  // never ran a loop on the pool: no clock read
-  const int64_t since = steady_ns() - last_parallel_end();
-  return since >= kKeepAwakeNs && since < kWorkersSpinNs;
-#else
-  return false;
-#endif
-}
-
 /// The threads a parallel loop may use now: the pool's size when the binary
 /// links ExecuTorch's thread pool (1 inside a piece of another loop), else 1.
 inline int64_t parallel_threads() {
@@ -149,8 +130,7 @@ void run_piece(const F& f, int64_t b, int64_t e) {
 /// every loop of a kernel.
 __attribute__((noinline)) inline int64_t range_grain(int64_t n, int64_t grain) {
   const int64_t g = grain > 1 ? grain : 1;
-  if (n >= 2 * g) return worth_the_pool(n / g) ? g : 0;
-  return n >= 2 && keep_awake_due() ? (n + 1) / 2 : 0;
+  return n >= 2 * g && worth_the_pool(n / g) ? g : 0;
 }
 #endif
 
@@ -183,8 +163,7 @@ inline void parallel_range_now(int64_t begin, int64_t end, int64_t grain, const 
 /// links one with more than one thread, the range holds two grains or more
 /// and the loop is worth the pool (worth_the_pool, a grain counting as a
 /// minimum piece: a handoff to a spinning worker measured ~0.6 us, so less
-/// than two is no gain); a shorter range in two halves when keep_awake_due;
-/// otherwise f(begin, end) once, on the calling thread.
+/// than two is no gain); otherwise f(begin, end) once, on the calling thread.
 /// f must give the same results however the range is cut (each index
 /// writes its own outputs), so that results do not depend on the number of
 /// threads.
@@ -202,16 +181,12 @@ inline void parallel_range(int64_t begin, int64_t end, int64_t grain, const F& f
 /// The pieces to cut a loop of `work` (in any unit) into: as many as the
 /// threads parallel_threads() gives, but each at least `min_work` (~1 us of
 /// work) and at most `units` (the indivisible parts the loop has), and 1
-/// when the loop is not worth the pool now (worth_the_pool); two of any
-/// size when keep_awake_due; 1 runs it on the calling thread.
+/// when the loop is not worth the pool now (worth_the_pool); 1 runs it on
+/// the calling thread.
 inline int64_t parallel_pieces(int64_t work, int64_t min_work, int64_t units) {
   const int64_t most = min_work > 0 ? work / min_work : work;
   int64_t pieces = most < units ? most : units;
-  if (pieces < 2 && units >= 2 && work >= 2 && keep_awake_due()) {
-    pieces = 2;
-  } else if (pieces < 2 || !worth_the_pool(most)) {
-    return 1;  // decided before asking the pool its size (a lock each time)
-  }
+  if (pieces < 2 || !worth_the_pool(most)) return 1;  // decided before asking the pool its size (a lock each time)
   const int64_t threads = parallel_threads();
   return threads < pieces ? threads : pieces;
 }
