@@ -56,8 +56,9 @@ constexpr int64_t kWorkersSpinNs = 8000;
 /// the calling thread when the workers are asleep; a loop of more wakes
 /// them (~28 us), for the loops after it. With convolution and max pooling
 /// cut too, the workers then stay busy from one operator to the next:
-/// ResNet on two threads ran at 1.37x of its one-thread speed (median of
-/// 12 interleaved rounds, quiet machine). At 64 no loop of ResNet's woke
+/// ResNet on two threads ran at 1.37x of its one-thread speed (1.42x with
+/// the operators between cut too; median of 12 interleaved rounds). At 64
+/// no loop of ResNet's woke
 /// them (its largest operator takes ~34 us): 1.0x; at 16 or 32 they woke
 /// and fell asleep again between operators: 0.65x.
 constexpr int64_t kWakeWork = 8;
