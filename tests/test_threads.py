@@ -1,9 +1,11 @@
 """Threads in etsb's kernels through ExecuTorch's own thread pool (the
 wheel's libexecutorch_threadpool.so): kernels/portable/cpu/util/parallel_util.h
-and the matrix product, convolution and max pooling it cuts (gemm_f32.h,
-op_convolution.cpp, op_max_pool2d_with_indices.cpp),
-checked from C++ (tests/kernels/parallel_checks.cpp) with and without the pool
-linked; the
+and the matrix product, convolution, max pooling, elementwise maps, batch
+norm, mean and transposes it cuts (gemm_f32.h, op_convolution.cpp, op_max_pool2d_with_indices.cpp,
+op_relu.cpp, op_hardtanh.cpp, op_add.cpp, op_native_batch_norm.cpp,
+op_mean.cpp, op_permute_copy.cpp),
+checked from C++ (tests/kernels/parallel_checks.cpp and
+parallel_elementwise_checks.cpp) with and without the pool linked; the
 development runner's `--threads N` on real models (the same bits at one and
 two threads, torch's outputs); its bad values; and a binary against the
 tree's runtime, which links no pool."""
@@ -23,10 +25,11 @@ from helpers import (ET, REAL_MANIFEST, REAL_MODELS_DIR, assert_real_model_match
 pytestmark = pytest.mark.build
 
 OUT = REPO / "etsb-out" / "bin" / "examples" / "real_models"
-CHECKS = REPO / "tests" / "kernels" / "parallel_checks.cpp"
+CHECKS = [REPO / "tests" / "kernels" / name for name in ("parallel_checks.cpp", "parallel_elementwise_checks.cpp")]
 KERNELS = REPO / "kernels" / "portable" / "cpu"
-CONVOLUTION = KERNELS / "op_convolution.cpp"  # linked into the checks
-MAX_POOL = KERNELS / "op_max_pool2d_with_indices.cpp"  # this one too
+# The kernels whose cuts the checks call, linked in.
+CUT_KERNELS = [KERNELS / f"op_{name}.cpp" for name in ("convolution", "max_pool2d_with_indices", "relu", "hardtanh",
+                                                       "add", "native_batch_norm", "mean", "permute_copy")]
 # Convolutions (ResNet's dense ones, MobileNet-v2's pointwise and depthwise) and a decoder's matrix products.
 MODELS = ("resnet", "mobilenet_v2", "gpt_decoder")
 POOL = "libexecutorch_threadpool.so"
@@ -40,13 +43,13 @@ def needed(binary: Path) -> list[str]:
 
 @pytest.fixture(scope="module")
 def checks(tmp_path_factory) -> tuple[Path, Path]:
-    """parallel_checks.cpp, the convolution and max-pool kernels linked with the pool
-    (kept under --as-needed: the kernels refer to it only weakly) and without it."""
+    """The checks with the kernels they cut linked with the pool (kept under
+    --as-needed: the kernels refer to it only weakly) and without it."""
     out = tmp_path_factory.mktemp("parallel_checks")
-    objects = [out / "parallel_checks.o", out / "op_convolution.o", out / "op_max_pool.o"]
+    sources = [*CHECKS, *CUT_KERNELS]
+    objects = [out / f"{source.stem}.o" for source in sources]
     flags = [f"-I{REPO}", "-Wall", "-Wextra", "-Werror"]
-    compile_objects([(flags, CHECKS, objects[0]), (flags, CONVOLUTION, objects[1]), (flags, MAX_POOL, objects[2])],
-                    "-O2")
+    compile_objects([(flags, source, obj) for source, obj in zip(sources, objects)], "-O2")
     with_pool, without = out / "with_pool", out / "without"
     common = [f"-L{ET / 'lib'}", f"-Wl,-rpath,{ET / 'lib'}", "-pthread"]
     for binary, libraries in ((with_pool, ["-Wl,--no-as-needed", "-lexecutorch_threadpool", "-Wl,--as-needed"]),

@@ -4,15 +4,18 @@
 // linked with the wheel's libexecutorch_threadpool.so ("pool") and without.
 // With the pool: parallel_range covers its range once, in pieces of at least
 // the grain, on two threads; gemm (cut by columns and by rows, partial tiles,
-// several k and n passes), convolution (each path: depthwise in place and
-// padded, pointwise, im2col padded and in place, tiny planes' dot, a single
-// column tile) and max pooling (cut by plane) give the same bits on one and
+// several k and n passes), convolution (each path: depthwise in place,
+// padded and channels-last, pointwise, im2col padded and in place, tiny
+// planes' dot, a single column tile) and max pooling (cut by plane) give the same bits on one and
 // two threads, within float rounding of double precision (pooling: the
-// maxima and indices of a plain window scan); a small loop goes to the pool
-// right after another, not to sleeping workers. Without: one thread, the
-// whole range in one call, the same results. Prints one line per failed
-// check and a summary; exits 1 if any failed.
+// maxima and indices of a plain window scan); so do the elementwise,
+// batch-norm, mean and transpose cuts (parallel_elementwise_checks.cpp); a
+// small loop goes to the pool right after another, not to sleeping
+// workers. Without: one thread, the whole range in one call, the same
+// results. Prints one line per failed check and a summary; exits 1 if any
+// failed.
 #include "kernels/portable/cpu/util/gemm_f32.h"
+#include "parallel_checks.h"
 
 #include <executorch/runtime/core/exec_aten/exec_aten.h>
 #include <executorch/runtime/core/memory_allocator.h>
@@ -30,14 +33,6 @@
 #include <thread>
 #include <tuple>
 #include <vector>
-
-// executorch::extension::threadpool::get_threadpool() and
-// ThreadPool::_unsafe_reset_threadpool(uint32_t), as tools/runner/threads.h
-// names them; weak, so that the program also links without the pool.
-extern void* test_get_threadpool() __asm__("_ZN10executorch9extension10threadpool14get_threadpoolEv")
-    __attribute__((weak));
-extern bool test_reset_threadpool(void* pool, uint32_t threads) __asm__(
-    "_ZN10executorch9extension10threadpool10ThreadPool24_unsafe_reset_threadpoolEj") __attribute__((weak));
 
 namespace k = etsb::kernels;
 using ::executorch::aten::ArrayRef;
@@ -60,26 +55,6 @@ std::tuple<Tensor&, Tensor&> max_pool2d_with_indices_out(::executorch::runtime::
 }  // namespace native
 }  // namespace executor
 }  // namespace torch
-
-int g_failed = 0;
-int g_checks = 0;
-
-#define CHECK(cond, ...)                          \
-  do {                                            \
-    ++g_checks;                                   \
-    if (!(cond)) {                                \
-      ++g_failed;                                 \
-      std::printf("FAILED %s: ", #cond);          \
-      std::printf(__VA_ARGS__);                   \
-      std::printf("\n");                          \
-    }                                             \
-  } while (0)
-
-static void set_pool_threads(uint32_t threads) {
-  if (test_get_threadpool == nullptr) return;  // no pool: one thread whatever is asked
-  void* pool = test_get_threadpool();
-  CHECK(pool != nullptr && test_reset_threadpool(pool, threads), "resizing the pool to %u", threads);
-}
 
 // Calls of parallel_range over [begin, end): which indices ran, how often, on which threads.
 static void check_range(int64_t begin, int64_t end, int64_t grain, size_t threads_expected) {
@@ -125,12 +100,6 @@ static std::vector<float> product(const Shape& s, const std::vector<float>& a, c
   return c;
 }
 
-/// The next of a linear congruential sequence of floats in [-0.5, 0.5), from `state`.
-static float next_random(uint32_t& state) {
-  state = state * 1664525u + 1013904223u;
-  return static_cast<float>(state >> 8) / 16777216.0f - 0.5f;
-}
-
 static void check_gemm(const Shape& s) {
   std::vector<float> a(static_cast<size_t>(s.m * s.k)), b(static_cast<size_t>(s.k * s.n)),
       init(static_cast<size_t>(s.m * s.n));
@@ -163,29 +132,6 @@ static void check_gemm(const Shape& s) {
         (long long)s.n, (long long)s.k, worst);
 }
 
-
-// A dense tensor of `sizes` over `data` (Float unless told).
-struct Dense {
-  ::executorch::aten::SizesType sizes[4];
-  ::executorch::aten::DimOrderType order[4];
-  ::executorch::aten::StridesType strides[4];
-  ::executorch::aten::TensorImpl impl;
-  Dense(std::initializer_list<int64_t> shape, void* data,
-        ::executorch::aten::ScalarType dtype = ::executorch::aten::ScalarType::Float)
-      : impl(dtype, static_cast<ssize_t>(shape.size()), fill(shape), data, order, strides) {}
-  ::executorch::aten::SizesType* fill(std::initializer_list<int64_t> shape) {
-    int i = 0;
-    for (int64_t s : shape) sizes[i++] = static_cast<::executorch::aten::SizesType>(s);
-    ::executorch::aten::StridesType running = 1;
-    for (int d = i - 1; d >= 0; --d) {
-      order[d] = static_cast<::executorch::aten::DimOrderType>(d);
-      strides[d] = running;
-      running *= sizes[d];
-    }
-    return sizes;
-  }
-  Tensor t() { return Tensor(&impl); }
-};
 
 struct Conv {
   const char* name;
@@ -262,7 +208,10 @@ static void check_convolutions() {
       {"depthwise 3x3 s1 in place", 1, 32, 24, 32, 3, 1, 1, 32, true},
       {"depthwise 5x5 s2 padded", 1, 24, 21, 24, 5, 2, 2, 24, false},
       {"depthwise 3x3 s2, 2 per channel", 2, 16, 33, 32, 3, 2, 1, 16, true},
+      {"depthwise 3x3 4x4 plane, channels-last", 1, 144, 4, 144, 3, 1, 1, 144, true},
+      {"depthwise 3x3 2x2 plane, channels-last, odd channels", 1, 237, 2, 237, 3, 1, 1, 237, false},
       {"pointwise", 1, 32, 17, 48, 1, 1, 0, 1, true},
+      {"shallow pointwise (MobileNet-v2's 8 deep)", 1, 8, 32, 48, 1, 1, 0, 1, true},
       {"3x3 s1 im2col padded", 1, 16, 18, 32, 3, 1, 1, 1, true},
       {"3x3 s2 im2col in place", 1, 64, 34, 40, 3, 2, 1, 1, false},
       {"7x7 s2 several tiles", 1, 3, 64, 16, 7, 2, 3, 1, true},
@@ -357,6 +306,7 @@ int main(int argc, char** argv) {
     check_gemm({96, 1000, 300, false, false});
     check_convolutions();
     check_max_pool();
+    check_elementwise_cuts();
   } else {
     set_pool_threads(2);
     CHECK(k::parallel_threads() == 2, "%lld threads with a pool of two", (long long)k::parallel_threads());
@@ -391,6 +341,7 @@ int main(int argc, char** argv) {
     k::assume_workers_awake() = true;  // every cut taken, whatever the timing
     check_convolutions();
     check_max_pool();
+    check_elementwise_cuts();
     k::assume_workers_awake() = false;
   }
   std::printf("%d checks, %d failed\n", g_checks, g_failed);

@@ -145,6 +145,13 @@ constexpr int64_t kColumnBudget = 64 * 1024;
 constexpr int64_t kDotColumns = 8;
 constexpr int64_t kDotDepth = 64;
 
+/// The work that decides a cut, in gemm_f32's multiply-adds: an output costs
+/// kOutputWork more (its bias, gemm_f32's load and store of it: MobileNet-v2's
+/// 8-deep pointwise convolution of 48 x 1024 outputs took 19 us, 64-deep ones
+/// ran at ~0.012 ns per multiply-add); dot_f32's count kDotWork each (~15 G
+/// per second on MobileNet-v2's 2x2 planes, against gemm_f32's ~80).
+constexpr int64_t kOutputWork = 24, kDotWork = 4;
+
 /// Depthwise convolution (one input channel per group) by the direct
 /// kernels of depthwise_f32.h, cut by channel on the thread pool
 /// (depthwise_f32_pieces). False (nothing written) when no scratch memory
@@ -193,7 +200,7 @@ bool conv2d_gemm(KernelRuntimeContext& ctx, const float* in, const float* weight
                          w.pad == 0;
   const bool dot = kSpecialisedPaths && out_plane < kDotColumns && depth >= kDotDepth && k::dot_f32_runs();
   const int64_t units = (out_plane + kGemmColumns - 1) / kGemmColumns;  // column tiles, the last maybe partial
-  const int64_t work = out_per_group * out_plane * depth;
+  const int64_t work = out_per_group * out_plane * (dot ? depth * kDotWork : depth + kOutputWork);
   const int64_t pieces = k::parallel_pieces(work, k::kGemmTaskWork, dot ? out_per_group : units);
   int64_t tile = kColumnBudget / depth - kColumnBudget / depth % kGemmColumns;
   tile = dot || pointwise ? out_plane : (tile < kGemmColumns ? kGemmColumns : (tile > out_plane ? out_plane : tile));

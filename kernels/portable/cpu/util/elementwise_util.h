@@ -17,6 +17,7 @@
 
 #include "broadcast_util.h"
 #include "kernel_util.h"
+#include "parallel_util.h"
 #include "widened_io.h"
 
 namespace etsb {
@@ -128,7 +129,9 @@ inline void for_each_binary_run(const Tensor& a, const Tensor& b, const Tensor& 
 }
 
 /// out = op(a, b) elementwise with broadcasting; a and b are of C type T, out
-/// of Out; out already has the broadcast shape. Blocks of Unroll (map_binary).
+/// of Out; out already has the broadcast shape. Blocks of Unroll (map_binary);
+/// Float without broadcasting (or with a one-element operand) cut on the
+/// thread pool (parallel_flat).
 template <typename T, typename Out, int64_t Unroll = kUnroll, typename Op>
 inline void binary_same_dtype(const Tensor& a, const Tensor& b, const Tensor& out, const Op& op) {
   const T* pa = a.const_data_ptr<T>();
@@ -140,7 +143,14 @@ inline void binary_same_dtype(const Tensor& a, const Tensor& b, const Tensor& ou
   // Flat: valid broadcasting with equal element counts means no dim
   // stretches, so flat indices coincide; a one-element operand repeats.
   if ((na == n || na == 1) && (nb == n || nb == 1)) {
-    return map_binary<Unroll>(pa, na == 1 ? 0 : 1, pb, nb == 1 ? 0 : 1, po, n, op);
+    const int64_t sa = na == 1 ? 0 : 1, sb = nb == 1 ? 0 : 1;
+    if constexpr (std::is_same<T, float>::value && std::is_same<Out, float>::value) {
+      // Float: cut on the thread pool (each element computed alone: the same results on any threads)
+      return parallel_flat(n, kElementwiseTaskWork, [&](int64_t lo, int64_t hi) {
+        map_binary<Unroll>(pa + lo * sa, sa, pb + lo * sb, sb, po + lo, hi - lo, op);
+      });
+    }
+    return map_binary<Unroll>(pa, sa, pb, sb, po, n, op);
   }
   for_each_binary_run(a, b, out, [&](int64_t o, int64_t ia, int64_t sa, int64_t ib, int64_t sb, int64_t len) {
     map_binary<Unroll>(pa + ia, sa, pb + ib, sb, po + o, len, op);

@@ -56,8 +56,9 @@ constexpr int64_t kWorkersSpinNs = 8000;
 /// the calling thread when the workers are asleep; a loop of more wakes
 /// them (~28 us), for the loops after it. With convolution and max pooling
 /// cut too, the workers then stay busy from one operator to the next:
-/// ResNet on two threads ran at 1.37x of its one-thread speed (median of
-/// 12 interleaved rounds, quiet machine). At 64 no loop of ResNet's woke
+/// ResNet on two threads ran at 1.37x of its one-thread speed (1.42x with
+/// the operators between cut too; median of 12 interleaved rounds). At 64
+/// no loop of ResNet's woke
 /// them (its largest operator takes ~34 us): 1.0x; at 16 or 32 they woke
 /// and fell asleep again between operators: 0.65x.
 constexpr int64_t kWakeWork = 8;
@@ -89,7 +90,9 @@ inline bool& assume_workers_awake() {
 /// less than kWorkersSpinNs ago), else only from kWakeWork pieces on.
 inline bool worth_the_pool(int64_t work) {
 #if defined(ETSB_KERNELS_THREADPOOL)
-  return work >= kWakeWork || assume_workers_awake() || steady_ns() - last_parallel_end() < kWorkersSpinNs;
+  // No clock read on a thread that never ran a loop on the pool (every loop of a one-thread run)
+  return work >= kWakeWork || assume_workers_awake() ||
+         (last_parallel_end() != 0 && steady_ns() - last_parallel_end() < kWorkersSpinNs);
 #else
   (void)work;
   return false;
@@ -122,6 +125,16 @@ void run_piece(const F& f, int64_t b, int64_t e) {
   f(b, e);
 }
 
+#if defined(ETSB_KERNELS_THREADPOOL)
+/// The grain parallel_range cuts a range of n with now (see there), 0 to
+/// run it on the calling thread. Out of line: one copy of the rule for
+/// every loop of a kernel.
+__attribute__((noinline)) inline int64_t range_grain(int64_t n, int64_t grain) {
+  const int64_t g = grain > 1 ? grain : 1;
+  return n >= 2 * g && worth_the_pool(n / g) ? g : 0;
+}
+#endif
+
 /// parallel_range without asking worth_the_pool (the caller did).
 template <typename F>
 inline void parallel_range_now(int64_t begin, int64_t end, int64_t grain, const F& f) {
@@ -148,18 +161,22 @@ inline void parallel_range_now(int64_t begin, int64_t end, int64_t grain, const 
 
 /// Calls f(b, e) on disjoint ranges covering [begin, end), each at least
 /// `grain` long (but the last), on ExecuTorch's thread pool when the binary
-/// links one with more than one thread, the range holds more than one
-/// grain and the loop is worth the pool (worth_the_pool, a grain counting
-/// as a minimum piece); otherwise f(begin, end) once, on the calling thread.
+/// links one with more than one thread, the range holds two grains or more
+/// and the loop is worth the pool (worth_the_pool, a grain counting as a
+/// minimum piece: a handoff to a spinning worker measured ~0.6 us, so less
+/// than two is no gain); otherwise f(begin, end) once, on the calling thread.
 /// f must give the same results however the range is cut (each index
 /// writes its own outputs), so that results do not depend on the number of
 /// threads.
 template <typename F>
 inline void parallel_range(int64_t begin, int64_t end, int64_t grain, const F& f) {
-  if (end - begin > (grain > 1 ? grain : 1) && !worth_the_pool((end - begin) / (grain > 1 ? grain : 1))) {
-    return run_piece(f, begin, end);
-  }
-  parallel_range_now(begin, end, grain, f);
+#if defined(ETSB_KERNELS_THREADPOOL)
+  const int64_t g = range_grain(end - begin, grain);
+  if (g > 0) return parallel_range_now(begin, end, g, f);
+#else
+  (void)grain;
+#endif
+  if (end > begin) run_piece(f, begin, end);
 }
 
 /// The pieces to cut a loop of `work` (in any unit) into: as many as the
@@ -170,10 +187,33 @@ inline void parallel_range(int64_t begin, int64_t end, int64_t grain, const F& f
 inline int64_t parallel_pieces(int64_t work, int64_t min_work, int64_t units) {
   const int64_t most = min_work > 0 ? work / min_work : work;
   int64_t pieces = most < units ? most : units;
-  if (pieces < 2) return 1;  // decided before asking the pool its size (a lock each time)
+  if (pieces < 2 || !worth_the_pool(most)) return 1;  // decided before asking the pool its size (a lock each time)
   const int64_t threads = parallel_threads();
-  if (threads < pieces) pieces = threads;
-  return pieces > 1 && worth_the_pool(most) ? pieces : 1;
+  return threads < pieces ? threads : pieces;
+}
+
+/// Elements of a flat loop's block (a 64-byte cache line of floats): a cut
+/// of parallel_flat falls between blocks, so that no two threads write one line.
+constexpr int64_t kFlatBlock = 16;
+
+/// Elements of an elementwise loop below which a piece is not worth a
+/// thread: ~1 us of a map of two tensors (add's ~0.25 ns per Float); a map
+/// of one takes twice as many (relu's ~0.14 ns), a vectorised one eight
+/// times (hardtanh's clamp, ~0.03 ns).
+constexpr int64_t kElementwiseTaskWork = 4096;
+
+/// Calls f(b, e) on disjoint ranges covering [0, n), cut between blocks of
+/// kFlatBlock elements into pieces of at least `min_piece` elements (each
+/// counting as a minimum piece for the wake rule) when the loop is worth the
+/// pool (parallel_range); f(0, n) once otherwise. For loops whose element i
+/// depends on nothing but its inputs' element i (elementwise maps), whose
+/// results are then the same however the range is cut.
+template <typename F>
+inline void parallel_flat(int64_t n, int64_t min_piece, const F& f) {
+  const int64_t blocks = (n + kFlatBlock - 1) / kFlatBlock;
+  parallel_range(0, blocks, (min_piece + kFlatBlock - 1) / kFlatBlock, [&f, n](int64_t b, int64_t e) {
+    f(b * kFlatBlock, e * kFlatBlock < n ? e * kFlatBlock : n);
+  });
 }
 
 /// Piece p of [0, n) cut into `pieces` nearly equal parts: [*lo, *hi),

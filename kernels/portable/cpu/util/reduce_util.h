@@ -176,21 +176,20 @@ ET_INLINE int64_t odometer_step(int64_t* index, const int64_t* sizes, const int6
   return delta;
 }
 
-/// out[o] = sum of the input elements reducing into o, each read as Out (the
-/// output's type: sum(dtype=Double) of a Float tensor adds doubles) and
-/// accumulated in it. Not inlined: the callers of one Out and reader
-/// (operators, overloads) share one copy.
+/// out[o] = sum of the input elements reducing into o, for the outer rows
+/// [o0, o1) (each p.inner outputs; reduce_sum).
 template <typename Out, typename Read>
-ET_NOINLINE void reduce_sum(const ReducePlan& p, const Read& read, Out* out) {
-  int64_t outer = 1;
-  for (size_t d = 0; d < p.n_outer; ++d) outer *= p.outer_sizes[d];
-  int64_t reduce_count = 1;
-  for (size_t d = 0; d < p.n_reduced; ++d) reduce_count *= p.reduced_sizes[d];
+ET_INLINE void reduce_sum_rows(const ReducePlan& p, const Read& read, Out* out, int64_t o0, int64_t o1,
+                               int64_t reduce_count) {
   const bool reduce_is_contiguous = p.inner == 1 && p.n_reduced == 1 && p.reduced_strides[0] == 1;
-
   int64_t outer_index[kMaxDim] = {0};
   int64_t base = 0;
-  for (int64_t o = 0; o < outer; ++o) {
+  for (size_t d = p.n_outer, rest = static_cast<size_t>(o0); d-- > 0;) {  // row o0's place in the outer dims
+    outer_index[d] = static_cast<int64_t>(rest % static_cast<size_t>(p.outer_sizes[d]));
+    rest /= static_cast<size_t>(p.outer_sizes[d]);
+    base += outer_index[d] * p.outer_strides[d];
+  }
+  for (int64_t o = o0; o < o1; ++o) {
     Out* row = out + o * p.inner;
     if (reduce_is_contiguous) {
       row[0] = sum_contiguous<Out>(read, base, reduce_count);
@@ -204,6 +203,31 @@ ET_NOINLINE void reduce_sum(const ReducePlan& p, const Read& read, Out* out) {
       }
     }
     base += odometer_step(outer_index, p.outer_sizes, p.outer_strides, p.n_outer);
+  }
+}
+
+/// A row's cost beyond its elements (its setup and store), in elements, for
+/// the cut of a Float sum.
+constexpr int64_t kReduceRowWork = 8;
+
+/// out[o] = sum of the input elements reducing into o, each read as Out (the
+/// output's type: sum(dtype=Double) of a Float tensor adds doubles) and
+/// accumulated in it; Float cut by outer row on the thread pool
+/// (parallel_range: a row's sum does not depend on the cut). Not inlined:
+/// the callers of one Out and reader (operators, overloads) share one copy.
+template <typename Out, typename Read>
+ET_NOINLINE void reduce_sum(const ReducePlan& p, const Read& read, Out* out) {
+  int64_t outer = 1;
+  for (size_t d = 0; d < p.n_outer; ++d) outer *= p.outer_sizes[d];
+  int64_t reduce_count = 1;
+  for (size_t d = 0; d < p.n_reduced; ++d) reduce_count *= p.reduced_sizes[d];
+  if constexpr (std::is_same<Out, float>::value) {
+    const int64_t row_work = reduce_count * p.inner + kReduceRowWork;
+    parallel_range(0, outer, (kElementwiseTaskWork + row_work - 1) / row_work, [&](int64_t o0, int64_t o1) {
+      reduce_sum_rows(p, read, out, o0, o1, reduce_count);
+    });
+  } else {
+    reduce_sum_rows(p, read, out, 0, outer, reduce_count);
   }
 }
 

@@ -4,6 +4,7 @@
 #pragma once
 
 #include "elementwise_util.h"
+#include "parallel_util.h"
 
 #include <cstddef>
 #include <type_traits>
@@ -24,17 +25,36 @@ inline ScalarType scalar_result_type(ScalarType self, const Scalar& s) {
 /// self's dtype when floating, the default Float for integral and Bool.
 inline ScalarType float_result_type(ScalarType self) { return is_floating(self) ? self : ScalarType::Float; }
 
+/// out[j] = fn(in[j]) for j < n in Float, fn = make(float{}) (float_loop
+/// first, when given: see map_scalar_op_out), cut on the thread pool
+/// (parallel_flat): each element is computed alone, so the results are the
+/// same however the range is cut.
+template <typename Make, typename FloatLoop>
+inline void map_float_cut(const float* in, float* out, int64_t n, const Make& make, const FloatLoop& float_loop) {
+  constexpr bool kVectorised = !std::is_same<FloatLoop, std::nullptr_t>::value;
+  parallel_flat(n, (kVectorised ? 8 : 2) * kElementwiseTaskWork, [&](int64_t b, int64_t e) {
+    if constexpr (kVectorised) {
+      if (float_loop(in + b, out + b, e - b)) return;
+    }
+    const auto fn = make(float{});
+    map_unary<unroll_for<std::decay_t<decltype(fn)>>()>(in + b, out + b, e - b,
+                                                         [&fn](float x) { return static_cast<float>(fn(x)); });
+  });
+}
+
 /// out = fn(self) elementwise, where `make(CT{})` gives fn computing in CT.
 /// `result` is the operator's result dtype (out must be able to hold it).
 /// self and out of one real or Bool dtype equal to the result: a typed loop
-/// per dtype (CT the dtype itself); Half and BFloat16: a typed loop computing
+/// per dtype (CT the dtype itself; Float's cut on the thread pool:
+/// map_float_cut); Half and BFloat16: a typed loop computing
 /// in float; anything else converts per element through double, int64_t or
 /// bool by the result's category (compiled only where the build may mix
 /// dtypes: with_compute_type). out keeps self's dim order and is resized
 /// to its shape. `Name` is the operator's switch name.
 /// `float_loop`, when given, is tried first in the Float-to-Float case:
 /// float_loop(in, out, n) returns whether it did the work (a vectorised
-/// loop of fast_math.h for the arguments it handles).
+/// loop of fast_math.h for the arguments it handles), the same answer for
+/// every piece of a cut.
 template <const char* Name, typename Make, typename FloatLoop = std::nullptr_t>
 inline Tensor& map_scalar_op_out(KernelRuntimeContext& ctx, const Tensor& self, ScalarType result, Tensor& out,
                                  const Make& make, const FloatLoop& float_loop = nullptr) {
@@ -59,8 +79,9 @@ inline Tensor& map_scalar_op_out(KernelRuntimeContext& ctx, const Tensor& self, 
       return out;
     }
     ET_SWITCH_REALB_TYPES(t, ctx, Name, CTYPE, [&]() {
-      if constexpr (std::is_same<CTYPE, float>::value && !std::is_same<FloatLoop, std::nullptr_t>::value) {
-        if (float_loop(self.const_data_ptr<float>(), out.mutable_data_ptr<float>(), n)) return;
+      if constexpr (std::is_same<CTYPE, float>::value) {
+        map_float_cut(self.const_data_ptr<float>(), out.mutable_data_ptr<float>(), n, make, float_loop);
+        return;
       }
       const auto fn = make(CTYPE{});
       constexpr int64_t kBlock = unroll_for<std::decay_t<decltype(fn)>>();
