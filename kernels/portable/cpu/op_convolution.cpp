@@ -24,14 +24,10 @@ namespace {
 /// Geometry of one spatial axis (pool_util.h's, shared with pooling).
 using Axis = k::Window;
 
-/// Sets `channels` output planes of `plane` elements, from channel `first`
-/// on, to their bias (zero without one): where every convolution starts.
+/// Sets `channels` whole output planes to their bias (fill_columns_with_bias).
 template <typename T>
 void fill_with_bias(T* out, const T* bias, int64_t first, int64_t channels, int64_t plane) {
-  for (int64_t c = 0; c < channels; ++c) {
-    const T init = bias != nullptr ? bias[first + c] : static_cast<T>(0);
-    for (int64_t i = 0; i < plane; ++i) out[c * plane + i] = init;
-  }
+  k::fill_columns_with_bias(out, bias, first, channels, plane, 0, plane);
 }
 
 /// Direct convolution, weight-stationary: each weight tap scales a shifted

@@ -137,8 +137,8 @@ constexpr int64_t kPoolTaskWork = 4096;
 template <typename T>
 void max_pool(const T* in, T* out, int64_t* indices, int64_t planes, const k::Window& h, const k::Window& w) {
   if constexpr (std::is_same<T, float>::value) {
-    const int64_t plane_taps = h.out * w.out * h.kernel * w.kernel > 0 ? h.out * w.out * h.kernel * w.kernel : 1;
     const int64_t in_plane = h.in * w.in, out_plane = h.out * w.out;
+    const int64_t taps = out_plane * h.kernel * w.kernel, plane_taps = taps > 0 ? taps : 1;
     k::parallel_range(0, planes, (kPoolTaskWork + plane_taps - 1) / plane_taps, [&](int64_t first, int64_t last) {
       max_pool_io<float>(k::SameIo<float>{}, in + first * in_plane, out + first * out_plane,
                          indices + first * out_plane, last - first, h, w, k::lowest_value<float>());

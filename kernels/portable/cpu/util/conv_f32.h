@@ -211,13 +211,14 @@ inline void im2col_plane(const float* x, float* col, float* padded_copy, int64_t
   });
 }
 
-/// Sets columns [j0, j1) of `channels` output planes of `plane` floats,
+/// Sets columns [j0, j1) of `channels` output planes of `plane` elements,
 /// from channel `first` on, to their bias (zero without one): where a
-/// piece of the convolution starts.
-inline void fill_columns_with_bias(float* out, const float* bias, int64_t first, int64_t channels, int64_t plane,
+/// convolution, or a piece of one, starts.
+template <typename T>
+inline void fill_columns_with_bias(T* out, const T* bias, int64_t first, int64_t channels, int64_t plane,
                                    int64_t j0, int64_t j1) {
   for (int64_t c = 0; c < channels; ++c) {
-    const float init = bias != nullptr ? bias[first + c] : 0.0f;
+    const T init = bias != nullptr ? bias[first + c] : static_cast<T>(0);
     for (int64_t j = j0; j < j1; ++j) out[c * plane + j] = init;
   }
 }

@@ -120,12 +120,15 @@ inline void make_strided_plan(const int64_t* sizes, const int64_t* strides, size
   make_copy_plan(sizes, strides, dst, ndim, plan);
 }
 
+/// The side of transpose_tiles' square tiles (transpose_cut cuts between them).
+constexpr int64_t kTransposeTile = 8;
+
 /// dst[r * rs + c] = src[r + c * cs] for r < rows, c < cols: a 2-D
-/// transpose in tiles of 8 x 8, so that both sides stay within a few cache
+/// transpose in tiles of kTransposeTile x kTransposeTile, so that both sides stay within a few cache
 /// lines while a tile moves.
 template <typename In, typename Out>
 inline void transpose_tiles(const In* src, int64_t cs, Out* dst, int64_t rs, int64_t rows, int64_t cols) {
-  constexpr int64_t kTile = 8;
+  constexpr int64_t kTile = kTransposeTile;
   for (int64_t r0 = 0; r0 < rows; r0 += kTile) {
     const int64_t r1 = r0 + kTile < rows ? r0 + kTile : rows;
     for (int64_t c0 = 0; c0 < cols; c0 += kTile) {
@@ -142,7 +145,7 @@ inline void transpose_tiles(const In* src, int64_t cs, Out* dst, int64_t rs, int
 /// is moved alone, so the cut changes nothing but the time.
 template <typename T>
 inline void transpose_cut(const T* src, int64_t cs, T* dst, int64_t rs, int64_t rows, int64_t cols) {
-  constexpr int64_t kTile = 8;  // transpose_tiles'
+  constexpr int64_t kTile = kTransposeTile;
   const int64_t tile_work = kTile * cols;
   parallel_range(0, (rows + kTile - 1) / kTile, (kElementwiseTaskWork + tile_work - 1) / tile_work,
                  [&](int64_t t0, int64_t t1) {

@@ -58,9 +58,8 @@ constexpr int64_t kWorkersSpinNs = 8000;
 /// cut too, the workers then stay busy from one operator to the next:
 /// ResNet on two threads ran at 1.37x of its one-thread speed (1.42x with
 /// the operators between cut too; median of 12 interleaved rounds). At 64
-/// no loop of ResNet's woke
-/// them (its largest operator takes ~34 us): 1.0x; at 16 or 32 they woke
-/// and fell asleep again between operators: 0.65x.
+/// no loop of ResNet's woke them (its largest operator takes ~34 us): 1.0x;
+/// at 16 or 32 they woke and fell asleep again between operators: 0.65x.
 constexpr int64_t kWakeWork = 8;
 
 #if defined(ETSB_KERNELS_THREADPOOL)
