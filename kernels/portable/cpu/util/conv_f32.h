@@ -3,7 +3,9 @@
 // right operand), the same patches as rows (dot_f32.h's), and im2col from a
 // padded copy of the input, split into phases by stride (the layout the
 // direct depthwise kernels of depthwise_f32.h read too); a small plane's
-// im2col cut by channel for the thread pool, and a piece's bias.
+// im2col cut by channel for the thread pool, and a piece's bias. The
+// helpers called from more than one path (patches, padding, bias) are out
+// of line: one copy each, at a call's cost per plane or tile.
 #pragma once
 
 #include "fast_math.h"
@@ -72,8 +74,8 @@ ETSB_NARROW_LOOP static void im2col_columns(const float* __restrict x, float* __
 /// rows[j - j0, (c, kh, kw)]: output position j's patch of `channels` planes
 /// of x (zero in the padding), for j in [j0, j1): im2col transposed, each
 /// patch contiguous (dot_f32.h's right operand).
-inline void patch_rows(const float* x, float* rows, int64_t channels, const Window& h, const Window& w, int64_t j0,
-                       int64_t j1) {
+__attribute__((noinline)) inline void patch_rows(const float* x, float* rows, int64_t channels, const Window& h,
+                                                 const Window& w, int64_t j0, int64_t j1) {
   const int64_t depth = channels * h.kernel * w.kernel;
   for (int64_t j = j0; j < j1; ++j) {
     const int64_t oh = j / w.out;
@@ -154,7 +156,8 @@ inline int64_t padded_planes_floats(int64_t channels, const Window& h, const Win
 /// Copies `channels` planes of x into `padded` (padded_planes_floats), each
 /// padded with zeros and its rows split into phases (fill_phases), so that
 /// im2col_padded reads every tap's run of outputs contiguously.
-inline void pad_planes(const float* x, float* padded, int64_t channels, const Window& h, const Window& w) {
+__attribute__((noinline)) inline void pad_planes(const float* x, float* padded, int64_t channels, const Window& h,
+                                                 const Window& w) {
   const int64_t phase_len = (w.in + 2 * w.pad + w.stride - 1) / w.stride;
   const int64_t plane = (h.in + 2 * h.pad) * w.stride * phase_len;
   std::memset(padded, 0, sizeof(float) * channels * plane);
@@ -215,8 +218,8 @@ inline void im2col_plane(const float* x, float* col, float* padded_copy, int64_t
 /// from channel `first` on, to their bias (zero without one): where a
 /// convolution, or a piece of one, starts.
 template <typename T>
-inline void fill_columns_with_bias(T* out, const T* bias, int64_t first, int64_t channels, int64_t plane,
-                                   int64_t j0, int64_t j1) {
+__attribute__((noinline)) void fill_columns_with_bias(T* out, const T* bias, int64_t first, int64_t channels,
+                                                      int64_t plane, int64_t j0, int64_t j1) {
   for (int64_t c = 0; c < channels; ++c) {
     const T init = bias != nullptr ? bias[first + c] : static_cast<T>(0);
     for (int64_t j = j0; j < j1; ++j) out[c * plane + j] = init;

@@ -48,6 +48,17 @@ inline bool& inside_parallel_range() {
 }
 #endif
 
+/// The rules that decide a cut (worth_the_pool, parallel_threads,
+/// parallel_pieces) are out of line where the binary may use the pool: one
+/// copy for all of a kernel's loops instead of their thread-local reads and
+/// clock call at every cut (convolution's object: -0.8 KB); inline without
+/// a pool, where they fold to 'run on the calling thread'.
+#if defined(ETSB_KERNELS_THREADPOOL)
+#define ETSB_POOL_RULE __attribute__((noinline))
+#else
+#define ETSB_POOL_RULE
+#endif
+
 /// How long ExecuTorch's pool (pthreadpool) keeps its workers spinning after
 /// a loop, at the least (measured on a 2-vCPU KVM machine: ~10-15 us; then
 /// they sleep, and waking one costs the caller ~28 us).
@@ -87,7 +98,7 @@ inline bool& assume_workers_awake() {
 /// Whether a loop of `work` minimum pieces is worth the pool now: always
 /// when the pool's workers are likely still spinning (a loop ended on it
 /// less than kWorkersSpinNs ago), else only from kWakeWork pieces on.
-inline bool worth_the_pool(int64_t work) {
+ETSB_POOL_RULE inline bool worth_the_pool(int64_t work) {
 #if defined(ETSB_KERNELS_THREADPOOL)
   // No clock read on a thread that never ran a loop on the pool (every loop of a one-thread run)
   return work >= kWakeWork || assume_workers_awake() ||
@@ -100,7 +111,7 @@ inline bool worth_the_pool(int64_t work) {
 
 /// The threads a parallel loop may use now: the pool's size when the binary
 /// links ExecuTorch's thread pool (1 inside a piece of another loop), else 1.
-inline int64_t parallel_threads() {
+ETSB_POOL_RULE inline int64_t parallel_threads() {
 #if defined(ETSB_KERNELS_THREADPOOL)
   if (pool::get_thread_count != nullptr && pool::parallel_for != nullptr && !inside_parallel_range()) {
     const int64_t threads = pool::get_thread_count();
@@ -183,7 +194,7 @@ inline void parallel_range(int64_t begin, int64_t end, int64_t grain, const F& f
 /// work) and at most `units` (the indivisible parts the loop has), and 1
 /// when the loop is not worth the pool now (worth_the_pool); 1 runs it on
 /// the calling thread.
-inline int64_t parallel_pieces(int64_t work, int64_t min_work, int64_t units) {
+ETSB_POOL_RULE inline int64_t parallel_pieces(int64_t work, int64_t min_work, int64_t units) {
   const int64_t most = min_work > 0 ? work / min_work : work;
   int64_t pieces = most < units ? most : units;
   if (pieces < 2 || !worth_the_pool(most)) return 1;  // decided before asking the pool its size (a lock each time)
