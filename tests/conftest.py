@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 from pathlib import Path
 
 import pytest
@@ -206,6 +207,25 @@ def export_python() -> Path:
     python = EXPORT_VENV / "bin" / "python"
     assert python.exists(), "no .venv-export: run scripts/setup.sh --export-env (scripts/test.sh does)"
     return python
+
+
+@pytest.fixture(scope="module")
+def module_folders(request, tmp_path_factory):
+    """Makes folders for a module's shared builds (``module_folders("fuzz")``),
+    removed when the module ends with none of its tests failed, as
+    ``tmp_path_retention_policy`` (pyproject.toml) removes a passing test's
+    own: the largest module workspaces hold ~2 GB of a full run."""
+    failed_before = request.session.testsfailed
+    made: list[Path] = []
+
+    def make(name: str) -> Path:
+        made.append(tmp_path_factory.mktemp(name))
+        return made[-1]
+
+    yield make
+    if request.session.testsfailed == failed_before:
+        for folder in made:
+            shutil.rmtree(folder, ignore_errors=True)
 
 
 @pytest.fixture(scope="session")

@@ -58,11 +58,11 @@ def build(workspace: Path, *argv: str) -> subprocess.CompletedProcess:
 
 
 @pytest.fixture(scope="module", params=CONFIGS)
-def built(request, tmp_path_factory) -> tuple[str, Path]:
+def built(request, module_folders) -> tuple[str, Path]:
     """The corpus MLP and CNN built for aarch64 in one configuration, in a workspace of its own."""
     tools_present()
     config = request.param
-    root = new_workspace(tmp_path_factory.mktemp(f"aarch64_{config}") / "ws")
+    root = new_workspace(module_folders(f"aarch64_{config}") / "ws")
     (root / "models").mkdir()
     for model in MODELS:
         shutil.copy(MODELS_DIR / model / f"{model}.pte", root / "models")
@@ -143,11 +143,11 @@ def test_pick_smaller_strips_aarch64_binaries_with_their_platforms_strip(built, 
 
 
 @pytest.fixture(scope="module")
-def op_corpus(tmp_path_factory) -> Path:
+def op_corpus(module_folders) -> Path:
     """The single-operator corpus's op-selective binary (every operator of
     etsb's portable library) built for aarch64 with the tree's runtime."""
     tools_present()
-    root = new_workspace(tmp_path_factory.mktemp("aarch64_ops") / "ws")
+    root = new_workspace(module_folders("aarch64_ops") / "ws")
     shutil.copytree(OPS_DIR, root / "ops", ignore=shutil.ignore_patterns("BUILD", "manifest.json"))
     (root / "ops" / "BUILD").write_text(OPS_BUILD)
     result = build(root, "//ops:op_corpus")

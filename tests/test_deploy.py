@@ -44,10 +44,10 @@ def _inputs(model: str) -> list[str]:
 
 
 @pytest.fixture(scope="module")
-def workspace(tmp_path_factory) -> Path:
+def workspace(module_folders) -> Path:
     """Each embedded model in a package of its own, and the MLP read from a
     file and with too small a method pool; built in the size configuration."""
-    root = new_workspace(tmp_path_factory.mktemp("deploy") / "ws")
+    root = new_workspace(module_folders("deploy") / "ws")
     for model in EMBEDDED:
         package = root / model
         package.mkdir()

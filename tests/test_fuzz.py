@@ -24,9 +24,9 @@ SEEDS = REPO / "tests" / "fuzz"
 
 
 @pytest.fixture(scope="module")
-def fuzz_out(tmp_path_factory) -> Path:
+def fuzz_out(module_folders) -> Path:
     """The fuzz targets and kernel_checks, built once."""
-    out = tmp_path_factory.mktemp("fuzz")
+    out = module_folders("fuzz")
     result = subprocess.run([str(FUZZ), "--build"], env={**os.environ, "FUZZ_OUT": str(out)},
                             capture_output=True, text=True, timeout=1200)
     assert result.returncode == 0, result.stderr[-5000:]

@@ -25,9 +25,9 @@ def listed_failures() -> dict[tuple[str, str], str]:
 
 
 @pytest.fixture(scope="module")
-def suite(tmp_path_factory):
+def suite(module_folders):
     """The chosen files built once and run on both libraries; the figures printed at the end."""
-    selection, results = kernel_suite.run_suite(tmp_path_factory.mktemp("kernel_suite"))
+    selection, results = kernel_suite.run_suite(module_folders("kernel_suite"))
     files, *counts = kernel_suite.figures(selection, results)
     SUMMARY_LINES.extend(["", f"ExecuTorch's kernel test suite (kernels/test), ours beside ExecuTorch's portable: "
                           f"{files}", *counts])

@@ -194,13 +194,13 @@ def _outputs(root: Path) -> dict[str, bytes]:
 
 
 @pytest.fixture(scope="module")
-def built(tmp_path_factory) -> tuple[Path, dict[str, bytes]]:
+def built(module_folders) -> tuple[Path, dict[str, bytes]]:
     """A workspace whose package `m` builds the MLP with etsb's portable
     kernels (their library compiled, and compiled again dtype-selectively),
     with precompiled headers; and what the same build made without them."""
     from conftest import MODELS_DIR
 
-    root = new_workspace(tmp_path_factory.mktemp("pch") / "w")
+    root = new_workspace(module_folders("pch") / "w")
     (root / "m").mkdir()
     (root / "m" / "mlp.pte").write_bytes((MODELS_DIR / "mlp" / "mlp.pte").read_bytes())
     (root / "m" / "BUILD").write_text(BUILD)

@@ -112,9 +112,9 @@ def write_build(out: Path, include: Path) -> dict[str, list[Path]]:
 
 
 @pytest.fixture(scope="module")
-def results(tmp_path_factory) -> dict[str, dict[str, dict[str, str]]]:
+def results(module_folders) -> dict[str, dict[str, dict[str, str]]]:
     """library -> test file -> case -> pass / fail / crash / skip."""
-    out = tmp_path_factory.mktemp("quantized_suite")
+    out = module_folders("quantized_suite")
     targets = [target for targets, _ in LIBRARIES.values() for target in targets]
     built = etsb("build", "--executorch-root", str(TREE), *targets)
     assert built.returncode == 0, built.stdout[-3000:] + built.stderr[-3000:]

@@ -9,6 +9,7 @@ import os
 import re
 import subprocess
 import sys
+from pathlib import Path
 from types import SimpleNamespace
 
 from conftest import REPO
@@ -175,3 +176,44 @@ def test_the_time_per_group_is_summed_per_worker():
         "      350 s  gw0  checkout workspace",
         "      120 s  gw1  test_fuzz"]
     assert conftest.group_time_lines({}, {}) == []
+
+
+MODULE_FOLDER_TESTS = '''
+import os
+import pathlib
+
+import pytest
+
+@pytest.fixture(scope="module")
+def folder(module_folders, request):
+    made = module_folders("shared")
+    (made / "built").write_text("x")
+    (pathlib.Path(os.environ["RECORD"]) / request.module.__name__).write_text(str(made))
+    return made
+
+def test_it(folder):
+    assert {passes}
+'''
+
+
+def test_a_module_folder_goes_when_its_module_passed_and_stays_when_it_failed(tmp_path):
+    """conftest.module_folders: the passing module's folder is removed as the module ends, the failing one's kept."""
+    tests = tmp_path / "t"
+    tests.mkdir()
+    (tests / "conftest.py").write_text(
+        "import importlib.util\n"
+        f"spec = importlib.util.spec_from_file_location('etsb_conftest', {str(REPO / 'tests' / 'conftest.py')!r})\n"
+        "etsb_conftest = importlib.util.module_from_spec(spec)\n"
+        "spec.loader.exec_module(etsb_conftest)\n"
+        "module_folders = etsb_conftest.module_folders\n")
+    (tests / "test_passes.py").write_text(MODULE_FOLDER_TESTS.format(passes="True"))
+    (tests / "test_fails.py").write_text(MODULE_FOLDER_TESTS.format(passes="False"))
+    base = tmp_path / "base"
+    result = subprocess.run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q", f"--basetemp={base}",
+                             "-o", "tmp_path_retention_policy=all", "test_fails.py", "test_passes.py"],
+                            cwd=tests, env={**os.environ, "RECORD": str(tmp_path)}, capture_output=True, text=True,
+                            timeout=120)
+    assert result.returncode == 1 and "1 failed, 1 passed" in result.stdout, result.stdout[-3000:]
+    kept, removed = (Path((tmp_path / f"test_{name}").read_text()) for name in ("fails", "passes"))
+    assert (kept / "built").is_file()
+    assert not removed.exists() and removed.parent == kept.parent
