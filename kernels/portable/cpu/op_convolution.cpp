@@ -5,7 +5,7 @@
 #include "util/depthwise_f32.h"
 #include "util/dot_f32.h"
 #include "util/copy_util.h"
-#include "util/matmul_util.h"
+#include "util/gemm_f32.h"
 
 #include <optional>
 #include <type_traits>
