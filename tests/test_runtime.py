@@ -24,6 +24,9 @@ from helpers import ET, cxx
 
 pytestmark = pytest.mark.build
 KERNELS = REPO / "tests" / "data" / "kernels"
+# The scratch the `kernels_scratch` build's relu asks for, twice a call:
+# both fit in --max-memory-mb 2 with the MLP, the second not in 1.
+SCRATCH_BYTES = 640 * 1024
 CXX = cxx("-O1")
 
 
@@ -35,15 +38,18 @@ def objects(tmp_path_factory) -> dict[str, Path]:
     for name, source, defines in (("kernels", KERNELS / "mlp_kernels.cpp", []),
                                   ("runner", REPO / "tools/runner/runner.cpp", []),
                                   ("runner_register", REPO / "tools/runner/runner.cpp", ["-DETSB_REGISTER_LIB=mlp"]),
-                                  ("runner_table", REPO / "tools/runner/runner.cpp", ["-DETSB_KERNEL_TABLE_LIB=mlp"])):
+                                  ("runner_table", REPO / "tools/runner/runner.cpp", ["-DETSB_KERNEL_TABLE_LIB=mlp"]),
+                                  ("kernels_scratch", KERNELS / "mlp_kernels.cpp",
+                                   [f"-DMLP_KERNELS_SCRATCH_BYTES={SCRATCH_BYTES}"])):
         built[name] = out / f"{name}.o"
         subprocess.run([*CXX, *defines, "-c", str(source), "-o", str(built[name])], check=True)
     return built
 
 
-def build(objects, out: Path, runner: str, flags=(), drop_operator: str | None = None) -> Path:
-    """Select the MLP's operators, generate bindings for the test kernels, link a binary.
-    ``drop_operator`` removes that operator's rows from the generated table."""
+def build(objects, out: Path, runner: str, flags=(), drop_operator: str | None = None, kernels: str = "kernels") -> Path:
+    """Select the MLP's operators, generate bindings for the test kernels (the
+    object ``kernels``), link a binary. ``drop_operator`` removes that
+    operator's rows from the generated table."""
     selection = out / "selected_operators.yaml"
     assert main(["gen-oplist", "--output_path", str(selection), "--model_file_path", str(MLP)]) == 0
     assert main(["gen-bindings", "--functions-yaml-path", str(KERNELS / "mlp.yaml"), "--op-selection-yaml-path",
@@ -53,7 +59,7 @@ def build(objects, out: Path, runner: str, flags=(), drop_operator: str | None =
         source.write_text("\n".join(line for line in source.read_text().splitlines()
                                      if f'Kernel("{drop_operator}"' not in line))
     binary = out / "mlp_bin"
-    subprocess.run([*CXX, "-I", str(out), str(source), str(objects["kernels"]), str(objects[runner]),
+    subprocess.run([*CXX, "-I", str(out), str(source), str(objects[kernels]), str(objects[runner]),
                     f"-L{ET / 'lib'}", "-lexecutorch", f"-Wl,-rpath,{ET / 'lib'}", "-o", str(binary)], check=True)
     return binary
 
@@ -214,6 +220,26 @@ def test_runner_bad_input_is_named_and_writes_nothing(objects, tmp_path):
         assert result.stderr.splitlines()[-1].startswith(message), (argv, result.stderr)
     assert list(out.iterdir()) == []
     assert not (inputs / "p.json").exists() and not (inputs / "failed.json").exists()
+
+
+def test_scratch_returns_to_the_budget_and_a_refusal_is_said(objects, tmp_path):
+    """The kernels' scratch goes back to --max-memory-mb's budget when the
+    runtime resets its temp allocator after each kernel, so that 2,000 runs
+    take no more than one; a request the budget refuses is counted and said
+    on stderr, and the outputs are those of a run that had it."""
+    binary = build(objects, tmp_path, "runner", kernels="kernels_scratch")
+    expected = np.load(MODELS_DIR / "mlp/forward.output_0.npy")
+    many = run(binary, "--model", MLP, "--inputs", MLP_INPUT, "--output-dir", tmp_path / "many", "--iterations", "2000",
+               "--max-memory-mb", "2")
+    assert many.returncode == 0 and "warning" not in many.stderr, many.stderr
+    tight = run(binary, "--model", MLP, "--inputs", MLP_INPUT, "--output-dir", tmp_path / "tight", "--iterations", "3",
+                "--max-memory-mb", "1")
+    assert tight.returncode == 0, tight.stderr
+    assert tight.stderr.splitlines()[-1] == (
+        f"warning: --max-memory-mb 1 refused 3 of the kernels' scratch requests (the largest {SCRATCH_BYTES} bytes): "
+        "those kernels ran without scratch, on a slower path; allow the method more memory"), tight.stderr
+    for name in ("many", "tight"):
+        np.testing.assert_allclose(np.load(tmp_path / name / "output_0.npy"), expected, rtol=1e-5, atol=1e-6)
 
 
 def test_profile_times_each_instruction_of_the_program(objects, tmp_path):

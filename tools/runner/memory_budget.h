@@ -34,20 +34,41 @@ struct MemoryBudget {
 };
 
 // malloc within a budget: the runtime's allocations for a method (its values,
-// kernel arguments and scratch) fail cleanly once the budget is spent.
+// kernel arguments and scratch) fail cleanly once the budget is spent. What
+// reset() frees (the runtime resets the temp allocator after every kernel)
+// goes back to the budget: without that, a kernel's scratch of every run
+// added up until, after a few thousand runs, kernels were refused it and
+// silently took their slow paths.
 class BudgetedAllocator : public executorch::extension::MallocMemoryAllocator {
  public:
   explicit BudgetedAllocator(MemoryBudget& budget) : budget_(budget) {}
   void* allocate(size_t size, size_t alignment = kDefaultAlignment) override {
     if (!budget_.take(size + alignment)) {
       ET_LOG(Error, "the method needs more memory than --max-memory-mb allows (asked for %zu bytes)", size);
+      ++refused_;
+      if (size > largest_refused_) largest_refused_ = size;
       return nullptr;
     }
-    return MallocMemoryAllocator::allocate(size, alignment);
+    void* memory = MallocMemoryAllocator::allocate(size, alignment);
+    if (memory == nullptr) {
+      budget_.left += size + alignment;
+    } else {
+      held_ += size + alignment;
+    }
+    return memory;
   }
+  void reset() override {
+    budget_.left += held_;
+    held_ = 0;
+    MallocMemoryAllocator::reset();
+  }
+  // The requests the budget refused, and the largest of them in bytes.
+  size_t refused() const { return refused_; }
+  size_t largest_refused() const { return largest_refused_; }
 
  private:
   MemoryBudget& budget_;
+  size_t held_ = 0, refused_ = 0, largest_refused_ = 0;
 };
 
 // The memory of a method: one buffer per planned arena and per output the

@@ -225,6 +225,18 @@ int run_generation(Method& method, const MethodMeta& meta, const Options& option
   return 0;
 }
 
+// Says on stderr how many of the kernels' scratch requests the budget
+// refused: a kernel without scratch takes a slower path (or fails), which
+// the outputs alone do not show.
+void warn_of_refused_scratch(const MethodMemory& memory) {
+  const size_t refused = memory.temp_allocator.refused();
+  if (refused == 0) return;
+  std::fprintf(stderr,
+               "warning: %s refused %zu of the kernels' scratch requests (the largest %zu bytes): those kernels "
+               "ran without scratch, on a slower path; allow the method more memory\n",
+               memory.limit_flag.c_str(), refused, memory.temp_allocator.largest_refused());
+}
+
 // Loads one method of the program, runs it and writes its outputs; 0, or 1
 // after saying what went wrong.
 int run_method(Program& program, const Options& options) {
@@ -257,9 +269,11 @@ int run_method(Program& program, const Options& options) {
     return fail("cannot load method '" + options.method_name + "': the runtime reported errors while loading it");
   }
   if (!bind_unplanned_outputs(meta.get(), method.get(), memory, why)) return fail(why);
-  if (!options.steps_dir.empty()) return run_steps(method.get(), meta.get(), options);
-  if (!options.prompt_text.empty()) return run_generation(method.get(), meta.get(), options);
-  return run_once(method.get(), meta.get(), options, profile, profile_file);
+  const int status = !options.steps_dir.empty()     ? run_steps(method.get(), meta.get(), options)
+                     : !options.prompt_text.empty() ? run_generation(method.get(), meta.get(), options)
+                                                    : run_once(method.get(), meta.get(), options, profile, profile_file);
+  warn_of_refused_scratch(memory);
+  return status;
 }
 
 // Whether a method name is safe as a directory name (a corrupt program can

@@ -25,6 +25,13 @@ Tensor& relu_out(KernelRuntimeContext& ctx, const Tensor& self, Tensor& out) {
                   InvalidArgument, out);
   ET_KERNEL_CHECK(ctx, ::executorch::runtime::resize_tensor(out, self.sizes()) == ::executorch::runtime::Error::Ok,
                   InvalidArgument, out);
+#if defined(MLP_KERNELS_SCRATCH_BYTES)
+  // Built so for the runner's memory-budget test only: asks the runtime for
+  // scratch twice, as a kernel with a fast path might, and runs the same
+  // without it.
+  (void)ctx.allocate_temp(MLP_KERNELS_SCRATCH_BYTES);
+  (void)ctx.allocate_temp(MLP_KERNELS_SCRATCH_BYTES);
+#endif
   const float* in = self.const_data_ptr<float>();
   float* result = out.mutable_data_ptr<float>();
   for (ssize_t i = 0; i < self.numel(); ++i) result[i] = in[i] > 0 ? in[i] : 0;
