@@ -5,7 +5,7 @@
 #include "util/depthwise_f32.h"
 #include "util/dot_f32.h"
 #include "util/copy_util.h"
-#include "util/gemm_f32.h"
+#include "util/matmul_util.h"
 
 #include <optional>
 #include <type_traits>
@@ -31,7 +31,7 @@ void fill_with_bias(T* out, const T* bias, int64_t first, int64_t channels, int6
 }
 
 /// Scratch memory from the runtime's temp allocator, or null when the
-/// program runs without one (the caller then gathers: conv2d_gather).
+/// program runs without one (kDirectWithoutScratch says what runs then).
 float* temp_floats(KernelRuntimeContext& ctx, int64_t count) {
   auto memory = ctx.allocate_temp(static_cast<size_t>(count) * sizeof(float), 64);
   return memory.ok() ? static_cast<float*>(memory.get()) : nullptr;
@@ -40,12 +40,96 @@ float* temp_floats(KernelRuntimeContext& ctx, int64_t count) {
 /// Whether to take the paths that pay for speed with code: depthwise's direct
 /// kernels and the dot kernel for tiny planes. etsb's size configuration
 /// (ETSB_KERNELS_ONE_PATH) leaves them out: im2col with gemm (which matrix
-/// products link anyway) cover every shape.
+/// products link anyway) cover every shape. Without scratch memory, Float
+/// runs the direct loops below there (kDirectWithoutScratch: the deploy
+/// runner has no temp allocator unless given temp_pool_bytes); elsewhere
+/// runtimes come with one (etsb's runner, ExecuTorch's Module), and the rare
+/// one without gathers (conv2d_gather, ~40x slower): 3.2 KB less code.
 #if defined(ETSB_KERNELS_ONE_PATH)
-constexpr bool kSpecialisedPaths = false;
+constexpr bool kSpecialisedPaths = false, kDirectWithoutScratch = true;
 #else
-constexpr bool kSpecialisedPaths = true;
+constexpr bool kSpecialisedPaths = true, kDirectWithoutScratch = false;
 #endif
+
+/// Direct convolution, weight-stationary: each weight tap scales a shifted
+/// input row into an output row, so with stride 1 the inner loop is a
+/// contiguous axpy (matmul_util.h) with the bounds hoisted out of it.
+template <typename T>
+void conv2d(const T* in, const T* weight, const T* bias, T* out, int64_t batch, int64_t in_ch, int64_t out_ch,
+            int64_t groups, const Axis& h, const Axis& w) {
+  const int64_t in_per_group = in_ch / groups;
+  const int64_t out_per_group = out_ch / groups;
+  const int64_t in_plane = h.in * w.in;
+  const int64_t out_plane = h.out * w.out;
+  for (int64_t b = 0; b < batch; ++b) {
+    for (int64_t oc = 0; oc < out_ch; ++oc) {
+      T* o = out + (b * out_ch + oc) * out_plane;
+      fill_with_bias(o, bias, oc, 1, out_plane);
+      const int64_t g = oc / out_per_group;
+      for (int64_t ic = 0; ic < in_per_group; ++ic) {
+        const T* x = in + (b * in_ch + g * in_per_group + ic) * in_plane;
+        const T* wk = weight + (oc * in_per_group + ic) * h.kernel * w.kernel;
+        for (int64_t kh = 0; kh < h.kernel; ++kh) {
+          int64_t oh_lo, oh_hi;
+          k::valid_range(h, kh * h.dilation, &oh_lo, &oh_hi);
+          for (int64_t kw = 0; kw < w.kernel; ++kw) {
+            const T tap = wk[kh * w.kernel + kw];
+            int64_t ow_lo, ow_hi;
+            k::valid_range(w, kw * w.dilation, &ow_lo, &ow_hi);
+            const int64_t len = ow_hi - ow_lo;
+            if (len <= 0) continue;
+            for (int64_t oh = oh_lo; oh < oh_hi; ++oh) {
+              const int64_t ih = oh * h.stride - h.pad + kh * h.dilation;
+              const T* src = x + ih * w.in + (ow_lo * w.stride - w.pad + kw * w.dilation);
+              T* dst = o + oh * w.out + ow_lo;
+              if (w.stride == 1) {
+                k::axpy(dst, tap, src, len);
+              } else {
+                for (int64_t j = 0; j < len; ++j) dst[j] += tap * src[j * w.stride];
+              }
+            }
+          }
+        }
+      }
+    }
+  }
+}
+
+/// Transposed convolution (the gradient of conv2d with respect to its
+/// input), scattering: each input element times each weight tap is added to
+/// the output position it maps to. weight is [IC, OC / groups, KH, KW].
+template <typename T>
+void conv2d_transposed(const T* in, const T* weight, const T* bias, T* out, int64_t batch, int64_t in_ch,
+                       int64_t out_ch, int64_t groups, const Axis& h, const Axis& w) {
+  const int64_t in_per_group = in_ch / groups;
+  const int64_t out_per_group = out_ch / groups;
+  const int64_t in_plane = h.in * w.in;
+  const int64_t out_plane = h.out * w.out;
+  for (int64_t b = 0; b < batch; ++b) {
+    fill_with_bias(out + b * out_ch * out_plane, bias, 0, out_ch, out_plane);
+    for (int64_t ic = 0; ic < in_ch; ++ic) {
+      const int64_t g = ic / in_per_group;
+      const T* x = in + (b * in_ch + ic) * in_plane;
+      for (int64_t ocl = 0; ocl < out_per_group; ++ocl) {
+        T* o = out + (b * out_ch + g * out_per_group + ocl) * out_plane;
+        const T* wk = weight + (ic * out_per_group + ocl) * h.kernel * w.kernel;
+        for (int64_t kh = 0; kh < h.kernel; ++kh) {
+          for (int64_t ih = 0; ih < h.in; ++ih) {
+            const int64_t oh = ih * h.stride - h.pad + kh * h.dilation;
+            if (oh < 0 || oh >= h.out) continue;
+            for (int64_t kw = 0; kw < w.kernel; ++kw) {
+              const T tap = wk[kh * w.kernel + kw];
+              for (int64_t iw = 0; iw < w.in; ++iw) {
+                const int64_t ow = iw * w.stride - w.pad + kw * w.dilation;
+                if (ow >= 0 && ow < w.out) o[oh * w.out + ow] += tap * x[ih * w.in + iw];
+              }
+            }
+          }
+        }
+      }
+    }
+  }
+}
 
 /// Output columns of an im2col tile: a multiple of every build's register
 /// tile width (8, 16, 32 floats), so that only the plane's last tile has a
@@ -236,10 +320,9 @@ bool conv2d_transposed_gemm(KernelRuntimeContext& ctx, const float* in, const fl
 
 /// Runs the convolution in the way that suits T and the layout: Float with
 /// every tensor dense as matrix products (depthwise too in the size
-/// configuration); every other dtype and layout, and Float without scratch
-/// memory, by gathering (conv2d_gather). No direct loops: Float's would
-/// cost 3.2 KB of code in every binary with a convolution for a runtime
-/// without a temp allocator, Double's 3.4 KB.
+/// configuration; without scratch, see kDirectWithoutScratch); every other
+/// dtype and layout by gathering (conv2d_gather: Double's direct loops
+/// would cost 3.4 KB of code in every binary).
 template <typename T>
 void convolve(KernelRuntimeContext& ctx, bool all_dense, const T* x, const T* weight, const T* bias, T* y,
               const k::ConvShape& s) {
@@ -249,6 +332,14 @@ void convolve(KernelRuntimeContext& ctx, bool all_dense, const T* x, const T* we
           s.transposed ? conv2d_transposed_gemm(ctx, x, weight, bias, y, s.batch, s.in_ch, s.out_ch, s.groups, s.h, s.w)
                        : conv2d_gemm(ctx, x, weight, bias, y, s.batch, s.in_ch, s.out_ch, s.groups, s.h, s.w);
       if (done) return;
+      if constexpr (kDirectWithoutScratch) {
+        if (s.transposed) {
+          conv2d_transposed(x, weight, bias, y, s.batch, s.in_ch, s.out_ch, s.groups, s.h, s.w);
+        } else {
+          conv2d(x, weight, bias, y, s.batch, s.in_ch, s.out_ch, s.groups, s.h, s.w);
+        }
+        return;
+      }
     }
   }
   (void)ctx;
@@ -265,9 +356,10 @@ void convolve(KernelRuntimeContext& ctx, bool all_dense, const T* x, const T* we
 /// output_padding take one value for all axes or one per axis. Tensors of
 /// one dtype, in any dim order (out in input's: e.g. both channels-last).
 /// With all of them laid out densely, Float as matrix products (scratch
-/// memory from the runtime's temp allocator); Double, integers, Half,
-/// BFloat16, the other layouts and Float without a temp allocator gathered
-/// through strides. out is resized to [N, OC, OH, OW].
+/// memory from the runtime's temp allocator; without one, the direct loops
+/// in the size configuration); Double, integers, Half, BFloat16, the other
+/// layouts and Float without a temp allocator elsewhere gathered through
+/// strides. out is resized to [N, OC, OH, OW].
 Tensor& convolution_out(KernelRuntimeContext& ctx, const Tensor& input, const Tensor& weight,
                         const std::optional<Tensor>& bias, ArrayRef<int64_t> stride, ArrayRef<int64_t> padding,
                         ArrayRef<int64_t> dilation, bool transposed, ArrayRef<int64_t> output_padding,
