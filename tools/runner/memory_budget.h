@@ -31,6 +31,8 @@ struct MemoryBudget {
     left -= size;
     return true;
   }
+  // Returns `size` bytes taken before.
+  void give_back(size_t size) { left += size; }
 };
 
 // malloc within a budget: the runtime's allocations for a method (its values,
@@ -51,14 +53,14 @@ class BudgetedAllocator : public executorch::extension::MallocMemoryAllocator {
     }
     void* memory = MallocMemoryAllocator::allocate(size, alignment);
     if (memory == nullptr) {
-      budget_.left += size + alignment;
+      budget_.give_back(size + alignment);
     } else {
       held_ += size + alignment;
     }
     return memory;
   }
   void reset() override {
-    budget_.left += held_;
+    budget_.give_back(held_);
     held_ = 0;
     MallocMemoryAllocator::reset();
   }

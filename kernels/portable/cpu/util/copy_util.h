@@ -124,8 +124,8 @@ inline void make_strided_plan(const int64_t* sizes, const int64_t* strides, size
 constexpr int64_t kTransposeTile = 8;
 
 /// dst[r * rs + c] = src[r + c * cs] for r < rows, c < cols: a 2-D
-/// transpose in tiles of kTransposeTile x kTransposeTile, so that both sides stay within a few cache
-/// lines while a tile moves.
+/// transpose in square tiles of kTransposeTile, so that both sides stay
+/// within a few cache lines while a tile moves.
 template <typename In, typename Out>
 inline void transpose_tiles(const In* src, int64_t cs, Out* dst, int64_t rs, int64_t rows, int64_t cols) {
   constexpr int64_t kTile = kTransposeTile;

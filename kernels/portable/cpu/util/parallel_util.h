@@ -139,7 +139,7 @@ void run_piece(const F& f, int64_t b, int64_t e) {
 /// The grain parallel_range cuts a range of n with now (see there), 0 to
 /// run it on the calling thread. Out of line: one copy of the rule for
 /// every loop of a kernel.
-__attribute__((noinline)) inline int64_t range_grain(int64_t n, int64_t grain) {
+ETSB_POOL_RULE inline int64_t range_grain(int64_t n, int64_t grain) {
   const int64_t g = grain > 1 ? grain : 1;
   return n >= 2 * g && worth_the_pool(n / g) ? g : 0;
 }
