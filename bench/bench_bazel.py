@@ -28,12 +28,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from lib.bazel import BAZEL7_SCRIPT, Bazel4, Bazel7, Run, script
-from lib.cli import choose, listed, parser, wait
 from lib.env import ETSB, MLP, REPO, starlark_env
-from lib.processes import BuildFailed, actions_summary, etsb_build
 from lib.results import finish, markdown
-from lib.timing import interleaved
-from lib.workspace import copy_mlp_workspace
+from lib.timing import choose, interleaved, listed, parser, wait
+from lib.workspace import BuildFailed, actions_summary, copy_mlp_workspace, etsb_build
 
 sys.path.insert(0, str(REPO / "tests"))
 from servers import HttpCache, RemoteWorker  # noqa: E402   (the HTTP cache and the remote executor the tests use)

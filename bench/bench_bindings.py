@@ -27,12 +27,10 @@ import tempfile
 import time
 from pathlib import Path
 
-from lib.cli import parser
 from lib.env import ETSB, EXPORT_PYTHON, FILES, MODELS_DIR, REPO, executorch_runtime
-from lib.processes import gen_oplist, try_run
 from lib.results import finish, markdown
 from lib.sizes import text_size
-from lib.timing import time_call, time_commands
+from lib.timing import gen_oplist, parser, time_call, time_commands, try_run
 from selective_build.__main__ import main as etsb_main
 
 MLP = MODELS_DIR / "mlp" / "mlp.pte"

@@ -25,12 +25,10 @@ import time
 from pathlib import Path
 from typing import Mapping
 
-from lib.cli import parser
 from lib.env import ETSB, FILES, MLP, STARLARK, starlark_env
-from lib.processes import actions_summary, etsb_build
 from lib.results import finish, markdown
-from lib.timing import probes, python, time_commands
-from lib.workspace import copy_mlp_workspace, copy_parts
+from lib.timing import parser, probes, python, time_commands
+from lib.workspace import actions_summary, copy_mlp_workspace, copy_parts, etsb_build
 from selective_build.driver import state
 from selective_build.driver.workspace import Workspace
 

@@ -23,14 +23,12 @@ from pathlib import Path
 
 import numpy as np
 
-from lib.cli import choose, listed, parser, wait
 from lib.env import REPO, TREE, starlark_env
 from lib.models import Model, corpus_methods, runner_command
-from lib.processes import BuildFailed, etsb_build, instructions_in
 from lib.results import finish, markdown, ms_cell
 from lib.sizes import parts_by_map, stripped, yaml_operators
-from lib.timing import time_commands
-from lib.workspace import model_target, new_workspace, write_model_package
+from lib.timing import choose, instructions_in, listed, parser, time_commands, wait
+from lib.workspace import BuildFailed, etsb_build, model_target, new_workspace, write_model_package
 from selective_build.driver import size as size_mod
 from selective_build.driver.platforms import EXECUTORCH_CI_CONFIG, HOST, PLATFORMS, SIZE_CONFIG
 from selective_build.readers.deploy_output import read_deploy_output

@@ -9,11 +9,11 @@ every binary built, and an SVG bar chart.
     (minutes for a few models, an hour or more for a whole set; writes
     bench/results/bench_models_SET.md and bench_models_SET.svg beside it)
 
-Sides (lib/programs.py): binaries built per program in $TMPDIR/bench_models_SET_ws (kept; the
+Sides (lib/models.py): binaries built per program in $TMPDIR/bench_models_SET_ws (kept; the
 tree's sides from ETSB_EXECUTORCH_TREE), or a peer runner on the wheel's prebuilt kernels. Each
 set has its own default sides and threads; corpus checks goals, tree also times cold builds of
-the MLP, llm greedy generation (lib/generation.py); timing: lib/rounds.py. Exits 1 when a
-binary fails or disagrees with torch, or a goal is missed.
+the MLP, llm greedy generation; timing: lib/rounds.py. Exits 1 when a binary fails or
+disagrees with torch, or a goal is missed.
 """
 
 from __future__ import annotations
@@ -30,17 +30,15 @@ from pathlib import Path
 from typing import Callable
 
 from lib.charts import bar_chart
-from lib.cli import listed, parser, wait
 from lib.env import MODELS_DIR, OPTIMIZED_LIB, TREE, executorch_runtime
-from lib.flops import measure_peak, program_flops
-from lib.generation import bench_decoders, decoder_table
-from lib.models import load_models
-from lib.programs import (DTS, QUANTIZED_LIB, SIDES, Programs, load_cases, load_corpus, load_delegated, load_llm,
-                          load_quantized)
+from lib.models import (DTS, QUANTIZED_LIB, SIDES, Programs, load_cases, load_corpus, load_delegated, load_llm,
+                        load_models, load_quantized)
+from lib.profiles import measure_peak, program_flops
 from lib.results import diff_cell, finish, kb, markdown, ms_cell, results_path, write_atomically
-from lib.rounds import PROCESS_MS, Plan, Timed, bench_items, cpu_note, ratio_cell, summary
+from lib.rounds import (PROCESS_MS, Plan, Timed, bench_decoders, bench_items, cpu_note, decoder_table, ratio_cell,
+                        summary)
 from lib.sizes import executorch_libraries, libraries, measure, size_table, stripped, yaml_operators
-from lib.timing import interleaved
+from lib.timing import interleaved, listed, parser, wait
 from lib.workspace import build_models, model_target, write_et_package
 
 PACKAGE = "models"
@@ -343,7 +341,7 @@ def latency_report(options: argparse.Namespace, programs: Programs, built: tuple
 
 def decoder_report(options: argparse.Namespace, programs: Programs, built: tuple, sized: tuple,
                    tmp: Path) -> tuple[list[str], list[str], list[str]]:
-    """The llm set: tokens per second of each decoder on each side (lib/generation.py)."""
+    """The llm set: tokens per second of each decoder on each side (lib/rounds.py)."""
     load = wait("timing", options)
     sides = binaries_by_side([(s, s) for s in options.sides], {d.name: d.pte.stem for d in programs.decoders}, built)
     results, problems, notes = bench_decoders(programs.decoders, sides, options.rounds, options.optional)

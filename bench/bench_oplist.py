@@ -18,12 +18,10 @@ import tempfile
 import time
 from pathlib import Path
 
-from lib.cli import parser
 from lib.env import EXPORT_PYTHON, MODELS_DIR, REPO
 from lib.models import manifest
-from lib.processes import gen_oplist, peak_rss_mb
 from lib.results import finish, markdown
-from lib.timing import time_commands
+from lib.timing import gen_oplist, parser, peak_rss_mb, time_commands
 
 BIG_MODEL = REPO / "etsb-out" / "bench" / "big.pte"
 

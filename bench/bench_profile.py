@@ -25,13 +25,11 @@ import time
 from pathlib import Path
 
 from lib.charts import share_chart
-from lib.cli import listed, parser, wait
-from lib.flops import instructions
 from lib.models import Model, delegated_twins, difference, load_models
-from lib.profiles import CATEGORIES, Row, category, conv_shape, grouped, join, read_profile
+from lib.profiles import CATEGORIES, Row, category, conv_shape, grouped, instructions, join, read_profile
 from lib.results import diff_cell, finish, markdown, ms_cell, results_path, write_atomically
-from lib.timing import interleaved
 from lib.rounds import run_process
+from lib.timing import interleaved, listed, parser, wait
 from lib.workspace import build_models, model_target
 
 PACKAGE = "models"

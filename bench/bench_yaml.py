@@ -16,10 +16,9 @@ import tempfile
 import time
 from pathlib import Path
 
-from lib.cli import parser
 from lib.env import ETSB, REPO, VENV_PYTHON, executorch_runtime
 from lib.results import finish, markdown
-from lib.timing import probes, python, time_commands
+from lib.timing import parser, probes, python, time_commands
 from selective_build.model.errors import UserError
 from selective_build.readers.aten_schemas import load_default_aten_schemas
 from selective_build.readers.kernel_yaml import parse_kernel_yaml

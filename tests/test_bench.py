@@ -18,8 +18,8 @@ import pytest
 from conftest import REPO
 
 sys.path.insert(0, str(REPO / "bench"))
-from lib.generation import Generated, load_decoders, parse_tokens, tokens_per_second  # noqa: E402
-from lib.models import STEP_SLACK, quantized_models, step_atol  # noqa: E402
+from lib.models import STEP_SLACK, load_decoders, quantized_models, step_atol  # noqa: E402
+from lib.rounds import Generated, parse_tokens, tokens_per_second  # noqa: E402
 
 BENCH = Path(__file__).resolve().parent.parent / "bench"
 SCRIPTS = sorted(BENCH.glob("*.py"))

@@ -1,8 +1,8 @@
 """bench/bench_profile.py's join of the runner's --profile files with the
-program (bench/lib/profiles.py, bench/lib/flops.py), on hand-made profiles of
-corpus programs: each instruction's operator, shapes and FLOPs beside its
-time, the sums by operator and kind, the convolution shapes, bad files named,
-and the chart a well-formed SVG."""
+program (bench/lib/profiles.py), on hand-made profiles of corpus programs:
+each instruction's operator, shapes and FLOPs beside its time, the sums by
+operator and kind, the convolution shapes, bad files named, and the chart a
+well-formed SVG."""
 
 from __future__ import annotations
 
@@ -17,8 +17,7 @@ from conftest import MODELS_DIR, REPO
 
 sys.path.insert(0, str(REPO / "bench"))
 from lib.charts import share_chart  # noqa: E402
-from lib.flops import instructions  # noqa: E402
-from lib.profiles import category, conv_shape, grouped, join, read_profile  # noqa: E402
+from lib.profiles import category, conv_shape, grouped, instructions, join, read_profile  # noqa: E402
 
 MLP = MODELS_DIR / "mlp" / "mlp.pte"
 CNN = MODELS_DIR / "cnn" / "cnn.pte"

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from lib.env import MLP, REPO
-from lib.processes import BuildFailed
+from lib.workspace import BuildFailed
 
 sys.path.insert(0, str(REPO / "tests"))
 from helpers import BAZEL_BUILD, BAZEL_STARTUP, bazel_processes  # noqa: E402

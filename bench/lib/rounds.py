@@ -1,16 +1,23 @@
-"""A program's timed runs in a model runner under `/usr/bin/time`: each side's
-outputs first checked in a run of 3 iterations (a failing side is a problem,
-or for an optional side a note, and is not timed), then R interleaved rounds
-of one process per side (A B C A B C ...), each of `--iterations 1+N` (N for
-~0.3 s of runs, at least --runs, at most 5000) or a fixed count; the runner
-prints its median after the warm-up run, tables show the median over the R processes.
-Also the summaries of the timed results: ratios, their geometric means, CPU shares."""
+"""Timed runs of programs in a model runner. Latency: each side's outputs
+first checked in a run of 3 iterations (a failing side is a problem, or for an
+optional side a note, and is not timed), then R interleaved rounds of one
+process per side (A B C A B C ...) under `/usr/bin/time`, each of
+`--iterations 1+N` (N for ~0.3 s of runs, at least --runs, at most 5000) or a
+fixed count; the runner prints its median after the warm-up run, tables show
+the median over the R processes; the summaries: ratios, their geometric means,
+CPU shares. Greedy generation with the LLM decoders, timed whole-process: the
+runner's `--prompt IDS --generate N` prints the tokens and no timing, so each
+round runs `--generate 0` (load + prompt) and `--generate N` back to back, and
+the decode rate is N over their difference in CPU time (user + system, from the
+children's rusage: the work done, less sensitive than wall time to other load);
+every run's tokens are checked against torch's first."""
 
 from __future__ import annotations
 
 import math
 import os
 import re
+import resource
 import shutil
 import statistics
 import subprocess
@@ -19,7 +26,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Mapping, Sequence
 
-from lib.models import Model, difference, runner_command
+from lib.models import Decoder, Model, difference, runner_command
+from lib.results import markdown, ms_cell
 from lib.timing import geomean, interleaved
 
 LATENCY_LINE = re.compile(r"median latency: ([0-9.]+) ms over (\d+) runs")
@@ -199,3 +207,96 @@ def summary(results: list[Timed], side: str, base: str) -> str:
             f"over {len(values)}; {side} faster on {sum(r <= 0.995 for r in values)}"
             + (f", par (within 0.5%) on {', '.join(par)}" if par else "")
             + (f"; SLOWER on {len(slower)}: {', '.join(slower)}" if slower else "; slower on none"))
+
+
+@dataclass(frozen=True)
+class Generated:
+    """One decoder on one side: median CPU ms of the prompt-only and of the
+    full process, and each round's pair (prompt-only ms, full ms)."""
+
+    prompt_ms: float
+    full_ms: float
+    rounds: tuple[tuple[float, float], ...]
+
+    def decode_rate(self, count: int) -> float | None:
+        """Tokens per second of the ``count`` generated tokens: the median over the rounds' pairs."""
+        rates = [r for p, f in self.rounds if (r := tokens_per_second(count, p, f)) is not None]
+        return statistics.median(rates) if rates else None
+
+
+def parse_tokens(stdout: str) -> tuple[int, ...] | None:
+    """The ids of the runner's last "tokens: ..." line (prompt first), None without one."""
+    lines = [line for line in stdout.splitlines() if line.startswith("tokens:")]
+    if not lines:
+        return None
+    try:
+        return tuple(int(word) for word in lines[-1].split()[1:])
+    except ValueError:
+        return None
+
+
+def tokens_per_second(count: int, prompt_ms: float, full_ms: float) -> float | None:
+    """``count`` tokens over the time the full run took beyond the prompt-only one (None when not beyond)."""
+    return count / ((full_ms - prompt_ms) / 1000) if full_ms > prompt_ms else None
+
+
+def generate(binary: Path, decoder: Decoder, count: int) -> tuple[float, str | None]:
+    """``binary`` --prompt --generate ``count`` on ``decoder``: (CPU ms, a problem or None);
+    the tokens it prints must be the prompt and torch's first ``count``."""
+    command = [str(binary), "--model", str(decoder.pte), "--prompt", ",".join(map(str, decoder.prompt)),
+               "--generate", str(count)]
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    run = subprocess.run(command, capture_output=True, text=True, env=child_env(None), check=False)
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime) * 1000
+    if run.returncode != 0:
+        lines = [line.split("  key ")[0].strip() for line in run.stderr.strip().splitlines()
+                 if not line.startswith(("I ", "W "))]   # not the runtime's log lines
+        return cpu, "fails: " + " ".join(lines[:3] or [f"exit {run.returncode}"])
+    tokens, expected = parse_tokens(run.stdout), decoder.prompt + decoder.expected[:count]
+    return cpu, None if tokens == expected else f"tokens {tokens} are not torch's {expected}"
+
+
+def bench_decoders(decoders: Sequence[Decoder], sides: Mapping[str, Mapping[str, Path]], rounds: int,
+                   optional: Sequence[str] = ()) -> tuple[dict, list[str], list[str]]:
+    """Per decoder, each side that serves it (a checked run first), timed in
+    interleaved rounds: {decoder: {side: Generated}}, problems, notes (optional sides that cannot)."""
+    results: dict[str, dict[str, Generated]] = {}
+    problems, notes = [], []
+    for decoder in decoders:
+        count = len(decoder.expected)
+        usable = usable_sides(decoder.name, list(sides), lambda side: generate(sides[side][decoder.name], decoder,
+                              count)[1] if decoder.name in sides[side] else "no binary", optional, problems, notes)
+
+        def timed(side: str, index: int) -> tuple[float, float] | None:
+            runs = [generate(sides[side][decoder.name], decoder, n) for n in (0, count)]
+            if found := [f"{decoder.name}, {side}, timed: {problem}" for _, problem in runs if problem]:
+                problems.extend(found)
+                return None
+            return runs[0][0], runs[1][0]
+
+        samples = interleaved(usable, rounds, timed)
+        results[decoder.name] = {side: Generated(statistics.median(p for p, _ in s), statistics.median(f for _, f in s),
+                                                 tuple(s)) for side, s in samples.items() if s}
+        print(f"  {decoder.name}: " + ", ".join(f"{side} {g.prompt_ms:.2f}/{g.full_ms:.2f} ms"
+                                                 for side, g in results[decoder.name].items()), flush=True)
+    return results, problems, notes
+
+
+def decoder_table(decoders: Sequence[Decoder], results: Mapping[str, Mapping[str, Generated]],
+                  sides: Sequence[str]) -> str:
+    """Per decoder: prompt-only and full ms, tokens/s per side, and the first side's rate over each other's."""
+    rows = []
+    for decoder in decoders:
+        count, done = len(decoder.expected), results[decoder.name]
+        rates = {s: done[s].decode_rate(count) if s in done else None for s in sides}
+        rows.append([decoder.name, f"{len(decoder.prompt)} + {count}",
+                     *(ms_cell(done[s].prompt_ms if s in done else None) for s in sides),
+                     *(ms_cell(done[s].full_ms if s in done else None) for s in sides),
+                     *(f"{r:,.0f}" if r else "-" for r in rates.values()),
+                     *(f"{rates[sides[0]] / rates[s]:.2f}x" if rates[sides[0]] and rates[s] else "-"
+                       for s in sides[1:])])
+    headers = ["decoder", "prompt + generated", *(f"{s} prompt-only ms" for s in sides),
+               *(f"{s} full ms" for s in sides), *(f"{s} tokens/s" for s in sides),
+               *(f"{sides[0]}/{s} tokens/s" for s in sides[1:])]
+    return markdown(headers, rows)

@@ -1,20 +1,72 @@
-"""Timing: interleaved rounds, commands and in-process calls, statistics, waiting for a quiet machine."""
+"""The benches' command line, the commands they compare, and how they are
+measured: interleaved rounds, wall time, peak memory, instructions, waiting
+for a quiet machine."""
 
 from __future__ import annotations
 
+import argparse
 import json
 import math
 import os
+import re
 import statistics
 import subprocess
+import sys
+import tempfile
 import time
-from typing import Callable, Mapping, Sequence, TypeVar
+from typing import Callable, Iterable, Mapping, Sequence, TypeVar
 
-from lib.env import VENV_PYTHON
+from lib.env import ETSB, EXPORT_PYTHON, VENV_PYTHON
 
 QUIET_LOAD = 0.8   # 1-minute load average to wait for before timing
 K = TypeVar("K")
 T = TypeVar("T")
+
+
+def listed(text: str) -> list[str]:
+    """A comma-separated option's values."""
+    return text.split(",")
+
+
+def parser(doc: str, wait: bool = False, runs: int = 0, runs_help: str = "timed runs (median)",
+           **more: tuple) -> argparse.ArgumentParser:
+    """A parser described by the first line of ``doc``; with ``wait``, --no-wait and --max-wait; with
+    ``runs``, --runs of that default; each of ``more``, --NAME (dashes for underscores) given (type, default, help)."""
+    made = argparse.ArgumentParser(description=doc.splitlines()[0])
+    if wait:
+        made.add_argument("--no-wait", action="store_true", help="time at once, whatever the load (trial runs)")
+        made.add_argument("--max-wait", type=float, default=20, help="minutes to wait for a quiet machine (default 20)")
+    if runs:
+        made.add_argument("--runs", type=int, default=runs, help=f"{runs_help} (default {runs})")
+    for name, (kind, default, text) in more.items():
+        flag = "--" + name.replace("_", "-")
+        if kind is bool:
+            made.add_argument(flag, action="store_true", help=text)
+        else:
+            made.add_argument(flag, type=kind, default=default, help=text)
+    return made
+
+
+def choose(kind: str, names: Sequence[str] | None, known: Iterable[str], hint: str = "") -> list[str]:
+    """``names`` (all ``known`` when None), once each is known (exit naming the unknown ones otherwise)."""
+    known = list(known)
+    if unknown := [name for name in names or () if name not in known]:
+        raise SystemExit(f"unknown {kind} {unknown}; known: {', '.join(known)}{hint}")
+    return list(names or known)
+
+
+def wait(what: str, options: argparse.Namespace) -> float:
+    """Wait until the 1-minute load average is below QUIET_LOAD (polling every 15 s; --no-wait: not at all,
+    --max-wait: at most so many minutes); the load average timing starts at."""
+    start, load, limit = time.monotonic(), os.getloadavg()[0], options.max_wait * 60
+    while not options.no_wait and load >= QUIET_LOAD and time.monotonic() - start < limit:
+        print(f"  waiting for a quiet machine before {what}: load average {load:.2f}", flush=True)
+        time.sleep(15)
+        load = os.getloadavg()[0]
+    note = "" if load < QUIET_LOAD else " (--no-wait: timing at once)" if options.no_wait else \
+        f" (still >= {QUIET_LOAD} after {options.max_wait:.0f} minutes: timing anyway)"
+    print(f"{what}: load average {load:.2f}{note}", flush=True)
+    return load
 
 
 def interleaved(names: Sequence[K], runs: int, measure: Callable[[K, int], T | None]) -> dict[K, list[T]]:
@@ -33,7 +85,13 @@ def python(code: str) -> list[str]:
     return [str(VENV_PYTHON), "-c", code]
 
 
-def time_commands(commands: Mapping[str, Sequence[str]], runs: int, cwd: str | None = None,
+def gen_oplist(output: object, model: object, peer: bool = False) -> list[str]:
+    """`etsb gen-oplist` of ``model`` into ``output``; with ``peer``, ExecuTorch's gen_oplist.py in the export venv."""
+    tool = [str(EXPORT_PYTHON), "-m", "executorch.codegen.tools.gen_oplist"] if peer else [ETSB, "gen-oplist"]
+    return [*tool, "--output_path", str(output), "--model_file_path", str(model)]
+
+
+def time_commands(commands: Mapping[str, Sequence[str] | str], runs: int, cwd: str | None = None,
                   env: Mapping[str, str] | None = None, warm_up: bool = True) -> dict[str, float]:
     """Median wall ms of each command (a str: Python code), run interleaved, after one untimed run of each
     when ``warm_up``. Python may cache bytecode (as for any user; pip compiled the peers' at install time).
@@ -55,12 +113,11 @@ def time_commands(commands: Mapping[str, Sequence[str]], runs: int, cwd: str | N
 
 def time_call(function: Callable[[], object], runs: int) -> float:
     """Median wall ms of an in-process call."""
-    values = []
-    for _ in range(runs):
+    def once() -> float:
         start = time.perf_counter()
         function()
-        values.append((time.perf_counter() - start) * 1000)
-    return statistics.median(values)
+        return (time.perf_counter() - start) * 1000
+    return statistics.median(once() for _ in range(runs))
 
 
 def probes(command: Sequence[str], runs: int, **kwargs) -> list[dict]:
@@ -74,15 +131,32 @@ def geomean(values: Sequence[float]) -> float:
     return math.exp(statistics.fmean(math.log(v) for v in values))
 
 
-def wait_for_quiet(what: str, wait: bool = True, max_wait_s: float = 20 * 60) -> float:
-    """Wait until the 1-minute load average is below QUIET_LOAD (polling every
-    15 s, at most ``max_wait_s``); the load average timing starts at."""
-    start, load = time.monotonic(), os.getloadavg()[0]
-    while wait and load >= QUIET_LOAD and time.monotonic() - start < max_wait_s:
-        print(f"  waiting for a quiet machine before {what}: load average {load:.2f}", flush=True)
-        time.sleep(15)
-        load = os.getloadavg()[0]
-    note = "" if load < QUIET_LOAD else (f" (still >= {QUIET_LOAD} after {max_wait_s / 60:.0f} minutes: timing "
-                                         "anyway)" if wait else " (--no-wait: timing at once)")
-    print(f"{what}: load average {load:.2f}{note}", flush=True)
-    return load
+def peak_rss_mb(command: Sequence[str]) -> float:
+    """Max resident set size of ``command`` in MB, measured in a fresh child
+    (RUSAGE_CHILDREN keeps the maximum over all children, so wrap it)."""
+    probe = ("import resource, subprocess, sys; subprocess.run(sys.argv[1:], check=True, "
+             "stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL); "
+             "print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)")
+    out = subprocess.run([sys.executable, "-c", probe, *command], check=True, capture_output=True, text=True)
+    return int(out.stdout) / 1024
+
+
+def try_run(command: Sequence[str]) -> str | None:
+    """None if ``command`` succeeds, else the last line of its error output."""
+    result = subprocess.run(command, capture_output=True, text=True)
+    lines = (result.stderr or result.stdout).strip().splitlines()
+    return None if result.returncode == 0 else lines[-1] if lines else f"exit status {result.returncode}"
+
+
+def instructions_in(command: Sequence[str], function: str) -> int:
+    """Instructions ``command`` executes inside ``function`` (demangled, ``ns::Class::method()``) and what it
+    calls: valgrind's callgrind collecting only there, a count no other load on the machine changes."""
+    with tempfile.TemporaryDirectory() as tmp:
+        run = subprocess.run(["valgrind", "--tool=callgrind", f"--callgrind-out-file={tmp}/out",
+                              f"--toggle-collect={function}", *command], stdout=subprocess.DEVNULL,
+                             stderr=subprocess.PIPE, text=True)
+    collected = re.search(r"^==\d+== Collected : (\d+)$", run.stderr, re.MULTILINE)
+    if run.returncode != 0 or not collected or not int(collected.group(1)):
+        raise SystemExit(f"callgrind of {' '.join(command)} in {function} failed or counted nothing "
+                         f"(exit {run.returncode}):\n{run.stderr[-2000:]}")
+    return int(collected.group(1))

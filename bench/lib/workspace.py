@@ -1,24 +1,61 @@
 """The workspaces benches build in (never the repository's etsb-out, which
-tests and other builds use): copies of the repository's parts, packages of
-model binaries, and //bench_et, the peer: the same //tools/runner:runner the
-examples link on the wheel's prebuilt kernels (files/bench_et.BUILD), its
-thread pool sized by files/one_thread.cpp."""
+tests and other builds use) and `etsb build` there: copies of the repository's
+parts, packages of model binaries, and //bench_et, the peer: the same
+//tools/runner:runner the examples link on the wheel's prebuilt kernels
+(files/bench_et.BUILD), its thread pool sized by files/one_thread.cpp."""
 
 from __future__ import annotations
 
+import re
 import shutil
+import subprocess
+import time
+from collections import Counter
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterable, Sequence
+from typing import Iterable, Mapping, Sequence
 
-from lib.env import FILES, REPO, starlark_env
-from lib.processes import Build, etsb_build
+from lib.env import ETSB, FILES, REPO, starlark_env
 
+ACTION_LINE = re.compile(r"^\[\d+/\d+\] (.*)$", re.MULTILINE)
+BUILT_LINE = re.compile(r"^(//\S+): (\S+)$", re.MULTILINE)
 ET_LABEL = "//bench_et:runner_et_optimized"
 ET_QUANTIZED_LABEL = "//bench_et:runner_et_quantized"   # with the wheel's quantized kernels too
 ETSB_PARTS = ("rules", "runtime", "platforms", "tools", "kernels")
 MLP_PARTS = ("rules", "runtime", "kernels", "tools/runner", "tools/selective_build", "examples/mlp",
              "tests/models/mlp")
 LOAD = 'load("//rules:executorch.bzl", "et_model_binary")\n'
+
+
+class BuildFailed(SystemExit):
+    """A build that failed: exits with its message unless a bench catches it (to clean up and report)."""
+
+
+@dataclass(frozen=True)
+class Build:
+    """One `etsb build`: wall seconds, the actions ninja ran ("[n/m]" lines), each label's output."""
+
+    seconds: float
+    actions: tuple[str, ...]
+    outputs: Mapping[str, Path]
+
+
+def etsb_build(workspace: Path, labels: Sequence[str], env: Mapping[str, str], *flags: str) -> Build:
+    """`etsb build -j 2 FLAGS LABELS` in ``workspace`` (BuildFailed on failure)."""
+    start = time.perf_counter()
+    run = subprocess.run([ETSB, "build", "-j", "2", *flags, *labels], cwd=workspace, env=dict(env),
+                         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    seconds = time.perf_counter() - start
+    if run.returncode != 0:
+        raise BuildFailed(f"etsb build failed in {workspace} (exit {run.returncode}):\n{run.stdout[-5000:]}")
+    return Build(seconds, tuple(ACTION_LINE.findall(run.stdout)),
+                 {label: Path(workspace) / path for label, path in BUILT_LINE.findall(run.stdout)})
+
+
+def actions_summary(actions: Sequence[str]) -> str:
+    """How many actions of each kind ran ("3 CXX, 1 LINK"), or "none"."""
+    kinds = Counter(action.split(" ", 1)[0] for action in actions)
+    return ", ".join(f"{count} {kind}" for kind, count in kinds.items()) or "none"
 
 
 def copy_parts(root: Path, parts: Iterable[str], files: Sequence[str] = (), skip: Sequence[str] = ()) -> None:

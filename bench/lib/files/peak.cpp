@@ -1,4 +1,4 @@
-// Peak single-precision FLOP rate of one core (lib/flops.py measure_peak): independent chains of
+// Peak single-precision FLOP rate of one core (lib/profiles.py measure_peak): independent chains of
 // multiply-adds on 64-byte vectors (zmm with AVX-512; pairs of ymm otherwise), compiled for this
 // machine; the best of 100 short rounds.
 #include <chrono>
