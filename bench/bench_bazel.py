@@ -2,8 +2,7 @@
 one run: etsb's embedded driver, Bazel 4 on the host (WORKSPACE) and Bazel 7
 with bzlmod in the chroot of scripts/bazel7.sh.
 
-    .venv/bin/python bench/bench_bazel.py [--systems etsb,bazel4,bazel7] [--runs R] [--cold-runs C]
-        [--no-wait] [--max-wait MIN]     (writes bench/results/bench_bazel.md)
+    .venv/bin/python bench/bench_bazel.py [options]     (--help lists them; writes bench/results/bench_bazel.md)
 
 As root (Bazel 7's chroot needs it; else password-less sudo); about 2 minutes
 with --cold-runs 2. Rows, each row's runs interleaved across the systems: cold,
@@ -23,7 +22,6 @@ import statistics
 import subprocess
 import sys
 import tempfile
-import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -188,7 +186,7 @@ def main() -> int:
     choose("systems", options.systems, SYSTEMS)
     starlark_env()   # exits when the evaluator is missing
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))   # unwinds like an exception: the clean-up runs
-    started, begun = time.perf_counter(), []
+    begun = []
     tmp = Path(tempfile.mkdtemp(prefix="bench_bazel_", dir="/tmp"))   # /tmp: visible inside the chroot too
     rows, problems, contents, sides, load = [], [], {}, [], os.getloadavg()[0]
     try:
@@ -204,7 +202,7 @@ def main() -> int:
         if "bazel7" in options.systems:
             script("stop")   # the chroot wrapper's shared mount namespace
         shutil.rmtree(tmp, ignore_errors=True)
-    return finish("bench_bazel", report(rows, sides, contents, load), started, problems)
+    return finish("bench_bazel", report(rows, sides, contents, load), problems)
 
 
 if __name__ == "__main__":

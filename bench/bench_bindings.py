@@ -1,8 +1,7 @@
 """Bindings benchmark: `etsb gen-bindings` against ExecuTorch's own generator
 (`python -m executorch.codegen.gen`, in the export environment), in one run.
 
-    .venv/bin/python bench/bench_bindings.py [--runs N] [--compile-runs N]
-    (about two minutes; writes bench/results/bench_bindings.md)
+    .venv/bin/python bench/bench_bindings.py [options]     (about two minutes; writes bench/results/bench_bindings.md)
 
 On the wheel's full portable functions.yaml (209 kernels) and the MLP's
 selection (each tool given its own gen_oplist's): generation end to end
@@ -24,7 +23,6 @@ import shutil
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 from lib.env import ETSB, EXPORT_PYTHON, FILES, MODELS_DIR, REPO, executorch_runtime
@@ -100,7 +98,7 @@ def main() -> int:
     """Time both generators and compile their sources on both cases; write the report."""
     options = parser(__doc__, runs=9, runs_help="runs of each generator (median)",
                      compile_runs=(int, 3, "runs of each compile (median)")).parse_args()
-    started, gen_rows, source_rows, notes = time.perf_counter(), [], [], []
+    gen_rows, source_rows, notes = [], [], []
     os.environ.pop("PYTHONDONTWRITEBYTECODE", None)   # cached bytecode here too, as lib.timing times commands
     with tempfile.TemporaryDirectory() as tmp_name:
         tmp = Path(tmp_name)
@@ -127,8 +125,7 @@ def main() -> int:
         markdown(["case", "kernels etsb/ET", "etsb source", "ET source", "etsb s", "ET s", "ET/etsb", "etsb .text",
                   "ET .text"], source_rows), "", *notes,
         f"Floor here: python start {floors['python']:.1f} ms; with PyYAML imported {floors['python+yaml']:.1f} ms.",
-        "", "Goals: portable (209 kernels) < 150 ms end to end; etsb's source compiles faster (ET/etsb > 1)."]),
-        started)
+        "", "Goals: portable (209 kernels) < 150 ms end to end; etsb's source compiles faster (ET/etsb > 1)."]))
 
 
 if __name__ == "__main__":

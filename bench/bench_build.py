@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Mapping
 
 from lib.env import ETSB, FILES, MLP, STARLARK, starlark_env
-from lib.results import finish, markdown
+from lib.results import finish, markdown, ms_cell
 from lib.timing import parser, probes, python, time_commands
 from lib.workspace import actions_summary, copy_mlp_workspace, copy_parts, etsb_build
 from selective_build.driver import state
@@ -64,11 +64,6 @@ print(json.dumps({"steps": [(b - a) * 1000 for a, b in zip(t, t[1:])], "json_byt
 """
 SPLIT_STEPS = ["imports (command line, driver, evaluate, graph)", "find packages", "etsb-starlark (process)", "JSON parse",
                "JSON -> Package/Target objects", "referenced packages", "match //... and sort", "format the labels"]
-
-
-def fmt_ms(value: float) -> str:
-    """Milliseconds, one decimal below 100."""
-    return f"{value:.1f}" if value < 100 else f"{value:.0f}"
 
 
 def verdict(measured: float, goal: float) -> str:
@@ -117,8 +112,8 @@ def evaluation_rows(tmp: Path, runs: int, env: Mapping[str, str]) -> tuple[list,
         times = time_commands({"query": [ETSB, "query", "//..."],
                                "evaluator": [STARLARK, "--root", str(root), *flags, *pkgs]}, runs, str(root), env,
                               False)
-        rows.append([f"{targets:,}", str(len(pkgs)), form, fmt_ms(times["query"]), fmt_ms(times["evaluator"]),
-                     fmt_ms(times["query"] - times["evaluator"]), f"{times['evaluator'] / times['query'] * 100:.0f}%",
+        rows.append([f"{targets:,}", str(len(pkgs)), form, ms_cell(times["query"]), ms_cell(times["evaluator"]),
+                     ms_cell(times["query"] - times["evaluator"]), f"{times['evaluator'] / times['query'] * 100:.0f}%",
                      f"{times['query'] / targets * 1000:.0f}",
                      verdict(times["query"], EVAL_GOAL_MS) if targets == 10000 else ""])
         if targets == 10000:
@@ -131,12 +126,12 @@ def bench_evaluation(tmp: Path, runs: int, env: Mapping[str, str]) -> list[str]:
     start = time_commands({"start": "pass"}, runs, str(tmp), env, False)["start"]
     rows, splits, checks = evaluation_rows(tmp, runs, env)
     columns = splits.values()
-    split_rows = [["Python start (python -c pass)", *[fmt_ms(start) for _ in columns]],
-                  *([name, *[fmt_ms(s[1][0][i]) for s in columns]] for i, name in enumerate(SPLIT_STEPS)),
-                  ["sum", *[fmt_ms(start + sum(s[1][0])) for s in columns]],
-                  ["etsb query, measured above", *[fmt_ms(s[0]["query"]) for s in columns]],
+    split_rows = [["Python start (python -c pass)", *[ms_cell(start) for _ in columns]],
+                  *([name, *[ms_cell(s[1][0][i]) for s in columns]] for i, name in enumerate(SPLIT_STEPS)),
+                  ["sum", *[ms_cell(start + sum(s[1][0])) for s in columns]],
+                  ["etsb query, measured above", *[ms_cell(s[0]["query"]) for s in columns]],
                   ["evaluator output (JSON)", *[f"{s[1][1] / 2**20:.1f} MB" for s in columns]],
-                  ["what if: JSON parse + objects, collector paused", *[fmt_ms(s[2][0][3] + s[2][0][4]) for s in columns]]]
+                  ["what if: JSON parse + objects, collector paused", *[ms_cell(s[2][0][3] + s[2][0][4]) for s in columns]]]
     return ["1. BUILD-file evaluation: `etsb query //...` end to end beside the evaluator alone "
             f"(median ms of {runs} interleaved runs)", "",
             markdown(["targets", "packages", "BUILD files", "etsb query ms", "etsb-starlark ms", "Python ms",
@@ -218,11 +213,11 @@ def bench_mlp(tmp: Path, noop_runs: int, edit_runs: int, env: Mapping[str, str])
 def main() -> int:
     """Time evaluation and the MLP's builds; write the report."""
     options = parser(__doc__, quick=(bool, False, "fewer repetitions (for a smoke run)")).parse_args()
-    env, started = starlark_env(), time.perf_counter()
+    env = starlark_env()
     eval_runs, noop_runs, edit_runs = (3, 5, 1) if options.quick else (7, 20, 3)
     with tempfile.TemporaryDirectory(prefix="etsb_bench_build_") as tmp:
         lines = bench_evaluation(Path(tmp), eval_runs, env) + [""] + bench_mlp(Path(tmp), noop_runs, edit_runs, env)
-    return finish("bench_build", "\n".join(lines), started)
+    return finish("bench_build", "\n".join(lines))
 
 
 if __name__ == "__main__":

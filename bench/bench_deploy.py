@@ -1,9 +1,7 @@
 """Deployable binaries: etsb's size configuration against ExecuTorch's size test, in one run.
 
-    .venv/bin/python bench/bench_deploy.py [--platforms host,aarch64-linux,cortex-m55] [--models mlp,cnn]
-        [--runs N] [--no-wait] [--max-wait MINUTES]
-    (a few minutes; the first run with the host's all-operators size test about
-    20 more; writes bench/results/bench_deploy.md)
+    .venv/bin/python bench/bench_deploy.py [--platforms host,aarch64-linux,cortex-m55] [options]
+    (a few minutes, the first run ~20 more; writes bench/results/bench_deploy.md)
 
 Per platform: ExecuTorch's size test (`@executorch//test:size_test`) built from the tree with
 etsb's size flags and with ExecuTorch's CI flags (on the host also with all its portable
@@ -18,7 +16,6 @@ from __future__ import annotations
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 import numpy as np
@@ -198,7 +195,6 @@ def main() -> int:
     options = parser(__doc__, wait=True, runs=20, runs_help="timed runs of each binary on the host",
                      platforms=(listed, ["host"], f"of {', '.join(PLATFORMS)} (default host)"),
                      models=(listed, None, f"corpus models (default: {', '.join(MODELS)})")).parse_args()
-    started = time.perf_counter()
     if not (TREE / "runtime").is_dir():
         raise SystemExit(f"no ExecuTorch tree at {TREE}: set ETSB_EXECUTORCH_TREE")
     platforms, forward = choose("platform", options.platforms, PLATFORMS), {m.name: m for m in corpus_methods()}
@@ -218,7 +214,7 @@ def main() -> int:
             if platform == HOST:
                 wait("timing the host's binaries", options)
                 timings = latency(models, binaries, options.runs, Path(tmp))
-    return finish("bench_deploy", report(tests, ships, parts, timings, options.runs), started, problems)
+    return finish("bench_deploy", report(tests, ships, parts, timings, options.runs), problems)
 
 
 if __name__ == "__main__":

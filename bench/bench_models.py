@@ -3,11 +3,8 @@ backends ("sides") run side by side on the same models in one run: latency,
 GFLOP/s, peak memory and the check against torch per side, the size by part of
 every binary built, and an SVG bar chart.
 
-    .venv/bin/python bench/bench_models.py [--set real|ops|delegated|corpus|tree|quantized|llm]
-        [--sides a,b,...] [--threads 1,2] [--models a,b,...] [--runs N] [--rounds R] [--iterations N]
-        [--cold-runs N] [--no-wait] [--max-wait MIN]
-    (minutes for a few models, an hour or more for a whole set; writes
-    bench/results/bench_models_SET.md and bench_models_SET.svg beside it)
+    .venv/bin/python bench/bench_models.py --set real|ops|delegated|corpus|tree|quantized|llm [options]
+    (minutes for a few models, an hour+ for a whole set; writes bench/results/bench_models_SET.md and .svg)
 
 Sides (lib/models.py): binaries built per program in $TMPDIR/bench_models_SET_ws (kept; the
 tree's sides from ETSB_EXECUTORCH_TREE), or a peer runner on the wheel's prebuilt kernels. Each
@@ -24,7 +21,6 @@ import statistics
 import subprocess
 import sys
 import tempfile
-import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
@@ -38,7 +34,7 @@ from lib.results import diff_cell, finish, kb, markdown, ms_cell, results_path, 
 from lib.rounds import (PROCESS_MS, Plan, Timed, bench_decoders, bench_items, cpu_note, decoder_table, ratio_cell,
                         summary)
 from lib.sizes import executorch_libraries, libraries, measure, size_table, stripped, yaml_operators
-from lib.timing import interleaved, listed, parser, wait
+from lib.timing import choose, interleaved, listed, parser, wait
 from lib.workspace import build_models, model_target, write_et_package
 
 PACKAGE = "models"
@@ -264,32 +260,28 @@ def cold_lines(options: argparse.Namespace) -> list[str]:
             markdown(["kernels", "median s", "each run s", "actions"], rows)]
 
 
+def counts(text: str) -> list[int]:
+    """--threads' comma-separated whole numbers."""
+    return [int(count) for count in text.split(",")]
+
+
 def parse_options() -> argparse.Namespace:
     """The command line, with the set's defaults filled in."""
-    arguments = parser(__doc__, wait=True, runs=5, runs_help="in-process runs per timed process, at least",
-                       set=(str, "real", f"the programs, of {', '.join(SETS)} (default real)"),
-                       sides=(listed, None, f"comma-separated, of {', '.join(SIDES)} (default: the set's)"),
-                       threads=(str, None, "comma-separated thread counts of the sides with a pool (0: its default)"),
-                       models=(listed, None, "comma-separated programs of the set (default: all)"),
-                       rounds=(int, None, "interleaved timed processes per side (default: the set's)"),
-                       iterations=(int, None, "fixed in-process runs per process (default: the set's)"),
-                       cold_runs=(int, 3, "cold builds of each side (tree set; 0 skips)"))
-    options = arguments.parse_args()
-    if options.set not in SETS:
-        arguments.error(f"unknown set {options.set!r}; known: {', '.join(SETS)}")
-    chosen = SETS[options.set]
-    sides = options.sides or chosen.sides.split(",")
-    if unknown := [s for s in sides if s not in SIDES]:
-        arguments.error(f"unknown sides {unknown}; known: {', '.join(SIDES)}")
+    options = parser(__doc__, wait=True, runs=5, runs_help="in-process runs per timed process, at least",
+                     set=(str, "real", f"the programs, of {', '.join(SETS)} (default real)"),
+                     sides=(listed, None, f"comma-separated, of {', '.join(SIDES)} (default: the set's)"),
+                     threads=(counts, None, "comma-separated thread counts of the sides with a pool (0: its default)"),
+                     models=(listed, None, "comma-separated programs of the set (default: all)"),
+                     rounds=(int, None, "interleaved timed processes per side (default: the set's)"),
+                     iterations=(int, None, "fixed in-process runs per process (default: the set's)"),
+                     cold_runs=(int, 3, "cold builds of each side (tree set; 0 skips)")).parse_args()
+    chosen = SETS[choose("sets", [options.set], SETS)[0]]
+    sides = choose("sides", options.sides or chosen.sides.split(","), SIDES)
     if not chosen.twins and any(SIDES[s].delegated for s in sides):
-        arguments.error("the xnnpack side runs the delegated programs: use it with --set delegated or quantized")
+        raise SystemExit("the xnnpack side runs the delegated programs: use it with --set delegated or quantized")
     if not chosen.portable and any(SIDES[s].tree for s in sides):
-        arguments.error(f"the tree's sides build the portable kernels alone: not for --set {options.set}")
-    try:
-        threads = [int(t) for t in (options.threads or chosen.threads).split(",")]
-    except ValueError:
-        arguments.error(f"--threads takes comma-separated whole numbers, not {options.threads!r}")
-    return argparse.Namespace(**{**vars(options), "sides": sides, "threads": threads,
+        raise SystemExit(f"the tree's sides build the portable kernels alone: not for --set {options.set}")
+    return argparse.Namespace(**{**vars(options), "sides": sides, "threads": options.threads or counts(chosen.threads),
                                  "base": chosen.base if chosen.base in sides else sides[-1],
                                  "rounds": options.rounds or chosen.rounds,
                                  "iterations": chosen.iterations if options.iterations is None else options.iterations,
@@ -358,7 +350,7 @@ def decoder_report(options: argparse.Namespace, programs: Programs, built: tuple
 
 def main() -> int:
     """Build, size and time the set's programs on every side; write the report."""
-    options, started = parse_options(), time.perf_counter()
+    options = parse_options()
     if not (executorch_runtime() / "lib" / OPTIMIZED_LIB).exists():
         raise SystemExit(f"{OPTIMIZED_LIB} not found in the executorch wheel: run scripts/setup.sh")
     programs = SETS[options.set].load(options.models)
@@ -368,7 +360,7 @@ def main() -> int:
     with tempfile.TemporaryDirectory(prefix="bench_models_") as tmp:
         size_lines, measured, every = bench_sizes(options.workspace, programs, built, options.sides, Path(tmp))
         head, tail, found = report(options, programs, built, (measured, every), Path(tmp))
-    return finish("bench_models", "\n".join(head + size_lines + peers + tail), started, problems + found,
+    return finish("bench_models", "\n".join(head + size_lines + peers + tail), problems + found,
                   f"bench_models_{options.set}")
 
 

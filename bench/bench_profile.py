@@ -5,11 +5,8 @@ from the program: time by operator and kind of operator, the costliest
 convolution shapes, GFLOP/s where FLOPs are countable; and for the delegated
 twins (etsb + XNNPACK) the share in delegate calls and what runs outside them.
 
-    .venv/bin/python bench/bench_profile.py [--models a,b,...] [--iterations N] [--repeat R]
-        [--workspace DIR] [--no-wait] [--max-wait MIN]
-    (builds the binaries in the workspace, default $TMPDIR/bench_profile_ws, kept
-    between runs; then minutes; writes bench/results/bench_profile.md and
-    bench_profile.svg beside it)
+    .venv/bin/python bench/bench_profile.py [options]     (builds in --workspace, kept between runs;
+    then minutes; writes bench/results/bench_profile.md and bench_profile.svg beside it)
 
 Each model runs R times (--repeat, interleaved over the models) as two
 processes of N runs, without a tracer and with --profile; an instruction's
@@ -21,7 +18,6 @@ from __future__ import annotations
 
 import statistics
 import tempfile
-import time
 from pathlib import Path
 
 from lib.charts import share_chart
@@ -165,7 +161,7 @@ def main() -> int:
                      iterations=(int, 20, "runs per process (default 20)"),
                      repeat=(int, 5, "processes per model and way, interleaved (default 5)"),
                      workspace=(Path, Path(tempfile.gettempdir()) / "bench_profile_ws", "where to build")).parse_args()
-    started, models = time.perf_counter(), load_models(options.models, real_only=True)
+    models = load_models(options.models, real_only=True)
     every = models + list(delegated_twins(models, DELEGATED).values())
     labels = {m.name: f"//{PACKAGE}:{stem(m)}_bin" for m in every}   # etsb's kernels, and the delegates' backends
     done = build_models(options.workspace, PACKAGE, [(f"{stem(m)}.pte", m.pte) for m in every],
@@ -196,7 +192,7 @@ def main() -> int:
             "The delegated twins of tests/models/delegated, etsb's kernels + XNNPACK at one thread; a delegate "
             "call is timed as a whole.\n",
             "## By model\n", *[model_section(n, f) for n, f in found.items()]]
-    status = finish("bench_profile", "\n".join(text), started, problems)
+    status = finish("bench_profile", "\n".join(text), problems)
     write_atomically(svg, chart(found))   # after the results' head, which names the commit (clean or dirty)
     return status
 

@@ -17,7 +17,6 @@ Inputs come from a generator seeded by the case's name: a re-export writes the s
 
 from __future__ import annotations
 
-import argparse
 import copy
 import json
 import time
@@ -29,6 +28,8 @@ from pathlib import Path
 import numpy as np
 import torch
 from torch import nn
+
+from lib.timing import choose, listed, parser
 
 OUTPUT = Path(__file__).resolve().parent / ".data" / "ops"
 
@@ -162,14 +163,10 @@ def export_case(case: Case, out_dir: Path) -> dict:
 
 def main() -> int:
     """Export the cases asked for, merged into the manifest."""
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--cases", help="comma-separated case names (default: all)")
-    options = parser.parse_args()
+    options = parser(__doc__, cases=(listed, None, "comma-separated case names (default: all)")).parse_args()
     torch.set_num_threads(1)
     known = {c.name: c for c in CASES}
-    wanted = options.cases.split(",") if options.cases else list(known)
-    if unknown := [n for n in wanted if n not in known]:
-        raise SystemExit(f"unknown cases {unknown}; known: {', '.join(known)}")
+    wanted = choose("cases", options.cases, known)
     OUTPUT.mkdir(parents=True, exist_ok=True)
     manifest_path = OUTPUT / "manifest.json"
     manifest = json.loads(manifest_path.read_text()) if manifest_path.exists() else {"cases": {}}

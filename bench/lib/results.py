@@ -15,6 +15,8 @@ from typing import Sequence
 
 from lib.env import REPO, RESULTS
 
+STARTED = time.perf_counter()   # imported as a bench starts: how long it took, in finish
+
 
 def markdown(headers: Sequence[str], rows: Sequence[Sequence[object]]) -> str:
     """A Markdown table, numeric columns right-aligned."""
@@ -78,7 +80,7 @@ def write_atomically(path: Path, text: str) -> Path:
     return path
 
 
-def finish(name: str, text: str, started: float, problems: Sequence[object] = (), output: str = "") -> int:
+def finish(name: str, text: str, problems: Sequence[object] = (), output: str = "") -> int:
     """Print a bench's report, write it to results ``output`` (default ``name``) under a head naming the
     bench, commit, machine and command line; the exit status (1 when there were problems)."""
     text += "".join(f"\nPROBLEM: {p}" for p in problems)
@@ -89,6 +91,6 @@ def finish(name: str, text: str, started: float, problems: Sequence[object] = ()
             f"{os.getloadavg()[0]:.2f} at the end.\nWritten by "
             f"`.venv/bin/python {' '.join(['bench/' + name + '.py', *sys.argv[1:]])}`.\n")
     write_atomically(path, head + "\n" + text.rstrip() + "\n")
-    print(f"\n(wrote {path}; bench took {time.perf_counter() - started:.0f} s; load average "
+    print(f"\n(wrote {path}; bench took {time.perf_counter() - STARTED:.0f} s; load average "
           f"{os.getloadavg()[0]:.2f} at the end)")
     return 1 if problems else 0
