@@ -91,9 +91,8 @@ def target(stem: str, side: str, program: str = "") -> str:
 
 
 def build_all(workspace: Path, programs: Programs, sides: list[str]) -> tuple[dict, dict, dict]:
-    """The set's workspace (etsb's parts, //models, //bench_et) built: the
-    binary of each (program, side; a delegated side's only where the program
-    has a delegated twin), each library's all-kernels companion, each peer by side."""
+    """The set's workspace (etsb's parts, //models, //bench_et) built: the binary of each (program, side; a delegated
+    side's only where the program has a delegated twin), each library's all-kernels companion, each peer by side."""
     stems = list(dict.fromkeys(m.pte.stem for m in programs.models))
     built = [s for s in sides if SIDES[s].attributes is not None]
     libs = sorted({SIDES[s].library for s in built if SIDES[s].library})

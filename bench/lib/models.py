@@ -202,9 +202,8 @@ LLM_EXPORT = ('custom_ops_yaml_target = "//kernels/llm:functions.yaml",\n'
 
 @dataclass(frozen=True)
 class Programs:
-    """What a set runs: its programs, the delegated twin of each by name (for
-    xnnpack), a column of its own (header, cell by name), the attributes etsb's
-    undelegated binaries of a program need (by .pte stem), the kernel yamls of
+    """What a set runs: its programs, the delegated twin of each by name (for xnnpack), a column of its own (header,
+    cell by name), the attributes etsb's undelegated binaries of a program need (by .pte stem), the kernel yamls of
     etsb's library they are sized against, and the decoders (llm)."""
 
     models: list[Model]

@@ -30,9 +30,8 @@ class KernelCall:
 
 @dataclass(frozen=True)
 class Instruction:
-    """One instruction of a method: its chain and index there (as the runtime
-    numbers them), its kind ("operator" for a kernel call, "delegate", or
-    "other"), and the kernel call or the delegate's backend id it makes."""
+    """One instruction of a method: its chain and index there (as the runtime numbers them), its kind ("operator" for a
+    kernel call, "delegate", or "other"), and the kernel call or the delegate's backend id it makes."""
 
     chain: int
     index: int
@@ -42,9 +41,8 @@ class Instruction:
 
 
 def instructions(pte: Path, method: str = "forward") -> list[Instruction]:
-    """Every instruction of ``method``, the kernel calls with their arguments'
-    shapes and scalars, read with the table accessors of etsb's .pte reader
-    (which itself keeps only each tensor's dtype and dim order)."""
+    """Every instruction of ``method``, the kernel calls with their arguments' shapes and scalars, read with the table
+    accessors of etsb's .pte reader (which itself keeps only each tensor's dtype and dim order)."""
     data = pte.read_bytes()
     reader = pte_reader.FlatbufferReader(data, pte_reader.flatbuffer_size(data, str(pte)), str(pte))
     root = reader.table(reader.u32(0))
@@ -124,9 +122,8 @@ def program_flops(pte: Path) -> int:
 
 
 def measure_peak(tmp: Path) -> float:
-    """One core's peak GFLOP/s (fused multiply-adds), the best of 3 processes
-    of files/peak.cpp built with `g++ -O2 -march=native` (the instructions
-    etsb's gemm picks at run time)."""
+    """One core's peak GFLOP/s (fused multiply-adds), the best of 3 processes of files/peak.cpp built with `g++ -O2
+    -march=native` (the instructions etsb's gemm picks at run time)."""
     binary = tmp / "peak"
     subprocess.run(["g++", "-O2", "-march=native", "-ffp-contract=fast", "-o", str(binary), str(FILES / "peak.cpp")],
                    check=True)
@@ -153,13 +150,11 @@ class InstructionTime:
 
 @dataclass(frozen=True)
 class Profile:
-    """One --profile file: the method, its runs, whether the runtime called the
-    tracer, the runner's and the runtime's time of the runs (ns), each instruction."""
+    """One --profile file: its runs, whether the runtime called the tracer, the runtime's time of the runs (ns), each
+    instruction."""
 
-    method: str
     runs: int
     traced: bool
-    run_ns: int
     execute_ns: int
     instructions: tuple[InstructionTime, ...]
 
@@ -187,16 +182,14 @@ def read_profile(path: Path) -> Profile:
             raise SystemExit(f"{path}: instruction {position}: needs a chain, an index and a kind ({', '.join(KINDS)})")
         if not _whole(entry, TIMING):
             raise SystemExit(f"{path}: instruction {position}: 'entry' is not a {{calls, ns, min_ns}} of whole numbers")
-    return Profile(str(data.get("method", "")), data["runs"], data.get("traced") is True, data["run"]["ns"],
-                   data["execute"]["ns"], tuple(InstructionTime(*(e[k] for k in ("chain", "index", "kind", *TIMING)))
-                                                for e in data["instructions"]))
+    return Profile(data["runs"], data.get("traced") is True, data["execute"]["ns"], tuple(
+        InstructionTime(*(e[k] for k in ("chain", "index", "kind", *TIMING))) for e in data["instructions"]))
 
 
 @dataclass(frozen=True)
 class Row:
-    """One instruction joined with the program: what it calls (an operator, a
-    backend id, or its kind), the call's argument shapes, its calls and
-    nanoseconds per run (median over the profiles) and FLOPs per call."""
+    """One instruction joined with the program: what it calls (an operator, a backend id, or its kind), the call's
+    argument shapes, its calls and nanoseconds per run (median over the profiles) and FLOPs per call."""
 
     chain: int
     index: int
@@ -209,9 +202,8 @@ class Row:
 
 
 def join(profiles: Sequence[Profile], program: Sequence[Instruction], name: str) -> list[Row]:
-    """Each profiled instruction with the program's instruction at its (chain,
-    index); its time per run is the median over ``profiles`` (exit naming
-    ``name`` when a profile names an instruction the program does not have)."""
+    """Each profiled instruction with the program's instruction at its (chain, index); its time per run is the median
+    over ``profiles`` (exit naming ``name`` when a profile names an instruction the program does not have)."""
     known = {(i.chain, i.index): i for i in program}
     times: dict[tuple[int, int], list[InstructionTime]] = {}
     for profile in profiles:

@@ -97,7 +97,7 @@ def usable_sides(name: str, sides: Sequence[str], check: Callable[[str], str | N
 
 @dataclass(frozen=True)
 class Timed:
-    """One program, per side: median ms and peak RSS (KB), CPU/wall, output differences, runs a process, each round's ms."""
+    """One program, per side: median ms and peak RSS (KB), CPU/wall, output differences, each round's ms."""
 
     name: str
     flops: int
@@ -105,7 +105,6 @@ class Timed:
     rss_kb: dict
     cpu_share: dict
     diffs: dict
-    iterations: dict
     samples: dict   # side -> each timed process's ms, in round order
 
     def ratio(self, side: str, base: str) -> float | None:
@@ -171,7 +170,7 @@ def bench_items(items: Sequence[Model], sides: Mapping[str, Mapping[str, Path]],
         results.append(Timed(item.name, plan.flops(item.pte) if plan.flops and item.method == "forward" else 0,
                              median(lambda r: r.ms), median(lambda r: r.rss_kb),
                              {side: max(r.cpu_s / r.wall_s for r in s) for side, s in samples.items()},
-                             diffs, iterations, {side: tuple(r.ms for r in s) for side, s in samples.items()}))
+                             diffs, {side: tuple(r.ms for r in s) for side, s in samples.items()}))
         print(f"  {item.name}: " + ", ".join(f"{side} {v:.4g} ms" for side, v in results[-1].ms.items())
               + " [runs/process: " + ", ".join(f"{k} {v}" for k, v in iterations.items()) + "]", flush=True)
     return results, problems, notes
