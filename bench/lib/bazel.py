@@ -20,9 +20,7 @@ from lib.workspace import BuildFailed
 
 sys.path.insert(0, str(REPO / "tests"))
 from helpers import BAZEL_BUILD, BAZEL_STARTUP, bazel_processes  # noqa: E402
-from test_bazel7 import BUILD as BAZEL7_BUILD  # noqa: E402
-from test_bazel7 import CHROOT, script  # noqa: E402
-from test_bazel7 import SCRIPT as BAZEL7_SCRIPT  # noqa: E402
+from test_bazel7 import BUILD as BAZEL7_BUILD, CHROOT, SCRIPT as BAZEL7_SCRIPT, script  # noqa: E402
 
 ELAPSED = re.compile(r"INFO: Elapsed time: ([0-9.]+)s")
 TOTAL_ACTIONS = re.compile(r"INFO: Build completed successfully, (\d+) total actions?")
