@@ -40,14 +40,9 @@ class Case:
 
     name: str
     description: str
-    own: str                          # the kernel call the case is about, as the plan names it ("": its name's)
+    operator: str                     # the kernel call the case is about, as the plan names it
     build: Callable[[], nn.Module]
     shapes: tuple[tuple[int, ...], ...]
-
-    @property
-    def operator(self) -> str:
-        """The kernel call the case is about: ``own``, else aten::NAME.out."""
-        return self.own or f"aten::{self.name}.out"
 
 
 class Call(nn.Module):
@@ -86,7 +81,7 @@ def layer_norm(features: int) -> Callable[[], nn.Module]:
 
 
 CONV, ADDMM, OWN = "aten::convolution.out", "aten::addmm.out", ""   # OWN: "aten::NAME.out" of the case's name
-CASES = [Case(*row) for row in (
+CASES = [Case(name, what, own or f"aten::{name}.out", *rest) for name, what, own, *rest in (
     ("conv3x3_s1", "conv 3x3 stride 1, 64->64 ch, 56x56", CONV, conv(64, 64, 3, 1), ((1, 64, 56, 56),)),
     ("conv3x3_s2", "conv 3x3 stride 2, 64->128 ch, 56x56 -> 28x28", CONV, conv(64, 128, 3, 2), ((1, 64, 56, 56),)),
     ("conv1x1", "pointwise conv 1x1, 128->256 ch, 28x28", CONV, conv(128, 256, 1, 1), ((1, 128, 28, 28),)),
