@@ -8,7 +8,7 @@ evaluator alone on generated trees of 1,000 and 10,000 targets (packages of 10,
 calling the primitive rules or a macro; each library depending on the previous
 package's), and where the Python side's time goes (goal: 10,000 targets < 1 s);
 2. //examples/mlp:bin, -j 2: cold, no-op (goal < 50 ms), a BUILD file touched,
-a kernel yaml edited; Bazel's figures quoted from NOTES (bench_bazel.py measures them).
+a kernel yaml edited (bench_bazel.py times the same target under both Bazels).
 """
 
 from __future__ import annotations
@@ -32,8 +32,6 @@ from lib.workspace import actions_summary, copy_mlp_workspace, copy_parts, etsb_
 from selective_build.driver import state
 from selective_build.driver.workspace import Workspace
 
-# ../shared/NOTES.md, "Bazel": Bazel 7.7.1 on a small genrule -> cc_library -> cc_binary (not this build).
-BAZEL_NOOP_MS, BAZEL_COLD_S = (200, 500), (5, 11)
 EVAL_GOAL_MS, NOOP_GOAL_MS = 1000, 50   # 10,000 targets, `etsb query //...`; a no-op `etsb build` of the MLP
 # The steps of `etsb query //...`, timed inside one fresh process (as the command runs them, collector and
 # all). argv: root, evaluator, pause the collector around the JSON steps (0/1), the evaluator's repository
@@ -199,13 +197,6 @@ def bench_mlp(tmp: Path, noop_runs: int, edit_runs: int, env: Mapping[str, str])
             ("ninja -f etsb-out/build.ninja -j 2 TARGETS (ninja's own no-op)", "ninja alone"),
             ("etsb build -j 2 //examples/mlp:bin", "etsb build -j 2"),
             ("etsb build -j2 //examples/mlp:bin", "etsb build -j2"))]),
-        "", "Against Bazel (quoted from NOTES: Bazel 7.7.1 on a small genrule -> cc_library -> cc_binary, "
-        "not measured in this run)", "",
-        markdown(["case", "etsb", "Bazel (NOTES)", "ratio"], [
-            ["no-op rebuild", f"{noop_ms:.1f} ms", f"{BAZEL_NOOP_MS[0]}-{BAZEL_NOOP_MS[1]} ms",
-             f"etsb {BAZEL_NOOP_MS[0] / noop_ms:.1f}-{BAZEL_NOOP_MS[1] / noop_ms:.1f}x faster"],
-            ["cold build", f"{cold_ms / 1000:.1f} s ({len(cold)} actions)",
-             f"{BAZEL_COLD_S[0]}-{BAZEL_COLD_S[1]} s (a 3-target build)", "not comparable: different builds"]]),
         "", f"Goal: no-op < {NOOP_GOAL_MS} ms: {noop_ms:.1f} ms, {verdict(noop_ms, NOOP_GOAL_MS)}",
         *(f"NOTE: {line}" for line in notes)]
 
