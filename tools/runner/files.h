@@ -25,6 +25,7 @@
 #include <executorch/runtime/executor/method.h>
 #include <executorch/runtime/executor/method_meta.h>
 
+#include "layout.h"
 #include "npy.h"
 
 namespace etsb_runner {
@@ -102,7 +103,18 @@ inline bool read_input(const std::string& path, const executorch::runtime::Tenso
   array.data.resize(header.data_bytes);
   if (!read_at(file.fd, array.data.data(), header.data_bytes, header.data_offset))
     return why = "cannot read its data", false;
-  for (size_t i = 0; i < header.dims; ++i) array.dim_order[i] = static_cast<uint8_t>(i);
+  // The tensor takes the method's dim order: a channels-last input gets its
+  // row-major .npy bytes rearranged so (set_input copies bytes as they are).
+  auto order = expected.dim_order();
+  if (order.size() != header.dims || !etsb_layout::is_permutation(order.data(), order.size()))
+    return why = "the method's dim order for it is not a permutation of its dimensions", false;
+  for (size_t i = 0; i < header.dims; ++i) array.dim_order[i] = order[i];
+  if (!etsb_layout::is_row_major(order.data(), order.size())) {
+    std::vector<uint8_t> row_major(std::move(array.data));
+    array.data.assign(row_major.size(), 0);
+    etsb_layout::copy_between(header.sizes, array.dim_order, header.dims, header.dtype->size, row_major.data(),
+                              array.data.data(), true);
+  }
   return true;
 }
 
@@ -142,7 +154,17 @@ inline bool write_output(const executorch::runtime::EValue& output, const std::s
              false;
     int32_t sizes[etsb_npy::kMaxDims];
     std::copy(tensor.sizes().begin(), tensor.sizes().end(), sizes);
-    ok = etsb_npy::write(path, *dtype, sizes, tensor.dim(), tensor.const_data_ptr(), tensor.nbytes());
+    auto order = tensor.dim_order();
+    if (order.size() == static_cast<size_t>(tensor.dim()) && etsb_layout::is_permutation(order.data(), order.size()) &&
+        !etsb_layout::is_row_major(order.data(), order.size())) {
+      // A channels-last output (or any other dim order) is written row-major, as .npy keeps arrays.
+      std::vector<uint8_t> row_major(tensor.nbytes());
+      etsb_layout::copy_between(sizes, order.data(), order.size(), dtype->size, row_major.data(),
+                                static_cast<uint8_t*>(const_cast<void*>(tensor.const_data_ptr())), false);
+      ok = etsb_npy::write(path, *dtype, sizes, tensor.dim(), row_major.data(), row_major.size());
+    } else {
+      ok = etsb_npy::write(path, *dtype, sizes, tensor.dim(), tensor.const_data_ptr(), tensor.nbytes());
+    }
   } else if (output.isInt()) {
     int64_t value = output.toInt();
     ok = etsb_npy::write(path, *etsb_npy::by_type(executorch::aten::ScalarType::Long), nullptr, 0, &value, sizeof(value));

@@ -14,6 +14,7 @@ from collections.abc import Iterable, Mapping
 from selective_build.driver.analysis import Action, Analysis, Node, strings, unique
 from selective_build.driver.evaluate import Target
 from selective_build.driver.genrule import expand, expand_flag
+from selective_build.driver.labels import Label
 from selective_build.driver.layout import BIN, CHECKS, OBJ, TAG_BUILT_FOR, TAG_COPIED_TO, TAG_REGISTERS
 from selective_build.driver.link import SHARED_LIBRARY, closure, link_line
 from selective_build.driver.pch import FOLDER as PCH_FOLDER
@@ -22,6 +23,13 @@ from selective_build.driver.platforms import HOST, PLATFORM_DEFINE
 from selective_build.driver.primitives import RULES
 
 CXX_SOURCE = (".cc", ".cpp", ".cxx", ".c++", ".C", ".c")
+# A C source (a C library such as CMSIS-NN, in a cxx_library as Bazel's cc_library
+# takes them): compiled by the C compiler of the C++ one's toolchain, without the
+# flags that only C++ has.
+C_SOURCE = ".c"
+_CXX_ONLY_FLAGS = ("-std=c++", "-std=gnu++", "-fno-rtti", "-frtti", "-fno-threadsafe-statics")
+# The C++ driver's name ending -> the C driver's (arm-none-eabi-g++ -> arm-none-eabi-gcc).
+_C_DRIVERS = (("clang++", "clang"), ("g++", "gcc"), ("c++", "cc"))
 # The program turning a list of selected sources into a ninja dyndep file (shipped with the package).
 DYNDEP_PROGRAM = os.path.join(os.path.dirname(os.path.abspath(__file__)), "dyndep.awk")
 
@@ -140,7 +148,7 @@ def _includes(analysis: Analysis, target: Target) -> tuple[str, ...]:
     for include in strings(analysis.attr(target, "includes", [])):
         expanded = expand(analysis, target, include, {}, [], (), quote=str)
         result.append(expanded if expanded.startswith("/") or not target.package
-                      else f"{target.package}/{expanded}")
+                      else Label(target.package, expanded).path)
     return tuple(result)
 
 
@@ -158,15 +166,33 @@ def _compile(analysis: Analysis, target: Target, sources: Iterable[str], flags: 
     objects = []
     for source in sources:
         obj = f"{directory}/{source.replace('/', '__')}.o"
-        use = made if made and source not in skipped else None
+        use = made if made and source not in skipped and not source.endswith(C_SOURCE) else None
         launcher, compile_flags = (use.launcher, use.flags) if use else (analysis.config.launcher, flags)
-        command = " ".join([*launcher, analysis.config.cxx, *(shlex.quote(f) for f in compile_flags),
+        compiler = analysis.config.cxx
+        if source.endswith(C_SOURCE):
+            compiler, compile_flags = c_compiler(compiler), c_flags(compile_flags)
+        command = " ".join([*launcher, compiler, *(shlex.quote(f) for f in compile_flags),
                             "-MMD -MF", f"{obj}.d",
                             "-c", shlex.quote(source), "-o", shlex.quote(obj)])
         analysis.actions.append(Action((obj,), (source,), command, f"CXX {source} ({target.label})",
                                        implicit=(use.gch,) if use else (), order_only=order_only, depfile=True))
         objects.append((source, obj))
     return tuple(objects)
+
+
+def c_compiler(cxx: str) -> str:
+    """The C compiler of the toolchain whose C++ compiler is ``cxx`` (its
+    name's ``g++``, ``clang++`` or ``c++`` ending changed; any other compiles
+    C too, as ``-x c``)."""
+    for cxx_end, c_end in _C_DRIVERS:
+        if cxx.endswith(cxx_end):
+            return cxx[:-len(cxx_end)] + c_end
+    return f"{cxx} -x c"
+
+
+def c_flags(flags: tuple[str, ...]) -> tuple[str, ...]:
+    """``flags`` without those that only a C++ compile takes (which a C compiler warns about)."""
+    return tuple(f for f in flags if not f.startswith(_CXX_ONLY_FLAGS))
 
 
 def _precompile(analysis: Analysis, target: Target, library: Target, directory: str, flags: tuple[str, ...],

@@ -95,7 +95,8 @@ def plan_key(root: str, cwd_package: str, patterns, defines: dict, executorch_tr
             "launcher": list(compile_launcher()), "precompiled_headers": precompiled_headers_on(),
             "executorch_tree": executorch_tree,
             # A tree that appears or goes changes what a pattern leaves out.
-            "executorch_tree_exists": bool(executorch_tree) and os.path.isdir(executorch_tree)}
+            "executorch_tree_exists": bool(executorch_tree) and os.path.isdir(executorch_tree),
+            "cmsis_nn_tree": cmsis_nn_tree(executorch_tree)}
 
 
 def executorch_tree(flag: str | None) -> str:
@@ -103,6 +104,29 @@ def executorch_tree(flag: str | None) -> str:
     else ``$EXECUTORCH_ROOT``; '' when neither is given."""
     tree = flag or os.environ.get("EXECUTORCH_ROOT") or ""
     return os.path.abspath(tree) if tree else ""
+
+
+# The environment variable naming a CMSIS-NN source tree (``@cmsis_nn``), and the
+# folder beside an ExecuTorch tree where one is looked for when it is unset.
+CMSIS_NN_VARIABLE = "CMSIS_NN_ROOT"
+CMSIS_NN_BESIDE_TREE = "cmsis-nn"
+# A file every CMSIS-NN tree has: a folder without it is not taken.
+CMSIS_NN_MARKER = os.path.join("Include", "arm_nnfunctions.h")
+
+
+def cmsis_nn_tree(executorch_tree: str) -> str:
+    """The CMSIS-NN source tree of this invocation, absolute: ``$CMSIS_NN_ROOT``,
+    else a ``cmsis-nn`` folder beside the ExecuTorch tree holding
+    ``Include/arm_nnfunctions.h`` (ExecuTorch's own build fetches it; a user
+    who keeps it beside the checkout needs to say nothing); '' when neither."""
+    given = os.environ.get(CMSIS_NN_VARIABLE)
+    if given:
+        return os.path.abspath(given)
+    if executorch_tree:
+        beside = os.path.join(os.path.dirname(executorch_tree.rstrip(os.sep)), CMSIS_NN_BESIDE_TREE)
+        if os.path.isfile(os.path.join(beside, CMSIS_NN_MARKER)):
+            return beside
+    return ""
 
 
 def make_state(root: str, key: dict, paths, plan: Plan, sources: dict) -> dict:

@@ -40,6 +40,9 @@ ETSB_PARTS = ("rules/private/shim.bzl", "runtime/BUILD", "tools/selective_build/
 
 # The BUILD files etsb gives an ExecuTorch source tree (`@executorch//...`).
 EXECUTORCH_OVERLAY = os.path.join(state.REPO, "rules", "executorch_tree")
+# The BUILD file etsb gives a CMSIS-NN source tree (`@cmsis_nn//:cmsis_nn`), which
+# ExecuTorch's Cortex-M kernels call.
+CMSIS_NN_OVERLAY = os.path.join(state.REPO, "rules", "cmsis_nn")
 
 
 @record
@@ -126,6 +129,9 @@ class Workspace:
         found = []
         if self.executorch_tree and os.path.isdir(self.executorch_tree):
             found.append(Repository("executorch", self.executorch_tree, EXECUTORCH_OVERLAY))
+        cmsis_nn = state.cmsis_nn_tree(self.executorch_tree)
+        if cmsis_nn and os.path.isdir(cmsis_nn):
+            found.append(Repository("cmsis_nn", cmsis_nn, CMSIS_NN_OVERLAY))
         if not self.main_names:
             found.append(Repository("etsb", state.REPO))
         etsb = self.root if self.main_names else state.REPO
@@ -140,11 +146,19 @@ class Workspace:
 
     def missing_repositories(self) -> dict[str, str]:
         """Why a repository that labels may name is not there, by name."""
+        cmsis_nn = state.cmsis_nn_tree(self.executorch_tree)
+        missing = {"cmsis_nn": (f"the CMSIS-NN source tree given ({cmsis_nn}, from {state.CMSIS_NN_VARIABLE}) is "
+                                "not a directory") if cmsis_nn else
+                   (f"give a CMSIS-NN source tree (ExecuTorch's Cortex-M kernels call it) with "
+                    f"{state.CMSIS_NN_VARIABLE}=DIR, or keep it as '{state.CMSIS_NN_BESIDE_TREE}' beside the "
+                    "ExecuTorch tree")}
         if self.executorch_tree and not os.path.isdir(self.executorch_tree):
-            return {"executorch": f"the ExecuTorch source tree given ({self.executorch_tree}, from --executorch-root, "
-                                  f"EXECUTORCH_ROOT or .etsbrc) is not a directory"}
-        return {"executorch": "give an ExecuTorch source tree with --executorch-root DIR, EXECUTORCH_ROOT or a "
-                              "line 'common --executorch-root=DIR' in the workspace's .etsbrc"}
+            missing["executorch"] = (f"the ExecuTorch source tree given ({self.executorch_tree}, from "
+                                     "--executorch-root, EXECUTORCH_ROOT or .etsbrc) is not a directory")
+        else:
+            missing["executorch"] = ("give an ExecuTorch source tree with --executorch-root DIR, EXECUTORCH_ROOT or "
+                                     "a line 'common --executorch-root=DIR' in the workspace's .etsbrc")
+        return missing
 
     def link_repositories(self) -> None:
         """Link each external repository's tree at etsb-out/external/NAME (``external_dir``),
