@@ -124,6 +124,18 @@ void print_output(size_t index, const EValue& value) {
     say_number(stdout, static_cast<unsigned long long>(tensor.size(d)));
   }
   say(stdout, "], ");
+  // A dim order other than row-major is said: the bytes follow it.
+  auto order = tensor.dim_order();
+  bool row_major = true;
+  for (size_t d = 0; d < order.size(); ++d) row_major = row_major && order[d] == d;
+  if (!row_major) {
+    say(stdout, "dim order [");
+    for (size_t d = 0; d < order.size(); ++d) {
+      if (d > 0) say(stdout, ", ");
+      say_number(stdout, static_cast<unsigned>(order[d]));
+    }
+    say(stdout, "], ");
+  }
   say_number(stdout, tensor.nbytes());
   say(stdout, " bytes\n");
   static const char kHex[] = "0123456789abcdef";

@@ -219,7 +219,12 @@ def deploy_source(args: SimpleNamespace) -> int:
     if args.inputs:
         check_inputs(method, [(path, array.dtype, array.shape) for path, array in zip(args.inputs, arrays)])
     pools = deploy_pools(method, not args.embed, args.method_pool_bytes, args.temp_pool_bytes)
-    text = render(pools, program if args.embed else None, [array.data for array in arrays], args.model)
+    from selective_build.model.layouts import method_input_bytes
+
+    # Embedded in the method's dim order, as the binary hands them over.
+    placed = [method_input_bytes(tensor, array.data, f"{args.model}: input {index} of method '{method.name}'")
+              for index, (tensor, array) in enumerate(zip(method.inputs, arrays))]
+    text = render(pools, program if args.embed else None, placed, args.model)
     if args.prim_ops_header:
         prim_ops = [str(op) for each in read_program(program, args.model).methods for op in each.runtime_operators]
         _write_to(args.prim_ops_header, selected_prim_ops_header(prim_ops, args.model))

@@ -76,10 +76,13 @@ class Program:
 
 @record
 class InputTensor:
-    """One tensor input of a method: its dtype (ScalarType number) and sizes."""
+    """One tensor input of a method: its dtype (ScalarType number), sizes and
+    dim order (the order of its dimensions in memory, outermost first; ()
+    when the program gives none: row-major)."""
 
     dtype: int
     sizes: tuple[int, ...]
+    dim_order: tuple[int, ...] = ()
 
 
 @record
@@ -122,7 +125,7 @@ class DeployOutput:
     index: int
     dtype: int
     sizes: tuple[int, ...]
-    data: bytes
+    data: bytes                     # row-major, whatever dim order the binary printed them in
 
     def values(self) -> tuple:
         """The elements in order (complex ones as complex numbers); () when not a tensor."""

@@ -17,7 +17,7 @@ _CHAIN_INSTRUCTIONS = 2
 _INSTRUCTION_ARGS_TYPE, _INSTRUCTION_ARGS = 0, 1
 _KERNEL_CALL_ARGS = 1
 _EVALUE_VAL_TYPE, _EVALUE_VAL = 0, 1
-_TENSOR_SCALAR_TYPE, _TENSOR_SIZES = 0, 2
+_TENSOR_SCALAR_TYPE, _TENSOR_SIZES, _TENSOR_DIM_ORDER = 0, 2, 3
 _LIST_ITEMS = 0
 # Union tags of KernelTypes (1-based), and of InstructionArguments.
 _VAL_TENSOR = 5
@@ -40,7 +40,9 @@ def _method(reader: FlatbufferReader, plan) -> MethodMemory:
         if kind == _VAL_TENSOR:
             tensor = reader.child(value, _EVALUE_VAL, "tensor")
             sizes = reader.ints(tensor, _TENSOR_SIZES, "i", "dimensions")
-            tensors[index] = InputTensor(reader.scalar(tensor, _TENSOR_SCALAR_TYPE, "b"), tuple(sizes))
+            dim_order = tuple(reader.ints(tensor, _TENSOR_DIM_ORDER, "B", "dimensions"))
+            tensors[index] = InputTensor(reader.scalar(tensor, _TENSOR_SCALAR_TYPE, "b"), tuple(sizes),
+                                         dim_order if dim_order != tuple(range(len(sizes))) else ())
             tensor_dims.append(len(sizes))
         elif kind in _VAL_LISTS:
             list_items += len(reader.ints(reader.child(value, _EVALUE_VAL, "list"), _LIST_ITEMS, _VAL_LISTS[kind],

@@ -1,0 +1,59 @@
+"""A tensor's bytes between row-major order (``.npy``'s) and a dim order (the
+order in memory of its dimensions, outermost first: ``(0, 2, 3, 1)`` is
+channels-last for 4-D). A channels-last program (ExecuTorch's Cortex-M flow
+exports them so) takes its inputs and leaves its outputs in its own dim
+order, which is what a deploy binary reads and prints: the host converts."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from selective_build.model.dtypes import SCALAR_TYPE_BYTES
+from selective_build.model.errors import UserError
+from selective_build.model.program import InputTensor
+
+
+def check_dim_order(dim_order: Sequence[int], sizes: Sequence[int], what: str) -> None:
+    """Raise a UserError (naming ``what``) unless ``dim_order`` names each of the dimensions of ``sizes`` once."""
+    if sorted(dim_order) != list(range(len(sizes))):
+        raise UserError(f"{what}: dim order {list(dim_order)} is not a permutation of its {len(sizes)} dimensions")
+
+
+def _element_offsets(sizes: Sequence[int], dim_order: Sequence[int]) -> list[int]:
+    """For each element in row-major order, its element offset when laid out in ``dim_order``."""
+    stride = [0] * len(sizes)
+    count = 1
+    for dimension in reversed(dim_order):
+        stride[dimension] = count
+        count *= sizes[dimension]
+    offsets = [0]
+    for dimension in range(len(sizes)):  # row-major: the last dimension runs fastest
+        step = stride[dimension]
+        offsets = [base + index * step for base in offsets for index in range(sizes[dimension])]
+    return offsets
+
+
+def to_dim_order(data: bytes, sizes: Sequence[int], dim_order: Sequence[int], itemsize: int) -> bytes:
+    """Row-major ``data`` (of a tensor of ``sizes``, ``itemsize``-byte elements) laid out in ``dim_order``."""
+    if not dim_order or list(dim_order) == list(range(len(sizes))):
+        return bytes(data)
+    placed = bytearray(len(data))
+    for logical, offset in enumerate(_element_offsets(sizes, dim_order)):
+        placed[offset * itemsize:(offset + 1) * itemsize] = data[logical * itemsize:(logical + 1) * itemsize]
+    return bytes(placed)
+
+
+def from_dim_order(data: bytes, sizes: Sequence[int], dim_order: Sequence[int], itemsize: int) -> bytes:
+    """``data`` laid out in ``dim_order`` (a tensor of ``sizes``) back in row-major order."""
+    if not dim_order or list(dim_order) == list(range(len(sizes))):
+        return bytes(data)
+    return b"".join(data[offset * itemsize:(offset + 1) * itemsize] for offset in _element_offsets(sizes, dim_order))
+
+
+def method_input_bytes(tensor: InputTensor, data: bytes, what: str) -> bytes:
+    """Row-major ``data`` of a method's input ``tensor`` as the method takes it
+    (in its dim order); a dim order that is not a permutation is a UserError naming ``what``."""
+    if not tensor.dim_order:
+        return bytes(data)
+    check_dim_order(tensor.dim_order, tensor.sizes, what)
+    return to_dim_order(data, tensor.sizes, tensor.dim_order, SCALAR_TYPE_BYTES[tensor.dtype])
