@@ -134,8 +134,9 @@ if [ "$want_export_env" = 1 ]; then
   # torchvision and timm, for the real architectures of tests/models/export_real.py.
   # --no-deps keeps the pinned torch; pillow is torchvision's one other need (timm's
   # huggingface_hub and safetensors are optional and not wanted: no weights are fetched).
-  # torchao is needed by ExecuTorch's XnnpackPartitioner (export_real.py --delegate xnnpack).
-  EXPORT_MODEL_PACKAGES=(torchvision==0.28.0 timm==1.0.31 pillow==12.2.0 torchao==0.18.0)
+  # torchao is needed by ExecuTorch's XnnpackPartitioner (export_real.py --delegate xnnpack);
+  # tosa-tools by the import of ExecuTorch's Cortex-M quantizer (export_cortex_m.py).
+  EXPORT_MODEL_PACKAGES=(torchvision==0.28.0 timm==1.0.31 pillow==12.2.0 torchao==0.18.0 tosa-tools==2026.8.0)
   if ! "$ROOT/.venv-export/bin/python" - "${EXPORT_MODEL_PACKAGES[@]}" 2>/dev/null <<'PY'
 import sys
 from importlib.metadata import version
