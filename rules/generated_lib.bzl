@@ -32,6 +32,7 @@ defines are `etsb::register_<name>_kernels()` and `etsb::<name>_kernels()`
         "kernel_deps": attrs.label_list("`et_kernel_library` targets implementing the kernels; a kernel function that several define (a vendor library merged over a fallback that spells its kernels alike) is taken from the first listed, so list the vendor's first"),
         "dtype_selective_build": attrs.bool("recompile the kernels of `kernel_deps` so that their dtype switches keep only the dtypes the selection uses"),
         "manual_registration": attrs.bool("no static initialiser: the binary calls `etsb::register_<name>_kernels()` (or passes `etsb::<name>_kernels()` to `Program::load_method`), and no whole-archive linking is needed"),
+        "catalogue": attrs.bool("the kernel libraries are the catalogue's (rules/private/catalogue.bzl), taken for the model (`et_model_binary` sets it): the build names, in one line each, the libraries after the first that serve its operators"),
         "model_entry": attrs.bool("also define `etsb::register_model_kernels()`, the entry point that the runner library `//tools/runner:runner` calls (`et_model_binary` sets it)"),
         "backend_deps": attrs.label_list("`et_backend_library` targets: every backend the selection needs (delegated programs, `backends`) must be declared by one, or the build fails naming the model, method and backend id; the library links those that are needed and no other"),
         "runtime": attrs.choice("the ExecuTorch runtime the registration and kernels compile against: `\"shared\"`, the wheel's `libexecutorch.so`; `\"static\"`, the runtime compiled from the ExecuTorch tree (`@executorch//:runtime`, etsb's driver and Bazel; the kernel libraries must be `et_kernel_library` targets; a binary links `@executorch//:runtime` itself, as `et_model_binary` does)", RUNTIME_KINDS, RUNTIME_SHARED),
@@ -102,6 +103,7 @@ def executorch_generated_lib(name, **kwargs):
             helper,
             other_libraries = bool(plain_libraries),
             runtime = a.runtime,
+            say_libraries = a.catalogue,
         )]
     elif a.dtype_selective_build:
         kernels = [_dtype_selective_kernels(name, kernel_deps, selection, helper)]
@@ -203,7 +205,8 @@ def _selected_kernels(
         dtype_selective_build,
         helper,
         other_libraries = False,
-        runtime = RUNTIME_SHARED):
+        runtime = RUNTIME_SHARED,
+        say_libraries = False):
     """The objects of `kernel_deps` that the selection's kernels need (etsb's driver, Bazel).
 
     `etsb kernel-sources` lists their sources from every file the libraries
@@ -227,6 +230,8 @@ def _selected_kernels(
     if other_libraries:
         # Plain C++ libraries are linked too: a kernel no listed file defines may be theirs.
         args.append("--other_libraries")
+    if say_libraries:
+        args.append("--say_libraries")
     yamls = []
     for flag, yaml in (("--functions_yaml_path", functions_yaml), ("--custom_ops_yaml_path", custom_ops_yaml)):
         if yaml != None:

@@ -3,10 +3,8 @@
 load(":generated_lib.bzl", "executorch_generated_lib")
 load(":operator_library.bzl", "et_operator_library")
 load(":private/attrs.bzl", "attrs", "check_call", "internal", "rule_info", "with_tags")
+load(":private/catalogue.bzl", "CATALOGUE_CUSTOM_OPS_YAML", "PORTABLE_FUNCTIONS_YAML", "catalogue_kernel_deps")
 load(":private/shim.bzl", "BARE_METAL_SETTINGS", "BUILD_SYSTEM", "ETSB_COMMAND", "ETSB_TOOLS", "LINK_MAPS", "REGISTRY_SIZE_HEADER", "RUNNER", "RUNNER_FROM_TREE", "RUNTIME_FROM_TREE", "RUNTIME_FROM_TREE_CORE", "RUNTIME_FROM_TREE_PRIM_OPS", "RUNTIME_FROM_TREE_PROGRAM", "RUNTIME_FROM_TREE_PROGRAM_UNVERIFIED", "RUNTIME_FROM_TREE_REGISTRY", "RUNTIME_KINDS", "RUNTIME_SHARED", "RUNTIME_SHARED_LIBRARY", "RUNTIME_STATIC", "RUNTIME_THREADPOOL_LIBRARY", "SELECT_DEFAULT", "SIZE_CONFIG_SETTING", "TAG_ALL_KERNELS", "TAG_BINARY", "TAG_COPIED_TO", "TAG_MANUAL", "check_runtime", "deploy_runner", "etsb_cxx_binary", "etsb_cxx_library", "etsb_genrule", "etsb_label", "runtime_library")
-
-PORTABLE_FUNCTIONS_YAML = etsb_label("//kernels/portable:functions.yaml")
-PORTABLE_KERNELS = etsb_label("//kernels/portable:kernels")
 
 # The backend libraries of the runtime wheel: a model binary may link any of them, and links those its
 # delegates use. Not under Bazel 4, which links every backend library it is given (see etsb_cxx_library):
@@ -33,9 +31,9 @@ A companion `<name>_all_kernels` (tagged `manual`) links every kernel of the
 yaml and the backends the model uses, for `etsb size` to compare against.""",
     attrs = {
         "model": attrs.model("the `.pte` program the binary must run", mandatory = True),
-        "functions_yaml_target": attrs.label("the kernel yaml (default: etsb's portable kernels)", default = PORTABLE_FUNCTIONS_YAML),
-        "kernel_deps": attrs.label_list("the kernel libraries implementing it (default: etsb's portable kernels)", default = [PORTABLE_KERNELS]),
-        "custom_ops_yaml_target": attrs.label("a kernel yaml of custom operators the model calls (an int8 PT2E program's `quantized_decomposed` operators: `//kernels/quantized:quantized.yaml`, with `//kernels/quantized:kernels` among the `kernel_deps`)"),
+        "functions_yaml_target": attrs.label("the kernel yaml (default: etsb's portable kernels)"),
+        "kernel_deps": attrs.label_list("the kernel libraries implementing it. Default, when no kernel library or yaml is named: the catalogue (rules/private/catalogue.bzl), every library etsb knows, each operator taken from the first that has it: etsb's portable, quantized and LLM kernels, then, in etsb's driver with an ExecuTorch tree and CMSIS-NN, ExecuTorch's Cortex-M kernels"),
+        "custom_ops_yaml_target": attrs.label("a kernel yaml of custom operators the model calls (an int8 PT2E program's `quantized_decomposed` operators: `//kernels/quantized:quantized.yaml`, with `//kernels/quantized:kernels` among the `kernel_deps`; the catalogue's by default)"),
         "fallback_yaml_target": attrs.label("a kernel yaml that `functions_yaml_target` is merged over"),
         "deps": attrs.label_list("more `et_operator_library` targets to include (operators other models need)"),
         "backends": attrs.backend_list("backend ids to link beside those the model's delegates use"),
@@ -59,13 +57,18 @@ def et_model_binary(name, **kwargs):
     """
     a, common = check_call(ET_MODEL_BINARY, name, kwargs)
     check_runtime("et_model_binary '%s'" % name, a.runtime)
+
+    # What a BUILD file names wins; naming nothing takes the catalogue.
+    catalogue = not (a.kernel_deps or a.custom_ops_yaml_target or a.fallback_yaml_target)
     yamls = dict(
-        functions_yaml_target = a.functions_yaml_target,
-        custom_ops_yaml_target = a.custom_ops_yaml_target,
+        functions_yaml_target = a.functions_yaml_target or PORTABLE_FUNCTIONS_YAML,
+        custom_ops_yaml_target = CATALOGUE_CUSTOM_OPS_YAML if catalogue else a.custom_ops_yaml_target,
         fallback_yaml_target = a.fallback_yaml_target,
-        kernel_deps = a.kernel_deps,
+        kernel_deps = catalogue_kernel_deps() if catalogue else a.kernel_deps,
+        catalogue = catalogue,
         runtime = a.runtime,
     )
+
     helper = internal(common)
     if a.inputs and not a.embed_model:
         fail("et_model_binary '%s': `inputs` are embedded beside the model: set `embed_model = True` too" % name)
@@ -117,8 +120,13 @@ def et_model_binary(name, **kwargs):
     # The same binary with every kernel of the yaml: what the trimming is measured against.
     manual = with_tags(helper, [TAG_MANUAL])
 
-    # It runs the model too: every kernel, and the backends the model's delegates use.
-    et_operator_library(name = name + "_all_kernels_ops", include_all_operators = True, deps = [":" + name + "_ops"], **manual)
+    # It runs the model too: every kernel, and the backends the model's delegates use. With the
+    # catalogue, every kernel of the functions yaml and the custom operators the model calls (the
+    # catalogue's other libraries are what the model's operators choose, not a size to compare with).
+    if catalogue:
+        et_operator_library(name = name + "_all_kernels_ops", ops_schema_yaml_target = yamls["functions_yaml_target"], deps = [":" + name + "_ops"], **manual)
+    else:
+        et_operator_library(name = name + "_all_kernels_ops", include_all_operators = True, deps = [":" + name + "_ops"], **manual)
     executorch_generated_lib(
         name = name + "_all_kernels_lib",
         manual_registration = True,

@@ -24,11 +24,12 @@ def sha256(path) -> str:
 def test_manifest_lists_exactly_the_model_directories(manifest):
     # A model with an export script of its own (custom_op) is not part of the corpus manifest, nor
     # are the real architectures (real/, delegated/: lowered to XNNPACK) or the single-operator
-    # corpus (ops/), the decoders (llm/) or the int8-quantized models (quantized/), each with a manifest of its own;
+    # corpus (ops/), the decoders (llm/), the int8-quantized models (quantized/) or the Cortex-M ones (cortex_m/),
+    # each with a manifest of its own;
     # the export scripts' Python packages (an __init__.py) hold no model.
     on_disk = sorted(p.name for p in MODELS_DIR.iterdir() if p.is_dir() and not p.name.startswith(("_", "."))
                      and not (p / f"export_{p.name}.py").exists() and not (p / "__init__.py").exists()
-                     and p.name not in ("real", "ops", "delegated", "llm", "quantized"))
+                     and p.name not in ("real", "ops", "delegated", "llm", "quantized", "cortex_m"))
     assert sorted(manifest["models"]) == on_disk
 
 

@@ -21,6 +21,7 @@ load(
     "bazel_filegroup",
     "bazel_genrule",
     "define_config_setting",
+    "no_repository",
 )
 
 # etsb's driver sets three make variables that etsb's BUILD files name (the runtime
@@ -307,4 +308,6 @@ def bazel_shim():
         filegroup = bazel_filegroup,
         export_file = _export_file,
         config_setting = define_config_setting,
+        # Kernel libraries of an ExecuTorch tree are named by the BUILD file here.
+        has_repository = no_repository,
     )

@@ -13,6 +13,7 @@ load(
     "ETSB_TOOL_TARGET",
     "make_variable_command",
     "no_object_sources",
+    "no_repository",
 )
 
 def _label(text):
@@ -161,4 +162,6 @@ def buck2_shim():
         filegroup = _filegroup,
         export_file = _export_file,
         config_setting = _config_setting,
+        # Kernel libraries of an ExecuTorch tree are named by the BUILD file here.
+        has_repository = no_repository,
     )

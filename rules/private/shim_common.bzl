@@ -58,6 +58,17 @@ def define_config_setting(name, defines):
     """
     native.config_setting(name = name, define_values = defines)
 
+def no_repository(_name):
+    """False: the build system's shim cannot tell whether an external repository is there.
+
+    Args:
+      _name: the repository's name, unused.
+
+    Returns:
+      False.
+    """
+    return False
+
 def no_object_sources(**_attrs):
     """Nothing: etsb's driver takes another library's sources and flags natively, Buck2 its deps.
 

@@ -100,4 +100,6 @@ def etsb_shim():
         filegroup = bazel_filegroup,
         export_file = _export_file,
         config_setting = define_config_setting,
+        # The driver knows which external repositories this build has.
+        has_repository = native.etsb_has_repository,
     )

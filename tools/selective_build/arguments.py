@@ -237,6 +237,8 @@ KERNEL_SOURCES = Command("kernel-sources",
           "source when configuring, as CMake does; a file keeps its time when its text stays)", "DIR"),
     _flag("wrappers-include", VALUE, "with --wrappers-dir: a header each wrapper that includes a source includes "
           "first (a dtype-selective build's selected_op_variants.h; the others stay empty)", "HEADER"),
+    _flag("say-libraries", SWITCH, "print a line for each --library but the first that serves operators of the "
+          "selection, naming them (a model binary whose libraries the catalogue chose)"),
     _flag("other-libraries", SWITCH, "other kernel libraries, not listed, are linked too: a kernel no listed "
           "file defines is theirs, not an error"),
     _flag("library", GROUP, "names a kernel library whose files are the FILE arguments after it, up to the next "

@@ -167,6 +167,9 @@ def kernel_sources(args: SimpleNamespace) -> int:
     needed = index.sources_for(kernels, undefined_ok=args.other_libraries, notes=notes)
     for note in notes:
         print(f"etsb: note: {note}", file=sys.stderr)
+    for library, operators in index.serving(kernels).items() if args.say_libraries else ():
+        if library != args.library[0][0]:
+            print(f"etsb: {library} serves {', '.join(operators)} (chosen from the model)", file=sys.stderr)
     if args.switch_names_output:
         names = index.switch_names_for((operator, kernel_name) for operator, kernel_name, _ in kernels)
         _write_to(args.switch_names_output, emit.render_switch_names(names))
@@ -204,8 +207,8 @@ def pick_smaller(args: SimpleNamespace) -> int:
 
 def deploy_source(args: SimpleNamespace) -> int:
     """Write the deploy runner's source for a program (its pools; the program and inputs if embedded)."""
-    from selective_build.emit.deploy_source import deploy_source as render
-    from selective_build.emit.deploy_source import selected_prim_ops_header
+    from selective_build.emit.deploy_source import deploy_source as render, selected_prim_ops_header
+    from selective_build.model.layouts import method_inputs_bytes
     from selective_build.readers.files import read_bytes
     from selective_build.readers import inputs
     from selective_build.readers.npy import read_npy
@@ -219,16 +222,11 @@ def deploy_source(args: SimpleNamespace) -> int:
     if args.inputs:
         check_inputs(method, [(path, array.dtype, array.shape) for path, array in zip(args.inputs, arrays)])
     pools = deploy_pools(method, not args.embed, args.method_pool_bytes, args.temp_pool_bytes)
-    from selective_build.model.layouts import method_input_bytes
-
-    # Embedded in the method's dim order, as the binary hands them over.
-    placed = [method_input_bytes(tensor, array.data, f"{args.model}: input {index} of method '{method.name}'")
-              for index, (tensor, array) in enumerate(zip(method.inputs, arrays))]
-    text = render(pools, program if args.embed else None, placed, args.model)
+    placed = method_inputs_bytes(method, [array.data for array in arrays], args.model)  # as the binary takes them
     if args.prim_ops_header:
         prim_ops = [str(op) for each in read_program(program, args.model).methods for op in each.runtime_operators]
         _write_to(args.prim_ops_header, selected_prim_ops_header(prim_ops, args.model))
-    _write_to(args.output, text)
+    _write_to(args.output, render(pools, program if args.embed else None, placed, args.model))
     return 0
 
 
@@ -255,7 +253,6 @@ def cmake_platform(args: SimpleNamespace) -> int:
     if args.executorch_root:
         from selective_build.driver.platforms import choice_defines
         from selective_build.driver.workspace import Workspace
-        from selective_build.model.errors import UserError
 
         tree = os.path.abspath(args.executorch_root)
         if not os.path.isfile(os.path.join(tree, "runtime", "executor", "method.cpp")):
@@ -264,8 +261,7 @@ def cmake_platform(args: SimpleNamespace) -> int:
         root = os.path.abspath(args.workspace)
         _write(root, "WORKSPACE", "# etsb cmake-platform's scratch workspace\n")
         runtime = tree_runtime(Workspace(root, "", choice_defines(platform, config), tree))
-    text = render_cmake_variables(cmake_variables(platform, config, runtime), "etsb cmake-platform")
-    _write_to(args.output, text)
+    _write_to(args.output, render_cmake_variables(cmake_variables(platform, config, runtime), "etsb cmake-platform"))
     return 0
 
 

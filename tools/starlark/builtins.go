@@ -69,6 +69,7 @@ func predeclared(ev *evaluator) starlark.StringDict {
 	for _, name := range []string{"package_name", "glob", "repository_name"} {
 		nativeMembers[name] = env[name]
 	}
+	nativeMembers["etsb_has_repository"] = starlark.NewBuiltin("etsb_has_repository", ev.hasRepository)
 	nativeMembers["existing_rules"] = buildOnly("existing_rules", existingRules)
 	nativeMembers["existing_rule"] = buildOnly("existing_rule", existingRuleFn)
 	nativeMembers["package"] = env["package"]
@@ -115,6 +116,19 @@ func packageName(ctx *pkgCtx, _ *starlark.Thread, b *starlark.Builtin, args star
 		return nil, err
 	}
 	return starlark.String(ctx.pkg), nil
+}
+
+// native.etsb_has_repository(name): whether this build has the external
+// repository NAME (an ExecuTorch tree, CMSIS-NN), so that etsb's rules take a
+// kernel library from it only when it is there. etsb's driver alone has it:
+// its shim (rules/private/shim_etsb.bzl) is the one caller.
+func (ev *evaluator) hasRepository(_ *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	var name string
+	if err := starlark.UnpackPositionalArgs(b.Name(), args, kwargs, 1, &name); err != nil {
+		return nil, err
+	}
+	_, known := ev.repos.overlays[name]
+	return starlark.Bool(known), nil
 }
 
 func repositoryName(_ *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {

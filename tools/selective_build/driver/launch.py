@@ -78,14 +78,13 @@ def _deploy_arguments(request: SimpleNamespace, scratch: str) -> list[str]:
     method = read_method_memory(read_bytes(request.model, ".pte file"), request.model)[0]
     arrays = inputs.collect([lambda path=path: read_npy(path) for path in request.inputs])
     check_inputs(method, [(path, array.dtype, array.shape) for path, array in zip(request.inputs, arrays)])
-    from selective_build.model.layouts import method_input_bytes
+    from selective_build.model.layouts import method_inputs_bytes
 
     raw = []
-    for index, (array, tensor) in enumerate(zip(arrays, method.inputs)):
+    # In the method's dim order, as the binary hands the bytes over.
+    for index, data in enumerate(method_inputs_bytes(method, [array.data for array in arrays], request.model)):
         raw.append(os.path.join(scratch, f"input_{index}.bin"))
-        # In the method's dim order, as the binary hands the bytes over.
-        write_bytes_atomic(raw[-1], method_input_bytes(tensor, array.data,
-                                                       f"{request.model}: input {index} of method '{method.name}'"))
+        write_bytes_atomic(raw[-1], data)
     return [os.path.abspath(request.model), *raw]
 
 

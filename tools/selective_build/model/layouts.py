@@ -10,7 +10,7 @@ from collections.abc import Sequence
 
 from selective_build.model.dtypes import SCALAR_TYPE_BYTES
 from selective_build.model.errors import UserError
-from selective_build.model.program import InputTensor
+from selective_build.model.program import MethodMemory
 
 
 def check_dim_order(dim_order: Sequence[int], sizes: Sequence[int], what: str) -> None:
@@ -50,10 +50,14 @@ def from_dim_order(data: bytes, sizes: Sequence[int], dim_order: Sequence[int], 
     return b"".join(data[offset * itemsize:(offset + 1) * itemsize] for offset in _element_offsets(sizes, dim_order))
 
 
-def method_input_bytes(tensor: InputTensor, data: bytes, what: str) -> bytes:
-    """Row-major ``data`` of a method's input ``tensor`` as the method takes it
-    (in its dim order); a dim order that is not a permutation is a UserError naming ``what``."""
-    if not tensor.dim_order:
-        return bytes(data)
-    check_dim_order(tensor.dim_order, tensor.sizes, what)
-    return to_dim_order(data, tensor.sizes, tensor.dim_order, SCALAR_TYPE_BYTES[tensor.dtype])
+def method_inputs_bytes(method: MethodMemory, datas: Sequence[bytes], origin: str) -> list[bytes]:
+    """The row-major ``datas`` of ``method``'s tensor inputs (checked against
+    it already) as the method takes them, each in its dim order; a dim order
+    that is not a permutation is a UserError naming ``origin``, the program."""
+    placed = []
+    for index, (tensor, data) in enumerate(zip(method.inputs, datas)):
+        if tensor is not None and tensor.dim_order:
+            check_dim_order(tensor.dim_order, tensor.sizes, f"{origin}: input {index} of method '{method.name}'")
+            data = to_dim_order(data, tensor.sizes, tensor.dim_order, SCALAR_TYPE_BYTES[tensor.dtype])
+        placed.append(bytes(data))
+    return placed

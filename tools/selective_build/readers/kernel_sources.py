@@ -30,19 +30,12 @@ from collections.abc import Iterable, Mapping, Sequence
 
 from selective_build.model.errors import Location, Problem, UserError
 from selective_build.model.records import record
+from selective_build.readers.cpp_text import declared_functions, defined_functions, opened_namespaces
+from selective_build.readers.cpp_text import switch_names as scanned_switch_names
 from selective_build.readers.files import read_text
 
-# A function definition or declaration taking the kernel context first.
-_CONTEXT_FUNCTION = re.compile(r"\b(\w+)\s*\(\s*(?:[\w:]+::)?(?:Kernel)?RuntimeContext\s*&")
-# A macro called at the start of a line with a name first: DEFINE_X(cos_out, ...).
-_MACRO_DEFINITION = re.compile(r"^[A-Z][A-Z0-9_]*\(\s*([a-z_]\w*)\s*[,)]", re.MULTILINE)
 _INCLUDE = re.compile(r'^[ \t]*#[ \t]*include[ \t]*[<"]([^>"]+)[>"]', re.MULTILINE)
 _COMMENT = re.compile(r"//[^\n]*|/\*.*?\*/", re.DOTALL)
-# A string literal that may name a dtype switch: an operator, maybe namespaced, maybe with an overload.
-_OPERATOR_LITERAL = re.compile(r'"((?:[a-z_][a-z0-9_]*::)?[a-z_][a-z0-9_]*\.[A-Za-z0-9_]+)"')
-# A function definition's name (the parameter list is checked to open a body).
-_FUNCTION = re.compile(r"^[ \t]*(?:[\w:<>*&]+[ \t]+)+[*&]?(\w+)[ \t]*\(", re.MULTILINE)
-_STATEMENT_WORDS = frozenset({"return", "if", "else", "while", "for", "switch", "case", "do", "throw", "goto"})
 # The place of a file in no named library: after every library.
 _NO_LIBRARY = 1 << 30
 # The include prefix that stands for the tree's root.
@@ -60,11 +53,23 @@ class KernelSources:
     switch_names: Mapping[str, tuple[str, ...]] = {}  # source -> names its dtype switches may take
     libraries: tuple[str, ...] = ()              # the libraries' names, first wins (none: one unnamed library)
     library_of: Mapping[str, int] = {}           # source -> its library's place in ``libraries``
+    namespaces: Mapping[str, frozenset[str]] = {}  # source -> the outermost namespaces it opens
 
-    def defining(self, function: str) -> tuple[str, ...]:
-        """The sources defining the kernel ``function`` in the first library
-        that defines it (a vendor library listed before its fallback wins)."""
-        return _first_library(self.definitions.get(function, ()), self.library_of)
+    def defining(self, kernel_name: str) -> tuple[str, ...]:
+        """The sources defining the kernel ``kernel_name`` (a yaml's
+        ``kernel_name``, namespace and all, or a bare function name) in the
+        first library that defines it (a vendor library listed before its
+        fallback wins). Of sources defining a function of that name, those
+        opening the kernel's namespace are taken when there are some
+        (``cortex_m::quantize_per_tensor_out`` is not etsb's
+        ``torch::executor::quantize_per_tensor_out``)."""
+        namespace, _, function = kernel_name.rpartition("::")
+        found = self.definitions.get(function, ())
+        outermost = namespace.split("::", 1)[0]
+        if outermost:
+            opening = tuple(source for source in found if outermost in self.namespaces.get(source, ()))
+            found = opening or found
+        return _first_library(found, self.library_of)
 
     def switch_names_for(self, kernels: Iterable[tuple[str, str]]) -> dict[str, tuple[str, ...]]:
         """For ``kernels`` ((operator, C++ kernel name) pairs), each name a
@@ -74,13 +79,24 @@ class KernelSources:
         pattern's own name)."""
         operators: dict[str, set[str]] = {}
         for operator, kernel_name in kernels:
-            found = self.defining(kernel_name.rsplit("::", 1)[-1])
+            found = self.defining(kernel_name)
             if len(found) != 1:
                 continue  # sources_for reports it
             for source in (found[0], *self.needs.get(found[0], ())):
                 for name in self.switch_names.get(source, ()):
                     operators.setdefault(name, set()).add(operator)
         return {name: tuple(sorted(ops)) for name, ops in sorted(operators.items())}
+
+    def serving(self, kernels: Iterable[tuple[str, str, Location | None]]) -> dict[str, tuple[str, ...]]:
+        """The operators of ``kernels`` ((operator, C++ kernel name, place)
+        triples) each named library serves (the first defining its kernel),
+        by library name, in the libraries' order; unnamed or undefined ones left out."""
+        served: dict[int, set[str]] = {}
+        for operator, kernel_name, _ in kernels:
+            found = self.defining(kernel_name)
+            if len(found) == 1 and found[0] in self.library_of:
+                served.setdefault(self.library_of[found[0]], set()).add(operator)
+        return {self.libraries[place]: tuple(sorted(served[place])) for place in sorted(served)}
 
     def sources_for(self, kernels: Iterable[tuple[str, str, Location | None]],
                     undefined_ok: bool = False, notes: list[str] | None = None) -> tuple[str, ...]:
@@ -100,7 +116,7 @@ class KernelSources:
         problems = []
         for operator, kernel_name, location in sorted(set(kernels), key=lambda k: (k[0], k[1])):
             function = kernel_name.rsplit("::", 1)[-1]
-            found = self.defining(function)
+            found = self.defining(kernel_name)
             if not found and undefined_ok:
                 continue
             if len(found) != 1:
@@ -144,7 +160,9 @@ class KernelSources:
                      and self.library_of.get(other, _NO_LIBRARY) > place]
             takers = {}
             for operator, function in picks[source]:
-                taker = next((other for other in later if function in defined_in.get(other, ())), None)
+                taker = next((other for other in later if function in defined_in.get(other, ())
+                              and self.namespaces.get(other, frozenset()) & self.namespaces.get(source, frozenset())),
+                             None)
                 if taker is None:
                     break
                 takers[(operator, function)] = taker
@@ -169,7 +187,9 @@ class KernelSources:
         problems = []
         for function, sources in sorted(by_function.items()):
             places = {self.library_of.get(source, _NO_LIBRARY) for source in sources}
-            if len(sources) > 1 and len(places) > 1:
+            # Functions of one name in different namespaces are different functions.
+            shared = set.intersection(*(set(self.namespaces.get(source, ())) for source in sources))
+            if len(sources) > 1 and len(places) > 1 and shared:
                 taken = ", ".join(f"{source} (for {chosen_for.get(source, 'a kernel it calls')})"
                                   for source in sorted(sources))
                 problems.append(Problem(
@@ -231,7 +251,7 @@ def index_kernel_sources(root: str, files: Iterable[str],
     reader = _IncludeReader(root, files)
     definitions: dict[str, list[str]] = {}
     for source in sources:
-        for function in _defined_functions(reader.text(source)):
+        for function in defined_functions(reader.text(source)):
             definitions.setdefault(function, []).append(source)
     implementing = _implementing(sources, reader, {s for found in definitions.values() for s in found})
     needs: dict[str, tuple[str, ...]] = {}
@@ -240,7 +260,7 @@ def index_kernel_sources(root: str, files: Iterable[str],
         needed = {s for h in headers for s in implementing.get(h, ())}
         # A kernel it declares and calls (an optimized kernel falling back to a
         # portable one) needs the source defining it.
-        for function in _declared_functions(reader.text(source)):
+        for function in declared_functions(reader.text(source)):
             needed.update(_first_library(definitions.get(function, ()), library_of)[:1])
         needs[source] = tuple(sorted(needed - {source}))
     # What a needed source needs is needed too (a utility source including another's header).
@@ -252,11 +272,13 @@ def index_kernel_sources(root: str, files: Iterable[str],
                     seen.add(more)
                     pending.append(more)
         needs[source] = tuple(sorted(seen))
-    switch_names = {source: _switch_names(reader.text(source)) for source in sources}
+    switch_names = {source: scanned_switch_names(reader.text(source)) for source in sources}
+    namespaces = {source: opened_namespaces(reader.text(source)) for source in sources}
     return KernelSources(root or ".", {name: tuple(found) for name, found in sorted(definitions.items())}, needs,
                          {source: names for source, names in switch_names.items() if names},
                          tuple(name for name, _ in libraries),
-                         {source: place for source, place in sorted(library_of.items()) if source in needs})
+                         {source: place for source, place in sorted(library_of.items()) if source in needs},
+                         {source: names for source, names in sorted(namespaces.items())})
 
 
 def included_files(root: str, files: Iterable[str], sources: Iterable[str]) -> dict[str, tuple[str, ...]]:
@@ -290,47 +312,6 @@ def _implementing(sources: list[str], reader: "_IncludeReader", kernel_sources: 
                 if header not in namesake and os.path.dirname(header) == os.path.dirname(source):
                     beside.setdefault(header, []).append(source)
     return {**beside, **namesake}
-
-
-def _switch_names(text: str) -> tuple[str, ...]:
-    """The names a source's dtype switches may take: its operator-like string
-    literals (``"add.out"``, ``"dim_order_ops::_clone_dim_order.out"``) and,
-    where a switch is named by ``__func__``, the functions it defines."""
-    names = set(_OPERATOR_LITERAL.findall(text))
-    if "__func__" in text:
-        names.update(match.group(1) for match in _FUNCTION.finditer(text)
-                     if match.group(0).split()[0] not in _STATEMENT_WORDS and _is_definition(text, match.end()))
-    return tuple(sorted(names))
-
-
-def _declared_functions(text: str) -> list[str]:
-    """The kernel functions a source declares without defining them."""
-    return [match.group(1) for match in _CONTEXT_FUNCTION.finditer(text) if not _is_definition(text, match.end())]
-
-
-def _defined_functions(text: str) -> list[str]:
-    """The kernel functions a source defines (not those it only declares)."""
-    names = []
-    for match in _CONTEXT_FUNCTION.finditer(text):
-        if _is_definition(text, match.end()):
-            names.append(match.group(1))
-    names.extend(match.group(1) for match in _MACRO_DEFINITION.finditer(text))
-    return names
-
-
-def _is_definition(text: str, start: int) -> bool:
-    """Whether the parameter list opened before ``start`` is followed by a
-    body (``{``) rather than ending a declaration (``;``)."""
-    depth = 1
-    for index in range(start, len(text)):
-        char = text[index]
-        if char == "(":
-            depth += 1
-        elif char == ")":
-            depth -= 1
-        elif depth == 0 and char in "{;":
-            return char == "{"
-    return False
 
 
 class _IncludeReader:

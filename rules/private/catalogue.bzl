@@ -1,0 +1,72 @@
+"""The catalogue: every kernel library etsb knows, in the order that decides
+which one serves an operator that several provide.
+
+A model binary that names no kernel library (no `kernel_deps`, no kernel
+yamls) takes its kernels from the catalogue: each operator its program
+calls comes from the first library here that has it, and only the sources
+those kernels need are compiled, so a library that serves nothing costs
+nothing. The order:
+
+1. etsb's portable kernels (`//kernels/portable`): every ATen operator;
+2. etsb's quantized kernels (`//kernels/quantized`): `quantized_decomposed::`;
+3. etsb's LLM kernels (`//kernels/llm`): `llama::`;
+4. with an ExecuTorch tree and CMSIS-NN (etsb's driver, whose shim can tell
+   that they are there: `has_repository`; Bazel and Buck2 name it themselves),
+   ExecuTorch's Cortex-M kernels (`@executorch//backends/cortex_m`):
+   `cortex_m::`, over CMSIS-NN, beside the tree's portable library, whose
+   utilities they use.
+
+A BUILD file that names its libraries gets those and no others.
+"""
+
+load("@etsb_shim//:shim.bzl", _SHIM = "SHIM")
+load(":merge_yaml.bzl", "merge_yaml")
+load(":private/shim.bzl", "etsb_label")
+
+PORTABLE_FUNCTIONS_YAML = etsb_label("//kernels/portable:functions.yaml")
+PORTABLE_KERNELS = etsb_label("//kernels/portable:kernels")
+
+# The custom operators' yamls of the catalogue's libraries, in its order.
+_OWN_CUSTOM_OPS_YAMLS = [etsb_label("//kernels/quantized:quantized.yaml"), etsb_label("//kernels/llm:functions.yaml")]
+_OWN_KERNELS = [PORTABLE_KERNELS, etsb_label("//kernels/quantized:kernels"), etsb_label("//kernels/llm:kernels")]
+_CORTEX_M_YAML = "@executorch//backends/cortex_m:operators.yaml"
+_CORTEX_M_KERNELS = ["@executorch//backends/cortex_m:kernels", "@executorch//kernels/portable:kernels"]
+
+# The catalogue's custom operators, one yaml (`//kernels:custom_ops`, made by `catalogue_custom_ops`).
+CATALOGUE_CUSTOM_OPS_YAML = etsb_label("//kernels:custom_ops")
+
+def has_repository(name):
+    """Whether this build has the external repository `name` (etsb's driver; elsewhere never).
+
+    Args:
+      name: a repository name, `executorch` or `cmsis_nn`.
+
+    Returns:
+      True or False.
+    """
+    return _SHIM.has_repository(name)
+
+def _with_cortex_m():
+    """Whether ExecuTorch's Cortex-M kernels are in the catalogue: a tree and CMSIS-NN are there."""
+    return has_repository("executorch") and has_repository("cmsis_nn")
+
+def catalogue_kernel_deps():
+    """The catalogue's kernel libraries, in its order.
+
+    Returns:
+      A list of labels.
+    """
+    return _OWN_KERNELS + (_CORTEX_M_KERNELS if _with_cortex_m() else [])
+
+def catalogue_custom_ops(name):
+    """Declares `name`: the catalogue's custom-operator yamls merged into one, the first having an operator winning.
+
+    Args:
+      name: the target name (`custom_ops` in etsb's `//kernels`).
+    """
+    yamls = _OWN_CUSTOM_OPS_YAMLS + ([_CORTEX_M_YAML] if _with_cortex_m() else [])
+    merged = yamls[0]
+    for index, yaml in enumerate(yamls[1:]):
+        step = name if index == len(yamls) - 2 else "%s_%d" % (name, index)
+        merge_yaml(name = step, functions_yaml = merged, fallback_yaml = yaml)
+        merged = ":" + step
