@@ -8,6 +8,7 @@ Facts only: operator names (``namespace::name.overload``), per library:
 - ``kernels/portable``: its ``functions.yaml`` and ``custom_ops.yaml``;
 - ``kernels/optimized``: ``optimized.yaml``;
 - ``kernels/quantized``: ``quantized.yaml``;
+- ``backends/cortex_m``: ``ops/operators.yaml`` (its Cortex-M kernels, over CMSIS-NN);
 - ``extension/llm/custom_ops``: the operators its sources register
   themselves (``EXECUTORCH_LIBRARY(namespace, "name.overload", ...)``; it has
   no kernel yaml).
@@ -41,6 +42,7 @@ YAML_LIBRARIES = {
     "kernels/portable": ("kernels/portable/functions.yaml", "kernels/portable/custom_ops.yaml"),
     "kernels/optimized": ("kernels/optimized/optimized.yaml",),
     "kernels/quantized": ("kernels/quantized/quantized.yaml",),
+    "backends/cortex_m": ("backends/cortex_m/ops/operators.yaml",),
 }
 SELF_REGISTERED = "extension/llm/custom_ops"
 _REGISTRATION = re.compile(r'^EXECUTORCH_LIBRARY\(\s*(\w+)\s*,\s*"([^"]+)"', re.MULTILINE)

@@ -40,7 +40,7 @@ ETSB_PARTS = ("rules/private/shim.bzl", "runtime/BUILD", "tools/selective_build/
 
 # The BUILD files etsb gives an ExecuTorch source tree (`@executorch//...`).
 EXECUTORCH_OVERLAY = os.path.join(state.REPO, "rules", "executorch_tree")
-# The BUILD file etsb gives a CMSIS-NN source tree (`@cmsis_nn//:cmsis_nn`), which
+# The BUILD file etsb gives a CMSIS-NN source tree (`@cmsis_nn//:cmsis-nn`), which
 # ExecuTorch's Cortex-M kernels call.
 CMSIS_NN_OVERLAY = os.path.join(state.REPO, "rules", "cmsis_nn")
 

@@ -62,6 +62,8 @@ _TREE_TARGETS = {
         "kernels/portable": "@executorch//kernels/portable:kernels with --executorch-root",
         "kernels/optimized": "@executorch//kernels/optimized:kernels with --executorch-root, over its portable ones",
         "kernels/quantized": "@executorch//kernels/quantized:kernels with --executorch-root",
+        "backends/cortex_m": "@executorch//backends/cortex_m:kernels, taken by itself with --executorch-root and "
+                             "CMSIS-NN beside the tree or at $CMSIS_NN_ROOT (docs/cortex_m.md)",
     },
     CMAKE: {
         "kernels/portable": "executorch_portable_kernels after et_executorch_tree(ROOT <tree>)",
