@@ -128,7 +128,7 @@ GROUPS = {
 # done with one, so the long builds start first and the short files fill in at
 # the end. The groups not listed come after them, in file order.
 LONGEST_FIRST = ("checkout workspace", "bazel in the checkout", "test_bazel7", "test_quantized", "test_aarch64",
-                 "test_fuzz", "test_cortex_m", "test_cmake_deploy", "test_quantized_suite", "test_tiers",
+                 "test_fuzz", "test_cortex_m", "test_cortex_m_kernels", "test_cmake_deploy", "test_quantized_suite", "test_tiers",
                  "test_bazel_consumer", "etsb's wheel", "test_static_runtime", "test_cmake_seeds",
                  "test_build_driver", "test_deploy", "test_reliability")
 _GROUP_OF = {module: group for group, modules in GROUPS.items() for module in modules}
