@@ -1,0 +1,145 @@
+"""Int8 on microcontrollers: MLPerf Tiny's four architectures through ExecuTorch's Cortex-M flow, per board.
+
+    .venv/bin/python bench/bench_cortex_m.py [--boards cortex-m55] [--models ds_cnn,...]
+    (the first run exports the programs at MLPerf Tiny's sizes, a few minutes; writes
+    bench/results/bench_cortex_m.md)
+
+Per board and architecture (random weights, exported by tests/models/export_cortex_m.py
+--scale reference for the board's instruction set, into etsb-out/bench/cortex_m/models):
+etsb's binary (`et_model_binary(name, model)` with the static runtime, the program and a
+sample input embedded, `--config size`) beside ExecuTorch's own way of building the same
+program (its stock Cortex-M library registering all its operators beside the tree's portable
+library, its CI flags: `--config executorch-ci`), each run under QEMU and checked against the
+lowered program's own output (within one quantization step); flash (text + data) and RAM
+(data + bss: everything is static) of each. Goal: DS-CNN on the Cortex-M55 within 96 KB of
+flash and 48 KB of RAM.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+
+from lib.env import EXPORT_PYTHON, MODELS_DIR, REPO, TREE, starlark_env
+from lib.results import finish, markdown
+from lib.timing import choose, listed, parser
+from lib.workspace import BuildFailed, etsb_build, model_target, new_workspace, write_model_package
+from selective_build.driver.platforms import EXECUTORCH_CI_CONFIG, PLATFORMS, SIZE_CONFIG
+from selective_build.readers.deploy_output import read_deploy_output
+
+ARCHITECTURES = ("ds_cnn", "mobilenet_v1", "resnet8", "fc_autoencoder")
+# The instruction set each board's programs are lowered for (export_cortex_m.py --isa).
+BOARD_ISA = {"cortex-m55": "mve", "cortex-m4": "dsp", "cortex-m33": "dsp"}
+ROOT = REPO / "etsb-out" / "bench" / "cortex_m"
+PROGRAMS = ROOT / "models"
+GOAL = {"ds_cnn": (96 * 1024, 48 * 1024)}  # (flash, RAM) on the Cortex-M55
+CORTEX_M_YAML = "@executorch//backends/cortex_m:operators.yaml"
+STOCK = ("et_operator_library(\n    name = \"all_cortex_m\",\n    ops_schema_yaml_target = \"{yaml}\",\n)\n\n"
+         .format(yaml=CORTEX_M_YAML))
+STOCK_ATTRIBUTES = ('runtime = "static",', "embed_model = True,", 'inputs = ["forward.input_0.npy"],',
+                    'deps = [":all_cortex_m"],', f'custom_ops_yaml_target = "{CORTEX_M_YAML}",',
+                    'functions_yaml_target = "@executorch//kernels/portable:functions.yaml",',
+                    'kernel_deps = ["@executorch//backends/cortex_m:kernels", "@executorch//kernels/portable:kernels"],')
+NOTES = """Flash: text + data of the ELF (what the board's flash holds: code, constants, the embedded program
+and input, .data's image); RAM: data + bss (the method's pool, its planned buffers and the kernels' scratch are
+static arrays sized to the program; the stack's reserve is the linker script's and not counted). 'etsb':
+`et_model_binary(name, model)` with the static runtime and the program embedded, `--config size`. 'ExecuTorch's
+way': the same program with ExecuTorch's stock Cortex-M library (every operator of its operators.yaml
+registered and linked, as its `cortex_m_ops_lib` does) beside its portable library, the full runtime (every
+prim op), built with ExecuTorch's CI flags (`--config executorch-ci`). 'matches': the binary's output against
+the lowered program run in Python, in quantization steps (<= 1 passes).
+
+Published figures for the same tasks, whole applications on real boards (not measured here): ExecuTorch's
+Arduino keyword-spotting example with CMSIS-NN (Cortex-M33 under Zephyr) 564,664 B of flash and 45,044 B of
+RAM; TFLite Micro's micro_speech sketch 151,480 B, TVM's AOT build of it 125,544 B (whole sketches on an
+Arduino Nano 33 BLE); TFLite Micro's framework alone 9,732 B of text on a Cortex-M3.
+"""
+
+
+def export(boards: list[str], models: list[str]) -> dict:
+    """The reference-size programs of ``models`` for the boards' instruction sets (exported once); the manifest."""
+    manifest_path = PROGRAMS / "manifest.json"
+    known = json.loads(manifest_path.read_text())["models"] if manifest_path.exists() else {}
+    for isa in sorted({BOARD_ISA[board] for board in boards}):
+        missing = [name for name in models if f"{isa}/{name}" not in known]
+        if missing:
+            print(f"exporting {', '.join(missing)} for {isa} (reference sizes)", file=sys.stderr)
+            subprocess.run([str(EXPORT_PYTHON), "export_cortex_m.py", "--scale", "reference", "--out", str(PROGRAMS),
+                            "--isa", isa, *missing], cwd=MODELS_DIR, check=True)
+    return json.loads(manifest_path.read_text())["models"]
+
+
+def flash_and_ram(binary: Path, board: str) -> tuple[int, int]:
+    sizes = subprocess.run([PLATFORMS[board].size, str(binary)], capture_output=True, text=True, check=True).stdout
+    text, data, bss = (int(word) for word in sizes.splitlines()[1].split()[:3])
+    return text + data, data + bss
+
+
+def steps(binary: Path, board: str, key: str, info: dict) -> float | None:
+    """How far the binary's output is from the reference, in quantization steps (None: it failed)."""
+    result = subprocess.run([*PLATFORMS[board].emulator, str(binary)], capture_output=True, text=True, timeout=900,
+                            stdin=subprocess.DEVNULL)
+    if result.returncode != 0:
+        return None
+    output = read_deploy_output(result.stdout, str(binary))[0]
+    got = np.frombuffer(output.data, dtype=np.float32).reshape(output.sizes)
+    expected = np.load(PROGRAMS / key / info["outputs"][0]["file"])
+    return float(np.abs(got.astype(np.float64) - expected).max()) / info["quant_step"]
+
+
+def main() -> int:
+    args = parser(__doc__, boards=(str, "cortex-m55", "boards, comma-separated: " + ", ".join(BOARD_ISA)),
+                  models=(str, ",".join(ARCHITECTURES), "architectures, comma-separated")).parse_args()
+    boards = choose("board", listed(args.boards), BOARD_ISA)
+    models = choose("model", listed(args.models), ARCHITECTURES)
+    if not (TREE / "backends" / "cortex_m").is_dir():
+        raise SystemExit(f"no ExecuTorch tree at {TREE}: set ETSB_EXECUTORCH_TREE")
+    manifest = export(boards, models)
+    workspace = ROOT / "ws"
+    new_workspace(workspace)
+    env, problems, rows = starlark_env(), [], []
+    for board in boards:
+        isa = BOARD_ISA[board]
+        for name in models:
+            files = [(p.name, p) for p in (PROGRAMS / isa / name).iterdir()]
+            write_model_package(workspace / board.replace("-", "_") / name, files, "", [
+                model_target("etsb", f"{name}.pte", 'runtime = "static",', "embed_model = True,",
+                             'inputs = ["forward.input_0.npy"],'),
+                STOCK + model_target("executorch", f"{name}.pte", *STOCK_ATTRIBUTES)])
+        labels = [f"//{board.replace('-', '_')}/{name}:" for name in models]
+        measured = {}
+        for side, config in (("etsb", SIZE_CONFIG), ("executorch", EXECUTORCH_CI_CONFIG)):
+            try:
+                etsb_build(workspace, [label + side for label in labels], env, "--executorch-root", str(TREE),
+                           f"--platform={board}", f"--config={config}")
+            except BuildFailed as failure:
+                problems.append(f"{board} {side}: {failure}")
+                continue
+            for name, label in zip(models, labels):
+                binary = workspace / "etsb-out" / "bin" / board.replace("-", "_") / name / side
+                key = f"{isa}/{name}"
+                measured[(name, side)] = (*flash_and_ram(binary, board), steps(binary, board, key, manifest[key]))
+        for name in models:
+            ours, theirs = measured.get((name, "etsb")), measured.get((name, "executorch"))
+            if ours and ours[2] is None or ours and ours[2] > 1.0 + 1e-6:
+                problems.append(f"{board} {name}: etsb's binary does not match its reference")
+            goal = GOAL.get(name) if board == "cortex-m55" else None
+            rows.append([board, name, f"{manifest[f'{isa}/{name}']['pte_size']:,}",
+                         *(f"{ours[i]:,}" if ours else "-" for i in (0, 1)),
+                         *(f"{theirs[i]:,}" if theirs else "-" for i in (0, 1)),
+                         f"{theirs[0] / ours[0]:.2f}x" if ours and theirs else "-",
+                         *(f"{side[2]:.2f}" if side and side[2] is not None else "fails" for side in (ours, theirs)),
+                         (f"{'met' if ours[0] <= goal[0] and ours[1] <= goal[1] else 'missed'} "
+                          f"({goal[0] // 1024} KB / {goal[1] // 1024} KB)") if goal and ours else ""])
+    table = markdown(["board", "model", ".pte bytes", "etsb flash", "etsb RAM", "ExecuTorch's way flash",
+                      "ExecuTorch's way RAM", "flash ratio", "etsb matches (steps)", "ExecuTorch's matches (steps)",
+                      "goal"], rows)
+    return finish("bench_cortex_m", "## Flash and RAM per board\n\n" + table + "\n\n" + NOTES, problems)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
