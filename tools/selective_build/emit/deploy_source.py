@@ -40,8 +40,12 @@ def deploy_source(pools: DeployPools, program: bytes | None, inputs: Sequence[by
     lines += [f"extern const size_t kInputCount = {len(inputs)};",
               f"extern const uint8_t* const kInputs[] = {{{names}}};",
               f"extern const size_t kInputSizes[] = {{{sizes}}};", ""]
-    for name, constant, size in (("method_pool", "kMethodPoolSize", pools.method),
-                                 ("planned_pool", "kPlannedPoolSize", pools.planned),
+    # The method pool holds the runtime's structures, whose size the target's pointers decide.
+    narrow, wide = pools.method_for(4), pools.method_for(8)
+    method = str(wide) if narrow == wide else f"sizeof(void*) > 4 ? {wide} : {narrow}"
+    lines += [f"alignas({PROGRAM_ALIGNMENT}) uint8_t method_pool[{method}];",
+              "extern const size_t kMethodPoolSize = sizeof(method_pool);"]
+    for name, constant, size in (("planned_pool", "kPlannedPoolSize", pools.planned),
                                  ("temp_pool", "kTempPoolSize", pools.temp)):
         lines += [f"alignas({PROGRAM_ALIGNMENT}) uint8_t {name}[{max(size, 1)}];", f"extern const size_t {constant} = {size};"]
     lines += ["", "}  // namespace etsb_deploy", ""]
@@ -53,17 +57,18 @@ def _board_checks(pools: DeployPools, embedded: int, origin: str) -> list[str]:
     """Compile-time checks that the program fits a board's memory, against the
     budget its platform's flags define (driver/platforms.py): the static pools
     within the RAM left beside the stack and heap, what is embedded within the
-    flash. A program too large fails the build, naming the budget."""
-    need = pools.method + pools.planned + pools.temp
+    flash. A program too large fails the build, naming the budget (boards
+    are 32-bit: their method pool is the narrow one)."""
+    need = pools.method_for(4) + pools.planned + pools.temp
     origin = origin.replace("\\", "\\\\").replace('"', '\\"')
-    ram = (f"{origin} needs {need:,} bytes of static memory (method pool {pools.method:,}, planned buffers and "
+    ram = (f"{origin} needs {need:,} bytes of static memory (method pool {pools.method_for(4):,}, planned buffers and "
            f"inputs {pools.planned:,}, kernel scratch {pools.temp:,}): more than the board's budget of \" "
            f"ETSB_TEXT({RAM_BUDGET}) \" bytes (its RAM less the stack and heap)")
     flash = (f"{origin}: the embedded program and inputs take {embedded:,} bytes: more than the board's \" "
              f"ETSB_TEXT({FLASH_BUDGET}) \" bytes of flash")
     return ["// The board's budget, if it has one (its platform's flags define it).",
             f"#ifdef {RAM_BUDGET}", "#define ETSB_TEXT(x) ETSB_TEXT_(x)", "#define ETSB_TEXT_(x) #x",
-            f'static_assert({need} <= {RAM_BUDGET}, "{ram}");',
+            f'static_assert(sizeof(etsb_deploy::method_pool) + {pools.planned + pools.temp} <= {RAM_BUDGET}, "{ram}");',
             f'static_assert({embedded} <= {FLASH_BUDGET}, "{flash}");', "#endif", ""]
 
 

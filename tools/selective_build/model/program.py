@@ -106,9 +106,14 @@ class MethodMemory:
 class DeployPools:
     """The static arrays a deploy binary runs its method in, in bytes."""
 
-    method: int   # the method allocator's
+    method: int   # the method allocator's, on a target of 64-bit pointers
     planned: int  # the planned buffers' (and inputs read from files)
     temp: int     # kernels' scratch; 0 for none
+    method_narrow: int = 0  # the method allocator's with 32-bit pointers (a microcontroller's); 0: ``method``
+
+    def method_for(self, pointer_bytes: int) -> int:
+        """The method allocator's pool on a target whose pointers take ``pointer_bytes``."""
+        return self.method_narrow if pointer_bytes <= 4 and self.method_narrow else self.method
 
 
 # struct's letter for an element of each dtype the values are printed for (ScalarType names).

@@ -13,24 +13,32 @@ from selective_build.model.program import DeployPools, InputTensor, MethodMemory
 
 # The runtime aligns each allocation; every piece is counted with this much padding.
 ALIGNMENT = 16
-# Upper bounds of what ExecuTorch's Method::init allocates per thing, on a
-# 64-bit target (a 32-bit one takes less): an EValue, a tensor's TensorImpl,
-# a dimension's size, dim-order and stride entries, a list item (its EValue
-# pointer and its unboxed value), a chain, an instruction (its kernel pointer
-# and argument list), an argument pointer, a delegate handle.
-PER_VALUE, PER_TENSOR, PER_DIMENSION, PER_LIST_ITEM = 16, 112, 16, 24
-PER_CHAIN, PER_INSTRUCTION, PER_ARGUMENT, PER_DELEGATE = 64, 48, 8, 256
-BASE = 1024  # the method's own tables: inputs set, data maps, outputs
+# Upper bounds of what ExecuTorch's Method::init allocates per thing, for a
+# target whose pointers take P bytes (its structures hold pointers and spans:
+# a 32-bit target's TensorImpl is 32 bytes, a 64-bit one's 64): an EValue, a
+# tensor's TensorImpl and Tensor, a dimension's size, dim-order and stride
+# entries, a list item (its EValue pointer and its unboxed value), a chain, an
+# instruction (its kernel pointer and argument list), an argument pointer, a
+# delegate handle, and the method's own tables (inputs set, data maps, outputs).
+PER_VALUE, PER_DIMENSION = 16, 16
+PER_TENSOR_P, PER_LIST_ITEM_P, PER_CHAIN_P, PER_INSTRUCTION_P, PER_ARGUMENT_P, PER_DELEGATE_P, BASE_P = (
+    14, 1, 8, 6, 1, 32, 128)
+PER_LIST_ITEM = 16  # beside its pointer: the unboxed value (an int64, a double or a Tensor)
+# The pointer sizes a deploy binary may be compiled for: its pool is sized by the compiler, by sizeof(void*).
+NARROW, WIDE = 4, 8
 
 
 def deploy_pools(method: MethodMemory, inputs_from_files: bool, method_pool: int = 0, temp_pool: int = 0) -> DeployPools:
     """The pools for running ``method``: ``method_pool`` if given (non-zero),
-    else an upper bound from its counts; the planned pool holds every planned
-    buffer (and each tensor input when ``inputs_from_files``)."""
+    else an upper bound from its counts, for 64-bit and for 32-bit pointers;
+    the planned pool holds every planned buffer (and each tensor input when
+    ``inputs_from_files``)."""
     planned = sum(_aligned(size) for size in method.planned_buffers)
     if inputs_from_files:
         planned += sum(_aligned(input_bytes(tensor)) for tensor in method.inputs if tensor is not None)
-    return DeployPools(method_pool or _rounded(_method_bound(method), 256), _rounded(planned, ALIGNMENT), temp_pool)
+    wide, narrow = (method_pool, method_pool) if method_pool else (
+        _rounded(_method_bound(method, WIDE), 256), _rounded(_method_bound(method, NARROW), 256))
+    return DeployPools(wide, _rounded(planned, ALIGNMENT), temp_pool, narrow)
 
 
 def input_bytes(tensor: InputTensor) -> int:
@@ -41,12 +49,15 @@ def input_bytes(tensor: InputTensor) -> int:
     return count * SCALAR_TYPE_BYTES.get(tensor.dtype, 8)
 
 
-def _method_bound(method: MethodMemory) -> int:
-    """An upper bound of what loading ``method`` takes from the method allocator."""
-    tensors = sum(PER_TENSOR + ALIGNMENT + 3 * (dims * PER_DIMENSION // 4 + ALIGNMENT) for dims in method.tensor_dims)
-    return (BASE + method.values * PER_VALUE + ALIGNMENT + tensors + method.list_items * PER_LIST_ITEM
-            + method.chains * (PER_CHAIN + 2 * ALIGNMENT) + method.instructions * (PER_INSTRUCTION + ALIGNMENT)
-            + method.arguments * PER_ARGUMENT + method.delegates * PER_DELEGATE)
+def _method_bound(method: MethodMemory, pointer: int) -> int:
+    """An upper bound of what loading ``method`` takes from the method allocator, with ``pointer``-byte pointers."""
+    tensors = sum(PER_TENSOR_P * pointer + ALIGNMENT + 3 * (dims * PER_DIMENSION // 4 + ALIGNMENT)
+                  for dims in method.tensor_dims)
+    return (BASE_P * pointer + method.values * PER_VALUE + ALIGNMENT + tensors
+            + method.list_items * (PER_LIST_ITEM + PER_LIST_ITEM_P * pointer)
+            + method.chains * (PER_CHAIN_P * pointer + 2 * ALIGNMENT)
+            + method.instructions * (PER_INSTRUCTION_P * pointer + ALIGNMENT)
+            + method.arguments * PER_ARGUMENT_P * pointer + method.delegates * PER_DELEGATE_P * pointer)
 
 
 def _aligned(size: int) -> int:
