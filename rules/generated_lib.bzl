@@ -4,6 +4,7 @@ generated registration code, compiled into one library."""
 load(":merge_yaml.bzl", "merge_yaml")
 load(":operator_library.bzl", "et_operator_library")
 load(":private/attrs.bzl", "attrs", "check_call", "internal", "rule_info", "with_tags")
+load(":private/executorch_keywords.bzl", "GENERATED_LIB_KEYWORDS", "check_generated_lib_keywords")
 load(":private/names.bzl", "cxx_identifier", "sibling_label")
 load(":private/shim.bzl", "BUILD_SYSTEM", "ETSB_COMMAND", "ETSB_TOOLS", "FROM_TREE_SUFFIX", "REGISTRY_SIZE_HEADER", "RUNTIME", "RUNTIME_KINDS", "RUNTIME_SHARED", "RUNTIME_STATIC", "TAG_REGISTERS", "check_runtime", "etsb_cxx_library", "etsb_filegroup", "etsb_genrule", "runtime_headers")
 
@@ -24,18 +25,39 @@ build with one message listing every gap. The library `<name>` holds the
 generated registration source and links the kernels; the C++ functions it
 defines are `etsb::register_<name>_kernels()` and `etsb::<name>_kernels()`
 ('-' becomes '_').""",
-    attrs = {
-        "functions_yaml_target": attrs.label("the kernel yaml of ATen operators (e.g. `//kernels/portable:functions.yaml`)"),
-        "custom_ops_yaml_target": attrs.label("a kernel yaml of custom operators (`func:` entries)"),
-        "fallback_yaml_target": attrs.label("a kernel yaml that `functions_yaml_target` is merged over (see `merge_yaml`)"),
-        "deps": attrs.label_list("`et_operator_library` targets; their union is what gets registered. With none, every operator of the yamls is registered. As in ExecuTorch's Buck2 macro, a C++ library of this package among them (a `cxx_library` or `et_kernel_library` defined before this call) is taken as a kernel library instead"),
-        "kernel_deps": attrs.label_list("`et_kernel_library` targets implementing the kernels; a kernel function that several define (a vendor library merged over a fallback that spells its kernels alike) is taken from the first listed, so list the vendor's first"),
-        "dtype_selective_build": attrs.bool("recompile the kernels of `kernel_deps` so that their dtype switches keep only the dtypes the selection uses"),
-        "manual_registration": attrs.bool("no static initialiser: the binary calls `etsb::register_<name>_kernels()` (or passes `etsb::<name>_kernels()` to `Program::load_method`), and no whole-archive linking is needed"),
+    attrs = dict({
+        "functions_yaml_target": attrs.label(
+            "the kernel yaml of ATen operators (e.g. `//kernels/portable:functions.yaml`)",
+            executorch = "the kernel yaml of ATen operators",
+        ),
+        "custom_ops_yaml_target": attrs.label(
+            "a kernel yaml of custom operators (`func:` entries)",
+            executorch = "a kernel yaml of custom operators",
+        ),
+        "fallback_yaml_target": attrs.label(
+            "a kernel yaml that `functions_yaml_target` is merged over (see `merge_yaml`)",
+            executorch = "a kernel yaml that `functions_yaml_target` is merged over",
+        ),
+        "deps": attrs.label_list(
+            "`et_operator_library` targets; their union is what gets registered. With none, every operator of the yamls is registered. As in ExecuTorch's Buck2 macro, a C++ library of this package among them (a `cxx_library` or `et_kernel_library` defined before this call) is taken as a kernel library instead",
+            executorch = "the operator libraries whose union is registered, and C++ libraries the library depends on",
+        ),
+        "kernel_deps": attrs.label_list(
+            "`et_kernel_library` targets implementing the kernels; a kernel function that several define (a vendor library merged over a fallback that spells its kernels alike) is taken from the first listed, so list the vendor's first",
+            executorch = "the kernel libraries implementing the yaml",
+        ),
+        "dtype_selective_build": attrs.bool(
+            "recompile the kernels of `kernel_deps` so that their dtype switches keep only the dtypes the selection uses",
+            executorch = "recompile the portable and optimized kernels keeping only the selected dtypes",
+        ),
+        "manual_registration": attrs.bool(
+            "no static initialiser: the binary calls `etsb::register_<name>_kernels()` (or passes `etsb::<name>_kernels()` to `Program::load_method`), and no whole-archive linking is needed",
+            executorch = "generate a registration function for the program to call instead of static registration",
+        ),
         "model_entry": attrs.bool("also define `etsb::register_model_kernels()`, the entry point that the runner library `//tools/runner:runner` calls (`et_model_binary` sets it)"),
         "backend_deps": attrs.label_list("`et_backend_library` targets: every backend the selection needs (delegated programs, `backends`) must be declared by one, or the build fails naming the model, method and backend id; the library links those that are needed and no other"),
         "runtime": attrs.choice("the ExecuTorch runtime the registration and kernels compile against: `\"shared\"`, the wheel's `libexecutorch.so`; `\"static\"`, the runtime compiled from the ExecuTorch tree (`@executorch//:runtime`, etsb's driver and Bazel; the kernel libraries must be `et_kernel_library` targets; a binary links `@executorch//:runtime` itself, as `et_model_binary` does)", RUNTIME_KINDS, RUNTIME_SHARED),
-    },
+    }, **GENERATED_LIB_KEYWORDS),
     outputs = {
         "library": "`<name>`",
         "headers": "`<name>/NativeFunctions.h`, `<name>/CustomOpsNativeFunctions.h`, `<name>/Functions.h`",
@@ -47,10 +69,14 @@ def executorch_generated_lib(name, **kwargs):
 
     Args:
       name: the target name.
-      **kwargs: the attributes of `EXECUTORCH_GENERATED_LIB`, and `tags`, `visibility`, `testonly`.
+      **kwargs: the attributes of `EXECUTORCH_GENERATED_LIB`, and `tags` (or Buck2's `labels`), `visibility`, `testonly`.
     """
     a, common = check_call(EXECUTORCH_GENERATED_LIB, name, kwargs)
     where = "executorch_generated_lib '%s'" % name
+    check_generated_lib_keywords(where, a)
+    if not a.custom_ops_requires_runtime_registration and a.functions_yaml_target == None:
+        # ExecuTorch's meaning: no runtime library for custom operators alone.
+        return
     if a.functions_yaml_target == None and a.custom_ops_yaml_target == None:
         fail("%s: give functions_yaml_target, custom_ops_yaml_target or both" % where)
     if a.fallback_yaml_target != None and a.functions_yaml_target == None:
@@ -105,19 +131,26 @@ def executorch_generated_lib(name, **kwargs):
         )]
     elif a.dtype_selective_build:
         kernels = [_dtype_selective_kernels(name, kernel_deps, selection, helper)]
+    copts = list(a.compiler_flags)
+    if not a.support_exceptions:
+        copts.append("-fno-exceptions")
     etsb_cxx_library(
         name = name,
+        copts = copts,
         # Buck2 gives a genrule of several outputs as its folder: each file is named there.
         srcs = [":%s/%s" % (name, f) for f in BINDINGS_FILES] if BUILD_SYSTEM == "buck2" else [":" + name + "_bindings"],
         # The linker script naming the backend libraries the selection needs (a link input).
         linker_scripts = [":%s/%s" % (name, BACKENDS_LINK_SCRIPT)],
         linker_inputs = [sibling_label(b, "_files") for b in a.backend_deps],
-        deps = kernels + plain_libraries + [runtime_headers(a.runtime)],
+        deps = kernels + plain_libraries + a.xplat_deps + [runtime_headers(a.runtime)],
         link_whole = not a.manual_registration,
         # The driver's overlap check reads which selection each registration library registers
         # (relative to this package, which may be an external repository's).
         **with_tags(common, ["%s:%s_selected_operators" % (TAG_REGISTERS, name)])
     )
+    if a.define_static_targets:
+        # ExecuTorch's name for the library linked statically: etsb's libraries are static.
+        etsb_cxx_library(name = name + "_static", deps = [":" + name], link_whole = not a.manual_registration, **common)
 
 # The rule kinds of C++ libraries, as each build system's existing_rule names them.
 _LIBRARY_KINDS = ("cxx_library", "cc_library")
