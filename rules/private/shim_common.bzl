@@ -56,7 +56,8 @@ def define_config_setting(name, defines):
       name: the target name.
       defines: the pairs that must all hold, NAME -> VALUE.
     """
-    native.config_setting(name = name, define_values = defines)
+    # Public by its own attribute: Buck2, which loads the same BUILD file, has no package().
+    native.config_setting(name = name, define_values = defines, visibility = ["//visibility:public"])
 
 def no_object_sources(**_attrs):
     """Nothing: etsb's driver takes another library's sources and flags natively, Buck2 its deps.
