@@ -6,6 +6,7 @@ load(":operator_library.bzl", "et_operator_library")
 load(":private/attrs.bzl", "attrs", "check_call", "internal", "rule_info", "with_tags")
 load(":private/executorch_keywords.bzl", "GENERATED_LIB_KEYWORDS", "check_generated_lib_keywords")
 load(":private/names.bzl", "cxx_identifier", "sibling_label")
+load(":private/prim_ops.bzl", "PRIM_OPS_HEADER", "library_runtime", "prim_ops_library")
 load(":private/shim.bzl", "BUILD_SYSTEM", "ETSB_COMMAND", "ETSB_TOOLS", "FROM_TREE_SUFFIX", "REGISTRY_SIZE_HEADER", "RUNTIME", "RUNTIME_KINDS", "RUNTIME_SHARED", "RUNTIME_STATIC", "TAG_REGISTERS", "check_runtime", "etsb_cxx_library", "etsb_filegroup", "etsb_genrule", "runtime_headers")
 
 # The files `etsb gen-bindings` writes.
@@ -74,6 +75,7 @@ def executorch_generated_lib(name, **kwargs):
     a, common = check_call(EXECUTORCH_GENERATED_LIB, name, kwargs)
     where = "executorch_generated_lib '%s'" % name
     check_generated_lib_keywords(where, a)
+    runtime = library_runtime(where, a, kwargs.get("runtime") != None)
     if not a.custom_ops_requires_runtime_registration and a.functions_yaml_target == None:
         # ExecuTorch's meaning: no runtime library for custom operators alone.
         return
@@ -87,8 +89,8 @@ def executorch_generated_lib(name, **kwargs):
         fail("%s: kernel_deps is empty: name the kernel libraries that implement the yaml" % where)
     if a.dtype_selective_build and not operator_deps:
         fail("%s: dtype_selective_build needs deps (an operator selection to take dtypes from)" % where)
-    check_runtime(where, a.runtime)
-    if a.runtime == RUNTIME_STATIC and plain_libraries:
+    check_runtime(where, runtime)
+    if runtime == RUNTIME_STATIC and plain_libraries:
         fail("%s: runtime = \"static\" compiles the kernels against the tree's runtime, which it cannot do for %s: make it an et_kernel_library" %
              (where, ", ".join(plain_libraries)))
     if a.dtype_selective_build and plain_libraries:
@@ -111,7 +113,8 @@ def executorch_generated_lib(name, **kwargs):
         a.backend_deps,
         helper,
         # A model binary of the static runtime may size its kernel registry to this library.
-        registry_size = a.model_entry and a.runtime == RUNTIME_STATIC,
+        registry_size = a.model_entry and runtime == RUNTIME_STATIC,
+        prim_ops_header = not a.include_all_prim_ops,
     )
 
     kernels = kernel_deps
@@ -127,10 +130,13 @@ def executorch_generated_lib(name, **kwargs):
             a.dtype_selective_build,
             helper,
             other_libraries = bool(plain_libraries),
-            runtime = a.runtime,
+            runtime = runtime,
         )]
     elif a.dtype_selective_build:
         kernels = [_dtype_selective_kernels(name, kernel_deps, selection, helper)]
+
+    # Only the prim ops the selection names (ExecuTorch's include_all_prim_ops = False).
+    prim_ops = [prim_ops_library(name, helper)] if runtime == RUNTIME_STATIC and not a.include_all_prim_ops else []
     copts = list(a.compiler_flags)
     if not a.support_exceptions:
         copts.append("-fno-exceptions")
@@ -142,7 +148,7 @@ def executorch_generated_lib(name, **kwargs):
         # The linker script naming the backend libraries the selection needs (a link input).
         linker_scripts = [":%s/%s" % (name, BACKENDS_LINK_SCRIPT)],
         linker_inputs = [sibling_label(b, "_files") for b in a.backend_deps],
-        deps = kernels + plain_libraries + a.xplat_deps + [runtime_headers(a.runtime)],
+        deps = kernels + plain_libraries + a.xplat_deps + [runtime_headers(runtime)] + prim_ops,
         link_whole = not a.manual_registration,
         # The driver's overlap check reads which selection each registration library registers
         # (relative to this package, which may be an external repository's).
@@ -190,11 +196,12 @@ def _selection(name, deps, functions_yaml, custom_ops_yaml, helper):
     et_operator_library(name = name + "_selected_operators", deps = selection_deps, **helper)
     return ":" + name + "_selected_operators"
 
-def _bindings(name, functions_yaml, custom_ops_yaml, selection, manual_registration, model_entry, backend_deps, helper, registry_size = False):
+def _bindings(name, functions_yaml, custom_ops_yaml, selection, manual_registration, model_entry, backend_deps, helper, registry_size = False, prim_ops_header = False):
     """The genrule writing the registration source and headers.
 
     It also writes the linker script of the backend libraries the selection
-    needs, and with `registry_size` ExecuTorch's `selected_max_kernel_num.h`.
+    needs, with `registry_size` ExecuTorch's `selected_max_kernel_num.h`, and with
+    `prim_ops_header` its `selected_prim_ops.h` (rules/private/prim_ops.bzl).
     """
     srcs, args = [], []
     if functions_yaml != None:
@@ -218,6 +225,9 @@ def _bindings(name, functions_yaml, custom_ops_yaml, selection, manual_registrat
     if registry_size:
         outs.append("%s/%s" % (name, REGISTRY_SIZE_HEADER))
         args.append("--max-kernel-num-output $(location %s)" % outs[-1])
+    if prim_ops_header:
+        outs.append("%s/%s" % (name, PRIM_OPS_HEADER))
+        args.append("--prim-ops-header-output $(location %s)" % outs[-1])
     etsb_genrule(
         name = name + "_bindings",
         srcs = srcs,

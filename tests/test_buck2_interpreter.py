@@ -23,8 +23,8 @@ from pathlib import Path
 import pytest
 
 from buck2_interpreter import Buck2Error, Buck2Project, normalised
-from conftest import REPO
-from helpers import new_workspace
+from conftest import REPO, TREE, have_tree
+from helpers import etsb, new_workspace
 from macros_helpers import query_runner
 
 # The packages etsb's rules name (the runtime, the tools, the configuration settings, the kernels).
@@ -38,13 +38,42 @@ BUCK_EXAMPLES = sorted(str(path.parent.relative_to(REPO)) for path in (REPO / "e
 REFUSED = {"examples/executorch_tree", "examples/buck2_snippet"}
 
 
+# ExecuTorch's own call sites of its macros, in a package of their own: its targets.bzl with
+# only its two loads changed to etsb's, and a BUCK file calling it as ExecuTorch's does.
+EXECUTORCH_CALL_SITES = "executorch_selective_build"
+EXECUTORCH_LOADS = {
+    'load("@fbsource//xplat/executorch/build:runtime_wrapper.bzl", "get_oss_build_kwargs", "is_xplat", "runtime")':
+        'load("@etsb//rules:executorch_runtime_wrapper.bzl", "get_oss_build_kwargs", "is_xplat", "runtime")',
+    'load("@fbsource//xplat/executorch/codegen:codegen.bzl", "et_operator_library", "executorch_generated_lib", '
+    '"ScalarType")':
+        'load("@etsb//rules:executorch.bzl", "et_operator_library", "executorch_generated_lib", "ScalarType")',
+}
+
+
+def executorch_targets_bzl() -> str:
+    """ExecuTorch's examples/selective_build/targets.bzl with its loads, and only them, changed to etsb's."""
+    text = (TREE / "examples" / "selective_build" / "targets.bzl").read_text()
+    for theirs, ours in EXECUTORCH_LOADS.items():
+        assert text.count(theirs) == 1, theirs
+        text = text.replace(theirs, ours)
+    return text
+
+
 @pytest.fixture(scope="module")
 def workspace(tmp_path_factory) -> Path:
-    """A workspace with etsb's rules, the examples and `.buckconfig`; beside each BUCK file a
-    BUILD file of the same text, for the Go evaluator (which reads BUILD files only)."""
+    """A workspace with etsb's rules, the examples and `.buckconfig`; with the ExecuTorch tree,
+    its call sites; beside each BUCK file a BUILD file of the same text, for the Go evaluator
+    (which reads BUILD files only)."""
     root = new_workspace(tmp_path_factory.mktemp("buck2rs") / "w", "examples")
     shutil.copy(REPO / ".buckconfig", root / ".buckconfig")
-    for package in BUCK_EXAMPLES:
+    packages = list(BUCK_EXAMPLES)
+    if have_tree():
+        (root / EXECUTORCH_CALL_SITES).mkdir()
+        (root / EXECUTORCH_CALL_SITES / "targets.bzl").write_text(executorch_targets_bzl())
+        (root / EXECUTORCH_CALL_SITES / "BUCK").write_text(
+            'load(":targets.bzl", "define_common_targets")\n\ndefine_common_targets()\n')
+        packages.append(EXECUTORCH_CALL_SITES)
+    for package in packages:
         shutil.copy(root / package / "BUCK", root / package / "BUILD")
     return root
 
@@ -171,3 +200,19 @@ def test_the_buck2_snippet_is_the_docs_snippet_below_one_load():
     assert [line for line in ours[:ours.index(start)].splitlines() if line.startswith("load(")] == [
         'load("@etsb//rules:prelude.bzl", "cxx_binary", "cxx_library", "et_operator_library", '
         '"executorch_generated_lib", "export_file")']
+
+
+@pytest.mark.tree
+def test_executorch_s_call_sites_evaluate_with_only_their_loads_changed(project, query, workspace):
+    """ExecuTorch's selective-build targets.bzl, loads changed and nothing else: under
+    starlark-rust's Buck2 dialect and the Go emulation alike (every target the same), and in
+    etsb's driver; every keyword it passes is taken, include_all_prim_ops = False among them."""
+    assert compare(project, query, EXECUTORCH_CALL_SITES) > 40
+    names = {t.name for t in project.evaluate(EXECUTORCH_CALL_SITES)}
+    assert {"select_all_lib", "select_ops_in_dict_lib", "library_with_combined_prim_ops",
+            "library_with_all_prim_ops", "selective_build_test"} <= names
+    # Buck2 builds the wheel's runtime only: the prim-op selections write their header there.
+    assert "library_with_combined_prim_ops_prim_ops" not in names
+    driver = etsb("query", f"//{EXECUTORCH_CALL_SITES}:all", cwd=workspace)
+    assert driver.returncode == 0, driver.stderr
+    assert f"//{EXECUTORCH_CALL_SITES}:library_with_combined_prim_ops_prim_ops" in driver.stdout.split()

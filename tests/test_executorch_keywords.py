@@ -27,7 +27,7 @@ GENERATED_LIB = ["functions_yaml_target", "custom_ops_yaml_target", "fallback_ya
                  "custom_ops_requires_aot_registration", "visibility", "aten_mode", "manual_registration",
                  "use_default_aten_ops_lib", "deps", "xplat_deps", "fbcode_deps", "platforms", "compiler_flags",
                  "kernel_deps", "dtype_selective_build", "feature", "compatible_with", "expose_operator_symbols",
-                 "support_exceptions"]
+                 "support_exceptions", "include_all_prim_ops"]
 
 EVERY_KEYWORD = '''load("//rules:executorch.bzl", "ScalarType", "et_kernel_library", "et_operator_library", "executorch_generated_lib")
 et_kernel_library(name = "kernels", srcs = ["kernels.cpp"])
@@ -69,6 +69,7 @@ executorch_generated_lib(
     compatible_with = ["ovr_config//cpu:x86_64"],
     expose_operator_symbols = True,
     support_exceptions = False,
+    include_all_prim_ops = True,
     labels = ["from_buck"],
 )
 '''
@@ -179,3 +180,53 @@ def test_docs_rules_md_tabulates_every_keyword_of_both_signatures():
         rows = re.findall(r"^\| `(\w+)` \| (.+?) \| (.+?) \|$", section, re.MULTILINE)
         assert {name for name, _, _ in rows} >= set(keywords), sorted(set(keywords) - {n for n, _, _ in rows})
         assert all(theirs and ours for _, theirs, ours in rows)
+
+
+def test_a_prim_op_selection_compiles_executorch_s_prim_ops_with_its_header(query, workspace):
+    """include_all_prim_ops = False: the bindings write selected_prim_ops.h, and the library
+    links `<name>_prim_ops` (ExecuTorch's prim ops compiled with it), against the tree's
+    runtime, which the call did not have to name."""
+    with bad_package(workspace, 'et_operator_library(name = "o", ops = ["aten::add.out", '
+                                '"executorch_prim::et_view.default"])\n'
+                                'executorch_generated_lib(name = "l", functions_yaml_target = "k.yaml", '
+                                'kernel_deps = ["//m:kernels"], deps = [":o"], include_all_prim_ops = False)\n'):
+        code, out, errors = query("//bad:all", "--output", "json")
+    assert code == 0, errors
+    found = {target["label"].removeprefix("//bad:"): target["attrs"] for target in json.loads(out)}
+    assert "--prim-ops-header-output $(location l/selected_prim_ops.h)" in found["l_bindings"]["cmd"]
+    assert "l/selected_prim_ops.h" in found["l_bindings"]["outs"]
+    assert ":l_prim_ops" in found["l"]["deps"] and "@executorch//:runtime_core" in found["l"]["deps"]
+    prim_ops = found["l_prim_ops"]
+    assert prim_ops["srcs"] == ["@executorch//:prim_ops_sources"] and prim_ops["link_whole"] is True
+    assert "-DET_PRIM_OPS_SELECTIVE_BUILD" in prim_ops["copts"]
+
+
+def test_a_prim_op_selection_on_the_wheels_runtime_is_refused(query, workspace):
+    with bad_package(workspace, 'executorch_generated_lib(name = "l", functions_yaml_target = "k.yaml", '
+                                'kernel_deps = ["//m:kernels"], include_all_prim_ops = False, runtime = "shared")\n'):
+        code, _, errors = query("//bad:all")
+    assert code != 0 and "bad/BUILD:2:1" in errors
+    assert ("include_all_prim_ops = False registers only the selected prim ops, which the wheel's runtime "
+            "(runtime = \"shared\") cannot") in errors
+
+
+def test_gen_bindings_leaves_prim_ops_to_their_registry_and_writes_their_header(tmp_path):
+    """Prim ops named in an operator list need no kernel: the registration holds the
+    ATen operators' kernels only, and selected_prim_ops.h selects the prim ops; a
+    selection naming none gives an empty header (every prim op, as ExecuTorch's)."""
+    yaml = REPO / "kernels" / "portable" / "functions.yaml"
+    for ops, expected in (("aten::add.out,executorch_prim::et_view.default,aten::sym_size.int",
+                           ["INCLUDE_ATEN_SYM_SIZE_INT", "INCLUDE_EXECUTORCH_PRIM_ET_VIEW_DEFAULT"]),
+                          ("aten::add.out", [])):
+        selection, out = tmp_path / "s.yaml", tmp_path / "out"
+        out.mkdir(exist_ok=True)
+        assert etsb("gen-oplist", "--output_path", str(selection), "--root_ops", ops).returncode == 0
+        result = etsb("gen-bindings", "--functions_yaml_path", str(yaml), "--op_selection_yaml_path",
+                      str(selection), "--output_dir", str(out), "--prim-ops-header-output",
+                      str(out / "selected_prim_ops.h"))
+        assert result.returncode == 0, result.stderr
+        header = (out / "selected_prim_ops.h").read_text()
+        assert re.findall(r"#define (INCLUDE_\w+)", header) == expected
+        assert ("#define EXECUTORCH_ENABLE_PRIM_OPS_SELECTIVE_BUILD" in header) == bool(expected)
+        source = (out / "register_kernels.cpp").read_text()
+        assert '"aten::add.out"' in source and "et_view" not in source and "sym_size" not in source

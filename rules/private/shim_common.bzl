@@ -56,6 +56,7 @@ def define_config_setting(name, defines):
       name: the target name.
       defines: the pairs that must all hold, NAME -> VALUE.
     """
+
     # Public by its own attribute: Buck2, which loads the same BUILD file, has no package().
     native.config_setting(name = name, define_values = defines, visibility = ["//visibility:public"])
 
