@@ -216,3 +216,16 @@ def test_executorch_s_call_sites_evaluate_with_only_their_loads_changed(project,
     driver = etsb("query", f"//{EXECUTORCH_CALL_SITES}:all", cwd=workspace)
     assert driver.returncode == 0, driver.stderr
     assert f"//{EXECUTORCH_CALL_SITES}:library_with_combined_prim_ops_prim_ops" in driver.stdout.split()
+
+
+@pytest.mark.tree
+def test_the_buck2_snippet_is_the_seeds(project):
+    """The seeds' Buck2 snippet (beside the ExecuTorch tree, in shared/seeds) is the one
+    examples/buck2/snippet evaluates, word for word."""
+    seeds = TREE.parent.parent / "seeds"
+    snippets = {re.search(r"### Buck2\n.*?```python\n(.*?)```", path.read_text(), re.S).group(1)
+                for path in sorted(seeds.glob("*.txt")) if "### Buck2" in path.read_text()}
+    ours = (REPO / "examples" / "buck2" / "snippet" / "BUCK").read_text()
+    assert len(snippets) == 1 and ours.rstrip().endswith(snippets.pop().rstrip())
+    assert {t.name for t in project.evaluate("examples/buck2/snippet")} >= {"all_ops", "generated_lib",
+                                                                           "executorch_bin"}
