@@ -204,7 +204,7 @@ class Buck2Project:
         Raises:
           Buck2Error: the message starlark-rust gives (file, line, traceback).
         """
-        cell = cell or self.config.get("repositories", "root", fallback=None) or "root"
+        cell = cell or "root"
         directory = self.cells[cell] / package
         names = [build_file] if build_file else self.build_file_names
         path = next((directory / name for name in names if (directory / name).is_file()), None)

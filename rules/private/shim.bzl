@@ -222,7 +222,7 @@ def command_word(text):
 
 def _visibility(visibility):
     if visibility != None:
-        return visibility
+        return _SHIM.visibility(visibility)
     return _SHIM.public
 
 def etsb_genrule(name, srcs, outs, cmd, tools = [], tags = [], visibility = None, testonly = False):

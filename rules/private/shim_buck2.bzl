@@ -13,6 +13,7 @@ load(
     "ETSB_TOOL_TARGET",
     "make_variable_command",
     "no_object_sources",
+    "same_visibility",
 )
 
 def _label(text):
@@ -154,6 +155,7 @@ def buck2_shim():
         link_maps = False,
         select_default = "DEFAULT",
         public = ["PUBLIC"],
+        visibility = same_visibility,
         genrule = _genrule,
         cxx_library = _cxx_library,
         object_sources = no_object_sources,

@@ -66,3 +66,14 @@ def no_object_sources(**_attrs):
     Args:
       **_attrs: etsb_object_sources's attributes, unused.
     """
+
+def same_visibility(visibility):
+    """`visibility` as it is (etsb's driver does not enforce it; Buck2 takes its own spellings).
+
+    Args:
+      visibility: a list of visibility labels.
+
+    Returns:
+      The list.
+    """
+    return visibility
