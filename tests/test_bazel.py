@@ -222,7 +222,7 @@ def test_executorchs_prim_op_call_sites_build_under_bazel(bazel_examples, tmp_pa
     selection with its own selected_prim_ops.h. ExecuTorch's labels name packages at its
     paths holding etsb's portable kernels (the library as `operators`). Its
     `define_common_targets` calls `native.read_config`, which Bazel has not."""
-    from test_buck2_interpreter import executorch_targets_bzl
+    from macros_helpers import executorch_targets_bzl
 
     portable = tmp_path / "executorch" / "kernels" / "portable"
     shutil.copytree(REPO / "kernels" / "portable", portable, ignore=shutil.ignore_patterns("test"))

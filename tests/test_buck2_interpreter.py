@@ -25,7 +25,7 @@ import pytest
 from buck2_interpreter import Buck2Error, Buck2Project, normalised
 from conftest import REPO, TREE, have_tree
 from helpers import etsb, new_workspace
-from macros_helpers import query_runner
+from macros_helpers import executorch_targets_bzl, query_runner
 
 # The packages etsb's rules name (the runtime, the tools, the configuration settings, the kernels).
 RULES_PACKAGES = ["rules", "runtime", "tools/selective_build", "tools/runner", "kernels/portable"]
@@ -41,22 +41,6 @@ REFUSED = {"examples/executorch_tree", "examples/buck2_snippet"}
 # ExecuTorch's own call sites of its macros, in a package of their own: its targets.bzl with
 # only its two loads changed to etsb's, and a BUCK file calling it as ExecuTorch's does.
 EXECUTORCH_CALL_SITES = "executorch_selective_build"
-EXECUTORCH_LOADS = {
-    'load("@fbsource//xplat/executorch/build:runtime_wrapper.bzl", "get_oss_build_kwargs", "is_xplat", "runtime")':
-        'load("@etsb//rules:executorch_runtime_wrapper.bzl", "get_oss_build_kwargs", "is_xplat", "runtime")',
-    'load("@fbsource//xplat/executorch/codegen:codegen.bzl", "et_operator_library", "executorch_generated_lib", '
-    '"ScalarType")':
-        'load("@etsb//rules:executorch.bzl", "et_operator_library", "executorch_generated_lib", "ScalarType")',
-}
-
-
-def executorch_targets_bzl() -> str:
-    """ExecuTorch's examples/selective_build/targets.bzl with its loads, and only them, changed to etsb's."""
-    text = (TREE / "examples" / "selective_build" / "targets.bzl").read_text()
-    for theirs, ours in EXECUTORCH_LOADS.items():
-        assert text.count(theirs) == 1, theirs
-        text = text.replace(theirs, ours)
-    return text
 
 
 @pytest.fixture(scope="module")

@@ -1,7 +1,7 @@
 """ExecuTorch's own selective-build call sites built by etsb's driver.
 
 `examples/selective_build/targets.bzl` of the ExecuTorch tree, its two loads
-changed to etsb's and nothing else (tests/test_buck2_interpreter.py's
+changed to etsb's and nothing else (tests/macros_helpers.py's
 `executorch_targets_bzl`), in a package whose BUILD file calls
 `define_common_targets()` as ExecuTorch's BUCK file does. ExecuTorch's labels
 are mapped to etsb's by packages at ExecuTorch's paths:
@@ -23,7 +23,7 @@ import pytest
 
 from conftest import TREE
 from helpers import etsb, new_workspace
-from test_buck2_interpreter import executorch_targets_bzl
+from macros_helpers import executorch_targets_bzl
 
 pytestmark = [pytest.mark.build, pytest.mark.tree]
 
