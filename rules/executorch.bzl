@@ -19,6 +19,7 @@ load(":merge_yaml.bzl", _MERGE_YAML = "MERGE_YAML", _merge_yaml = "merge_yaml")
 load(":model_binary.bzl", _ET_MODEL_BINARY = "ET_MODEL_BINARY", _et_model_binary = "et_model_binary")
 load(":operator_library.bzl", _ET_OPERATOR_LIBRARY = "ET_OPERATOR_LIBRARY", _et_operator_library = "et_operator_library")
 load(":private/attrs.bzl", _COMMON_ATTRS = "COMMON_ATTRS")
+load(":private/executorch_keywords.bzl", _scalar_type = "scalar_type")
 load(
     ":private/shim.bzl",
     _BUILD_SYSTEM = "BUILD_SYSTEM",
@@ -40,6 +41,9 @@ et_runtime_backend = _et_runtime_backend
 et_runtime_threadpool = _et_runtime_threadpool
 et_backend_library = _et_backend_library
 etsb_tool = _etsb_tool
+
+# ExecuTorch's codegen.bzl exports `ScalarType` for `ops_dict` entries: `ScalarType("Float")`.
+ScalarType = _scalar_type  # buildifier: disable=name-conventions (ExecuTorch's name)
 
 # The primitive rules, for BUILD files that want them on every build system.
 etsb_genrule = _etsb_genrule

@@ -4,7 +4,9 @@ generated registration code, compiled into one library."""
 load(":merge_yaml.bzl", "merge_yaml")
 load(":operator_library.bzl", "et_operator_library")
 load(":private/attrs.bzl", "attrs", "check_call", "internal", "rule_info", "with_tags")
+load(":private/executorch_keywords.bzl", "GENERATED_LIB_KEYWORDS", "check_generated_lib_keywords")
 load(":private/names.bzl", "cxx_identifier", "sibling_label")
+load(":private/prim_ops.bzl", "PRIM_OPS_HEADER", "library_runtime", "prim_ops_library")
 load(":private/shim.bzl", "BUILD_SYSTEM", "ETSB_COMMAND", "ETSB_TOOLS", "FROM_TREE_SUFFIX", "REGISTRY_SIZE_HEADER", "RUNTIME", "RUNTIME_KINDS", "RUNTIME_SHARED", "RUNTIME_STATIC", "TAG_REGISTERS", "check_runtime", "etsb_cxx_library", "etsb_filegroup", "etsb_genrule", "runtime_headers")
 
 # The files `etsb gen-bindings` writes.
@@ -24,19 +26,40 @@ build with one message listing every gap. The library `<name>` holds the
 generated registration source and links the kernels; the C++ functions it
 defines are `etsb::register_<name>_kernels()` and `etsb::<name>_kernels()`
 ('-' becomes '_').""",
-    attrs = {
-        "functions_yaml_target": attrs.label("the kernel yaml of ATen operators (e.g. `//kernels/portable:functions.yaml`)"),
-        "custom_ops_yaml_target": attrs.label("a kernel yaml of custom operators (`func:` entries)"),
-        "fallback_yaml_target": attrs.label("a kernel yaml that `functions_yaml_target` is merged over (see `merge_yaml`)"),
-        "deps": attrs.label_list("`et_operator_library` targets; their union is what gets registered. With none, every operator of the yamls is registered. As in ExecuTorch's Buck2 macro, a C++ library of this package among them (a `cxx_library` or `et_kernel_library` defined before this call) is taken as a kernel library instead"),
-        "kernel_deps": attrs.label_list("`et_kernel_library` targets implementing the kernels; a kernel function that several define (a vendor library merged over a fallback that spells its kernels alike) is taken from the first listed, so list the vendor's first"),
-        "dtype_selective_build": attrs.bool("recompile the kernels of `kernel_deps` so that their dtype switches keep only the dtypes the selection uses"),
-        "manual_registration": attrs.bool("no static initialiser: the binary calls `etsb::register_<name>_kernels()` (or passes `etsb::<name>_kernels()` to `Program::load_method`), and no whole-archive linking is needed"),
+    attrs = dict({
+        "functions_yaml_target": attrs.label(
+            "the kernel yaml of ATen operators (e.g. `//kernels/portable:functions.yaml`)",
+            executorch = "the kernel yaml of ATen operators",
+        ),
+        "custom_ops_yaml_target": attrs.label(
+            "a kernel yaml of custom operators (`func:` entries)",
+            executorch = "a kernel yaml of custom operators",
+        ),
+        "fallback_yaml_target": attrs.label(
+            "a kernel yaml that `functions_yaml_target` is merged over (see `merge_yaml`)",
+            executorch = "a kernel yaml that `functions_yaml_target` is merged over",
+        ),
+        "deps": attrs.label_list(
+            "`et_operator_library` targets; their union is what gets registered. With none, every operator of the yamls is registered. As in ExecuTorch's Buck2 macro, a C++ library of this package among them (a `cxx_library` or `et_kernel_library` defined before this call) is taken as a kernel library instead",
+            executorch = "the operator libraries whose union is registered, and C++ libraries the library depends on",
+        ),
+        "kernel_deps": attrs.label_list(
+            "`et_kernel_library` targets implementing the kernels; a kernel function that several define (a vendor library merged over a fallback that spells its kernels alike) is taken from the first listed, so list the vendor's first",
+            executorch = "the kernel libraries implementing the yaml",
+        ),
+        "dtype_selective_build": attrs.bool(
+            "recompile the kernels of `kernel_deps` so that their dtype switches keep only the dtypes the selection uses",
+            executorch = "recompile the portable and optimized kernels keeping only the selected dtypes",
+        ),
         "catalogue": attrs.bool("the kernel libraries are the catalogue's (rules/private/catalogue.bzl), taken for the model (`et_model_binary` sets it): the build names, in one line each, the libraries after the first that serve its operators"),
+        "manual_registration": attrs.bool(
+            "no static initialiser: the binary calls `etsb::register_<name>_kernels()` (or passes `etsb::<name>_kernels()` to `Program::load_method`), and no whole-archive linking is needed",
+            executorch = "generate a registration function for the program to call instead of static registration",
+        ),
         "model_entry": attrs.bool("also define `etsb::register_model_kernels()`, the entry point that the runner library `//tools/runner:runner` calls (`et_model_binary` sets it)"),
         "backend_deps": attrs.label_list("`et_backend_library` targets: every backend the selection needs (delegated programs, `backends`) must be declared by one, or the build fails naming the model, method and backend id; the library links those that are needed and no other"),
         "runtime": attrs.choice("the ExecuTorch runtime the registration and kernels compile against: `\"shared\"`, the wheel's `libexecutorch.so`; `\"static\"`, the runtime compiled from the ExecuTorch tree (`@executorch//:runtime`, etsb's driver and Bazel; the kernel libraries must be `et_kernel_library` targets; a binary links `@executorch//:runtime` itself, as `et_model_binary` does)", RUNTIME_KINDS, RUNTIME_SHARED),
-    },
+    }, **GENERATED_LIB_KEYWORDS),
     outputs = {
         "library": "`<name>`",
         "headers": "`<name>/NativeFunctions.h`, `<name>/CustomOpsNativeFunctions.h`, `<name>/Functions.h`",
@@ -48,10 +71,15 @@ def executorch_generated_lib(name, **kwargs):
 
     Args:
       name: the target name.
-      **kwargs: the attributes of `EXECUTORCH_GENERATED_LIB`, and `tags`, `visibility`, `testonly`.
+      **kwargs: the attributes of `EXECUTORCH_GENERATED_LIB`, and `tags` (or Buck2's `labels`), `visibility`, `testonly`.
     """
     a, common = check_call(EXECUTORCH_GENERATED_LIB, name, kwargs)
     where = "executorch_generated_lib '%s'" % name
+    check_generated_lib_keywords(where, a)
+    runtime = library_runtime(where, a, kwargs.get("runtime") != None)
+    if not a.custom_ops_requires_runtime_registration and a.functions_yaml_target == None:
+        # ExecuTorch's meaning: no runtime library for custom operators alone.
+        return
     if a.functions_yaml_target == None and a.custom_ops_yaml_target == None:
         fail("%s: give functions_yaml_target, custom_ops_yaml_target or both" % where)
     if a.fallback_yaml_target != None and a.functions_yaml_target == None:
@@ -62,8 +90,8 @@ def executorch_generated_lib(name, **kwargs):
         fail("%s: kernel_deps is empty: name the kernel libraries that implement the yaml" % where)
     if a.dtype_selective_build and not operator_deps:
         fail("%s: dtype_selective_build needs deps (an operator selection to take dtypes from)" % where)
-    check_runtime(where, a.runtime)
-    if a.runtime == RUNTIME_STATIC and plain_libraries:
+    check_runtime(where, runtime)
+    if runtime == RUNTIME_STATIC and plain_libraries:
         fail("%s: runtime = \"static\" compiles the kernels against the tree's runtime, which it cannot do for %s: make it an et_kernel_library" %
              (where, ", ".join(plain_libraries)))
     if a.dtype_selective_build and plain_libraries:
@@ -86,7 +114,8 @@ def executorch_generated_lib(name, **kwargs):
         a.backend_deps,
         helper,
         # A model binary of the static runtime may size its kernel registry to this library.
-        registry_size = a.model_entry and a.runtime == RUNTIME_STATIC,
+        registry_size = a.model_entry and runtime == RUNTIME_STATIC,
+        prim_ops_header = not a.include_all_prim_ops,
     )
 
     kernels = kernel_deps
@@ -102,24 +131,34 @@ def executorch_generated_lib(name, **kwargs):
             a.dtype_selective_build,
             helper,
             other_libraries = bool(plain_libraries),
-            runtime = a.runtime,
+            runtime = runtime,
             say_libraries = a.catalogue,
         )]
     elif a.dtype_selective_build:
         kernels = [_dtype_selective_kernels(name, kernel_deps, selection, helper)]
+
+    # Only the prim ops the selection names (ExecuTorch's include_all_prim_ops = False).
+    prim_ops = [prim_ops_library(name, helper)] if runtime == RUNTIME_STATIC and not a.include_all_prim_ops else []
+    copts = list(a.compiler_flags)
+    if not a.support_exceptions:
+        copts.append("-fno-exceptions")
     etsb_cxx_library(
         name = name,
+        copts = copts,
         # Buck2 gives a genrule of several outputs as its folder: each file is named there.
         srcs = [":%s/%s" % (name, f) for f in BINDINGS_FILES] if BUILD_SYSTEM == "buck2" else [":" + name + "_bindings"],
         # The linker script naming the backend libraries the selection needs (a link input).
         linker_scripts = [":%s/%s" % (name, BACKENDS_LINK_SCRIPT)],
         linker_inputs = [sibling_label(b, "_files") for b in a.backend_deps],
-        deps = kernels + plain_libraries + [runtime_headers(a.runtime)],
+        deps = kernels + plain_libraries + a.xplat_deps + [runtime_headers(runtime)] + prim_ops,
         link_whole = not a.manual_registration,
         # The driver's overlap check reads which selection each registration library registers
         # (relative to this package, which may be an external repository's).
         **with_tags(common, ["%s:%s_selected_operators" % (TAG_REGISTERS, name)])
     )
+    if a.define_static_targets:
+        # ExecuTorch's name for the library linked statically: etsb's libraries are static.
+        etsb_cxx_library(name = name + "_static", deps = [":" + name], link_whole = not a.manual_registration, **common)
 
 # The rule kinds of C++ libraries, as each build system's existing_rule names them.
 _LIBRARY_KINDS = ("cxx_library", "cc_library")
@@ -159,11 +198,12 @@ def _selection(name, deps, functions_yaml, custom_ops_yaml, helper):
     et_operator_library(name = name + "_selected_operators", deps = selection_deps, **helper)
     return ":" + name + "_selected_operators"
 
-def _bindings(name, functions_yaml, custom_ops_yaml, selection, manual_registration, model_entry, backend_deps, helper, registry_size = False):
+def _bindings(name, functions_yaml, custom_ops_yaml, selection, manual_registration, model_entry, backend_deps, helper, registry_size = False, prim_ops_header = False):
     """The genrule writing the registration source and headers.
 
     It also writes the linker script of the backend libraries the selection
-    needs, and with `registry_size` ExecuTorch's `selected_max_kernel_num.h`.
+    needs, with `registry_size` ExecuTorch's `selected_max_kernel_num.h`, and with
+    `prim_ops_header` its `selected_prim_ops.h` (rules/private/prim_ops.bzl).
     """
     srcs, args = [], []
     if functions_yaml != None:
@@ -187,6 +227,9 @@ def _bindings(name, functions_yaml, custom_ops_yaml, selection, manual_registrat
     if registry_size:
         outs.append("%s/%s" % (name, REGISTRY_SIZE_HEADER))
         args.append("--max-kernel-num-output $(location %s)" % outs[-1])
+    if prim_ops_header:
+        outs.append("%s/%s" % (name, PRIM_OPS_HEADER))
+        args.append("--prim-ops-header-output $(location %s)" % outs[-1])
     etsb_genrule(
         name = name + "_bindings",
         srcs = srcs,

@@ -13,15 +13,42 @@ delegates need (and those `backends` names) are recorded too, as build
 features `executorch_backend:<id>`. The output,
 `<name>/selected_operators.yaml`, is in ExecuTorch's format.""",
     attrs = {
-        "ops": attrs.operator_list("operator names, e.g. `[\"aten::add.out\", \"aten::mm.out\"]` (`aten::` may be left out)"),
-        "ops_dict": attrs.ops_dict("operator -> dtype names (`[\"Float\"]`) or kernel keys; `[]` keeps every dtype"),
-        "model": attrs.model("a `.pte` program whose operators and exact kernel keys are selected"),
+        "ops": attrs.operator_list(
+            "operator names, e.g. `[\"aten::add.out\", \"aten::mm.out\"]` (`aten::` may be left out)",
+            executorch = "operator names to select",
+        ),
+        "ops_dict": attrs.ops_dict(
+            "operator -> dtype names (`[\"Float\"]`, or `ScalarType(\"Float\")`) or kernel keys; `[]` keeps every dtype",
+            executorch = "operator -> kernel keys or `ScalarType` dtypes to select (`[]`: every dtype)",
+        ),
+        "model": attrs.model(
+            "a `.pte` program whose operators and exact kernel keys are selected",
+            executorch = "a model whose operators are selected",
+        ),
         "models": attrs.model_list("more `.pte` programs, as `model`"),
-        "include_all_operators": attrs.bool("select every operator (the build is then not selective)"),
-        "include_all_ops": attrs.bool("ExecuTorch's spelling of `include_all_operators`"),
-        "ops_schema_yaml_target": attrs.label("a kernel yaml whose every operator is selected"),
+        "include_all_operators": attrs.bool(
+            "select every operator (the build is then not selective)",
+            executorch = "select every operator",
+        ),
+        "include_all_ops": attrs.bool("ExecuTorch's older spelling of `include_all_operators`"),
+        "ops_schema_yaml_target": attrs.label(
+            "a kernel yaml whose every operator is selected",
+            executorch = "a yaml whose every operator is selected",
+        ),
+        "server_generated_yaml_target": attrs.label(
+            "a `selected_operators.yaml` written elsewhere: its selection is one more source of the union (etsb takes it beside the other sources)",
+            executorch = "a `selected_operators.yaml` written elsewhere, which becomes the output as it is (no other source may be given)",
+        ),
         "deps": attrs.label_list("other `et_operator_library` targets whose selections are included"),
         "backends": attrs.backend_list("backend ids to select beside the models' own (e.g. `[\"XnnpackBackend\"]`): the binary must then link a library providing each"),
+        "define_static_targets": attrs.bool(
+            "accepted and ignored, as ExecuTorch does",
+            executorch = "(through `**kwargs`) accepted and ignored",
+        ),
+        "platforms": attrs.string_list(
+            "accepted and ignored: etsb builds for the platform a build asks for (`--platform`, `-c etsb.platform=...`)",
+            executorch = "(through `**kwargs`) the platforms the genrule is defined for",
+        ),
     },
     outputs = {"selected_operators.yaml": "`<name>/selected_operators.yaml`"},
 )
@@ -31,7 +58,7 @@ def et_operator_library(name, **kwargs):
 
     Args:
       name: the target name.
-      **kwargs: the attributes of `ET_OPERATOR_LIBRARY`, and `tags`, `visibility`, `testonly`.
+      **kwargs: the attributes of `ET_OPERATOR_LIBRARY`, and `tags` (or Buck2's `labels`), `visibility`, `testonly`.
     """
     a, common = check_call(ET_OPERATOR_LIBRARY, name, kwargs)
     where = "et_operator_library '%s'" % name
@@ -40,8 +67,9 @@ def et_operator_library(name, **kwargs):
         if m in all_models[:i]:
             fail("%s: the model '%s' is given twice" % (where, m))
     include_all = a.include_all_operators or a.include_all_ops
-    if not (a.ops or a.ops_dict or all_models or include_all or a.ops_schema_yaml_target or a.deps or a.backends):
-        fail("%s selects nothing: give ops, ops_dict, model, models, ops_schema_yaml_target, deps, backends or include_all_operators" % where)
+    selections = a.deps + ([a.server_generated_yaml_target] if a.server_generated_yaml_target else [])
+    if not (a.ops or a.ops_dict or all_models or include_all or a.ops_schema_yaml_target or selections or a.backends):
+        fail("%s selects nothing: give ops, ops_dict, model, models, ops_schema_yaml_target, server_generated_yaml_target, deps, backends or include_all_operators" % where)
 
     output = name + "/selected_operators.yaml"
     args = ["--output_path $(location %s)" % output]
@@ -53,7 +81,7 @@ def et_operator_library(name, **kwargs):
         args.append("--model_file_path $(location %s)" % m)
     if a.ops_schema_yaml_target:
         args.append("--ops_schema_yaml_path $(location %s)" % a.ops_schema_yaml_target)
-    for dep in a.deps:
+    for dep in selections:
         args.append("--selection_yaml_path $(location %s)" % dep)
     if a.backends:
         args.append("--backends " + ",".join(a.backends))
@@ -61,7 +89,7 @@ def et_operator_library(name, **kwargs):
         args.append("--include_all_operators")
     etsb_genrule(
         name = name,
-        srcs = all_models + ([a.ops_schema_yaml_target] if a.ops_schema_yaml_target else []) + a.deps,
+        srcs = all_models + ([a.ops_schema_yaml_target] if a.ops_schema_yaml_target else []) + selections,
         outs = [output],
         cmd = ETSB_COMMAND + " gen-oplist " + " ".join(args),
         tools = ETSB_TOOLS,

@@ -87,8 +87,32 @@ def render(values: dict) -> str:
         if rule["outputs"]:
             lines += ["", "Outputs: " + "; ".join(f"{kind}: {where}" for kind, where in rule["outputs"].items())
                       + "."]
+        lines += _executorch_keywords(rule)
         lines.append("")
     return "\n".join(lines)
+
+
+# The keywords of ExecuTorch's Buck2 macros that every etsb rule takes as a common attribute.
+_COMMON_KEYWORDS = [
+    ("visibility", "who may depend on the libraries", "the same, for the main target (its helpers stay private)"),
+    ("labels", "(through `**kwargs` or Buck2) free-form labels", "joined to `tags`, passed on to every target made"),
+]
+
+
+def _executorch_keywords(rule: dict) -> list[str]:
+    """The table of a rule's keywords that ExecuTorch's Buck2 macro of the same name takes:
+    what each means there and here (nothing for a rule ExecuTorch has not)."""
+    keywords = [(name, attr["executorch"], attr["doc"]) for name, attr in rule["attrs"].items() if attr["executorch"]]
+    if not keywords:
+        return []
+    lines = ["", f"### ExecuTorch's keywords of `{rule['name']}`", "",
+             f"Every keyword of ExecuTorch's `{rule['name']}` (its Buck2 macro, "
+             "`shim_et/xplat/executorch/codegen/codegen.bzl`) is accepted, so that its call sites build "
+             "with only their `load` changed.", "",
+             "| keyword | ExecuTorch's meaning | etsb's |", "| --- | --- | --- |"]
+    for name, theirs, ours in keywords + _COMMON_KEYWORDS:
+        lines.append(f"| `{name}` | {theirs.replace('|', chr(92) + '|')} | {ours.replace('|', chr(92) + '|')} |")
+    return lines
 
 
 def main() -> int:

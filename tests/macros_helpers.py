@@ -9,7 +9,7 @@ import contextlib
 import shutil
 from pathlib import Path
 
-from conftest import MODELS_DIR
+from conftest import MODELS_DIR, TREE
 from helpers import TEST_KERNELS, new_workspace
 
 # One call of each rule (and of their options), each on its own line: a target's
@@ -82,3 +82,23 @@ def query_runner(workspace: Path, monkeypatch, capsys):
         captured = capsys.readouterr()
         return code, captured.out, captured.err
     return run
+
+
+# ExecuTorch's own call sites of its macros (examples/selective_build/targets.bzl of its tree):
+# its two loads, and what they become to load etsb's rules.
+EXECUTORCH_LOADS = {
+    'load("@fbsource//xplat/executorch/build:runtime_wrapper.bzl", "get_oss_build_kwargs", "is_xplat", "runtime")':
+        'load("@etsb//rules:executorch_runtime_wrapper.bzl", "get_oss_build_kwargs", "is_xplat", "runtime")',
+    'load("@fbsource//xplat/executorch/codegen:codegen.bzl", "et_operator_library", "executorch_generated_lib", '
+    '"ScalarType")':
+        'load("@etsb//rules:executorch.bzl", "et_operator_library", "executorch_generated_lib", "ScalarType")',
+}
+
+
+def executorch_targets_bzl() -> str:
+    """ExecuTorch's examples/selective_build/targets.bzl with its loads, and only them, changed to etsb's."""
+    text = (TREE / "examples" / "selective_build" / "targets.bzl").read_text()
+    for theirs, ours in EXECUTORCH_LOADS.items():
+        assert text.count(theirs) == 1, theirs
+        text = text.replace(theirs, ours)
+    return text

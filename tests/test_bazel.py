@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import os
 import sys
+import shutil
 import subprocess
 from pathlib import Path
 
@@ -208,3 +209,38 @@ def test_the_tools_actions_declare_etsbs_kernel_yamls(bazel_examples):
     assert len(actions) >= 4
     # Bazel 4 names a filegroup's files through one "middleman" input.
     assert all("tools_Sselective_Ubuild_Csources" in action for action in actions)
+
+
+# -- ExecuTorch's own call sites ----------------------------------------------------------
+
+
+@pytest.mark.tree
+def test_executorchs_prim_op_call_sites_build_under_bazel(bazel_examples, tmp_path):
+    """ExecuTorch's targets.bzl, its loads changed to etsb's: its prim-op example
+    (`define_selective_build_prim_ops_example`) loads, its Buck2 visibility spellings
+    (`//executorch/...`, `PUBLIC`) translated, and its libraries build, each prim-op
+    selection with its own selected_prim_ops.h. ExecuTorch's labels name packages at its
+    paths holding etsb's portable kernels (the library as `operators`). Its
+    `define_common_targets` calls `native.read_config`, which Bazel has not."""
+    from macros_helpers import executorch_targets_bzl
+
+    portable = tmp_path / "executorch" / "kernels" / "portable"
+    shutil.copytree(REPO / "kernels" / "portable", portable, ignore=shutil.ignore_patterns("test"))
+    text = (portable / "BUILD").read_text()
+    (portable / "BUILD").write_text(text.replace('name = "kernels"', 'name = "operators"'))
+    package = tmp_path / "executorch" / "examples" / "selective_build"
+    package.mkdir(parents=True)
+    (package / "targets.bzl").write_text(executorch_targets_bzl())
+    (package / "BUILD").write_text('load(":targets.bzl", "define_selective_build_prim_ops_example")\n\n'
+                                   'define_selective_build_prim_ops_example()\n')
+    labels = [f"//executorch/examples/selective_build:{name}" for name in
+              ("library_with_combined_prim_ops", "library_with_combined_prim_ops_2", "library_with_all_prim_ops")]
+    result = bazel_examples.bazel("build", *BAZEL_BUILD, f"--package_path=%workspace%:{tmp_path}", *labels)
+    assert result.returncode == 0, result.stderr[-5000:]
+    header = bazel_examples.out.parent / "executorch" / "examples" / "selective_build" / \
+        "library_with_combined_prim_ops" / "selected_prim_ops.h"
+    assert "#define INCLUDE_EXECUTORCH_PRIM_ET_VIEW_DEFAULT" in header.read_text()
+    (package / "BUILD").write_text('load(":targets.bzl", "define_common_targets")\n\ndefine_common_targets()\n')
+    result = bazel_examples.bazel("query", f"--package_path=%workspace%:{tmp_path}",
+                                  "//executorch/examples/selective_build:all")
+    assert result.returncode != 0 and "read_config" in result.stderr, result.stderr[-3000:]

@@ -269,7 +269,8 @@ def test_existing_rules_and_package_name(evaluator, tmp_path):
 
 
 def test_native_members_package_and_exports_files(evaluator, tmp_path):
-    """package() and exports_files() are accepted (and ignored) so that Bazel-style BUILD files evaluate."""
+    """package() and exports_files() are accepted (and ignored) so that Bazel-style BUILD files evaluate;
+    Buck2's native.read_config gives its default, so that ExecuTorch's call sites evaluate."""
     root = write_tree(tmp_path, {
         "BUILD": (
             'package(default_visibility = ["//visibility:public"])\n'
@@ -284,7 +285,7 @@ def test_native_members_package_and_exports_files(evaluator, tmp_path):
     assert run.returncode == 0, run.stdout
     assert run.targets()["has"]["attrs"]["srcs"] == [
         "cxx_library", "cxx_binary", "genrule", "filegroup", "export_file",
-        "config_setting", "glob", "package_name", "existing_rules",
+        "config_setting", "glob", "package_name", "existing_rules", "read_config",
     ]
 
 

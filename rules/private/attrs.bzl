@@ -13,59 +13,65 @@ common attributes (`tags`, `visibility`, `testonly`) to pass through.
 # them through to the targets they create.
 COMMON_ATTRS = ["tags", "visibility", "testonly"]
 
-def _attr(kind, doc, default, mandatory, values = None):
-    return struct(kind = kind, doc = doc, default = default, mandatory = mandatory, values = values)
+# Buck2's spelling of `tags`, which ExecuTorch's macros pass on through their
+# `**kwargs`: every rule takes it, joined to `tags`.
+LABELS_ATTR = "labels"
 
-def _string(doc, default = None, mandatory = False):
+def _attr(kind, doc, default, mandatory, values = None, executorch = None):
+    # `executorch`: what the keyword means in ExecuTorch's Buck2 macro of the same
+    # name, when it is one of its keywords (docs/rules.md tabulates both meanings).
+    return struct(kind = kind, doc = doc, default = default, mandatory = mandatory, values = values, executorch = executorch)
+
+def _string(doc, default = None, mandatory = False, executorch = None):
     """A string (or None when not given and not mandatory)."""
-    return _attr("string", doc, default, mandatory)
+    return _attr("string", doc, default, mandatory, executorch = executorch)
 
-def _choice(doc, values, default):
+def _choice(doc, values, default, executorch = None):
     """One string of `values`."""
-    return _attr("choice", doc, default, False, values)
+    return _attr("choice", doc, default, False, values, executorch = executorch)
 
-def _bool(doc, default = False):
+def _bool(doc, default = False, executorch = None):
     """True or False."""
-    return _attr("bool", doc, default, False)
+    return _attr("bool", doc, default, False, executorch = executorch)
 
-def _int(doc, default = 0):
+def _int(doc, default = 0, executorch = None):
     """A non-negative integer."""
-    return _attr("int", doc, default, False)
+    return _attr("int", doc, default, False, executorch = executorch)
 
-def _string_list(doc, default = []):
+def _string_list(doc, default = [], executorch = None):
     """A list of strings."""
-    return _attr("string_list", doc, default, False)
+    return _attr("string_list", doc, default, False, executorch = executorch)
 
-def _label(doc, default = None, mandatory = False):
+def _label(doc, default = None, mandatory = False, executorch = None):
     """A label or file path, relative to the calling package."""
-    return _attr("label", doc, default, mandatory)
+    return _attr("label", doc, default, mandatory, executorch = executorch)
 
-def _label_list(doc, default = []):
+def _label_list(doc, default = [], executorch = None):
     """A list of labels or file paths."""
-    return _attr("label_list", doc, default, False)
+    return _attr("label_list", doc, default, False, executorch = executorch)
 
-def _model(doc, default = None, mandatory = False):
+def _model(doc, default = None, mandatory = False, executorch = None):
     """A `.pte` program: a label or file path ending in `.pte`."""
-    return _attr("model", doc, default, mandatory)
+    return _attr("model", doc, default, mandatory, executorch = executorch)
 
-def _model_list(doc, default = []):
+def _model_list(doc, default = [], executorch = None):
     """A list of `.pte` programs."""
-    return _attr("model_list", doc, default, False)
+    return _attr("model_list", doc, default, False, executorch = executorch)
 
-def _string_list_dict(doc, default = {}):
+def _string_list_dict(doc, default = {}, executorch = None):
     """A dict of string to list of strings."""
-    return _attr("string_list_dict", doc, default, False)
+    return _attr("string_list_dict", doc, default, False, executorch = executorch)
 
-def _operator_list(doc, default = []):
+def _operator_list(doc, default = [], executorch = None):
     """A list of operator names (`aten::add.out`, `add.out`, `my_ops::op`)."""
-    return _attr("operator_list", doc, default, False)
+    return _attr("operator_list", doc, default, False, executorch = executorch)
 
-def _backend_list(doc, default = []):
-    return _attr("backend_list", doc, default, False)
+def _backend_list(doc, default = [], executorch = None):
+    return _attr("backend_list", doc, default, False, executorch = executorch)
 
-def _ops_dict(doc, default = {}):
+def _ops_dict(doc, default = {}, executorch = None):
     """A dict of operator name to dtype names (`Float`) or kernel keys (`v1/6;0,1|...`)."""
-    return _attr("ops_dict", doc, default, False)
+    return _attr("ops_dict", doc, default, False, executorch = executorch)
 
 attrs = struct(
     string = _string,
@@ -289,23 +295,29 @@ def check_call(rule, name, kwargs):
 
     Returns:
       A struct with every attribute of `rule` (defaults filled in), and a dict
-      of the common attributes given (`tags`, `visibility`, `testonly`).
+      of the common attributes given (`tags`, `visibility`, `testonly`; Buck2's
+      `labels` joined to `tags`).
     """
     _check_name(rule, name)
     where = _where(rule, name)
     values = {}
     common = {}
     for attr, value in kwargs.items():
+        if attr == LABELS_ATTR:
+            if value != None:
+                _check_value(where, attr, "string_list", value)
+                common["tags"] = common.get("tags", []) + value
+            continue
         if attr in COMMON_ATTRS:
             if value != None:
                 if attr == "testonly":
                     _check_value(where, attr, "bool", value)
                 else:
                     _check_value(where, attr, "string_list", value)
-                common[attr] = value
+                common[attr] = common.get(attr, []) + value if attr == "tags" else value
             continue
         if attr not in rule.attrs:
-            known = sorted(rule.attrs.keys()) + COMMON_ATTRS
+            known = sorted(rule.attrs.keys()) + COMMON_ATTRS + [LABELS_ATTR]
             fail("%s: unknown attribute '%s'%s; %s takes %s" % (where, attr, _suggestion(attr, known), rule.name, ", ".join(known)))
         if value != None:
             _check_value(where, attr, rule.attrs[attr].kind, value, rule.attrs[attr].values)

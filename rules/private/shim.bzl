@@ -38,7 +38,7 @@ def etsb_label(text):
     `Label` resolves `text` relative to etsb's repository (Bazel; the driver gives
     `@etsb//...` inside etsb's checkout too), so the rules reach their own targets
     when loaded from another repository or module or called from an ExecuTorch
-    tree's overlay. Buck2 takes the text as it is.
+    tree's overlay. Buck2 prefixes the cell `etsb` (`etsb//pkg:name`).
 
     Args:
       text: `//pkg:name` in etsb's repository, or `@NAME//pkg:name` of a
@@ -222,7 +222,7 @@ def command_word(text):
 
 def _visibility(visibility):
     if visibility != None:
-        return visibility
+        return _SHIM.visibility(visibility)
     return _SHIM.public
 
 def etsb_genrule(name, srcs, outs, cmd, tools = [], tags = [], visibility = None, testonly = False):

@@ -128,6 +128,20 @@ def _translate_library(name, copts, includes, deps):
     # `deps` may be a select(): added to, never searched.
     return translated, kept, (deps + added if added else deps)
 
+def _visibility(visibility):
+    """`visibility` in Bazel's spelling: Buck2's, which ExecuTorch's call sites pass, translated.
+
+    `PUBLIC` is `//visibility:public`, `//pkg/...` is `//pkg:__subpackages__`.
+    """
+    result = []
+    for label in visibility:
+        if label == "PUBLIC":
+            label = "//visibility:public"
+        elif label.endswith("/..."):
+            label = label[:-len("/...")] + ":__subpackages__"
+        result.append(label)
+    return result
+
 def _genrule(name, srcs, outs, cmd, tools, tags, visibility, testonly):
     cmd, tools = _translate_genrule(cmd, tools)
     bazel_genrule(name = name, srcs = srcs, outs = outs, cmd = cmd, tools = tools, tags = tags, visibility = visibility, testonly = testonly)
@@ -301,6 +315,7 @@ def bazel_shim():
         link_maps = False,
         select_default = "//conditions:default",
         public = ["//visibility:public"],
+        visibility = _visibility,
         genrule = _genrule,
         cxx_library = _cxx_library,
         object_sources = _object_sources,

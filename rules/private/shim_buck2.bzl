@@ -1,8 +1,8 @@
 """etsb's primitives under Buck2, which alone loads this file (buck2/shim.bzl; untried).
 
 Buck2 spells the attributes its own way (`exported_headers`, `compiler_flags`,
-`labels`, ...), names genrule outputs, takes labels as written and is public
-as `PUBLIC`. Genrules name the Python that runs etsb's tools and the runtime
+`labels`, ...), names genrule outputs, names etsb's own targets through the
+cell `etsb` (from any cell of the project) and is public as `PUBLIC`. Genrules name the Python that runs etsb's tools and the runtime
 wheel through two make variables, `$(ETSB_PYTHON)` and `$(EXECUTORCH_RUNTIME)`.
 """
 
@@ -14,10 +14,16 @@ load(
     "make_variable_command",
     "no_object_sources",
     "no_repository",
+    "same_visibility",
 )
 
+# The cell a Buck2 project names etsb's checkout by (its .buckconfig's `etsb`: a cell, or an
+# alias of the root cell when etsb's checkout is the project, as in etsb's own .buckconfig).
+_CELL = "etsb"
+
 def _label(text):
-    return text
+    # etsb's own targets by its cell, so that they resolve from any cell of the project.
+    return _CELL + text if text.startswith("//") else text
 
 def _own_outputs(cmd, outs):
     """`cmd` (Bazel's notation) naming the genrule's own outputs as Buck2 does.
@@ -145,16 +151,17 @@ def buck2_shim():
     """
     return struct(
         label = _label,
-        etsb_tool = ETSB_TOOL_TARGET,
-        etsb_tool_sources = ETSB_TOOL_SOURCES_TARGET,
-        etsb_command = make_variable_command(ETSB_TOOL_TARGET),
-        etsb_tools = [ETSB_TOOL_TARGET, ETSB_TOOL_SOURCES_TARGET],
-        runtime = "//runtime:executorch",
-        runtime_threadpool = "//runtime:threadpool",
+        etsb_tool = _label(ETSB_TOOL_TARGET),
+        etsb_tool_sources = _label(ETSB_TOOL_SOURCES_TARGET),
+        etsb_command = make_variable_command(_label(ETSB_TOOL_TARGET)),
+        etsb_tools = [_label(ETSB_TOOL_TARGET), _label(ETSB_TOOL_SOURCES_TARGET)],
+        runtime = _label("//runtime:executorch"),
+        runtime_threadpool = _label("//runtime:threadpool"),
         external_include_root = "etsb-out/external",
         link_maps = False,
         select_default = "DEFAULT",
         public = ["PUBLIC"],
+        visibility = same_visibility,
         genrule = _genrule,
         cxx_library = _cxx_library,
         object_sources = no_object_sources,

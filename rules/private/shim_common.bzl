@@ -56,7 +56,9 @@ def define_config_setting(name, defines):
       name: the target name.
       defines: the pairs that must all hold, NAME -> VALUE.
     """
-    native.config_setting(name = name, define_values = defines)
+
+    # Public by its own attribute: Buck2, which loads the same BUILD file, has no package().
+    native.config_setting(name = name, define_values = defines, visibility = ["//visibility:public"])
 
 def no_repository(_name):
     """False: the build system's shim cannot tell whether an external repository is there.
@@ -75,3 +77,14 @@ def no_object_sources(**_attrs):
     Args:
       **_attrs: etsb_object_sources's attributes, unused.
     """
+
+def same_visibility(visibility):
+    """`visibility` as it is (etsb's driver does not enforce it; Buck2 takes its own spellings).
+
+    Args:
+      visibility: a list of visibility labels.
+
+    Returns:
+      The list.
+    """
+    return visibility

@@ -18,6 +18,7 @@ load(
     "define_config_setting",
     "make_variable_command",
     "no_object_sources",
+    "same_visibility",
 )
 
 def _cxx_library(
@@ -93,6 +94,7 @@ def etsb_shim():
         link_maps = True,
         select_default = "//conditions:default",
         public = ["//visibility:public"],
+        visibility = same_visibility,
         genrule = bazel_genrule,
         cxx_library = _cxx_library,
         object_sources = no_object_sources,

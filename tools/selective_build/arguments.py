@@ -189,6 +189,9 @@ GEN_BINDINGS = Command("gen-bindings",
           "selection needs (a link input)", "PATH"),
     _flag("max-kernel-num-output", VALUE, "also write ExecuTorch's selected_max_kernel_num.h: a kernel registry "
           "of as many slots as the library registers, and the runtime's prim ops", "PATH"),
+    _flag("prim-ops-header-output", VALUE, "also write ExecuTorch's selected_prim_ops.h: the prim ops the "
+          "selection names (none: every prim op), for ExecuTorch's prim ops compiled with "
+          "-DET_PRIM_OPS_SELECTIVE_BUILD", "PATH"),
     _flag("front-end", VALUE, f"whose spelling the remedy for an operator no yaml has is given in: "
           f"{' or '.join(FRONT_ENDS)} (default: {FRONT_ENDS[0]}, BUILD files' labels)", "NAME",
           default=FRONT_ENDS[0], choices=FRONT_ENDS),

@@ -118,12 +118,14 @@ def gen_bindings(args: SimpleNamespace) -> int:
         _write(args.output_dir, name, text)
     if args.backends_output:
         from selective_build.emit.backend_link import render_backend_link_script
-
         _write_to(args.backends_output, render_backend_link_script(backend_libraries))
     if args.max_kernel_num_output:
         from selective_build.emit.registry_size import render_max_kernel_num
-
         _write_to(args.max_kernel_num_output, render_max_kernel_num(resolution))
+    if args.prim_ops_header_output:
+        from selective_build.emit.deploy_source import library_prim_ops_header
+        _write_to(args.prim_ops_header_output, library_prim_ops_header(
+            selection.operators, args.op_selection_yaml_path or "the kernel yamls"))
     return 0
 
 
@@ -158,10 +160,9 @@ def kernel_sources(args: SimpleNamespace) -> int:
     from selective_build.readers.kernel_sources import compiled_sources
     from selective_build.stages.resolve import resolve
 
-    kernel_yamls = _kernel_yamls(args)
-    selection = inputs.selection_or_everything(args.op_selection_yaml_path)
     # gen-bindings, run on the same selection, reports coverage gaps: once is enough.
-    kernels = resolve(kernel_yamls, selection, strict=False).named_kernels
+    kernels = resolve(_kernel_yamls(args), inputs.selection_or_everything(args.op_selection_yaml_path),
+                      strict=False).named_kernels
     index, prefix = inputs.kernel_library(args.root, args.sources_under, args.library_files, args.library)
     notes: list[str] = []
     needed = index.sources_for(kernels, undefined_ok=args.other_libraries, notes=notes)

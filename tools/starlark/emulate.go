@@ -41,20 +41,22 @@ func checkDialect(name string) error {
 var missingInBuck2 = map[string]bool{"Label": true, "attr": true, "depset": true}
 
 // emulate adapts the predeclared names env and native's members to the
-// dialect: under Buck2, Label refused when called, and a read_config.
+// dialect: Buck2's native.read_config in both (so that macros written for
+// Buck2, such as ExecuTorch's, evaluate in the driver too); under Buck2,
+// Label refused when called, and read_config a global as well.
 func (ev *evaluator) emulate(env, nativeMembers starlark.StringDict) {
+	readConfig := starlark.NewBuiltin("read_config", readConfigFn)
+	nativeMembers["read_config"] = readConfig
 	if ev.dialect != "buck2" {
 		return
 	}
 	env["Label"] = starlark.NewBuiltin("Label", func(*starlark.Thread, *starlark.Builtin, starlark.Tuple, []starlark.Tuple) (starlark.Value, error) {
 		return nil, fmt.Errorf("Label() is not a Buck2 global (labels are written as text there)")
 	})
-	readConfig := starlark.NewBuiltin("read_config", readConfigFn)
 	env["read_config"] = readConfig
-	nativeMembers["read_config"] = readConfig
 }
 
-// read_config(section, key, default = None): no .buckconfig here, so the default.
+// read_config(section, key, default = None): no .buckconfig is read, so the default.
 func readConfigFn(_ *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 	var section, key string
 	var def starlark.Value = starlark.None

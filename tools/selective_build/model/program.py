@@ -16,9 +16,21 @@ RUNTIME_PRIM_OPERATORS = frozenset({"aten::sym_size.int", "aten::sym_numel", "at
 RUNTIME_PRIM_NAMESPACE = "executorch_prim"
 
 
+# The ATen operators ExecuTorch's macros take for prim ops when an operator list
+# names them (any overload): the symbolic-shape ones its prim-op registry serves.
+ATEN_PRIM_NAMES = frozenset({"sym_size", "sym_numel", "sym_max", "sym_min", "sym_float"})
+
+
 def needs_no_kernel(operator: OperatorName) -> bool:
     """The runtime registers this operator itself."""
     return operator.namespace == RUNTIME_PRIM_NAMESPACE or str(operator) in RUNTIME_PRIM_OPERATORS
+
+
+def is_prim_operator(operator: OperatorName) -> bool:
+    """A prim op: served by ExecuTorch's prim-op registry, not by a kernel library
+    (what the runtime registers itself, and the ``aten::sym_*`` names ExecuTorch's
+    Buck2 macros split out of operator lists as prim ops)."""
+    return needs_no_kernel(operator) or (operator.namespace == "aten" and operator.name in ATEN_PRIM_NAMES)
 
 
 @record

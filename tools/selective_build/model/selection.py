@@ -14,6 +14,7 @@ from types import MappingProxyType
 from selective_build.model.dtypes import SCALAR_TYPES
 from selective_build.model.keys import ANY_KEY, KernelKey
 from selective_build.model.names import OperatorName
+from selective_build.model.program import is_prim_operator
 from selective_build.model.records import record
 
 _EMPTY: Mapping = MappingProxyType({})
@@ -164,11 +165,13 @@ class Overlap:
 
 def overlaps(named: Iterable[tuple[str, Selection]]) -> tuple[Overlap, ...]:
     """Operators selected by more than one of the (origin, selection) pairs,
-    sorted, whatever the order of the pairs."""
+    sorted, whatever the order of the pairs. Prim ops are left out: no kernel
+    library registers them (ExecuTorch's prim-op registry does)."""
     origins: dict[OperatorName, set[str]] = {}
     for origin, selection in named:
         for operator in selection.operators:
-            origins.setdefault(operator, set()).add(origin)
+            if not is_prim_operator(operator):
+                origins.setdefault(operator, set()).add(origin)
     return tuple(Overlap(op, tuple(sorted(found))) for op, found in sorted(origins.items()) if len(found) > 1)
 
 

@@ -20,6 +20,7 @@ from selective_build.model.errors import Problem, UserError
 from selective_build.model.keys import ANY_KEY, KernelKey, TensorMeta, exact_key
 from selective_build.model.kernels import Kernel, KernelYaml, OperatorEntry
 from selective_build.model.names import OperatorName
+from selective_build.model.program import is_prim_operator
 from selective_build.model.resolution import Registration, Resolution, ResolvedOperator
 from selective_build.model.schema import is_single_tensor, is_tensor
 from selective_build.model.selection import Selection
@@ -58,6 +59,8 @@ def _selected_entries(entries: Mapping[OperatorName, OperatorEntry], selection: 
             yield name, entry, (ANY_KEY,)
         return
     for name, selected in selection.operators.items():
+        if is_prim_operator(name):
+            continue  # ExecuTorch's prim-op registry serves it, not a kernel library
         keys = selection.keys_for(name)
         if selected.include_all_overloads and not name.has_overload:
             matches = [n for n in entries if name.covers(n)]

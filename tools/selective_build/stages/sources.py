@@ -45,6 +45,9 @@ def from_program(program: Program) -> Selection:
     dtypes: dict[str, set[str]] = {}
     backends: dict[str, set[str]] = {}
     for method in program.methods:
+        # The prim ops it calls too (no kernel library serves them; a prim-op selection does).
+        for operator in method.runtime_operators:
+            keys.setdefault(operator, {ANY_KEY})
         for backend_id in method.backends:
             backends.setdefault(backend_id, set()).add(method_source(program.path, method.name))
         for call in method.kernel_calls:
