@@ -74,6 +74,7 @@ def export(boards: list[str], models: list[str]) -> dict:
 
 
 def flash_and_ram(binary: Path, board: str) -> tuple[int, int]:
+    """A board binary's flash (text + data) and static RAM (data + bss), in bytes."""
     sizes = subprocess.run([PLATFORMS[board].size, str(binary)], capture_output=True, text=True, check=True).stdout
     text, data, bss = (int(word) for word in sizes.splitlines()[1].split()[:3])
     return text + data, data + bss
@@ -92,6 +93,7 @@ def steps(binary: Path, board: str, key: str, info: dict) -> float | None:
 
 
 def main() -> int:
+    """Export what is missing, build both sides per board, run them under QEMU, write the table."""
     args = parser(__doc__, boards=(str, "cortex-m55", "boards, comma-separated: " + ", ".join(BOARD_ISA)),
                   models=(str, ",".join(ARCHITECTURES), "architectures, comma-separated")).parse_args()
     boards = choose("board", listed(args.boards), BOARD_ISA)

@@ -96,7 +96,8 @@ def test_a_portable_operator_names_every_library_of_the_tree_that_has_it():
 def test_a_made_up_operator_is_provided_by_no_library():
     assert hint("my_ops::relu_squared.out") == (
         "no kernel library etsb knows provides it (etsb's kernels/portable, kernels/quantized, kernels/llm; "
-        "ExecuTorch 1.5.0's kernels/portable, kernels/optimized, kernels/quantized, extension/llm/custom_ops): "
+        "ExecuTorch 1.5.0's kernels/portable, kernels/optimized, kernels/quantized, backends/cortex_m, "
+        "extension/llm/custom_ops): "
         "write one: a kernel and a custom ops yaml declaring it (examples/custom_op/, docs/kernel_yaml.md)")
 
 
