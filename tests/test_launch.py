@@ -84,6 +84,9 @@ def test_a_deploy_source_checks_its_program_against_a_boards_budget():
     text = deploy_source(DeployPools(1000, 200, 16), b"\x01\x02", [b"\x00" * 8], 'odd "name".pte')
     assert f"static_assert(sizeof(etsb_deploy::method_pool) + 216 <= {RAM_BUDGET}, " in text
     assert "needs 1,216 bytes of static memory" in text and f"static_assert(10 <= {FLASH_BUDGET}, " in text
+    assert 'odd \\"name\\".pte needs 1,216 bytes of static memory (method pool 1,000, planned buffers and inputs ' \
+           '200, kernel scratch 16)' in text
+    assert text.index(f"#ifdef {RAM_BUDGET}") < text.index("static_assert")
 
 
 def test_a_deploy_sources_method_pool_is_sized_by_the_targets_pointers():
@@ -92,6 +95,3 @@ def test_a_deploy_sources_method_pool_is_sized_by_the_targets_pointers():
     assert "uint8_t method_pool[sizeof(void*) > 4 ? 3000 : 1600];" in text
     assert "kMethodPoolSize = sizeof(method_pool);" in text and "needs 1,800 bytes" in text
     assert "uint8_t method_pool[3000];" in deploy_source(DeployPools(3000, 200, 0), None, [], "m.pte")
-    assert 'odd \\"name\\".pte needs 1,216 bytes of static memory (method pool 1,000, planned buffers and inputs ' \
-           '200, kernel scratch 16)' in text
-    assert text.index(f"#ifdef {RAM_BUDGET}") < text.index("static_assert")
