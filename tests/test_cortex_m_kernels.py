@@ -45,12 +45,13 @@ M55 = PLATFORMS["cortex-m55"]
 CORTEX_M_LIBRARY = "@executorch//backends/cortex_m:kernels"
 
 
-def package(root: Path, isa: str, name: str, build: str) -> None:
-    """Package //NAME of ``root``: the program lowered for ``isa``, its input, and ``build`` as its BUILD file."""
-    (root / name).mkdir()
+def package(root: Path, isa: str, name: str, build: str, into: str = "") -> None:
+    """Package //NAME (or //INTO) of ``root``: program NAME lowered for ``isa``, its input, and ``build`` as its BUILD file."""
+    directory = root / (into or name)
+    directory.mkdir()
     for path in (CORPUS / isa / name).iterdir():
-        shutil.copy(path, root / name)
-    (root / name / "BUILD").write_text(build.format(name=name))
+        shutil.copy(path, directory)
+    (directory / "BUILD").write_text(build.format(name=name))
 
 
 def within_one_step(key: str, got: np.ndarray) -> float:
@@ -117,6 +118,19 @@ def test_only_the_kernels_called_and_the_cmsis_nn_functions_they_reach_are_linke
     assert any("elementwise_add" in m for m in cmsis["resnet8"]) and not any("elementwise_add" in m
                                                                              for m in cmsis["ds_cnn"])
     assert not any("softmax" in m or "lstm" in m for member in cmsis.values() for m in member)
+
+
+@pytest.mark.build
+@pytest.mark.tree
+def test_a_program_lowered_for_another_core_is_refused_when_its_registration_compiles(host):
+    """A program lowered for Helium would compute wrong linear layers with CMSIS-NN's plain C: its
+    selection records the core it was lowered for, and the host build stops, saying why."""
+    root, _ = host
+    package(root, "mve", "ds_cnn", TWO_LINES, into="ds_cnn_helium")
+    result = etsb("build", "--executorch-root", str(TREE), "//ds_cnn_helium:ds_cnn", cwd=root)
+    assert result.returncode != 0, result.stdout[-2000:]
+    assert "a selected program was lowered for Helium" in result.stdout + result.stderr
+    assert "build for --platform=cortex-m55" in result.stdout + result.stderr
 
 
 # -- built: the Cortex-M55 ---------------------------------------------------------------------
@@ -190,6 +204,16 @@ def test_a_bad_printed_dim_order_is_refused_at_its_line(order, message):
     with pytest.raises(UserError) as error:
         read_deploy_output(printed, "out.txt")
     assert message in str(error.value) and "out.txt:2" in str(error.value)
+
+
+@pytest.mark.parametrize("isa, feature", [("scalar", "cortex_m_lowered_for:dsp_or_scalar"),
+                                          ("dsp", "cortex_m_lowered_for:dsp_or_scalar"),
+                                          ("mve", "cortex_m_lowered_for:helium")])
+def test_a_selection_records_the_core_a_program_was_lowered_for(isa, feature, tmp_path):
+    selection = tmp_path / "selected_operators.yaml"
+    model = CORPUS / isa / "fc_autoencoder" / "fc_autoencoder.pte"
+    assert etsb("gen-oplist", "--output_path", str(selection), "--model_file_path", str(model)).returncode == 0
+    assert f"build_features:\n- {feature}\n" in selection.read_text()
 
 
 def test_without_a_tree_a_cortex_m_program_is_refused_naming_the_library(tmp_path):

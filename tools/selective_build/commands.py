@@ -104,9 +104,8 @@ def gen_bindings(args: SimpleNamespace) -> int:
     from selective_build.stages.coverage import missing_kernel_hint
     from selective_build.stages.resolve import resolve
 
-    kernel_yamls = _kernel_yamls(args)
     selection = inputs.selection_or_everything(args.op_selection_yaml_path)
-    resolution = resolve(kernel_yamls, selection, hint=lambda name: missing_kernel_hint(
+    resolution = resolve(_kernel_yamls(args), selection, hint=lambda name: missing_kernel_hint(
         name, load_catalog(), args.front_end, custom_ops_given=bool(args.custom_ops_yaml_path)))
     backend_libraries = ()
     if selection.backends or args.backend_library_path:
@@ -114,7 +113,8 @@ def gen_bindings(args: SimpleNamespace) -> int:
 
         backend_libraries = inputs.existing(libraries_for(selection, inputs.backend_libraries(
             args.backend_library_path)))
-    for name, text in render_bindings(resolution, args.lib_name, args.manual_registration, args.model_entry).items():
+    for name, text in render_bindings(resolution, args.lib_name, args.manual_registration, args.model_entry,
+                                      selection.build_features).items():
         _write(args.output_dir, name, text)
     if args.backends_output:
         from selective_build.emit.backend_link import render_backend_link_script

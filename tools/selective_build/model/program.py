@@ -41,6 +41,7 @@ class KernelCall:
     operator: OperatorName
     key: KernelKey
     scalar_type_arguments: tuple[int, ...] = ()
+    absent_arguments: tuple[int, ...] = ()  # the positions of its arguments that are None
 
 
 @record

@@ -46,6 +46,8 @@ _INT_VAL = 0
 # Union tags (1-based order of the union's members).
 _INSTR_KERNEL_CALL, _INSTR_DELEGATE_CALL = 1, 2
 _VAL_INT, _VAL_TENSOR = 2, 5
+# An EValue that holds nothing: the union's Null member (1), or no member at all (0).
+_VALS_NONE = (0, 1)
 
 # The most of each thing a program may hold: far beyond real programs, low
 # enough that a corrupt count cannot make the reader run for minutes.
@@ -332,6 +334,10 @@ class _Values:
                                  f"for {len(sizes)} dimensions")
         return TensorMeta(dtype, tuple(dim_order))
 
+    def is_none(self, index: int) -> bool:
+        """Whether value ``index`` is None."""
+        return self.reader.scalar(self.value(index), _EVALUE_VAL_TYPE, "B") in _VALS_NONE
+
     def int_value(self, index: int) -> int | None:
         """The value of an int value; None when it is not an int."""
         reader, value = self.reader, self.value(index)
@@ -359,4 +365,5 @@ def _kernel_call(reader: FlatbufferReader, instruction, method: str, operators: 
             if dtype is not None and dtype not in SCALAR_TYPE_NAMES:
                 raise reader.corrupt(f"method '{method}': {operator} gets unknown dtype number {dtype}")
         dtypes = tuple(sorted({d for d in found if d is not None}))
-    return op_index, KernelCall(operator, key, dtypes)
+    absent = tuple(position for position, index in enumerate(args) if values.is_none(index))
+    return op_index, KernelCall(operator, key, dtypes, absent)

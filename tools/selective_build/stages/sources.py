@@ -10,6 +10,7 @@ from collections.abc import Mapping, Sequence
 from types import MappingProxyType
 
 from selective_build.model.backends import BACKENDS_SOURCE, method_source
+from selective_build.model.core_features import linear_feature
 from selective_build.model.dtypes import SCALAR_TYPE_NAMES
 from selective_build.model.keys import ANY_KEY, KernelKey
 from selective_build.model.kernels import KernelYaml
@@ -44,6 +45,7 @@ def from_program(program: Program) -> Selection:
     keys: dict[OperatorName, set[KernelKey]] = {}
     dtypes: dict[str, set[str]] = {}
     backends: dict[str, set[str]] = {}
+    features: set[str] = set()
     for method in program.methods:
         # The prim ops it calls too (no kernel library serves them; a prim-op selection does).
         for operator in method.runtime_operators:
@@ -56,8 +58,10 @@ def from_program(program: Program) -> Selection:
                 if call.scalar_type_arguments:
                     dtypes.setdefault(str(call.operator), set()).update(
                         SCALAR_TYPE_NAMES[d] for d in call.scalar_type_arguments)
+                # What the program assumes of the core it runs on (Cortex-M programs).
+                features.update(f for f in [linear_feature(call.operator, call.absent_arguments)] if f)
     return make_selection((SelectedOperator(name, debug_info=(program.path,)) for name in keys), keys, dtypes,
-                          backends=backends)
+                          build_features=features, backends=backends)
 
 
 def from_backends(backend_ids: Sequence[str], source: str = BACKENDS_SOURCE) -> Selection:
