@@ -147,6 +147,10 @@ def test_the_deploy_runner_refuses_misuse_clearly(workspace, tmp_path):
         ((program, str(short)), 1, "does not hold exactly the input's bytes"),
         ((program, str(short), str(short)), 1, "the number of inputs is not the method's"),
         ((program, str(tmp_path / "missing.bin")), 1, "cannot open an input file"),
+        # The CNN calls convolution, which the MLP's binary has no kernel for: the one load error named a kernel's.
+        ((str(MODELS_DIR / "cnn" / "cnn.pte"),), 1,
+         "cannot load the method: it calls an operator this binary has no kernel for (OperatorMissing) "
+         "(ExecuTorch error 20)"),
     ]
     for argv, status, message in cases:
         result = _run(from_file, *argv)
@@ -186,6 +190,7 @@ def test_mutated_programs_are_refused_never_a_crash(workspace, tmp_path):
         mutated.append(bytes(data))
     path = tmp_path / "mutated.pte"
     refused = 0
+    load_errors = set()  # the messages of methods that failed to load other than for a missing kernel
     for index, data in enumerate(mutated):
         path.write_bytes(data)
         result = subprocess.run([str(binary), str(path), *raw], capture_output=True, text=True, timeout=60)
@@ -193,8 +198,14 @@ def test_mutated_programs_are_refused_never_a_crash(workspace, tmp_path):
         if result.returncode == 1:
             refused += 1
             assert result.stderr.startswith("error: ") and "output 0" not in result.stdout, (index, result.stderr)
+            if result.stderr.startswith("error: cannot load the method"):
+                # A kernel is blamed for OperatorMissing (error 20) alone.
+                assert ("kernel" in result.stderr) == ("(ExecuTorch error 20)" in result.stderr), (index, result.stderr)
+                if "kernel" not in result.stderr:
+                    load_errors.add(result.stderr.strip())
     # The targeted ones all fail to load or run, and most random changes are caught.
     assert refused > len(mutated) // 2
+    assert load_errors, "no mutant failed to load its method for a reason other than a missing kernel"
 
 
 def test_etsb_run_speaks_npy_for_a_deploy_binary(workspace, tmp_path):

@@ -272,7 +272,11 @@ int run(DataLoader& loader, const uint8_t* whole, int count, char** paths) {
   Result<Method> method = program->load_method(name.get(), &memory);
   if (method.error() == Error::MemoryAllocationFailed)
     return fail("the method pool is too small for this program (method_pool_bytes)", method.error());
-  if (!method.ok()) return fail("cannot load the method (a kernel missing?)", method.error());
+  // Only OperatorMissing means a kernel is missing; any other error is the program's, by its number.
+  if (method.error() == Error::OperatorMissing)
+    return fail("cannot load the method: it calls an operator this binary has no kernel for (OperatorMissing)",
+                method.error());
+  if (!method.ok()) return fail("cannot load the method", method.error());
   if (!set_inputs(method.get(), meta.get(), count, paths, planned_pool)) return 1;
   Error executed = method->execute();
   if (executed != Error::Ok) return fail("the method failed", executed);
