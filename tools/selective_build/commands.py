@@ -285,7 +285,7 @@ def _defines(args: SimpleNamespace) -> dict[str, str]:
     """The ``--define`` values, with those ``--platform`` and ``--config`` set."""
     from selective_build.driver.platforms import choice_defines
 
-    return {**args.define, **choice_defines(args.platform, args.config)}
+    return {**args.define, **choice_defines(args.platform, args.config, args.define)}
 
 
 def query(args: SimpleNamespace) -> int:
