@@ -28,6 +28,11 @@
 #include <executorch/extension/data_loader/buffer_data_loader.h>
 #if !ETSB_DEPLOY_EMBEDDED
 #include <executorch/extension/data_loader/file_data_loader.h>
+#if defined(__linux__)
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#endif
 
 #include "program_check.h"
 #endif
@@ -143,8 +148,32 @@ void print_output(size_t index, const EValue& value) {
 }
 
 #if !ETSB_DEPLOY_EMBEDDED
+// Whether `path` may be opened and read without waiting on a writer: a regular
+// file, or one that does not open (the open that follows says so). A FIFO or a
+// device is refused, naming `what`, for opening one would block until someone
+// writes to it. (On Linux; a board's files are its semihosting host's.)
+bool not_waited_on(const char* path, const char* what) {
+#if defined(__linux__)
+  int fd = ::open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) return true;
+  struct stat info;
+  bool regular = ::fstat(fd, &info) == 0 && S_ISREG(info.st_mode);
+  ::close(fd);
+  if (!regular) {
+    fail(what);
+    say(stderr, path);
+    say(stderr, ": not a regular file\n");
+  }
+  return regular;
+#else
+  (void)path, (void)what;
+  return true;
+#endif
+}
+
 // Reads the input file `path` into `buffer`: exactly `size` bytes, or false after saying why.
 bool read_input(const char* path, uint8_t* buffer, size_t size) {
+  if (!not_waited_on(path, "cannot read an input file")) return false;
   FILE* file = std::fopen(path, "rb");
   if (file == nullptr) return fail("cannot open an input file"), say(stderr, path), say(stderr, "\n"), false;
   size_t got = std::fread(buffer, 1, size, file);
@@ -303,6 +332,7 @@ int main(int argc, char** argv) {
     say(argc < 2 ? stderr : stdout, "usage: BIN MODEL.pte [INPUT.bin ...]   (prints the first method's outputs)\n");
     return argc < 2 ? 2 : 0;
   }
+  if (!not_waited_on(argv[1], "cannot read the program file")) return 1;
   // The whole file at once: the program is read from these bytes, and checked in them.
   Result<executorch::extension::FileDataLoader> file = executorch::extension::FileDataLoader::from(argv[1]);
   Result<size_t> size = file.ok() ? file->size() : Result<size_t>(file.error());
