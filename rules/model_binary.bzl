@@ -9,12 +9,10 @@ PORTABLE_FUNCTIONS_YAML = etsb_label("//kernels/portable:functions.yaml")
 PORTABLE_KERNELS = etsb_label("//kernels/portable:kernels")
 
 # The backend libraries of the runtime wheel: a model binary may link any of them, and links those its
-# delegates use. Not under Bazel 4, which links every backend library it is given (see etsb_cxx_library):
-# there a delegated model names its backend libraries in `backend_deps`.
-WHEEL_BACKENDS = [] if BUILD_SYSTEM == "bazel" else [
-    etsb_label("//runtime:" + b)
-    for b in ("xnnpack_backend", "qnn_backend", "openvino_backend")
-]
+# delegates use. Declared and copied by one action (et_runtime_backends), which is all a binary whose
+# programs delegate to none of them costs. Not under Bazel 4, which links every backend library it is
+# given (see etsb_cxx_library): there a delegated model names its backend libraries in `backend_deps`.
+WHEEL_BACKENDS = [] if BUILD_SYSTEM == "bazel" else [etsb_label("//runtime:wheel_backends")]
 
 ET_MODEL_BINARY = rule_info(
     name = "et_model_binary",
@@ -39,7 +37,7 @@ yaml and the backends the model uses, for `etsb size` to compare against.""",
         "fallback_yaml_target": attrs.label("a kernel yaml that `functions_yaml_target` is merged over"),
         "deps": attrs.label_list("more `et_operator_library` targets to include (operators other models need)"),
         "backends": attrs.backend_list("backend ids to link beside those the model's delegates use"),
-        "backend_deps": attrs.label_list("the `et_backend_library` targets that may provide the model's backends (default: the runtime wheel's XNNPACK, QNN and OpenVINO libraries; none under Bazel 4, which links every one given, and none with `runtime = \"static\"`: the wheel's need its libexecutorch.so); only those the model uses are linked, and a backend none provides fails the build", default = WHEEL_BACKENDS),
+        "backend_deps": attrs.label_list("the `et_backend_library` (or `et_runtime_backends`) targets that may provide the model's backends (default: the runtime wheel's XNNPACK, QNN and OpenVINO libraries, declared and copied by one action, `//runtime:wheel_backends`; none under Bazel 4, which links every one given, and none with `runtime = \"static\"`: the wheel's need its libexecutorch.so); only those the model uses are linked, and a backend none provides fails the build", default = WHEEL_BACKENDS),
         "runtime": attrs.choice("the ExecuTorch runtime linked: `\"shared\"`, the wheel's `libexecutorch.so` (found beside the binary); `\"static\"`, ExecuTorch's runtime compiled from the ExecuTorch tree given to etsb (`--executorch-root`, `@executorch//:runtime`) and linked in, with everything in the binary compiled against the tree's headers (etsb's driver and Bazel; the kernel libraries must be `et_kernel_library` targets)", RUNTIME_KINDS, RUNTIME_SHARED),
         "embed_model": attrs.bool("embed `model` in the binary (an aligned constant array) and link the deploy runner, in every configuration: the binary then takes no arguments"),
         "inputs": attrs.label_list("`.npy` inputs of the model's first method to embed beside it, in order (needs `embed_model`); without them the binary runs a method that takes no inputs, and a method that takes some is a build error"),
