@@ -21,7 +21,7 @@ load(":repositories.bzl", "etsb_toolchains")
 
 _TREE = tag_class(
     doc = "An ExecuTorch source tree to make the repository `@executorch`.",
-    attrs = {"path": attr.string(doc = "the tree: absolute, or relative to etsb's root")},
+    attrs = {"path": attr.string(doc = "the tree: absolute, or relative to the root of the workspace Bazel runs in")},
 )
 
 def _etsb_impl(module_ctx):

@@ -74,7 +74,8 @@ def etsb_repositories(executorch_root = None):
 
     Args:
       executorch_root: an ExecuTorch source tree (absolute, or relative to the
-        workspace root), the repository `@executorch`; None: none, unless
+        root of the workspace Bazel runs in: the caller's, not etsb's), the
+        repository `@executorch`; None: none, unless
         `--repo_env=EXECUTORCH_ROOT=DIR` gives one.
     """
     existing = native.existing_rules()

@@ -29,7 +29,7 @@ load(
     _etsb_filegroup = "etsb_filegroup",
     _etsb_genrule = "etsb_genrule",
 )
-load(":runtime.bzl", _et_runtime_backend = "et_runtime_backend", _et_runtime_library = "et_runtime_library", _et_runtime_threadpool = "et_runtime_threadpool", _etsb_tool = "etsb_tool")
+load(":runtime.bzl", _et_runtime_backend = "et_runtime_backend", _et_runtime_backends = "et_runtime_backends", _et_runtime_library = "et_runtime_library", _et_runtime_threadpool = "et_runtime_threadpool", _etsb_tool = "etsb_tool")
 
 et_operator_library = _et_operator_library
 merge_yaml = _merge_yaml
@@ -38,6 +38,7 @@ et_model_binary = _et_model_binary
 et_kernel_library = _et_kernel_library
 et_runtime_library = _et_runtime_library
 et_runtime_backend = _et_runtime_backend
+et_runtime_backends = _et_runtime_backends
 et_runtime_threadpool = _et_runtime_threadpool
 et_backend_library = _et_backend_library
 etsb_tool = _etsb_tool

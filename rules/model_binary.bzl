@@ -7,12 +7,10 @@ load(":private/catalogue.bzl", "CATALOGUE_CUSTOM_OPS_YAML", "PORTABLE_FUNCTIONS_
 load(":private/shim.bzl", "BARE_METAL_SETTINGS", "BUILD_SYSTEM", "ETSB_COMMAND", "ETSB_TOOLS", "LINK_MAPS", "REGISTRY_SIZE_HEADER", "RUNNER", "RUNNER_FROM_TREE", "RUNTIME_FROM_TREE", "RUNTIME_FROM_TREE_CORE", "RUNTIME_FROM_TREE_PRIM_OPS", "RUNTIME_FROM_TREE_PROGRAM", "RUNTIME_FROM_TREE_PROGRAM_UNVERIFIED", "RUNTIME_FROM_TREE_REGISTRY", "RUNTIME_KINDS", "RUNTIME_SHARED", "RUNTIME_SHARED_LIBRARY", "RUNTIME_STATIC", "RUNTIME_THREADPOOL_LIBRARY", "SELECT_DEFAULT", "SIZE_CONFIG_SETTING", "TAG_ALL_KERNELS", "TAG_BINARY", "TAG_COPIED_TO", "TAG_MANUAL", "check_runtime", "deploy_runner", "etsb_cxx_binary", "etsb_cxx_library", "etsb_genrule", "etsb_label", "runtime_library")
 
 # The backend libraries of the runtime wheel: a model binary may link any of them, and links those its
-# delegates use. Not under Bazel 4, which links every backend library it is given (see etsb_cxx_library):
-# there a delegated model names its backend libraries in `backend_deps`.
-WHEEL_BACKENDS = [] if BUILD_SYSTEM == "bazel" else [
-    etsb_label("//runtime:" + b)
-    for b in ("xnnpack_backend", "qnn_backend", "openvino_backend")
-]
+# delegates use. Declared and copied by one action (et_runtime_backends), which is all a binary whose
+# programs delegate to none of them costs. Not under Bazel 4, which links every backend library it is
+# given (see etsb_cxx_library): there a delegated model names its backend libraries in `backend_deps`.
+WHEEL_BACKENDS = [] if BUILD_SYSTEM == "bazel" else [etsb_label("//runtime:wheel_backends")]
 
 ET_MODEL_BINARY = rule_info(
     name = "et_model_binary",
@@ -37,10 +35,10 @@ yaml and the backends the model uses, for `etsb size` to compare against.""",
         "fallback_yaml_target": attrs.label("a kernel yaml that `functions_yaml_target` is merged over"),
         "deps": attrs.label_list("more `et_operator_library` targets to include (operators other models need)"),
         "backends": attrs.backend_list("backend ids to link beside those the model's delegates use"),
-        "backend_deps": attrs.label_list("the `et_backend_library` targets that may provide the model's backends (default: the runtime wheel's XNNPACK, QNN and OpenVINO libraries; none under Bazel 4, which links every one given, and none with `runtime = \"static\"`: the wheel's need its libexecutorch.so); only those the model uses are linked, and a backend none provides fails the build", default = WHEEL_BACKENDS),
+        "backend_deps": attrs.label_list("the `et_backend_library` (or `et_runtime_backends`) targets that may provide the model's backends (default: the runtime wheel's XNNPACK, QNN and OpenVINO libraries, declared and copied by one action, `//runtime:wheel_backends`; none under Bazel 4, which links every one given, and none with `runtime = \"static\"`: the wheel's need its libexecutorch.so); only those the model uses are linked, and a backend none provides fails the build", default = WHEEL_BACKENDS),
         "runtime": attrs.choice("the ExecuTorch runtime linked: `\"shared\"`, the wheel's `libexecutorch.so` (found beside the binary); `\"static\"`, ExecuTorch's runtime compiled from the ExecuTorch tree given to etsb (`--executorch-root`, `@executorch//:runtime`) and linked in, with everything in the binary compiled against the tree's headers (etsb's driver and Bazel; the kernel libraries must be `et_kernel_library` targets)", RUNTIME_KINDS, RUNTIME_SHARED),
         "embed_model": attrs.bool("embed `model` in the binary (an aligned constant array) and link the deploy runner, in every configuration: the binary then takes no arguments"),
-        "inputs": attrs.label_list("`.npy` inputs of the model's first method to embed beside it, in order (needs `embed_model`); without them the binary runs a method that takes no inputs"),
+        "inputs": attrs.label_list("`.npy` inputs of the model's first method to embed beside it, in order (needs `embed_model`); without them the binary runs a method that takes no inputs, and a method that takes some is a build error"),
         "method_pool_bytes": attrs.int("the deploy runner's method allocator pool in bytes (default 0: a bound computed from the model)"),
         "temp_pool_bytes": attrs.int("the deploy runner's scratch for kernels in bytes (the runtime's temp allocator; default 0: none, and kernels take their paths that need none)"),
         "dtype_selective_build": attrs.bool("keep, within each kernel, only the dtypes the model uses. Both forms are linked (`<name>_dtype_selective`, `<name>_op_selective`) and `<name>` is the smaller, at `<name>_smallest/<name>`: a dtype restriction that would not pay is not kept"),

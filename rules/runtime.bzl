@@ -130,6 +130,48 @@ def et_runtime_backend(name, backends, library, needs = []):
             et_runtime_shared_library(name = file_name)
     et_backend_library(name = name, backends = backends, library = ":" + library, needs = [":" + n for n in needs])
 
+def et_runtime_backends(name, libraries):
+    """The runtime wheel's backend libraries in one target, for a binary that may link any of them.
+
+    One action copies every library (and what it needs) from the wheel into
+    `<name>/` and writes their declarations, as a list, to
+    `<name>/backend_library.yaml`: a binary whose programs delegate to none
+    of them (most) costs that one cheap shell action, not a declaration and a
+    copy per library. `:<name>` is the declaration (what `backend_deps` takes,
+    like an `et_backend_library`), `:<name>_files` the copies. etsb's driver
+    only: under Bazel 4 every backend library given is linked (`backend_deps`
+    there names the ones a model needs, `et_runtime_backend`'s).
+
+    Args:
+      name: the target name (`//runtime:wheel_backends`).
+      libraries: one `[backend ids, library file name, [files it needs]]` per
+        library, the file names those of the wheel's `lib/`.
+    """
+    if BUILD_SYSTEM == "bazel":
+        return
+    visibility = ["PUBLIC"] if BUILD_SYSTEM == "buck2" else ["//visibility:public"]
+    declaration = name + "/backend_library.yaml"
+    files = []
+    for _, library, needs in libraries:
+        for file_name in [library] + needs:
+            if file_name not in files:
+                files.append(file_name)
+    lines = ["# The backend libraries of the runtime wheel (et_runtime_backends %s)." % name]
+    for backends, library, needs in libraries:
+        lines.append("- backends: [%s]" % ", ".join(backends))
+        lines.append("  library: $(location %s/%s)" % (name, library))
+        lines.append("  needs: [%s]" % ", ".join(["$(location %s/%s)" % (name, n) for n in needs]))
+    copies = ["cp $(EXECUTORCH_RUNTIME)/lib/%s $(location %s/%s)" % (f, name, f) for f in files]
+    etsb_genrule(
+        name = name + "_declared",
+        srcs = [],
+        outs = [declaration] + [name + "/" + f for f in files],
+        cmd = " && ".join(copies + ["printf '%%s\\n' %s > $(location %s)" % (" ".join(["'%s'" % line for line in lines]), declaration)]),
+        visibility = visibility,
+    )
+    etsb_filegroup(name = name, srcs = [":" + declaration], visibility = visibility)
+    etsb_filegroup(name = name + "_files", srcs = [":%s/%s" % (name, f) for f in files], visibility = visibility)
+
 def etsb_tool(name, sources_name):
     """etsb's command-line tool, as genrules run it, and every file it reads.
 

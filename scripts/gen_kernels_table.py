@@ -83,7 +83,8 @@ def render(yaml_text: str, manifest: dict, record: dict, failing: dict[tuple[str
              "Cases per dtype in the single-operator corpus (each run against torch by "
              "`tests/test_op_corpus.py`); `no` where torch refuses the dtype for the operator, "
              "`·` where the corpus has no case. `suite`: cases of ExecuTorch's own kernel test suite "
-             "(`kernels/test`, run by `tests/test_kernel_suite.py`) passing on the operator's test files: "
+             "(`kernels/test`, and `kernels/portable/test`'s files that call our kernels; run by "
+             "`tests/test_kernel_suite.py`) passing on the operator's test files: "
              f"{words}.", "",
              "| operator | " + " | ".join(HEADINGS) + " | suite |", "| --- |" + " ---: |" * (len(DTYPES) + 1)]
     for name in sorted(yaml_operators(yaml_text)):

@@ -1,5 +1,7 @@
 """ExecuTorch's kernel test suite (`kernels/test/op_*_test.cpp` in the tree),
-built against a kernel library and run, one process per test file.
+and its portable library's own tests (`kernels/portable/test`, named here
+`portable/<file>`), built against a kernel library and run, one process per
+test file.
 
 Which files run is decided from the yaml, not listed by hand: a file calls
 operators through `Functions.h` helpers (`torch::executor::aten::add_outf`);
@@ -7,7 +9,15 @@ a helper name stands for every overload ExecuTorch's portable yaml gives it
 (`add_outf`: `add.out` and `add.Scalar_out`), and a file runs when our yaml has
 every one of them. So a new operator's file joins by itself, and a file whose
 call would bind to the wrong overload (`var_outf` with only `var.correction_out`)
-does not run until the overload it means is there.
+does not run until the overload it means is there. The portable library's own
+tests call the kernels' C++ functions themselves (`native::gelu_out`, through
+`kernels/portable/NativeFunctions.h`, which here is our library's): a file
+runs when our yaml declares every one it calls (`op_allclose_test` calls
+portable's custom `allclose`, which etsb's library does not have). Its
+`dtype_selective_build_test` calls no kernel and does not run: it checks
+ExecuTorch's generated dtype selection, which aborts in a switch named after
+no selected operator, where etsb's `gen-op-variants` deliberately keeps such
+a switch (shared patterns, `__func__`: emit/op_variants.py).
 
 Each test file compiles once (clang, -O0, one precompiled header) against the
 `Functions.h` of our yaml, and links twice: with our kernels and, as the
@@ -31,6 +41,8 @@ from helpers import ET_INCLUDES, ET_LINK, etsb
 from selective_build.__main__ import main
 
 SUITE = TREE / "kernels/test"
+PORTABLE_SUITE = TREE / "kernels/portable/test"
+PORTABLE = "portable/"  # the name prefix of PORTABLE_SUITE's files
 # The cases each file runs, as kernels/README.md's operator table shows them (scripts/gen_kernels_table.py).
 RECORD = REPO / "tests/data/kernel_suite_cases.json"
 OUR_YAML = REPO / "kernels/portable/functions.yaml"
@@ -46,19 +58,32 @@ LIBRARIES = {
 # Sources some test files share: linked into a file's binary when it includes the header.
 SHARED_TEST_SOURCES = ("BinaryLogicalOpTest", "UnaryUfuncRealHBBF16ToFloatHBF16Test")
 HELPER = re.compile(r"^// (?P<operator>[\w:.]+)\ninline .*? (?P<name>\w+)\(", re.M)
+# A helper's body: the kernel function it calls, which the portable tests call themselves.
+NATIVE = re.compile(r"^// (?P<operator>[\w:.]+)\ninline [^\n]*\n  return ::torch::executor::native::(?P<name>\w+)\(",
+                    re.M)
 NAMESPACE = re.compile(r"namespace (\w+) \{")
-CALL = re.compile(r"\b(?:torch::executor::)?(\w+)::(\w+)\(")
+# A call, or a using-declaration (`using torch::executor::native::allclose_out;`).
+CALL = re.compile(r"\b(?:torch::executor::)?(\w+)::(\w+)\s*[(;]")
 RESULT = re.compile(r"^\[ +(RUN|OK|FAILED|SKIPPED) +\] (\S+\.\S+?)(?: \(\d+ ms\))?$", re.M)
 FINISHED = re.compile(r"^\[==========\] \d+ tests? from \d+ test suites? ran\.", re.M)
 
 
 def helpers(functions_h: str) -> dict[tuple[str, str], set[str]]:
-    """(namespace, helper name) -> the operators a generated Functions.h gives that name."""
+    """(namespace, helper name) -> the operators a generated Functions.h gives that name; and
+    ("native", kernel function) -> the operator of each kernel function the helpers call."""
     found: dict[tuple[str, str], set[str]] = {}
     for match in HELPER.finditer(functions_h):
         namespace = NAMESPACE.findall(functions_h[:match.start()])[-1]
         found.setdefault((namespace, match["name"]), set()).add(match["operator"])
+    for match in NATIVE.finditer(functions_h):
+        found.setdefault(("native", match["name"]), set()).add(match["operator"])
     return found
+
+
+def suite_files() -> dict[str, Path]:
+    """Name -> path of every test file: kernels/test's by file name, then the portable library's own."""
+    return {**{path.name: path for path in sorted(SUITE.glob("op_*_test.cpp"))},
+            **{PORTABLE + path.name: path for path in sorted(PORTABLE_SUITE.glob("op_*_test.cpp"))}}
 
 
 def generate_headers(out: Path, *yamls: Path) -> str:
@@ -82,15 +107,18 @@ def select_files(ours: dict, portable: dict) -> Selection:
     """Files whose every called helper, in every overload portable gives it, is ours."""
     ours_operators = {operator for operators in ours.values() for operator in operators}
     runs, missing, operators = [], {}, {}
-    for path in sorted(SUITE.glob("op_*_test.cpp")):
-        called = {key for key in CALL.findall(path.read_text()) if key in portable}
+    for name, path in suite_files().items():
+        # Only the portable library's own tests call kernel functions (kernels/test's one
+        # such file is ATen mode's, whose functions take no context).
+        called = {key for key in CALL.findall(path.read_text())
+                  if key in portable and (key[0] != "native" or name.startswith(PORTABLE))}
         needed = {operator for key in called for operator in portable[key]}
         lacking = tuple(sorted(needed - ours_operators))
         if not called or lacking:
-            missing[path.name] = lacking or ("(calls no operator of portable's yaml)",)
+            missing[name] = lacking or ("(calls no operator of portable's yaml)",)
         else:
-            runs.append(path.name)
-            operators[path.name] = tuple(sorted(needed))
+            runs.append(name)
+            operators[name] = tuple(sorted(needed))
     return Selection(tuple(runs), missing, operators)
 
 
@@ -157,7 +185,8 @@ PCH = """\
 
 
 def write_build(out: Path, files: tuple[str, ...], libraries: tuple[str, ...]) -> list[Path]:
-    """build.ninja in ``out`` for ``files`` on ``libraries``; the binaries it makes."""
+    """build.ninja in ``out`` for ``files`` on ``libraries``; the binaries it makes
+    (``out/<library>/<file's name without .cpp>``)."""
     flags = ["-std=c++17", "-O0", "-w", "-DET_EVENT_TRACER_ENABLED", f"-I{out / 'include'}", *ET_INCLUDES,
              f"-I{out / 'tree'}"]
     lines = [NINJA.format(flags=" ".join(flags))]
@@ -168,10 +197,11 @@ def write_build(out: Path, files: tuple[str, ...], libraries: tuple[str, ...]) -
     for library in libraries:
         lines.append(f"build {library}_features.o: cxx_plain {library}_features.cpp")
     binaries = []
+    paths = suite_files()
     for name in files:
         stem = name.removesuffix(".cpp")
-        text = (SUITE / name).read_text()
-        lines.append(f"build {stem}.o: cxx {SUITE / name} || pch.h.pch")
+        text = paths[name].read_text()
+        lines.append(f"build {stem}.o: cxx {paths[name]} || pch.h.pch")
         shared = [f"{s}.o" for s in SHARED_TEST_SOURCES if f"{s}.h" in text]
         for library in libraries:
             archive = LIBRARIES[library][1]
@@ -190,6 +220,10 @@ def prepare(out: Path) -> Selection:
     portable = helpers(generate_headers(out / "portable_headers", *PORTABLE_YAMLS))
     (include / "test").mkdir(parents=True)
     (include / "test/FunctionHeaderWrapper.h").write_text("#include <executorch/kernels/etsb/Functions.h>\n")
+    # The portable library's own tests include its generated headers: here, ours.
+    (include / "portable").mkdir()
+    for header in ("Functions.h", "NativeFunctions.h"):
+        (include / "portable" / header).write_text("#include <executorch/kernels/etsb/Functions.h>\n")
     features = [sys.executable, str(SUITE / "gen_supported_features.py")]
     (include / "test/supported_features.h").write_text(
         subprocess.run([*features, str(SUITE / "supported_features.yaml")], check=True, capture_output=True,
@@ -228,7 +262,8 @@ def run_suite(out: Path, libraries: tuple[str, ...] = tuple(LIBRARIES), only: tu
 
     with ThreadPoolExecutor(max_workers=2) as pool:
         for binary, result in zip(binaries, pool.map(one, binaries)):
-            results[binary.parent.name][f"{binary.name}.cpp"] = result
+            library, name = binary.relative_to(out).parts[0], binary.relative_to(out).parts[1:]
+            results[library]["/".join(name) + ".cpp"] = result
     return selection, results
 
 

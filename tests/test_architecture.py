@@ -183,6 +183,18 @@ def test_bazels_rc_fragment_has_a_config_per_platform_and_configuration():
                 assert f"build:{config} {line}\n" in text, (name, line)
 
 
+def test_every_bazelrc_a_user_copies_turns_off_debians_sandbox_debug():
+    """Debian's Bazel 4 sets `build --sandbox_debug` (/etc/bazel/bazelrc), which
+    floods the output: etsb's .bazelrc turns it off, and so do the consumer
+    example's and the one docs/bazel.md gives a project of its own."""
+    line = "build --nosandbox_debug\n"
+    assert line in (REPO / ".bazelrc").read_text()
+    assert line in (REPO / "examples" / "bazel_consumer" / ".bazelrc").read_text()
+    snippets = re.findall(r"```sh\n(# \.bazelrc of your project\n.*?)```", (REPO / "docs" / "bazel.md").read_text(),
+                          re.S)
+    assert snippets and all(line in snippet for snippet in snippets), snippets
+
+
 def test_every_command_is_declared_and_implemented():
     from selective_build import commands
     from selective_build.arguments import COMMANDS

@@ -10,7 +10,7 @@ import subprocess
 import numpy as np
 import pytest
 
-from conftest import REPO
+from conftest import REPO, TREE
 from helpers import BAZEL_BUILD, Bazel
 
 pytestmark = pytest.mark.build
@@ -45,3 +45,29 @@ def test_a_project_of_its_own_builds_with_etsb_as_a_local_repository(tmp_path):
     finally:
         subprocess.run([bazel.binary, f"--output_base={bazel.output_base}", "clean", "--expunge"], cwd=CONSUMER,
                        capture_output=True, timeout=300)
+
+
+def test_a_relative_executorch_root_is_the_callers_not_etsbs(tmp_path):
+    """etsb_repositories(executorch_root = "third_party/executorch") in a
+    project's WORKSPACE.bazel names the tree under that project, wherever
+    Bazel runs in it (here from a subfolder): @executorch's packages load.
+    (It was once taken relative to etsb's repository.)"""
+    project = tmp_path / "project"
+    (project / "third_party").mkdir(parents=True)
+    (project / "third_party" / "executorch").symlink_to(TREE)
+    (project / "sub").mkdir()
+    (project / "BUILD").write_text("")
+    (project / "sub" / "BUILD").write_text("")
+    (project / "WORKSPACE.bazel").write_text(
+        f'workspace(name = "project")\nlocal_repository(name = "etsb", path = "{REPO}")\n'
+        'load("@etsb//bazel:repositories.bzl", "etsb_repositories")\n'
+        'etsb_repositories(executorch_root = "third_party/executorch")\n')
+    bazel = Bazel(tmp_path / "output_base")
+    startup = [bazel.binary, f"--output_base={bazel.output_base}", "--host_jvm_args=-Xmx1g", "--max_idle_secs=60"]
+    try:
+        result = subprocess.run([*startup, "query", "@executorch//kernels/portable:all"], cwd=project / "sub",
+                                capture_output=True, text=True, timeout=600)
+        assert result.returncode == 0, result.stderr[-3000:]
+        assert "@executorch//kernels/portable:kernels\n" in result.stdout
+    finally:
+        subprocess.run([*startup, "clean", "--expunge"], cwd=project, capture_output=True, timeout=300)

@@ -119,6 +119,26 @@ def test_pick_smaller_bad_input_names_the_file_and_writes_nothing(tmp_path, caps
     assert not output.parent.exists()
 
 
+def test_pick_smaller_says_which_shared_libraries_the_binary_still_loads(tmp_path, capsys):
+    """A binary's stripped size leaves out the libraries the loader brings in:
+    the line keeping it names them, from its DT_NEEDED entries (readelf's)."""
+    import re
+    import subprocess
+
+    from selective_build.__main__ import main
+    from selective_build.readers.elf import elf_needed
+
+    binary = shutil.which("true")
+    dynamic = subprocess.run(["readelf", "-d", binary], capture_output=True, text=True, check=True).stdout
+    needed = tuple(re.findall(r"\(NEEDED\)\s+Shared library: \[([^\]]+)\]", dynamic))
+    assert needed and elf_needed(binary) == needed
+    not_elf = tmp_path / "text"
+    not_elf.write_text("hello")
+    assert elf_needed(str(not_elf)) == ()
+    assert main(["pick-smaller", "--output", str(tmp_path / "out" / "bin"), "--no-link-map", binary]) == 0
+    assert capsys.readouterr().out.rstrip().endswith("; loads shared, not counted: " + ", ".join(needed))
+
+
 def test_gen_oplist_names_a_bad_included_selection(tmp_path, capsys):
     from selective_build.__main__ import main
 

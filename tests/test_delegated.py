@@ -8,6 +8,7 @@ torch's outputs recorded at export time."""
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 
 import numpy as np
@@ -186,6 +187,20 @@ def test_a_missing_backend_stops_the_build_naming_the_model_method_and_backend(t
         assert not (root / "etsb-out" / "bin" / "pkg" / target).exists()
 
 
+def test_a_model_without_delegates_costs_one_backend_action(tmp_path):
+    """The wheel's three backend libraries (the default backend_deps) are
+    declared and copied by one action, not a declaration and a copy each
+    (examples/mlp: 48 actions before, 43 after); none is linked."""
+    root = workspace_with(tmp_path, 'load("@etsb//rules:executorch.bzl", "et_model_binary")\n'
+                                    'et_model_binary(name = "plain", model = "plain.pte")\n')
+    result = etsb("build", "//pkg:plain", cwd=root)
+    assert result.returncode == 0, result.stdout[-2000:] + result.stderr[-2000:]
+    steps = re.findall(r"^\[\d+/\d+\] (.*)$", result.stdout + result.stderr, re.M)
+    backend_steps = [step for step in steps if "backend" in step]
+    assert backend_steps == ["GEN @etsb//runtime:wheel_backends_declared"], backend_steps
+    assert not [lib for lib in needed_libraries(root / "etsb-out" / "bin" / "pkg" / "plain") if "backend" in lib]
+
+
 def test_backends_named_explicitly_are_linked_and_checked(tmp_path):
     root = workspace_with(tmp_path, 'load("@etsb//rules:executorch.bzl", "et_model_binary")\n'
                                     'et_model_binary(name = "plain", model = "plain.pte",\n'
@@ -225,6 +240,12 @@ def test_bad_backend_attributes_fail_at_their_build_line(tmp_path, call, message
     ("backends: [A]\nlibrary: a.so\nneeds: b.so\n", "3:8: error: needs must be a list"),
     ("backends: [A]\nlibrary: a.so\nlibraries: [b.so]\n", "3:1: error: unknown key 'libraries'"),
     ("backends: [XnnpackBackend]\nlibrary: missing.so\n", "the backend library 'missing.so' it declares does not exist"),
+    # A list of declarations (//runtime:wheel_backends'): each item located.
+    ("[]\n", "1:1: error: the list declares no backend library"),
+    ("- backends: [A]\n  library: a.so\n- library: b.so\n", "3:3: error: the declaration has no 'backends'"),
+    ("- backends: [A]\n  library: a.so\n- b.so\n", "3:3: error:"),
+    ("- backends: [A]\n  library: a.so\n- backends: [XnnpackBackend]\n  library: missing.so\n",
+     "the backend library 'missing.so' it declares does not exist"),
 ])
 def test_bad_backend_declarations_are_located(tmp_path, text, message):
     declaration = tmp_path / "backend.yaml"
@@ -236,6 +257,25 @@ def test_bad_backend_declarations_are_located(tmp_path, text, message):
                   "--output_dir", str(tmp_path / "out"), cwd=tmp_path)
     assert result.returncode == 2 and message in result.stderr, result.stderr
     assert "Traceback" not in result.stderr and not (tmp_path / "out").exists()
+
+
+def test_a_list_of_declarations_links_only_the_library_the_selection_needs(tmp_path):
+    """One file declaring several libraries (//runtime:wheel_backends writes
+    one): only the one whose backend is selected is linked, and only its
+    files must exist."""
+    (tmp_path / "b.so").write_bytes(b"")
+    (tmp_path / "pool.so").write_bytes(b"")
+    declaration = tmp_path / "backends.yaml"
+    declaration.write_text("- backends: [QnnBackend]\n  library: missing_a.so\n  needs: []\n"
+                           "- backends: [XnnpackBackend]\n  library: b.so\n  needs: [pool.so]\n")
+    selection = tmp_path / "s.yaml"
+    assert etsb("gen-oplist", "--output_path", str(selection), "--backends", "XnnpackBackend").returncode == 0
+    result = etsb("gen-bindings", "--functions_yaml_path", str(REPO / "kernels/portable/functions.yaml"),
+                  "--op_selection_yaml_path", str(selection), "--backend_library_path", str(declaration),
+                  "--backends_output", "link.ld", "--output_dir", str(tmp_path / "out"), cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    script = (tmp_path / "link.ld").read_text()
+    assert 'INPUT("b.so")' in script and "missing_a.so" not in script
 
 
 @pytest.mark.parametrize("argv, message", [

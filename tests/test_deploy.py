@@ -9,6 +9,7 @@ prints its outputs, which must be torch's; every misuse is a clear error."""
 
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
 from pathlib import Path
@@ -139,6 +140,8 @@ def test_the_deploy_runner_refuses_misuse_clearly(workspace, tmp_path):
     short.write_bytes(b"\0" * 8)
     corrupt = tmp_path / "corrupt.pte"
     corrupt.write_bytes(b"\0" * 64)
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)  # opened for reading, it would wait for a writer forever
     cases = [
         ((), 2, "usage: BIN MODEL.pte [INPUT.bin ...]"),
         ((str(tmp_path / "missing.pte"),), 1, "cannot read the program file"),
@@ -147,6 +150,14 @@ def test_the_deploy_runner_refuses_misuse_clearly(workspace, tmp_path):
         ((program, str(short)), 1, "does not hold exactly the input's bytes"),
         ((program, str(short), str(short)), 1, "the number of inputs is not the method's"),
         ((program, str(tmp_path / "missing.bin")), 1, "cannot open an input file"),
+        ((program, str(fifo)), 1, f"error: cannot read an input file\n{fifo}: not a regular file"),
+        ((str(fifo),), 1, f"error: cannot read the program file\n{fifo}: not a regular file"),
+        ((str(tmp_path),), 1, f"error: cannot read the program file\n{tmp_path}: not a regular file"),
+        # abs, which the MLP's binary has no kernel for (a program of small memory, that its pools hold): the
+        # one load error that names a kernel.
+        ((str(MODELS_DIR / "ops" / "aten_abs_out" / "aten_abs_out.pte"),), 1,
+         "cannot load the method: it calls an operator this binary has no kernel for (OperatorMissing) "
+         "(ExecuTorch error 20)"),
     ]
     for argv, status, message in cases:
         result = _run(from_file, *argv)
@@ -186,6 +197,7 @@ def test_mutated_programs_are_refused_never_a_crash(workspace, tmp_path):
         mutated.append(bytes(data))
     path = tmp_path / "mutated.pte"
     refused = 0
+    load_errors = set()  # the messages of methods that failed to load other than for a missing kernel
     for index, data in enumerate(mutated):
         path.write_bytes(data)
         result = subprocess.run([str(binary), str(path), *raw], capture_output=True, text=True, timeout=60)
@@ -193,8 +205,14 @@ def test_mutated_programs_are_refused_never_a_crash(workspace, tmp_path):
         if result.returncode == 1:
             refused += 1
             assert result.stderr.startswith("error: ") and "output 0" not in result.stdout, (index, result.stderr)
+            if result.stderr.startswith("error: cannot load the method"):
+                # A kernel is blamed for OperatorMissing (error 20) alone.
+                assert ("kernel" in result.stderr) == ("(ExecuTorch error 20)" in result.stderr), (index, result.stderr)
+                if "kernel" not in result.stderr:
+                    load_errors.add(result.stderr.strip())
     # The targeted ones all fail to load or run, and most random changes are caught.
     assert refused > len(mutated) // 2
+    assert load_errors, "no mutant failed to load its method for a reason other than a missing kernel"
 
 
 def test_etsb_run_speaks_npy_for_a_deploy_binary(workspace, tmp_path):
@@ -219,6 +237,8 @@ def test_etsb_run_refuses_misuse_clearly(workspace, tmp_path):
     model = str(MODELS_DIR / "mlp" / "mlp.pte")
     wrong = tmp_path / "wrong.npy"
     np.save(wrong, np.zeros((3, 3), dtype=np.float64))
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
     cases = [
         (("//mlp:bin", "--", "--model", model), "//mlp:bin carries its program and inputs (embed_model = True)"),
         (("//mlp:from_file",), "//mlp:from_file reads its program from a file: give --model PTE"),
@@ -228,6 +248,9 @@ def test_etsb_run_refuses_misuse_clearly(workspace, tmp_path):
         (("//mlp:from_file", "--", "--model", model, "--inputs", str(wrong)),
          f"{wrong}: error: input 0 of method 'forward' is Float of sizes [2, 8]; this array is Double of shape [3, 3]"),
         (("//mlp:all",), "etsb run runs one binary"),
+        (("//mlp:from_file", "--", "--model", model, "--inputs", str(fifo)),
+         f"{fifo}: error: not a regular file, expected a .npy file"),
+        (("//mlp:from_file", "--", "--model", str(fifo)), f"{fifo}: error: not a regular file, expected a .pte file"),
     ]
     for argv, message in cases:
         result = etsb("run", *flags, *argv, cwd=workspace)

@@ -17,6 +17,7 @@ from helpers import etsb
 
 MLP = MODELS_DIR / "mlp" / "mlp.pte"
 MLP_INPUT = MODELS_DIR / "mlp" / "forward.input_0.npy"
+MIXED = MODELS_DIR / "mixed_dtypes" / "mixed_dtypes.pte"
 
 
 def deploy_source(tmp_path: Path, *argv: str, output: str = "deploy.cpp"):
@@ -60,6 +61,14 @@ def test_a_program_read_at_run_time_is_not_embedded(tmp_path):
     assert "uint8_t method_pool[8192];" in text and "kInputCount = 0;" in text
 
 
+def test_a_program_without_inputs_embeds_without_any(tmp_path):
+    """(One whose method takes inputs cannot: test_bad_inputs_are_named_and_nothing_is_written.)"""
+    arange = MODELS_DIR / "ops" / "aten_arange_out" / "aten_arange_out.pte"
+    result = deploy_source(tmp_path, "--model", str(arange), "--embed")
+    assert result.returncode == 0, result.stderr
+    assert "kInputCount = 0;" in (tmp_path / "deploy.cpp").read_text()
+
+
 def test_the_prim_ops_header_names_what_the_program_calls(tmp_path):
     from selective_build.emit.deploy_source import prim_op_macro, selected_prim_ops_header
 
@@ -95,6 +104,11 @@ def test_bad_inputs_are_named_and_nothing_is_written(tmp_path):
          "method 'forward' takes 1 inputs; 2 were given"),
         (("--model", str(MLP), "--inputs", str(MLP_INPUT)), "--inputs needs --embed"),
         (("--model", str(corrupt), "--embed"), f"{corrupt}: error: corrupt .pte"),
+        # Embedded without its input, the program could never run: the binary takes no arguments.
+        (("--model", str(MLP), "--embed"),
+         f"{MLP}: error: method 'forward' takes 1 input and none is embedded: a binary with this program embedded "
+         "could never run; give it as .npy files (et_model_binary's `inputs`, deploy-source's --inputs)"),
+        (("--model", str(MIXED), "--embed"), f"{MIXED}: error: method 'forward' takes 2 inputs and none is embedded"),
         (("--model", str(tmp_path / "missing.pte")), "missing.pte"),
         (("--model", str(MLP), "--method-pool-bytes", "-1"), "--method-pool-bytes"),
     ]

@@ -1,4 +1,5 @@
-"""ExecuTorch's own kernel test suite on etsb's portable kernels, with
+"""ExecuTorch's own kernel test suite (and its portable library's own tests
+that call our kernels) on etsb's portable kernels, with
 ExecuTorch's portable kernels from the tree as the control (tests/kernel_suite.py
 builds and runs it). Every case of every file whose operators our yaml provides
 passes, but those tests/data/kernel_suite_failing.txt lists as defects still
@@ -76,10 +77,19 @@ def test_the_record_kernels_readme_shows_is_this_runs(suite):
 def test_the_files_that_run_are_those_our_yaml_provides(tmp_path):
     selection = kernel_suite.prepare(tmp_path)
     suite_files = sorted(path.name for path in kernel_suite.SUITE.glob("op_*_test.cpp"))
-    assert sorted([*selection.runs, *selection.not_provided]) == suite_files
+    portable_files = sorted("portable/" + path.name for path in kernel_suite.PORTABLE_SUITE.glob("op_*_test.cpp"))
+    assert sorted([*selection.runs, *selection.not_provided]) == sorted([*suite_files, *portable_files])
     assert {"op_add_test.cpp", "op_sum_test.cpp", "op_convolution_test.cpp", "op_var_test.cpp"} <= set(selection.runs)
+    # The portable library's own tests call its kernel functions: they run where ours declares them.
+    assert {"portable/op_gelu_test.cpp", "portable/op_div_test.cpp", "portable/op_mul_test.cpp"} <= set(selection.runs)
+    assert selection.not_provided["portable/op_allclose_test.cpp"] == ("aten::allclose.out",)
+    # ATen mode's test calls kernel functions without a context: never ours to run.
+    assert "op__device_copy_aten_test.cpp" in selection.not_provided
     # A file whose every operator is ours but one overload of a helper it calls does not run.
-    ours = kernel_suite.helpers((tmp_path / "include/executorch/kernels/etsb/Functions.h").read_text())
+    # (Its kernel functions dropped too: they would provide the overload to the portable library's tests.)
+    ours = {key: operators for key, operators in
+            kernel_suite.helpers((tmp_path / "include/executorch/kernels/etsb/Functions.h").read_text()).items()
+            if key[0] != "native"}
     ours[("aten", "add_outf")] = {"aten::add.out"}
     # Without var.out, var_outf would bind to var.correction_out: the file waits for var.out itself.
     ours[("aten", "var_outf")] = {"aten::var.correction_out"}

@@ -13,7 +13,7 @@ import pytest
 
 from conftest import REPO
 from selective_build.argv import parse, usage_line
-from selective_build.driver.launch import command_line
+from selective_build.driver.launch import command_line, run_binary
 from selective_build.driver.platforms import PLATFORMS, X86_64_LINUX, board_budget_flags, toolchain
 from selective_build.emit.deploy_source import FLASH_BUDGET, RAM_BUDGET, deploy_source
 from selective_build.emit.npy import can_hold, npy_bytes
@@ -58,6 +58,25 @@ def test_a_binary_starts_directly_under_qemu_user_or_on_a_board():
     with pytest.raises(UserError, match="'my model.pte': a cortex-m55 binary's arguments reach it through "
                                         "semihosting's command line"):
         command_line(PLATFORMS["cortex-m55"], "bin", ["my model.pte"])
+
+
+@pytest.mark.parametrize("runner", ["development", "deploy, embedded"])
+def test_a_binary_killed_by_a_signal_is_named_with_the_shells_status(runner, tmp_path, capsys):
+    """A crash is 128 + the signal (139 for SIGSEGV), the signal named; never Python's 256 - 11 = 245."""
+    from types import SimpleNamespace
+
+    from selective_build.driver.layout import DEPLOY_EMBEDDED, DEVELOPMENT_RUNNER
+    binary = tmp_path / "bin"
+    binary.write_text("#!/bin/sh\nkill -SEGV $$\n")
+    binary.chmod(0o755)
+    target = SimpleNamespace(label="//app:bin",
+                             runner=DEVELOPMENT_RUNNER if runner == "development" else DEPLOY_EMBEDDED)
+    request = SimpleNamespace(model=None, inputs=[], output_dir=None)
+    assert run_binary(target, str(binary), PLATFORMS["host"], [], request) == 139
+    assert "etsb run: //app:bin was killed by signal SIGSEGV (11); exit status 139" in capsys.readouterr().err
+    binary.write_text("#!/bin/sh\nexit 3\n")
+    assert run_binary(target, str(binary), PLATFORMS["host"], [], request) == 3
+    assert "signal" not in capsys.readouterr().err
 
 
 def test_x86_64_linux_is_the_hosts_compiler_for_binaries_to_ship():

@@ -17,7 +17,7 @@ import numpy as np
 import pytest
 
 from conftest import MODELS_DIR, REPO, TREE
-from helpers import BAZEL_BUILD, ET, Bazel, cmake_build, cmake_configure, cxx, etsb
+from helpers import BAZEL_BUILD, ET, Bazel, cmake_build, cmake_configure, cxx, etsb, new_workspace
 from selective_build.__main__ import main
 
 pytestmark = pytest.mark.build
@@ -212,8 +212,49 @@ def test_generation_refuses_bad_arguments_in_one_line(built, tmp_path):
     result = subprocess.run([str(examples / "mlp" / "bin"), "--model", str(mlp), "--prompt", "1", "--generate", "1"],
                             capture_output=True, text=True)
     assert result.returncode == 1 and result.stderr.splitlines()[-1] == (
-        "error: --prompt needs a method forward(tokens [1, 1] int64, input_pos [1] int64) -> logits; 'forward' is "
-        "not one"), result.stderr
+        "error: --prompt needs a method forward(tokens [1, 1] int64, input_pos [1] int64) -> logits (Float, the "
+        "last dim the vocabulary); 'forward' is not one"), result.stderr
+
+
+# A decoder's signature with a 0-dim Float output: the sum of the token's embedding.
+ZERO_DIM_EXPORT = """import sys
+import torch
+from executorch.exir import to_edge
+
+class Scalar(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.table = torch.nn.Embedding(16, 4)
+
+    def forward(self, tokens, input_pos):
+        return self.table(tokens).sum() + input_pos.float().sum()
+
+torch.manual_seed(0)
+args = (torch.tensor([[1]], dtype=torch.long), torch.tensor([0], dtype=torch.long))
+program = to_edge(torch.export.export(Scalar().eval(), args)).to_executorch()
+open(sys.argv[1], "wb").write(program.buffer)
+"""
+
+
+def test_generation_refuses_a_0_dim_output_as_logits(tmp_path, export_python):
+    """A method of the decoder's inputs whose output 0 is a 0-dim Float tensor
+    has no vocabulary dim: refused before the first step (its sizes were read
+    at dim() - 1, before the array), as the runner's own build of it shows."""
+    root = new_workspace(tmp_path / "ws")
+    exported = subprocess.run([str(export_python), "-c", ZERO_DIM_EXPORT, str(root / "scalar.pte")],
+                              capture_output=True, text=True, timeout=600)
+    assert exported.returncode == 0, exported.stderr[-3000:]
+    (root / "BUILD").write_text('load("//rules:executorch.bzl", "et_model_binary")\n'
+                                'et_model_binary(name = "bin", model = "scalar.pte")\n')
+    result = etsb("build", "//:bin", cwd=root)
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+    binary = str(root / "etsb-out" / "bin" / "bin")
+    generated = subprocess.run([binary, "--model", str(root / "scalar.pte"), "--prompt", "1,2", "--generate", "3"],
+                               capture_output=True, text=True, timeout=60)
+    assert generated.returncode == 1 and generated.stdout == "", (generated.returncode, generated.stderr)
+    assert generated.stderr.splitlines()[-1] == (
+        "error: --prompt needs a method forward(tokens [1, 1] int64, input_pos [1] int64) -> logits (Float, the "
+        "last dim the vocabulary); 'forward' is not one"), generated.stderr
 
 
 CMAKE_PROJECT = """\

@@ -36,6 +36,32 @@ def test_an_unknown_name_in_a_define_is_refused_with_the_known_ones(defines, mes
         choice_defines("pc", None)
 
 
+def test_a_define_contradicting_platform_or_config_is_refused_naming_both():
+    with pytest.raises(UserError) as raised:
+        choice_defines("aarch64-linux", None, {"etsb_platform": "cortex-m55"})
+    assert str(raised.value.problems[0].message) == (
+        "--define etsb_platform=cortex-m55 contradicts --platform aarch64-linux: give one of them")
+    with pytest.raises(UserError, match="--define etsb_config=default contradicts --config size"):
+        choice_defines(None, "size", {"etsb_config": "default"})
+    # The same value twice, or a define of the other one, is no contradiction.
+    assert choice_defines("cortex-m55", "size", {"etsb_platform": "cortex-m55", "etsb_config": "size"}) == {
+        "etsb_platform": "cortex-m55", "etsb_config": "size"}
+    assert choice_defines(None, "size", {"etsb_platform": "cortex-m55"}) == {"etsb_config": "size"}
+
+
+def test_the_command_line_refuses_a_contradicting_define(tmp_path, monkeypatch, capsys):
+    """Before any workspace is looked for: exit status 2, the message naming both, no traceback."""
+    from selective_build.__main__ import main
+
+    monkeypatch.chdir(tmp_path)
+    for command in ("build", "query", "run", "size"):
+        target = ["//:bin"] if command in ("run", "size") else ["//..."]
+        assert main([command, "--platform=cortex-m55", "--define", "etsb_platform=aarch64-linux", *target]) == 2
+        error = capsys.readouterr().err
+        assert "--define etsb_platform=aarch64-linux contradicts --platform cortex-m55" in error, (command, error)
+        assert "Traceback" not in error
+
+
 def test_the_compile_launcher_comes_from_the_environment(monkeypatch):
     from selective_build.driver.platforms import LAUNCHER_VARIABLE, compile_launcher
 

@@ -116,6 +116,47 @@ def test_our_two_libraries_cover_every_undelegated_model():
         assert set(MANIFEST[model]["operators"]) <= provided, model
 
 
+# Emission of a PT2E-quantized linear, without then with `import executorch.kernels.quantized`.
+EMIT_QUANTIZED = """\
+import sys
+import torch
+from executorch.backends.xnnpack.quantizer.xnnpack_quantizer import (
+    XNNPACKQuantizer, get_symmetric_quantization_config)
+from executorch.exir import to_edge_transform_and_lower
+from torchao.quantization.pt2e.quantize_pt2e import convert_pt2e, prepare_pt2e
+
+model, args = torch.nn.Linear(4, 4).eval(), (torch.randn(2, 4),)
+prepared = prepare_pt2e(torch.export.export(model, args).module(),
+                        XNNPACKQuantizer().set_global(get_symmetric_quantization_config()))
+prepared(*args)
+converted = convert_pt2e(prepared)
+for attempt in ("without", "with"):
+    if attempt == "with":
+        import executorch.kernels.quantized  # noqa: F401
+    try:
+        to_edge_transform_and_lower(torch.export.export(converted, args)).to_executorch()
+        print(attempt, "ok")
+    except RuntimeError as error:
+        print(attempt, str(error).splitlines()[0])
+"""
+
+
+@pytest.mark.build
+def test_exporting_int8_needs_the_import_the_readme_names(export_python):
+    """README.md's quantized flow says to import executorch.kernels.quantized
+    before emission, as tests/models/export_quantized.py does: without it
+    ExecuTorch cannot emit the quantized_decomposed operators."""
+    result = subprocess.run([str(export_python), "-c", EMIT_QUANTIZED], capture_output=True, text=True, timeout=600)
+    assert result.returncode == 0, result.stderr[-3000:]
+    without, with_import = result.stdout.splitlines()[-2:]
+    assert without.startswith("without Missing out variants: {") and "quantized_decomposed::" in without, without
+    assert with_import == "with ok"
+    readme = " ".join((REPO / "README.md").read_text().split())
+    assert "Exporting one needs `import executorch.kernels.quantized` first" in readme
+    assert "Missing out variants" in readme
+    assert "import executorch.kernels.quantized" in (REPO / "tests/models/export_quantized.py").read_text()
+
+
 @pytest.mark.build
 def test_our_quantized_sources_are_warning_free():
     """-Wall -Wextra, as errors, on every kernel source (the front end's warnings)."""

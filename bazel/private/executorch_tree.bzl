@@ -64,12 +64,36 @@ cc_library(
 )
 """
 
+def _main_workspace_root(ctx):
+    """The root of the workspace Bazel runs in (the user's, not etsb's).
+
+    Bazel 4's repository_ctx has no workspace_root, and a label of the main
+    repository's WORKSPACE file fails where it is WORKSPACE.bazel (or, under
+    bzlmod, absent). Bazel writes that root into its output base's
+    DO_NOT_BUILD_HERE (Bazel 4 and 7 alike), the folder above `external/`,
+    where this repository is.
+    """
+    marker = ctx.path(".").dirname.dirname.get_child("DO_NOT_BUILD_HERE")
+    if not marker.exists:
+        _tree_fail("'%s' is relative, and Bazel's output base has no DO_NOT_BUILD_HERE naming the workspace root it is relative to: give an absolute path" % ctx.attr.path)
+    return ctx.read(marker).strip()
+
+def _resolved_tree_path(path, workspace_root):
+    """`path`, an ExecuTorch tree as given to etsb, made absolute.
+
+    A relative one (etsb_repositories' `executorch_root`, etsb.executorch_tree's
+    `path`) is relative to `workspace_root`, the user's workspace.
+    """
+    if path.startswith("/"):
+        return path
+    return workspace_root.rstrip("/") + "/" + path
+
 def _executorch_tree_impl(ctx):
     root = ctx.os.environ.get("EXECUTORCH_ROOT", "") or ctx.attr.path
     if not root:
         _tree_fail("no ExecuTorch tree given")
     if not root.startswith("/"):
-        root = str(ctx.path(Label("//:WORKSPACE")).dirname) + "/" + root
+        root = _resolved_tree_path(root, _main_workspace_root(ctx))
     tree = ctx.path(root)
     if not tree.get_child("kernels").get_child("portable").get_child("functions.yaml").exists:
         _tree_fail("%s is not an ExecuTorch source tree: it has no kernels/portable/functions.yaml" % root)
@@ -89,7 +113,7 @@ def _executorch_tree_impl(ctx):
 executorch_tree = repository_rule(
     implementation = _executorch_tree_impl,
     doc = "An ExecuTorch source tree as a repository, with etsb's BUILD files (rules/executorch_tree).",
-    attrs = {"path": attr.string(doc = "the tree: absolute, or relative to the workspace root")},
+    attrs = {"path": attr.string(doc = "the tree: absolute, or relative to the root of the workspace Bazel runs in")},
     environ = ["EXECUTORCH_ROOT"],
     local = True,
 )

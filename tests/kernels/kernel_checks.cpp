@@ -49,6 +49,7 @@ int main() {
   check_scalar_overflow();
   check_complex_add_and_refusals();
   check_unary_math();
+  check_gelu_special_values();
   check_batch_norm_pool_mm();
   check_binary_tensor_ops();
   check_rounding_and_activations();

@@ -51,6 +51,7 @@ void check_scalar_arithmetic();
 void check_scalar_overflow();
 void check_complex_add_and_refusals();
 void check_unary_math();
+void check_gelu_special_values();
 void check_rounding_and_activations();
 void check_unary_batch();
 

@@ -28,6 +28,11 @@
 #include <executorch/extension/data_loader/buffer_data_loader.h>
 #if !ETSB_DEPLOY_EMBEDDED
 #include <executorch/extension/data_loader/file_data_loader.h>
+#if defined(__linux__)
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#endif
 
 #include "program_check.h"
 #endif
@@ -155,8 +160,32 @@ void print_output(size_t index, const EValue& value) {
 }
 
 #if !ETSB_DEPLOY_EMBEDDED
+// Whether `path` may be opened and read without waiting on a writer: a regular
+// file, or one that does not open (the open that follows says so). A FIFO or a
+// device is refused, naming `what`, for opening one would block until someone
+// writes to it. (On Linux; a board's files are its semihosting host's.)
+bool not_waited_on(const char* path, const char* what) {
+#if defined(__linux__)
+  int fd = ::open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) return true;
+  struct stat info;
+  bool regular = ::fstat(fd, &info) == 0 && S_ISREG(info.st_mode);
+  ::close(fd);
+  if (!regular) {
+    fail(what);
+    say(stderr, path);
+    say(stderr, ": not a regular file\n");
+  }
+  return regular;
+#else
+  (void)path, (void)what;
+  return true;
+#endif
+}
+
 // Reads the input file `path` into `buffer`: exactly `size` bytes, or false after saying why.
 bool read_input(const char* path, uint8_t* buffer, size_t size) {
+  if (!not_waited_on(path, "cannot read an input file")) return false;
   FILE* file = std::fopen(path, "rb");
   if (file == nullptr) return fail("cannot open an input file"), say(stderr, path), say(stderr, "\n"), false;
   size_t got = std::fread(buffer, 1, size, file);
@@ -284,7 +313,14 @@ int run(DataLoader& loader, const uint8_t* whole, int count, char** paths) {
   Result<Method> method = program->load_method(name.get(), &memory);
   if (method.error() == Error::MemoryAllocationFailed)
     return fail("the method pool is too small for this program (method_pool_bytes)", method.error());
-  if (!method.ok()) return fail("cannot load the method (a kernel missing?)", method.error());
+  // Only OperatorMissing means a kernel is missing; any other error is the program's, by its number.
+  // (An embedded program's kernels were proven at build time: no text for it there.)
+#if !ETSB_DEPLOY_EMBEDDED
+  if (method.error() == Error::OperatorMissing)
+    return fail("cannot load the method: it calls an operator this binary has no kernel for (OperatorMissing)",
+                method.error());
+#endif
+  if (!method.ok()) return fail("cannot load the method", method.error());
   if (!set_inputs(method.get(), meta.get(), count, paths, planned_pool)) return 1;
   Error executed = method->execute();
   if (executed != Error::Ok) return fail("the method failed", executed);
@@ -311,6 +347,7 @@ int main(int argc, char** argv) {
     say(argc < 2 ? stderr : stdout, "usage: BIN MODEL.pte [INPUT.bin ...]   (prints the first method's outputs)\n");
     return argc < 2 ? 2 : 0;
   }
+  if (!not_waited_on(argv[1], "cannot read the program file")) return 1;
   // The whole file at once: the program is read from these bytes, and checked in them.
   Result<executorch::extension::FileDataLoader> file = executorch::extension::FileDataLoader::from(argv[1]);
   Result<size_t> size = file.ok() ? file->size() : Result<size_t>(file.error());

@@ -24,11 +24,20 @@ inline bool is_long_input(const executorch::runtime::MethodMeta& meta, size_t i,
          info->nbytes() == sizeof(int64_t);
 }
 
+// Whether output 0 of the method is Float logits: at least one dim (the last
+// the vocabulary, which a 0-dim tensor has not) and some elements.
+inline bool is_logits_output(const executorch::runtime::MethodMeta& meta) {
+  auto info = meta.output_tensor_meta(0);
+  return info.ok() && info->scalar_type() == executorch::aten::ScalarType::Float && info->sizes().size() != 0 &&
+         info->nbytes() > 0;
+}
+
 // Whether the method has the decoder's signature; false, and `why`, if not.
 inline bool check_decoder(const executorch::runtime::MethodMeta& meta, std::string& why) {
-  if (meta.num_inputs() != 2 || !is_long_input(meta, 0, 2) || !is_long_input(meta, 1, 1) || meta.num_outputs() < 1)
-    return why = "--prompt needs a method forward(tokens [1, 1] int64, input_pos [1] int64) -> logits; '" +
-                 std::string(meta.name()) + "' is not one", false;
+  if (meta.num_inputs() != 2 || !is_long_input(meta, 0, 2) || !is_long_input(meta, 1, 1) || meta.num_outputs() < 1 ||
+      !is_logits_output(meta))
+    return why = "--prompt needs a method forward(tokens [1, 1] int64, input_pos [1] int64) -> logits (Float, "
+                 "the last dim the vocabulary); '" + std::string(meta.name()) + "' is not one", false;
   return true;
 }
 
@@ -69,8 +78,9 @@ inline bool generate(executorch::runtime::Method& method, const std::vector<int6
       return why = "step " + std::to_string(step) + " failed", false;
     if (step + 1 < prompt.size()) continue;
     const executorch::runtime::EValue& out = method.get_output(0);
+    // (A 0-dim tensor has no last dim: its sizes must not be read at dim() - 1.)
     if (!out.isTensor() || out.toTensor().scalar_type() != executorch::aten::ScalarType::Float ||
-        out.toTensor().numel() == 0)
+        out.toTensor().dim() == 0 || out.toTensor().numel() == 0)
       return why = "the method's output 0 is not Float logits", false;
     const auto& logits = out.toTensor();
     const int64_t vocab = logits.sizes()[logits.dim() - 1];

@@ -111,10 +111,11 @@ _EXECUTORCH_ROOT = _flag("executorch-root", VALUE, "an ExecuTorch source tree, t
                          "BUILD files (default: $EXECUTORCH_ROOT)", "DIR")
 # What a build compiles for and with which flags: the names are driver/platforms.py's.
 _PLATFORM = _flag("platform", VALUE, f"the platform to build for: {', '.join(PLATFORMS)} (default {HOST}; "
-                  f"the same as --define {PLATFORM_DEFINE}=NAME)", "NAME", choices=tuple(PLATFORMS))
+                  f"the same as --define {PLATFORM_DEFINE}=NAME, which may not name another)", "NAME",
+                  choices=tuple(PLATFORMS))
 _CONFIG = _flag("config", VALUE, f"the build configuration: {', '.join(CONFIGS)} (default {DEFAULT_CONFIG}; "
                 f"'{SIZE_CONFIG}' for the smallest binary, with the deploy runner; the same as --define "
-                f"{CONFIG_DEFINE}=NAME)", "NAME", choices=tuple(CONFIGS))
+                f"{CONFIG_DEFINE}=NAME, which may not name another)", "NAME", choices=tuple(CONFIGS))
 _OUTPUT_DIR = "DIR"
 # gen-bindings and kernel-sources read either kernel yaml or both.
 _SOME_KERNEL_YAML = Rule(ANY, ("functions_yaml_path", "custom_ops_yaml_path"),

@@ -215,10 +215,12 @@ def deploy_source(args: SimpleNamespace) -> int:
     from selective_build.readers.npy import read_npy
     from selective_build.readers.pte import read_program
     from selective_build.readers.pte_memory import read_method_memory
-    from selective_build.stages.deploy_memory import check_inputs, deploy_pools
+    from selective_build.stages.deploy_memory import check_embedded_inputs, check_inputs, deploy_pools
 
     program = read_bytes(args.model, ".pte file")
     method = read_method_memory(program, args.model)[0]
+    if args.embed:
+        check_embedded_inputs(method, args.model, len(args.inputs))
     arrays = inputs.collect([lambda path=path: read_npy(path) for path in args.inputs])
     if args.inputs:
         check_inputs(method, [(path, array.dtype, array.shape) for path, array in zip(args.inputs, arrays)])
@@ -287,7 +289,7 @@ def _defines(args: SimpleNamespace) -> dict[str, str]:
     """The ``--define`` values, with those ``--platform`` and ``--config`` set."""
     from selective_build.driver.platforms import choice_defines
 
-    return {**args.define, **choice_defines(args.platform, args.config)}
+    return {**args.define, **choice_defines(args.platform, args.config, args.define)}
 
 
 def query(args: SimpleNamespace) -> int:

@@ -12,6 +12,7 @@ alike."""
 from __future__ import annotations
 
 import os
+import signal
 import subprocess
 import sys
 import tempfile
@@ -43,10 +44,10 @@ def run_binary(target, binary: str, platform: Platform, runner_args: Sequence[st
     ``platform``: a development runner with the arguments given after ``--``;
     a deploy runner with what ``request`` asks (``model``, ``inputs``: a list
     of .npy paths, ``output_dir``: read from those arguments by the caller);
-    its exit status."""
+    its exit status (``exit_status``)."""
     if target.runner == DEVELOPMENT_RUNNER:
         sys.stdout.flush()
-        return subprocess.run(command_line(platform, binary, runner_args)).returncode
+        return exit_status(subprocess.run(command_line(platform, binary, runner_args)).returncode, target.label)
     if target.runner == DEPLOY_EMBEDDED and (request.model or request.inputs):
         raise UserError(f"{target.label} carries its program and inputs (embed_model = True): give it only "
                         "--output-dir, or nothing to print the outputs", CommandLine("run"))
@@ -60,9 +61,26 @@ def run_binary(target, binary: str, platform: Platform, runner_args: Sequence[st
     printed = result.stdout.decode("utf-8", "replace")
     if result.returncode != 0:
         sys.stdout.write(printed)
-        return result.returncode
+        return exit_status(result.returncode, target.label)
     _deliver(printed, target.label, request.output_dir)
     return 0
+
+
+def exit_status(returncode: int, label: str) -> int:
+    """``etsb run``'s exit status for a binary (or the emulator running it)
+    that ended with ``returncode``: its own status; for one killed by a
+    signal, 128 + the signal's number (as a shell says it), the signal named
+    on stderr (Python's -N would leave the process as 256 - N, which says nothing)."""
+    if returncode >= 0:
+        return returncode
+    number = -returncode
+    try:
+        name = signal.Signals(number).name
+    except ValueError:
+        name = "an unknown signal"
+    sys.stdout.flush()
+    sys.stderr.write(f"etsb run: {label} was killed by signal {name} ({number}); exit status {128 + number}\n")
+    return 128 + number
 
 
 def _deploy_arguments(request: SimpleNamespace, scratch: str) -> list[str]:

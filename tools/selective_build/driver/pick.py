@@ -10,7 +10,7 @@ from collections.abc import Sequence
 
 from selective_build.driver.platforms import strip_for
 from selective_build.model.errors import Location, UserError
-from selective_build.readers.elf import elf_machine
+from selective_build.readers.elf import elf_machine, elf_needed
 from selective_build.readers.files import read_bytes, write_bytes_atomic
 
 
@@ -49,4 +49,16 @@ def pick_smaller(candidates: Sequence[str], output: str, link_map: bool, beside:
         write_bytes_atomic(path, files[path])
     os.chmod(output, 0o755)
     return (f"{output}: {os.path.basename(candidates[chosen])} ({sizes[chosen]:,} bytes stripped; "
-            + ", ".join(f"{os.path.basename(c)} {s:,}" for c, s in zip(candidates, sizes)) + ")")
+            + ", ".join(f"{os.path.basename(c)} {s:,}" for c, s in zip(candidates, sizes)) + ")"
+            + shared_note(candidates[chosen]))
+
+
+def shared_note(binary: str) -> str:
+    """What the line about a kept binary adds on the shared libraries it
+    needs (its DT_NEEDED entries), which the loader brings in beside it and
+    its size does not count: a binary with ExecuTorch linked in still loads
+    the system's C and C++ libraries. Nothing for a fully static one."""
+    needed = elf_needed(binary)
+    if not needed:
+        return "; statically linked"
+    return "; loads shared, not counted: " + ", ".join(needed)

@@ -17,7 +17,7 @@ import os
 from collections.abc import Mapping
 
 from selective_build.emit.deploy_source import FLASH_BUDGET, RAM_BUDGET
-from selective_build.model.errors import UserError, did_you_mean
+from selective_build.model.errors import CommandLine, UserError, did_you_mean
 from selective_build.model.records import record
 
 # The --define names the rules' config_settings read (rules/BUILD spells them again).
@@ -160,15 +160,20 @@ class Toolchain:
     link_flags: tuple[str, ...]
 
 
-def choice_defines(platform: str | None, config: str | None) -> dict[str, str]:
+def choice_defines(platform: str | None, config: str | None,
+                   given: Mapping[str, str] | None = None) -> dict[str, str]:
     """The ``--define`` values of ``--platform`` and ``--config`` (only those
-    given); an unknown name is a UserError listing the known ones."""
+    given); an unknown name is a UserError listing the known ones, and so is a
+    value that ``given`` (the ``--define`` values given directly) sets otherwise."""
     defines = {}
     for flag, name, table, define in (("--platform", platform, PLATFORMS, PLATFORM_DEFINE),
                                       ("--config", config, CONFIGS, CONFIG_DEFINE)):
         if name is None:
             continue
         _check_name(flag, name, table)
+        if given and define in given and given[define] != name:
+            raise UserError(f"--define {define}={given[define]} contradicts {flag} {name}: give one of them",
+                            CommandLine(flag))
         defines[define] = name
     return defines
 

@@ -8,8 +8,11 @@ time::
     library: etsb-out/bin/runtime/libexecutorch_backend_xnnpack.so
     needs: [etsb-out/bin/runtime/libexecutorch_threadpool.so]
 
-Paths are as the build's actions see them (the rules write them with
-``$(location)``). Every problem is reported with its line and column.
+One file may declare several libraries as a list of such mappings (the
+runtime wheel's backend libraries, declared by one action:
+``//runtime:wheel_backends``). Paths are as the build's actions see them
+(the rules write them with ``$(location)``). Every problem is reported with
+its line and column.
 """
 
 from __future__ import annotations
@@ -17,19 +20,32 @@ from __future__ import annotations
 from selective_build.model.backends import DECLARATION_KEYS, BackendLibrary, check_backend_id
 from selective_build.model.errors import Location
 from selective_build.readers.node_reader import NodeReader
+from selective_build.readers.yaml_nodes import SEQUENCE
 
 KEYS = DECLARATION_KEYS
 _KEYS = frozenset(KEYS)
 
 
 class _DeclarationReader(NodeReader):
-    """Reads one backend library declaration."""
+    """Reads a file of backend library declarations: one, or a list of them."""
 
-    def read(self, root) -> BackendLibrary | None:
+    def read(self, root) -> tuple[BackendLibrary, ...] | None:
         if root is None:
             self.problem(Location(self.path), "empty file; expected a backend library declaration with "
                                               "'backends' and 'library'")
             return None
+        if root.id != SEQUENCE:
+            library = self.one(root)
+            return None if library is None else (library,)
+        if not root.value:
+            self.problem(root, "the list declares no backend library")
+        libraries = [self.one(node) for node in root.value]
+        if self.problems:
+            return None
+        return tuple(libraries)
+
+    def one(self, root) -> BackendLibrary | None:
+        """One declaration (a mapping), or None (reported)."""
         fields = self.fields(root, "a backend library declaration", _KEYS, ", ".join(KEYS))
         if fields is None:
             return None
@@ -54,6 +70,6 @@ class _DeclarationReader(NodeReader):
         return BackendLibrary(tuple(sorted(ids)), library, tuple(needs), self.path)
 
 
-def parse_backend_library(text: str, path: str) -> BackendLibrary:
-    """Parse a declaration's text; raise UserError with every problem."""
+def parse_backend_libraries(text: str, path: str) -> tuple[BackendLibrary, ...]:
+    """Parse a declaration file's text (one declaration or a list); raise UserError with every problem."""
     return _DeclarationReader(path).read_text(text)

@@ -133,10 +133,11 @@ def backend_ids(values: Sequence[str], flag: str) -> tuple[str, ...]:
 
 
 def backend_libraries(paths: Sequence[str]) -> list[BackendLibrary]:
-    """The backend library declarations at ``paths``."""
-    from selective_build.readers.backend_yaml import parse_backend_library
+    """The backend libraries the declaration files at ``paths`` declare, in order."""
+    from selective_build.readers.backend_yaml import parse_backend_libraries
 
-    return [parse_backend_library(read_text(path, "backend library declaration"), path) for path in paths]
+    return [library for path in paths
+            for library in parse_backend_libraries(read_text(path, "backend library declaration"), path)]
 
 
 def existing(libraries: Sequence[BackendLibrary]) -> Sequence[BackendLibrary]:

@@ -68,6 +68,18 @@ def _rounded(size: int, step: int) -> int:
     return (size + step - 1) // step * step
 
 
+def check_embedded_inputs(method: MethodMemory, model: str, input_count: int) -> None:
+    """Raise a UserError located at ``model`` when its program is embedded
+    with no input though ``method`` takes some: such a binary takes no
+    arguments, so it could never run."""
+    if input_count == 0 and method.inputs:
+        count = len(method.inputs)
+        raise UserError(f"method '{method.name}' takes {count} input{'s' if count != 1 else ''} and none is "
+                        f"embedded: a binary with this program embedded could never run; give "
+                        f"{'them' if count != 1 else 'it'} as .npy files (et_model_binary's `inputs`, "
+                        f"deploy-source's --inputs)", Location(model))
+
+
 def check_inputs(method: MethodMemory, arrays: Sequence[tuple[str, int, tuple[int, ...]]]) -> None:
     """Raise a UserError (naming each file) unless ``arrays`` (path, dtype
     number, shape) are the method's tensor inputs, one for each, in order, of

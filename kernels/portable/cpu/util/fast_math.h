@@ -103,8 +103,14 @@ ETSB_HOT_LOOP static void sigmoid_f32(const float* in, float* out, int64_t n) {
 }
 
 /// out[i] = in[i] * Phi(in[i]) for Float, with erf (gelu, approximate "none").
+/// -inf gives 0, the limit (the formula would give -inf * 0, NaN), as
+/// ExecuTorch's portable kernel does; a select, so the loop still vectorises.
 ETSB_HOT_LOOP static void gelu_erf_f32(const float* in, float* out, int64_t n) {
-  for (int64_t i = 0; i < n; ++i) out[i] = 0.5f * in[i] * (1.0f + erf_f32(in[i] * 0.70710678f));
+  for (int64_t i = 0; i < n; ++i) {
+    const float x = in[i];
+    const float y = 0.5f * x * (1.0f + erf_f32(x * 0.70710678f));
+    out[i] = x == -__builtin_inff() ? 0.0f : y;
+  }
 }
 
 /// tanh(x) for float: sign(x) (1 - e^{-2|x|}) / (1 + e^{-2|x|}), within
@@ -122,12 +128,14 @@ ETSB_HOT_LOOP static void tanh_loop_f32(const float* in, float* out, int64_t n) 
 }
 
 /// out[i] = gelu(in[i]) with ATen's tanh approximation for Float: 0.5 x (1 +
-/// tanh(u)) = x / (1 + e^{-2u}), u = sqrt(2 / pi) (x + 0.044715 x^3).
+/// tanh(u)) = x / (1 + e^{-2u}), u = sqrt(2 / pi) (x + 0.044715 x^3); -inf
+/// gives 0, the limit (the formula: -inf / inf, NaN).
 ETSB_HOT_LOOP static void gelu_tanh_f32(const float* in, float* out, int64_t n) {
   for (int64_t i = 0; i < n; ++i) {
     const float x = in[i];
     const float u = 0.7978845608f * (x + 0.044715f * x * x * x);
-    out[i] = x / (1.0f + exp_f32(-2.0f * u));
+    const float y = x / (1.0f + exp_f32(-2.0f * u));
+    out[i] = x == -__builtin_inff() ? 0.0f : y;
   }
 }
 
