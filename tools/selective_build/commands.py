@@ -24,7 +24,6 @@ from selective_build.model.errors import CommandLine, UserError
 def _write(directory: str, name: str, text: str) -> None:
     """Write ``text`` to ``directory/name`` atomically."""
     from selective_build.readers.files import write_text_atomic
-
     write_text_atomic(os.path.join(directory, name), text)
 
 
@@ -37,8 +36,8 @@ def _kernel_yamls(args: SimpleNamespace) -> list:
     """The kernel yamls of --functions-yaml-path and --custom-ops-yaml-path, with --aten-yaml."""
     from selective_build.readers import inputs
 
-    paths = [path for path in (args.functions_yaml_path, args.custom_ops_yaml_path) if path]
-    return inputs.kernel_yamls(paths, inputs.aten_schemas(args.aten_yaml))
+    return inputs.kernel_yamls([path for path in (args.functions_yaml_path, args.custom_ops_yaml_path) if path],
+                               inputs.aten_schemas(args.aten_yaml))
 
 
 # -- the kernel yaml and selection tools -------------------------------------------------
@@ -210,25 +209,24 @@ def deploy_source(args: SimpleNamespace) -> int:
     """Write the deploy runner's source for a program (its pools; the program and inputs if embedded)."""
     from selective_build.emit.deploy_source import deploy_source as render, selected_prim_ops_header
     from selective_build.model.layouts import method_inputs_bytes
-    from selective_build.readers.files import read_bytes
-    from selective_build.readers import inputs
+    from selective_build.readers import files, inputs
     from selective_build.readers.npy import read_npy
     from selective_build.readers.pte import read_program
     from selective_build.readers.pte_memory import read_method_memory
     from selective_build.stages.deploy_memory import check_embedded_inputs, check_inputs, deploy_pools
 
-    program = read_bytes(args.model, ".pte file")
+    program = files.read_bytes(args.model, ".pte file")
     method = read_method_memory(program, args.model)[0]
     if args.embed:
         check_embedded_inputs(method, args.model, len(args.inputs))
     arrays = inputs.collect([lambda path=path: read_npy(path) for path in args.inputs])
     if args.inputs:
         check_inputs(method, [(path, array.dtype, array.shape) for path, array in zip(args.inputs, arrays)])
-    pools = deploy_pools(method, not args.embed, args.method_pool_bytes, args.temp_pool_bytes)
     placed = method_inputs_bytes(method, [array.data for array in arrays], args.model)  # as the binary takes them
     if args.prim_ops_header:
         prim_ops = [str(op) for each in read_program(program, args.model).methods for op in each.runtime_operators]
         _write_to(args.prim_ops_header, selected_prim_ops_header(prim_ops, args.model))
+    pools = deploy_pools(method, not args.embed, args.method_pool_bytes, args.temp_pool_bytes)
     _write_to(args.output, render(pools, program if args.embed else None, placed, args.model))
     return 0
 
