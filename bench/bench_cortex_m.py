@@ -9,9 +9,10 @@ Per board and architecture (random weights, exported by tests/models/export_cort
 etsb's binary (`et_model_binary(name, model)` with the static runtime, the program and a
 sample input embedded, `--config size`) beside ExecuTorch's own way of building the same
 program (its stock Cortex-M library registering all its operators beside the tree's portable
-library, its CI flags: `--config executorch-ci`), each run under QEMU and checked against the
-lowered program's own output (within one quantization step); flash (text + data) and RAM
-(data + bss: everything is static) of each. Goal: DS-CNN on the Cortex-M55 within 96 KB of
+library, its CI flags: `--config executorch-ci`) and the same architecture through the portable
+int8 path (`quantized_decomposed::` operators around etsb's float kernels, the export's
+`--isa portable`), each run under QEMU and checked against its reference (within one
+quantization step); flash (text + data) and RAM (data + bss: everything is static) of each. Goal: DS-CNN on the Cortex-M55 within 96 KB of
 flash and 48 KB of RAM.
 """
 
@@ -34,6 +35,7 @@ from selective_build.readers.deploy_output import read_deploy_output
 ARCHITECTURES = ("ds_cnn", "mobilenet_v1", "resnet8", "fc_autoencoder")
 # The instruction set each board's programs are lowered for (export_cortex_m.py --isa).
 BOARD_ISA = {"cortex-m55": "mve", "cortex-m4": "dsp", "cortex-m33": "dsp"}
+PORTABLE = "portable"  # the portable int8 path's programs (export_cortex_m.py --isa portable)
 ROOT = REPO / "etsb-out" / "bench" / "cortex_m"
 PROGRAMS = ROOT / "models"
 GOAL = {"ds_cnn": (96 * 1024, 48 * 1024)}  # (flash, RAM) on the Cortex-M55
@@ -51,7 +53,10 @@ static arrays sized to the program; the stack's reserve is the linker script's a
 way': the same program with ExecuTorch's stock Cortex-M library (every operator of its operators.yaml
 registered and linked, as its `cortex_m_ops_lib` does) beside its portable library, the full runtime (every
 prim op), built with ExecuTorch's CI flags (`--config executorch-ci`). 'matches': the binary's output against
-the lowered program run in Python, in quantization steps (<= 1 passes).
+the lowered program run in Python (the portable path's: the quantized torch module), in quantization
+steps (<= 1 passes). 'portable int8': the architecture quantized with ExecuTorch's XNNPACKQuantizer and
+lowered without a delegate (`quantized_decomposed::` operators around float kernels: etsb's portable and
+quantized kernels, chosen by the catalogue), the same etsb binary otherwise.
 
 Published figures for the same tasks, whole applications on real boards (not measured here): ExecuTorch's
 Arduino keyword-spotting example with CMSIS-NN (Cortex-M33 under Zephyr) 564,664 B of flash and 45,044 B of
@@ -64,7 +69,7 @@ def export(boards: list[str], models: list[str]) -> dict:
     """The reference-size programs of ``models`` for the boards' instruction sets (exported once); the manifest."""
     manifest_path = PROGRAMS / "manifest.json"
     known = json.loads(manifest_path.read_text())["models"] if manifest_path.exists() else {}
-    for isa in sorted({BOARD_ISA[board] for board in boards}):
+    for isa in sorted({BOARD_ISA[board] for board in boards} | {PORTABLE}):
         missing = [name for name in models if f"{isa}/{name}" not in known]
         if missing:
             print(f"exporting {', '.join(missing)} for {isa} (reference sizes)", file=sys.stderr)
@@ -92,6 +97,12 @@ def steps(binary: Path, board: str, key: str, info: dict) -> float | None:
     return float(np.abs(got.astype(np.float64) - expected).max()) / info["quant_step"]
 
 
+def goal_cell(measured: tuple, goal: tuple[int, int]) -> str:
+    """Whether flash and RAM are within the goal's, each, and by how much they miss it."""
+    return "; ".join(f"{what} {'met' if got <= limit else f'missed by {got - limit:,} B'} ({limit // 1024} KB)"
+                     for what, got, limit in (("flash", measured[0], goal[0]), ("RAM", measured[1], goal[1])))
+
+
 def main() -> int:
     """Export what is missing, build both sides per board, run them under QEMU, write the table."""
     args = parser(__doc__, boards=(str, "cortex-m55", "boards, comma-separated: " + ", ".join(BOARD_ISA)),
@@ -108,13 +119,16 @@ def main() -> int:
         isa = BOARD_ISA[board]
         for name in models:
             files = [(p.name, p) for p in (PROGRAMS / isa / name).iterdir()]
-            write_model_package(workspace / board.replace("-", "_") / name, files, "", [
+            portable = [(f"portable_{p.name}", p) for p in (PROGRAMS / PORTABLE / name).iterdir()]
+            write_model_package(workspace / board.replace("-", "_") / name, files + portable, "", [
                 model_target("etsb", f"{name}.pte", 'runtime = "static",', "embed_model = True,",
                              'inputs = ["forward.input_0.npy"],'),
-                STOCK + model_target("executorch", f"{name}.pte", *STOCK_ATTRIBUTES)])
+                STOCK + model_target("executorch", f"{name}.pte", *STOCK_ATTRIBUTES),
+                model_target(PORTABLE, f"portable_{name}.pte", 'runtime = "static",', "embed_model = True,",
+                             'inputs = ["portable_forward.input_0.npy"],')])
         labels = [f"//{board.replace('-', '_')}/{name}:" for name in models]
         measured = {}
-        for side, config in (("etsb", SIZE_CONFIG), ("executorch", EXECUTORCH_CI_CONFIG)):
+        for side, config in (("etsb", SIZE_CONFIG), ("executorch", EXECUTORCH_CI_CONFIG), (PORTABLE, SIZE_CONFIG)):
             try:
                 etsb_build(workspace, [label + side for label in labels], env, "--executorch-root", str(TREE),
                            f"--platform={board}", f"--config={config}")
@@ -123,10 +137,10 @@ def main() -> int:
                 continue
             for name, label in zip(models, labels):
                 binary = workspace / "etsb-out" / "bin" / board.replace("-", "_") / name / side
-                key = f"{isa}/{name}"
+                key = f"{PORTABLE if side == PORTABLE else isa}/{name}"
                 measured[(name, side)] = (*flash_and_ram(binary, board), steps(binary, board, key, manifest[key]))
         for name in models:
-            ours, theirs = measured.get((name, "etsb")), measured.get((name, "executorch"))
+            ours, theirs, portable = (measured.get((name, side)) for side in ("etsb", "executorch", PORTABLE))
             if ours and ours[2] is None or ours and ours[2] > 1.0 + 1e-6:
                 problems.append(f"{board} {name}: etsb's binary does not match its reference")
             goal = GOAL.get(name) if board == "cortex-m55" else None
@@ -134,11 +148,13 @@ def main() -> int:
                          *(f"{ours[i]:,}" if ours else "-" for i in (0, 1)),
                          *(f"{theirs[i]:,}" if theirs else "-" for i in (0, 1)),
                          f"{theirs[0] / ours[0]:.2f}x" if ours and theirs else "-",
-                         *(f"{side[2]:.2f}" if side and side[2] is not None else "fails" for side in (ours, theirs)),
-                         (f"{'met' if ours[0] <= goal[0] and ours[1] <= goal[1] else 'missed'} "
-                          f"({goal[0] // 1024} KB / {goal[1] // 1024} KB)") if goal and ours else ""])
+                         *(f"{portable[i]:,}" if portable else "-" for i in (0, 1)),
+                         *(f"{side[2]:.2f}" if side and side[2] is not None else "fails"
+                           for side in (ours, theirs, portable)),
+                         goal_cell(ours, goal) if goal and ours else ""])
     table = markdown(["board", "model", ".pte bytes", "etsb flash", "etsb RAM", "ExecuTorch's way flash",
-                      "ExecuTorch's way RAM", "flash ratio", "etsb matches (steps)", "ExecuTorch's matches (steps)",
+                      "ExecuTorch's way RAM", "flash ratio", "portable int8 flash", "portable int8 RAM",
+                      "etsb matches (steps)", "ExecuTorch's matches (steps)", "portable int8 matches (steps)",
                       "goal"], rows)
     return finish("bench_cortex_m", "## Flash and RAM per board\n\n" + table + "\n\n" + NOTES, problems)
 

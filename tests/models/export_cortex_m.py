@@ -13,11 +13,15 @@ Helium (MVE) it folds a linear layer's bias into a precomputed kernel sum that
 only CMSIS-NN's Helium code reads. So each program is exported once per
 instruction set, into ``cortex_m/<isa>/<model>/``:
 
-======  ==================================================================
-scalar  CMSIS-NN's plain C: the host (tests) and cores without DSP or MVE
-dsp     the DSP extension: Cortex-M4, Cortex-M33
-mve     Helium: Cortex-M55
-======  ==================================================================
+========  ================================================================
+scalar    CMSIS-NN's plain C: the host (tests) and cores without DSP or MVE
+dsp       the DSP extension: Cortex-M4, Cortex-M33
+mve       Helium: Cortex-M55
+portable  not the Cortex-M flow: ExecuTorch's portable int8 path for the same
+          architecture (``XNNPACKQuantizer``, symmetric, weights per channel,
+          no delegate), whose ``quantized_decomposed::`` operators surround
+          float kernels; any core; the reference is the quantized module
+========  ================================================================
 
 Per program: ``<model>.pte``, ``forward.input_0.npy`` and
 ``forward.output_0.npy``, the reference: the lowered program run in Python
@@ -49,7 +53,7 @@ OUT_DIR = ROOT / "cortex_m"
 MANIFEST_VERSION = 1
 CALIBRATION_PASSES = 8
 SEED = 20261129
-ISAS = ("scalar", "dsp", "mve")
+ISAS = ("scalar", "dsp", "mve", "portable")
 
 
 def _channels_last(tensor: torch.Tensor) -> torch.Tensor:
@@ -81,8 +85,41 @@ def target_config(isa: str):
     return CortexMTargetConfig(cpu=CortexM.M55, isa=backend)
 
 
+def lower_portable(name: str, scale: str):
+    """(program bytes, input, reference output, edge program) of one architecture through the
+    portable int8 path: PT2E with ExecuTorch's XNNPACKQuantizer and no delegate, row-major."""
+    import executorch.kernels.quantized  # noqa: F401 - the quantized_decomposed operators' out variants
+    from executorch.backends.xnnpack.quantizer.xnnpack_quantizer import (
+        XNNPACKQuantizer,
+        get_symmetric_quantization_config,
+    )
+    from executorch.exir import to_edge_transform_and_lower
+    from torchao.quantization.pt2e.quantize_pt2e import convert_pt2e, prepare_pt2e
+
+    architecture = ARCHITECTURES[name]
+    shape = architecture.input_shape(scale)
+    torch.manual_seed(SEED + len(name))
+    model = architecture.module(scale)
+    _settle_batch_norm(model, shape)
+    example = torch.randn(*shape)
+    quantizer = XNNPACKQuantizer().set_global(get_symmetric_quantization_config(is_per_channel=True))
+    prepared = prepare_pt2e(torch.export.export(model, (example,)).module(), quantizer)
+    with torch.no_grad():
+        for _ in range(CALIBRATION_PASSES):
+            prepared(torch.randn(*shape))
+        prepared(example)
+    quantized = convert_pt2e(prepared)
+    with torch.no_grad():
+        reference = quantized(example)
+    edge = to_edge_transform_and_lower(torch.export.export(quantized, (example,)))
+    lowered = edge.exported_program()
+    return edge.to_executorch().buffer, example, reference, lowered
+
+
 def lower(name: str, scale: str, isa: str):
     """(program bytes, input, reference output, lowered edge program) of one architecture."""
+    if isa == "portable":
+        return lower_portable(name, scale)
     from executorch.backends.cortex_m.edge_compile_config import cortex_m_edge_compile_config
     from executorch.backends.cortex_m.passes.cortex_m_pass_manager import CortexMPassManager
     from executorch.backends.cortex_m.quantizer.quantizer import CortexMQuantizer
