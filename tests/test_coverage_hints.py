@@ -10,8 +10,9 @@ import pytest
 
 from conftest import REPO, TREE
 from selective_build.__main__ import main
-from selective_build.model.coverage import CMAKE, ETSB, EXECUTORCH, STARLARK, KernelCatalog, KernelLibrary
+from selective_build.model.coverage import ETSB, EXECUTORCH, KernelCatalog, KernelLibrary
 from selective_build.model.errors import UserError
+from selective_build.model.front_ends import CMAKE, STARLARK
 from selective_build.model.names import parse_operator_name
 from selective_build.readers.kernel_catalog import (EXECUTORCH_OPS_YAML, load_catalog, parse_executorch_ops,
                                                     yaml_operator_names)

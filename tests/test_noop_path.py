@@ -28,9 +28,9 @@ NOOP_MODULES = {
     "selective_build.commands", "selective_build.driver", "selective_build.driver.fast",
     "selective_build.driver.freshness", "selective_build.driver.layout", "selective_build.driver.plan",
     "selective_build.driver.platforms", "selective_build.driver.rc", "selective_build.driver.running",
-    "selective_build.driver.state", "selective_build.model", "selective_build.model.coverage",
-    "selective_build.model.errors", "selective_build.model.identifiers", "selective_build.model.names",
-    "selective_build.model.records", "selective_build.readers", "selective_build.readers.etsb_root",
+    "selective_build.driver.state", "selective_build.model", "selective_build.model.errors",
+    "selective_build.model.front_ends", "selective_build.model.records", "selective_build.readers",
+    "selective_build.readers.etsb_root",
 }
 # Standard modules a no-op never needs (each costs milliseconds): data formats, processes, typing.
 NOT_IMPORTED = {"json", "subprocess", "dataclasses", "typing", "inspect", "argparse", "pathlib", "threading",
@@ -60,16 +60,20 @@ def _imported(stderr: str) -> set[str]:
 
 def test_a_noop_build_imports_only_the_noop_path(tmp_path):
     """`etsb build` (the console script, as a user runs it) on a plan that
-    holds runs ninja and imports nothing of etsb beyond NOOP_MODULES."""
+    holds goes to ninja without importing anything of etsb beyond
+    NOOP_MODULES. (In the quick tier, ninja on PATH is the guard that fails
+    naming itself: the no-op path has imported all it imports by then.)"""
     root = tmp_path / "w"
     env = {k: v for k, v in os.environ.items() if k != "EXECUTORCH_ROOT"}
     _noop_workspace(root, ["//p:t"])
     result = subprocess.run([sys.executable, "-X", "importtime", str(ETSB), "build", "//p:t"], cwd=root, env=env,
                             capture_output=True, text=True)
-    assert result.returncode == 0, result.stdout + result.stderr
-    assert "ninja: no work to do." in result.stdout and "//p:t: p/f.txt" in result.stdout, result.stdout
+    quick_tier_guard = "the quick tier ran 'ninja'" in result.stdout
+    assert result.returncode == 0 or quick_tier_guard, result.stdout + result.stderr
+    assert quick_tier_guard or ("ninja: no work to do." in result.stdout and "//p:t: p/f.txt" in result.stdout)
     imported = _imported(result.stderr)
-    assert "selective_build.driver.fast" in imported  # the no-op path ran, not the full driver
+    # The no-op path ran (the full driver's workspace module was never needed).
+    assert "selective_build.driver.fast" in imported and "selective_build.driver.workspace" not in imported
     ours = {m for m in imported if m.startswith("selective_build")}
     assert ours <= NOOP_MODULES, f"the no-op build imports more of etsb: {sorted(ours - NOOP_MODULES)}"
     assert not imported & NOT_IMPORTED, f"the no-op build imports {sorted(imported & NOT_IMPORTED)}"

@@ -115,7 +115,8 @@ def plan_key(root: str, cwd_package: str, patterns, defines: dict, executorch_tr
     apart: :func:`package_listings`) that a plan depends on."""
     from selective_build.driver.platforms import compile_launcher, precompiled_headers_on
 
-    return {"patterns": sorted(patterns), "cwd": cwd_package, "defines": defines, "cxx": os.environ.get("CXX", "g++"), "python": sys.executable,
+    return {"patterns": sorted(patterns), "cwd": cwd_package, "defines": defines,
+            "cxx": os.environ.get("CXX", "g++"), "python": sys.executable,
             "launcher": list(compile_launcher()), "precompiled_headers": precompiled_headers_on(),
             "executorch_tree": executorch_tree,
             # A tree that appears or goes changes what a pattern leaves out.

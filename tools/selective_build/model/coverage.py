@@ -13,11 +13,6 @@ from selective_build.model.records import record
 
 ETSB = "etsb"
 EXECUTORCH = "executorch"
-# How a user names a kernel library to a build: in BUILD files' labels, or in
-# CMake's targets (a remedy is spelled in the user's front end; ``--front-end``).
-STARLARK = "starlark"
-CMAKE = "cmake"
-FRONT_ENDS = (STARLARK, CMAKE)
 
 
 @record

@@ -7,7 +7,8 @@ none does. Pure: the catalog is read elsewhere
 
 from __future__ import annotations
 
-from selective_build.model.coverage import CMAKE, ETSB, EXECUTORCH, STARLARK, KernelCatalog
+from selective_build.model.coverage import ETSB, EXECUTORCH, KernelCatalog
+from selective_build.model.front_ends import CMAKE, STARLARK
 from selective_build.model.names import OperatorName
 
 _LLM_README = "kernels/llm/README.md"
