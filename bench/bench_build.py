@@ -1,7 +1,8 @@
-"""Build driver benchmark: BUILD-file evaluation at scale and the MLP example's
-cold, no-op and incremental builds with `etsb build`, in one run.
+"""Build driver benchmark: BUILD-file evaluation at scale, the MLP example's
+cold, no-op and incremental builds with `etsb build`, and the no-op and
+start-up figures in this checkout, in one run.
 
-    .venv/bin/python bench/bench_build.py [--quick]     (writes bench/results/bench_build.md)
+    .venv/bin/python bench/bench_build.py [--quick] [--no-examples]     (writes bench/results/bench_build.md)
 
 In temporary workspaces: 1. `etsb query //...` end to end beside the
 evaluator alone on generated trees of 1,000 and 10,000 targets (packages of 10,
@@ -9,6 +10,11 @@ calling the primitive rules or a macro; each library depending on the previous
 package's), and where the Python side's time goes (goal: 10,000 targets < 1 s);
 2. //examples/mlp:bin, -j 2: cold, no-op (goal < 50 ms), a BUILD file touched,
 a kernel yaml edited (bench_bazel.py times the same target under both Bazels).
+In this checkout (its own etsb-out, as a user's): 3. no-op builds of
+//examples/mlp:bin (goal <= 25 ms) and of //examples/... (goal <= 100 ms;
+the first run builds what is missing, which takes minutes on a fresh checkout;
+--no-examples leaves it out), selection from one .pte and a merge beside
+ExecuTorch's gen_oplist.py and merge_yaml.py (goal: >= 2x each).
 """
 
 from __future__ import annotations
@@ -25,14 +31,18 @@ import time
 from pathlib import Path
 from typing import Mapping
 
-from lib.env import ETSB, FILES, MLP, STARLARK, starlark_env
+from lib.env import ETSB, EXPORT_PYTHON, FILES, MLP, MODELS_DIR, REPO, STARLARK, VENV_PYTHON, executorch_runtime, \
+    starlark_env
 from lib.results import finish, markdown, ms_cell
-from lib.timing import parser, probes, python, time_commands
+from lib.timing import gen_oplist, instructions_of, parser, probes, python, time_commands
 from lib.workspace import actions_summary, copy_mlp_workspace, copy_parts, etsb_build
 from selective_build.driver import state
 from selective_build.driver.workspace import Workspace
 
 EVAL_GOAL_MS, NOOP_GOAL_MS = 1000, 50   # 10,000 targets, `etsb query //...`; a no-op `etsb build` of the MLP
+# In the checkout: a no-op build of one binary and of every example (ms); selection and merge against their peers.
+CHECKOUT_NOOP_GOAL_MS, EXAMPLES_NOOP_GOAL_MS, PEER_GOAL = 25, 100, 2.0
+EXAMPLES = "//examples/..."
 # The steps of `etsb query //...`, timed inside one fresh process (as the command runs them, collector and
 # all). argv: root, evaluator, pause the collector around the JSON steps (0/1), the evaluator's repository
 # options (JSON). Prints the times in ms as JSON.
@@ -201,13 +211,84 @@ def bench_mlp(tmp: Path, noop_runs: int, edit_runs: int, env: Mapping[str, str])
         *(f"NOTE: {line}" for line in notes)]
 
 
+def checkout_noops(runs: int, examples: bool, env: Mapping[str, str]) -> dict[str, dict[str, object]]:
+    """No-op builds in the checkout itself (built first, as often as it takes to have nothing to do), each
+    pattern's runs together (the kept plan is one: alternating patterns would plan again each time); the
+    median ms of etsb, python -c pass and ninja's own no-op, and the instructions of etsb's processes."""
+    found = {}
+    for pattern in [MLP, *([EXAMPLES] if examples else [])]:
+        for _ in range(3):   # the first build may plan and build; the next ones must find nothing to do
+            if not etsb_build(REPO, [pattern], env).actions:
+                break
+        else:
+            raise SystemExit(f"etsb build {pattern} in the checkout still ran actions on its third build")
+        plan = marshal.loads((REPO / "etsb-out" / ".etsb" / "state.marshal").read_bytes())["plan"]
+        ninja = shutil.which("ninja", path=env.get("PATH")) or "ninja"
+        command = [ETSB, "build", pattern]
+        found[pattern] = {**time_commands({"etsb": command, "start": "pass",
+                                           "ninja": [ninja, "-f", "etsb-out/build.ninja", *plan[0]]}, runs,
+                                          str(REPO), env),
+                          "instructions": instructions_of(command, str(REPO), env)}
+    return found
+
+
+def checkout_startups(tmp: Path, runs: int) -> dict[str, dict[str, object]]:
+    """Selection from one .pte and a merge of the wheel's yamls, each beside its ExecuTorch peer (interleaved):
+    median ms, and each command's instructions."""
+    et = executorch_runtime()
+    portable, custom = et / "kernels/portable/functions.yaml", et / "kernels/portable/custom_ops.yaml"
+    merging = ["--functions_yaml_path", str(custom), "--fallback_yaml_path", str(portable)]
+    for name in ("etsb", "peer"):
+        (tmp / name).mkdir()
+    model = MODELS_DIR / "mlp" / "mlp.pte"
+    commands = {"selection": {"etsb": gen_oplist(tmp / "etsb/a.yaml", model),
+                              "peer": gen_oplist(tmp / "peer/a.yaml", model, peer=True)},
+                "merge": {"etsb": [ETSB, "merge-yaml", *merging, "--output_dir", str(tmp / "etsb")],
+                          "peer": [str(VENV_PYTHON), str(et / "codegen/tools/merge_yaml.py"), *merging,
+                                   "--output_dir", str(tmp / "peer")]}}
+    return {case: {**time_commands(pair, runs), **{f"{tool} instructions": sum(instructions_of(argv))
+                                                    for tool, argv in pair.items()}}
+            for case, pair in commands.items()}
+
+
+def _millions(count: int) -> str:
+    return f"{count / 1e6:.0f}M"
+
+
+def bench_checkout(tmp: Path, runs: int, examples: bool, env: Mapping[str, str]) -> list[str]:
+    """Section 3 of the report."""
+    noops, startups = checkout_noops(runs, examples, env), checkout_startups(tmp, runs)
+    start = _millions(sum(instructions_of(python("pass"))))
+    rows = [[f"etsb build {pattern}, no-op", ms_cell(times["etsb"]), ms_cell(times["start"]), ms_cell(times["ninja"]),
+             f"{' + '.join(_millions(c) for c in times['instructions'])} (python -c pass {start})", "",
+             f"<= {goal} ms: {'met' if times['etsb'] <= goal else 'not met'}"]
+            for (pattern, times), goal in zip(noops.items(), (CHECKOUT_NOOP_GOAL_MS, EXAMPLES_NOOP_GOAL_MS))]
+    for name, command, peer in (("selection", "etsb gen-oplist --model_file_path mlp.pte", "gen_oplist.py"),
+                                ("merge", "etsb merge-yaml (custom_ops.yaml over functions.yaml)", "merge_yaml.py")):
+        found = startups[name]
+        ratio, counted = found["peer"] / found["etsb"], found["peer instructions"] / found["etsb instructions"]
+        rows.append([command, ms_cell(found["etsb"]), "", "",
+                     f"{_millions(found['etsb instructions'])} (peer {_millions(found['peer instructions'])}: "
+                     f"{counted:.2f}x)", f"{ms_cell(found['peer'])} ({peer}): {ratio:.2f}x",
+                     f">= {PEER_GOAL:.0f}x: {'met' if ratio >= PEER_GOAL else 'not met'}"])
+    return [f"3. In this checkout ({REPO.name}, its own etsb-out; median ms of {runs} interleaved runs, bytecode "
+            f"cached; the no-ops beside python -c pass, the tools beside ExecuTorch's, gen_oplist.py run from "
+            f"{EXPORT_PYTHON.parent.parent.name}; instructions counted by callgrind, which other load does not "
+            "change: etsb's process + ninja's for a build)", "",
+            markdown(["command", "etsb ms", "python -c pass ms", "ninja's own no-op ms", "instructions",
+                      "peer ms: speed-up", "goal"], rows),
+            *([] if examples else ["", f"({EXAMPLES} left out: --no-examples)"])]
+
+
 def main() -> int:
-    """Time evaluation and the MLP's builds; write the report."""
-    options = parser(__doc__, quick=(bool, False, "fewer repetitions (for a smoke run)")).parse_args()
+    """Time evaluation and the MLP's builds in temporary workspaces, and the checkout's own; write the report."""
+    options = parser(__doc__, quick=(bool, False, "fewer repetitions (for a smoke run)"),
+                     no_examples=(bool, False, f"leave out the checkout's no-op of {EXAMPLES}")).parse_args()
     env = starlark_env()
     eval_runs, noop_runs, edit_runs = (3, 5, 1) if options.quick else (7, 20, 3)
     with tempfile.TemporaryDirectory(prefix="etsb_bench_build_") as tmp:
         lines = bench_evaluation(Path(tmp), eval_runs, env) + [""] + bench_mlp(Path(tmp), noop_runs, edit_runs, env)
+        lines += [""] + bench_checkout(Path(tmp), noop_runs, not options.no_examples, env)
     return finish("bench_build", "\n".join(lines))
 
 

@@ -12,10 +12,11 @@ from conftest import REPO, TREE
 from selective_build.__main__ import main
 from selective_build.model.coverage import ETSB, EXECUTORCH, KernelCatalog, KernelLibrary
 from selective_build.model.errors import UserError
+from selective_build.model.front_ends import CMAKE, STARLARK
 from selective_build.model.names import parse_operator_name
 from selective_build.readers.kernel_catalog import (EXECUTORCH_OPS_YAML, load_catalog, parse_executorch_ops,
                                                     yaml_operator_names)
-from selective_build.stages.coverage import CMAKE, STARLARK, catalog_summary, missing_kernel_hint
+from selective_build.stages.coverage import catalog_summary, missing_kernel_hint
 
 sys.path.insert(0, str(REPO / "scripts"))
 import gen_executorch_ops  # noqa: E402  (scripts/gen_executorch_ops.py: the data file's generator)

@@ -18,7 +18,7 @@ from selective_build.driver.layout import OUT
 from selective_build.driver.platforms import (CONFIG_DEFINE, CONFIGS, DEFAULT_CONFIG, HOST, PLATFORM_DEFINE,
                                               PLATFORMS, SIZE_CONFIG)
 from selective_build.model.records import record
-from selective_build.stages.coverage import FRONT_ENDS
+from selective_build.model.front_ends import FRONT_ENDS
 
 # How a flag takes its value.
 VALUE = "value"      # --flag X; the last one given wins

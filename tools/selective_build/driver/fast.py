@@ -24,11 +24,11 @@ def noop_build(patterns: Sequence[str], jobs: int | None, defines: dict[str, str
         return None
     with WorkspaceLock(root):
         saved = state.load_state(root)
-        plan = state.current_plan(saved, root, state.plan_key(root, state.cwd_package(root), patterns, defines,
-                                                                 state.executorch_tree(executorch_root)))
+        plan, renewed = state.current_plan(saved, root, state.plan_key(root, state.cwd_package(root), patterns,
+                                                                         defines, state.executorch_tree(executorch_root)))
         if plan is None:
             return None
-        if freshness.refresh(root, list(saved["sources"]), saved["sources"]):
+        if freshness.refresh(root, list(saved["sources"]), saved["sources"]) or renewed:
             state.save_state(root, saved)
         status = run_ninja(root, ninja, plan.ninja_targets, jobs)
     return report(status, plan)

@@ -28,6 +28,7 @@ NINJA_FILE = f"{OUT}/build.ninja"
 STATE_FILE = f"{OUT}/.etsb/state.marshal"  # the last plan and what it was made from
 LOCK_FILE = f"{OUT}/.etsb/lock"            # held by the build running in the workspace
 DIGESTS = f"{OUT}/.etsb/digests"           # a content digest per source file, see driver/freshness.py
+INPUT_GROUPS = f"{OUT}/.etsb/inputs"       # names of the ninja file's phony edges for long lists of inputs
 TOOLS = f"{OUT}/tools"        # the set-up's tools (the BUILD file evaluator)
 # In an installed etsb's files: the digest of the evaluator's Go sources (setup.py writes it).
 EVALUATOR_DIGEST = "tools/starlark/SOURCES_DIGEST"

@@ -16,7 +16,6 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 
-from selective_build.emit.deploy_source import FLASH_BUDGET, RAM_BUDGET
 from selective_build.model.errors import CommandLine, UserError, did_you_mean
 from selective_build.model.records import record
 
@@ -227,6 +226,9 @@ def board_budget_flags(platform: Platform) -> tuple[str, ...]:
     a platform without one."""
     if not platform.ram_bytes:
         return ()
+    # Here, not at the top: the command line imports this module, and the emitter is for builds only.
+    from selective_build.emit.deploy_source import FLASH_BUDGET, RAM_BUDGET
+
     return (f"-D{RAM_BUDGET}={platform.ram_bytes - platform.ram_reserved_bytes}",
             f"-D{FLASH_BUDGET}={platform.flash_bytes}")
 

@@ -106,10 +106,6 @@ def relay(root: str, pipe, out) -> str:
     (<first output>):`` (what follows is the action's own output: etsb's
     errors, the compiler's), and ninja's closing "build stopped" line goes
     (etsb says it)."""
-    import re
-
-    # ninja's failure line; newer ninjas put the exit code first.
-    failure = re.compile(r"(?:\[code=\d+\] )?FAILED: ")
     kept = []
     skip_command = False
     for raw in iter(pipe.readline, b""):
@@ -117,9 +113,9 @@ def relay(root: str, pipe, out) -> str:
         if skip_command:
             skip_command = False
             continue
-        failed = failure.match(line)
+        failed = _failure_at(line)
         if failed:
-            line = _failure_header(root, line[failed.end():].split())
+            line = _failure_header(root, line[failed:].split())
             skip_command = True
         elif line.startswith("ninja: build stopped"):
             continue
@@ -128,6 +124,18 @@ def relay(root: str, pipe, out) -> str:
             out.write(line)
             out.flush()
     return "".join(kept)
+
+
+def _failure_at(line: str) -> int:
+    """Where the outputs start in ninja's failure line (``FAILED: <outputs>``,
+    newer ninjas put ``[code=N] `` first); 0 for any other line."""
+    if line.startswith("FAILED: "):
+        return len("FAILED: ")
+    if line.startswith("[code="):
+        end = line.find("] FAILED: ")
+        if end > len("[code=") and line[len("[code="):end].isdigit():
+            return end + len("] FAILED: ")
+    return 0
 
 
 def _outputs_of(build_line: str) -> list[str]:

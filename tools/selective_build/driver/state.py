@@ -1,16 +1,19 @@
 """What a build plan was made from, and whether it still holds: the workspace
-root, its packages, the fingerprints (modification time, size, inode, change
-time) of every file and directory listing that the last evaluation read, and
-of the ninja file written with it; and the last seen fingerprint and digest of
-every source the plan's actions read (driver/freshness.py). Only ``os`` and
-``marshal`` (built in, unlike ``json``, which imports ``re`` and more) here,
-so that a no-op build decides in a few milliseconds."""
+root, its packages (and the fingerprint of every directory their search
+listed, so that they are searched again only when a listing changed), the
+fingerprints (modification time, size, inode, change time) of every file and
+directory listing that the last evaluation read, and of the ninja file written
+with it; and the last seen fingerprint and digest of every source the plan's
+actions read (driver/freshness.py). Only ``os``, ``time`` and ``marshal``
+(built in, unlike ``json``, which imports ``re`` and more) here, so that a
+no-op build decides in a few milliseconds."""
 
 from __future__ import annotations
 
 import marshal
 import os
 import sys
+import time
 
 from selective_build.driver.freshness import fingerprint
 from selective_build.driver.layout import (BUILD_FILES, EVALUATOR_DIGEST, NINJA_FILE, ROOT_MARKERS, SKIP_DIRS,
@@ -18,7 +21,7 @@ from selective_build.driver.layout import (BUILD_FILES, EVALUATOR_DIGEST, NINJA_
 from selective_build.driver.plan import Plan, from_data, to_data
 from selective_build.readers.etsb_root import INSTALLED, INSTALLED_ROOT, REPO  # noqa: F401  (used as state.*)
 
-STATE_VERSION = 7
+STATE_VERSION = 8
 
 
 def evaluator_path() -> str:
@@ -60,15 +63,20 @@ def root_or_none(start: str) -> str | None:
         directory = parent
 
 
-def discover_packages(root: str, under: str = "") -> list[str]:
+def discover_packages(root: str, under: str = "", listings: dict | None = None) -> list[str]:
     """Every package (a directory with a BUILD file) at or below ``under``,
-    skipping hidden directories, the output root and ``bazel-*`` links."""
+    skipping hidden directories, the output root and ``bazel-*`` links. With
+    ``listings``, the fingerprint of each directory searched goes there
+    (taken before it is listed)."""
     found = []
     stack = [under]
     while stack:
         relative = stack.pop()
+        path = os.path.join(root, relative) if relative else root
+        if listings is not None:
+            listings[relative] = fingerprint(path)
         try:
-            entries = list(os.scandir(os.path.join(root, relative) if relative else root))
+            entries = list(os.scandir(path))
         except OSError:
             continue
         if any(entry.name in BUILD_FILES for entry in entries):
@@ -81,17 +89,34 @@ def discover_packages(root: str, under: str = "") -> list[str]:
     return sorted(found)
 
 
+# A directory changed this recently may change again within its clock's tick,
+# its fingerprint then unchanged: its listing is not trusted, but searched again.
+_RACY_NS = 2 * 10**9
+
+
+def package_listings(root: str) -> tuple[list[str], dict]:
+    """The workspace's packages, and the fingerprint of every directory their
+    search listed (None for one changed too recently to be trusted): while no
+    listing changes, the packages are the same (see :func:`current_plan`)."""
+    listings: dict = {}
+    recent = time.time_ns() - _RACY_NS
+    packages = discover_packages(root, "", listings)
+    return packages, {directory: None if stamp is None or max(stamp[0], stamp[3]) >= recent else stamp
+                      for directory, stamp in listings.items()}
+
+
 def stamps(root: str, paths) -> dict[str, list[int] | None]:
     """The fingerprint of each path under ``root`` (None when missing)."""
     return {path: fingerprint(os.path.join(root, path)) for path in paths}
 
 
 def plan_key(root: str, cwd_package: str, patterns, defines: dict, executorch_tree: str = "") -> dict:
-    """Everything besides file contents that a plan depends on."""
+    """Everything besides file contents and the workspace's packages (kept
+    apart: :func:`package_listings`) that a plan depends on."""
     from selective_build.driver.platforms import compile_launcher, precompiled_headers_on
 
     return {"patterns": sorted(patterns), "cwd": cwd_package, "defines": defines,
-            "packages": discover_packages(root), "cxx": os.environ.get("CXX", "g++"), "python": sys.executable,
+            "cxx": os.environ.get("CXX", "g++"), "python": sys.executable,
             "launcher": list(compile_launcher()), "precompiled_headers": precompiled_headers_on(),
             "executorch_tree": executorch_tree,
             # A tree that appears or goes changes what a pattern leaves out.
@@ -129,10 +154,12 @@ def cmsis_nn_tree(executorch_tree: str) -> str:
     return ""
 
 
-def make_state(root: str, key: dict, paths, plan: Plan, sources: dict) -> dict:
-    """The state to save with a fresh plan (its ninja file written): ``sources``
+def make_state(root: str, key: dict, listed: tuple[list[str], dict], paths, plan: Plan, sources: dict) -> dict:
+    """The state to save with a fresh plan (its ninja file written): ``listed``
+    is :func:`package_listings` from before the plan was made; ``sources``
     maps each source its actions read to its fingerprint and digest."""
-    return {"version": STATE_VERSION, "key": key, "files": stamps(root, sorted(set(paths))),
+    return {"version": STATE_VERSION, "key": key, "packages": listed[0], "listings": listed[1],
+            "files": stamps(root, sorted(set(paths))),
             "evaluator": stamps("/", [evaluator_path().lstrip("/")]), "driver": stamps("/", _driver_files()),
             "plan": to_data(plan),
             "ninja": fingerprint(os.path.join(root, NINJA_FILE)), "sources": sources}
@@ -142,7 +169,7 @@ def load_state(root: str) -> dict | None:
     """The saved state, or None when there is none or it cannot be read."""
     try:
         with open(state_path(root), "rb") as handle:
-            state = marshal.load(handle)
+            state = marshal.loads(handle.read())  # one read: marshal.load reads a file object piece by piece
         return state if isinstance(state, dict) and state.get("version") == STATE_VERSION else None
     except (OSError, ValueError, EOFError, TypeError):
         return None
@@ -154,7 +181,7 @@ def save_state(root: str, state: dict) -> None:
     os.makedirs(os.path.dirname(path), exist_ok=True)
     temporary = f"{path}.{os.getpid()}.tmp"
     with open(temporary, "wb") as handle:
-        marshal.dump(state, handle)
+        handle.write(marshal.dumps(state))
     os.replace(temporary, path)
 
 
@@ -163,23 +190,31 @@ def state_path(root: str) -> str:
     return os.path.join(root, STATE_FILE)
 
 
-def current_plan(state: dict | None, root: str, key: dict) -> Plan | None:
+def current_plan(state: dict | None, root: str, key: dict) -> tuple[Plan | None, bool]:
     """The plan of ``state`` if it was made for ``key``, nothing it read has
-    changed, and its ninja file is the one written with it."""
+    changed, its ninja file is the one written with it and the workspace has
+    the same packages (None otherwise); and whether ``state`` was renewed (a
+    directory listing changed but not the packages: save it)."""
     try:
         if state is None or state.get("key") != key:
-            return None
+            return None, False
         if state["ninja"] is None or state["ninja"] != fingerprint(os.path.join(root, NINJA_FILE)):
-            return None
+            return None, False
         if state["files"] != stamps(root, state["files"]):
-            return None
+            return None, False
         if state["evaluator"] != stamps("/", [evaluator_path().lstrip("/")]):
-            return None
+            return None, False
         if state["driver"] != stamps("/", _driver_files()):  # etsb itself changed (an upgrade): plan again
-            return None
-        return from_data(state["plan"])
+            return None, False
+        renewed = False
+        if state["listings"] != stamps(root, state["listings"]):
+            packages, listings = package_listings(root)
+            if packages != state["packages"]:
+                return None, False
+            state["listings"], renewed = listings, True
+        return from_data(state["plan"]), renewed
     except (KeyError, TypeError, ValueError, AttributeError):
-        return None
+        return None, False
 
 
 def cwd_package(root: str) -> str:

@@ -312,10 +312,10 @@ class Workspace:
         packages_wanted = self.packages_for(patterns)
         key = state.plan_key(self.root, self.cwd_package, texts, self.defines, self.executorch_tree)
         saved = state.load_state(self.root)
-        plan = state.current_plan(saved, self.root, key)
+        plan, renewed = state.current_plan(saved, self.root, key)
         if plan is None:
             return self._plan_afresh(patterns, packages_wanted, key, saved)
-        if freshness.refresh(self.root, list(saved["sources"]), saved["sources"]):
+        if freshness.refresh(self.root, list(saved["sources"]), saved["sources"]) or renewed:
             state.save_state(self.root, saved)
         return plan
 
@@ -326,6 +326,7 @@ class Workspace:
         from selective_build.driver.graph import analyse
         from selective_build.readers.files import write_text_atomic
 
+        listed = state.package_listings(self.root)  # before evaluating: a package added meanwhile plans again
         packages = self.evaluate(packages_wanted)
         config = self.config()
         labels, notes = self._leave_out_what_is_missing(packages, patterns, config)
@@ -343,7 +344,7 @@ class Workspace:
                     tuple(_planned(label, graph.nodes, self.main_names) for label in labels), notes)
         files = {f for p in packages.values() for f in (*p.files, p.build_file)}
         dirs = {d for p in packages.values() for d in p.glob_dirs}
-        state.save_state(self.root, state.make_state(self.root, key, files | dirs, plan, records))
+        state.save_state(self.root, state.make_state(self.root, key, listed, files | dirs, plan, records))
         return plan
 
     def _leave_out_what_is_missing(self, packages, patterns: Sequence[Pattern], config) -> tuple[list, tuple]:

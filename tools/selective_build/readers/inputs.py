@@ -44,6 +44,8 @@ def aten_schemas(path: str | None):
 
 def kernel_yamls(paths: Sequence[str], aten) -> list:
     """Every kernel yaml of ``paths``, read and checked."""
+    if not paths:  # gen-oplist of a program alone: no yaml reader to import
+        return []
     from selective_build.readers.kernel_yaml import parse_kernel_yaml
 
     return collect([lambda path=path: parse_kernel_yaml(read_text(path, "kernel yaml file"), path, aten)

@@ -8,11 +8,8 @@ none does. Pure: the catalog is read elsewhere
 from __future__ import annotations
 
 from selective_build.model.coverage import ETSB, EXECUTORCH, KernelCatalog
+from selective_build.model.front_ends import CMAKE, STARLARK
 from selective_build.model.names import OperatorName
-
-STARLARK = "starlark"
-CMAKE = "cmake"
-FRONT_ENDS = (STARLARK, CMAKE)
 
 _LLM_README = "kernels/llm/README.md"
 # What a binary gives to use each of etsb's libraries, in each front end's spelling.
