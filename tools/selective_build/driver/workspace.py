@@ -152,12 +152,10 @@ class Workspace:
                    (f"give a CMSIS-NN source tree (ExecuTorch's Cortex-M kernels call it) with "
                     f"{state.CMSIS_NN_VARIABLE}=DIR, or keep it as '{state.CMSIS_NN_BESIDE_TREE}' beside the "
                     "ExecuTorch tree")}
-        if self.executorch_tree and not os.path.isdir(self.executorch_tree):
-            missing["executorch"] = (f"the ExecuTorch source tree given ({self.executorch_tree}, from "
-                                     "--executorch-root, EXECUTORCH_ROOT or .etsbrc) is not a directory")
-        else:
-            missing["executorch"] = ("give an ExecuTorch source tree with --executorch-root DIR, EXECUTORCH_ROOT or "
-                                     "a line 'common --executorch-root=DIR' in the workspace's .etsbrc")
+        missing["executorch"] = (f"the ExecuTorch source tree given ({self.executorch_tree}, from --executorch-root, "
+                                 "EXECUTORCH_ROOT or .etsbrc) is not a directory") if self.executorch_tree else (
+            "give an ExecuTorch source tree with --executorch-root DIR, EXECUTORCH_ROOT or a line "
+            "'common --executorch-root=DIR' in the workspace's .etsbrc")
         return missing
 
     def link_repositories(self) -> None:
