@@ -167,7 +167,8 @@ def test_a_program_too_large_for_the_board_fails_the_build_naming_the_budget(wor
 def test_unknown_platform_is_a_clear_error(workspace):
     result = etsb("build", "--platform=cortex-m5", "//models:mlp", cwd=workspace)
     assert result.returncode == 2
-    assert "--platform must be one of host, x86_64-linux, aarch64-linux, cortex-m55, not 'cortex-m5'" in result.stderr
+    assert ("--platform must be one of host, x86_64-linux, aarch64-linux, cortex-m55, cortex-m4, cortex-m33, "
+            "not 'cortex-m5'") in result.stderr
     assert "Traceback" not in result.stderr
 
 
