@@ -269,6 +269,13 @@ def strip_for(elf_machine: int | None) -> str:
     return PLATFORMS[HOST].strip
 
 
+def board_machine(elf_machine: int | None) -> bool:
+    """Whether binaries of ELF machine ``elf_machine`` are a board's: every
+    platform building them has no operating system (Arm's 40: the boards)."""
+    built = [platform for platform in PLATFORMS.values() if platform.elf_machine == elf_machine]
+    return bool(built) and not any(platform.hosted for platform in built)
+
+
 def _check_name(flag: str, name: str, table: Mapping[str, object]) -> str:
     """``name`` if ``table`` has it; otherwise a UserError naming the known ones."""
     if name not in table:
