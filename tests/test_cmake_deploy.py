@@ -40,7 +40,8 @@ MLP = documented_project()
 CNN = "et_model_binary(NAME cnn MODEL cnn.pte RUNTIME static)\n"
 # etsb's platform -> its toolchain file ('' : none) and what its build holds.
 PROJECTS = {"host": ("", MLP + CNN), "aarch64-linux": ("aarch64-linux-gnu.cmake", MLP),
-            "cortex-m55": ("cortex-m55.cmake", MLP + "enable_testing()\nadd_test(NAME mlp COMMAND mlp_dtype_selective)\n")}
+            **{board: (f"{board}.cmake", MLP + "enable_testing()\nadd_test(NAME mlp COMMAND mlp_dtype_selective)\n")
+               for board in ("cortex-m55", "cortex-m4", "cortex-m33")}}
 # The issue's goals for the MLP: bytes stripped on x86-64, bytes of flash on the Cortex-M55.
 HOST_GOAL = 48 * 1000
 FLASH_BUDGET = 100 * 1000
@@ -170,6 +171,20 @@ def test_cortex_m55_tests_run_under_the_platforms_emulator(cortex_m55):
                             timeout=300)
     assert result.returncode == 0, result.stdout + result.stderr
     assert "1 tests passed" in result.stdout or "100% tests passed" in result.stdout, result.stdout
+
+
+@pytest.mark.build
+@pytest.mark.tree
+@pytest.mark.parametrize("board", ["cortex-m4", "cortex-m33"])
+def test_the_other_boards_toolchain_files_build_the_mlp_that_ctest_runs_under_qemu(board, tmp_path):
+    """cortex-m4.cmake and cortex-m33.cmake: the board's flags, support and
+    emulator from etsb's table, as for the Cortex-M55."""
+    build = build_project(board, tmp_path)
+    result = run([*PLATFORMS[board].emulator, build / "mlp_smallest" / "mlp"])
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert_deploy_matches_torch("mlp", result.stdout)
+    result = subprocess.run(["ctest", "--output-on-failure"], cwd=build, capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0 and "100% tests passed" in result.stdout, result.stdout + result.stderr
 
 
 # -- the command CMake asks -------------------------------------------------------------------
