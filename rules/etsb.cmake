@@ -30,8 +30,8 @@
 #   ETSB_LINK_OPTIONS     more flags of every binary the rules link, after those of the
 #                         platform and ETSB_CONFIG (default: -Wl,--gc-sections)
 #   ETSB_PLATFORM         the platform, as the driver's --platform: host (the default),
-#                         aarch64-linux or cortex-m55; etsb's toolchain files set it
-#                         (<etsb --cmakedir>/toolchains/aarch64-linux-gnu.cmake, cortex-m55.cmake)
+#                         aarch64-linux, cortex-m55, cortex-m4 or cortex-m33; etsb's toolchain files set it
+#                         (<etsb --cmakedir>/toolchains/aarch64-linux-gnu.cmake, cortex-m55.cmake, ...)
 #   ETSB_TORCH_INCLUDE    PyTorch's C++ headers, for an ExecuTorch tree's optimized kernels
 #                         (et_executorch_tree defines them only when it is set)
 #

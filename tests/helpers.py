@@ -372,6 +372,23 @@ def assert_deploy_matches_torch(model: str, stdout: str, method: str = "forward"
             np.testing.assert_array_equal(array, expected, err_msg=f"{model}[{index}]")
 
 
+def embedded_binaries(models) -> str:
+    """A BUILD file embedding each corpus model of ``models`` with its inputs
+    (the static runtime, the deploy runner), each named after its model."""
+    return 'load("//rules:executorch.bzl", "et_model_binary")\n' + "".join(
+        f'\net_model_binary(\n    name = "{model}",\n    model = "{model}.pte",\n    runtime = "static",\n'
+        f'    embed_model = True,\n    inputs = {[i["file"] for i in method_meta(model)["inputs"]]!r},\n)\n'
+        .replace("'", '"') for model in models)
+
+
+def run_on_board(platform, binary: Path, *arguments: str, cwd: Path) -> subprocess.CompletedProcess:
+    """``binary`` run under QEMU as its board ``platform`` (driver/platforms.py's
+    record) says, with ``arguments`` (its argv[1:], through semihosting's command
+    line), in ``cwd`` (where the files it opens are)."""
+    command = [*platform.emulator, str(binary)] + (["-append", " ".join(arguments)] if arguments else [])
+    return subprocess.run(command, cwd=cwd, capture_output=True, text=True, timeout=300, stdin=subprocess.DEVNULL)
+
+
 def static_model_binaries(models) -> str:
     """A BUILD file with an et_model_binary of the static runtime for each corpus
     model in ``models``, named after it (its program ``<model>.pte`` beside it)."""

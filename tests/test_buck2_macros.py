@@ -218,7 +218,9 @@ def test_generated_libraries_label_what_they_register(targets):
 def test_model_binaries_select_with_buck2s_default_on_buck2_settings(targets):
     binary = attrs(targets, ":bin")
     keys = set(conditions(binary["deps"]))
-    assert keys == {"DEFAULT", "etsb//rules:size_config", "etsb//rules:cortex_m55", "etsb//rules:cortex_m55_size"}
+    boards = {f"etsb//rules:{board}{suffix}" for board in ("cortex_m55", "cortex_m4", "cortex_m33")
+              for suffix in ("", "_size")}
+    assert keys == {"DEFAULT", "etsb//rules:size_config"} | boards
     assert "etsb_binary" not in binary["labels"] and binary["visibility"] == PUBLIC
     assert attrs(targets, "//rules:size_config") == {"values": {"etsb.config": "size"}, "visibility": PUBLIC}
     assert attrs(targets, "//rules:cortex_m55_size")["values"] == {"etsb.config": "size",

@@ -40,7 +40,8 @@ MLP = documented_project()
 CNN = "et_model_binary(NAME cnn MODEL cnn.pte RUNTIME static)\n"
 # etsb's platform -> its toolchain file ('' : none) and what its build holds.
 PROJECTS = {"host": ("", MLP + CNN), "aarch64-linux": ("aarch64-linux-gnu.cmake", MLP),
-            "cortex-m55": ("cortex-m55.cmake", MLP + "enable_testing()\nadd_test(NAME mlp COMMAND mlp_dtype_selective)\n")}
+            **{board: (f"{board}.cmake", MLP + "enable_testing()\nadd_test(NAME mlp COMMAND mlp_dtype_selective)\n")
+               for board in ("cortex-m55", "cortex-m4", "cortex-m33")}}
 # The issue's goals for the MLP: bytes stripped on x86-64, bytes of flash on the Cortex-M55.
 HOST_GOAL = 48 * 1000
 FLASH_BUDGET = 100 * 1000
@@ -172,23 +173,43 @@ def test_cortex_m55_tests_run_under_the_platforms_emulator(cortex_m55):
     assert "1 tests passed" in result.stdout or "100% tests passed" in result.stdout, result.stdout
 
 
+@pytest.mark.build
+@pytest.mark.tree
+@pytest.mark.parametrize("board", ["cortex-m4", "cortex-m33"])
+def test_the_other_boards_toolchain_files_build_the_mlp_that_ctest_runs_under_qemu(board, tmp_path):
+    """cortex-m4.cmake and cortex-m33.cmake: the board's flags, support and
+    emulator from etsb's table, as for the Cortex-M55."""
+    build = build_project(board, tmp_path)
+    result = run([*PLATFORMS[board].emulator, build / "mlp_smallest" / "mlp"])
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert_deploy_matches_torch("mlp", result.stdout)
+    result = subprocess.run(["ctest", "--output-on-failure"], cwd=build, capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0 and "100% tests passed" in result.stdout, result.stdout + result.stderr
+
+
 # -- the command CMake asks -------------------------------------------------------------------
 
 
 @pytest.mark.tree
-def test_cmake_platform_gives_the_tables_flags_and_the_overlays_runtime(tmp_path):
+@pytest.mark.parametrize("platform", [name for name, p in PLATFORMS.items() if not p.hosted])
+def test_cmake_platform_gives_the_tables_flags_and_the_overlays_runtime(tmp_path, platform):
     output = tmp_path / "platform.cmake"
-    result = etsb("cmake-platform", "--platform", "cortex-m55", "--config", "size", "--executorch-root", str(TREE),
+    result = etsb("cmake-platform", "--platform", platform, "--config", "size", "--executorch-root", str(TREE),
                   "--workspace", str(tmp_path / "ws"), "--output", str(output), cwd=tmp_path)
     assert result.returncode == 0, result.stderr
     values = dict(re.findall(r"^set\((\w+) \[=*\[(.*?)\]=*\]\)$", output.read_text(), re.M | re.S))
-    chosen = toolchain({"etsb_platform": "cortex-m55", "etsb_config": "size"}, "")
+    chosen = toolchain({"etsb_platform": platform, "etsb_config": "size"}, "")
     assert values["ETSB_PLATFORM_COMPILE_OPTIONS"].split(";") == list(chosen.compile_flags)
     assert values["ETSB_PLATFORM_LINK_OPTIONS"].split(";") == list(chosen.link_flags)
-    # The board's support, from the overlay's select() on the platform: no mmap, the minimal PAL.
+    # The board's support, from the overlay's select() on the platform: no mmap, the minimal PAL;
+    # the shared start-up and atomics, the board's memories then the shared sections.
+    board = PLATFORMS[platform].board
     assert values["ETSB_TREE_BOARD_SOURCES"].endswith("platforms/cortex_m/pal.cpp")
-    assert values["ETSB_TREE_AN547_SOURCES"].endswith("platforms/cortex_m/startup.cpp")
-    assert "-nostartfiles" in values["ETSB_TREE_AN547_LINK_OPTIONS"].split(";")
+    assert [path.rsplit("/", 1)[1] for path in values[f"ETSB_TREE_{board.upper()}_SOURCES"].split(";")] == \
+        ["startup.cpp", "atomics.cpp"]
+    link = values[f"ETSB_TREE_{board.upper()}_LINK_OPTIONS"].split(";")
+    assert "-nostartfiles" in link
+    assert [flag.rsplit("/", 1)[1] for flag in link if flag.startswith("-T")] == [f"{board}.ld", "sections.ld"]
     core = values["ETSB_TREE_RUNTIME_CORE_SOURCES"].split(";")
     assert any(path.endswith("runtime/platform/default/minimal.cpp") for path in core)
     assert not any(path.endswith(("mmap_data_loader.cpp", "operator_registry.cpp")) for path in core)

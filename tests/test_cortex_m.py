@@ -21,7 +21,7 @@ import numpy as np
 import pytest
 
 from conftest import MODELS_DIR, SUMMARY_LINES, TREE
-from helpers import assert_deploy_matches_torch, etsb, method_meta, new_workspace
+from helpers import assert_deploy_matches_torch, embedded_binaries, etsb, method_meta, new_workspace, run_on_board
 from selective_build.driver.platforms import PLATFORMS
 
 pytestmark = [pytest.mark.build, pytest.mark.tree]
@@ -47,14 +47,6 @@ et_model_binary(
 '''
 # A small CNN and a small transformer block, embedded with their inputs, each in a package of its own.
 OTHERS = ("cnn", "attention")
-
-
-def embedded_binaries(models) -> str:
-    """A BUILD file embedding each corpus model of ``models`` with its inputs."""
-    return 'load("//rules:executorch.bzl", "et_model_binary")\n' + "".join(
-        f'\net_model_binary(\n    name = "{model}",\n    model = "{model}.pte",\n    runtime = "static",\n'
-        f'    embed_model = True,\n    inputs = {[i["file"] for i in method_meta(model)["inputs"]]!r},\n)\n'
-        .replace("'", '"') for model in models)
 
 
 # A method pool larger than the board's SRAM: a build-time error naming the budget.
@@ -88,11 +80,9 @@ def workspace(tmp_path_factory) -> Path:
     return root
 
 
-def run_on_board(binary: Path, *arguments: str, cwd: Path) -> subprocess.CompletedProcess:
-    """``binary`` run under QEMU as the platform says, with ``arguments`` (its
-    argv[1:]), in ``cwd`` (where the files it opens are)."""
-    command = [*PLATFORM.emulator, str(binary)] + (["-append", " ".join(arguments)] if arguments else [])
-    return subprocess.run(command, cwd=cwd, capture_output=True, text=True, timeout=120, stdin=subprocess.DEVNULL)
+def on_board(binary: Path, *arguments: str, cwd: Path) -> subprocess.CompletedProcess:
+    """``binary`` run under the Cortex-M55's QEMU with ``arguments``, in ``cwd``."""
+    return run_on_board(PLATFORM, binary, *arguments, cwd=cwd)
 
 
 def assert_run_matches_torch(result: subprocess.CompletedProcess) -> None:
@@ -105,12 +95,12 @@ def test_embedded_mlp_runs_on_the_board_as_torch_does(workspace):
     binary = workspace / "etsb-out" / "bin" / "models" / "mlp"
     header = subprocess.run(["readelf", "-h", str(binary)], capture_output=True, text=True, check=True).stdout
     assert "ARM" in header and "EXEC" in header, header
-    assert_run_matches_torch(run_on_board(binary, cwd=workspace))
+    assert_run_matches_torch(on_board(binary, cwd=workspace))
 
 
 @pytest.mark.parametrize("model", OTHERS)
 def test_a_cnn_and_a_transformer_run_on_the_board_as_torch_does(workspace, model):
-    result = run_on_board(workspace / "etsb-out" / "bin" / model / model, cwd=workspace)
+    result = on_board(workspace / "etsb-out" / "bin" / model / model, cwd=workspace)
     assert result.returncode == 0, result.stdout + result.stderr
     assert_deploy_matches_torch(model, result.stdout)
 
@@ -120,12 +110,12 @@ def test_program_and_inputs_from_the_host_files(workspace, tmp_path):
     raw = tmp_path / "input.bin"
     np.load(MODELS_DIR / "mlp" / INPUT).tofile(raw)
     binary = workspace / "etsb-out" / "bin" / "models" / "mlp_file"
-    assert_run_matches_torch(run_on_board(binary, "models/mlp.pte", str(raw), cwd=workspace))
+    assert_run_matches_torch(on_board(binary, "models/mlp.pte", str(raw), cwd=workspace))
 
 
 def test_the_exit_status_is_the_programs(workspace):
     # An embedded program takes no arguments: the runner refuses them with status 2.
-    result = run_on_board(workspace / "etsb-out" / "bin" / "models" / "mlp", "extra", cwd=workspace)
+    result = on_board(workspace / "etsb-out" / "bin" / "models" / "mlp", "extra", cwd=workspace)
     assert result.returncode == 2, result.stdout + result.stderr
     assert "error: the program and its inputs are embedded: give no arguments" in result.stderr
 
@@ -167,7 +157,8 @@ def test_a_program_too_large_for_the_board_fails_the_build_naming_the_budget(wor
 def test_unknown_platform_is_a_clear_error(workspace):
     result = etsb("build", "--platform=cortex-m5", "//models:mlp", cwd=workspace)
     assert result.returncode == 2
-    assert "--platform must be one of host, x86_64-linux, aarch64-linux, cortex-m55, not 'cortex-m5'" in result.stderr
+    assert ("--platform must be one of host, x86_64-linux, aarch64-linux, cortex-m55, cortex-m4, cortex-m33, "
+            "not 'cortex-m5'") in result.stderr
     assert "Traceback" not in result.stderr
 
 
@@ -192,17 +183,27 @@ def test_stripped_size_uses_the_platforms_strip(workspace, tmp_path):
 
 
 def test_size_splits_a_board_binary_into_its_parts(workspace):
-    """`etsb size`'s measure of the embedded MLP on the board: ExecuTorch's runtime
-    core and prim ops apart, the kernels, their registration, the deploy runner,
-    the embedded program, and newlib, libgcc and the board's start-up as the C
-    library, each with bytes."""
+    """`etsb size`'s measure of the embedded MLP on the board: its flash and
+    static RAM (as arm-none-eabi-size counts them), and of the flash
+    ExecuTorch's runtime core and prim ops apart, the kernels, their
+    registration, the deploy runner, the embedded program, and newlib, libgcc
+    and the board's start-up as the C library, each with bytes."""
     from selective_build.driver import size as size_mod
 
-    measured = size_mod.measure(str(workspace), "etsb-out/bin/models/mlp", "//models:mlp")
+    binary = workspace / "etsb-out" / "bin" / "models" / "mlp"
+    measured = size_mod.measure(str(workspace), "etsb-out/bin/models/mlp", "//models:mlp", board=True)
     parts = measured.parts
     for part in (size_mod.PART_RUNTIME, size_mod.PART_PRIM_OPS, size_mod.PART_KERNELS, size_mod.PART_REGISTRATION,
                  size_mod.PART_RUNNER, size_mod.PART_MODEL, size_mod.PART_CXX):
         assert parts.get(part, 0) > 0, (part, parts)
     assert parts[size_mod.PART_RUNTIME] > 10 * parts[size_mod.PART_PRIM_OPS], parts  # only the prim ops it calls
     assert parts[size_mod.PART_CXX] > 5_000 and size_mod.PART_KERNEL_SUPPORT not in parts, parts
-    assert sum(parts.values()) == measured.stripped and measured.runtime == 0
+    # The parts are of the flash, which etsb size reports with the static RAM, not the file's size.
+    assert sum(parts.values()) == measured.flash and measured.runtime == 0
+    sizes = subprocess.run([PLATFORM.size, str(binary)], capture_output=True, text=True, check=True).stdout
+    text, data, bss = (int(word) for word in sizes.splitlines()[1].split()[:3])
+    assert (measured.flash, measured.ram) == (text + data, data + bss) and measured.flash < measured.stripped
+    assert parts[size_mod.PART_OTHER_BOARD] < 1024 and size_mod.PART_OTHER not in parts, parts
+    table = size_mod.render_size_table("//models:mlp", [measured])
+    assert table.splitlines()[3].startswith("flash (text + data)") and "stripped" not in table, table
+    assert f"//models:mlp: flash {text + data:,} B, static RAM {data + bss:,} B" in table, table

@@ -84,19 +84,24 @@ def test_x86_64_linux_is_the_hosts_compiler_for_binaries_to_ship():
     assert chosen.cxx == "g++" and PLATFORMS[X86_64_LINUX].hosted and not board_budget_flags(PLATFORMS[X86_64_LINUX])
 
 
-def test_the_boards_budget_is_its_linker_scripts_memory():
-    """platforms/cortex_m/an547.ld and the table give the same sizes, and the
-    compiles get the RAM a program's static data may take and the flash."""
-    board = PLATFORMS["cortex-m55"]
-    script = (REPO / "platforms" / "cortex_m" / "an547.ld").read_text()
+@pytest.mark.parametrize("name", [name for name, platform in PLATFORMS.items() if not platform.hosted])
+def test_the_boards_budget_is_its_linker_scripts_memory(name):
+    """Each board's linker script (platforms/cortex_m/<board>.ld) and the table
+    give the same sizes, the shared sections.ld keeps the table's reserve, and
+    the compiles get the RAM a program's static data may take and the flash."""
+    board = PLATFORMS[name]
+    scripts = REPO / "platforms" / "cortex_m"
+    script = (scripts / f"{board.board}.ld").read_text()
     lengths = {name: int(size) << 10 if unit == "K" else int(size) << 20
                for name, size, unit in re.findall(r"^\s*(\w+) \(\w+\)\s*: ORIGIN = \w+, LENGTH = (\d+)([KM])$",
                                                   script, re.M)}
     assert lengths["FLASH"] == board.flash_bytes and lengths["SRAM"] == board.ram_bytes
-    assert f"__StackTop - end >= {board.ram_reserved_bytes >> 10}K" in script
+    assert f"__StackTop - end >= {board.ram_reserved_bytes >> 10}K" in (scripts / "sections.ld").read_text()
     flags = board_budget_flags(board)
-    assert flags == (f"-D{RAM_BUDGET}={board.ram_bytes - board.ram_reserved_bytes}", f"-D{FLASH_BUDGET}={8 << 20}")
-    assert all(flag in toolchain({"etsb_platform": "cortex-m55"}, "g++").compile_flags for flag in flags)
+    assert flags == (f"-D{RAM_BUDGET}={board.ram_bytes - board.ram_reserved_bytes}",
+                     f"-D{FLASH_BUDGET}={board.flash_bytes}")
+    assert all(flag in toolchain({"etsb_platform": name}, "g++").compile_flags for flag in flags)
+    assert board.emulator[:3] == ("qemu-system-arm", "-M", board.emulator[2]) and board.board in board.emulator[2]
 
 
 def test_a_deploy_source_checks_its_program_against_a_boards_budget():

@@ -29,8 +29,9 @@ def runner_of(name: str) -> dict:
     size configuration or on a bare-metal platform, else the development runner (a select(),
     as the evaluator writes it)."""
     deploy = ["@etsb//tools/runner:deploy", f":{name}_deploy"]
-    return {"$conditions": {"//conditions:default": [RUNNER], SIZE_CONFIG: deploy,
-                            "@etsb//rules:cortex_m55": deploy, "@etsb//rules:cortex_m55_size": deploy}}
+    boards = {f"@etsb//rules:{board}{suffix}": deploy
+              for board in ("cortex_m55", "cortex_m4", "cortex_m33") for suffix in ("", "_size")}
+    return {"$conditions": {"//conditions:default": [RUNNER], SIZE_CONFIG: deploy, **boards}}
 CXX17 = "-std=c++17"
 PUBLIC = ["//visibility:public"]
 

@@ -71,3 +71,9 @@ def test_the_compile_launcher_comes_from_the_environment(monkeypatch):
     assert compile_launcher() == ()
     monkeypatch.delenv(LAUNCHER_VARIABLE)
     assert compile_launcher() == ()
+
+
+def test_only_the_boards_elf_machine_is_a_boards():
+    from selective_build.driver.platforms import board_machine
+
+    assert board_machine(40) and not board_machine(62) and not board_machine(183) and not board_machine(None)

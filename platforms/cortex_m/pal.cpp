@@ -1,7 +1,8 @@
 // ExecuTorch's platform layer (PAL) for etsb binaries on bare-metal Arm
 // under semihosting, over the weak fallbacks of ExecuTorch's
 // runtime/platform/default/minimal.cpp: log lines go to the host's stderr,
-// abort ends the run with status 134, time comes from the host's clock.
+// abort ends the run with status 134 (abort() too), time comes from the
+// host's clock.
 // (ExecuTorch's posix.cpp compiles with newlib, but prints its log prefix
 // with %zu, which Debian's newlib does not format.)
 
@@ -25,16 +26,41 @@ int semihost(int operation) {
 
 }  // namespace
 
+// Written piece by piece: no printf (whose formatting code, several KB of
+// newlib's, nothing else on a board needs).
 void et_pal_emit_log_message(et_timestamp_t, et_pal_log_level_t level, const char* filename, const char*,
                              size_t line, const char* message, size_t length) {
-  std::fprintf(stderr, "%c executorch:%s:%lu] %.*s\n", static_cast<char>(level), filename,
-               static_cast<unsigned long>(line), static_cast<int>(length), message);
+  std::fputc(static_cast<char>(level), stderr);
+  std::fputs(" executorch:", stderr);
+  std::fputs(filename != nullptr ? filename : "", stderr);
+  std::fputc(':', stderr);
+  char digits[24];
+  int count = 0;
+  do {
+    digits[count++] = static_cast<char>('0' + line % 10);
+    line /= 10;
+  } while (line > 0);
+  while (count > 0) {
+    std::fputc(digits[--count], stderr);
+  }
+  std::fputs("] ", stderr);
+  for (size_t i = 0; i < length && message[i] != '\0'; ++i) {
+    std::fputc(message[i], stderr);
+  }
+  std::fputc('\n', stderr);
 }
 
 void et_pal_abort(void) {
   std::fflush(stdout);
   _exit(kAbortStatus);
   __builtin_unreachable();
+}
+
+// abort() (the runtime's and the runner's) ends the run as et_pal_abort does,
+// over newlib's, which raises SIGABRT through a signal table and handlers a
+// board has no use for.
+extern "C" void abort(void) {
+  et_pal_abort();
 }
 
 // QEMU models no cycle counter: the host's clock, in centiseconds.

@@ -1,17 +1,20 @@
-// Start-up of etsb binaries on the MPS3 AN547 board (Cortex-M55) under
-// QEMU: the vector table, a reset handler that prepares the C++ runtime and
-// calls main(argc, argv), and a fault handler that ends the run with a
-// status instead of hanging. Input and output go through Arm semihosting
-// (newlib's librdimon): QEMU's `-semihosting-config enable=on` lets the
-// program use the host's stdout, stderr and files, and exit() ends QEMU with
-// the program's status.
+// Start-up of etsb binaries on every Cortex-M board of platforms/cortex_m
+// (the MPS3 AN547's Cortex-M55, the MPS2 AN386's Cortex-M4, the MPS2 AN505's
+// Cortex-M33) under QEMU, one file for all: what differs between the boards
+// is their memories, which it takes from the linker script's symbols
+// (sections.ld, after the board's <board>.ld). The vector table, a reset
+// handler that prepares the C++ runtime and calls main(argc, argv), and a
+// fault handler that ends the run with a status instead of hanging. Input
+// and output go through Arm semihosting (newlib's librdimon): QEMU's
+// `-semihosting-config enable=on` lets the program use the host's stdout,
+// stderr and files, and exit() ends QEMU with the program's status.
 
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
 
 extern "C" {
-// From the linker script (an547.ld).
+// From the linker script (sections.ld): .data's image and place, .bss, the stack's top.
 extern uint32_t __data_load__, __data_start__, __data_end__, __bss_start__, __bss_end__, __StackTop;
 // newlib: runs the static constructors; opens stdin/stdout/stderr over semihosting.
 void __libc_init_array(void);
@@ -82,8 +85,9 @@ int split_command_line() {
 }  // namespace
 
 void Reset_Handler(void) {
-  // Full access to the FPU and MVE (coprocessors 10 and 11, CPACR) before
-  // any floating-point instruction runs.
+  // Full access to the FPU (and the Cortex-M55's MVE): coprocessors 10 and
+  // 11 in CPACR, at the same address on every Armv7-M and Armv8-M core,
+  // before any floating-point instruction runs.
   *reinterpret_cast<volatile uint32_t*>(0xE000ED88) |= 0xFu << 20;
   __asm volatile("dsb\n\tisb" ::: "memory");
   std::memcpy(&__data_start__, &__data_load__,
@@ -98,7 +102,7 @@ void Reset_Handler(void) {
 // Any fault (hard, memory, bus, usage) ends the run with a message and
 // status 134, without touching the C library, whose state may be the cause.
 void Fault_Handler(void) {
-  semihost(kSysWrite0, "etsb: fault on the Cortex-M55, run ended\n");
+  semihost(kSysWrite0, "etsb: fault on the board, run ended\n");
   const uint32_t block[2] = {kApplicationExit, kFaultStatus};
   semihost(kSysExitExtended, block);
   for (;;) {
@@ -108,8 +112,8 @@ void Fault_Handler(void) {
 using Handler = void (*)(void);
 
 // The vector table: initial stack pointer, reset, then the faults (NMI,
-// HardFault, MemManage, BusFault, UsageFault, SecureFault). No interrupt is
-// enabled, so the table ends there.
+// HardFault, MemManage, BusFault, UsageFault, and SecureFault on Armv8-M;
+// reserved on the Cortex-M4). No interrupt is enabled, so the table ends there.
 extern "C" __attribute__((section(".vectors"), used)) const Handler etsb_vectors[8] = {
     reinterpret_cast<Handler>(&__StackTop), Reset_Handler, Fault_Handler, Fault_Handler,
     Fault_Handler, Fault_Handler, Fault_Handler, Fault_Handler,

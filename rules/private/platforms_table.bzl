@@ -63,6 +63,54 @@ PLATFORMS = {
         ],
         "hosted": False,
     },
+    "cortex-m4": {
+        "compiler": "arm-none-eabi-g++",
+        "archiver": "arm-none-eabi-ar",
+        "strip": "arm-none-eabi-strip",
+        "compile_flags": [
+            "-mcpu=cortex-m4",
+            "-mfpu=fpv4-sp-d16",
+            "-mthumb",
+            "-mfloat-abi=hard",
+            "--specs=nano.specs",
+            "-DET_HAVE_PREAD=0",
+            "-Wno-psabi",
+            "-DETSB_BOARD_STATIC_RAM_BYTES=4128768",
+            "-DETSB_BOARD_FLASH_BYTES=4194304",
+        ],
+        "link_flags": [
+            "-mcpu=cortex-m4",
+            "-mfpu=fpv4-sp-d16",
+            "-mthumb",
+            "-mfloat-abi=hard",
+            "--specs=nano.specs",
+            "--specs=rdimon.specs",
+        ],
+        "hosted": False,
+    },
+    "cortex-m33": {
+        "compiler": "arm-none-eabi-g++",
+        "archiver": "arm-none-eabi-ar",
+        "strip": "arm-none-eabi-strip",
+        "compile_flags": [
+            "-mcpu=cortex-m33",
+            "-mthumb",
+            "-mfloat-abi=hard",
+            "--specs=nano.specs",
+            "-DET_HAVE_PREAD=0",
+            "-Wno-psabi",
+            "-DETSB_BOARD_STATIC_RAM_BYTES=4128768",
+            "-DETSB_BOARD_FLASH_BYTES=4194304",
+        ],
+        "link_flags": [
+            "-mcpu=cortex-m33",
+            "-mthumb",
+            "-mfloat-abi=hard",
+            "--specs=nano.specs",
+            "--specs=rdimon.specs",
+        ],
+        "hosted": False,
+    },
 }
 
 # The platforms with a compiler of their own, each a Bazel platform with its C++
@@ -70,7 +118,28 @@ PLATFORMS = {
 CROSS_PLATFORMS = [
     "aarch64-linux",
     "cortex-m55",
+    "cortex-m4",
+    "cortex-m33",
 ]
+
+# The boards (platforms without an operating system): each one's support in
+# platforms/cortex_m (`//platforms/cortex_m:<board>`, its memories in <board>.ld) and
+# the config_setting of rules/BUILD matching it (`//rules:<setting>`; `<setting>_size`
+# in the size configuration).
+BOARDS = {
+    "cortex-m55": {
+        "board": "an547",
+        "setting": "cortex_m55",
+    },
+    "cortex-m4": {
+        "board": "an386",
+        "setting": "cortex_m4",
+    },
+    "cortex-m33": {
+        "board": "an505",
+        "setting": "cortex_m33",
+    },
+}
 
 # Each configuration's flags (`loader_link_flags`: on hosted platforms only).
 CONFIGS = {

@@ -142,12 +142,6 @@ def deploy_runner(embedded, runtime):
 # (the driver's `--define etsb_config=size`; rules/BUILD).
 SIZE_CONFIG_SETTING = etsb_label("//rules:size_config")
 
-# The platforms without an operating system, whose binaries link the deploy
-# runner in every configuration (the development runner needs files, clocks and
-# dynamic loading): each platform's config_setting, and its setting in the size
-# configuration (which select() then prefers to both SIZE_CONFIG_SETTING and it).
-BARE_METAL_SETTINGS = [etsb_label("//rules:cortex_m55"), etsb_label("//rules:cortex_m55_size")]
-
 # The suffix of a kernel library's twin compiled against the tree's runtime
 # (et_kernel_library makes it in etsb's driver and under Bazel; `runtime = "static"` links it).
 FROM_TREE_SUFFIX = "_tree_runtime"

@@ -110,9 +110,10 @@ _DEFINE = _flag("define", PAIRS, "a value for select() conditions and a make var
 _EXECUTORCH_ROOT = _flag("executorch-root", VALUE, "an ExecuTorch source tree, the repository '@executorch' of "
                          "BUILD files (default: $EXECUTORCH_ROOT)", "DIR")
 # What a build compiles for and with which flags: the names are driver/platforms.py's.
-_PLATFORM = _flag("platform", VALUE, f"the platform to build for: {', '.join(PLATFORMS)} (default {HOST}; "
-                  f"the same as --define {PLATFORM_DEFINE}=NAME, which may not name another)", "NAME",
-                  choices=tuple(PLATFORMS))
+_PLATFORM = _flag("platform", VALUE, f"the platform to build for (default {HOST}; the same as --define "
+                  f"{PLATFORM_DEFINE}=NAME, which may not name another), one of:"
+                  + "".join(f"\n        {name}: {platform.doc}" for name, platform in PLATFORMS.items()),
+                  "NAME", choices=tuple(PLATFORMS))
 _CONFIG = _flag("config", VALUE, f"the build configuration: {', '.join(CONFIGS)} (default {DEFAULT_CONFIG}; "
                 f"'{SIZE_CONFIG}' for the smallest binary, with the deploy runner; the same as --define "
                 f"{CONFIG_DEFINE}=NAME, which may not name another)", "NAME", choices=tuple(CONFIGS))

@@ -1,37 +1,8 @@
-# CMake toolchain for a Cortex-M55 without an operating system (QEMU's
-# mps3-an547 board), with Debian's arm-none-eabi GCC and newlib (packages
-# gcc-arm-none-eabi, libnewlib-arm-none-eabi, libstdc++-arm-none-eabi-newlib):
+# CMake toolchain for a Cortex-M55 (QEMU's mps3-an547 board) without an
+# operating system: etsb's platform cortex-m55; board.cmake says the rest.
 #
 #   cmake -G Ninja -S <project> -B <build> -Detsb_DIR=$(etsb --cmakedir) \
 #         -DCMAKE_TOOLCHAIN_FILE=$(etsb --cmakedir)/toolchains/cortex-m55.cmake \
 #         -DEXECUTORCH_ROOT=<an ExecuTorch tree> -DETSB_CONFIG=size
-#
-# etsb's rules then compile for the platform cortex-m55 of etsb's table
-# (tools/selective_build/driver/platforms.py: -mcpu=cortex-m55 -mthumb
-# -mfloat-abi=hard, newlib-nano, semihosting's librdimon), asked of etsb while
-# configuring (ETSB_PLATFORM). A model binary needs RUNTIME static: ExecuTorch's
-# runtime from the tree brings the board's support as the driver's does, from
-# etsb's platforms/cortex_m (found from etsb itself, a checkout or an installed
-# copy): the linker script an547.ld, startup.cpp and ExecuTorch's platform
-# layer pal.cpp. Binaries always link the deploy runner and print through
-# semihosting; CMAKE_CROSSCOMPILING_EMULATOR (set by etsb's rules from the
-# platform's row) runs them under QEMU:
-#   qemu-system-arm -M mps3-an547 -display none -monitor none -serial none \
-#     -semihosting-config enable=on,target=native -kernel <binary> [-append "<arguments>"]
-# Another prefix: -DETSB_CROSS_PREFIX=...
-set(CMAKE_SYSTEM_NAME Generic)
-set(CMAKE_SYSTEM_PROCESSOR arm)
-# The platform's name in etsb's table.
 set(ETSB_PLATFORM cortex-m55)
-
-set(ETSB_CROSS_PREFIX "arm-none-eabi-" CACHE STRING "the cross tools' name prefix (arm-none-eabi-g++)")
-
-include("${CMAKE_CURRENT_LIST_DIR}/cross_tools.cmake")
-
-# No program links without the board's start-up code and memory layout, which
-# come with etsb's rules: CMake's compiler checks build a library instead.
-set(CMAKE_TRY_COMPILE_TARGET_TYPE STATIC_LIBRARY)
-
-set(CMAKE_FIND_ROOT_PATH_MODE_PROGRAM NEVER)
-set(CMAKE_FIND_ROOT_PATH_MODE_LIBRARY ONLY)
-set(CMAKE_FIND_ROOT_PATH_MODE_INCLUDE ONLY)
+include("${CMAKE_CURRENT_LIST_DIR}/board.cmake")

@@ -1,6 +1,6 @@
 # The cross tools of a toolchain file of etsb's, named by their prefix
 # (ETSB_CROSS_PREFIX, which the including file sets): compilers, archiver,
-# ranlib and strip. Included by aarch64-linux-gnu.cmake and cortex-m55.cmake.
+# ranlib and strip. Included by aarch64-linux-gnu.cmake and board.cmake.
 set(CMAKE_C_COMPILER "${ETSB_CROSS_PREFIX}gcc")
 set(CMAKE_CXX_COMPILER "${ETSB_CROSS_PREFIX}g++")
 set(CMAKE_AR "${ETSB_CROSS_PREFIX}ar" CACHE FILEPATH "the target's archiver")

@@ -1,5 +1,7 @@
 """pick-smaller: of several links of one binary (the same objects, linked in
-different ways), keep the smallest once stripped, with the files it needs."""
+different ways), keep the smallest, with the files it needs: the smallest
+once stripped, or on a board the one taking the least flash (text + data,
+what the board holds; not the file's size)."""
 
 from __future__ import annotations
 
@@ -8,9 +10,9 @@ import subprocess
 import tempfile
 from collections.abc import Sequence
 
-from selective_build.driver.platforms import strip_for
+from selective_build.driver.platforms import board_machine, strip_for
 from selective_build.model.errors import Location, UserError
-from selective_build.readers.elf import elf_machine, elf_needed
+from selective_build.readers.elf import elf_machine, elf_needed, memory_sizes
 from selective_build.readers.files import read_bytes, write_bytes_atomic
 
 
@@ -33,11 +35,20 @@ def stripped_sizes(candidates: Sequence[str]) -> list[int]:
     return sizes
 
 
+def flash_sizes(candidates: Sequence[str]) -> list[int]:
+    """Each board binary's flash: text + data, from its section headers."""
+    return [text + data for text, data, _ in (memory_sizes(c) or (0, 0, 0) for c in candidates)]
+
+
 def pick_smaller(candidates: Sequence[str], output: str, link_map: bool, beside: Sequence[str]) -> str:
-    """Copy the smallest (stripped) candidate to ``output`` (the first wins
-    ties), with its link map (``output.map``) when ``link_map``, and the files
-    ``beside`` next to it; return the line saying what was chosen."""
+    """Copy the smallest candidate (stripped, or by flash for a board's) to
+    ``output`` (the first wins ties), with its link map (``output.map``) when
+    ``link_map``, and the files ``beside`` next to it; return the line saying
+    what was chosen."""
     sizes = stripped_sizes(candidates)
+    measure = "bytes stripped"
+    if all(board_machine(elf_machine(candidate)) for candidate in candidates):
+        sizes, measure = flash_sizes(candidates), "bytes of flash"
     chosen = min(range(len(sizes)), key=lambda i: (sizes[i], i))
     # Everything is read before anything is written: a missing file leaves no partial output.
     files = {output: read_bytes(candidates[chosen], "binary")}
@@ -48,7 +59,7 @@ def pick_smaller(candidates: Sequence[str], output: str, link_map: bool, beside:
     for path in sorted(files, key=lambda p: p == output):  # the binary last
         write_bytes_atomic(path, files[path])
     os.chmod(output, 0o755)
-    return (f"{output}: {os.path.basename(candidates[chosen])} ({sizes[chosen]:,} bytes stripped; "
+    return (f"{output}: {os.path.basename(candidates[chosen])} ({sizes[chosen]:,} {measure}; "
             + ", ".join(f"{os.path.basename(c)} {s:,}" for c, s in zip(candidates, sizes)) + ")"
             + shared_note(candidates[chosen]))
 

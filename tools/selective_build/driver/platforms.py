@@ -38,6 +38,9 @@ class Platform:
     compile_flags: tuple[str, ...] = ()
     link_flags: tuple[str, ...] = ()
     hosted: bool = True              # an operating system: files, processes, shared libraries
+    # A board's support in platforms/cortex_m: its linker script (<board>.ld) and the
+    # library the tree's runtime links on it (`//platforms/cortex_m:<board>`); '' : none.
+    board: str = ""
     # A board's memories (bare metal; 0: not bounded here): what a program's
     # code and read-only data may take, and its writable data, heap and stack.
     flash_bytes: int = 0
@@ -65,9 +68,39 @@ DEFAULT_CONFIG = "default"
 SIZE_CONFIG = "size"
 EXECUTORCH_CI_CONFIG = "executorch-ci"
 
-# Cortex-M55 with its FPU (hard-float calling convention), in Thumb code, and
-# newlib-nano (its headers on the compiles, its libraries on the link).
-_CORTEX_M55 = ("-mcpu=cortex-m55", "-mthumb", "-mfloat-abi=hard", "--specs=nano.specs")
+# Every board's compiles: Thumb code, the FPU's calling convention (hard
+# float), newlib-nano's headers (its libraries on the link); newlib has no
+# pread (ExecuTorch's file loader seeks and reads); no note from GCC on every
+# function taking a Span by value (an ABI change of GCC 7).
+_BOARD_FLAGS = ("-mthumb", "-mfloat-abi=hard", "--specs=nano.specs")
+_BOARD_COMPILE_FLAGS = ("-DET_HAVE_PREAD=0", "-Wno-psabi")
+# A board's RAM kept for the stack and heap (its linker script asserts as much).
+_BOARD_RESERVED_RAM = 64 << 10
+
+
+def _board(name: str, cpu: str, machine: str, doc: str, cpu_flags: tuple[str, ...], board: str,
+           flash_bytes: int, ram_bytes: int) -> Platform:
+    """A Cortex-M board without an operating system, run under ``qemu-system-arm
+    -M machine``: arm-none-eabi-g++ and newlib-nano, stdio through semihosting,
+    the start-up code, memory layout (``platforms/cortex_m/<board>.ld``, whose
+    FLASH and SRAM ``flash_bytes`` and ``ram_bytes`` are: a test keeps them the
+    same) and ExecuTorch platform layer of platforms/cortex_m."""
+    flags = cpu_flags + _BOARD_FLAGS
+    return Platform(
+        name, f"a {cpu} microcontroller without an operating system (QEMU's {machine} board{doc}), with "
+              "arm-none-eabi-g++ and newlib; output through semihosting",
+        compiler="arm-none-eabi-g++", archiver="arm-none-eabi-ar", strip="arm-none-eabi-strip",
+        size="arm-none-eabi-size", elf_machine=40,
+        compile_flags=flags + _BOARD_COMPILE_FLAGS,
+        # newlib-nano's C library, its I/O on the host through semihosting (librdimon)
+        link_flags=flags + ("--specs=rdimon.specs",),
+        hosted=False, board=board,
+        flash_bytes=flash_bytes, ram_bytes=ram_bytes, ram_reserved_bytes=_BOARD_RESERVED_RAM,
+        # No display, monitor or serial port: the program's stdio is semihosting's,
+        # on QEMU's stdout and stderr, and QEMU exits with its status.
+        emulator=("qemu-system-arm", "-M", machine, "-display", "none", "-monitor", "none",
+                  "-serial", "none", "-semihosting-config", "enable=on,target=native", "-kernel"))
+
 
 PLATFORMS: Mapping[str, Platform] = {p.name: p for p in (
     Platform(HOST, "this machine (x86-64 Linux), with $CXX or g++", elf_machine=62),
@@ -89,27 +122,21 @@ PLATFORMS: Mapping[str, Platform] = {p.name: p for p in (
              size="aarch64-linux-gnu-size",
              elf_machine=183,
              emulator=("qemu-aarch64", "-L", "/usr/aarch64-linux-gnu")),
-    # The board's start-up code, memory layout and ExecuTorch platform layer are
-    # platforms/cortex_m (the runtime from the tree links them on this platform).
-    Platform("cortex-m55", "a Cortex-M55 microcontroller without an operating system (QEMU's mps3-an547 board), "
-             "with arm-none-eabi-g++ and newlib; output through semihosting",
-             compiler="arm-none-eabi-g++", archiver="arm-none-eabi-ar", strip="arm-none-eabi-strip",
-             size="arm-none-eabi-size",
-             elf_machine=40,
-             compile_flags=_CORTEX_M55 + (
-                 # no pread in newlib: ExecuTorch's file loader seeks and reads
-                 "-DET_HAVE_PREAD=0",
-                 # GCC's note on every function taking a Span by value (an ABI change of GCC 7)
-                 "-Wno-psabi"),
-             # newlib-nano's C library, its I/O on the host through semihosting (librdimon)
-             link_flags=_CORTEX_M55 + ("--specs=rdimon.specs",),
-             hosted=False,
-             # platforms/cortex_m/an547.ld's FLASH and SRAM (a test keeps them the same)
-             flash_bytes=8 << 20, ram_bytes=4 << 20, ram_reserved_bytes=64 << 10,
-             # No display, monitor or serial port: the program's stdio is semihosting's,
-             # on QEMU's stdout and stderr, and QEMU exits with its status.
-             emulator=("qemu-system-arm", "-M", "mps3-an547", "-display", "none", "-monitor", "none",
-                       "-serial", "none", "-semihosting-config", "enable=on,target=native", "-kernel")),
+    # The boards: their start-up code, memory layouts and ExecuTorch platform
+    # layer are platforms/cortex_m (the runtime from the tree links them).
+    # Armv8.1-M with MVE (Helium) and a double-precision FPU; the SSE-300's
+    # 8 MiB QSPI flash and 4 MiB SRAM.
+    _board("cortex-m55", "Cortex-M55", "mps3-an547", "", ("-mcpu=cortex-m55",), "an547",
+           flash_bytes=8 << 20, ram_bytes=4 << 20),
+    # Armv7E-M with a single-precision FPU; code in the 4 MiB ZBT SSRAM1 at
+    # 0x0 (the board's code memory: its flash), data in the 4 MiB SSRAM2 and 3.
+    _board("cortex-m4", "Cortex-M4", "mps2-an386", "", ("-mcpu=cortex-m4", "-mfpu=fpv4-sp-d16"), "an386",
+           flash_bytes=4 << 20, ram_bytes=4 << 20),
+    # Armv8-M Mainline with TrustZone, DSP and a single-precision FPU, as the
+    # RP2350 (Raspberry Pi Pico 2) has; run in the Secure state it resets in:
+    # code in the 4 MiB ZBT SSRAM1, data in the 4 MiB SSRAM2 and 3.
+    _board("cortex-m33", "Cortex-M33", "mps2-an505", "; the class of the Raspberry Pi Pico 2's RP2350",
+           ("-mcpu=cortex-m33",), "an505", flash_bytes=4 << 20, ram_bytes=4 << 20),
 )}
 
 # Every compile: each function and object in its own section, so that the link
@@ -233,6 +260,13 @@ def board_budget_flags(platform: Platform) -> tuple[str, ...]:
             f"-D{FLASH_BUDGET}={platform.flash_bytes}")
 
 
+def board_setting(platform: str) -> str:
+    """The name of the config_setting (rules/BUILD) matching board ``platform``
+    (``cortex_m55``; ``cortex_m55_size`` in the size configuration), as its
+    ``--config`` of bazel/etsb.bazelrc is spelled."""
+    return platform.replace("-", "_")
+
+
 def strip_for(elf_machine: int | None) -> str:
     """The strip of the platform whose binaries have ELF machine ``elf_machine``
     (the host's for any other, or for a file that is not ELF)."""
@@ -240,6 +274,13 @@ def strip_for(elf_machine: int | None) -> str:
         if platform.elf_machine == elf_machine:
             return platform.strip
     return PLATFORMS[HOST].strip
+
+
+def board_machine(elf_machine: int | None) -> bool:
+    """Whether binaries of ELF machine ``elf_machine`` are a board's: every
+    platform building them has no operating system (Arm's 40: the boards)."""
+    built = [platform for platform in PLATFORMS.values() if platform.elf_machine == elf_machine]
+    return bool(built) and not any(platform.hosted for platform in built)
 
 
 def _check_name(flag: str, name: str, table: Mapping[str, object]) -> str:

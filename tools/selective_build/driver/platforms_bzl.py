@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from selective_build.driver.platforms import (CONFIG_DEFINE, CONFIGS, DEFAULT_CONFIG, HOST, PLATFORM_DEFINE,
-                                              board_budget_flags,
+                                              board_budget_flags, board_setting,
                                               PLATFORMS)
 
 _HEADER = '''"""etsb's target platforms and build configurations, for Bazel.
@@ -72,7 +72,15 @@ def starlark_table() -> str:
     cross = [name for name, platform in PLATFORMS.items() if platform.compiler]
     lines += ["}", "", "# The platforms with a compiler of their own, each a Bazel platform with its C++",
               "# toolchain (bazel/platforms.bzl); the others build with the host's.",
-              "CROSS_PLATFORMS = " + _list(cross, ""), "", "# Each configuration's flags (`loader_link_flags`: on hosted platforms only).", "CONFIGS = {"]
+              "CROSS_PLATFORMS = " + _list(cross, ""), "",
+              "# The boards (platforms without an operating system): each one's support in",
+              "# platforms/cortex_m (`//platforms/cortex_m:<board>`, its memories in <board>.ld) and",
+              "# the config_setting of rules/BUILD matching it (`//rules:<setting>`; `<setting>_size`",
+              "# in the size configuration).", "BOARDS = {"]
+    for platform in PLATFORMS.values():
+        if not platform.hosted:
+            lines += _entry(platform.name, {"board": platform.board, "setting": board_setting(platform.name)})
+    lines += ["}", "", "# Each configuration's flags (`loader_link_flags`: on hosted platforms only).", "CONFIGS = {"]
     for config in CONFIGS.values():
         lines += _entry(config.name, {
             "compile_flags": config.compile_flags, "link_flags": config.link_flags,

@@ -1,5 +1,6 @@
-"""``etsb size``: where a binary's bytes go. The stripped size of the binary,
-split by the linker's map (every input section the link kept, attributed to
+"""``etsb size``: where a binary's bytes go. The stripped size of the binary
+(on a board, its flash: text + data, and its static RAM: data + bss, not the
+file's size), split by the linker's map (every input section the link kept, attributed to
 the object that brought it): kernels per operator, registration, runner, the
 C and C++ libraries and start-up, and, when ExecuTorch's runtime is linked in
 (``runtime = "static"``), its core and its prim ops apart, and the embedded
@@ -15,10 +16,10 @@ from collections.abc import Mapping, Sequence
 from types import MappingProxyType
 
 from selective_build.driver.layout import EXTERNAL_DIR, OBJ
-from selective_build.driver.platforms import strip_for
+from selective_build.driver.platforms import HOST, PLATFORM_DEFINE, PLATFORMS, strip_for
 from selective_build.model.errors import UserError
 from selective_build.model.records import record
-from selective_build.readers.elf import elf_machine
+from selective_build.readers.elf import elf_machine, memory_sizes
 
 # Input sections that end up in the stripped file (bss takes no file space).
 _KEPT = re.compile(r"^\.(text|rodata|data|eh_frame|gcc_except_table|init_array|fini_array|tdata)")
@@ -45,6 +46,9 @@ PART_RUNNER = "runner"
 PART_MODEL = "embedded model and inputs"
 PART_CXX = "C and C++ libraries, start-up"
 PART_OTHER = "ELF headers, symbols, dynamic linking"
+# On a board, what no input object holds of the flash: the vector table, the
+# sections the linker makes (exception index), alignment.
+PART_OTHER_BOARD = "vector table, linker-made sections, alignment"
 # The parts in the order tables list them (kernels, with their files, first).
 PARTS = (PART_KERNELS, PART_KERNEL_SUPPORT, PART_REGISTRATION, PART_RUNNER, PART_MODEL, PART_RUNTIME,
          PART_PRIM_OPS, PART_CXX, PART_OTHER)
@@ -52,7 +56,8 @@ PARTS = (PART_KERNELS, PART_KERNEL_SUPPORT, PART_REGISTRATION, PART_RUNNER, PART
 
 @record
 class BinarySize:
-    """A binary's stripped size and its parts, in bytes."""
+    """A binary's stripped size and its parts, in bytes (on a board, its flash and RAM
+    too, and the parts are of its flash)."""
 
     label: str
     path: str
@@ -61,6 +66,8 @@ class BinarySize:
     operators: Mapping[str, int]   # kernel file (op_<name>) -> bytes
     runtime: int                   # libexecutorch.so, loaded at run time
     backends: Mapping[str, int] = MappingProxyType({})  # backend libraries it loads (and theirs), by file name
+    flash: int = 0                 # a board's flash it takes: text + data (0: not a board binary)
+    ram: int = 0                   # a board's RAM its static data takes: data + bss
 
 
 def attribute(map_text: str) -> dict[str, int]:
@@ -122,10 +129,10 @@ def classify(source: str) -> tuple[str, str | None]:
     return PART_KERNEL_SUPPORT, None
 
 
-def split(objects: Mapping[str, int], total: int) -> tuple[dict[str, int], dict[str, int]]:
+def split(objects: Mapping[str, int], total: int, other: str = PART_OTHER) -> tuple[dict[str, int], dict[str, int]]:
     """Bytes per part (``classify``'s), and per operator for kernels, of the
     input objects' bytes (``attribute``'s); what no object holds of ``total``
-    is PART_OTHER."""
+    is ``other``."""
     parts: dict[str, int] = {}
     operators: dict[str, int] = {}
     for source, size in objects.items():
@@ -133,12 +140,14 @@ def split(objects: Mapping[str, int], total: int) -> tuple[dict[str, int], dict[
         parts[part] = parts.get(part, 0) + size
         if operator:
             operators[operator] = operators.get(operator, 0) + size
-    parts[PART_OTHER] = max(0, total - sum(parts.values()))
+    parts[other] = max(0, total - sum(parts.values()))
     return parts, operators
 
 
-def measure(root: str, binary: str, label: str) -> BinarySize:
-    """Measure ``binary`` (a path relative to ``root``) with its link map beside it."""
+def measure(root: str, binary: str, label: str, board: bool = False) -> BinarySize:
+    """Measure ``binary`` (a path relative to ``root``) with its link map beside
+    it; a ``board`` binary's parts are of its flash (what the program takes
+    there, rather than the file's size)."""
     path = os.path.join(root, binary)
     with open(path + ".map", encoding="utf-8", errors="replace") as handle:
         objects = attribute(handle.read())
@@ -146,10 +155,14 @@ def measure(root: str, binary: str, label: str) -> BinarySize:
         stripped_path = os.path.join(tmp, "stripped")
         subprocess.run([strip_for(elf_machine(path)), "-o", stripped_path, path], check=True)
         stripped = os.path.getsize(stripped_path)
-    parts, operators = split(objects, stripped)
+    flash = ram = 0
+    if board:
+        text, data, bss = memory_sizes(path) or (0, 0, 0)
+        flash, ram = text + data, data + bss
+    parts, operators = split(objects, flash or stripped, PART_OTHER_BOARD if board else PART_OTHER)
     # A binary with the static runtime loads no libexecutorch.so.
     shared_runtime = _runtime_size() if "libexecutorch.so" in needed_libraries(path) else 0
-    return BinarySize(label, binary, stripped, parts, operators, shared_runtime, _backend_sizes(path))
+    return BinarySize(label, binary, stripped, parts, operators, shared_runtime, _backend_sizes(path), flash, ram)
 
 
 def _runtime_library_dir() -> str:
@@ -200,6 +213,7 @@ def size_report(label: str, sizes: Sequence[BinarySize]) -> dict:
             "operators": dict(sorted(size.operators.items())),
             "runtime": size.runtime,
             "backends": dict(size.backends),
+            **({"flash": size.flash, "ram": size.ram} if size.flash else {}),
         } for size in sizes],
     }
 
@@ -216,7 +230,9 @@ def render_size_table(label: str, sizes: Sequence[BinarySize], top: int = 0) -> 
     # (name, sizes, whether the ratio means something): an operator's file is
     # not comparable across binaries, since the linker keeps one copy of the
     # inline code files share and counts it in whichever file came first.
-    rows: list[tuple[str, list[int], bool]] = [("stripped binary", [s.stripped for s in sizes], True)]
+    board = bool(trimmed.flash)
+    total = ("flash (text + data)", [s.flash for s in sizes]) if board else ("stripped binary", [s.stripped for s in sizes])
+    rows: list[tuple[str, list[int], bool]] = [(*total, True)]
     kernels = [s.parts.get(PART_KERNELS, 0) for s in sizes]
     rows.append((f"  kernels ({len(trimmed.operators)} files op_*)", kernels, True))
     operators = sorted(trimmed.operators, key=lambda op: (-trimmed.operators[op], op))
@@ -224,7 +240,7 @@ def render_size_table(label: str, sizes: Sequence[BinarySize], top: int = 0) -> 
         operators = operators[:top]
     for op in operators:
         rows.append((f"    op_{op}", [s.operators.get(op, 0) for s in sizes], False))
-    for part in PARTS[1:]:
+    for part in (*PARTS[1:-1], PART_OTHER_BOARD if board else PART_OTHER):
         values = [s.parts.get(part, 0) for s in sizes]
         if any(values):  # a part no binary has (kernel utilities, for header-only kernels) is left out
             rows.append((f"  {part}", values, True))
@@ -232,18 +248,23 @@ def render_size_table(label: str, sizes: Sequence[BinarySize], top: int = 0) -> 
         rows.append(("runtime: libexecutorch.so (shared)", [s.runtime for s in sizes], True))
     for library in sorted({name for s in sizes for name in s.backends}):
         rows.append((f"backends: {library} (shared)", [s.backends.get(library, 0) for s in sizes], True))
+    if board:
+        rows.append(("RAM, static (data + bss)", [s.ram for s in sizes], True))
     name_width = max(len(name) for name, _, _ in rows)
     widths = [max(len(c), 12) for c in columns]
     header = "  ".join([f"{'part':{name_width}}", *(f"{c:>{w}}" for c, w in zip(columns, widths))])
     if len(sizes) > 1:
         header += "  trimmed/all"
-    lines = [f"size of {label} (stripped; kernels, registration and runner from the link map)", header,
+    measure = "a board's flash and RAM" if board else "stripped"
+    lines = [f"size of {label} ({measure}; kernels, registration and runner from the link map)", header,
              "-" * len(header)]
     for name, values, comparable in rows:
         line = "  ".join([f"{name:{name_width}}", *(f"{_kb(v):>{w}}" for v, w in zip(values, widths))])
         if comparable and len(values) > 1 and values[1]:
             line += f"  {values[0] / values[1]:>10.1%}"
         lines.append(line)
+    if board:  # the figures a board's memories are checked against, to the byte
+        lines += ["", *(f"{s.label}: flash {s.flash:,} B, static RAM {s.ram:,} B" for s in sizes)]
     return "\n".join(lines)
 
 
@@ -259,10 +280,11 @@ def measure_binary(workspace, pattern: str) -> tuple[int, str, list[BinarySize]]
     target = plan.targets[0]
     if not target.binary:
         raise UserError(f"{target.label} is a {target.rule}, not a binary")
-    measured = [measure(workspace.root, target.outputs[0], target.label)]
+    board = not PLATFORMS[workspace.defines.get(PLATFORM_DEFINE, HOST)].hosted
+    measured = [measure(workspace.root, target.outputs[0], target.label, board)]
     if target.companion:
         status, companion_plan = workspace.build([target.companion], quiet=True)
         if status != 0:
             return 1, target.label, measured
-        measured.append(measure(workspace.root, companion_plan.targets[0].outputs[0], target.companion))
+        measured.append(measure(workspace.root, companion_plan.targets[0].outputs[0], target.companion, board))
     return 0, target.label, measured

@@ -1,0 +1,54 @@
+"""etsb's boards (platforms without an operating system) as BUILD files select() them.
+
+The boards are BOARDS of rules/private/platforms_table.bzl (generated from
+tools/selective_build/driver/platforms.py): each one's config_setting in
+rules/BUILD, and its support in platforms/cortex_m.
+"""
+
+load(":private/platforms_table.bzl", "BOARDS")
+load(":private/shim.bzl", "SELECT_DEFAULT", "etsb_label")
+
+# The platforms without an operating system, whose binaries link the deploy
+# runner in every configuration (the development runner needs files, clocks and
+# dynamic loading): each platform's config_setting, and its setting in the size
+# configuration (which select() then prefers to both SIZE_CONFIG_SETTING and it).
+BARE_METAL_SETTINGS = [
+    etsb_label("//rules:" + spec["setting"] + suffix)
+    for spec in BOARDS.values()
+    for suffix in ("", "_size")
+]
+
+# The board support of each board's config_setting (rules/BUILD): its start-up
+# code and memories (`//platforms/cortex_m:<board>`), which the tree's runtime
+# links (rules/executorch_tree/BUILD.overlay).
+BOARD_SUPPORT = {
+    etsb_label("//rules:" + spec["setting"]): etsb_label("//platforms/cortex_m:" + spec["board"])
+    for spec in BOARDS.values()
+}
+
+def on_boards(value, elsewhere):
+    """A `select()` of `value` on every board and `elsewhere` on other platforms.
+
+    Args:
+      value: what every board takes.
+      elsewhere: what the other platforms take.
+
+    Returns:
+      The select().
+    """
+    choices = {setting: value for setting in BOARD_SUPPORT}
+    choices[SELECT_DEFAULT] = elsewhere
+    return select(choices)
+
+def board_support(elsewhere):
+    """A `select()` of each board's support library on its board, `elsewhere` on other platforms.
+
+    Args:
+      elsewhere: what the other platforms take.
+
+    Returns:
+      The select().
+    """
+    choices = {setting: [support] for setting, support in BOARD_SUPPORT.items()}
+    choices[SELECT_DEFAULT] = elsewhere
+    return select(choices)
