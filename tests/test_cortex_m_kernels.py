@@ -42,6 +42,8 @@ EMBEDDED = ('load("//rules:executorch.bzl", "et_model_binary")\n\n'
             'et_model_binary(\n    name = "{name}",\n    model = "{name}.pte",\n    runtime = "static",\n'
             '    embed_model = True,\n    inputs = ["forward.input_0.npy"],\n)\n')
 M55 = PLATFORMS["cortex-m55"]
+# A core with the DSP extension and no Helium: CMSIS-NN's DSP code (the class of the Pico 2's RP2350).
+DSP_BOARD = "cortex-m33"
 CORTEX_M_LIBRARY = "@executorch//backends/cortex_m:kernels"
 
 
@@ -164,6 +166,30 @@ def test_each_architecture_runs_on_the_cortex_m55_with_helium(board, name):
     text, data, bss = (int(word) for word in sizes.splitlines()[1].split()[:3])
     SUMMARY_LINES.append(f"cortex-m55 {name} int8 (CMSIS-NN, embedded, size config): flash {text + data:,} B, "
                          f"static RAM {data + bss:,} B")
+
+
+@pytest.fixture(scope="module")
+def dsp_board(tmp_path_factory) -> Path:
+    """The four architectures lowered for the DSP extension, embedded, two lines and the runtime a
+    board has, built for the Cortex-M33 in the size configuration."""
+    root = new_workspace(tmp_path_factory.mktemp("cortex_m_kernels") / "dsp")
+    for name in ARCHITECTURES:
+        package(root, "dsp", name, EMBEDDED)
+    result = etsb("build", "--executorch-root", str(TREE), f"--platform={DSP_BOARD}", "--config=size",
+                  *(f"//{name}:{name}" for name in ARCHITECTURES), cwd=root)
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+    return root
+
+
+@pytest.mark.build
+@pytest.mark.tree
+@pytest.mark.parametrize("name", ARCHITECTURES)
+def test_each_architecture_runs_on_a_dsp_core(dsp_board, name):
+    binary = dsp_board / "etsb-out" / "bin" / name / name
+    result = subprocess.run([*PLATFORMS[DSP_BOARD].emulator, str(binary)], capture_output=True, text=True,
+                            timeout=300, stdin=subprocess.DEVNULL, cwd=dsp_board)
+    assert result.returncode == 0, result.stdout[-2000:] + result.stderr[-2000:]
+    within_one_step(f"dsp/{name}", deploy_outputs(result.stdout)[0])
 
 
 @pytest.mark.build
