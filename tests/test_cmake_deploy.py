@@ -206,7 +206,7 @@ def test_cmake_platform_gives_the_tables_flags_and_the_overlays_runtime(tmp_path
     board = PLATFORMS[platform].board
     assert values["ETSB_TREE_BOARD_SOURCES"].endswith("platforms/cortex_m/pal.cpp")
     assert [path.rsplit("/", 1)[1] for path in values[f"ETSB_TREE_{board.upper()}_SOURCES"].split(";")] == \
-        ["startup.cpp", "atomics.cpp"]
+        ["startup.cpp", "syscalls.cpp", "atomics.cpp"]
     link = values[f"ETSB_TREE_{board.upper()}_LINK_OPTIONS"].split(";")
     assert "-nostartfiles" in link
     assert [flag.rsplit("/", 1)[1] for flag in link if flag.startswith("-T")] == [f"{board}.ld", "sections.ld"]

@@ -5,7 +5,7 @@
 // (sections.ld, after the board's <board>.ld). The vector table, a reset
 // handler that prepares the C++ runtime and calls main(argc, argv), and a
 // fault handler that ends the run with a status instead of hanging. Input
-// and output go through Arm semihosting (newlib's librdimon): QEMU's
+// and output go through Arm semihosting (syscalls.cpp): QEMU's
 // `-semihosting-config enable=on` lets the program use the host's stdout,
 // stderr and files, and exit() ends QEMU with the program's status.
 
@@ -16,9 +16,10 @@
 extern "C" {
 // From the linker script (sections.ld): .data's image and place, .bss, the stack's top.
 extern uint32_t __data_load__, __data_start__, __data_end__, __bss_start__, __bss_end__, __StackTop;
-// newlib: runs the static constructors; opens stdin/stdout/stderr over semihosting.
+// newlib: runs the static constructors. syscalls.cpp: stdin, stdout and stderr
+// as the host's console, over semihosting.
 void __libc_init_array(void);
-void initialise_monitor_handles(void);
+void etsb_open_console(void);
 
 // crti.o and crtbegin.o are not linked (-nostartfiles: this file starts the
 // program), yet newlib's __libc_init_array calls _init and static
@@ -93,7 +94,7 @@ void Reset_Handler(void) {
   std::memcpy(&__data_start__, &__data_load__,
               reinterpret_cast<char*>(&__data_end__) - reinterpret_cast<char*>(&__data_start__));
   std::memset(&__bss_start__, 0, reinterpret_cast<char*>(&__bss_end__) - reinterpret_cast<char*>(&__bss_start__));
-  initialise_monitor_handles();
+  etsb_open_console();
   __libc_init_array();
   int argc = split_command_line();
   std::exit(program_main(argc, arguments));

@@ -10,7 +10,7 @@
 #
 # etsb's rules then compile for that platform of etsb's table
 # (tools/selective_build/driver/platforms.py: the core's -mcpu and FPU,
-# -mthumb -mfloat-abi=hard, newlib-nano, semihosting's librdimon), asked of
+# -mthumb -mfloat-abi=hard, newlib-nano, system calls over semihosting), asked of
 # etsb while configuring (ETSB_PLATFORM). A model binary needs RUNTIME static:
 # ExecuTorch's runtime from the tree brings the board's support as the
 # driver's does, from etsb's platforms/cortex_m (found from etsb itself, a

@@ -92,8 +92,9 @@ def _board(name: str, cpu: str, machine: str, doc: str, cpu_flags: tuple[str, ..
         compiler="arm-none-eabi-g++", archiver="arm-none-eabi-ar", strip="arm-none-eabi-strip",
         size="arm-none-eabi-size", elf_machine=40,
         compile_flags=flags + _BOARD_COMPILE_FLAGS,
-        # newlib-nano's C library, its I/O on the host through semihosting (librdimon)
-        link_flags=flags + ("--specs=rdimon.specs",),
+        # newlib-nano's C library; its system calls are platforms/cortex_m/syscalls.cpp's,
+        # over semihosting (libnosys's stubs, failing with ENOSYS, for those it leaves out)
+        link_flags=flags + ("--specs=nosys.specs",),
         hosted=False, board=board,
         flash_bytes=flash_bytes, ram_bytes=ram_bytes, ram_reserved_bytes=_BOARD_RESERVED_RAM,
         # No display, monitor or serial port: the program's stdio is semihosting's,
