@@ -71,8 +71,12 @@ endfunction()
 
 # The ExecuTorch tree of the build, in `out`: et_executorch_tree's, else
 # EXECUTORCH_ROOT's (the variable's, then the environment's). None fails the
-# rule call `macro` `name`, which needs it.
+# rule call `macro` `name`, which needs it (ARGV3: what for, when not RUNTIME static).
 function(_etsb_tree_root macro name out)
+  set(why "RUNTIME static compiles ExecuTorch's runtime")
+  if(ARGC GREATER 3)
+    set(why "${ARGV3}")
+  endif()
   get_property(tree GLOBAL PROPERTY ETSB_EXECUTORCH_TREE)
   get_property(etsb_root GLOBAL PROPERTY ETSB_ROOT)
   foreach(candidate "${EXECUTORCH_ROOT}" "$ENV{EXECUTORCH_ROOT}")
@@ -85,7 +89,7 @@ function(_etsb_tree_root macro name out)
     endif()
   endforeach()
   if("${tree}" STREQUAL "")  # (an unset property leaves the variable unset)
-    _etsb_fail(${macro} ${name} "RUNTIME static compiles ExecuTorch's runtime from an ExecuTorch source tree, "
+    _etsb_fail(${macro} ${name} "${why} from an ExecuTorch source tree, "
       "and this build has none: call et_executorch_tree(ROOT <tree>) before it, or configure with "
       "-DEXECUTORCH_ROOT=<tree> (find_package(etsb) takes it)")
   endif()
@@ -148,6 +152,35 @@ function(_etsb_tree_runtime macro name)
       set(${variable} ${ETSB_TREE_${property}})
     endif()
     set_property(GLOBAL PROPERTY ETSB_TREE_${property} ${${variable}})
+  endforeach()
+  _etsb_tree_runtime_targets()
+endfunction()
+
+# What a binary of your own links to run on the tree's runtime (the overlay's
+# @executorch//:runtime and :runtime_without_prim_ops): etsb_tree_runtime,
+# the program loader, every prim op and the 2,000-slot registry, or
+# etsb_tree_runtime_without_prim_ops, the same without the prim ops, for a
+# binary whose generated libraries bring those they select
+# (executorch_generated_lib(... INCLUDE_ALL_PRIM_OPS OFF)); on a board, its
+# objects and link options too.
+function(_etsb_tree_runtime_targets)
+  get_property(registry GLOBAL PROPERTY ETSB_TREE_REGISTRY_SOURCES)
+  add_library(etsb_tree_registry OBJECT EXCLUDE_FROM_ALL ${registry})
+  _etsb_cxx_target(etsb_tree_registry)
+  target_link_libraries(etsb_tree_registry PRIVATE etsb_tree_runtime_core)
+  _etsb_tree_file_names(etsb_tree_registry)
+  get_property(whole GLOBAL PROPERTY ETSB_TREE_WHOLE)
+  get_property(options GLOBAL PROPERTY ETSB_TREE_LINK_OPTIONS)
+  get_property(depends GLOBAL PROPERTY ETSB_TREE_LINK_DEPENDS)
+  foreach(entry "etsb_tree_runtime;etsb_tree_runtime_ops" "etsb_tree_runtime_without_prim_ops;etsb_tree_registry")
+    list(POP_FRONT entry target objects)
+    add_library(${target} INTERFACE)
+    foreach(library IN LISTS objects whole)
+      target_sources(${target} INTERFACE $<TARGET_OBJECTS:${library}>)
+    endforeach()
+    target_link_libraries(${target} INTERFACE etsb_tree_program etsb_tree_runtime_core)
+    target_link_options(${target} INTERFACE ${options})
+    set_property(TARGET ${target} APPEND PROPERTY INTERFACE_LINK_DEPENDS ${depends})
   endforeach()
 endfunction()
 

@@ -8,7 +8,8 @@
 #                          [FALLBACK_YAML_TARGET <yaml>] [DEPS <operator lib>...]
 #                          KERNEL_DEPS <kernel lib>...
 #                          [DTYPE_SELECTIVE_BUILD] [MANUAL_REGISTRATION] [MODEL_ENTRY]
-#                          [BACKEND_DEPS <backend lib>...] [RUNTIME shared|static])
+#                          [BACKEND_DEPS <backend lib>...] [RUNTIME shared|static]
+#                          [INCLUDE_ALL_PRIM_OPS ON|OFF])
 #
 # Resolves the selected operators to kernels and builds their registration.
 # For every operator and kernel key that DEPS select, the kernel yaml names the
@@ -53,17 +54,27 @@
 #                           et_model_binary does. With MODEL_ENTRY it also writes ExecuTorch's
 #                           <name>/executorch/runtime/kernel/selected_max_kernel_num.h (a registry
 #                           of as many slots as it registers).
+#   INCLUDE_ALL_PRIM_OPS    ExecuTorch's include_all_prim_ops: ON (the default) leaves ExecuTorch's
+#                           prim ops (executorch_prim::*, aten::sym_size.int...) to the runtime, which
+#                           registers every one; OFF registers only those the selection names (its
+#                           operator lists' prim ops and those its models call; none named: all):
+#                           <name>/selected_prim_ops.h is written (`etsb gen-bindings
+#                           --prim-ops-header-output`) and the tree's prim ops compiled with it into
+#                           <name>_prim_ops, whose objects every binary linking <name> gets. That needs
+#                           the runtime compiled from the tree: RUNTIME is then static unless given
+#                           (shared is refused: the wheel's library registers every prim op itself
+#                           when it loads), and a binary links etsb_tree_runtime_without_prim_ops.
 # ---------------------------------------------------------------------------
 function(executorch_generated_lib)
   set(macro executorch_generated_lib)
   cmake_parse_arguments(PARSE_ARGV 0 ARG "DTYPE_SELECTIVE_BUILD;MANUAL_REGISTRATION;MODEL_ENTRY"
-    "NAME;FUNCTIONS_YAML_TARGET;CUSTOM_OPS_YAML_TARGET;FALLBACK_YAML_TARGET;FUNCTIONS_YAML;CUSTOM_OPS_YAML;FALLBACK_YAML;RUNTIME"
+    "NAME;FUNCTIONS_YAML_TARGET;CUSTOM_OPS_YAML_TARGET;FALLBACK_YAML_TARGET;FUNCTIONS_YAML;CUSTOM_OPS_YAML;FALLBACK_YAML;RUNTIME;INCLUDE_ALL_PRIM_OPS"
     "DEPS;KERNEL_DEPS;KERNEL_LIBS;BACKEND_DEPS")
   _etsb_check_arguments(${macro}
     ALIASES FUNCTIONS_YAML FUNCTIONS_YAML_TARGET CUSTOM_OPS_YAML CUSTOM_OPS_YAML_TARGET
             FALLBACK_YAML FALLBACK_YAML_TARGET KERNEL_LIBS KERNEL_DEPS
     KEYWORDS NAME FUNCTIONS_YAML_TARGET CUSTOM_OPS_YAML_TARGET FALLBACK_YAML_TARGET DEPS KERNEL_DEPS
-             DTYPE_SELECTIVE_BUILD MANUAL_REGISTRATION MODEL_ENTRY BACKEND_DEPS RUNTIME)
+             DTYPE_SELECTIVE_BUILD MANUAL_REGISTRATION MODEL_ENTRY BACKEND_DEPS RUNTIME INCLUDE_ALL_PRIM_OPS)
   foreach(attr DEPS KERNEL_DEPS BACKEND_DEPS)
     _etsb_check_list_values(${macro} ${name} ${attr} ${ARG_${attr}})
   endforeach()
@@ -80,6 +91,7 @@ function(executorch_generated_lib)
     _etsb_fail(${macro} ${name} "DTYPE_SELECTIVE_BUILD needs DEPS (an operator selection to take dtypes from)")
   endif()
   _etsb_generated_lib_kernels(${macro} ${name})
+  _etsb_generated_lib_prim_ops(${macro} ${name})
   _etsb_generated_lib_runtime(${macro} ${name})
   set(exclude "")
   if(_ETSB_EXCLUDE_FROM_ALL)
@@ -102,6 +114,9 @@ function(executorch_generated_lib)
     _etsb_recompiled_kernels(${name})
   endif()
   _etsb_generated_library(${name})
+  if(prim_ops)
+    _etsb_prim_ops_library(${name})
+  endif()
 endfunction()
 
 # The kernel libraries of the calling executorch_generated_lib (its ARG_*),
@@ -142,6 +157,52 @@ function(_etsb_generated_lib_kernels macro name)
   set(kernels "${kernels}" PARENT_SCOPE)
   set(plain "${plain}" PARENT_SCOPE)
   set(selective ${selective} PARENT_SCOPE)
+endfunction()
+
+# The prim-op choice of the calling executorch_generated_lib `name` (its
+# ARG_INCLUDE_ALL_PRIM_OPS and ARG_RUNTIME), checked as the driver's rules
+# check it (rules/private/prim_ops.bzl): sets in the caller `prim_ops` (ON
+# when only the selected prim ops are registered) and then ARG_RUNTIME static
+# when none was given.
+function(_etsb_generated_lib_prim_ops macro name)
+  set(prim_ops OFF)
+  if(DEFINED ARG_INCLUDE_ALL_PRIM_OPS)
+    string(TOUPPER "${ARG_INCLUDE_ALL_PRIM_OPS}" value)
+    if(NOT value MATCHES "^(ON|OFF|TRUE|FALSE|YES|NO|1|0)$")
+      _etsb_fail(${macro} ${name} "INCLUDE_ALL_PRIM_OPS must be ON (every prim op) or OFF (only those the "
+        "selection names), not '${ARG_INCLUDE_ALL_PRIM_OPS}'")
+    endif()
+    if(NOT value)
+      set(prim_ops ON)
+    endif()
+  endif()
+  if(prim_ops)
+    if(DEFINED ARG_RUNTIME AND ARG_RUNTIME STREQUAL "shared")
+      _etsb_fail(${macro} ${name} "INCLUDE_ALL_PRIM_OPS OFF registers only the selected prim ops, which the wheel's "
+        "runtime (RUNTIME shared) cannot: it registers every prim op itself when it loads. Give RUNTIME static")
+    endif()
+    _etsb_tree_root(${macro} ${name} tree "INCLUDE_ALL_PRIM_OPS OFF compiles ExecuTorch's prim ops and runtime")
+    if(NOT DEFINED ARG_RUNTIME)
+      set(ARG_RUNTIME static PARENT_SCOPE)
+    endif()
+  endif()
+  set(prim_ops ${prim_ops} PARENT_SCOPE)
+endfunction()
+
+# <name>_prim_ops for the calling executorch_generated_lib `name`: the tree's
+# prim ops compiled with its <name>/selected_prim_ops.h (ExecuTorch's
+# ET_PRIM_OPS_SELECTIVE_BUILD hook, which includes it from the include path).
+# They register themselves at start-up: their objects go into every binary
+# linking <name>, as the driver links its <name>_prim_ops whole.
+function(_etsb_prim_ops_library name)
+  get_property(sources GLOBAL PROPERTY ETSB_TREE_PRIM_OPS_SOURCES)
+  add_library(${name}_prim_ops OBJECT EXCLUDE_FROM_ALL ${sources} "${dir}/selected_prim_ops.h")
+  _etsb_cxx_target(${name}_prim_ops)
+  target_compile_definitions(${name}_prim_ops PRIVATE ET_PRIM_OPS_SELECTIVE_BUILD)
+  target_include_directories(${name}_prim_ops BEFORE PRIVATE "${dir}")
+  target_link_libraries(${name}_prim_ops PRIVATE etsb_tree_runtime_core)
+  _etsb_tree_file_names(${name}_prim_ops)
+  target_sources(${name} INTERFACE $<TARGET_OBJECTS:${name}_prim_ops>)
 endfunction()
 
 # The runtime of the calling executorch_generated_lib `name` (its ARG_RUNTIME,

@@ -34,6 +34,11 @@ function(_etsb_generated_bindings macro name)
     set(registry "${dir}/executorch/runtime/kernel/selected_max_kernel_num.h")
     list(APPEND backend_args --max-kernel-num-output "${registry}")
   endif()
+  if(prim_ops)
+    # Only the prim ops the selection names (INCLUDE_ALL_PRIM_OPS OFF): <name>_prim_ops reads it.
+    list(APPEND registry "${dir}/selected_prim_ops.h")
+    list(APPEND backend_args --prim-ops-header-output "${dir}/selected_prim_ops.h")
+  endif()
   _etsb_run(SUBCOMMAND gen-bindings TARGET ${name} OUTPUTS ${bindings} "${script}" ${registry}
     DEPENDS ${depends} ${backend_depends}
     ARGS ${args} ${backend_args} --backends_output "${script}" --lib_name ${lib_name} --output_dir "${dir}"
