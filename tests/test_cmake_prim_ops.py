@@ -38,12 +38,12 @@ executorch_generated_lib(NAME selected_lib DEPS model_a_ops extra_prim_ops INCLU
 executorch_generated_lib(NAME none_named_lib DEPS no_prim_ops INCLUDE_ALL_PRIM_OPS OFF RUNTIME static
   FUNCTIONS_YAML_TARGET ${{ETSB_PORTABLE_FUNCTIONS_YAML}} KERNEL_DEPS etsb_portable_kernels
   MANUAL_REGISTRATION MODEL_ENTRY)
-executorch_generated_lib(NAME all_lib DEPS model_a_ops INCLUDE_ALL_PRIM_OPS ON RUNTIME static
+executorch_generated_lib(NAME every_lib DEPS model_a_ops INCLUDE_ALL_PRIM_OPS ON RUNTIME static
   FUNCTIONS_YAML_TARGET ${{ETSB_PORTABLE_FUNCTIONS_YAML}} KERNEL_DEPS etsb_portable_kernels
   MANUAL_REGISTRATION MODEL_ENTRY)
 
 foreach(entry "selected;etsb_tree_runtime_without_prim_ops" "none_named;etsb_tree_runtime_without_prim_ops"
-              "all;etsb_tree_runtime")
+              "every;etsb_tree_runtime")
   list(POP_FRONT entry binary runtime)
   add_executable(${{binary}} ${{ETSB_RUNNER_SOURCE}})
   target_compile_definitions(${{binary}} PRIVATE ETSB_MODEL_ENTRY)
@@ -86,11 +86,11 @@ def test_only_the_prim_ops_named_are_registered(project):
 @pytest.mark.build
 @pytest.mark.tree
 def test_a_selection_naming_none_keeps_every_prim_op_as_executorch_does(project):
-    everything = registered(project, "all")
+    everything = registered(project, "every")
     prim_ops = [name for name in everything if name not in ("aten::add.out", "aten::mul.out")]
     assert len(prim_ops) > len(SELECTED_PRIM_OPS) and set(SELECTED_PRIM_OPS) <= set(prim_ops)
     assert registered(project, "none_named") == sorted(["aten::add.out", *prim_ops])
-    assert not (project / "all_lib" / "selected_prim_ops.h").exists()
+    assert not (project / "every_lib" / "selected_prim_ops.h").exists()
 
 
 PREAMBLE = f"cmake_minimum_required(VERSION 3.20)\nproject(bad LANGUAGES CXX)\ninclude({RULES})\n"

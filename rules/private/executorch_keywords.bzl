@@ -122,7 +122,7 @@ GENERATED_LIB_KEYWORDS = {
         executorch = "Buck2 platform constraints of the registration library",
     ),
     "include_all_prim_ops": attrs.bool(
-        "`False`: only the prim ops the selection names are registered (those its operator lists and dicts name, `executorch_prim::et_view.default`, `aten::sym_size.int`..., and those its models call; none named: all): ExecuTorch's `<name>/selected_prim_ops.h` is written and ExecuTorch's prim ops are compiled with it into `<name>_prim_ops`, which needs the runtime compiled from the tree: `runtime` is then `\"static\"` unless given (a binary links `@executorch//:runtime_without_prim_ops`). Buck2 builds the wheel's runtime only, which registers every prim op itself: there the header alone is written",
+        "`False`: only the prim ops the selection names are registered (those its operator lists and dicts name, `executorch_prim::et_view.default`, `aten::sym_size.int`..., and those its models call; none named: all): ExecuTorch's `<name>/selected_prim_ops.h` is written and ExecuTorch's prim ops are compiled with it into `<name>_prim_ops`, which needs the runtime compiled from the tree: `runtime` is then `\"static\"` unless given (a binary links `@executorch//:runtime_without_prim_ops`). Buck2 builds the wheel's runtime only, which registers every prim op itself: there the header alone is written. CMake's `executorch_generated_lib(... INCLUDE_ALL_PRIM_OPS OFF)` does as the driver and Bazel (a binary links `etsb_tree_runtime_without_prim_ops`; docs/cmake.md)",
         default = True,
         executorch = "`False`: register only the prim ops that `deps`' operator lists name (its `selected_prim_ops.h`; none named: all)",
     ),
