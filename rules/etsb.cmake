@@ -47,7 +47,9 @@
 # etsb_runner (the runner compiled with -DETSB_MODEL_ENTRY, an object library
 # whose users link ExecuTorch's thread pool, the property ETSB_THREADPOOL_LIBRARY);
 # with the first rule of RUNTIME static, etsb_tree_runtime_core (ExecuTorch's
-# runtime compiled from the tree, rules/private/etsb_deploy.cmake).
+# runtime compiled from the tree, rules/private/etsb_deploy.cmake) and what a
+# binary of your own links to run on it, etsb_tree_runtime (every prim op) or
+# etsb_tree_runtime_without_prim_ops (rules/private/etsb_tree.cmake).
 #
 # Arguments name files (relative to the calling directory's sources) or
 # targets made earlier by these rules; a target must be defined before a rule

@@ -1,6 +1,8 @@
 # etsb's CMake rules for an ExecuTorch source tree (included by rules/etsb.cmake):
 # et_executorch_tree makes the tree's kernel libraries targets, as the driver's
 # overlays (rules/executorch_tree/kernels/*/BUILD.overlay) make them packages.
+# It also holds the targets binaries of your own link to run on the tree's
+# runtime (_etsb_tree_runtime_targets).
 
 # ---------------------------------------------------------------------------
 # et_executorch_tree(ROOT <dir>)
@@ -143,3 +145,31 @@ function(_etsb_check_tree_version root)
   endif()
 endfunction()
 
+# (Made by _etsb_tree_runtime, rules/private/etsb_deploy.cmake, with the tree's runtime.)
+# What a binary of your own links to run on the tree's runtime (the overlay's
+# @executorch//:runtime and :runtime_without_prim_ops): etsb_tree_runtime,
+# the program loader, every prim op and the 2,000-slot registry, or
+# etsb_tree_runtime_without_prim_ops, the same without the prim ops, for a
+# binary whose generated libraries bring those they select
+# (executorch_generated_lib(... INCLUDE_ALL_PRIM_OPS OFF)); on a board, its
+# objects and link options too.
+function(_etsb_tree_runtime_targets)
+  get_property(registry GLOBAL PROPERTY ETSB_TREE_REGISTRY_SOURCES)
+  add_library(etsb_tree_registry OBJECT EXCLUDE_FROM_ALL ${registry})
+  _etsb_cxx_target(etsb_tree_registry)
+  target_link_libraries(etsb_tree_registry PRIVATE etsb_tree_runtime_core)
+  _etsb_tree_file_names(etsb_tree_registry)
+  get_property(whole GLOBAL PROPERTY ETSB_TREE_WHOLE)
+  get_property(options GLOBAL PROPERTY ETSB_TREE_LINK_OPTIONS)
+  get_property(depends GLOBAL PROPERTY ETSB_TREE_LINK_DEPENDS)
+  foreach(entry "etsb_tree_runtime;etsb_tree_runtime_ops" "etsb_tree_runtime_without_prim_ops;etsb_tree_registry")
+    list(POP_FRONT entry target objects)
+    add_library(${target} INTERFACE)
+    foreach(library IN LISTS objects whole)
+      target_sources(${target} INTERFACE $<TARGET_OBJECTS:${library}>)
+    endforeach()
+    target_link_libraries(${target} INTERFACE etsb_tree_program etsb_tree_runtime_core)
+    target_link_options(${target} INTERFACE ${options})
+    set_property(TARGET ${target} APPEND PROPERTY INTERFACE_LINK_DEPENDS ${depends})
+  endforeach()
+endfunction()
