@@ -71,9 +71,10 @@ EXECUTORCH_CI_CONFIG = "executorch-ci"
 # Every board's compiles: Thumb code, the FPU's calling convention (hard
 # float), newlib-nano's headers (its libraries on the link); newlib has no
 # pread (ExecuTorch's file loader seeks and reads); no note from GCC on every
-# function taking a Span by value (an ABI change of GCC 7).
+# function taking a Span by value (an ABI change of GCC 7); no locks around
+# function-local statics (one core, no threads: the guard code is bytes of flash).
 _BOARD_FLAGS = ("-mthumb", "-mfloat-abi=hard", "--specs=nano.specs")
-_BOARD_COMPILE_FLAGS = ("-DET_HAVE_PREAD=0", "-Wno-psabi")
+_BOARD_COMPILE_FLAGS = ("-DET_HAVE_PREAD=0", "-Wno-psabi", "-fno-threadsafe-statics")
 # A board's RAM kept for the stack and heap (its linker script asserts as much).
 _BOARD_RESERVED_RAM = 64 << 10
 
