@@ -129,6 +129,17 @@ def goal_cell(measured: tuple, goal: tuple[int, int]) -> str:
                      for what, got, limit in (("flash", measured[0], goal[0]), ("RAM", measured[1], goal[1])))
 
 
+def speed_row(board: str, name: str, sides: tuple, problems: list[str]) -> list[str]:
+    """The instructions row of ``name`` on ``board`` (etsb, ExecuTorch's way, portable int8);
+    a missed speed goal is added to ``problems``."""
+    ours, _, portable = sides
+    ratio, goal = speed_cell(ours, portable, SPEED_GOAL.get(name))
+    if goal.startswith("speed missed"):
+        problems.append(f"{board} {name}: the portable int8 path's instructions are {ratio} etsb's, "
+                        f"under {SPEED_GOAL[name]:g}x")
+    return [board, name, *(f"{side[3]:,}" if side and side[3] else "-" for side in sides), ratio, goal]
+
+
 def main() -> int:
     """Export what is missing, build both sides per board, run them under QEMU, write the table."""
     args = parser(__doc__, boards=(str, "cortex-m55", "boards, comma-separated: " + ", ".join(BOARD_ISA)),
@@ -171,12 +182,7 @@ def main() -> int:
             if ours and ours[2] is None or ours and ours[2] > 1.0 + 1e-6:
                 problems.append(f"{board} {name}: etsb's binary does not match its reference")
             goal = GOAL.get(name) if board == "cortex-m55" else None
-            ratio, speed_goal = speed_cell(ours, portable, SPEED_GOAL.get(name))
-            if speed_goal.startswith("speed missed"):
-                problems.append(f"{board} {name}: the portable int8 path's instructions are {ratio} etsb's, "
-                                f"under {SPEED_GOAL[name]:g}x")
-            speed_rows.append([board, name, *(f"{side[3]:,}" if side and side[3] else "-"
-                                              for side in (ours, theirs, portable)), ratio, speed_goal])
+            speed_rows.append(speed_row(board, name, (ours, theirs, portable), problems))
             rows.append([board, name, f"{manifest[f'{isa}/{name}']['pte_size']:,}",
                          *(f"{ours[i]:,}" if ours else "-" for i in (0, 1)),
                          *(f"{theirs[i]:,}" if theirs else "-" for i in (0, 1)),

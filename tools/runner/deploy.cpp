@@ -278,6 +278,23 @@ bool inputs_and_outputs_exist(const MethodMeta& meta) {
 }
 #endif
 
+// Executes the method; on a board, then prints the instructions it took on stderr.
+Error execute(Method& method) {
+#if ETSB_COUNT_INSTRUCTIONS
+  const uint64_t before = etsb_board_instructions();
+  Error executed = method.execute();
+  const uint64_t instructions = etsb_board_instructions() - before;
+  if (executed == Error::Ok) {
+    say(stderr, "instructions: ");
+    say_number(stderr, instructions);
+    say(stderr, "\n");
+  }
+  return executed;
+#else
+  return method.execute();
+#endif
+}
+
 // Runs the program `loader` reads; `whole`, when the program was read at run
 // time, is all of its bytes, checked here once ExecuTorch's verifier accepts them.
 int run(DataLoader& loader, const uint8_t* whole, int count, char** paths) {
@@ -335,19 +352,8 @@ int run(DataLoader& loader, const uint8_t* whole, int count, char** paths) {
 #endif
   if (!method.ok()) return fail("cannot load the method", method.error());
   if (!set_inputs(method.get(), meta.get(), count, paths, planned_pool)) return 1;
-#if ETSB_COUNT_INSTRUCTIONS
-  const uint64_t before = etsb_board_instructions();
-#endif
-  Error executed = method->execute();
-#if ETSB_COUNT_INSTRUCTIONS
-  const uint64_t instructions = etsb_board_instructions() - before;
-#endif
+  Error executed = execute(method.get());
   if (executed != Error::Ok) return fail("the method failed", executed);
-#if ETSB_COUNT_INSTRUCTIONS
-  say(stderr, "instructions: ");
-  say_number(stderr, instructions);
-  say(stderr, "\n");
-#endif
   for (size_t i = 0; i < method->outputs_size(); ++i) print_output(i, method->get_output(i));
   return std::fflush(stdout) == 0 ? 0 : fail("cannot write the outputs");
 }
