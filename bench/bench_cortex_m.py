@@ -14,11 +14,16 @@ int8 path (`quantized_decomposed::` operators around etsb's float kernels, the e
 `--isa portable`), each run under QEMU and checked against its reference (within one
 quantization step); flash (text + data) and RAM (data + bss: everything is static) of each. Goal: DS-CNN on the Cortex-M55 within 96 KB of
 flash and 48 KB of RAM.
+
+Speed: the instructions each binary's inference executes (the deploy runner's `instructions: N`,
+counted under QEMU's -icount shift=0: exact and the same on every run), and the portable int8
+path's over etsb's (CMSIS-NN's). Goal: at least 3x on DS-CNN, on every board.
 """
 
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -39,6 +44,8 @@ PORTABLE = "portable"  # the portable int8 path's programs (export_cortex_m.py -
 ROOT = REPO / "etsb-out" / "bench" / "cortex_m"
 PROGRAMS = ROOT / "models"
 GOAL = {"ds_cnn": (96 * 1024, 48 * 1024)}  # (flash, RAM) on the Cortex-M55
+SPEED_GOAL = {"ds_cnn": 3.0}  # the portable int8 path's instructions over etsb's, on every board
+INSTRUCTIONS = re.compile(r"^instructions: (\d+)$", re.MULTILINE)
 CORTEX_M_YAML = "@executorch//backends/cortex_m:operators.yaml"
 STOCK = ("et_operator_library(\n    name = \"all_cortex_m\",\n    ops_schema_yaml_target = \"{yaml}\",\n)\n\n"
          .format(yaml=CORTEX_M_YAML))
@@ -63,6 +70,14 @@ Arduino keyword-spotting example with CMSIS-NN (Cortex-M33 under Zephyr) 564,664
 RAM; TFLite Micro's micro_speech sketch 151,480 B, TVM's AOT build of it 125,544 B (whole sketches on an
 Arduino Nano 33 BLE); TFLite Micro's framework alone 9,732 B of text on a Cortex-M3.
 """
+SPEED_NOTES = """
+Instructions per inference: what the deploy runner prints on stderr (`instructions: N`), the board's SysTick
+cycles over the method's execution alone (not the program's loading) turned into nanoseconds with the board's
+clock (platforms/cortex_m/startup.cpp), which QEMU's `-icount shift=0` (the boards' emulator command) makes one
+per instruction: exact to one cycle of the clock (31 to 50 instructions), identical on every run. Instructions,
+not cycles: QEMU models no pipeline, caches or wait states, so a real core's time also depends on what each
+instruction costs (MVE and DSP instructions do several multiply-accumulates each).
+"""
 
 
 def export(boards: list[str], models: list[str]) -> dict:
@@ -85,22 +100,44 @@ def flash_and_ram(binary: Path, board: str) -> tuple[int, int]:
     return text + data, data + bss
 
 
-def steps(binary: Path, board: str, key: str, info: dict) -> float | None:
-    """How far the binary's output is from the reference, in quantization steps (None: it failed)."""
+def steps_and_instructions(binary: Path, board: str, key: str, info: dict) -> tuple[float | None, int | None]:
+    """How far the binary's output is from the reference, in quantization steps, and the
+    instructions its inference executed (each None: the run failed)."""
     result = subprocess.run([*PLATFORMS[board].emulator, str(binary)], capture_output=True, text=True, timeout=900,
                             stdin=subprocess.DEVNULL)
     if result.returncode != 0:
-        return None
+        return None, None
     output = read_deploy_output(result.stdout, str(binary))[0]
     got = np.frombuffer(output.data, dtype=np.float32).reshape(output.sizes)
     expected = np.load(PROGRAMS / key / info["outputs"][0]["file"])
-    return float(np.abs(got.astype(np.float64) - expected).max()) / info["quant_step"]
+    counted = INSTRUCTIONS.search(result.stderr)
+    return (float(np.abs(got.astype(np.float64) - expected).max()) / info["quant_step"],
+            int(counted.group(1)) if counted else None)
+
+
+def speed_cell(ours: tuple | None, portable: tuple | None, goal: float | None) -> tuple[str, str]:
+    """The portable int8 path's instructions over etsb's, and whether that meets ``goal``."""
+    if not (ours and portable and ours[3] and portable[3]):
+        return "-", ""
+    ratio = portable[3] / ours[3]
+    return f"{ratio:.2f}x", (f"speed {'met' if ratio >= goal else 'missed'} ({goal:g}x)" if goal else "")
 
 
 def goal_cell(measured: tuple, goal: tuple[int, int]) -> str:
     """Whether flash and RAM are within the goal's, each, and by how much they miss it."""
     return "; ".join(f"{what} {'met' if got <= limit else f'missed by {got - limit:,} B'} ({limit // 1024} KB)"
                      for what, got, limit in (("flash", measured[0], goal[0]), ("RAM", measured[1], goal[1])))
+
+
+def speed_row(board: str, name: str, sides: tuple, problems: list[str]) -> list[str]:
+    """The instructions row of ``name`` on ``board`` (etsb, ExecuTorch's way, portable int8);
+    a missed speed goal is added to ``problems``."""
+    ours, _, portable = sides
+    ratio, goal = speed_cell(ours, portable, SPEED_GOAL.get(name))
+    if goal.startswith("speed missed"):
+        problems.append(f"{board} {name}: the portable int8 path's instructions are {ratio} etsb's, "
+                        f"under {SPEED_GOAL[name]:g}x")
+    return [board, name, *(f"{side[3]:,}" if side and side[3] else "-" for side in sides), ratio, goal]
 
 
 def main() -> int:
@@ -114,7 +151,7 @@ def main() -> int:
     manifest = export(boards, models)
     workspace = ROOT / "ws"
     new_workspace(workspace)
-    env, problems, rows = starlark_env(), [], []
+    env, problems, rows, speed_rows = starlark_env(), [], [], []
     for board in boards:
         isa = BOARD_ISA[board]
         for name in models:
@@ -138,12 +175,14 @@ def main() -> int:
             for name, label in zip(models, labels):
                 binary = workspace / "etsb-out" / "bin" / board.replace("-", "_") / name / side
                 key = f"{PORTABLE if side == PORTABLE else isa}/{name}"
-                measured[(name, side)] = (*flash_and_ram(binary, board), steps(binary, board, key, manifest[key]))
+                measured[(name, side)] = (*flash_and_ram(binary, board),
+                                          *steps_and_instructions(binary, board, key, manifest[key]))
         for name in models:
             ours, theirs, portable = (measured.get((name, side)) for side in ("etsb", "executorch", PORTABLE))
             if ours and ours[2] is None or ours and ours[2] > 1.0 + 1e-6:
                 problems.append(f"{board} {name}: etsb's binary does not match its reference")
             goal = GOAL.get(name) if board == "cortex-m55" else None
+            speed_rows.append(speed_row(board, name, (ours, theirs, portable), problems))
             rows.append([board, name, f"{manifest[f'{isa}/{name}']['pte_size']:,}",
                          *(f"{ours[i]:,}" if ours else "-" for i in (0, 1)),
                          *(f"{theirs[i]:,}" if theirs else "-" for i in (0, 1)),
@@ -156,7 +195,10 @@ def main() -> int:
                       "ExecuTorch's way RAM", "flash ratio", "portable int8 flash", "portable int8 RAM",
                       "etsb matches (steps)", "ExecuTorch's matches (steps)", "portable int8 matches (steps)",
                       "goal"], rows)
-    return finish("bench_cortex_m", "## Flash and RAM per board\n\n" + table + "\n\n" + NOTES, problems)
+    speed = markdown(["board", "model", "etsb instructions", "ExecuTorch's way instructions",
+                      "portable int8 instructions", "portable / etsb", "goal"], speed_rows)
+    return finish("bench_cortex_m", "## Flash and RAM per board\n\n" + table + "\n\n## Instructions per inference\n\n"
+                  + speed + "\n\n" + NOTES + SPEED_NOTES, problems)
 
 
 if __name__ == "__main__":

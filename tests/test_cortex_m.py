@@ -13,6 +13,7 @@ errors."""
 
 from __future__ import annotations
 
+import re
 import shutil
 import subprocess
 from pathlib import Path
@@ -105,6 +106,27 @@ def test_a_cnn_and_a_transformer_run_on_the_board_as_torch_does(workspace, model
     assert_deploy_matches_torch(model, result.stdout)
 
 
+def instructions(result: subprocess.CompletedProcess) -> int:
+    """The instructions per inference a board run printed on stderr (`instructions: N`, once)."""
+    assert result.returncode == 0, result.stdout + result.stderr
+    counts = re.findall(r"^instructions: (\d+)$", result.stderr, re.MULTILINE)
+    assert len(counts) == 1, result.stderr
+    return int(counts[0])
+
+
+def test_the_instructions_per_inference_are_printed_and_the_same_on_every_run(workspace):
+    """Under QEMU's -icount shift=0 (the board's emulator command) the deploy
+    runner's count of the method's instructions is exact: two runs of the same
+    binary give the same positive count, the CNN's more than the MLP's; the
+    outputs on stdout stay what the reader parses."""
+    mlp = workspace / "etsb-out" / "bin" / "models" / "mlp"
+    first, second = (on_board(mlp, cwd=workspace) for _ in range(2))
+    assert instructions(first) == instructions(second) > 1000, first.stderr
+    assert_deploy_matches_torch("mlp", first.stdout)
+    cnn = on_board(workspace / "etsb-out" / "bin" / "cnn" / "cnn", cwd=workspace)
+    assert instructions(cnn) > instructions(first), (cnn.stderr, first.stderr)
+
+
 def test_program_and_inputs_from_the_host_files(workspace, tmp_path):
     """The deploy runner reads the program and its input through semihosting."""
     raw = tmp_path / "input.bin"
@@ -142,6 +164,7 @@ def test_etsb_run_takes_npy_files_and_writes_npy_outputs(workspace, tmp_path):
     assert_outputs_match(expected, tmp_path / "out", "mlp on cortex-m55 through etsb run")
     printed = etsb("run", *FLAGS, "//models:mlp", cwd=workspace)
     assert printed.returncode == 0 and printed.stdout.startswith("output 0: Float [2, 4]\n"), printed.stderr
+    assert re.search(r"^instructions: [1-9]\d*$", printed.stderr, re.MULTILINE), printed.stderr
 
 
 def test_a_program_too_large_for_the_board_fails_the_build_naming_the_budget(workspace):

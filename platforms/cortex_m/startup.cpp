@@ -4,7 +4,8 @@
 // is their memories, which it takes from the linker script's symbols
 // (sections.ld, after the board's <board>.ld). The vector table, a reset
 // handler that prepares the C++ runtime and calls main(argc, argv), and a
-// fault handler that ends the run with a status instead of hanging. Input
+// fault handler that ends the run with a status instead of hanging, and the
+// core's clock counted from reset (SysTick, etsb_board_instructions). Input
 // and output go through Arm semihosting (syscalls.cpp): QEMU's
 // `-semihosting-config enable=on` lets the program use the host's stdout,
 // stderr and files, and exit() ends QEMU with the program's status.
@@ -16,6 +17,8 @@
 extern "C" {
 // From the linker script (sections.ld): .data's image and place, .bss, the stack's top.
 extern uint32_t __data_load__, __data_start__, __data_end__, __bss_start__, __bss_end__, __StackTop;
+// From the board's <board>.ld: the frequency of the core's clock as QEMU models the board (its address is the value).
+extern char __etsb_core_clock_hz[];
 // newlib: runs the static constructors. syscalls.cpp: stdin, stdout and stderr
 // as the host's console, over semihosting.
 void __libc_init_array(void);
@@ -30,6 +33,8 @@ void* __dso_handle = nullptr;
 
 [[noreturn]] void Reset_Handler(void);
 [[noreturn]] void Fault_Handler(void);
+void SysTick_Handler(void);
+uint64_t etsb_board_instructions(void);
 }
 
 // The program's main, under a name of its own: C++ forbids calling main itself.
@@ -83,7 +88,53 @@ int split_command_line() {
   return argc;
 }
 
+// SysTick (the same registers on every Armv7-M and Armv8-M core): it counts
+// the core's clock down from its largest reload, 2^24 - 1, and its exception
+// counts the wraps.
+constexpr uintptr_t kSysTickControl = 0xE000E010;
+constexpr uintptr_t kSysTickReload = 0xE000E014;
+constexpr uintptr_t kSysTickCurrent = 0xE000E018;
+constexpr uintptr_t kInterruptControl = 0xE000ED04;  // ICSR
+constexpr uint32_t kSysTickPeriod = 1u << 24;
+constexpr uint32_t kSysTickPending = 1u << 26;  // ICSR.PENDSTSET
+// Enabled, its exception on each wrap, counting the processor's clock.
+constexpr uint32_t kSysTickOn = 0x7;
+volatile uint32_t sys_tick_wraps;
+
+volatile uint32_t& reg(uintptr_t address) { return *reinterpret_cast<volatile uint32_t*>(address); }
+
+void start_sys_tick() {
+  reg(kSysTickReload) = kSysTickPeriod - 1;
+  reg(kSysTickCurrent) = 0;
+  reg(kSysTickControl) = kSysTickOn;
+}
+
 }  // namespace
+
+void SysTick_Handler(void) {
+  sys_tick_wraps = sys_tick_wraps + 1;
+}
+
+// The core's clock cycles since reset, as nanoseconds of the board's clock:
+// under QEMU's `-icount shift=0` (the boards' emulator command,
+// driver/platforms.py), whose virtual clock advances 1 ns for each
+// instruction, the instructions executed since reset (to within one cycle:
+// 40 instructions at the AN386's 25 MHz, 50 at the AN505's 20 MHz, 31.25 at
+// the AN547's 32 MHz). Deterministic: the same program and inputs give the same count.
+uint64_t etsb_board_instructions(void) {
+  __asm volatile("cpsid i" ::: "memory");
+  uint32_t wraps = sys_tick_wraps;
+  uint32_t current = reg(kSysTickCurrent);
+  if ((reg(kInterruptControl) & kSysTickPending) != 0) {
+    // It wrapped and its exception waits: read after the wrap, and count it.
+    current = reg(kSysTickCurrent);
+    ++wraps;
+  }
+  __asm volatile("cpsie i" ::: "memory");
+  uint64_t cycles = static_cast<uint64_t>(wraps) * kSysTickPeriod + (kSysTickPeriod - 1 - current);
+  const uint64_t hz = reinterpret_cast<uintptr_t>(__etsb_core_clock_hz);
+  return cycles * 1000000000u / hz;
+}
 
 void Reset_Handler(void) {
   // Full access to the FPU (and the Cortex-M55's MVE): coprocessors 10 and
@@ -94,6 +145,7 @@ void Reset_Handler(void) {
   std::memcpy(&__data_start__, &__data_load__,
               reinterpret_cast<char*>(&__data_end__) - reinterpret_cast<char*>(&__data_start__));
   std::memset(&__bss_start__, 0, reinterpret_cast<char*>(&__bss_end__) - reinterpret_cast<char*>(&__bss_start__));
+  start_sys_tick();
   etsb_open_console();
   __libc_init_array();
   int argc = split_command_line();
@@ -114,8 +166,12 @@ using Handler = void (*)(void);
 
 // The vector table: initial stack pointer, reset, then the faults (NMI,
 // HardFault, MemManage, BusFault, UsageFault, and SecureFault on Armv8-M;
-// reserved on the Cortex-M4). No interrupt is enabled, so the table ends there.
-extern "C" __attribute__((section(".vectors"), used)) const Handler etsb_vectors[8] = {
+// reserved on the Cortex-M4), the unused system exceptions (reserved,
+// SVCall, DebugMonitor, PendSV), then SysTick's. No other interrupt is
+// enabled, so the table ends there.
+extern "C" __attribute__((section(".vectors"), used)) const Handler etsb_vectors[16] = {
     reinterpret_cast<Handler>(&__StackTop), Reset_Handler, Fault_Handler, Fault_Handler,
     Fault_Handler, Fault_Handler, Fault_Handler, Fault_Handler,
+    nullptr, nullptr, nullptr, Fault_Handler,
+    Fault_Handler, nullptr, Fault_Handler, SysTick_Handler,
 };

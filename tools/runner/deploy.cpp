@@ -14,6 +14,11 @@
 // followed by its bytes in hexadecimal, 32 to a line: exact, and printed
 // without a float formatter (which would cost more than the runner itself).
 //
+// On a board (an M-profile core: platforms/cortex_m), the instructions the
+// method's execution took are printed on stderr as `instructions: N`: the
+// board's clock cycles in nanoseconds, which QEMU's `-icount shift=0` (the
+// boards' emulator command) makes one per instruction (startup.cpp).
+//
 // Memory is static: the method's allocator, its planned buffers and kernels'
 // scratch each come from an array of the generated deploy source
 // (`etsb deploy-source`), sized from the program when the binary was built.
@@ -64,6 +69,14 @@ using executorch::runtime::Span;
 namespace etsb {
 Error register_model_kernels();
 }
+
+#if defined(__ARM_ARCH_PROFILE) && __ARM_ARCH_PROFILE == 'M'
+#define ETSB_COUNT_INSTRUCTIONS 1
+// platforms/cortex_m/startup.cpp: the instructions executed since reset, under QEMU's -icount shift=0.
+extern "C" uint64_t etsb_board_instructions(void);
+#else
+#define ETSB_COUNT_INSTRUCTIONS 0
+#endif
 
 namespace {
 
@@ -265,6 +278,23 @@ bool inputs_and_outputs_exist(const MethodMeta& meta) {
 }
 #endif
 
+// Executes the method; on a board, then prints the instructions it took on stderr.
+Error execute(Method& method) {
+#if ETSB_COUNT_INSTRUCTIONS
+  const uint64_t before = etsb_board_instructions();
+  Error executed = method.execute();
+  const uint64_t instructions = etsb_board_instructions() - before;
+  if (executed == Error::Ok) {
+    say(stderr, "instructions: ");
+    say_number(stderr, instructions);
+    say(stderr, "\n");
+  }
+  return executed;
+#else
+  return method.execute();
+#endif
+}
+
 // Runs the program `loader` reads; `whole`, when the program was read at run
 // time, is all of its bytes, checked here once ExecuTorch's verifier accepts them.
 int run(DataLoader& loader, const uint8_t* whole, int count, char** paths) {
@@ -322,7 +352,7 @@ int run(DataLoader& loader, const uint8_t* whole, int count, char** paths) {
 #endif
   if (!method.ok()) return fail("cannot load the method", method.error());
   if (!set_inputs(method.get(), meta.get(), count, paths, planned_pool)) return 1;
-  Error executed = method->execute();
+  Error executed = execute(method.get());
   if (executed != Error::Ok) return fail("the method failed", executed);
   for (size_t i = 0; i < method->outputs_size(); ++i) print_output(i, method->get_output(i));
   return std::fflush(stdout) == 0 ? 0 : fail("cannot write the outputs");

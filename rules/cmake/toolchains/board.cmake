@@ -19,7 +19,7 @@
 # always link the deploy runner and print through semihosting;
 # CMAKE_CROSSCOMPILING_EMULATOR (set by etsb's rules from the platform's row)
 # runs them under QEMU, e.g. for the Cortex-M55:
-#   qemu-system-arm -M mps3-an547 -display none -monitor none -serial none \
+#   qemu-system-arm -M mps3-an547 -icount shift=0 -display none -monitor none -serial none \
 #     -semihosting-config enable=on,target=native -kernel <binary> [-append "<arguments>"]
 # Another prefix: -DETSB_CROSS_PREFIX=...
 set(CMAKE_SYSTEM_NAME Generic)

@@ -99,8 +99,11 @@ def _board(name: str, cpu: str, machine: str, doc: str, cpu_flags: tuple[str, ..
         hosted=False, board=board,
         flash_bytes=flash_bytes, ram_bytes=ram_bytes, ram_reserved_bytes=_BOARD_RESERVED_RAM,
         # No display, monitor or serial port: the program's stdio is semihosting's,
-        # on QEMU's stdout and stderr, and QEMU exits with its status.
-        emulator=("qemu-system-arm", "-M", machine, "-display", "none", "-monitor", "none",
+        # on QEMU's stdout and stderr, and QEMU exits with its status. The virtual
+        # clock counts instructions (1 ns each: -icount shift=0), so that the deploy
+        # runner's count of them (SysTick's cycles, platforms/cortex_m/startup.cpp) is
+        # exact and the same on every run; no slower here than QEMU's real-time clock.
+        emulator=("qemu-system-arm", "-M", machine, "-icount", "shift=0", "-display", "none", "-monitor", "none",
                   "-serial", "none", "-semihosting-config", "enable=on,target=native", "-kernel"))
 
 
