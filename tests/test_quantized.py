@@ -226,17 +226,19 @@ def user_workspace(tmp_path: Path, model: str, call: str) -> Path:
 @pytest.mark.build
 @pytest.mark.parametrize("model", UNDELEGATED)
 def test_a_two_line_build_file_outside_the_checkout_builds_the_model(model, tmp_path):
-    root = user_workspace(tmp_path, model, 'et_model_binary(name = "bin", model = "m.pte", '
-                          'custom_ops_yaml_target = "@etsb//kernels/quantized:quantized.yaml", kernel_deps = '
-                          '["@etsb//kernels/quantized:kernels", "@etsb//kernels/portable:kernels"])')
+    """No library named: the catalogue takes etsb's quantized kernels for the quantized operators, and says so."""
+    root = user_workspace(tmp_path, model, 'et_model_binary(name = "bin", model = "m.pte")')
     result = etsb("build", "//:bin", cwd=root)
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+    assert "etsb: @etsb//kernels/quantized:kernels serves quantized_decomposed::" in result.stdout + result.stderr
     assert_within_one_step(root / "etsb-out" / "bin" / "bin", model, tmp_path / "out")
 
 
 @pytest.mark.build
 def test_a_model_without_the_quantized_yaml_fails_naming_the_operator(tmp_path):
-    root = user_workspace(tmp_path, "cnn_int8", 'et_model_binary(name = "bin", model = "m.pte")')
+    # Named libraries win over the catalogue (which would take etsb's quantized kernels by itself).
+    root = user_workspace(tmp_path, "cnn_int8", 'et_model_binary(name = "bin", model = "m.pte", '
+                                                'kernel_deps = ["@etsb//kernels/portable:kernels"])')
     result = etsb("build", "//:bin", cwd=root)
     assert result.returncode != 0
     output = result.stdout + result.stderr
