@@ -137,32 +137,43 @@ def test_a_program_lowered_for_another_core_is_refused_when_its_registration_com
 
 # -- built: the Cortex-M55 ---------------------------------------------------------------------
 
-@pytest.fixture(scope="module")
-def board(tmp_path_factory) -> Path:
-    """The four architectures lowered for Helium, embedded with their inputs,
-    built for the Cortex-M55 in the size configuration; and ds_cnn read from files."""
-    root = new_workspace(tmp_path_factory.mktemp("cortex_m_kernels") / "board")
+def board_workspace(root: Path, platform: str, isa: str, extra: str = "", labels: tuple[str, ...] = ()) -> Path:
+    """The four architectures lowered for ``isa``, embedded with their inputs, built in ``root``
+    for the board ``platform`` in the size configuration (with ``extra`` in ds_cnn's BUILD file
+    and ``labels`` built too)."""
+    new_workspace(root)
     for name in ARCHITECTURES:
-        package(root, "mve", name, EMBEDDED)
-    # and ds_cnn read from the host's files: two lines (and the runtime a board has)
-    (root / "ds_cnn" / "BUILD").write_text(EMBEDDED.format(name="ds_cnn") + '\net_model_binary(name = "ds_cnn_file", '
-                                           'model = "ds_cnn.pte", runtime = "static")\n')
-    result = etsb("build", "--executorch-root", str(TREE), "--platform=cortex-m55", "--config=size",
-                  *(f"//{name}:{name}" for name in ARCHITECTURES), "//ds_cnn:ds_cnn_file", cwd=root)
+        package(root, isa, name, EMBEDDED + (extra if name == "ds_cnn" else ""))
+    result = etsb("build", "--executorch-root", str(TREE), f"--platform={platform}", "--config=size",
+                  *(f"//{name}:{name}" for name in ARCHITECTURES), *labels, cwd=root)
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
     return root
+
+
+def run_on(platform: str, root: Path, name: str) -> np.ndarray:
+    """Architecture ``name``'s binary run on ``platform``'s board under QEMU; its output."""
+    result = subprocess.run([*PLATFORMS[platform].emulator, str(root / "etsb-out" / "bin" / name / name)],
+                            capture_output=True, text=True, timeout=300, stdin=subprocess.DEVNULL, cwd=root)
+    assert result.returncode == 0, result.stdout[-2000:] + result.stderr[-2000:]
+    return deploy_outputs(result.stdout)[0]
+
+
+@pytest.fixture(scope="module")
+def board(tmp_path_factory) -> Path:
+    """The architectures lowered for Helium on the Cortex-M55; and ds_cnn read from the host's
+    files (two lines and the runtime a board has)."""
+    return board_workspace(tmp_path_factory.mktemp("cortex_m_kernels") / "board", "cortex-m55", "mve",
+                           '\net_model_binary(name = "ds_cnn_file", model = "ds_cnn.pte", runtime = "static")\n',
+                           ("//ds_cnn:ds_cnn_file",))
 
 
 @pytest.mark.build
 @pytest.mark.tree
 @pytest.mark.parametrize("name", ARCHITECTURES)
 def test_each_architecture_runs_on_the_cortex_m55_with_helium(board, name):
-    binary = board / "etsb-out" / "bin" / name / name
-    result = subprocess.run([*M55.emulator, str(binary)], capture_output=True, text=True, timeout=300,
-                            stdin=subprocess.DEVNULL, cwd=board)
-    assert result.returncode == 0, result.stdout[-2000:] + result.stderr[-2000:]
-    within_one_step(f"mve/{name}", deploy_outputs(result.stdout)[0])
-    sizes = subprocess.run([M55.size, str(binary)], capture_output=True, text=True, check=True).stdout
+    within_one_step(f"mve/{name}", run_on("cortex-m55", board, name))
+    sizes = subprocess.run([M55.size, str(board / "etsb-out" / "bin" / name / name)], capture_output=True, text=True,
+                           check=True).stdout
     text, data, bss = (int(word) for word in sizes.splitlines()[1].split()[:3])
     SUMMARY_LINES.append(f"cortex-m55 {name} int8 (CMSIS-NN, embedded, size config): flash {text + data:,} B, "
                          f"static RAM {data + bss:,} B")
@@ -170,26 +181,15 @@ def test_each_architecture_runs_on_the_cortex_m55_with_helium(board, name):
 
 @pytest.fixture(scope="module")
 def dsp_board(tmp_path_factory) -> Path:
-    """The four architectures lowered for the DSP extension, embedded, two lines and the runtime a
-    board has, built for the Cortex-M33 in the size configuration."""
-    root = new_workspace(tmp_path_factory.mktemp("cortex_m_kernels") / "dsp")
-    for name in ARCHITECTURES:
-        package(root, "dsp", name, EMBEDDED)
-    result = etsb("build", "--executorch-root", str(TREE), f"--platform={DSP_BOARD}", "--config=size",
-                  *(f"//{name}:{name}" for name in ARCHITECTURES), cwd=root)
-    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
-    return root
+    """The architectures lowered for the DSP extension on the Cortex-M33."""
+    return board_workspace(tmp_path_factory.mktemp("cortex_m_kernels") / "dsp", DSP_BOARD, "dsp")
 
 
 @pytest.mark.build
 @pytest.mark.tree
 @pytest.mark.parametrize("name", ARCHITECTURES)
 def test_each_architecture_runs_on_a_dsp_core(dsp_board, name):
-    binary = dsp_board / "etsb-out" / "bin" / name / name
-    result = subprocess.run([*PLATFORMS[DSP_BOARD].emulator, str(binary)], capture_output=True, text=True,
-                            timeout=300, stdin=subprocess.DEVNULL, cwd=dsp_board)
-    assert result.returncode == 0, result.stdout[-2000:] + result.stderr[-2000:]
-    within_one_step(f"dsp/{name}", deploy_outputs(result.stdout)[0])
+    within_one_step(f"dsp/{name}", run_on(DSP_BOARD, dsp_board, name))
 
 
 @pytest.mark.build
