@@ -41,6 +41,7 @@
 
 #include "program_check.h"
 #endif
+#include "layout.h"
 #include <executorch/runtime/core/evalue.h>
 #include <executorch/runtime/core/hierarchical_allocator.h>
 #include <executorch/runtime/core/memory_allocator.h>
@@ -142,11 +143,10 @@ void print_output(size_t index, const EValue& value) {
     say_number(stdout, static_cast<unsigned long long>(tensor.size(d)));
   }
   say(stdout, "], ");
-  // A dim order other than row-major is said: the bytes follow it.
+  // A channels-last dim order is said: the bytes follow it (layout.h: any other
+  // dim order's data is row-major, as ExecuTorch's kernels write it).
   auto order = tensor.dim_order();
-  bool row_major = true;
-  for (size_t d = 0; d < order.size(); ++d) row_major = row_major && order[d] == d;
-  if (!row_major) {
+  if (etsb_layout::is_channels_last(order.data(), order.size())) {
     say(stdout, "dim order [");
     for (size_t d = 0; d < order.size(); ++d) {
       if (d > 0) say(stdout, ", ");

@@ -109,7 +109,7 @@ inline bool read_input(const std::string& path, const executorch::runtime::Tenso
   if (order.size() != header.dims || !etsb_layout::is_permutation(order.data(), order.size()))
     return why = "the method's dim order for it is not a permutation of its dimensions", false;
   for (size_t i = 0; i < header.dims; ++i) array.dim_order[i] = order[i];
-  if (!etsb_layout::is_row_major(order.data(), order.size())) {
+  if (etsb_layout::is_channels_last(order.data(), order.size())) {
     std::vector<uint8_t> row_major(std::move(array.data));
     array.data.assign(row_major.size(), 0);
     etsb_layout::copy_between(header.sizes, array.dim_order, header.dims, header.dtype->size, row_major.data(),
@@ -155,9 +155,8 @@ inline bool write_output(const executorch::runtime::EValue& output, const std::s
     int32_t sizes[etsb_npy::kMaxDims];
     std::copy(tensor.sizes().begin(), tensor.sizes().end(), sizes);
     auto order = tensor.dim_order();
-    if (order.size() == static_cast<size_t>(tensor.dim()) && etsb_layout::is_permutation(order.data(), order.size()) &&
-        !etsb_layout::is_row_major(order.data(), order.size())) {
-      // A channels-last output (or any other dim order) is written row-major, as .npy keeps arrays.
+    if (order.size() == static_cast<size_t>(tensor.dim()) && etsb_layout::is_channels_last(order.data(), order.size())) {
+      // A channels-last output is written row-major, as .npy keeps arrays.
       std::vector<uint8_t> row_major(tensor.nbytes());
       etsb_layout::copy_between(sizes, order.data(), order.size(), dtype->size, row_major.data(),
                                 static_cast<uint8_t*>(const_cast<void*>(tensor.const_data_ptr())), false);

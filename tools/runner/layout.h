@@ -14,6 +14,18 @@ namespace etsb_layout {
 
 constexpr size_t kMaxLayoutDims = 16;
 
+// Whether `dim_order` (of `dims` entries) is channels-last: 0, 2, 3, ..., dims-1, 1
+// (at least 3 dims). ExecuTorch's kernels know two layouts, row-major and this one
+// (its dim_order_util.h): a kernel writes any other dim order's data row-major
+// (nonzero's output is labelled {1, 0}), so only this one is a layout to undo.
+template <typename Order>
+inline bool is_channels_last(const Order* dim_order, size_t dims) {
+  if (dims < 3 || static_cast<size_t>(dim_order[0]) != 0 || static_cast<size_t>(dim_order[dims - 1]) != 1) return false;
+  for (size_t i = 1; i + 1 < dims; ++i)
+    if (static_cast<size_t>(dim_order[i]) != i + 1) return false;
+  return true;
+}
+
 // Whether `dim_order` (of `dims` entries) is 0, 1, ..., dims-1: row-major.
 template <typename Order>
 inline bool is_row_major(const Order* dim_order, size_t dims) {

@@ -50,14 +50,22 @@ def from_dim_order(data: bytes, sizes: Sequence[int], dim_order: Sequence[int], 
     return b"".join(data[offset * itemsize:(offset + 1) * itemsize] for offset in _element_offsets(sizes, dim_order))
 
 
+def is_channels_last(dim_order: Sequence[int]) -> bool:
+    """Whether ``dim_order`` is channels-last (0, 2, 3, ..., 1; 3 dimensions or more): the one
+    layout besides row-major that ExecuTorch's kernels read and write (a tensor labelled with
+    any other dim order, as nonzero's output is, holds row-major data)."""
+    return len(dim_order) >= 3 and list(dim_order) == [0, *range(2, len(dim_order)), 1]
+
+
 def method_inputs_bytes(method: MethodMemory, datas: Sequence[bytes], origin: str) -> list[bytes]:
     """The row-major ``datas`` of ``method``'s tensor inputs (checked against
-    it already) as the method takes them, each in its dim order; a dim order
-    that is not a permutation is a UserError naming ``origin``, the program."""
+    it already) as the method takes them: channels-last where its dim order is;
+    a dim order that is not a permutation is a UserError naming ``origin``, the program."""
     placed = []
     for index, (tensor, data) in enumerate(zip(method.inputs, datas)):
         if tensor is not None and tensor.dim_order:
             check_dim_order(tensor.dim_order, tensor.sizes, f"{origin}: input {index} of method '{method.name}'")
+        if tensor is not None and is_channels_last(tensor.dim_order):
             data = to_dim_order(data, tensor.sizes, tensor.dim_order, SCALAR_TYPE_BYTES[tensor.dtype])
         placed.append(bytes(data))
     return placed
