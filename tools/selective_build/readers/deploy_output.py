@@ -1,6 +1,6 @@
 """What a deploy binary printed (tools/runner/deploy.cpp): per output a line
 ``output I: dtype D, sizes [S, ...], N bytes`` (with ``dim order [D, ...], ``
-before the count when the tensor is not row-major) and its bytes in
+before the count when the tensor is channels-last) and its bytes in
 hexadecimal, read back into values (row-major), with a malformed line named
 by its number."""
 
