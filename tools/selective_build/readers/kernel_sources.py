@@ -87,6 +87,12 @@ class KernelSources:
                     operators.setdefault(name, set()).add(operator)
         return {name: tuple(sorted(ops)) for name, ops in sorted(operators.items())}
 
+    def may_share_namespace(self, sources: Sequence[str]) -> bool:
+        """Whether functions of one name in ``sources`` may be the same function: the sources
+        open a namespace in common, or one opens none this reading sees (then they may)."""
+        opened = [self.namespaces.get(source, frozenset()) for source in sources]
+        return not all(opened) or bool(frozenset.intersection(*opened))
+
     def serving(self, kernels: Iterable[tuple[str, str, Location | None]]) -> dict[str, tuple[str, ...]]:
         """The operators of ``kernels`` ((operator, C++ kernel name, place)
         triples) each named library serves (the first defining its kernel),
@@ -161,8 +167,7 @@ class KernelSources:
             takers = {}
             for operator, function in picks[source]:
                 taker = next((other for other in later if function in defined_in.get(other, ())
-                              and self.namespaces.get(other, frozenset()) & self.namespaces.get(source, frozenset())),
-                             None)
+                              and self.may_share_namespace((other, source))), None)
                 if taker is None:
                     break
                 takers[(operator, function)] = taker
@@ -188,8 +193,7 @@ class KernelSources:
         for function, sources in sorted(by_function.items()):
             places = {self.library_of.get(source, _NO_LIBRARY) for source in sources}
             # Functions of one name in different namespaces are different functions.
-            shared = set.intersection(*(set(self.namespaces.get(source, ())) for source in sources))
-            if len(sources) > 1 and len(places) > 1 and shared:
+            if len(sources) > 1 and len(places) > 1 and self.may_share_namespace(sources):
                 taken = ", ".join(f"{source} (for {chosen_for.get(source, 'a kernel it calls')})"
                                   for source in sorted(sources))
                 problems.append(Problem(
