@@ -253,3 +253,18 @@ def test_without_a_tree_a_cortex_m_program_is_refused_naming_the_library(tmp_pat
     assert "cortex_m::quantized_conv2d.out: no kernel yaml entry" in result.stderr
     assert "backends/cortex_m (@executorch//backends/cortex_m:kernels" in result.stderr
     assert "Traceback" not in result.stderr
+
+
+@pytest.mark.tree
+def test_a_cmsis_nn_root_that_is_not_a_directory_is_named_where_a_label_needs_it(tmp_path, monkeypatch):
+    """$CMSIS_NN_ROOT naming no directory: @cmsis_nn is not a repository of the build, and the
+    reason a label naming it fails says which path, from where."""
+    from selective_build.driver.workspace import Workspace
+
+    monkeypatch.setenv("CMSIS_NN_ROOT", str(tmp_path / "nowhere"))
+    workspace = Workspace(str(tmp_path), "", {}, str(TREE))
+    assert "cmsis_nn" not in [r.name for r in workspace.repositories()]
+    assert workspace.missing_repositories()["cmsis_nn"] == (
+        f"the CMSIS-NN source tree given ({tmp_path / 'nowhere'}, from CMSIS_NN_ROOT) is not a directory")
+    monkeypatch.delenv("CMSIS_NN_ROOT")
+    assert "cmsis_nn" in [r.name for r in Workspace(str(tmp_path), "", {}, str(TREE)).repositories()]
