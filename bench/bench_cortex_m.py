@@ -16,7 +16,9 @@ quantization step); flash (text + data) and RAM (data + bss: everything is stati
 flash and 48 KB of RAM.
 
 Speed: the instructions each binary's inference executes (the deploy runner's `instructions: N`,
-counted under QEMU's -icount shift=0: exact and the same on every run), and the portable int8
+counted under QEMU's -icount shift=0: exact and the same on every run; the binaries are built a
+second time for it, with `--define etsb_count_instructions=yes`, since the counter costs about
+200 bytes of flash that shipped binaries do not carry), and the portable int8
 path's over etsb's (CMSIS-NN's). Goal: at least 3x on DS-CNN, on every board.
 """
 
@@ -45,6 +47,8 @@ ROOT = REPO / "etsb-out" / "bench" / "cortex_m"
 PROGRAMS = ROOT / "models"
 GOAL = {"ds_cnn": (96 * 1024, 48 * 1024)}  # (flash, RAM) on the Cortex-M55
 SPEED_GOAL = {"ds_cnn": 3.0}  # the portable int8 path's instructions over etsb's, on every board
+# What makes a board binary count its instructions (rules/BUILD's count_instructions).
+COUNT_INSTRUCTIONS = "etsb_count_instructions=yes"
 INSTRUCTIONS = re.compile(r"^instructions: (\d+)$", re.MULTILINE)
 CORTEX_M_YAML = "@executorch//backends/cortex_m:operators.yaml"
 STOCK = ("et_operator_library(\n    name = \"all_cortex_m\",\n    ops_schema_yaml_target = \"{yaml}\",\n)\n\n"
@@ -71,7 +75,9 @@ RAM; TFLite Micro's micro_speech sketch 151,480 B, TVM's AOT build of it 125,544
 Arduino Nano 33 BLE); TFLite Micro's framework alone 9,732 B of text on a Cortex-M3.
 """
 SPEED_NOTES = """
-Instructions per inference: what the deploy runner prints on stderr (`instructions: N`), the board's SysTick
+Instructions per inference: what the deploy runner of the same binary built to count them
+(`--define etsb_count_instructions=yes`; the flash and RAM above are without it) prints on stderr
+(`instructions: N`), the board's SysTick
 cycles over the method's execution alone (not the program's loading) turned into nanoseconds with the board's
 clock (platforms/cortex_m/startup.cpp), which QEMU's `-icount shift=0` (the boards' emulator command) makes one
 per instruction: exact to one cycle of the clock (31 to 50 instructions), identical on every run. Instructions,
@@ -140,6 +146,24 @@ def speed_row(board: str, name: str, sides: tuple, problems: list[str]) -> list[
     return [board, name, *(f"{side[3]:,}" if side and side[3] else "-" for side in sides), ratio, goal]
 
 
+def measure_side(workspace: Path, env: dict, board: str, side: str, config: str, models: list[str],
+                 manifest: dict) -> dict:
+    """One side's binaries of ``models`` on ``board``: (model, side) -> (flash, RAM, steps, instructions).
+    Flash and RAM as shipped; then the same binaries built to count their instructions, run."""
+    package = board.replace("-", "_")
+    labels = [f"//{package}/{name}:{side}" for name in models]
+    binaries = {name: workspace / "etsb-out" / "bin" / package / name / side for name in models}
+    build = ("--executorch-root", str(TREE), f"--platform={board}", f"--config={config}")
+    etsb_build(workspace, labels, env, *build)
+    sizes = {name: flash_and_ram(binary, board) for name, binary in binaries.items()}
+    etsb_build(workspace, labels, env, *build, "--define", COUNT_INSTRUCTIONS)
+    measured = {}
+    for name, binary in binaries.items():
+        key = f"{PORTABLE if side == PORTABLE else BOARD_ISA[board]}/{name}"
+        measured[(name, side)] = (*sizes[name], *steps_and_instructions(binary, board, key, manifest[key]))
+    return measured
+
+
 def main() -> int:
     """Export what is missing, build both sides per board, run them under QEMU, write the table."""
     args = parser(__doc__, boards=(str, "cortex-m55", "boards, comma-separated: " + ", ".join(BOARD_ISA)),
@@ -163,20 +187,12 @@ def main() -> int:
                 STOCK + model_target("executorch", f"{name}.pte", *STOCK_ATTRIBUTES),
                 model_target(PORTABLE, f"portable_{name}.pte", 'runtime = "static",', "embed_model = True,",
                              'inputs = ["portable_forward.input_0.npy"],')])
-        labels = [f"//{board.replace('-', '_')}/{name}:" for name in models]
         measured = {}
         for side, config in (("etsb", SIZE_CONFIG), ("executorch", EXECUTORCH_CI_CONFIG), (PORTABLE, SIZE_CONFIG)):
             try:
-                etsb_build(workspace, [label + side for label in labels], env, "--executorch-root", str(TREE),
-                           f"--platform={board}", f"--config={config}")
+                measured.update(measure_side(workspace, env, board, side, config, models, manifest))
             except BuildFailed as failure:
                 problems.append(f"{board} {side}: {failure}")
-                continue
-            for name, label in zip(models, labels):
-                binary = workspace / "etsb-out" / "bin" / board.replace("-", "_") / name / side
-                key = f"{PORTABLE if side == PORTABLE else isa}/{name}"
-                measured[(name, side)] = (*flash_and_ram(binary, board),
-                                          *steps_and_instructions(binary, board, key, manifest[key]))
         for name in models:
             ours, theirs, portable = (measured.get((name, side)) for side in ("etsb", "executorch", PORTABLE))
             if ours and ours[2] is None or ours and ours[2] > 1.0 + 1e-6:

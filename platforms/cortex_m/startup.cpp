@@ -4,8 +4,10 @@
 // is their memories, which it takes from the linker script's symbols
 // (sections.ld, after the board's <board>.ld). The vector table, a reset
 // handler that prepares the C++ runtime and calls main(argc, argv), and a
-// fault handler that ends the run with a status instead of hanging, and the
-// core's clock counted from reset (SysTick, etsb_board_instructions). Input
+// fault handler that ends the run with a status instead of hanging, and, when
+// built to count instructions (ETSB_COUNT_INSTRUCTIONS=1: rules/BUILD's
+// count_instructions), the core's clock counted from reset (SysTick,
+// etsb_board_instructions). Input
 // and output go through Arm semihosting (syscalls.cpp): QEMU's
 // `-semihosting-config enable=on` lets the program use the host's stdout,
 // stderr and files, and exit() ends QEMU with the program's status.
@@ -13,6 +15,10 @@
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
+
+#ifndef ETSB_COUNT_INSTRUCTIONS
+#define ETSB_COUNT_INSTRUCTIONS 0
+#endif
 
 extern "C" {
 // From the linker script (sections.ld): .data's image and place, .bss, the stack's top.
@@ -33,8 +39,10 @@ void* __dso_handle = nullptr;
 
 [[noreturn]] void Reset_Handler(void);
 [[noreturn]] void Fault_Handler(void);
+#if ETSB_COUNT_INSTRUCTIONS
 void SysTick_Handler(void);
 uint64_t etsb_board_instructions(void);
+#endif
 }
 
 // The program's main, under a name of its own: C++ forbids calling main itself.
@@ -88,6 +96,7 @@ int split_command_line() {
   return argc;
 }
 
+#if ETSB_COUNT_INSTRUCTIONS
 // SysTick (the same registers on every Armv7-M and Armv8-M core): it counts
 // the core's clock down from its largest reload, 2^24 - 1, and its exception
 // counts the wraps.
@@ -108,9 +117,11 @@ void start_sys_tick() {
   reg(kSysTickCurrent) = 0;
   reg(kSysTickControl) = kSysTickOn;
 }
+#endif
 
 }  // namespace
 
+#if ETSB_COUNT_INSTRUCTIONS
 void SysTick_Handler(void) {
   sys_tick_wraps = sys_tick_wraps + 1;
 }
@@ -135,6 +146,7 @@ uint64_t etsb_board_instructions(void) {
   const uint64_t hz = reinterpret_cast<uintptr_t>(__etsb_core_clock_hz);
   return cycles * 1000000000u / hz;
 }
+#endif
 
 void Reset_Handler(void) {
   // Full access to the FPU (and the Cortex-M55's MVE): coprocessors 10 and
@@ -145,7 +157,9 @@ void Reset_Handler(void) {
   std::memcpy(&__data_start__, &__data_load__,
               reinterpret_cast<char*>(&__data_end__) - reinterpret_cast<char*>(&__data_start__));
   std::memset(&__bss_start__, 0, reinterpret_cast<char*>(&__bss_end__) - reinterpret_cast<char*>(&__bss_start__));
+#if ETSB_COUNT_INSTRUCTIONS
   start_sys_tick();
+#endif
   etsb_open_console();
   __libc_init_array();
   int argc = split_command_line();
@@ -173,5 +187,9 @@ extern "C" __attribute__((section(".vectors"), used)) const Handler etsb_vectors
     reinterpret_cast<Handler>(&__StackTop), Reset_Handler, Fault_Handler, Fault_Handler,
     Fault_Handler, Fault_Handler, Fault_Handler, Fault_Handler,
     nullptr, nullptr, nullptr, Fault_Handler,
+#if ETSB_COUNT_INSTRUCTIONS
     Fault_Handler, nullptr, Fault_Handler, SysTick_Handler,
+#else
+    Fault_Handler, nullptr, Fault_Handler, Fault_Handler,
+#endif
 };

@@ -52,3 +52,17 @@ def board_support(elsewhere):
     choices = {setting: [support] for setting, support in BOARD_SUPPORT.items()}
     choices[SELECT_DEFAULT] = elsewhere
     return select(choices)
+
+def count_instructions_copts():
+    """The flag that makes a board's start-up and deploy runner count each run's instructions.
+
+    On with `--define etsb_count_instructions=yes` (rules/BUILD's `count_instructions`):
+    the deploy runner then prints `instructions: N` on stderr after running the method.
+
+    Returns:
+      A `select()` of the compile flags.
+    """
+    return select({
+        etsb_label("//rules:count_instructions"): ["-DETSB_COUNT_INSTRUCTIONS=1"],
+        SELECT_DEFAULT: [],
+    })

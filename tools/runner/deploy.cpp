@@ -14,7 +14,9 @@
 // followed by its bytes in hexadecimal, 32 to a line: exact, and printed
 // without a float formatter (which would cost more than the runner itself).
 //
-// On a board (an M-profile core: platforms/cortex_m), the instructions the
+// On a board (an M-profile core: platforms/cortex_m) built to count them
+// (`--define etsb_count_instructions=yes`: a measurement, about 200 bytes of
+// flash), the instructions the
 // method's execution took are printed on stderr as `instructions: N`: the
 // board's clock cycles in nanoseconds, which QEMU's `-icount shift=0` (the
 // boards' emulator command) makes one per instruction (startup.cpp).
@@ -71,12 +73,14 @@ namespace etsb {
 Error register_model_kernels();
 }
 
-#if defined(__ARM_ARCH_PROFILE) && __ARM_ARCH_PROFILE == 'M'
-#define ETSB_COUNT_INSTRUCTIONS 1
+// Asked for with ETSB_COUNT_INSTRUCTIONS=1 (`--define etsb_count_instructions=yes`), on a board only.
+#if defined(ETSB_COUNT_INSTRUCTIONS) && ETSB_COUNT_INSTRUCTIONS && defined(__ARM_ARCH_PROFILE) && \
+    __ARM_ARCH_PROFILE == 'M'
+#define ETSB_BOARD_COUNTS_INSTRUCTIONS 1
 // platforms/cortex_m/startup.cpp: the instructions executed since reset, under QEMU's -icount shift=0.
 extern "C" uint64_t etsb_board_instructions(void);
 #else
-#define ETSB_COUNT_INSTRUCTIONS 0
+#define ETSB_BOARD_COUNTS_INSTRUCTIONS 0
 #endif
 
 namespace {
@@ -278,9 +282,9 @@ bool inputs_and_outputs_exist(const MethodMeta& meta) {
 }
 #endif
 
-// Executes the method; on a board, then prints the instructions it took on stderr.
+// Executes the method; on a board counting them, then prints the instructions it took on stderr.
 Error execute(Method& method) {
-#if ETSB_COUNT_INSTRUCTIONS
+#if ETSB_BOARD_COUNTS_INSTRUCTIONS
   const uint64_t before = etsb_board_instructions();
   Error executed = method.execute();
   const uint64_t instructions = etsb_board_instructions() - before;
