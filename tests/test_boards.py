@@ -12,7 +12,9 @@ gives their flash and static RAM; `etsb run` builds and runs on the board;
 and the single-operator programs of `rand` and `native_dropout`, whose
 kernels keep a 64-bit atomic position that these cores cannot update in one
 instruction (platforms/cortex_m/atomics.cpp), link and pass their in-graph
-checks."""
+checks. Running out of memory is said: a stack overflow faults (each core's
+guard), a program larger than the heap and a command line longer than the
+start-up takes are refused."""
 
 from __future__ import annotations
 
@@ -55,7 +57,34 @@ et_model_binary(
     runtime = "static",
 )
 '''
-TARGETS = (*(f"//{model}:{model}" for model in MODELS), f"//{RANDOM}:rand", f"//{RANDOM}:dropout")
+# A program of its own on the tree's runtime (the board's start-up, its main
+# called with QEMU's command line): recursing N times with half a KiB of stack each.
+DEEP = "deep"
+DEEP_SOURCE = """#include <cstdio>
+#include <cstdlib>
+
+int deep(int depth, volatile char* previous) {
+  volatile char frame[512];
+  frame[0] = previous != nullptr ? static_cast<char>(previous[0] + 1) : 0;
+  frame[511] = 1;
+  if (depth == 0) return frame[0];
+  return deep(depth - 1, frame) + frame[511] - 1;
+}
+
+int main(int argc, char** argv) {
+  std::printf("reached %d\\n", deep(argc > 1 ? std::atoi(argv[1]) : 0, nullptr));
+  return 0;
+}
+"""
+DEEP_BUILD = f"""load("//rules:private/shim.bzl", "etsb_cxx_binary")
+
+etsb_cxx_binary(
+    name = "{DEEP}",
+    srcs = ["{DEEP}.cpp"],
+    deps = ["@executorch//:runtime_core"],
+)
+"""
+TARGETS = (*(f"//{model}:{model}" for model in MODELS), f"//{RANDOM}:rand", f"//{RANDOM}:dropout", f"//{DEEP}:{DEEP}")
 
 
 def flags(board: str) -> tuple[str, ...]:
@@ -79,6 +108,9 @@ def built(tmp_path_factory) -> dict:
     for op in (RAND, DROPOUT):
         shutil.copy(MODELS_DIR / "ops" / op / f"{op}.pte", root / RANDOM)
     (root / RANDOM / "BUILD").write_text(RANDOM_BUILD)
+    (root / DEEP).mkdir()
+    (root / DEEP / f"{DEEP}.cpp").write_text(DEEP_SOURCE)
+    (root / DEEP / "BUILD").write_text(DEEP_BUILD)
     np.load(MODELS_DIR / "ops" / DROPOUT / "cases.npz")["bf16_contract.input_0"].tofile(root / RANDOM / "input.bin")
     found = {"root": root}
     for board in BOARDS:
@@ -172,3 +204,38 @@ def test_pick_smaller_keeps_the_board_binary_taking_the_least_flash(built, tmp_p
     assert f"picked: mlp ({flash[1]:,} bytes of flash; cnn {flash[0]:,}, mlp {flash[1]:,})" in result.stdout, \
         result.stdout
     assert (tmp_path / "picked").read_bytes() == candidates[1].read_bytes()
+
+
+@pytest.mark.parametrize("board", BOARDS)
+def test_a_stack_overflow_ends_the_run_saying_so(built, board):
+    """The stack's top 32 KiB of SRAM are kept from the heap, and crossing their
+    limit faults (the Cortex-M33's stack limit register; the Cortex-M4's MPU
+    guard): the run ends with status 134 and says why, instead of overwriting
+    the heap and the program's data and going on."""
+    binary = built[board][0] / DEEP / DEEP
+    shallow = run_on_board(PLATFORMS[board], binary, "8", cwd=built["root"])
+    assert shallow.returncode == 0 and shallow.stdout == "reached 8\n", shallow.stdout + shallow.stderr
+    overflowing = run_on_board(PLATFORMS[board], binary, "400", cwd=built["root"])  # 200 KiB of frames
+    assert overflowing.returncode == 134, overflowing.stdout + overflowing.stderr
+    assert "etsb: stack overflow, run ended" in overflowing.stdout + overflowing.stderr
+    assert "reached" not in overflowing.stdout
+
+
+@pytest.mark.parametrize("board", BOARDS)
+def test_a_program_larger_than_the_heap_and_a_long_command_line_are_refused_saying_so(built, board, tmp_path):
+    """The file-reading binary asks for the program's bytes on the heap, which
+    ends at the stack's reserve: a program larger than that is refused with its
+    size (the toolchain's operator new aborted with no word); a command line
+    longer than the start-up's buffer is said as such (it ran with none,
+    printing a usage line)."""
+    platform, binary = PLATFORMS[board], built[board][0] / RANDOM / "dropout"
+    large = tmp_path / "large.pte"
+    large.write_bytes(bytes(platform.ram_bytes + (1 << 20)))
+    result = run_on_board(platform, binary, str(large), f"{RANDOM}/input.bin", cwd=built["root"])
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert f"error: the program file is larger than the heap can hold (ExecuTorch error 33)\n{large}: " \
+           f"{platform.ram_bytes + (1 << 20)} bytes" in result.stderr, result.stderr
+    long_line = run_on_board(platform, binary, "x" * 600, cwd=built["root"])
+    assert long_line.returncode == 2, long_line.stdout + long_line.stderr
+    assert "etsb: command line over 511 bytes" in long_line.stdout + long_line.stderr
+    assert "usage" not in long_line.stdout + long_line.stderr

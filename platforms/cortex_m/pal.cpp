@@ -8,9 +8,10 @@
 
 #include <executorch/runtime/platform/platform.h>
 
-#include <cstdio>
+#include <unistd.h>
 
-extern "C" void _exit(int status);
+#include <cstddef>
+
 
 namespace {
 
@@ -26,32 +27,44 @@ int semihost(int operation) {
 
 }  // namespace
 
-// Written piece by piece: no printf (whose formatting code, several KB of
-// newlib's, nothing else on a board needs).
+// Written with write(2), a line at a time: neither printf (whose formatting
+// code, several KB of newlib's, nothing else on a board needs) nor stdio's
+// FILE machinery (the deploy runner writes its output the same way).
 void et_pal_emit_log_message(et_timestamp_t, et_pal_log_level_t level, const char* filename, const char*,
                              size_t line, const char* message, size_t length) {
-  std::fputc(static_cast<char>(level), stderr);
-  std::fputs(" executorch:", stderr);
-  std::fputs(filename != nullptr ? filename : "", stderr);
-  std::fputc(':', stderr);
+  char text[256];
+  size_t used = 0;
+  auto put = [&](char c) {
+    if (used == sizeof(text)) {
+      (void)write(2, text, used);
+      used = 0;
+    }
+    text[used++] = c;
+  };
+  auto put_text = [&](const char* s) {
+    while (s != nullptr && *s != '\0') put(*s++);
+  };
+  put(static_cast<char>(level));
+  put_text(" executorch:");
+  put_text(filename);
+  put(':');
   char digits[24];
   int count = 0;
   do {
     digits[count++] = static_cast<char>('0' + line % 10);
     line /= 10;
   } while (line > 0);
-  while (count > 0) {
-    std::fputc(digits[--count], stderr);
-  }
-  std::fputs("] ", stderr);
-  for (size_t i = 0; i < length && message[i] != '\0'; ++i) {
-    std::fputc(message[i], stderr);
-  }
-  std::fputc('\n', stderr);
+  while (count > 0) put(digits[--count]);
+  put_text("] ");
+  for (size_t i = 0; i < length && message[i] != '\0'; ++i) put(message[i]);
+  put('\n');
+  (void)write(2, text, used);
 }
 
+// Ends the run at once: what a program left in stdio's buffers is not written
+// (the deploy runner's output is not there; flushing would link stdio into
+// every binary).
 void et_pal_abort(void) {
-  std::fflush(stdout);
   _exit(kAbortStatus);
   __builtin_unreachable();
 }

@@ -22,7 +22,7 @@
 
 extern "C" {
 // From the linker script (sections.ld): .data's image and place, .bss, the stack's top.
-extern uint32_t __data_load__, __data_start__, __data_end__, __bss_start__, __bss_end__, __StackTop;
+extern uint32_t __data_load__, __data_start__, __data_end__, __bss_start__, __bss_end__, __StackTop, __StackLimit;
 // From the board's <board>.ld: the frequency of the core's clock as QEMU models the board (its address is the value).
 extern char __etsb_core_clock_hz[];
 // newlib: runs the static constructors. syscalls.cpp: stdin, stdout and stderr
@@ -39,6 +39,7 @@ void* __dso_handle = nullptr;
 
 [[noreturn]] void Reset_Handler(void);
 [[noreturn]] void Fault_Handler(void);
+[[noreturn]] void etsb_report_fault(void);
 #if ETSB_COUNT_INSTRUCTIONS
 void SysTick_Handler(void);
 uint64_t etsb_board_instructions(void);
@@ -56,6 +57,7 @@ constexpr int kSysGetCmdline = 0x15;
 constexpr int kSysExitExtended = 0x20;
 constexpr uint32_t kApplicationExit = 0x20026;  // ADP_Stopped_ApplicationExit
 constexpr int kFaultStatus = 134;                // what a shell reports for SIGABRT
+constexpr int kUsageStatus = 2;                  // a command line the program cannot take
 
 // A semihosting call: the operation in r0, its argument in r1, the result in r0.
 int semihost(int operation, const void* argument) {
@@ -63,6 +65,15 @@ int semihost(int operation, const void* argument) {
   register const void* r1 __asm("r1") = argument;
   __asm volatile("bkpt 0xab" : "+r"(r0) : "r"(r1) : "memory");
   return r0;
+}
+
+// Ends the run with `message` on the console and `status`, without the C library.
+[[noreturn]] void end_run(const char* message, uint32_t status) {
+  semihost(kSysWrite0, message);
+  const uint32_t block[2] = {kApplicationExit, status};
+  semihost(kSysExitExtended, block);
+  for (;;) {
+  }
 }
 
 // The command line QEMU passes (the -kernel file, then the words of
@@ -77,7 +88,8 @@ int split_command_line() {
     int length;
   } block = {command_line, sizeof(command_line) - 1};
   if (semihost(kSysGetCmdline, &block) != 0) {
-    return 0;
+    // QEMU refuses a command line longer than the buffer: say so, rather than run with none.
+    end_run("etsb: command line over 511 bytes\n", kUsageStatus);
   }
   int argc = 0;
   for (char* p = command_line; *p != '\0' && argc < kMaxArgs;) {
@@ -96,6 +108,62 @@ int split_command_line() {
   return argc;
 }
 
+// A memory-mapped system register of the core.
+volatile uint32_t& reg(uintptr_t address) { return *reinterpret_cast<volatile uint32_t*>(address); }
+
+// The system control registers the stack's guard and the fault report read.
+constexpr uintptr_t kHandlerControl = 0xE000ED24;    // SHCSR
+constexpr uintptr_t kConfigurableFaults = 0xE000ED28;  // CFSR: MMFSR, BFSR, UFSR
+constexpr uintptr_t kMemFaultAddress = 0xE000ED34;   // MMFAR
+constexpr uint32_t kStackLimitFault = 1u << 20;      // UFSR.STKOF (Armv8-M)
+constexpr uint32_t kMemFaultOnStacking = 1u << 4;    // MMFSR.MSTKERR
+constexpr uint32_t kMemFaultOnData = 1u << 1;        // MMFSR.DACCVIOL
+constexpr uint32_t kMemFaultAddressValid = 1u << 7;  // MMFSR.MMARVALID
+// Armv7-M's guard: an MPU region of this many bytes at the stack's limit that
+// nothing may touch (a function whose frame is larger may step over it).
+constexpr uint32_t kGuardBytes = 1024;
+
+// The stack may not pass its reserve's limit (sections.ld's __StackLimit): the
+// core faults instead of letting it overwrite the heap and the program's data.
+// Armv8-M checks the main stack pointer against MSPLIM; Armv7-M has no such
+// register, so a region of its MPU at the limit takes no access, and the
+// MemManage fault is enabled so that a push into it is taken there (the run
+// then ends with the fault's report) rather than locking the core up.
+void guard_the_stack() {
+#if defined(__ARM_ARCH_8M_MAIN__) || defined(__ARM_ARCH_8_1M_MAIN__)
+  __asm volatile("msr msplim, %0" ::"r"(&__StackLimit));
+#else
+  constexpr uintptr_t kMpuControl = 0xE000ED94, kMpuRegion = 0xE000ED98, kMpuBase = 0xE000ED9C,
+                      kMpuAttributes = 0xE000EDA0;
+  constexpr uint32_t kNoAccessNeverExecute = 1u << 28;  // XN, AP = 0
+  constexpr uint32_t kSizeOfGuard = 9u << 1;             // SIZE = log2(1024) - 1
+  constexpr uint32_t kRegionOn = 1u, kMpuOn = 1u, kDefaultMapForPrivileged = 1u << 2;
+  constexpr uint32_t kMemFaultEnabled = 1u << 16;  // SHCSR.MEMFAULTENA
+  static_assert(kGuardBytes == 1024, "the region's SIZE field says 1 KiB");
+  reg(kMpuRegion) = 0;
+  reg(kMpuBase) = reinterpret_cast<uintptr_t>(&__StackLimit);
+  reg(kMpuAttributes) = kNoAccessNeverExecute | kSizeOfGuard | kRegionOn;
+  reg(kHandlerControl) |= kMemFaultEnabled;
+  reg(kMpuControl) = kDefaultMapForPrivileged | kMpuOn;
+#endif
+  __asm volatile("dsb\n\tisb" ::: "memory");
+}
+
+// Whether the fault being handled is the stack's crossing of its limit:
+// Armv8-M's stack-limit fault, or a MemManage fault pushing into Armv7-M's guard.
+bool stack_overflowed() {
+  const uint32_t status = reg(kConfigurableFaults);
+#if defined(__ARM_ARCH_8M_MAIN__) || defined(__ARM_ARCH_8_1M_MAIN__)
+  return (status & kStackLimitFault) != 0;
+#else
+  if ((status & kMemFaultOnStacking) != 0) return true;
+  const uintptr_t limit = reinterpret_cast<uintptr_t>(&__StackLimit);
+  const uintptr_t address = reg(kMemFaultAddress);
+  return (status & (kMemFaultOnData | kMemFaultAddressValid)) == (kMemFaultOnData | kMemFaultAddressValid) &&
+         address - limit < kGuardBytes;
+#endif
+}
+
 #if ETSB_COUNT_INSTRUCTIONS
 // SysTick (the same registers on every Armv7-M and Armv8-M core): it counts
 // the core's clock down from its largest reload, 2^24 - 1, and its exception
@@ -109,8 +177,6 @@ constexpr uint32_t kSysTickPending = 1u << 26;  // ICSR.PENDSTSET
 // Enabled, its exception on each wrap, counting the processor's clock.
 constexpr uint32_t kSysTickOn = 0x7;
 volatile uint32_t sys_tick_wraps;
-
-volatile uint32_t& reg(uintptr_t address) { return *reinterpret_cast<volatile uint32_t*>(address); }
 
 void start_sys_tick() {
   reg(kSysTickReload) = kSysTickPeriod - 1;
@@ -149,6 +215,7 @@ uint64_t etsb_board_instructions(void) {
 #endif
 
 void Reset_Handler(void) {
+  guard_the_stack();
   // Full access to the FPU (and the Cortex-M55's MVE): coprocessors 10 and
   // 11 in CPACR, at the same address on every Armv7-M and Armv8-M core,
   // before any floating-point instruction runs.
@@ -168,12 +235,21 @@ void Reset_Handler(void) {
 
 // Any fault (hard, memory, bus, usage) ends the run with a message and
 // status 134, without touching the C library, whose state may be the cause.
-void Fault_Handler(void) {
-  semihost(kSysWrite0, "etsb: fault on the board, run ended\n");
-  const uint32_t block[2] = {kApplicationExit, kFaultStatus};
-  semihost(kSysExitExtended, block);
-  for (;;) {
+// On the stack's top again first: a fault may come from its overflow.
+__attribute__((naked)) void Fault_Handler(void) {
+  __asm volatile(
+      "ldr r0, =__StackTop\n\t"
+      "mov sp, r0\n\t"
+      "b etsb_report_fault\n\t"
+      ".ltorg");
+}
+
+// Says which fault: a stack overflow by name.
+void etsb_report_fault(void) {
+  if (stack_overflowed()) {
+    end_run("etsb: stack overflow, run ended\n", kFaultStatus);
   }
+  end_run("etsb: fault on the board, run ended\n", kFaultStatus);
 }
 
 using Handler = void (*)(void);

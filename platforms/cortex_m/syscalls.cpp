@@ -218,14 +218,13 @@ int _fstat(int fd, struct stat* status) {
   return 0;
 }
 
-// The heap: from the end of .bss (the linker script's `end`) up to the stack
-// pointer, which it never passes.
+// The heap: from the end of .bss (the linker script's `end`) up to the
+// stack's reserve (its `__StackLimit`), which it never enters: running out
+// is ENOMEM, which malloc returns as a null pointer.
 void* _sbrk(ptrdiff_t increment) {
-  extern char end;
+  extern char end, __StackLimit;
   static char* top = &end;
-  char* stack;
-  __asm volatile("mov %0, sp" : "=r"(stack));
-  if (top + increment > stack) {
+  if (increment > &__StackLimit - top) {
     errno = ENOMEM;
     return reinterpret_cast<void*>(-1);
   }

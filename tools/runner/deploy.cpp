@@ -43,6 +43,7 @@
 
 #include "program_check.h"
 #endif
+#include "console.h"
 #include "layout.h"
 #include <executorch/runtime/core/evalue.h>
 #include <executorch/runtime/core/hierarchical_allocator.h>
@@ -90,29 +91,21 @@ constexpr size_t kMaxPlannedBuffers = 16;
 constexpr size_t kMaxInputs = 64;
 constexpr size_t kMaxDims = 16;
 
-void say(FILE* stream, const char* text) { std::fputs(text, stream); }
-
-// Writes `value` in decimal.
-void say_number(FILE* stream, unsigned long long value) {
-  char digits[24];
-  int n = 0;
-  do {
-    digits[n++] = static_cast<char>('0' + value % 10);
-    value /= 10;
-  } while (value != 0);
-  while (n > 0) std::fputc(digits[--n], stream);
-}
+using etsb_console::kErr;
+using etsb_console::kOut;
+using etsb_console::say;
+using etsb_console::say_number;
 
 // Prints `what` and the runtime's error code to stderr; the exit status.
 int fail(const char* what, Error error = Error::Ok) {
-  say(stderr, "error: ");
-  say(stderr, what);
+  say(kErr, "error: ");
+  say(kErr, what);
   if (error != Error::Ok) {
-    say(stderr, " (ExecuTorch error ");
-    say_number(stderr, static_cast<unsigned>(error));
-    say(stderr, ")");
+    say(kErr, " (ExecuTorch error ");
+    say_number(kErr, static_cast<unsigned>(error));
+    say(kErr, ")");
   }
-  say(stderr, "\n");
+  say(kErr, "\n");
   return 1;
 }
 
@@ -130,36 +123,36 @@ struct Carver {
 };
 
 void print_output(size_t index, const EValue& value) {
-  say(stdout, "output ");
-  say_number(stdout, index);
+  say(kOut, "output ");
+  say_number(kOut, index);
   if (!value.isTensor()) {
-    say(stdout, ": not a tensor (tag ");
-    say_number(stdout, static_cast<unsigned>(value.tag));
-    say(stdout, ")\n");
+    say(kOut, ": not a tensor (tag ");
+    say_number(kOut, static_cast<unsigned>(value.tag));
+    say(kOut, ")\n");
     return;
   }
   const Tensor& tensor = value.toTensor();
-  say(stdout, ": dtype ");
-  say_number(stdout, static_cast<unsigned>(tensor.scalar_type()));
-  say(stdout, ", sizes [");
+  say(kOut, ": dtype ");
+  say_number(kOut, static_cast<unsigned>(tensor.scalar_type()));
+  say(kOut, ", sizes [");
   for (ssize_t d = 0; d < tensor.dim(); ++d) {
-    if (d > 0) say(stdout, ", ");
-    say_number(stdout, static_cast<unsigned long long>(tensor.size(d)));
+    if (d > 0) say(kOut, ", ");
+    say_number(kOut, static_cast<unsigned long long>(tensor.size(d)));
   }
-  say(stdout, "], ");
+  say(kOut, "], ");
   // A channels-last dim order is said: the bytes follow it (layout.h: any other
   // dim order's data is row-major, as ExecuTorch's kernels write it).
   auto order = tensor.dim_order();
   if (etsb_layout::is_channels_last(order.data(), order.size())) {
-    say(stdout, "dim order [");
+    say(kOut, "dim order [");
     for (size_t d = 0; d < order.size(); ++d) {
-      if (d > 0) say(stdout, ", ");
-      say_number(stdout, static_cast<unsigned>(order[d]));
+      if (d > 0) say(kOut, ", ");
+      say_number(kOut, static_cast<unsigned>(order[d]));
     }
-    say(stdout, "], ");
+    say(kOut, "], ");
   }
-  say_number(stdout, tensor.nbytes());
-  say(stdout, " bytes\n");
+  say_number(kOut, tensor.nbytes());
+  say(kOut, " bytes\n");
   static const char kHex[] = "0123456789abcdef";
   const uint8_t* bytes = static_cast<const uint8_t*>(tensor.const_data_ptr());
   char line[65];
@@ -169,8 +162,8 @@ void print_output(size_t index, const EValue& value) {
     line[used++] = kHex[bytes[i] & 15];
     if (used == 64 || i + 1 == tensor.nbytes()) {
       line[used] = '\0';
-      say(stdout, line);
-      say(stdout, "\n");
+      say(kOut, line);
+      say(kOut, "\n");
       used = 0;
     }
   }
@@ -188,11 +181,7 @@ bool not_waited_on(const char* path, const char* what) {
   struct stat info;
   bool regular = ::fstat(fd, &info) == 0 && S_ISREG(info.st_mode);
   ::close(fd);
-  if (!regular) {
-    fail(what);
-    say(stderr, path);
-    say(stderr, ": not a regular file\n");
-  }
+  if (!regular) fail(what), say(kErr, path), say(kErr, ": not a regular file\n");
   return regular;
 #else
   (void)path, (void)what;
@@ -204,16 +193,13 @@ bool not_waited_on(const char* path, const char* what) {
 bool read_input(const char* path, uint8_t* buffer, size_t size) {
   if (!not_waited_on(path, "cannot read an input file")) return false;
   FILE* file = std::fopen(path, "rb");
-  if (file == nullptr) return fail("cannot open an input file"), say(stderr, path), say(stderr, "\n"), false;
+  if (file == nullptr) return fail("cannot open an input file"), say(kErr, path), say(kErr, "\n"), false;
   size_t got = std::fread(buffer, 1, size, file);
   bool exact = got == size && std::fgetc(file) == EOF;
   std::fclose(file);
   if (!exact) {
-    fail("an input file does not hold exactly the input's bytes");
-    say(stderr, path);
-    say(stderr, ": the input takes ");
-    say_number(stderr, size);
-    say(stderr, " bytes\n");
+    fail("an input file does not hold exactly the input's bytes"), say(kErr, path), say(kErr, ": the input takes ");
+    say_number(kErr, size), say(kErr, " bytes\n");
   }
   return exact;
 }
@@ -227,9 +213,9 @@ bool set_inputs(Method& method, const MethodMeta& meta, int count, char** paths,
   if (from_files ? static_cast<size_t>(count) != inputs : inputs > 0 && etsb_deploy::kInputCount != inputs) {
     fail(from_files || etsb_deploy::kInputCount > 0 ? "the number of inputs is not the method's"
                                                     : "the method takes inputs: give one file for each (or embed them)");
-    say(stderr, "the method takes ");
-    say_number(stderr, inputs);
-    say(stderr, "\n");
+    say(kErr, "the method takes ");
+    say_number(kErr, inputs);
+    say(kErr, "\n");
     return false;
   }
   for (size_t i = 0; i < inputs; ++i) {
@@ -289,9 +275,9 @@ Error execute(Method& method) {
   Error executed = method.execute();
   const uint64_t instructions = etsb_board_instructions() - before;
   if (executed == Error::Ok) {
-    say(stderr, "instructions: ");
-    say_number(stderr, instructions);
-    say(stderr, "\n");
+    say(kErr, "instructions: ");
+    say_number(kErr, instructions);
+    say(kErr, "\n");
   }
   return executed;
 #else
@@ -359,26 +345,25 @@ int run(DataLoader& loader, const uint8_t* whole, int count, char** paths) {
   Error executed = execute(method.get());
   if (executed != Error::Ok) return fail("the method failed", executed);
   for (size_t i = 0; i < method->outputs_size(); ++i) print_output(i, method->get_output(i));
-  return std::fflush(stdout) == 0 ? 0 : fail("cannot write the outputs");
+  return etsb_console::flush_output() ? 0 : fail("cannot write the outputs");
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
+// The runner's work; main() then writes what standard output still holds.
+int deploy_main(int argc, char** argv) {
   executorch::runtime::runtime_init();
   Error registered = etsb::register_model_kernels();
   if (registered != Error::Ok) return fail("cannot register the kernels", registered);
 #if ETSB_DEPLOY_EMBEDDED
   if (argc > 1) {
     if (std::strcmp(argv[1], "--help") != 0) return fail("the program and its inputs are embedded: give no arguments"), 2;
-    say(stdout, "usage: BIN   (runs the embedded program on its embedded inputs; prints the outputs)\n");
+    say(kOut, "usage: BIN   (runs the embedded program on its embedded inputs; prints the outputs)\n");
     return 0;
   }
   executorch::extension::BufferDataLoader loader(etsb_deploy::kProgram, etsb_deploy::kProgramSize);
   return run(loader, nullptr, 0, nullptr);
 #else
   if (argc < 2 || std::strcmp(argv[1], "--help") == 0) {
-    say(argc < 2 ? stderr : stdout, "usage: BIN MODEL.pte [INPUT.bin ...]   (prints the first method's outputs)\n");
+    say(argc < 2 ? kErr : kOut, "usage: BIN MODEL.pte [INPUT.bin ...]   (prints the first method's outputs)\n");
     return argc < 2 ? 2 : 0;
   }
   if (!not_waited_on(argv[1], "cannot read the program file")) return 1;
@@ -389,12 +374,23 @@ int main(int argc, char** argv) {
                                                                            DataLoader::SegmentInfo::Type::Program))
                                            : Result<FreeableBuffer>(size.error());
   if (!bytes.ok()) {
-    fail("cannot read the program file", bytes.error());
-    say(stderr, argv[1]);
-    say(stderr, "\n");
+    fail(bytes.error() == Error::MemoryAllocationFailed ? "the program file is larger than the heap can hold"
+                                                        : "cannot read the program file",
+         bytes.error());
+    say(kErr, argv[1]);
+    if (size.ok()) say(kErr, ": "), say_number(kErr, size.get()), say(kErr, " bytes");
+    say(kErr, "\n");
     return 1;
   }
   executorch::extension::BufferDataLoader loader(bytes->data(), bytes->size());
   return run(loader, static_cast<const uint8_t*>(bytes->data()), argc - 2, argv + 2);
 #endif
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  int status = deploy_main(argc, argv);
+  if (!etsb_console::flush_output() && status == 0) status = fail("cannot write the outputs");
+  return status;
 }

@@ -121,6 +121,7 @@ __attribute__((noinline)) bool unboxable({context}& ctx, Span<EValue*> stack, co
   for (uint32_t i = 0; i < signature.count; ++i) {{
     const Argument& argument = kArguments[signature.first + i];
     const Check result = check(*stack[i], argument.kind);
+#if ET_LOG_ENABLED  // the tag's name costs snprintf, which a build without logs never needs
     if (result == kWrongType) {{
       char held[::executorch::runtime::kTagNameBufferSize];
       ::executorch::runtime::tag_to_string(stack[i]->tag, held, sizeof(held));
@@ -130,6 +131,7 @@ __attribute__((noinline)) bool unboxable({context}& ctx, Span<EValue*> stack, co
       ET_LOG(Error, "%s: argument '%s' (%s) has no data, misaligned data, or an element of the wrong type",
              kStrings + signature.op, kStrings + argument.name, kStrings + argument.type);
     }}
+#endif
     if (result != kHolds) {{
       ctx.fail(result == kWrongType ? ::executorch::runtime::Error::InvalidArgument
                                     : ::executorch::runtime::Error::InvalidProgram);

@@ -1,0 +1,81 @@
+// operator new on every board of platforms/cortex_m: the C library's heap
+// (syscalls.cpp's _sbrk, up to the stack's reserve), and running out of it
+// said, never an abort with no word. The toolchain's libstdc++ reports a
+// failed allocation by throwing std::bad_alloc, which these binaries (built
+// without exceptions) cannot catch: its forms that must return null on
+// failure (ExecuTorch's file data loader asks for the program's bytes with
+// `new (std::nothrow)`) ended the run with status 134 and no message instead.
+// In an archive of its own, linked only into binaries that allocate.
+
+#include <malloc.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <cstdlib>
+#include <new>
+
+namespace {
+
+constexpr int kSysWrite0 = 0x04;
+constexpr int kSysExitExtended = 0x20;
+constexpr uint32_t kApplicationExit = 0x20026;  // ADP_Stopped_ApplicationExit
+constexpr uint32_t kOutOfMemoryStatus = 134;    // what a shell reports for SIGABRT, as a fault
+
+void semihost(int operation, const void* argument) {
+  register int r0 __asm("r0") = operation;
+  register const void* r1 __asm("r1") = argument;
+  __asm volatile("bkpt 0xab" : "+r"(r0) : "r"(r1) : "memory");
+}
+
+void* allocate(std::size_t size, std::size_t alignment) {
+  if (size == 0) size = 1;
+  return alignment > alignof(std::max_align_t) ? memalign(alignment, size) : std::malloc(size);
+}
+
+// The forms that may not return null: out of memory ends the run, saying so.
+void* allocate_or_end(std::size_t size, std::size_t alignment) {
+  void* memory = allocate(size, alignment);
+  if (memory == nullptr) {
+    semihost(kSysWrite0, "etsb: out of memory: the heap (SRAM between the program's data and the stack's "
+                         "reserve) cannot hold an allocation, run ended\n");
+    const uint32_t block[2] = {kApplicationExit, kOutOfMemoryStatus};
+    semihost(kSysExitExtended, block);
+    for (;;) {
+    }
+  }
+  return memory;
+}
+
+}  // namespace
+
+void* operator new(std::size_t size) {
+  return allocate_or_end(size, alignof(std::max_align_t));
+}
+
+void* operator new[](std::size_t size) {
+  return allocate_or_end(size, alignof(std::max_align_t));
+}
+
+void* operator new(std::size_t size, std::align_val_t alignment) {
+  return allocate_or_end(size, static_cast<std::size_t>(alignment));
+}
+
+void* operator new[](std::size_t size, std::align_val_t alignment) {
+  return allocate_or_end(size, static_cast<std::size_t>(alignment));
+}
+
+void* operator new(std::size_t size, const std::nothrow_t&) noexcept {
+  return allocate(size, alignof(std::max_align_t));
+}
+
+void* operator new[](std::size_t size, const std::nothrow_t&) noexcept {
+  return allocate(size, alignof(std::max_align_t));
+}
+
+void* operator new(std::size_t size, std::align_val_t alignment, const std::nothrow_t&) noexcept {
+  return allocate(size, static_cast<std::size_t>(alignment));
+}
+
+void* operator new[](std::size_t size, std::align_val_t alignment, const std::nothrow_t&) noexcept {
+  return allocate(size, static_cast<std::size_t>(alignment));
+}
