@@ -213,7 +213,8 @@ def deploy_source(args: SimpleNamespace) -> int:
     from selective_build.readers.npy import read_npy
     from selective_build.readers.pte import read_program
     from selective_build.readers.pte_memory import read_method_memory
-    from selective_build.stages.deploy_memory import check_embedded_inputs, check_inputs, deploy_pools
+    from selective_build.driver import program_verifier
+    from selective_build.stages.deploy_memory import check_embedded_inputs, check_inputs, check_static_size, deploy_pools
 
     program = files.read_bytes(args.model, ".pte file")
     method = read_method_memory(program, args.model)[0]
@@ -223,10 +224,17 @@ def deploy_source(args: SimpleNamespace) -> int:
     if args.inputs:
         check_inputs(method, [(path, array.dtype, array.shape) for path, array in zip(args.inputs, arrays)])
     placed = method_inputs_bytes(method, [array.data for array in arrays], args.model)  # as the binary takes them
+    if args.embed:
+        # The embedded runner skips the run-time checks of a program read from a file: they are made here.
+        verify = program_verifier.verifier(program_verifier.runtime_of(args.runtime_library))
+        planned = program_verifier.verify_program(verify, args.model, [len(data) for data in placed])
+        program_verifier.check_planned(args.model, planned, method.planned_buffers)
     if args.prim_ops_header:
         prim_ops = [str(op) for each in read_program(program, args.model).methods for op in each.runtime_operators]
         _write_to(args.prim_ops_header, selected_prim_ops_header(prim_ops, args.model))
     pools = deploy_pools(method, not args.embed, args.method_pool_bytes, args.temp_pool_bytes)
+    embedded = [program, *placed] if args.embed else []
+    check_static_size(pools, sum(map(len, embedded)), args.model)
     _write_to(args.output, render(pools, program if args.embed else None, placed, args.model))
     return 0
 
