@@ -1,9 +1,11 @@
 """`etsb deploy-source`: the deploy runner's generated source, without building.
 
 Static memory sized from the program's memory plan and counts; the program and
-its inputs embedded as aligned arrays; ExecuTorch's selected_prim_ops.h; and
-every bad input (a file that is no .npy, an array unlike the method's input,
-a corrupt program) refused with its place, writing nothing."""
+its inputs embedded as aligned arrays (verified first by ExecuTorch's verifier,
+which etsb compiles once: tests/test_embedded_verification.py); ExecuTorch's
+selected_prim_ops.h; and every bad input (a file that is no .npy, an array
+unlike the method's input, a corrupt program, static memory no target holds)
+refused with its place, writing nothing."""
 
 from __future__ import annotations
 
@@ -11,7 +13,9 @@ import re
 from pathlib import Path
 
 import numpy as np
+import pytest
 
+import pte_mutations
 from conftest import MODELS_DIR
 from helpers import etsb
 
@@ -39,6 +43,7 @@ def test_the_pools_come_from_the_program(tmp_path):
     assert from_files.method % 256 == 0 and from_files.method >= 1024
 
 
+@pytest.mark.build  # an embedded program is verified: etsb compiles its verifier once
 def test_an_embedded_program_and_input_are_aligned_arrays_of_their_bytes(tmp_path):
     result = deploy_source(tmp_path, "--model", str(MLP), "--embed", "--inputs", str(MLP_INPUT))
     assert result.returncode == 0, result.stderr
@@ -61,6 +66,7 @@ def test_a_program_read_at_run_time_is_not_embedded(tmp_path):
     assert "uint8_t method_pool[8192];" in text and "kInputCount = 0;" in text
 
 
+@pytest.mark.build  # (verified, as above)
 def test_a_program_without_inputs_embeds_without_any(tmp_path):
     """(One whose method takes inputs cannot: test_bad_inputs_are_named_and_nothing_is_written.)"""
     arange = MODELS_DIR / "ops" / "aten_arange_out" / "aten_arange_out.pte"
@@ -93,6 +99,8 @@ def test_bad_inputs_are_named_and_nothing_is_written(tmp_path):
     np.save(fortran, np.asfortranarray(np.zeros((2, 8), dtype=np.float32)))
     corrupt = tmp_path / "corrupt.pte"
     corrupt.write_bytes(MLP.read_bytes()[:100])
+    huge = tmp_path / "huge.pte"
+    huge.write_bytes(pte_mutations.with_planned_buffer_size(MLP.read_bytes(), 1 << 40))
     cases = [
         (("--model", str(MLP), "--embed", "--inputs", str(not_npy)), f"{not_npy}: error: not a .npy array"),
         (("--model", str(MLP), "--embed", "--inputs", str(wrong_shape)),
@@ -110,6 +118,11 @@ def test_bad_inputs_are_named_and_nothing_is_written(tmp_path):
          "could never run; give it as .npy files (et_model_binary's `inputs`, deploy-source's --inputs)"),
         (("--model", str(MIXED), "--embed"), f"{MIXED}: error: method 'forward' takes 2 inputs and none is embedded"),
         (("--model", str(tmp_path / "missing.pte")), "missing.pte"),
+        # Static memory no target holds is refused before a compiler sees it, with its figure.
+        (("--model", str(huge)), f"{huge}: error: a deploy binary of this program needs 1,099,511,6"),
+        (("--model", str(MLP), "--runtime-library", str(tmp_path)), "--runtime-library needs --embed"),
+        (("--model", str(MLP), "--embed", "--inputs", str(MLP_INPUT), "--runtime-library", str(tmp_path / "no.so")),
+         f"--runtime-library {tmp_path / 'no.so'}: no such file"),
         (("--model", str(MLP), "--method-pool-bytes", "-1"), "--method-pool-bytes"),
     ]
     for argv, message in cases:

@@ -20,6 +20,8 @@
 #include <cstdlib>
 #include <cstring>
 
+#include <sys/stat.h>
+
 #include <executorch/extension/data_loader/buffer_data_loader.h>
 #include <executorch/runtime/core/error.h>
 #include <executorch/runtime/executor/program.h>
@@ -40,7 +42,7 @@ constexpr size_t kMaxPlannedBuffers = 16;
 constexpr size_t kMaxInputs = 64;
 constexpr size_t kMaxDims = 16;
 // Program files larger than this are not read (no board or address space embeds one).
-constexpr long kMaxProgramBytes = 1L << 31;
+constexpr off_t kMaxProgramBytes = off_t{1} << 31;
 
 int refuse(const char* what, Error error = Error::Ok) {
   if (error == Error::Ok) {
@@ -53,19 +55,14 @@ int refuse(const char* what, Error error = Error::Ok) {
 
 // The file's bytes in `*data` (16-byte aligned, as the runtime reads tables in place), or a refusal.
 int read_program(const char* path, uint8_t** data, size_t* size) {
+  struct stat info;
+  if (::stat(path, &info) != 0) return std::printf("error: cannot open the program file: %s\n", std::strerror(errno)), 1;
+  if (!S_ISREG(info.st_mode)) return refuse("cannot read the program file: not a regular file");
+  if (info.st_size == 0) return refuse("the program file is empty");
+  if (info.st_size > kMaxProgramBytes) return refuse("the program file is larger than 2 GiB");
   FILE* file = std::fopen(path, "rb");
   if (file == nullptr) return std::printf("error: cannot open the program file: %s\n", std::strerror(errno)), 1;
-  long length = -1;
-  if (std::fseek(file, 0, SEEK_END) == 0) length = std::ftell(file);
-  if (length < 0 || std::fseek(file, 0, SEEK_SET) != 0) {
-    std::fclose(file);
-    return refuse("cannot read the program file (not a regular file)");
-  }
-  if (length == 0 || length > kMaxProgramBytes) {
-    std::fclose(file);
-    return refuse(length == 0 ? "the program file is empty" : "the program file is larger than 2 GiB");
-  }
-  *size = static_cast<size_t>(length);
+  *size = static_cast<size_t>(info.st_size);
   *data = static_cast<uint8_t*>(std::aligned_alloc(16, (*size + 15) / 16 * 16));
   bool read = *data != nullptr && std::fread(*data, 1, *size, file) == *size;
   std::fclose(file);

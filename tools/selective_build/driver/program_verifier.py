@@ -7,17 +7,17 @@ refused here, naming the file, instead of becoming a binary that crashes."""
 
 from __future__ import annotations
 
+import atexit
 import hashlib
 import os
 import shutil
 import signal
 import subprocess
-import sys
 import tempfile
 from collections.abc import Sequence
 
 from selective_build.driver.layout import TOOLS
-from selective_build.model.errors import Location, UserError
+from selective_build.model.errors import CommandLine, Location, UserError
 from selective_build.readers.etsb_root import INSTALLED, REPO
 
 SOURCE = os.path.join("tools", "runner", "verify_program.cpp")
@@ -33,6 +33,9 @@ def runtime_of(library: str | None) -> str:
     the one holding ``library`` (a libexecutorch.so, links followed), else
     the one this Python imports; a UserError when there is none."""
     if library:
+        if not os.path.isfile(library):
+            raise UserError(f"--runtime-library {library}: no such file (the executorch wheel's "
+                            f"lib/libexecutorch.so, or a link to it)", CommandLine("--runtime-library"))
         root = os.path.dirname(os.path.dirname(os.path.realpath(library)))
     else:
         from selective_build.driver.state import executorch_runtime
@@ -63,8 +66,10 @@ def verifier(runtime: str) -> str:
         os.makedirs(os.path.dirname(binary), exist_ok=True)
         _compile(compiler, sources[0], runtime, binary)
     except OSError:
-        # A cache that cannot be written (a build system's sandbox): a private build, left for the process.
-        binary = os.path.join(tempfile.mkdtemp(prefix="etsb-verify-"), "verify_program")
+        # A cache that cannot be written (a build system's sandbox): a private build, removed at exit.
+        private = tempfile.mkdtemp(prefix="etsb-verify-")
+        atexit.register(shutil.rmtree, private, True)
+        binary = os.path.join(private, "verify_program")
         _compile(compiler, sources[0], runtime, binary)
     return binary
 
@@ -104,16 +109,17 @@ def verify_program(binary: str, model: str, input_bytes: Sequence[int]) -> tuple
         run = subprocess.run([binary, model, *map(str, input_bytes)], capture_output=True, text=True,
                              timeout=TIMEOUT_SECONDS, errors="replace")
     except subprocess.TimeoutExpired:
-        raise UserError(f"refused for embedding: ExecuTorch's verifier did not finish within {TIMEOUT_SECONDS} s",
+        raise UserError(f"cannot be embedded: ExecuTorch's verifier did not finish within {TIMEOUT_SECONDS} s",
                         Location(model)) from None
     lines = run.stdout.splitlines()
     if run.returncode < 0:
         name = signal.Signals(-run.returncode).name if -run.returncode in signal.valid_signals() else -run.returncode
-        raise UserError(f"refused for embedding: ExecuTorch's runtime crashed reading it ({name})", Location(model))
+        raise UserError(f"cannot be embedded: ExecuTorch's runtime crashed reading it ({name})", Location(model))
     if run.returncode != 0 or not lines or not lines[-1].startswith("planned:"):
         said = next((line.removeprefix("error: ") for line in lines if line.startswith("error: ")),
                     (run.stderr.strip().splitlines() or [f"exit status {run.returncode}"])[-1])
-        raise UserError(f"refused for embedding, as the deploy runner would refuse it read from a file: {said}",
+        raise UserError(f"cannot be embedded: {said} (checked at build time as the deploy runner checks a program "
+                        f"read from a file)",
                         Location(model))
     return tuple(int(size) for size in lines[-1].split()[1:])
 
@@ -122,10 +128,6 @@ def check_planned(model: str, executorch: Sequence[int], etsb: Sequence[int]) ->
     """A UserError unless ExecuTorch and etsb's reader see the same planned
     buffers (etsb's sizes the binary's static pool)."""
     if tuple(executorch) != tuple(etsb):
-        raise UserError(f"refused for embedding: ExecuTorch reads the planned buffers {list(executorch)} where etsb "
+        raise UserError(f"cannot be embedded: ExecuTorch reads the planned buffers {list(executorch)} where etsb "
                         f"reads {list(etsb)}", Location(model))
 
-
-def say_building() -> None:
-    """One build-log line while the verifier compiles (the first time only)."""
-    print("etsb: building the program verifier for embedded programs (once)", file=sys.stderr, flush=True)
