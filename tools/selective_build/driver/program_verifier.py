@@ -131,3 +131,11 @@ def check_planned(model: str, executorch: Sequence[int], etsb: Sequence[int]) ->
         raise UserError(f"cannot be embedded: ExecuTorch reads the planned buffers {list(executorch)} where etsb "
                         f"reads {list(etsb)}", Location(model))
 
+
+def verify_for_embedding(library: str | None, model: str, input_bytes: Sequence[int], planned: Sequence[int]) -> None:
+    """Refuse (a UserError naming ``model``) a program the deploy runner would
+    refuse read from a file, to be embedded with inputs of ``input_bytes``
+    bytes each, or whose planned buffers ExecuTorch reads unlike etsb
+    (``planned``: etsb sizes the binary's static pool from them), verified
+    with the wheel of ``library`` (see :func:`runtime_of`)."""
+    check_planned(model, verify_program(verifier(runtime_of(library)), model, input_bytes), planned)
