@@ -76,10 +76,13 @@ def classify(root: Path, flags: list[str], data: bytes) -> tuple[str, str]:
     built = build(root, flags)
     said = built.stdout + built.stderr
     if built.returncode != 0:
-        named = f"{PACKAGE}/m.pte" in said and "Traceback" not in said
-        verifier = "cannot be embedded" in said
-        kind = "refused: ExecuTorch's verifier" if verifier else "refused: etsb's readers or checks"
-        return (kind if named else "refused without naming the model"), said.strip().splitlines()[-1][-300:]
+        error = next((line for line in said.splitlines() if f"{PACKAGE}/m.pte" in line and "error: " in line), "")
+        if not error or "Traceback" in said:
+            return "refused without naming the model", said.strip()[-300:]
+        kind = ("refused: ExecuTorch's verifier" if "cannot be embedded" in error else
+                "refused: static memory no target holds" if "bytes of static memory" in error else
+                "refused: etsb's readers or checks")
+        return kind, error[-300:]
     binary = root / "etsb-out" / "bin" / PACKAGE / "bin"
     try:
         ran = subprocess.run([str(binary)], capture_output=True, text=True, timeout=120, errors="replace")

@@ -9,7 +9,9 @@ refused with its place, writing nothing."""
 
 from __future__ import annotations
 
+import os
 import re
+import subprocess
 from pathlib import Path
 
 import numpy as np
@@ -17,7 +19,7 @@ import pytest
 
 import pte_mutations
 from conftest import MODELS_DIR
-from helpers import etsb
+from helpers import ETSB, etsb
 
 MLP = MODELS_DIR / "mlp" / "mlp.pte"
 MLP_INPUT = MODELS_DIR / "mlp" / "forward.input_0.npy"
@@ -130,3 +132,14 @@ def test_bad_inputs_are_named_and_nothing_is_written(tmp_path):
         assert result.returncode == 2 and message in result.stderr, (argv, result.stderr)
         assert "Traceback" not in result.stderr
         assert not (tmp_path / "deploy.cpp").exists()
+
+
+def test_an_embedded_program_needs_a_host_compiler_for_its_verifier(tmp_path):
+    """The verifier is compiled for this machine on first use: without a compiler, a clear error."""
+    for compiler, message in (("/nonexistent/g++", "there is no C++ compiler '/nonexistent/g++' to compile it"),
+                              ("false", "failed: false exited with status 1")):
+        result = subprocess.run([str(ETSB), "deploy-source", "--model", str(MLP), "--embed", "--inputs", str(MLP_INPUT),
+                                 "--output", str(tmp_path / "deploy.cpp")], capture_output=True, text=True,
+                                env={**os.environ, "ETSB_HOST_CXX": compiler})
+        assert result.returncode == 2 and message in result.stderr, result.stderr
+        assert "Traceback" not in result.stderr and not (tmp_path / "deploy.cpp").exists()

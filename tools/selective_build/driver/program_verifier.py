@@ -50,7 +50,8 @@ def runtime_of(library: str | None) -> str:
 def verifier(runtime: str) -> str:
     """The verifier built against the wheel at ``runtime``: from the cache
     (keyed by its sources, the wheel and the compiler), else compiled now."""
-    compiler = os.environ.get("CXX") or shutil.which("c++") or shutil.which("g++") or "c++"
+    # The host's compiler, never $CXX, which may name the target's.
+    compiler = os.environ.get("ETSB_HOST_CXX") or shutil.which("c++") or shutil.which("g++") or "c++"
     sources = [os.path.join(REPO, path) for path in (SOURCE, *HEADERS)]
     digest = hashlib.sha256()
     for path in sources:
@@ -91,9 +92,15 @@ def _compile(compiler: str, source: str, runtime: str, binary: str) -> None:
                "-o", temporary, f"-L{os.path.join(runtime, 'lib')}", "-lexecutorch",
                f"-Wl,-rpath,{os.path.join(runtime, 'lib')}"]
     try:
-        run = subprocess.run(command, capture_output=True, text=True)
+        try:
+            run = subprocess.run(command, capture_output=True, text=True)
+        except FileNotFoundError:
+            raise UserError(f"an embedded program is verified at build time by a tool compiled for this machine, "
+                            f"and there is no C++ compiler '{compiler}' to compile it (install g++, or set "
+                            f"ETSB_HOST_CXX)") from None
         if run.returncode != 0:
-            raise UserError(f"building etsb's program verifier ({source}) failed: {run.stderr.strip()[-2000:]}")
+            said = run.stderr.strip()[-2000:] or f"{compiler} exited with status {run.returncode}"
+            raise UserError(f"building etsb's program verifier ({source}) failed: {said}")
         os.replace(temporary, binary)
     finally:
         if os.path.exists(temporary):
