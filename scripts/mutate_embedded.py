@@ -1,7 +1,8 @@
 """The embedded-program mutation campaign (issue 48): mutated copies of the
 MLP's program (tests/models/mlp/mlp.pte), each embedded into a real binary
 with `etsb build` from a two-line BUILD file, and the binary run. Each mutant
-must be refused at build time with an error naming the model, or build into
+must be refused at build time with an error naming the model (or its input,
+when the mutated method takes another), or build into
 a binary that exits 0 with its outputs or 1 with an error: never a signal.
 
     .venv/bin/python scripts/mutate_embedded.py [--count 1000] [--seed 48]
@@ -76,7 +77,9 @@ def classify(root: Path, flags: list[str], data: bytes) -> tuple[str, str]:
     built = build(root, flags)
     said = built.stdout + built.stderr
     if built.returncode != 0:
-        error = next((line for line in said.splitlines() if f"{PACKAGE}/m.pte" in line and "error: " in line), "")
+        # The error names the program, or the input file a mutated method no longer takes.
+        error = next((line for line in said.splitlines() if line.startswith(f"{PACKAGE}/") and ": error: " in line
+                      and not line.startswith(f"{PACKAGE}/BUILD")), "")
         if not error or "Traceback" in said:
             return "refused without naming the model", said.strip()[-300:]
         kind = ("refused: ExecuTorch's verifier" if "cannot be embedded" in error else
