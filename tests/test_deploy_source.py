@@ -143,3 +143,28 @@ def test_an_embedded_program_needs_a_host_compiler_for_its_verifier(tmp_path):
                                 env={**os.environ, "ETSB_HOST_CXX": compiler})
         assert result.returncode == 2 and message in result.stderr, result.stderr
         assert "Traceback" not in result.stderr and not (tmp_path / "deploy.cpp").exists()
+
+
+def test_the_verifiers_verdicts_are_read_and_its_crash_is_a_refusal(tmp_path):
+    """The verifier runs in a process of its own: what it prints is the verdict, and a crash
+    of the runtime inside it (or a silent exit) refuses the program, naming it."""
+    from selective_build.driver.program_verifier import check_planned, verify_program
+    from selective_build.model.errors import UserError
+
+    def tool(body: str) -> str:
+        path = tmp_path / "verifier.sh"
+        path.write_text("#!/bin/sh\n" + body + "\n")
+        path.chmod(0o755)
+        return str(path)
+
+    assert verify_program(tool("echo 'planned: 704 16'"), "m.pte", [64]) == (704, 16)
+    cases = [("kill -SEGV $$", "m.pte: error: cannot be embedded: ExecuTorch's runtime crashed reading it (SIGSEGV)"),
+             ("echo 'error: the program has no method'; exit 1", "cannot be embedded: the program has no method"),
+             ("echo 'said on stderr' >&2; exit 3", "cannot be embedded: said on stderr"),
+             ("exit 0", "cannot be embedded: exit status 0")]
+    for body, message in cases:
+        with pytest.raises(UserError) as refused:
+            verify_program(tool(body), "m.pte", [64])
+        assert message in str(refused.value), str(refused.value)
+    with pytest.raises(UserError, match=r"ExecuTorch reads the planned buffers \[704\] where etsb reads \[64\]"):
+        check_planned("m.pte", (704,), (64,))
