@@ -77,9 +77,10 @@ def classify(root: Path, flags: list[str], data: bytes) -> tuple[str, str]:
     built = build(root, flags)
     said = built.stdout + built.stderr
     if built.returncode != 0:
-        # The error names the program, or the input file a mutated method no longer takes.
-        error = next((line for line in said.splitlines() if line.startswith(f"{PACKAGE}/") and ": error: " in line
-                      and not line.startswith(f"{PACKAGE}/BUILD")), "")
+        # The error names the program (`m/m.pte: error: ...`, or `error: ... (needed by m/m.pte ...)` for an
+        # operator no kernel library provides), or the input file a mutated method no longer takes.
+        error = next((line for line in said.splitlines() if "error: " in line and not line.startswith(f"{PACKAGE}/BUILD")
+                      and (f"{PACKAGE}/m.pte" in line or f"{PACKAGE}/in.npy" in line)), "")
         if not error or "Traceback" in said:
             return "refused without naming the model", said.strip()[-300:]
         kind = ("refused: ExecuTorch's verifier" if "cannot be embedded" in error else
