@@ -111,10 +111,12 @@ def test_mutated_programs_are_refused_or_run_cleanly_never_a_crash(workspace, ve
     for data in accepted[::len(accepted) // EMBEDDED][:EMBEDDED]:
         built, ran = embed(workspace, data)
         if ran is None:
-            # The program named, or its input when the mutated method takes another.
+            # An error naming the program (`needed by` it, for an operator no library provides), or its
+            # input when the mutated method takes another.
             said = built.stdout + built.stderr
-            assert ("mlp/m.pte: error: " in said or "mlp/in.npy: error: " in said) and "Traceback" not in said, \
-                said[-3000:]
+            errors = [line for line in said.splitlines() if "error: " in line and not line.startswith("mlp/BUILD")]
+            assert any("mlp/m.pte" in line or "mlp/in.npy" in line for line in errors), said[-3000:]
+            assert "Traceback" not in said
             outcome = "refused by etsb's readers"
         else:
             assert ran.returncode in (0, 1), (ran.returncode, ran.stderr[-500:])
