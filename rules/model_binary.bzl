@@ -13,6 +13,9 @@ load(":private/shim.bzl", "BUILD_SYSTEM", "ETSB_COMMAND", "ETSB_TOOLS", "LINK_MA
 # given (see etsb_cxx_library): there a delegated model names its backend libraries in `backend_deps`.
 WHEEL_BACKENDS = [] if BUILD_SYSTEM == "bazel" else [etsb_label("//runtime:wheel_backends")]
 
+# The sources of the host tool that verifies a program to embed (tools/runner/verify_program.cpp).
+PROGRAM_VERIFIER_SOURCES = [etsb_label("//tools/runner:verify_program.cpp"), etsb_label("//tools/runner:program_check.h")]
+
 ET_MODEL_BINARY = rule_info(
     name = "et_model_binary",
     doc = """The runner linked with exactly the kernels `model` needs.
@@ -148,8 +151,16 @@ def _deploy_source(name, a, helper):
       helper: the common attributes of its helper targets.
     """
     flags = "".join([" --inputs $(location %s)" % i for i in a.inputs])
+    srcs = [a.model] + a.inputs
     if a.embed_model:
+        # Verified at build time on the host (ExecuTorch's verifier, `etsb deploy-source` builds it
+        # from these sources), as the file-reading deploy runner verifies a program at run time.
         flags += " --embed"
+        srcs += PROGRAM_VERIFIER_SOURCES
+        if BUILD_SYSTEM == "bazel":
+            # Bazel's actions do not import the wheel: its runtime library (a link into it) says where it is.
+            srcs.append(RUNTIME_SHARED_LIBRARY)
+            flags += " --runtime-library $(location %s)" % RUNTIME_SHARED_LIBRARY
     outs = [name + "_deploy.cpp"]
     prim_ops_header = name + "_deploy/selected_prim_ops.h"
     if a.runtime == RUNTIME_STATIC:
@@ -158,7 +169,7 @@ def _deploy_source(name, a, helper):
     manual = with_tags(helper, [TAG_MANUAL])
     etsb_genrule(
         name = name + "_deploy_source",
-        srcs = [a.model] + a.inputs,
+        srcs = srcs,
         outs = outs,
         cmd = ETSB_COMMAND + " deploy-source --model $(location %s) --output $(location %s) --method-pool-bytes %d --temp-pool-bytes %d%s" % (
             a.model,

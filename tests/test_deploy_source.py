@@ -1,19 +1,25 @@
 """`etsb deploy-source`: the deploy runner's generated source, without building.
 
 Static memory sized from the program's memory plan and counts; the program and
-its inputs embedded as aligned arrays; ExecuTorch's selected_prim_ops.h; and
-every bad input (a file that is no .npy, an array unlike the method's input,
-a corrupt program) refused with its place, writing nothing."""
+its inputs embedded as aligned arrays (verified first by ExecuTorch's verifier,
+which etsb compiles once: tests/test_embedded_verification.py); ExecuTorch's
+selected_prim_ops.h; and every bad input (a file that is no .npy, an array
+unlike the method's input, a corrupt program, static memory no target holds)
+refused with its place, writing nothing."""
 
 from __future__ import annotations
 
+import os
 import re
+import subprocess
 from pathlib import Path
 
 import numpy as np
+import pytest
 
+import pte_mutations
 from conftest import MODELS_DIR
-from helpers import etsb
+from helpers import ETSB, etsb
 
 MLP = MODELS_DIR / "mlp" / "mlp.pte"
 MLP_INPUT = MODELS_DIR / "mlp" / "forward.input_0.npy"
@@ -39,6 +45,7 @@ def test_the_pools_come_from_the_program(tmp_path):
     assert from_files.method % 256 == 0 and from_files.method >= 1024
 
 
+@pytest.mark.build  # an embedded program is verified: etsb compiles its verifier once
 def test_an_embedded_program_and_input_are_aligned_arrays_of_their_bytes(tmp_path):
     result = deploy_source(tmp_path, "--model", str(MLP), "--embed", "--inputs", str(MLP_INPUT))
     assert result.returncode == 0, result.stderr
@@ -61,6 +68,7 @@ def test_a_program_read_at_run_time_is_not_embedded(tmp_path):
     assert "uint8_t method_pool[8192];" in text and "kInputCount = 0;" in text
 
 
+@pytest.mark.build  # (verified, as above)
 def test_a_program_without_inputs_embeds_without_any(tmp_path):
     """(One whose method takes inputs cannot: test_bad_inputs_are_named_and_nothing_is_written.)"""
     arange = MODELS_DIR / "ops" / "aten_arange_out" / "aten_arange_out.pte"
@@ -93,6 +101,8 @@ def test_bad_inputs_are_named_and_nothing_is_written(tmp_path):
     np.save(fortran, np.asfortranarray(np.zeros((2, 8), dtype=np.float32)))
     corrupt = tmp_path / "corrupt.pte"
     corrupt.write_bytes(MLP.read_bytes()[:100])
+    huge = tmp_path / "huge.pte"
+    huge.write_bytes(pte_mutations.with_planned_buffer_size(MLP.read_bytes(), 1 << 40))
     cases = [
         (("--model", str(MLP), "--embed", "--inputs", str(not_npy)), f"{not_npy}: error: not a .npy array"),
         (("--model", str(MLP), "--embed", "--inputs", str(wrong_shape)),
@@ -110,6 +120,11 @@ def test_bad_inputs_are_named_and_nothing_is_written(tmp_path):
          "could never run; give it as .npy files (et_model_binary's `inputs`, deploy-source's --inputs)"),
         (("--model", str(MIXED), "--embed"), f"{MIXED}: error: method 'forward' takes 2 inputs and none is embedded"),
         (("--model", str(tmp_path / "missing.pte")), "missing.pte"),
+        # Static memory no target holds is refused before a compiler sees it, with its figure.
+        (("--model", str(huge)), f"{huge}: error: a deploy binary of this program needs 1,099,511,6"),
+        (("--model", str(MLP), "--runtime-library", str(tmp_path)), "--runtime-library needs --embed"),
+        (("--model", str(MLP), "--embed", "--inputs", str(MLP_INPUT), "--runtime-library", str(tmp_path / "no.so")),
+         f"--runtime-library {tmp_path / 'no.so'}: no such file"),
         (("--model", str(MLP), "--method-pool-bytes", "-1"), "--method-pool-bytes"),
     ]
     for argv, message in cases:
@@ -117,3 +132,39 @@ def test_bad_inputs_are_named_and_nothing_is_written(tmp_path):
         assert result.returncode == 2 and message in result.stderr, (argv, result.stderr)
         assert "Traceback" not in result.stderr
         assert not (tmp_path / "deploy.cpp").exists()
+
+
+def test_an_embedded_program_needs_a_host_compiler_for_its_verifier(tmp_path):
+    """The verifier is compiled for this machine on first use: without a compiler, a clear error."""
+    for compiler, message in (("/nonexistent/g++", "there is no C++ compiler '/nonexistent/g++' to compile it"),
+                              ("false", "failed: false exited with status 1")):
+        result = subprocess.run([str(ETSB), "deploy-source", "--model", str(MLP), "--embed", "--inputs", str(MLP_INPUT),
+                                 "--output", str(tmp_path / "deploy.cpp")], capture_output=True, text=True,
+                                env={**os.environ, "ETSB_HOST_CXX": compiler})
+        assert result.returncode == 2 and message in result.stderr, result.stderr
+        assert "Traceback" not in result.stderr and not (tmp_path / "deploy.cpp").exists()
+
+
+def test_the_verifiers_verdicts_are_read_and_its_crash_is_a_refusal(tmp_path):
+    """The verifier runs in a process of its own: what it prints is the verdict, and a crash
+    of the runtime inside it (or a silent exit) refuses the program, naming it."""
+    from selective_build.driver.program_verifier import check_planned, verify_program
+    from selective_build.model.errors import UserError
+
+    def tool(body: str) -> str:
+        path = tmp_path / "verifier.sh"
+        path.write_text("#!/bin/sh\n" + body + "\n")
+        path.chmod(0o755)
+        return str(path)
+
+    assert verify_program(tool("echo 'planned: 704 16'"), "m.pte", [64]) == (704, 16)
+    cases = [("kill -SEGV $$", "m.pte: error: cannot be embedded: ExecuTorch's runtime crashed reading it (SIGSEGV)"),
+             ("echo 'error: the program has no method'; exit 1", "cannot be embedded: the program has no method"),
+             ("echo 'said on stderr' >&2; exit 3", "cannot be embedded: said on stderr"),
+             ("exit 0", "cannot be embedded: exit status 0")]
+    for body, message in cases:
+        with pytest.raises(UserError) as refused:
+            verify_program(tool(body), "m.pte", [64])
+        assert message in str(refused.value), str(refused.value)
+    with pytest.raises(UserError, match=r"ExecuTorch reads the planned buffers \[704\] where etsb reads \[64\]"):
+        check_planned("m.pte", (704,), (64,))

@@ -232,7 +232,8 @@ def test_an_embedded_model_links_the_deploy_runner_in_every_configuration(target
     assert attrs(targets, "ship", "deps") == {
         "deps": ["@etsb//tools/runner:deploy_embedded", ":ship_deploy", ":ship_lib", RUNTIME]}
     assert attrs(targets, "ship_deploy_source", "srcs", "cmd") == {
-        "srcs": ["m.pte", "in.npy"],
+        # An embedded program is verified at build time by a tool built from these sources.
+        "srcs": ["m.pte", "in.npy", "@etsb//tools/runner:verify_program.cpp", "@etsb//tools/runner:program_check.h"],
         "cmd": f"{ETSB} deploy-source --model $(location m.pte) --output $(location ship_deploy.cpp) "
                "--method-pool-bytes 4096 --temp-pool-bytes 0 --inputs $(location in.npy) --embed"}
     assert attrs(targets, "ship_deploy", "srcs") == {"srcs": [":ship_deploy.cpp"]}

@@ -319,7 +319,12 @@ function(_etsb_deploy_source macro name model source prim_ops)
     list(APPEND depends "${path}")
   endforeach()
   if(ARG_EMBED_MODEL)
-    list(APPEND args --embed)
+    # An embedded program is verified at build time (ExecuTorch's verifier, on the host), against the
+    # runtime wheel etsb uses: its checks run when the verifier's sources change too.
+    get_property(runtime_root GLOBAL PROPERTY ETSB_EXECUTORCH_RUNTIME)
+    get_property(root GLOBAL PROPERTY ETSB_ROOT)
+    list(APPEND args --embed --runtime-library "${runtime_root}/lib/libexecutorch.so")
+    list(APPEND depends "${root}/tools/runner/verify_program.cpp" "${root}/tools/runner/program_check.h")
   endif()
   if(prim_ops)
     set(header "${CMAKE_CURRENT_BINARY_DIR}/${name}_deploy/selected_prim_ops.h")

@@ -319,8 +319,12 @@ DEPLOY_SOURCE = Command("deploy-source",
           default=0),
     _flag("prim-ops-header", VALUE, "also write ExecuTorch's selected_prim_ops.h: the prim ops the program calls",
           "PATH"),
+    _flag("runtime-library", VALUE, "the executorch wheel's libexecutorch.so (or a link to it) whose runtime "
+          "verifies an embedded program at build time (default: the wheel this Python imports)", "PATH"),
 ), rules=(Rule(NEEDS, ("inputs", "embed"), "--inputs needs --embed: a program read from a file takes its "
-                                               "inputs from files too"),))
+                                               "inputs from files too"),
+          Rule(NEEDS, ("runtime_library", "embed"), "--runtime-library needs --embed: only an embedded program is "
+                                                    "verified at build time")))
 
 CMAKE_PLATFORM = Command("cmake-platform",
     "Write, as CMake set() commands, the flags of a platform and configuration and, with an ExecuTorch "

@@ -207,26 +207,26 @@ def pick_smaller(args: SimpleNamespace) -> int:
 
 def deploy_source(args: SimpleNamespace) -> int:
     """Write the deploy runner's source for a program (its pools; the program and inputs if embedded)."""
+    from selective_build.driver.program_verifier import verify_for_embedding
     from selective_build.emit.deploy_source import deploy_source as render, selected_prim_ops_header
     from selective_build.model.layouts import method_inputs_bytes
-    from selective_build.readers import files, inputs
-    from selective_build.readers.npy import read_npy
-    from selective_build.readers.pte import read_program
-    from selective_build.readers.pte_memory import read_method_memory
-    from selective_build.stages.deploy_memory import check_embedded_inputs, check_inputs, deploy_pools
+    from selective_build.readers import files, inputs, npy, pte, pte_memory
+    from selective_build.stages.deploy_memory import check_embedded_inputs, check_inputs, check_static_size, deploy_pools
 
     program = files.read_bytes(args.model, ".pte file")
-    method = read_method_memory(program, args.model)[0]
-    if args.embed:
-        check_embedded_inputs(method, args.model, len(args.inputs))
-    arrays = inputs.collect([lambda path=path: read_npy(path) for path in args.inputs])
+    method = pte_memory.read_method_memory(program, args.model)[0]
+    arrays = inputs.collect([lambda path=path: npy.read_npy(path) for path in args.inputs])
     if args.inputs:
         check_inputs(method, [(path, array.dtype, array.shape) for path, array in zip(args.inputs, arrays)])
     placed = method_inputs_bytes(method, [array.data for array in arrays], args.model)  # as the binary takes them
+    if args.embed:  # the embedded runner skips the checks it makes of a program read from a file: made here
+        check_embedded_inputs(method, args.model, len(args.inputs))
+        verify_for_embedding(args.runtime_library, args.model, [len(data) for data in placed], method.planned_buffers)
     if args.prim_ops_header:
-        prim_ops = [str(op) for each in read_program(program, args.model).methods for op in each.runtime_operators]
+        prim_ops = [str(op) for each in pte.read_program(program, args.model).methods for op in each.runtime_operators]
         _write_to(args.prim_ops_header, selected_prim_ops_header(prim_ops, args.model))
     pools = deploy_pools(method, not args.embed, args.method_pool_bytes, args.temp_pool_bytes)
+    check_static_size(pools, len(program) + sum(map(len, placed)) if args.embed else 0, args.model)
     _write_to(args.output, render(pools, program if args.embed else None, placed, args.model))
     return 0
 

@@ -26,6 +26,10 @@ PER_TENSOR_P, PER_LIST_ITEM_P, PER_CHAIN_P, PER_INSTRUCTION_P, PER_ARGUMENT_P, P
 PER_LIST_ITEM = 16  # beside its pointer: the unboxed value (an int64, a double or a Tensor)
 # The pointer sizes a deploy binary may be compiled for: its pool is sized by the compiler, by sizeof(void*).
 NARROW, WIDE = 4, 8
+# The most static data (pools and embedded bytes) any target holds: a 32-bit address space's signed
+# offsets, and the small code model of x86-64 and AArch64 compilers, reach 2 GiB (beyond it the link fails,
+# "relocation truncated to fit"). A board's own RAM and flash budget is checked against its platform's.
+STATIC_LIMIT = 1 << 31
 
 
 def deploy_pools(method: MethodMemory, inputs_from_files: bool, method_pool: int = 0, temp_pool: int = 0) -> DeployPools:
@@ -39,6 +43,18 @@ def deploy_pools(method: MethodMemory, inputs_from_files: bool, method_pool: int
     wide, narrow = (method_pool, method_pool) if method_pool else (
         _rounded(_method_bound(method, WIDE), 256), _rounded(_method_bound(method, NARROW), 256))
     return DeployPools(wide, _rounded(planned, ALIGNMENT), temp_pool, narrow)
+
+
+def check_static_size(pools: DeployPools, embedded: int, model: str) -> None:
+    """Raise a UserError located at ``model`` when the static memory of a
+    deploy binary (its pools, and the ``embedded`` bytes of program and
+    inputs) is more than any target can hold, with the figures."""
+    total = max(pools.method_for(NARROW), pools.method_for(WIDE)) + pools.planned + pools.temp + embedded
+    if total >= STATIC_LIMIT:
+        raise UserError(f"a deploy binary of this program needs {total:,} bytes of static memory (planned buffers "
+                        f"{pools.planned:,}, method pool {pools.method_for(WIDE):,}, kernel scratch {pools.temp:,}, "
+                        f"embedded {embedded:,}): more than any target holds (2 GiB, {STATIC_LIMIT:,} bytes)",
+                        Location(model))
 
 
 def input_bytes(tensor: InputTensor) -> int:
