@@ -102,6 +102,24 @@ def test_select_prefers_the_condition_that_specialises_the_others(defines, chose
     assert _selected_define(defines, SIZE, BOARD, SIZE_ON_BOARD) == [chosen]
 
 
+def test_the_packages_of_select_conditions_are_evaluated_whatever_the_attribute():
+    """A select() of compile flags names config_setting targets as a select() of
+    deps does: their packages are evaluated too (the deploy runner's copts select
+    on //rules:count_instructions, whose package nothing else may name)."""
+    from selective_build.driver.analysis import referenced_packages
+    from selective_build.driver.evaluate import Package, Target
+
+    def selecting(attr: str, setting: str):
+        return Target("p", "cxx_library", "lib", {"srcs": ["lib.cc"], attr: {"$select": [
+            ["-DALWAYS"], {"$conditions": {setting: ["-DCHOSEN"], "//conditions:default": []}}]}}, ())
+
+    for attr, setting in (("copts", "//settings:counting"), ("defines", "@other//flags:on"),
+                          ("deps", "//choice:picked")):
+        package = Package("p", "p/BUILD", ("p/BUILD",), (), (selecting(attr, setting),))
+        assert referenced_packages(package) == {setting.split(":")[0].replace("@other//", "external/other/")
+                                                .removeprefix("//")}, attr
+
+
 def test_select_matching_two_unrelated_conditions_is_an_error():
     from selective_build.model.errors import UserError
 

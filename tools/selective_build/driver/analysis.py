@@ -105,10 +105,11 @@ def referenced_packages(package: Package, main_names: tuple[str, ...] = ()) -> s
 
 
 def label_texts(target: Target) -> Iterable[str]:
-    """Every string of ``target``'s label attributes, ``select()`` conditions included."""
+    """Every string of ``target``'s label attributes, and the ``select()`` conditions
+    of every attribute (a select() of compile flags names config_setting targets too)."""
     for attr in label_attrs(target.rule):
-        value = target.attrs.get(attr)
-        yield from strings(value)
+        yield from strings(target.attrs.get(attr))
+    for value in target.attrs.values():
         yield from _select_keys(value)
 
 
