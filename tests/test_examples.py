@@ -84,6 +84,8 @@ def test_dtype_restriction_pays_for_most_corpus_models(built, tmp_path):
 def test_size_splits_the_binary_and_compares_with_every_kernel(built):
     result = etsb("size", "//examples/mlp:bin")
     assert result.returncode == 0, result.stderr
+    # The comparison's build (minutes the first time) is announced and its progress shown, on stderr.
+    assert "etsb size: building //examples/mlp:bin_all_kernels, the same binary with every kernel" in result.stderr
     table = result.stdout
     for row in ("stripped binary", "op_addmm", "op_permute_copy", "op_relu", "registration", "runner",
                 "runtime: libexecutorch.so"):

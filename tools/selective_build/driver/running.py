@@ -52,9 +52,10 @@ def find_ninja() -> str | None:
     return None
 
 
-def run_ninja(root: str, ninja: str, targets, jobs: int | None = None, quiet: bool = False) -> int:
+def run_ninja(root: str, ninja: str, targets, jobs: int | None = None, quiet: bool = False, progress=None) -> int:
     """Run ninja on ``targets`` in ``root``; its exit status (128 + the signal
-    when etsb was told to stop). Its output is relayed line by line, a failed
+    when etsb was told to stop). Its output is relayed line by line (to
+    ``progress``, stdout by default), a failed
     action's command line replaced by where the BUILD file made its target
     (see :func:`relay`). Quiet runs keep ninja's progress to themselves and
     print its output only when it fails (ninja prints a failing command's
@@ -87,7 +88,7 @@ def run_ninja(root: str, ninja: str, targets, jobs: int | None = None, quiet: bo
     try:
         os.close(write_end)
         with os.fdopen(read_end, "rb") as pipe:
-            relayed = relay(root, pipe, None if quiet else sys.stdout)
+            relayed = relay(root, pipe, None if quiet else progress or sys.stdout)
         status = os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1])
     finally:
         for name, handler in previous.items():

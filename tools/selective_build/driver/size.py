@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 import re
 import subprocess
+import sys
 import tempfile
 from collections.abc import Mapping, Sequence
 from types import MappingProxyType
@@ -272,7 +273,7 @@ def measure_binary(workspace, pattern: str) -> tuple[int, str, list[BinarySize]]
     """Build the one binary ``pattern`` names in ``workspace`` (and its
     all-kernels companion, if it has one) and measure both: the exit status
     (1 if a build failed), the binary's label, and the measures."""
-    status, plan = workspace.build([pattern], quiet=True)
+    status, plan = workspace.build([pattern], progress=sys.stderr)
     if status != 0:
         return 1, pattern, []
     if len(plan.targets) != 1:
@@ -283,7 +284,10 @@ def measure_binary(workspace, pattern: str) -> tuple[int, str, list[BinarySize]]
     board = not PLATFORMS[workspace.defines.get(PLATFORM_DEFINE, HOST)].hosted
     measured = [measure(workspace.root, target.outputs[0], target.label, board)]
     if target.companion:
-        status, companion_plan = workspace.build([target.companion], quiet=True)
+        # Every kernel of the yaml: minutes the first time, so its progress is shown (on stderr).
+        print(f"etsb size: building {target.companion}, the same binary with every kernel, to compare with "
+              "(minutes the first time, then a no-op)", file=sys.stderr, flush=True)
+        status, companion_plan = workspace.build([target.companion], progress=sys.stderr)
         if status != 0:
             return 1, target.label, measured
         measured.append(measure(workspace.root, companion_plan.targets[0].outputs[0], target.companion, board))

@@ -358,14 +358,15 @@ class Workspace:
         gone = {label for label, _ in dropped}
         return [label for label in labels if str(label) not in gone], tuple(left_out_note(dropped, missing))
 
-    def build(self, texts: Sequence[str], jobs: int | None = None, quiet: bool = False) -> tuple[int, Plan]:
-        """Build the targets ``texts`` name, holding the workspace's lock; ninja's exit status and the plan."""
+    def build(self, texts: Sequence[str], jobs: int | None = None, quiet: bool = False,
+              progress=None) -> tuple[int, Plan]:
+        """Build what ``texts`` name, holding the lock (progress on ``progress``, or stdout); ninja's status, the plan."""
         ninja = find_ninja()
         if ninja is None:
             raise UserError("ninja is not installed: run scripts/setup.sh (Debian package ninja-build)")
         with WorkspaceLock(self.root):
             plan = self.plan(texts)
-            status = run_ninja(self.root, ninja, plan.ninja_targets, jobs, quiet) if plan.ninja_targets else 0
+            status = run_ninja(self.root, ninja, plan.ninja_targets, jobs, quiet, progress) if plan.ninja_targets else 0
         return status, plan
 
     def clean(self) -> None:
