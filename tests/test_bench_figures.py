@@ -1,7 +1,8 @@
 """Figures the READMEs and docs quote from bench results files, held to
 those files (parsed, nothing run): bench/results/bench_models_delegated.md
 against README.md's XNNPACK sentence, bench/README.md's XNNPACK summary and
-docs/backends.md's table. A new run of the bench that moves a figure fails
+docs/backends.md's table; bench/results/bench_cortex_m.md against
+docs/cortex_m.md's DS-CNN figures. A new run of the bench that moves a figure fails
 here until the prose says what the results say."""
 
 from __future__ import annotations
@@ -102,3 +103,21 @@ def test_the_backends_table_is_the_results(delegated):
                        "size with XNNPACK": f"{xnnpack[row['model']]} KB",
                        "size portable": f"{ours[row['model']]} KB"}, f"docs/backends.md's row of {row['model']}"
 
+
+
+def test_the_cortex_m_guide_quotes_the_ds_cnn_figures():
+    """docs/cortex_m.md's DS-CNN instructions table and its flash and RAM
+    sentence are bench/results/bench_cortex_m.md's."""
+    found = tables((REPO / "bench" / "results" / "bench_cortex_m.md").read_text())
+    sizes = {row["board"]: row for row in found["## Flash and RAM per board"] if row["model"] == "ds_cnn"}
+    speed = {row["board"]: row for row in found["## Instructions per inference"] if row["model"] == "ds_cnn"}
+    guide = (REPO / "docs" / "cortex_m.md").read_text()
+    rows = next(rows for rows in tables(guide).values() if rows and "portable / CMSIS-NN" in rows[0])
+    assert {row["board"]: (row["CMSIS-NN (`cortex_m::`, etsb)"], row["portable / CMSIS-NN"].rstrip("x"))
+            for row in rows} == {board: (row["etsb instructions"], f"{float(row['portable / etsb'][:-1]):.1f}")
+                                 for board, row in speed.items()}
+    m55, m4, m33 = (sizes[board] for board in ("cortex-m55", "cortex-m4", "cortex-m33"))
+    quoted = (f"{m55['etsb flash']} B and {m55['etsb RAM']} B on the Cortex-M55 (the goal: 96 KB and 48 KB), "
+              f"{m4['etsb flash']} B and {m4['etsb RAM']} B on the Cortex-M4, {m33['etsb flash']} B and "
+              f"{m33['etsb RAM']} B on the Cortex-M33")
+    assert quoted in re.sub(r"\s+", " ", guide), f"docs/cortex_m.md should say: {quoted}"
