@@ -34,7 +34,8 @@ from lib.env import EXPORT_PYTHON, MODELS_DIR, REPO, TREE, starlark_env
 from lib.results import finish, markdown
 from lib.timing import choose, listed, parser
 from lib.workspace import BuildFailed, etsb_build, model_target, new_workspace, write_model_package
-from selective_build.driver.platforms import EXECUTORCH_CI_CONFIG, PLATFORMS, SIZE_CONFIG
+from selective_build.driver.platforms import (CONFIG_DEFINE, EXECUTORCH_CI_CONFIG, PLATFORM_DEFINE, PLATFORMS,
+                                              SIZE_CONFIG, output_dir)
 from selective_build.readers.deploy_output import read_deploy_output
 
 ARCHITECTURES = ("ds_cnn", "mobilenet_v1", "resnet8", "fc_autoencoder")
@@ -173,7 +174,8 @@ def main() -> int:
                 problems.append(f"{board} {side}: {failure}")
                 continue
             for name, label in zip(models, labels):
-                binary = workspace / "etsb-out" / "bin" / board.replace("-", "_") / name / side
+                binary = workspace / output_dir({PLATFORM_DEFINE: board, CONFIG_DEFINE: config}) / "bin" / \
+                    board.replace("-", "_") / name / side
                 key = f"{PORTABLE if side == PORTABLE else isa}/{name}"
                 measured[(name, side)] = (*flash_and_ram(binary, board),
                                           *steps_and_instructions(binary, board, key, manifest[key]))
