@@ -136,8 +136,8 @@ def _compile_recipe(analysis: Analysis, target: Target, headers: list[str], libr
     defines = unique(list(strings(analysis.attr(target, "defines", [])))
                      + [d for lib in reached for d in lib.defines])
     copts = [expand_flag(analysis, target, flag, named) for flag in strings(analysis.attr(target, "copts", []))]
-    flags = (*analysis.config.compile_flags, *copts, "-I.", f"-I{analysis.config.bin}", *(f"-I{i}" for i in includes),
-             *(f"-D{d}" for d in defines))
+    flags = (*analysis.config.compile_flags, *copts, "-I.", f"-I{analysis.config.bin}",
+             *(f"-I{i}" for i in includes), *(f"-D{d}" for d in defines))
     # Headers (generated ones included) must exist before a compile; once it
     # ran, its depfile says which it read.
     return flags, tuple(unique(headers + [h for lib in reached for h in lib.headers]))

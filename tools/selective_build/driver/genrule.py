@@ -22,7 +22,8 @@ _LOCATIONS = ("locations", "execpaths", "rootpaths")
 
 def genrule(analysis: Analysis, target: Target) -> Node:
     """A genrule: one action running its expanded ``cmd``, which must write every declared output."""
-    outs = tuple(f"{analysis.config.bin}/{Label(target.package, out).relative}" for out in strings(analysis.attr(target, "outs")))
+    outs = tuple(f"{analysis.config.bin}/{Label(target.package, out).relative}"
+                 for out in strings(analysis.attr(target, "outs")))
     named: dict[str, tuple[str, ...]] = {}
     inputs: list[str] = []
     for attr in ("srcs", "tools"):

@@ -5,8 +5,9 @@ the end of ninja's run, so two ``etsb build`` in one workspace run one after
 the other (the second says that it waits), never interleaving their plans,
 ninja files and actions (whatever their configurations: they share the
 source digests and the external repositories' links). Each build points
-``etsb-out/bin`` at its configuration's outputs. SIGINT, SIGTERM and SIGHUP sent to etsb are passed
-on to ninja, which stops its actions; etsb then exits as the signal asked.
+``etsb-out/bin`` at its configuration's outputs. SIGINT, SIGTERM and SIGHUP
+sent to etsb are passed on to ninja, which stops its actions; etsb then
+exits as the signal asked.
 Only built-in modules and ``signal`` here: the no-op path runs this.
 """
 
