@@ -87,9 +87,9 @@ def _retire_old_layout(root: str) -> None:
 
 
 def run_ninja(root: str, ninja: str, folder: str, targets, jobs: int | None = None, quiet: bool = False) -> int:
-    """Run ninja on ``targets`` of the configuration folder ``folder``'s ninja
-    file in ``root``; its exit status (128 + the signal
-    when etsb was told to stop). Its output is relayed line by line, a failed
+    """Run ninja on ``targets`` of the ninja file of the configuration folder
+    ``folder``, in ``root``; its exit status (128 + the signal when etsb was
+    told to stop). Its output is relayed line by line, a failed
     action's command line replaced by where the BUILD file made its target
     (see :func:`relay`). Quiet runs keep ninja's progress to themselves and
     print its output only when it fails (ninja prints a failing command's
@@ -139,8 +139,9 @@ def relay(ninja_path: str, pipe, out) -> str:
     comes, and return it, reworded: a failed action's ``FAILED: <outputs>``
     and command line become ``<BUILD file:line>: error: <action> failed
     (<first output>):`` (what follows is the action's own output: etsb's
-    errors, the compiler's), and ninja's closing "build stopped" line goes
-    (etsb says it)."""
+    errors, the compiler's; the action's place read from the ninja file at
+    ``ninja_path``), and ninja's closing "build stopped" line goes (etsb
+    says it)."""
     kept = []
     skip_command = False
     for raw in iter(pipe.readline, b""):
