@@ -37,7 +37,12 @@ from lib.results import finish, markdown, ms_cell
 from lib.timing import gen_oplist, instructions_of, parser, probes, python, time_commands
 from lib.workspace import actions_summary, copy_mlp_workspace, copy_parts, etsb_build
 from selective_build.driver import state
+from selective_build.driver.layout import ninja_file, state_file
+from selective_build.driver.platforms import output_dir
 from selective_build.driver.workspace import Workspace
+
+# The output folder of the builds here (no --platform or --config).
+HOST_OUT = output_dir({})
 
 EVAL_GOAL_MS, NOOP_GOAL_MS = 1000, 50   # 10,000 targets, `etsb query //...`; a no-op `etsb build` of the MLP
 # In the checkout: a no-op build of one binary and of every example (ms); selection and merge against their peers.
@@ -164,17 +169,17 @@ def mlp_builds(tmp: Path, noop_runs: int, edit_runs: int, env: Mapping[str, str]
             handle.write(f"# bench_build.py edit {i}\n")
 
     cases, models = {"cold": edited(1, lambda i: None)}, workspace / "tests" / "models" / "mlp"
-    run = subprocess.run([str(workspace / "etsb-out" / "bin" / "examples" / "mlp" / "bin"), "--model",
+    run = subprocess.run([str(workspace / HOST_OUT / "bin" / "examples" / "mlp" / "bin"), "--model",
                           str(models / "mlp.pte"), "--inputs", str(models / "forward.input_0.npy"),
                           "--output-dir", str(tmp / "mlp_out")], capture_output=True, text=True)
     notes += [f"the built binary failed (exit {run.returncode}): {run.stderr.strip()[:300]}"] if run.returncode else []
     if first_noop := etsb_build(workspace, [MLP], env).actions:
         notes.append(f"the build right after the cold one re-ran: {list(first_noop)}")
-    plan = marshal.loads((workspace / "etsb-out" / ".etsb" / "state.marshal").read_bytes())["plan"]
+    plan = marshal.loads((workspace / state_file(HOST_OUT)).read_bytes())["plan"]
     cases["noop"] = time_commands({
         "etsb build -j 2": [ETSB, "build", "-j", "2", MLP], "etsb build -j2": [ETSB, "build", "-j2", MLP],
         "python -c pass": "pass", "python, fast-path imports": "import re, selective_build.driver.fast",
-        "ninja alone": [shutil.which("ninja", path=env.get("PATH")) or "ninja", "-f", "etsb-out/build.ninja", "-j",
+        "ninja alone": [shutil.which("ninja", path=env.get("PATH")) or "ninja", "-f", ninja_file(HOST_OUT), "-j",
                         "2", *plan[0]]}, noop_runs, str(workspace), env, False)
     # A BUILD file touched: the plan is made again (evaluation, analysis, build.ninja), nothing compiles.
     build_file = workspace / "examples" / "mlp" / "BUILD"
@@ -204,7 +209,7 @@ def bench_mlp(tmp: Path, noop_runs: int, edit_runs: int, env: Mapping[str, str])
         markdown(["command", "ms"], [[command, f"{noop[key]:.1f}"] for command, key in (
             ("python -c pass (interpreter start)", "python -c pass"),
             ("python -c 'import re, selective_build.driver.fast'", "python, fast-path imports"),
-            ("ninja -f etsb-out/build.ninja -j 2 TARGETS (ninja's own no-op)", "ninja alone"),
+            (f"ninja -f {ninja_file(HOST_OUT)} -j 2 TARGETS (ninja's own no-op)", "ninja alone"),
             ("etsb build -j 2 //examples/mlp:bin", "etsb build -j 2"),
             ("etsb build -j2 //examples/mlp:bin", "etsb build -j2"))]),
         "", f"Goal: no-op < {NOOP_GOAL_MS} ms: {noop_ms:.1f} ms, {verdict(noop_ms, NOOP_GOAL_MS)}",
@@ -222,11 +227,11 @@ def checkout_noops(runs: int, examples: bool, env: Mapping[str, str]) -> dict[st
                 break
         else:
             raise SystemExit(f"etsb build {pattern} in the checkout still ran actions on its third build")
-        plan = marshal.loads((REPO / "etsb-out" / ".etsb" / "state.marshal").read_bytes())["plan"]
+        plan = marshal.loads((REPO / state_file(HOST_OUT)).read_bytes())["plan"]
         ninja = shutil.which("ninja", path=env.get("PATH")) or "ninja"
         command = [ETSB, "build", pattern]
         found[pattern] = {**time_commands({"etsb": command, "start": "pass",
-                                           "ninja": [ninja, "-f", "etsb-out/build.ninja", *plan[0]]}, runs,
+                                           "ninja": [ninja, "-f", ninja_file(HOST_OUT), *plan[0]]}, runs,
                                           str(REPO), env),
                           "instructions": instructions_of(command, str(REPO), env)}
     return found

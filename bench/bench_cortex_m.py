@@ -36,7 +36,8 @@ from lib.env import EXPORT_PYTHON, MODELS_DIR, REPO, TREE, starlark_env
 from lib.results import finish, markdown
 from lib.timing import choose, listed, parser
 from lib.workspace import BuildFailed, etsb_build, model_target, new_workspace, write_model_package
-from selective_build.driver.platforms import EXECUTORCH_CI_CONFIG, PLATFORMS, SIZE_CONFIG
+from selective_build.driver.platforms import (CONFIG_DEFINE, EXECUTORCH_CI_CONFIG, PLATFORM_DEFINE, PLATFORMS,
+                                              SIZE_CONFIG, output_dir)
 from selective_build.readers.deploy_output import read_deploy_output
 
 ARCHITECTURES = ("ds_cnn", "mobilenet_v1", "resnet8", "fc_autoencoder")
@@ -152,7 +153,8 @@ def measure_side(workspace: Path, env: dict, board: str, side: str, config: str,
     Flash and RAM as shipped; then the same binaries built to count their instructions, run."""
     package = board.replace("-", "_")
     labels = [f"//{package}/{name}:{side}" for name in models]
-    binaries = {name: workspace / "etsb-out" / "bin" / package / name / side for name in models}
+    folder = workspace / output_dir({PLATFORM_DEFINE: board, CONFIG_DEFINE: config}) / "bin"
+    binaries = {name: folder / package / name / side for name in models}
     build = ("--executorch-root", str(TREE), f"--platform={board}", f"--config={config}")
     etsb_build(workspace, labels, env, *build)
     sizes = {name: flash_and_ram(binary, board) for name, binary in binaries.items()}

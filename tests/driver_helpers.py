@@ -1,6 +1,6 @@
 """What the build driver's tests share: a workspace with a package `m` (the
 MLP model and hand-written test kernels), etsb run in it, scratch packages,
-the steps ninja ran, and running the MLP binary."""
+the steps ninja ran, where a build put its outputs, and running the MLP binary."""
 
 from __future__ import annotations
 
@@ -69,3 +69,17 @@ def run_mlp(binary: Path, out: Path) -> None:
     result = run_model(binary, "mlp", out)
     assert result.returncode == 0, result.stderr
     assert_matches_torch("mlp", out)
+
+
+def built_outputs(stdout: str) -> dict[str, str]:
+    """What a build's last lines name: each binary's label -> its path,
+    relative to the workspace root (``//m:bin: etsb-out/host-default/bin/m/bin``)."""
+    return dict(line.split(": ", 1) for line in stdout.splitlines() if line.startswith(("//", "@")) and ": " in line)
+
+
+def output_of(root: Path, label: str, *flags: str) -> Path:
+    """The first file ``etsb query --output outputs LABEL`` names with ``flags``
+    (--platform, --config...) in the workspace ``root``: where that build puts it."""
+    result = run_etsb("query", "--output", "outputs", *flags, label, cwd=root)
+    assert result.returncode == 0, result.stderr
+    return root / result.stdout.splitlines()[0].split(": ", 1)[1]

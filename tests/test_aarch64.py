@@ -20,6 +20,7 @@ from pathlib import Path
 import pytest
 
 from conftest import MODELS_DIR, REPO, SUMMARY_LINES, TREE
+from driver_helpers import built_outputs
 from helpers import (assert_deploy_matches_torch, assert_matches_torch, cmake_build, cmake_configure, etsb,
                      new_workspace, run_model, static_model_binaries, stripped_size, write_deploy_inputs)
 from op_corpus import OPS_DIR, run_operator
@@ -69,11 +70,13 @@ def built(request, module_folders) -> tuple[str, Path]:
     (root / "models" / "BUILD").write_text(BUILD)
     result = build(root, f"--config={config}", *(f"//models:{model}" for model in MODELS))
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
-    return config, root
+    built = built_outputs(result.stdout)
+    return config, root, {model: root / built[f"//models:{model}"] for model in MODELS}
 
 
-def binary(root: Path, model: str) -> Path:
-    return root / "etsb-out" / "bin" / "models" / model
+def binary(built, model: str) -> Path:
+    """Where the build's last lines said ``model``'s binary is."""
+    return built[2][model]
 
 
 def readelf(*argv: str) -> str:
@@ -83,29 +86,29 @@ def readelf(*argv: str) -> str:
 @pytest.mark.tree
 @pytest.mark.parametrize("model", MODELS)
 def test_the_binary_is_an_aarch64_executable_without_libexecutorch(built, model, tmp_path):
-    config, root = built
-    header = readelf("-h", str(binary(root, model)))
+    config, root, _ = built
+    header = readelf("-h", str(binary(built, model)))
     assert re.search(r"Class:\s+ELF64", header) and re.search(r"Machine:\s+AArch64", header), header
     assert re.search(r"Type:\s+(EXEC|DYN)", header), header
-    needed = re.findall(r"\(NEEDED\)\s+Shared library: \[([^\]]+)\]", readelf("-d", str(binary(root, model))))
+    needed = re.findall(r"\(NEEDED\)\s+Shared library: \[([^\]]+)\]", readelf("-d", str(binary(built, model))))
     assert "libc.so.6" in needed and not [n for n in needed if "libexecutorch" in n], needed
     if model == "mlp":
-        size = stripped_size(binary(root, model), tmp_path, PLATFORM.strip)
+        size = stripped_size(binary(built, model), tmp_path, PLATFORM.strip)
         SUMMARY_LINES.append(f"aarch64-linux ({config} config): MLP binary {size:,} bytes stripped")
 
 
 @pytest.mark.tree
 @pytest.mark.parametrize("model", MODELS)
 def test_the_binary_runs_the_model_like_torch_under_qemu(built, model, tmp_path):
-    config, root = built
+    config, _, _ = built
     if config == "default":
-        run = run_model(binary(root, model), model, tmp_path / "out", emulator=PLATFORM.emulator)
+        run = run_model(binary(built, model), model, tmp_path / "out", emulator=PLATFORM.emulator)
         assert run.returncode == 0, run.stderr[-3000:]
         assert_matches_torch(model, tmp_path / "out")
     else:
         # The deploy runner: the program's path and the inputs' raw bytes; the outputs printed.
         inputs = write_deploy_inputs(model, tmp_path)
-        run = subprocess.run([*PLATFORM.emulator, str(binary(root, model)), str(MODELS_DIR / model / f"{model}.pte"),
+        run = subprocess.run([*PLATFORM.emulator, str(binary(built, model)), str(MODELS_DIR / model / f"{model}.pte"),
                               *map(str, inputs)], capture_output=True, text=True, timeout=300)
         assert run.returncode == 0, run.stderr[-3000:]
         assert_deploy_matches_torch(model, run.stdout)
@@ -117,7 +120,7 @@ def test_etsb_run_runs_either_runner_under_qemu_with_the_same_arguments(built, t
     the .npy files itself; the deploy runner's are handled on the host."""
     from helpers import method_meta
 
-    config, root = built
+    config, root, _ = built
     inputs = ",".join(str(MODELS_DIR / "cnn" / i["file"]) for i in method_meta("cnn")["inputs"])
     result = etsb("run", "--platform=aarch64-linux", f"--config={config}", "--executorch-root", str(TREE),
                   "//models:cnn", "--", "--model", str(MODELS_DIR / "cnn" / "cnn.pte"), "--inputs", inputs,
@@ -131,8 +134,8 @@ def test_pick_smaller_strips_aarch64_binaries_with_their_platforms_strip(built, 
     """`etsb pick-smaller` (how dtype_selective_build keeps the smaller link)
     measures each candidate stripped by its platform's strip: the host's
     cannot read an AArch64 file."""
-    _, root = built
-    candidates = [binary(root, "mlp"), binary(root, "cnn")]
+    _, root, _ = built
+    candidates = [binary(built, "mlp"), binary(built, "cnn")]
     result = etsb("pick-smaller", "--output", str(tmp_path / "picked"), "--no-link-map", *map(str, candidates),
                   cwd=root)
     assert result.returncode == 0, result.stderr
@@ -152,7 +155,7 @@ def op_corpus(module_folders) -> Path:
     (root / "ops" / "BUILD").write_text(OPS_BUILD)
     result = build(root, "//ops:op_corpus")
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
-    return root / "etsb-out" / "bin" / "ops" / "op_corpus"
+    return root / built_outputs(result.stdout)["//ops:op_corpus"]
 
 
 @pytest.mark.tree
@@ -187,7 +190,7 @@ def test_a_binary_with_the_wheels_runtime_is_refused_at_its_build_line(tmp_path)
     assert ("app/BUILD:3:1: error: cxx_binary '//app:mlp': it is built for --platform=aarch64-linux but links "
             "//runtime:executorch, prebuilt for --platform=host only") in result.stderr, result.stderr
     assert 'runtime = "static"' in result.stderr and "Traceback" not in result.stderr
-    assert not (root / "etsb-out" / "bin" / "app" / "mlp").exists()
+    assert not list(root.glob("etsb-out/*/bin/app/mlp"))
 
 
 def test_cmake_toolchain_file_compiles_the_seeds_kernel_libraries_for_aarch64(tmp_path):

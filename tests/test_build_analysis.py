@@ -12,6 +12,10 @@ from pathlib import Path
 import pytest
 
 from helpers import new_workspace
+from selective_build.driver.platforms import output_dir
+
+# The output folder of an analysis given no --platform or --config (Config's default).
+OUT = output_dir({})
 from helpers import etsb as run_etsb
 
 
@@ -61,7 +65,7 @@ def test_every_attribute_spelling_reaches_the_build():
     for mark in ("MARK_CMD", "MARK_MESSAGE", "gen_input.txt", "grouped.txt",
                  "-DMARK_COPTS", "-DMARK_COMPILER_FLAGS", "-DMARK_PREPROCESSOR_FLAGS", "-DMARK_DEFINE",
                  "-DMARK_SELECTED", "-Ip/inc_a", "-Ip/inc_b", "-lMARK_LINKOPTS", "-lMARK_LINKER_FLAGS",
-                 "-lMARK_EXPORTED_LINKER_FLAGS", "p/h1.h", "p/h2.h", "etsb-out/bin/p/gen_out.h", "p/dep.cc",
+                 "-lMARK_EXPORTED_LINKER_FLAGS", "p/h1.h", "p/h2.h", f"{OUT}/bin/p/gen_out.h", "p/dep.cc",
                  "-DMARK_BIN_COPTS", "-DMARK_BIN_COMPILER_FLAGS", "-DMARK_BIN_PREPROCESSOR_FLAGS",
                  "-DMARK_BIN_DEFINE", "-Ip/bin_inc_a", "-Ip/bin_inc_b", "-lMARK_BIN_LINKOPTS",
                  "-lMARK_BIN_LINKER_FLAGS", "--whole-archive", "p/MARK_LIST.txt", "-DMARK_PICKED_COPTS"):
@@ -248,13 +252,13 @@ def test_the_dyndep_program_makes_the_selected_objects_inputs_of_the_archive(tmp
     result = _run_select(action, tmp_path, "p/c.cc\n\np/a.cc\n")
     assert result.returncode == 0, result.stderr
     dyndep, members = (tmp_path / path for path in action.outputs)
-    objects = ["etsb-out/obj/p/lib/p__c.cc.o", "etsb-out/obj/p/lib/p__a.cc.o"]
+    objects = [f"{OUT}/obj/p/lib/p__c.cc.o", f"{OUT}/obj/p/lib/p__a.cc.o"]
     assert members.read_text() == "".join(f"{o}\n" for o in objects)
     assert dyndep.read_text() == ("ninja_dyndep_version = 1\n"
-                                  f"build etsb-out/bin/p/libpicked.a: dyndep | {' '.join(objects)}\n")
+                                  f"build {OUT}/bin/p/libpicked.a: dyndep | {' '.join(objects)}\n")
     assert _run_select(action, tmp_path, "").returncode == 0
     assert members.read_text() == ""
-    assert dyndep.read_text() == "ninja_dyndep_version = 1\nbuild etsb-out/bin/p/libpicked.a: dyndep\n"
+    assert dyndep.read_text() == f"ninja_dyndep_version = 1\nbuild {OUT}/bin/p/libpicked.a: dyndep\n"
 
 
 @pytest.mark.parametrize("sources", [["a.cc"], []], ids=["other sources", "no source at all"])

@@ -17,32 +17,37 @@ from helpers import ETSB
 
 
 @pytest.mark.parametrize("source, part", [
-    ("etsb-out/bin/k/libk.a(kernels__portable__cpu__op_add.cpp.o)", ("kernels", "add")),
+    ("etsb-out/host-size/bin/k/libk.a(kernels__portable__cpu__op_add.cpp.o)", ("kernels", "add")),
     # A package whose name contains "op_" and a registration source in it.
-    ("etsb-out/bin/e/custom_op/libbin_lib.a(etsb-out__bin__e__custom_op__bin_lib__register_kernels.cpp.o)",
+    ("etsb-out/host-size/bin/e/custom_op/libbin_lib.a("
+     "etsb-out__host-size__bin__e__custom_op__bin_lib__register_kernels.cpp.o)",
      ("registration", None)),
-    ("etsb-out/bin/e/custom_op/libk.a(e__custom_op__op_relu_squared.cpp.o)", ("kernels", "relu_squared")),
-    ("etsb-out/bin/tools/runner/librunner.a(tools__runner__runner.cpp.o)", ("runner", None)),
-    ("etsb-out/bin/m/libk.a(m__op_runner_helpers.cpp.o)", ("kernels", "runner_helpers")),
-    ("etsb-out/bin/m/libk.a(m__util.cpp.o)", ("kernel utilities", None)),
+    ("etsb-out/host-size/bin/e/custom_op/libk.a(e__custom_op__op_relu_squared.cpp.o)", ("kernels", "relu_squared")),
+    ("etsb-out/host-size/bin/tools/runner/librunner.a(tools__runner__runner.cpp.o)", ("runner", None)),
+    ("etsb-out/host-size/bin/m/libk.a(m__op_runner_helpers.cpp.o)", ("kernels", "runner_helpers")),
+    ("etsb-out/host-size/bin/m/libk.a(m__util.cpp.o)", ("kernel utilities", None)),
     ("/usr/lib/gcc/x86_64-linux-gnu/12/crtbegin.o", ("C and C++ libraries, start-up", None)),
     # A static binary (runtime = "static"): ExecuTorch's runtime from the tree, its prim ops apart
     # (from the runtime library, or compiled for one binary in the size configuration).
-    ("etsb-out/bin/external/executorch/libruntime_core.a(etsb-out__external__executorch__runtime__executor__"
-     "method.cpp.o)", ("ExecuTorch runtime core (static)", None)),
-    ("etsb-out/bin/external/executorch/libruntime_core.a(etsb-out__external__executorch__extension__data_loader__"
-     "file_data_loader.cpp.o)", ("ExecuTorch runtime core (static)", None)),
-    ("etsb-out/bin/m/libbin_runtime.a(etsb-out__external__executorch__kernels__prim_ops__register_prim_ops.cpp.o)",
-     ("ExecuTorch prim ops (static)", None)),
+    ("etsb-out/host-size/bin/external/executorch/libruntime_core.a("
+     "etsb-out__external__executorch__runtime__executor__method.cpp.o)", ("ExecuTorch runtime core (static)", None)),
+    ("etsb-out/host-size/bin/external/executorch/libruntime_core.a("
+     "etsb-out__external__executorch__extension__data_loader__file_data_loader.cpp.o)", ("ExecuTorch runtime core (static)", None)),
+    ("etsb-out/host-size/bin/m/libbin_runtime.a("
+     "etsb-out__external__executorch__kernels__prim_ops__register_prim_ops.cpp.o)", ("ExecuTorch prim ops (static)", None)),
     # The deploy runner, the program and inputs it embeds, and a binary's own main (ExecuTorch's size test).
-    ("etsb-out/bin/tools/runner/libdeploy_embedded_tree.a(tools__runner__deploy.cpp.o)", ("runner", None)),
-    ("etsb-out/bin/m/libbin_deploy.a(etsb-out__bin__m__bin_deploy.cpp.o)", ("embedded model and inputs", None)),
-    ("etsb-out/obj/external/executorch/test/size_test/etsb-out__external__executorch__test__size_test.cpp.o",
+    ("etsb-out/host-size/bin/tools/runner/libdeploy_embedded_tree.a(tools__runner__deploy.cpp.o)",
      ("runner", None)),
+    ("etsb-out/host-size/bin/m/libbin_deploy.a(etsb-out__host-size__bin__m__bin_deploy.cpp.o)",
+     ("embedded model and inputs", None)),
+    ("etsb-out/host-size/obj/external/executorch/test/size_test/"
+     "etsb-out__external__executorch__test__size_test.cpp.o", ("runner", None)),
+    # In any platform's and configuration's folder.
+    ("etsb-out/cortex-m55-size/obj/m/bin/m__main.cpp.o", ("runner", None)),
     # Bare metal: newlib, libstdc++ and libgcc linked in, and the board's start-up code.
     ("/usr/lib/gcc/arm-none-eabi/12.2.1/../../../arm-none-eabi/lib/thumb/v8.1-m.main+mve/hard/libc_nano.a"
      "(libc_a-memcpy-stub.o)", ("C and C++ libraries, start-up", None)),
-    ("etsb-out/bin/platforms/cortex_m/liban547.a(platforms__cortex_m__startup.cpp.o)",
+    ("etsb-out/host-size/bin/platforms/cortex_m/liban547.a(platforms__cortex_m__startup.cpp.o)",
      ("C and C++ libraries, start-up", None)),
 ])
 def test_size_attributes_each_object_by_its_source_file_name(source, part):
@@ -57,25 +62,25 @@ def test_size_attributes_each_object_by_its_source_file_name(source, part):
 DEPLOY_MAP = """\
 Discarded input sections
 
- .text._ZN5dropped   0x0000000000000000       0x40 etsb-out/bin/m/libbin_lib_kernels.a(kernels__portable__cpu__op_mul.cpp.o)
+ .text._ZN5dropped   0x0000000000000000       0x40 etsb-out/host-size/bin/m/libbin_lib_kernels.a(kernels__portable__cpu__op_mul.cpp.o)
 
 Linker script and memory map
 
  .text          0x0000000000401000       0x20 /usr/lib/gcc/x86_64-linux-gnu/12/../../../x86_64-linux-gnu/crt1.o
  .text.startup.main
-                0x0000000000401020      0x100 etsb-out/bin/tools/runner/libdeploy_embedded_tree.a(tools__runner__deploy.cpp.o)
+                0x0000000000401020      0x100 etsb-out/host-size/bin/tools/runner/libdeploy_embedded_tree.a(tools__runner__deploy.cpp.o)
  .text._ZN10executorch7runtime6Method7executeEv
-                0x0000000000401120     0x2000 etsb-out/bin/external/executorch/libruntime_core.a(etsb-out__external__executorch__runtime__executor__method.cpp.o)
+                0x0000000000401120     0x2000 etsb-out/host-size/bin/external/executorch/libruntime_core.a(etsb-out__external__executorch__runtime__executor__method.cpp.o)
  .text._ZN12_GLOBAL__N_18sym_sizeE
-                0x0000000000403120       0x30 etsb-out/bin/m/libbin_runtime.a(etsb-out__external__executorch__kernels__prim_ops__register_prim_ops.cpp.o)
+                0x0000000000403120       0x30 etsb-out/host-size/bin/m/libbin_runtime.a(etsb-out__external__executorch__kernels__prim_ops__register_prim_ops.cpp.o)
  .text._ZN5torch8executor6native10addmm_outE
-                0x0000000000403150      0x400 etsb-out/bin/m/libbin_lib_kernels.a(kernels__portable__cpu__op_addmm.cpp.o)
+                0x0000000000403150      0x400 etsb-out/host-size/bin/m/libbin_lib_kernels.a(kernels__portable__cpu__op_addmm.cpp.o)
  .text._ZN4etsb22register_model_kernelsEv
-                0x0000000000403550       0x50 etsb-out/bin/m/libbin_lib.a(etsb-out__bin__m__bin_lib__register_kernels.cpp.o)
+                0x0000000000403550       0x50 etsb-out/host-size/bin/m/libbin_lib.a(etsb-out__host-size__bin__m__bin_lib__register_kernels.cpp.o)
  .rodata._ZN11etsb_deployL13program_bytesE
-                0x0000000000404000      0xbd0 etsb-out/bin/m/libbin_deploy.a(etsb-out__bin__m__bin_deploy.cpp.o)
+                0x0000000000404000      0xbd0 etsb-out/host-size/bin/m/libbin_deploy.a(etsb-out__host-size__bin__m__bin_deploy.cpp.o)
  .bss._ZN11etsb_deploy11method_poolE
-                0x0000000000405000     0x1000 etsb-out/bin/m/libbin_deploy.a(etsb-out__bin__m__bin_deploy.cpp.o)
+                0x0000000000405000     0x1000 etsb-out/host-size/bin/m/libbin_deploy.a(etsb-out__host-size__bin__m__bin_deploy.cpp.o)
 """
 
 

@@ -19,7 +19,8 @@ from pathlib import Path
 import pytest
 
 from conftest import MODELS_DIR
-from driver_helpers import MODEL_BUILD, etsb, make_workspace, run_mlp, scratch_package, steps
+from driver_helpers import (MODEL_BUILD, built_outputs, etsb, make_workspace, output_of, run_mlp, scratch_package,
+                            steps)
 from helpers import ETSB
 
 
@@ -34,7 +35,7 @@ def workspace(tmp_path_factory) -> Path:
 
 @pytest.mark.build
 def test_a_users_package_builds_a_binary_that_runs(workspace, tmp_path):
-    run_mlp(workspace / "etsb-out/bin/m/bin", tmp_path)
+    run_mlp(output_of(workspace, "//m:bin"), tmp_path)
 
 
 @pytest.mark.build
@@ -48,7 +49,7 @@ def test_a_noop_build_runs_no_action(workspace):
 @pytest.mark.build
 def test_labels_relative_to_the_current_package(workspace):
     result = etsb(workspace, "build", ":bin", cwd=workspace / "m")
-    assert result.returncode == 0 and "//m:bin: etsb-out/bin/m/bin" in result.stdout
+    assert result.returncode == 0 and built_outputs(result.stdout) == {"//m:bin": "etsb-out/host-default/bin/m/bin"}
 
 
 @pytest.mark.build
@@ -102,8 +103,8 @@ def test_the_coverage_check_fails_the_build_before_linking(workspace):
         assert result.stdout.count(gap) == 1, result.stdout  # once: gen-bindings reports it, kernel-sources not
         assert not any(s.startswith("LINK") for s in steps(result.stdout))
         # The failure says which BUILD line made the failing action, not ninja's command line.
-        assert re.search(r"^m/BUILD:\d+:\d+: error: GEN //m:\S+ failed \(etsb-out/bin/m/\S+\):$", result.stdout,
-                         re.MULTILINE), result.stdout
+        assert re.search(r"^m/BUILD:\d+:\d+: error: GEN //m:\S+ failed \(etsb-out/host-default/bin/m/\S+\):$",
+                         result.stdout, re.MULTILINE), result.stdout
         assert "FAILED:" not in result.stdout and "mkdir -p" not in result.stdout
         assert "ninja: build stopped" not in result.stdout
     finally:
@@ -156,7 +157,7 @@ def test_unknown_target_and_query(workspace):
     listed = etsb(workspace, "query", "//m:all").stdout.split()
     assert "//m:bin" in listed and "//m:bin_all_kernels" not in listed  # manual targets only when named
     outputs = etsb(workspace, "query", "--output", "outputs", "//m:bin_ops").stdout
-    assert outputs.strip() == "//m:bin_ops: etsb-out/bin/m/bin_ops/selected_operators.yaml"
+    assert outputs.strip() == "//m:bin_ops: etsb-out/host-default/bin/m/bin_ops/selected_operators.yaml"
 
 
 @pytest.mark.build
@@ -340,4 +341,4 @@ def test_an_action_that_does_not_write_its_output_fails(workspace):
             'etsb_genrule(name = "g", srcs = [], outs = ["a.txt", "b.txt"], cmd = "touch $(location a.txt)")\n')
         result = etsb(workspace, "build", "//lazy:g")
         assert result.returncode != 0
-        assert "etsb: //lazy:g did not write etsb-out/bin/lazy/b.txt" in result.stdout
+        assert "etsb: //lazy:g did not write etsb-out/host-default/bin/lazy/b.txt" in result.stdout

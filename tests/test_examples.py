@@ -16,11 +16,14 @@ import pytest
 
 from conftest import REPO, load_manifest
 from helpers import assert_matches_torch, assert_outputs_match, etsb, new_workspace, run_model, stripped_size
+from selective_build.driver.platforms import output_dir
 
 pytestmark = pytest.mark.build
 
 MODELS = sorted(load_manifest()["models"])
 BINARIES = ("bin", "bin_dtype_selective")
+# The examples' outputs in this checkout (built with no --platform or --config).
+OUT = REPO / output_dir({}) / "bin" / "examples"
 CUSTOM_OP = REPO / "examples" / "custom_op"
 
 
@@ -33,8 +36,8 @@ def built() -> subprocess.CompletedProcess:
 
 
 def binary_path(model: str, name: str) -> Path:
-    """Where `etsb build` said the binary is."""
-    return REPO / "etsb-out" / "bin" / "examples" / model / (f"{name}_smallest/{name}" if "dtype" in name else name)
+    """Where `etsb build` says the binary is (its last lines: test_the_build_prints_each_binarys_path)."""
+    return OUT / model / (f"{name}_smallest/{name}" if "dtype" in name else name)
 
 
 @pytest.mark.parametrize("name", BINARIES)
@@ -68,7 +71,7 @@ def test_dtype_selective_is_never_larger_than_op_selective(built, model, tmp_pat
     models) the dtype-selective one, else the op-selective one."""
     op_selective = stripped_size(binary_path(model, "bin"), tmp_path)
     chosen = stripped_size(binary_path(model, "bin_dtype_selective"), tmp_path)
-    restricted = stripped_size(REPO / f"etsb-out/bin/examples/{model}/bin_dtype_selective_dtype_selective",
+    restricted = stripped_size(OUT / model / "bin_dtype_selective_dtype_selective",
                                tmp_path)
     assert chosen <= op_selective, (model, chosen, op_selective)
     assert chosen == min(restricted, op_selective)
@@ -76,7 +79,7 @@ def test_dtype_selective_is_never_larger_than_op_selective(built, model, tmp_pat
 
 def test_dtype_restriction_pays_for_most_corpus_models(built, tmp_path):
     smaller = [m for m in MODELS
-               if stripped_size(REPO / f"etsb-out/bin/examples/{m}/bin_dtype_selective_dtype_selective", tmp_path)
+               if stripped_size(OUT / m / "bin_dtype_selective_dtype_selective", tmp_path)
                < stripped_size(binary_path(m, "bin"), tmp_path)]
     assert len(smaller) >= len(MODELS) // 2, smaller
 
@@ -204,9 +207,9 @@ def test_the_custom_operator_example_runs_its_own_kernel(built, name, tmp_path):
 
 
 def test_the_custom_operator_is_selected_with_its_kernel_key(built):
-    selected = (REPO / "etsb-out/bin/examples/custom_op/bin_ops/selected_operators.yaml").read_text()
+    selected = (OUT / "custom_op/bin_ops/selected_operators.yaml").read_text()
     assert "my_ops::relu_squared.out:\n  - v1/6;0,1|6;0,1|6;0,1\n" in selected  # Float 2-D in and out
-    header = (REPO / "etsb-out/bin/examples/custom_op/bin_lib/CustomOpsNativeFunctions.h").read_text()
+    header = (OUT / "custom_op/bin_lib/CustomOpsNativeFunctions.h").read_text()
     assert ("relu_squared_out(::torch::executor::KernelRuntimeContext& ctx, const ::executorch::aten::Tensor& self, "
             "double scale, ::executorch::aten::Tensor& out);") in header
 
@@ -216,7 +219,7 @@ def test_the_dtype_selective_build_trims_the_custom_kernel_too(built):
     the operator: its Double case is dropped (and the Float case kept, or the
     run above would abort)."""
     op_selective = kernel_symbol_size(binary_path("custom_op", "bin"), "my_ops::native::relu_squared_out")
-    restricted = kernel_symbol_size(REPO / "etsb-out/bin/examples/custom_op/bin_dtype_selective_dtype_selective",
+    restricted = kernel_symbol_size(OUT / "custom_op/bin_dtype_selective_dtype_selective",
                                     "my_ops::native::relu_squared_out")
     assert 0 < restricted < op_selective
 

@@ -26,6 +26,7 @@ from conftest import MODELS_DIR, PORTABLE_OPERATORS, REPO, TREE
 from conftest import TREE_PORTABLE_YAML as PORTABLE_YAML
 
 from helpers import assert_matches_torch, etsb, new_workspace, run_model, stripped_size
+from selective_build.driver.platforms import output_dir
 
 pytestmark = [pytest.mark.build, pytest.mark.tree]
 
@@ -106,7 +107,7 @@ def test_each_tree_source_compiled_once_for_every_binary(tree_workspace):
     sources the whole library's registration needs."""
     workspace, _ = tree_workspace
     out = workspace / "etsb-out/bin/tests/executorch_tree"
-    shared = workspace / "etsb-out/obj/external/executorch/kernels/portable/kernels"
+    shared = workspace / output_dir({}) / "obj/external/executorch/kernels/portable/kernels"
     everything = (out / "everything/kernel_sources.txt").read_text().splitlines()
     members = (out / "libeverything_kernels.a.objects").read_text().splitlines()
     assert len(members) == len(set(members)) == len(everything)

@@ -17,7 +17,8 @@ import pytest
 
 from helpers import ETSB
 from selective_build.driver import state
-from selective_build.driver.layout import NINJA_FILE
+from selective_build.driver.layout import ninja_file
+from selective_build.driver.platforms import output_dir
 from selective_build.driver.plan import Plan, PlannedTarget
 
 # Every module of etsb a no-op build may import: the command line, the no-op
@@ -35,6 +36,8 @@ NOOP_MODULES = {
 # Standard modules a no-op never needs (each costs milliseconds): data formats, processes, typing.
 NOT_IMPORTED = {"json", "subprocess", "dataclasses", "typing", "inspect", "argparse", "pathlib", "threading",
                 "hashlib", "shutil", "tempfile", "yaml", "flatbuffers", "importlib.util"}
+# The output folder of a build given no --platform or --config.
+FOLDER = output_dir({})
 
 
 def _noop_workspace(root: Path, patterns: list[str]) -> None:
@@ -45,12 +48,12 @@ def _noop_workspace(root: Path, patterns: list[str]) -> None:
     (root / "MODULE.bazel").write_text("")
     (root / "p" / "BUILD").write_text("# a package\n")
     (root / "p" / "f.txt").write_text("an output\n")
-    (root / "etsb-out").mkdir()
-    (root / NINJA_FILE).write_text("build p$:t: phony p/f.txt\n")
+    (root / FOLDER).mkdir(parents=True)
+    (root / ninja_file(FOLDER)).write_text("build p$:t: phony p/f.txt\n")
     key = state.plan_key(str(root), "", patterns, {}, state.executorch_tree(None))
     plan = Plan(("p:t",), (PlannedTarget("//p:t", "genrule", ("p/f.txt",), binary=True),))
-    state.save_state(str(root), state.make_state(str(root), key, state.package_listings(str(root)),
-                                                 [], plan, {}))
+    state.save_state(str(root), FOLDER, state.make_state(str(root), FOLDER, key, state.package_listings(str(root)),
+                                                         [], plan, {}))
 
 
 def _imported(stderr: str) -> set[str]:
@@ -90,9 +93,9 @@ def kept(tmp_path, monkeypatch):
 
 
 def _current(root: Path):
-    saved = state.load_state(str(root))
-    plan, renewed = state.current_plan(saved, str(root), state.plan_key(str(root), "", ["//..."], {},
-                                                                           state.executorch_tree(None)))
+    saved = state.load_state(str(root), FOLDER)
+    key = state.plan_key(str(root), "", ["//..."], {}, state.executorch_tree(None))
+    plan, renewed = state.current_plan(saved, str(root), FOLDER, key)
     return plan, renewed, saved
 
 

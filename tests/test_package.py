@@ -13,6 +13,8 @@ import pytest
 
 from conftest import MODELS_DIR, REPO
 from helpers import assert_matches_torch, cmake_build, cmake_configure, run_model
+from selective_build.driver.layout import ninja_file
+from selective_build.driver.platforms import output_dir
 
 pytestmark = pytest.mark.build
 
@@ -55,7 +57,7 @@ def test_a_two_line_build_file_outside_the_checkout_builds_a_binary_that_matches
     assert run.returncode == 0, run.stderr
     assert_matches_torch("mlp", tmp_path / "out")
     # Everything came from the installed package, nothing from this checkout.
-    assert str(REPO) not in (workspace / "etsb-out" / "build.ninja").read_text()
+    assert str(REPO) not in (workspace / ninja_file(output_dir({}))).read_text()
     assert os.readlink(workspace / "etsb-out" / "external" / "etsb").startswith(str(installed.venv))
 
 

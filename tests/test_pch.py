@@ -16,7 +16,11 @@ import pytest
 from helpers import ETSB, new_workspace
 from helpers import etsb as run_etsb
 
-from selective_build.driver.layout import TAG_NOT_PRECOMPILED, TAG_PRECOMPILE
+from selective_build.driver.layout import TAG_NOT_PRECOMPILED, TAG_PRECOMPILE, ninja_file
+from selective_build.driver.platforms import output_dir
+
+# The output folder of a build given no --platform or --config (Config's default).
+OUT = output_dir({})
 
 EXEC_ATEN = "<executorch/runtime/core/exec_aten/exec_aten.h>"
 SOURCES = ["a.cc", "b.cc", "c.cc", "d.cc", "e.cc", "f.cc", "g.cc"]
@@ -53,7 +57,7 @@ def test_a_tagged_library_compiles_every_source_through_one_precompiled_header()
     (write,), (precompile,) = headers, precompiles
     header, gch = write.outputs[0], precompile.outputs[0]
     assert gch == header + ".gch" and precompile.inputs == (header,)
-    assert header == "etsb-out/obj/p/lib/_pch/p__lib/pch.h"
+    assert header == f"{OUT}/obj/p/lib/_pch/p__lib/pch.h"
     assert "'#include <executorch/runtime/core/exec_aten/exec_aten.h>'" in write.command
     assert len(compiles) == len(SOURCES)
     for action in compiles:
@@ -74,7 +78,7 @@ def test_forced_includes_move_into_the_precompiled_header_first():
     directory as -include finds it, and leaves the command line."""
     from selective_build.driver.pch import header_lines
 
-    forced = "etsb-out/bin/p/sel/selected_op_variants.h"
+    forced = f"{OUT}/bin/p/sel/selected_op_variants.h"
     headers, precompiles, compiles = _kinds(_graph([_library(copts=["-include", forced, "-DX"])]))
     (write,), (precompile,) = headers, precompiles
     directory = os.path.dirname(write.outputs[0])
@@ -95,10 +99,10 @@ def test_objects_compiled_again_with_other_flags_get_a_precompiled_header_of_the
     picked = Target("p", "cxx_library", "picked", {"objects_of": [":lib"], "object_list": "list.txt",
                                                    "copts": ["-include", "sel.h"]}, ())
     headers, precompiles, _ = _kinds(_graph([_library(), picked], requested="picked"))
-    assert sorted(a.outputs[0] for a in precompiles) == ["etsb-out/obj/p/lib/_pch/p__lib/pch.h.gch",
-                                                         "etsb-out/obj/p/picked/_pch/p__lib/pch.h.gch"]
+    assert sorted(a.outputs[0] for a in precompiles) == [f"{OUT}/obj/p/lib/_pch/p__lib/pch.h.gch",
+                                                         f"{OUT}/obj/p/picked/_pch/p__lib/pch.h.gch"]
     (again,) = [a for a in headers if "/picked/" in a.outputs[0]]
-    assert '#include "../../../../../../sel.h"' in again.command
+    assert f'#include "{os.path.relpath("sel.h", os.path.dirname(again.outputs[0]))}"' in again.command
 
 
 def test_sources_the_tags_leave_out_compile_without_it():
@@ -171,7 +175,7 @@ def test_an_unknown_switch_value_is_refused_by_name(tmp_path):
                             env={**os.environ, "ETSB_PCH": "maybe"})
     assert result.returncode == 2, result.stdout + result.stderr
     assert "ETSB_PCH is 'maybe'" in result.stderr and "Traceback" not in result.stderr, result.stderr
-    assert not (root / "etsb-out" / "build.ninja").exists()
+    assert not (root / ninja_file(OUT)).exists() and not (root / "etsb-out" / "bin").exists()
 
 
 # -- built -----------------------------------------------------------------------------------
@@ -186,8 +190,8 @@ et_model_binary(name = "small", dtype_selective_build = True, model = "mlp.pte")
 
 
 def _outputs(root: Path) -> dict[str, bytes]:
-    """Every object, archive and binary of the build, by path under etsb-out."""
-    out = root / "etsb-out"
+    """Every object, archive and binary of the build, by path under its output folder."""
+    out = root / OUT
     found = [*out.glob("obj/**/*.o"), *out.glob("bin/**/*.a"), out / "bin/m/bin",
              out / "bin/m/small_smallest/small"]
     return {str(path.relative_to(out)): path.read_bytes() for path in found}
@@ -221,7 +225,7 @@ def built(module_folders) -> tuple[Path, dict[str, bytes]]:
 
 def _compiles(root: Path) -> dict[str, str]:
     """Each compile of a kernel source in the ninja file: object -> its edge's text."""
-    text = (root / "etsb-out/build.ninja").read_text()
+    text = (root / ninja_file(OUT)).read_text()
     return {m.group(1): m.group(0) for m in re.finditer(r"^build (\S+\.o): cxx kernels/portable/cpu/\S+.*\n(  .*\n)+",
                                                         text, re.MULTILINE)}
 
@@ -241,7 +245,7 @@ def test_every_kernel_compile_declares_and_reads_its_precompiled_header(built):
     assert sum("-Winvalid-pch" in edge for edge in compiles.values()) > 0.8 * len(compiles) > 200
     assert len(gchs) == 2 and all((root / gch).is_file() for gch in gchs)  # the library's, the dtype-selective one's
     obj = next(o for o, edge in compiles.items() if "small" in o and "-Winvalid-pch" in edge)
-    command = subprocess.run(["ninja", "-f", "etsb-out/build.ninja", "-t", "commands", obj], cwd=root,
+    command = subprocess.run(["ninja", "-f", ninja_file(OUT), "-t", "commands", obj], cwd=root,
                              capture_output=True, text=True, check=True).stdout.splitlines()[-1]
     command = command.replace(f"-o {obj}", "-o /dev/null -H -Werror=invalid-pch")
     result = subprocess.run(["sh", "-c", command], cwd=root, capture_output=True, text=True,
@@ -259,7 +263,7 @@ def test_the_portable_kernels_precompile_for_exactly_the_sources_that_include_it
     header reorders their functions (op_softmax's, for the Cortex-M55 at -Os)."""
     root, _ = built
     library = {obj: edge for obj, edge in _compiles(root).items()
-               if obj.startswith("etsb-out/obj/kernels/portable/kernels/")}
+               if obj.startswith(f"{OUT}/obj/kernels/portable/kernels/")}
     assert len(library) >= 140
     plain = next(edge for edge in library.values() if "_pch" not in edge)
     words = shlex.split(re.search(r"^  cmd = (.*)$", plain, re.MULTILINE).group(1))

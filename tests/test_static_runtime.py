@@ -21,6 +21,8 @@ import pytest
 from conftest import MODELS_DIR, SUMMARY_LINES, TREE
 from helpers import ET, assert_matches_torch, etsb, new_workspace, run_model, static_model_binaries, stripped_size
 from selective_build.driver.size import PART_KERNELS, PART_RUNTIME, measure
+from selective_build.driver.layout import ninja_file
+from selective_build.driver.platforms import output_dir
 
 pytestmark = [pytest.mark.build, pytest.mark.tree]
 
@@ -90,8 +92,8 @@ def test_binary_runs_the_model_like_torch(workspace, model, tmp_path):
 
 def headers_read(workspace: Path) -> dict[str, str]:
     """Each object ninja compiled -> the dependency lines (headers read) it recorded."""
-    text = subprocess.run(["ninja", "-f", "etsb-out/build.ninja", "-t", "deps"], cwd=workspace, capture_output=True,
-                          text=True, check=True).stdout
+    text = subprocess.run(["ninja", "-f", ninja_file(output_dir({})), "-t", "deps"], cwd=workspace,
+                          capture_output=True, text=True, check=True).stdout
     blocks: dict[str, str] = {}
     for block in text.split("\n\n"):
         head, _, rest = block.strip().partition("\n")

@@ -12,8 +12,8 @@ from collections.abc import Callable, Iterable, Mapping
 
 from selective_build.driver.evaluate import Package, Target
 from selective_build.driver.labels import Label, LabelError, package_label, parse_label, split_external
-from selective_build.driver.layout import BIN
-from selective_build.driver.platforms import CONFIGS, DEFAULT_CONFIG
+from selective_build.driver.layout import bin_dir, checks_dir, configuration_dir, obj_dir
+from selective_build.driver.platforms import CONFIGS, DEFAULT_CONFIG, HOST
 from selective_build.driver.primitives import RULES, canonical_attrs, label_attrs
 from selective_build.model.errors import Problem, did_you_mean
 from selective_build.model.records import record
@@ -41,6 +41,23 @@ class Config:
     launcher: tuple[str, ...] = ()
     # Whether libraries' tagged headers are precompiled (driver/pch.py; $ETSB_PCH).
     precompiled_headers: bool = False
+    # The output folder of this platform and configuration (layout.configuration_dir).
+    out: str = configuration_dir(HOST, DEFAULT_CONFIG)
+
+    @property
+    def bin(self) -> str:
+        """Where generated files and binaries go, by package."""
+        return bin_dir(self.out)
+
+    @property
+    def obj(self) -> str:
+        """Where objects go, by package and target."""
+        return obj_dir(self.out)
+
+    @property
+    def checks(self) -> str:
+        """Where the build-time checks write."""
+        return checks_dir(self.out)
 
 
 @record
@@ -291,7 +308,7 @@ class Analysis:
         producer = self.outputs_of.get((label.package, label.name))
         if producer is not None:
             self.node(producer, requested_by=target)
-            return None, (f"{BIN}/{label.relative}",)
+            return None, (f"{self.config.bin}/{label.relative}",)
         if self.config.exists(label.path):
             return None, (label.path,)
         hint = did_you_mean(label.name, list(package))

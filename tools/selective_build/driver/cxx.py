@@ -15,7 +15,7 @@ from selective_build.driver.analysis import Action, Analysis, Node, strings, uni
 from selective_build.driver.evaluate import Target
 from selective_build.driver.genrule import expand, expand_flag
 from selective_build.driver.labels import Label
-from selective_build.driver.layout import BIN, CHECKS, OBJ, TAG_BUILT_FOR, TAG_COPIED_TO, TAG_REGISTERS
+from selective_build.driver.layout import TAG_BUILT_FOR, TAG_COPIED_TO, TAG_REGISTERS
 from selective_build.driver.link import SHARED_LIBRARY, closure, link_line
 from selective_build.driver.pch import FOLDER as PCH_FOLDER
 from selective_build.driver.pch import Precompiled, bad_spellings, not_precompiled, precompile, tagged_headers
@@ -41,7 +41,7 @@ def cxx_library(analysis: Analysis, target: Target) -> Node:
     libraries = _libraries(analysis, target)
     flags, order_only = _compile_recipe(analysis, target, headers, libraries, named)
     objects = _compile(analysis, target, sources, flags, order_only, target)
-    archive = _archive_path(target)
+    archive = _archive_path(analysis, target)
     if analysis.attr(target, "objects_of"):
         libraries = _selected_objects(analysis, target, libraries, archive, objects, flags, order_only)
     elif objects:
@@ -72,7 +72,8 @@ def cxx_binary(analysis: Analysis, target: Target) -> Node:
     libraries = _libraries(analysis, target)
     flags, order_only = _compile_recipe(analysis, target, headers, libraries, named)
     objects = [obj for _, obj in _compile(analysis, target, sources, flags, order_only)]
-    binary = f"{BIN}/{target.package}/{target.name}" if target.package else f"{BIN}/{target.name}"
+    out = analysis.config.bin
+    binary = f"{out}/{target.package}/{target.name}" if target.package else f"{out}/{target.name}"
     linked = closure(libraries)
     _check_built_for(analysis, target, linked)
     own_flags = [expand_flag(analysis, target, f, named) for f in strings(analysis.attr(target, "linkopts", []))]
@@ -135,8 +136,8 @@ def _compile_recipe(analysis: Analysis, target: Target, headers: list[str], libr
     defines = unique(list(strings(analysis.attr(target, "defines", [])))
                      + [d for lib in reached for d in lib.defines])
     copts = [expand_flag(analysis, target, flag, named) for flag in strings(analysis.attr(target, "copts", []))]
-    flags = (*analysis.config.compile_flags, *copts, "-I.", f"-I{BIN}", *(f"-I{i}" for i in includes),
-             *(f"-D{d}" for d in defines))
+    flags = (*analysis.config.compile_flags, *copts, "-I.", f"-I{analysis.config.bin}",
+             *(f"-I{i}" for i in includes), *(f"-D{d}" for d in defines))
     # Headers (generated ones included) must exist before a compile; once it
     # ran, its depfile says which it read.
     return flags, tuple(unique(headers + [h for lib in reached for h in lib.headers]))
@@ -159,7 +160,7 @@ def _compile(analysis: Analysis, target: Target, sources: Iterable[str], flags: 
     from a precompiled header made for ``flags``, where one pays (driver/pch.py),
     but for those its tags leave out."""
     sources = tuple(sources)
-    directory = f"{OBJ}/{target.package or '_root'}/{target.name}"
+    directory = f"{analysis.config.obj}/{target.package or '_root'}/{target.name}"
     skipped = not_precompiled(library.tags, library.package) if library else frozenset()
     taking = [source for source in sources if source not in skipped]
     made = _precompile(analysis, target, library, directory, flags, order_only, len(taking)) if library else None
@@ -214,9 +215,10 @@ def _precompile(analysis: Analysis, target: Target, library: Target, directory: 
 
 # -- archiving -----------------------------------------------------------------
 
-def _archive_path(target: Target) -> str:
+def _archive_path(analysis: Analysis, target: Target) -> str:
     """Where a library's static archive goes."""
-    return f"{BIN}/{target.package}/lib{target.name}.a" if target.package else f"{BIN}/lib{target.name}.a"
+    out = analysis.config.bin
+    return f"{out}/{target.package}/lib{target.name}.a" if target.package else f"{out}/lib{target.name}.a"
 
 
 def _selected_objects(analysis: Analysis, target: Target, libraries: tuple[Node, ...], archive: str,
@@ -274,7 +276,7 @@ def _overlap_check(analysis: Analysis, target: Target, libraries: list[Node]) ->
                 selections.extend(analysis.resolve_label(lib.target, tag[len(TAG_REGISTERS):])[1])
     if len(selections) < 2:
         return ()
-    out = f"{CHECKS}/{target.package or '_root'}/{target.name}"
+    out = f"{analysis.config.checks}/{target.package or '_root'}/{target.name}"
     tool = " ".join(shlex.quote(word) for word in analysis.config.tool)
     command = (f"{tool} gen-all-oplist --check_ops_not_overlapping --allow_include_all_overloads "
                + " ".join(f"--model_file_list_path {shlex.quote(s)}" for s in selections)

@@ -9,7 +9,8 @@ import os
 from collections.abc import Sequence
 
 from selective_build.driver import freshness, state
-from selective_build.driver.running import WorkspaceLock, find_ninja, report, run_ninja
+from selective_build.driver.platforms import output_dir
+from selective_build.driver.running import WorkspaceLock, find_ninja, point_bin_link, report, run_ninja
 
 
 def noop_build(patterns: Sequence[str], jobs: int | None, defines: dict[str, str],
@@ -22,13 +23,15 @@ def noop_build(patterns: Sequence[str], jobs: int | None, defines: dict[str, str
     ninja = find_ninja()
     if root is None or ninja is None:
         return None
+    folder = output_dir(defines)
     with WorkspaceLock(root):
-        saved = state.load_state(root)
-        plan, renewed = state.current_plan(saved, root, state.plan_key(root, state.cwd_package(root), patterns,
-                                                                         defines, state.executorch_tree(executorch_root)))
+        saved = state.load_state(root, folder)
+        key = state.plan_key(root, state.cwd_package(root), patterns, defines, state.executorch_tree(executorch_root))
+        plan, renewed = state.current_plan(saved, root, folder, key)
         if plan is None:
             return None
         if freshness.refresh(root, list(saved["sources"]), saved["sources"]) or renewed:
-            state.save_state(root, saved)
-        status = run_ninja(root, ninja, plan.ninja_targets, jobs)
+            state.save_state(root, folder, saved)
+        point_bin_link(root, folder)
+        status = run_ninja(root, ninja, folder, plan.ninja_targets, jobs)
     return report(status, plan)

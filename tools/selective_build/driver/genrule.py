@@ -12,7 +12,6 @@ from collections.abc import Callable, Mapping
 from selective_build.driver.analysis import Action, Analysis, Node, strings
 from selective_build.driver.evaluate import Target
 from selective_build.driver.labels import Label
-from selective_build.driver.layout import BIN
 
 # A make variable or function: $(NAME), $(function argument), $$, $@, $< or $(@D).
 _MAKE = re.compile(r"\$\((\w+)(?:\s+([^)]*))?\)|\$\$|\$@|\$<|\$\(@D\)")
@@ -23,7 +22,8 @@ _LOCATIONS = ("locations", "execpaths", "rootpaths")
 
 def genrule(analysis: Analysis, target: Target) -> Node:
     """A genrule: one action running its expanded ``cmd``, which must write every declared output."""
-    outs = tuple(f"{BIN}/{Label(target.package, out).relative}" for out in strings(analysis.attr(target, "outs")))
+    outs = tuple(f"{analysis.config.bin}/{Label(target.package, out).relative}"
+                 for out in strings(analysis.attr(target, "outs")))
     named: dict[str, tuple[str, ...]] = {}
     inputs: list[str] = []
     for attr in ("srcs", "tools"):
@@ -74,7 +74,7 @@ def expand(analysis: Analysis, target: Target, command: str, named: Mapping[str,
                 raise analysis.fail(target, "cmd: $< needs exactly one source")
             return quote(srcs[0])
         if whole == "$(@D)":
-            return quote(outs[0].rsplit("/", 1)[0] if len(outs) == 1 else ruledir(target))
+            return quote(outs[0].rsplit("/", 1)[0] if len(outs) == 1 else ruledir(analysis, target))
         function, argument = match.group(1), match.group(2)
         if argument is not None:
             if function in _LOCATION or function in _LOCATIONS:
@@ -114,15 +114,16 @@ def _variable(analysis: Analysis, target: Target, name: str, srcs: list[str], ou
     if name == "OUTS":
         return " ".join(quote(o) for o in outs)
     if name == "RULEDIR":
-        return quote(ruledir(target))
+        return quote(ruledir(analysis, target))
     if name in analysis.config.make_variables:
         return quote(analysis.config.make_variables[name])
     raise analysis.fail(target, f"cmd: unknown make variable $({name}){WHEN_MISSING.get(name, '')}")
 
 
-def ruledir(target: Target) -> str:
+def ruledir(analysis: Analysis, target: Target) -> str:
     """``$(RULEDIR)``: the output folder of ``target``'s package."""
-    return f"{BIN}/{target.package}" if target.package else BIN
+    out = analysis.config.bin
+    return f"{out}/{target.package}" if target.package else out
 
 
 def expand_flag(analysis: Analysis, target: Target, flag: str, named: Mapping[str, tuple[str, ...]]) -> str:

@@ -21,11 +21,19 @@ RC_FILE = ".etsbrc"
 
 # Every output goes under the output root, relative to the workspace root.
 OUT = "etsb-out"
-BIN = f"{OUT}/bin"            # generated files and linked binaries, by package
-OBJ = f"{OUT}/obj"            # objects, by package and target
-CHECKS = f"{OUT}/checks"      # outputs of build-time checks (operators registered twice)
-NINJA_FILE = f"{OUT}/build.ninja"
-STATE_FILE = f"{OUT}/.etsb/state.marshal"  # the last plan and what it was made from
+# Each platform and configuration (--platform, --config) builds into a folder of its
+# own, etsb-out/<platform>-<config> (configuration_dir), with its own ninja file and
+# kept plan: switching between them keeps the outputs of each and rebuilds nothing.
+# In such a folder:
+BIN_NAME = "bin"              # generated files and linked binaries, by package
+OBJ_NAME = "obj"              # objects, by package and target
+CHECKS_NAME = "checks"        # outputs of build-time checks (operators registered twice)
+NINJA_NAME = "build.ninja"    # its ninja file (ninja's own logs beside it: builddir)
+STATE_NAME = ".etsb/state.marshal"  # its last plan and what it was made from
+# A link to the bin folder of the configuration last built (as Bazel's bazel-bin):
+# `etsb-out/bin/pkg/name` is the binary just built, whatever its configuration.
+BIN = f"{OUT}/{BIN_NAME}"
+# Shared by every configuration:
 LOCK_FILE = f"{OUT}/.etsb/lock"            # held by the build running in the workspace
 DIGESTS = f"{OUT}/.etsb/digests"           # a content digest per source file, see driver/freshness.py
 INPUT_GROUPS = f"{OUT}/.etsb/inputs"       # names of the ninja file's phony edges for long lists of inputs
@@ -50,6 +58,43 @@ EMULATE_DIR = f"{OUT}/emulate"
 # rules it is, by the driver's dialect (etsb's own, or Buck2's, whose cell it is there).
 SHIM_REPOSITORY = "etsb_shim"
 SHIM_FOLDERS = {"etsb": "rules/private/etsb", "buck2": "rules/private/buck2"}
+
+
+
+def configuration_dir(platform: str, config: str) -> str:
+    """The output folder of one platform and configuration, relative to the
+    workspace root: ``etsb-out/aarch64-linux-size``."""
+    return f"{OUT}/{platform}-{config}"
+
+
+def bin_dir(out: str) -> str:
+    """The generated files and binaries of the configuration folder ``out``."""
+    return f"{out}/{BIN_NAME}"
+
+
+def obj_dir(out: str) -> str:
+    """The objects of the configuration folder ``out``."""
+    return f"{out}/{OBJ_NAME}"
+
+
+def checks_dir(out: str) -> str:
+    """The build-time checks' outputs of the configuration folder ``out``."""
+    return f"{out}/{CHECKS_NAME}"
+
+
+def ninja_file(out: str) -> str:
+    """The ninja file of the configuration folder ``out``."""
+    return f"{out}/{NINJA_NAME}"
+
+
+def state_file(out: str) -> str:
+    """The kept plan of the configuration folder ``out``."""
+    return f"{out}/{STATE_NAME}"
+
+
+# What the layout before per-configuration folders kept directly in etsb-out
+# (its bin a folder where the link now is): removed on the first build after it.
+RETIRED = (BIN_NAME, OBJ_NAME, CHECKS_NAME, NINJA_NAME, ".ninja_log", ".ninja_deps", STATE_NAME)
 
 # Directories never searched for packages.
 SKIP_DIRS = (OUT, "node_modules", "__pycache__")

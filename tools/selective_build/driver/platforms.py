@@ -16,6 +16,7 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 
+from selective_build.driver.layout import configuration_dir
 from selective_build.model.errors import CommandLine, UserError, did_you_mean
 from selective_build.model.records import record
 
@@ -209,12 +210,26 @@ def choice_defines(platform: str | None, config: str | None,
     return defines
 
 
+def chosen(defines: Mapping[str, str]) -> tuple[str, str]:
+    """The names of the platform and configuration the ``--define`` values
+    choose (the host and the default when unset); an unknown one is a
+    UserError naming the known ones."""
+    return (_check_name(f"--define {PLATFORM_DEFINE}", defines.get(PLATFORM_DEFINE, HOST), PLATFORMS),
+            _check_name(f"--define {CONFIG_DEFINE}", defines.get(CONFIG_DEFINE, DEFAULT_CONFIG), CONFIGS))
+
+
+def output_dir(defines: Mapping[str, str]) -> str:
+    """The output folder of the platform and configuration the ``--define``
+    values choose, relative to the workspace root (``etsb-out/host-default``)."""
+    return configuration_dir(*chosen(defines))
+
+
 def toolchain(defines: Mapping[str, str], host_cxx: str) -> Toolchain:
     """The toolchain the ``--define`` values choose (the platform and
     configuration names, set by ``--platform`` and ``--config`` or given as
     ``--define`` directly); ``host_cxx`` compiles for the host."""
-    platform = PLATFORMS[_check_name(f"--define {PLATFORM_DEFINE}", defines.get(PLATFORM_DEFINE, HOST), PLATFORMS)]
-    config = CONFIGS[_check_name(f"--define {CONFIG_DEFINE}", defines.get(CONFIG_DEFINE, DEFAULT_CONFIG), CONFIGS)]
+    platform_name, config_name = chosen(defines)
+    platform, config = PLATFORMS[platform_name], CONFIGS[config_name]
     return Toolchain(
         cxx=platform.compiler or host_cxx,
         ar=platform.archiver,

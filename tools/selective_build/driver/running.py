@@ -3,8 +3,11 @@
 A build holds the workspace's lock (``etsb-out/.etsb/lock``) from planning to
 the end of ninja's run, so two ``etsb build`` in one workspace run one after
 the other (the second says that it waits), never interleaving their plans,
-ninja files and actions. SIGINT, SIGTERM and SIGHUP sent to etsb are passed
-on to ninja, which stops its actions; etsb then exits as the signal asked.
+ninja files and actions (whatever their configurations: they share the
+source digests and the external repositories' links). Each build points
+``etsb-out/bin`` at its configuration's outputs. SIGINT, SIGTERM and SIGHUP
+sent to etsb are passed on to ninja, which stops its actions; etsb then
+exits as the signal asked.
 Only built-in modules and ``signal`` here: the no-op path runs this.
 """
 
@@ -13,7 +16,7 @@ from __future__ import annotations
 import os
 import sys
 
-from selective_build.driver.layout import LOCK_FILE, NINJA_FILE
+from selective_build.driver.layout import BIN, LOCK_FILE, OUT, RETIRED, bin_dir, ninja_file
 from selective_build.driver.plan import Plan
 
 FORWARDED_SIGNALS = ("SIGINT", "SIGTERM", "SIGHUP")
@@ -52,17 +55,50 @@ def find_ninja() -> str | None:
     return None
 
 
-def run_ninja(root: str, ninja: str, targets, jobs: int | None = None, quiet: bool = False, progress=None) -> int:
-    """Run ninja on ``targets`` in ``root``; its exit status (128 + the signal
-    when etsb was told to stop). Its output is relayed line by line (to
-    ``progress``, stdout by default), a failed
+def point_bin_link(root: str, folder: str) -> None:
+    """Point ``etsb-out/bin`` at the bin folder of the configuration folder
+    ``folder`` (relative to ``root``), as Bazel's ``bazel-bin``: a new link,
+    then a rename, so that a reader sees the old or the new one. Outputs of
+    the layout before configuration folders (``etsb-out/bin`` a folder) go
+    first."""
+    link = os.path.join(root, BIN)
+    target = os.path.relpath(bin_dir(folder), OUT)
+    if os.path.islink(link):
+        if os.readlink(link) == target:
+            return
+    elif os.path.isdir(link):
+        _retire_old_layout(root)
+    temporary = f"{link}.{os.getpid()}.tmp"
+    os.makedirs(os.path.dirname(link), exist_ok=True)
+    os.symlink(target, temporary)
+    os.replace(temporary, link)
+
+
+def _retire_old_layout(root: str) -> None:
+    """Remove what the layout before configuration folders kept directly in etsb-out."""
+    import shutil
+
+    for name in RETIRED:
+        path = os.path.join(root, OUT, name)
+        if os.path.isdir(path) and not os.path.islink(path):
+            shutil.rmtree(path)
+        elif os.path.lexists(path):
+            os.remove(path)
+
+
+def run_ninja(root: str, ninja: str, folder: str, targets, jobs: int | None = None, quiet: bool = False,
+              progress=None) -> int:
+    """Run ninja on ``targets`` of the ninja file of the configuration folder
+    ``folder``, in ``root``; its exit status (128 + the signal when etsb was
+    told to stop). Its output is relayed line by line (to ``progress``, stdout
+    by default), a failed
     action's command line replaced by where the BUILD file made its target
     (see :func:`relay`). Quiet runs keep ninja's progress to themselves and
     print its output only when it fails (ninja prints a failing command's
     output on stdout)."""
     import signal
 
-    command = [ninja, "-f", NINJA_FILE, *(["-j", str(jobs)] if jobs else []), *targets]
+    command = [ninja, "-f", ninja_file(folder), *(["-j", str(jobs)] if jobs else []), *targets]
     sys.stdout.flush()
     sys.stderr.flush()
     read_end, write_end = os.pipe()
@@ -88,7 +124,7 @@ def run_ninja(root: str, ninja: str, targets, jobs: int | None = None, quiet: bo
     try:
         os.close(write_end)
         with os.fdopen(read_end, "rb") as pipe:
-            relayed = relay(root, pipe, None if quiet else progress or sys.stdout)
+            relayed = relay(os.path.join(root, ninja_file(folder)), pipe, None if quiet else progress or sys.stdout)
         status = os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1])
     finally:
         for name, handler in previous.items():
@@ -100,13 +136,14 @@ def run_ninja(root: str, ninja: str, targets, jobs: int | None = None, quiet: bo
     return status
 
 
-def relay(root: str, pipe, out) -> str:
+def relay(ninja_path: str, pipe, out) -> str:
     """Copy ninja's output from ``pipe`` to ``out`` (None: keep it) as it
     comes, and return it, reworded: a failed action's ``FAILED: <outputs>``
     and command line become ``<BUILD file:line>: error: <action> failed
     (<first output>):`` (what follows is the action's own output: etsb's
-    errors, the compiler's), and ninja's closing "build stopped" line goes
-    (etsb says it)."""
+    errors, the compiler's; the action's place read from the ninja file at
+    ``ninja_path``), and ninja's closing "build stopped" line goes (etsb
+    says it)."""
     kept = []
     skip_command = False
     for raw in iter(pipe.readline, b""):
@@ -116,7 +153,7 @@ def relay(root: str, pipe, out) -> str:
             continue
         failed = _failure_at(line)
         if failed:
-            line = _failure_header(root, line[failed:].split())
+            line = _failure_header(ninja_path, line[failed:].split())
             skip_command = True
         elif line.startswith("ninja: build stopped"):
             continue
@@ -146,7 +183,7 @@ def _outputs_of(build_line: str) -> list[str]:
     return re.split(r"(?<!\$):", build_line[len("build "):], maxsplit=1)[0].split()
 
 
-def _failure_header(root: str, outputs: list[str]) -> str:
+def _failure_header(ninja_path: str, outputs: list[str]) -> str:
     """``<where>: error: <description> failed:`` for the ninja edge writing
     ``outputs``, from the ninja file's ``desc`` and ``where`` of that edge."""
     from selective_build.driver.ninja import escape_path
@@ -154,7 +191,7 @@ def _failure_header(root: str, outputs: list[str]) -> str:
     wanted = escape_path(outputs[0]) if outputs else ""
     description, where = "an action", ""
     try:
-        with open(os.path.join(root, NINJA_FILE), encoding="utf-8") as handle:
+        with open(ninja_path, encoding="utf-8") as handle:
             lines = iter(handle)
             for line in lines:
                 if line.startswith("build ") and wanted in _outputs_of(line):

@@ -16,7 +16,7 @@ import tempfile
 from collections.abc import Mapping, Sequence
 from types import MappingProxyType
 
-from selective_build.driver.layout import EXTERNAL_DIR, OBJ
+from selective_build.driver.layout import EXTERNAL_DIR, OBJ_NAME, OUT
 from selective_build.driver.platforms import HOST, PLATFORM_DEFINE, PLATFORMS, strip_for
 from selective_build.model.errors import UserError
 from selective_build.model.records import record
@@ -32,9 +32,9 @@ _KERNEL_OBJECT = re.compile(r"op_(\w+?)\.(?:cpp|cc|cxx|c)\.o")
 _TREE_RUNTIME_MEMBER = re.compile(r"\(" + re.escape(f"{EXTERNAL_DIR}/executorch/".replace("/", "__"))
                                   + r"(runtime|kernels__prim_ops|extension__data_loader|schema)__[^)]*\)$")
 # The main of a binary: etsb's runner, its deploy runner, or a binary's own
-# sources (compiled into the driver's objects folder, not from a library).
+# sources (compiled into a configuration's objects folder, not from a library).
 _RUNNER_OBJECTS = ("runner.", "deploy.")
-_OWN_OBJECT = re.compile("^" + re.escape(OBJ) + r"/[^()]*\.o$")
+_OWN_OBJECT = re.compile("^" + re.escape(OUT) + r"/[^/()]+/" + re.escape(OBJ_NAME) + r"/[^()]*\.o$")
 # A board's start-up code and platform layer (platforms/<board>/, linked whole).
 _BOARD_MEMBER = re.compile(r"\(platforms__[^)]*\)$")
 

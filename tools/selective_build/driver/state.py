@@ -16,8 +16,8 @@ import sys
 import time
 
 from selective_build.driver.freshness import fingerprint
-from selective_build.driver.layout import (BUILD_FILES, EVALUATOR_DIGEST, NINJA_FILE, ROOT_MARKERS, SKIP_DIRS,
-                                          STATE_FILE, TOOLS)
+from selective_build.driver.layout import (BUILD_FILES, EVALUATOR_DIGEST, ROOT_MARKERS, SKIP_DIRS, TOOLS, ninja_file,
+                                          state_file)
 from selective_build.driver.plan import Plan, from_data, to_data
 from selective_build.readers.etsb_root import INSTALLED, INSTALLED_ROOT, REPO  # noqa: F401  (used as state.*)
 
@@ -154,30 +154,33 @@ def cmsis_nn_tree(executorch_tree: str) -> str:
     return ""
 
 
-def make_state(root: str, key: dict, listed: tuple[list[str], dict], paths, plan: Plan, sources: dict) -> dict:
-    """The state to save with a fresh plan (its ninja file written): ``listed``
+def make_state(root: str, out: str, key: dict, listed: tuple[list[str], dict], paths, plan: Plan,
+               sources: dict) -> dict:
+    """The state to save with a fresh plan of the configuration folder ``out``
+    (its ninja file written): ``listed``
     is :func:`package_listings` from before the plan was made; ``sources``
     maps each source its actions read to its fingerprint and digest."""
     return {"version": STATE_VERSION, "key": key, "packages": listed[0], "listings": listed[1],
             "files": stamps(root, sorted(set(paths))),
             "evaluator": stamps("/", [evaluator_path().lstrip("/")]), "driver": stamps("/", _driver_files()),
             "plan": to_data(plan),
-            "ninja": fingerprint(os.path.join(root, NINJA_FILE)), "sources": sources}
+            "ninja": fingerprint(os.path.join(root, ninja_file(out))), "sources": sources}
 
 
-def load_state(root: str) -> dict | None:
-    """The saved state, or None when there is none or it cannot be read."""
+def load_state(root: str, out: str) -> dict | None:
+    """The saved state of the configuration folder ``out``, or None when there
+    is none or it cannot be read."""
     try:
-        with open(state_path(root), "rb") as handle:
+        with open(state_path(root, out), "rb") as handle:
             state = marshal.loads(handle.read())  # one read: marshal.load reads a file object piece by piece
         return state if isinstance(state, dict) and state.get("version") == STATE_VERSION else None
     except (OSError, ValueError, EOFError, TypeError):
         return None
 
 
-def save_state(root: str, state: dict) -> None:
-    """Write the state (a temporary file, then a rename)."""
-    path = state_path(root)
+def save_state(root: str, out: str, state: dict) -> None:
+    """Write the state of the configuration folder ``out`` (a temporary file, then a rename)."""
+    path = state_path(root, out)
     os.makedirs(os.path.dirname(path), exist_ok=True)
     temporary = f"{path}.{os.getpid()}.tmp"
     with open(temporary, "wb") as handle:
@@ -185,20 +188,21 @@ def save_state(root: str, state: dict) -> None:
     os.replace(temporary, path)
 
 
-def state_path(root: str) -> str:
-    """Where the last plan and its stamps are kept."""
-    return os.path.join(root, STATE_FILE)
+def state_path(root: str, out: str) -> str:
+    """Where the last plan of the configuration folder ``out`` and its stamps are kept."""
+    return os.path.join(root, state_file(out))
 
 
-def current_plan(state: dict | None, root: str, key: dict) -> tuple[Plan | None, bool]:
-    """The plan of ``state`` if it was made for ``key``, nothing it read has
-    changed, its ninja file is the one written with it and the workspace has
+def current_plan(state: dict | None, root: str, out: str, key: dict) -> tuple[Plan | None, bool]:
+    """The plan of ``state`` (the configuration folder ``out``'s) if it was
+    made for ``key``, nothing it read has changed, its ninja file is the one
+    written with it and the workspace has
     the same packages (None otherwise); and whether ``state`` was renewed (a
     directory listing changed but not the packages: save it)."""
     try:
         if state is None or state.get("key") != key:
             return None, False
-        if state["ninja"] is None or state["ninja"] != fingerprint(os.path.join(root, NINJA_FILE)):
+        if state["ninja"] is None or state["ninja"] != fingerprint(os.path.join(root, ninja_file(out))):
             return None, False
         if state["files"] != stamps(root, state["files"]):
             return None, False

@@ -13,10 +13,10 @@ from collections.abc import Iterable, Sequence
 from selective_build.driver import freshness, state
 from selective_build.driver.labels import Label, LabelError, Pattern, package_label, parse_pattern, split_external
 from selective_build.driver.layout import (BUILD_FILES, EMULATE_DIR, EXTERNAL, EXTERNAL_DIR, KEPT_BY_CLEAN,
-                                           NINJA_FILE, OUT, OVERLAY_BUILD_FILE, PRELUDE, ROOT_MARKERS, SHIM_FOLDERS,
-                                           SHIM_REPOSITORY, TAG_ALL_KERNELS, TAG_BINARY, TAG_MANUAL)
+                                           OUT, OVERLAY_BUILD_FILE, PRELUDE, ROOT_MARKERS, SHIM_FOLDERS,
+                                           SHIM_REPOSITORY, TAG_ALL_KERNELS, TAG_BINARY, TAG_MANUAL, ninja_file)
 from selective_build.driver.plan import Plan, PlannedTarget
-from selective_build.driver.running import WorkspaceLock, find_ninja, run_ninja
+from selective_build.driver.running import WorkspaceLock, find_ninja, point_bin_link, run_ninja
 from selective_build.model.errors import CommandLine, UserError
 from selective_build.model.records import record
 
@@ -55,36 +55,6 @@ class Repository:
     overlay: str = ""
 
 
-def version_mismatch(tree: str, runtime: str | None) -> str | None:
-    """Why the ExecuTorch tree ``tree`` may not fit the installed runtime
-    ``runtime`` (the wheel's directory), or None: their versions differ in
-    major or minor number (the kernels compile against the runtime's headers
-    and link with its library, whose interfaces change between releases)."""
-    import re
-
-    def read(path: str, pattern: str) -> str | None:
-        try:
-            with open(path, encoding="utf-8") as handle:
-                match = re.search(pattern, handle.read())
-        except (OSError, UnicodeDecodeError):
-            return None
-        return match.group(1) if match else None
-
-    tree_version = read(os.path.join(tree, "version.txt"), r"^\s*(\d+\.\d+)")
-    runtime_version = read(os.path.join(runtime, "version.py"), r"__version__\s*=\s*['\"](\d+\.\d+)") if runtime else None
-    if runtime_version is None:
-        return None  # no runtime: that error comes with the build
-    if tree_version is None:
-        return (f"cannot tell the version of the ExecuTorch tree {tree} (no version.txt); the installed runtime is "
-                f"{runtime_version}: kernels from another release may not compile or link against it")
-    if tree_version != runtime_version:
-        return (f"the ExecuTorch tree {tree} is version {tree_version}, the installed runtime {runtime_version}: its "
-                f"kernels compile against the runtime's headers and link with its library, which change between "
-                f"releases; use a checkout of the runtime's release (pip install executorch=={tree_version}.* "
-                f"--no-deps, or git checkout v{runtime_version}.0 in the tree)")
-    return None
-
-
 @record
 class Workspace:
     """A workspace and the configuration of this invocation."""
@@ -110,6 +80,15 @@ class Workspace:
     def out(self) -> str:
         """The output root, absolute."""
         return os.path.join(self.root, OUT)
+
+    @property
+    def folder(self) -> str:
+        """The output folder of this invocation's platform and configuration,
+        relative to the root (``etsb-out/host-default``); an unknown platform
+        or configuration is a UserError."""
+        from selective_build.driver.platforms import output_dir
+
+        return output_dir(self.defines)
 
     # -- repositories ----------------------------------------------------------
 
@@ -164,6 +143,8 @@ class Workspace:
         when the ExecuTorch tree is not of the installed runtime's version)."""
         for repository in self.repositories():
             if repository.name == "executorch":
+                from selective_build.driver.tree_version import version_mismatch
+
                 warning = version_mismatch(repository.tree, state.executorch_runtime())
                 if warning:
                     print(f"etsb: warning: {warning}", file=sys.stderr)
@@ -225,7 +206,8 @@ class Workspace:
                       lambda path: os.path.isfile(os.path.join(root, path)),
                       (sys.executable, os.path.relpath(tool, root)), self.main_names,
                       tuple(r.name for r in self.repositories()), self.missing_repositories(),
-                      chosen.compile_flags, chosen.link_flags, chosen.ar, compile_launcher(), precompiled_headers_on())
+                      chosen.compile_flags, chosen.link_flags, chosen.ar, compile_launcher(), precompiled_headers_on(),
+                      self.folder)
 
     # -- patterns --------------------------------------------------------------
 
@@ -309,12 +291,13 @@ class Workspace:
         patterns = self.patterns(texts)
         packages_wanted = self.packages_for(patterns)
         key = state.plan_key(self.root, self.cwd_package, texts, self.defines, self.executorch_tree)
-        saved = state.load_state(self.root)
-        plan, renewed = state.current_plan(saved, self.root, key)
+        folder = self.folder
+        saved = state.load_state(self.root, folder)
+        plan, renewed = state.current_plan(saved, self.root, folder, key)
         if plan is None:
             return self._plan_afresh(patterns, packages_wanted, key, saved)
         if freshness.refresh(self.root, list(saved["sources"]), saved["sources"]) or renewed:
-            state.save_state(self.root, saved)
+            state.save_state(self.root, folder, saved)
         return plan
 
     def _plan_afresh(self, patterns: Sequence[Pattern], packages_wanted: Sequence[str], key: dict,
@@ -336,13 +319,14 @@ class Workspace:
         freshness.refresh(self.root, sources, records)
         phonies = {str(label): node.outputs for label, node in graph.nodes.items()}
         where = {str(label): str(node.target.location) for label, node in graph.nodes.items()}
-        write_text_atomic(os.path.join(self.root, NINJA_FILE),
-                          ninja.render(graph.actions, phonies, set(sources), freshness.stamp_path, where))
+        write_text_atomic(os.path.join(self.root, ninja_file(config.out)),
+                          ninja.render(graph.actions, phonies, set(sources), freshness.stamp_path, where, config.out))
         plan = Plan(tuple(ninja.target_name(str(label)) for label in labels),
                     tuple(_planned(label, graph.nodes, self.main_names) for label in labels), notes)
         files = {f for p in packages.values() for f in (*p.files, p.build_file)}
         dirs = {d for p in packages.values() for d in p.glob_dirs}
-        state.save_state(self.root, state.make_state(self.root, key, listed, files | dirs, plan, records))
+        state.save_state(self.root, config.out,
+                         state.make_state(self.root, config.out, key, listed, files | dirs, plan, records))
         return plan
 
     def _leave_out_what_is_missing(self, packages, patterns: Sequence[Pattern], config) -> tuple[list, tuple]:
@@ -366,11 +350,15 @@ class Workspace:
             raise UserError("ninja is not installed: run scripts/setup.sh (Debian package ninja-build)")
         with WorkspaceLock(self.root):
             plan = self.plan(texts)
-            status = run_ninja(self.root, ninja, plan.ninja_targets, jobs, quiet, progress) if plan.ninja_targets else 0
+            folder = self.folder
+            point_bin_link(self.root, folder)
+            status = run_ninja(self.root, ninja, folder, plan.ninja_targets, jobs, quiet, progress) \
+                if plan.ninja_targets else 0
         return status, plan
 
     def clean(self) -> None:
-        """Remove every build output (the set-up's tools under etsb-out/tools stay)."""
+        """Remove every build output, of every platform and configuration (the
+        set-up's tools under etsb-out/tools stay)."""
         if not os.path.isdir(self.out):
             return
         with WorkspaceLock(self.root):
