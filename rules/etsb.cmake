@@ -15,7 +15,9 @@
 #   et_backend_library, et_executorch_tree (a source tree's kernels)
 # Each is defined, with its documentation, in rules/private/etsb_<rule>.cmake
 # (executorch_generated_lib in etsb_generated_lib.cmake and etsb_generated_sources.cmake,
-# et_backend_library beside et_kernel_library, et_executorch_tree in etsb_tree.cmake).
+# et_backend_library beside et_kernel_library, et_executorch_tree in etsb_tree.cmake);
+# the catalogue, the kernel libraries an et_model_binary naming none takes, in
+# etsb_catalogue.cmake.
 #
 # Cache variables:
 #   ETSB_PYTHON           the Python that runs etsb's tool (default: <etsb>/.venv/bin/python)
@@ -34,6 +36,8 @@
 #                         (<etsb --cmakedir>/toolchains/aarch64-linux-gnu.cmake, cortex-m55.cmake, ...)
 #   ETSB_TORCH_INCLUDE    PyTorch's C++ headers, for an ExecuTorch tree's optimized kernels
 #                         (et_executorch_tree defines them only when it is set)
+#   CMSIS_NN_ROOT         a CMSIS-NN source tree (else the environment's CMSIS_NN_ROOT, else
+#                         cmsis-nn beside the ExecuTorch tree), for the tree's Cortex-M kernels
 #
 # Defined for the including directory:
 #   ETSB_ROOT                      the etsb repository

@@ -47,6 +47,9 @@ NAMED = LOAD + ('et_model_binary(\n    name = "{name}",\n    model = "{name}.pte
                 '    custom_ops_yaml_target = "@executorch//backends/cortex_m:operators.yaml",\n'
                 '    kernel_deps = ["@executorch//backends/cortex_m:kernels", "@executorch//kernels/portable:kernels"],\n)\n')
 HOST_PROGRAMS = ("ds_cnn", "fc_autoencoder")
+# Bazel's actions cached across runs in the checkout's etsb-out, as ccache keeps the compiles of the
+# driver and CMake (scripts/test.sh): only the first run compiles the runtime and CMSIS-NN.
+DISK_CACHE = f"--disk_cache={REPO / 'etsb-out' / 'bazel-disk-cache'}"
 LIBRARY = "@executorch//backends/cortex_m:kernels"
 
 
@@ -85,9 +88,9 @@ def project(tmp_path_factory):
         built.package("scalar", name, NAMED, f"{name}_named")
     built.package("mve", "ds_cnn", EMBEDDED, "m55")
     try:
-        host = built.bazel("build", *BAZEL_BUILD, *(f"//{name}:{name}" for name in HOST_PROGRAMS))
+        host = built.bazel("build", *BAZEL_BUILD, DISK_CACHE, *(f"//{name}:{name}" for name in HOST_PROGRAMS))
         assert host.returncode == 0, host.stderr[-5000:]
-        board = built.bazel("build", *BAZEL_BUILD, "--config=size", "--config=cortex_m55", "//m55:ds_cnn")
+        board = built.bazel("build", *BAZEL_BUILD, DISK_CACHE, "--config=size", "--config=cortex_m55", "//m55:ds_cnn")
         assert board.returncode == 0, board.stderr[-5000:]
         built.printed = host.stderr
         yield built
