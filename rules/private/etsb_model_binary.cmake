@@ -35,7 +35,8 @@
 #                           custom/fallback yaml is named: the catalogue (etsb_catalogue.cmake), every
 #                           library etsb knows, each operator taken from the first that has it: etsb's
 #                           portable, quantized and LLM kernels, then, with an ExecuTorch tree and
-#                           CMSIS-NN, ExecuTorch's Cortex-M kernels. Also spelt KERNEL_LIBS.
+#                           CMSIS-NN, ExecuTorch's Cortex-M kernels; with a yaml named,
+#                           etsb_portable_kernels. Also spelt KERNEL_LIBS.
 #   CUSTOM_OPS_YAML_TARGET  a kernel yaml of custom operators the model calls (the catalogue's by
 #                           default). Also spelt CUSTOM_OPS_YAML.
 #   FALLBACK_YAML_TARGET    a kernel yaml that FUNCTIONS_YAML_TARGET is merged over. Also spelt FALLBACK_YAML.
@@ -141,6 +142,8 @@ function(_etsb_model_binary_yamls macro name out)
     # What a CMakeLists.txt names wins; naming nothing takes the catalogue (etsb_catalogue.cmake).
     _etsb_catalogue(ARG_KERNEL_DEPS ARG_CUSTOM_OPS_YAML_TARGET)
     set(catalogue ON)
+  elseif(NOT ARG_KERNEL_DEPS)
+    set(ARG_KERNEL_DEPS etsb_portable_kernels)
   endif()
   if(NOT DEFINED ARG_BACKEND_DEPS)
     # The wheel's backend libraries need its libexecutorch.so: a second runtime beside the static one.
