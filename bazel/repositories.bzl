@@ -46,15 +46,24 @@ declares, without any download:
   BUILD.overlay`); the tree is only read: the repository links to its files,
   with real directories only where a BUILD file goes. `EXECUTORCH_ROOT` in the
   environment (`--repo_env=EXECUTORCH_ROOT=DIR`) wins over the argument.
+* `@cmsis_nn` (with `cmsis_nn_root`, else `--repo_env=CMSIS_NN_ROOT=DIR`, else
+  a `cmsis-nn` folder beside the ExecuTorch tree): Arm's CMSIS-NN, which
+  ExecuTorch's Cortex-M kernels (`@executorch//backends/cortex_m:kernels`)
+  call, with etsb's BUILD file (rules/cmsis_nn/BUILD.overlay). When both trees
+  are there, the catalogue (rules/private/catalogue.bzl) takes those kernels
+  for a program's `cortex_m::` operators by itself: `@etsb_shim` says whether
+  they are (bazel/private/trees.bzl finds them for all three).
 
 A repository that the WORKSPACE file (or an earlier call) already declares is
 left alone. The rules are in bazel/private/, one file per kind:
 python_repositories.bzl (`@executorch_runtime`, `@etsb_python`,
 `@etsb_flatbuffers`, and `TOOL_PACKAGES`), shim_repository.bzl
-(`@etsb_shim`), executorch_tree.bzl (`@executorch`) and native_rules.bzl (`@rules_cc`, `@rules_java`);
+(`@etsb_shim`), executorch_tree.bzl (`@executorch`), cmsis_nn.bzl (`@cmsis_nn`),
+trees.bzl (where both trees are) and native_rules.bzl (`@rules_cc`, `@rules_java`);
 `@etsb_toolchains` is declared here.
 """
 
+load("//bazel/private:cmsis_nn.bzl", "cmsis_nn_tree")
 load("//bazel/private:executorch_tree.bzl", "executorch_tree")
 load("//bazel/private:native_rules.bzl", "CC_RULES", "JAVA_RULES", "native_rules")
 load("//bazel/private:python_repositories.bzl", "etsb_flatbuffers", "etsb_python", "executorch_runtime")
@@ -69,7 +78,7 @@ etsb_toolchains = repository_rule(
     doc = "etsb's Bazel-only targets: its platforms' C++ toolchains and its define check (bazel/toolchains.BUILD).",
 )
 
-def etsb_repositories(executorch_root = None):
+def etsb_repositories(executorch_root = None, cmsis_nn_root = None):
     """Declares etsb's external repositories (see this file's docstring).
 
     Args:
@@ -77,6 +86,9 @@ def etsb_repositories(executorch_root = None):
         root of the workspace Bazel runs in: the caller's, not etsb's), the
         repository `@executorch`; None: none, unless
         `--repo_env=EXECUTORCH_ROOT=DIR` gives one.
+      cmsis_nn_root: a CMSIS-NN source tree (likewise), the repository
+        `@cmsis_nn`; None: `--repo_env=CMSIS_NN_ROOT=DIR`, else a `cmsis-nn`
+        folder beside the ExecuTorch tree.
     """
     existing = native.existing_rules()
     if "executorch_runtime" not in existing:
@@ -88,9 +100,11 @@ def etsb_repositories(executorch_root = None):
     if "etsb_toolchains" not in existing:
         etsb_toolchains(name = "etsb_toolchains")
     if "etsb_shim" not in existing:
-        etsb_shim(name = "etsb_shim")
+        etsb_shim(name = "etsb_shim", executorch_root = executorch_root or "", cmsis_nn_root = cmsis_nn_root or "")
     if "executorch" not in existing:
         executorch_tree(name = "executorch", path = executorch_root or "")
+    if "cmsis_nn" not in existing:
+        cmsis_nn_tree(name = "cmsis_nn", path = cmsis_nn_root or "", executorch_root = executorch_root or "")
     if "rules_cc" not in existing:
         native_rules(name = "rules_cc", bzl = "cc/defs.bzl", rules = CC_RULES)
     if "rules_java" not in existing:

@@ -11,8 +11,8 @@ optimisation flags (`--compilation_mode=opt`, as .bazelrc sets).
 """
 
 load("@bazel_tools//tools/build_defs/cc:action_names.bzl", "ACTION_NAMES")
-load("@bazel_tools//tools/cpp:cc_toolchain_config_lib.bzl", "feature", "flag_group", "flag_set", "tool_path", "with_feature_set")
-load("//rules:private/platforms_table.bzl", "CONFIGS", "CONFIG_DEFINE", "CROSS_PLATFORMS", "DEFAULT_CONFIG", "HOST", "PLATFORMS", "PLATFORM_DEFINE")
+load("@bazel_tools//tools/cpp:cc_toolchain_config_lib.bzl", "action_config", "feature", "flag_group", "flag_set", "tool", "tool_path", "with_feature_set")
+load("//rules:private/platforms_table.bzl", "CONFIGS", "CONFIG_DEFINE", "CROSS_PLATFORMS", "CXX_ONLY_FLAGS", "DEFAULT_CONFIG", "HOST", "PLATFORMS", "PLATFORM_DEFINE")
 load("//rules:private/repository_label.bzl", "repository_label")
 
 # -- the define check ---------------------------------------------------------------------
@@ -104,6 +104,10 @@ _LINK_ACTIONS = [
     ACTION_NAMES.cpp_link_nodeps_dynamic_library,
 ]
 
+def _c_flags(flags):
+    """`flags` without those only a C++ compile takes (a C compiler warns about each)."""
+    return [flag for flag in flags if not [prefix for prefix in CXX_ONLY_FLAGS if flag.startswith(prefix)]]
+
 def _flags(actions, flags, with_features = []):
     return flag_set(actions = actions, flag_groups = [flag_group(flags = flags)] if flags else [], with_features = with_features)
 
@@ -134,7 +138,8 @@ def _cc_toolchain_config_impl(ctx):
                 # Bazel's own: headers named as included (through the include roots' links),
                 # never by their real paths, which Bazel's inclusion check would not know.
                 _flags(_COMPILE_ACTIONS, ["-no-canonical-prefixes", "-fno-canonical-system-headers"]),
-                _flags(_COMPILE_ACTIONS, spec["compile_flags"]),
+                _flags([a for a in _COMPILE_ACTIONS if a != ACTION_NAMES.c_compile], spec["compile_flags"]),
+                _flags([ACTION_NAMES.c_compile], _c_flags(spec["compile_flags"])),
                 # The default configuration's optimisation (what Bazel's own toolchain gives `opt`).
                 _flags(_COMPILE_ACTIONS, CONFIGS[DEFAULT_CONFIG]["compile_flags"], optimised),
                 # Every link of etsb's driver drops unreached sections (driver/link.py).
@@ -155,6 +160,8 @@ def _cc_toolchain_config_impl(ctx):
         abi_version = "gcc",
         abi_libc_version = "glibc" if spec["hosted"] else "newlib",
         tool_paths = [tool_path(name = name, path = "/usr/bin/" + path) for name, path in tools.items()],
+        # C sources (CMSIS-NN's) by the C driver: the C++ one would compile them as C++.
+        action_configs = [action_config(action_name = ACTION_NAMES.c_compile, tools = [tool(path = "/usr/bin/" + prefix + "gcc")])],
         features = features,
         # The cross compilers' own headers (their C and C++ libraries) are all under /usr.
         cxx_builtin_include_directories = ["/usr/"],

@@ -15,7 +15,9 @@
 #   et_backend_library, et_executorch_tree (a source tree's kernels)
 # Each is defined, with its documentation, in rules/private/etsb_<rule>.cmake
 # (executorch_generated_lib in etsb_generated_lib.cmake and etsb_generated_sources.cmake,
-# et_backend_library beside et_kernel_library, et_executorch_tree in etsb_tree.cmake).
+# et_backend_library beside et_kernel_library, et_executorch_tree in etsb_tree.cmake);
+# the catalogue, the kernel libraries an et_model_binary naming none takes, in
+# etsb_catalogue.cmake.
 #
 # Cache variables:
 #   ETSB_PYTHON           the Python that runs etsb's tool (default: <etsb>/.venv/bin/python)
@@ -34,16 +36,21 @@
 #                         (<etsb --cmakedir>/toolchains/aarch64-linux-gnu.cmake, cortex-m55.cmake, ...)
 #   ETSB_TORCH_INCLUDE    PyTorch's C++ headers, for an ExecuTorch tree's optimized kernels
 #                         (et_executorch_tree defines them only when it is set)
+#   CMSIS_NN_ROOT         a CMSIS-NN source tree (else the environment's CMSIS_NN_ROOT, else
+#                         cmsis-nn beside the ExecuTorch tree), for the tree's Cortex-M kernels
 #
 # Defined for the including directory:
 #   ETSB_ROOT                      the etsb repository
 #   ETSB_PORTABLE_FUNCTIONS_YAML   etsb's portable kernel yaml (kernels/portable/functions.yaml)
 #   ETSB_QUANTIZED_CUSTOM_OPS_YAML etsb's quantized kernel yaml (kernels/quantized/quantized.yaml, a
 #                                  CUSTOM_OPS_YAML_TARGET for int8 programs' quantized_decomposed ops)
+#   ETSB_LLM_CUSTOM_OPS_YAML       etsb's LLM kernel yaml (kernels/llm/functions.yaml: llama::custom_sdpa,
+#                                  sdpa_with_kv_cache, update_cache)
 #   ETSB_RUNNER_SOURCE             tools/runner/runner.cpp, the `main` of model binaries
 # and, once, the targets etsb::executorch (the runtime, imported),
 # etsb_portable_kernels (the portable kernels, an et_kernel_library),
-# etsb_quantized_kernels (the quantized kernels, likewise) and
+# etsb_quantized_kernels (the quantized kernels, likewise), etsb_llm_kernels
+# (the LLM kernels, likewise) and
 # etsb_runner (the runner compiled with -DETSB_MODEL_ENTRY, an object library
 # whose users link ExecuTorch's thread pool, the property ETSB_THREADPOOL_LIBRARY);
 # with the first rule of RUNTIME static, etsb_tree_runtime_core (ExecuTorch's
@@ -66,6 +73,7 @@ endif()
 cmake_path(GET CMAKE_CURRENT_LIST_DIR PARENT_PATH ETSB_ROOT)
 set(ETSB_PORTABLE_FUNCTIONS_YAML "${ETSB_ROOT}/kernels/portable/functions.yaml")
 set(ETSB_QUANTIZED_CUSTOM_OPS_YAML "${ETSB_ROOT}/kernels/quantized/quantized.yaml")
+set(ETSB_LLM_CUSTOM_OPS_YAML "${ETSB_ROOT}/kernels/llm/functions.yaml")
 set(ETSB_RUNNER_SOURCE "${ETSB_ROOT}/tools/runner/runner.cpp")
 
 include_guard(GLOBAL)
@@ -73,6 +81,10 @@ include_guard(GLOBAL)
 get_property(_etsb_languages GLOBAL PROPERTY ENABLED_LANGUAGES)
 if(NOT "CXX" IN_LIST _etsb_languages)
   message(FATAL_ERROR "etsb.cmake: include it after project(... LANGUAGES CXX): its rules compile C++")
+endif()
+# CMSIS-NN, under ExecuTorch's Cortex-M kernels, is C (enabled here: a file's scope).
+if(NOT "C" IN_LIST _etsb_languages)
+  enable_language(C)
 endif()
 
 include("${CMAKE_CURRENT_LIST_DIR}/private/etsb_internal.cmake")
@@ -84,6 +96,7 @@ include("${CMAKE_CURRENT_LIST_DIR}/private/etsb_kernel_library.cmake")
 include("${CMAKE_CURRENT_LIST_DIR}/private/etsb_generated_lib.cmake")
 include("${CMAKE_CURRENT_LIST_DIR}/private/etsb_generated_sources.cmake")
 include("${CMAKE_CURRENT_LIST_DIR}/private/etsb_model_binary.cmake")
+include("${CMAKE_CURRENT_LIST_DIR}/private/etsb_catalogue.cmake")
 
 # The default Python: a checkout's .venv, else the one an installed etsb (a
 # wheel: ETSB_ROOT is <site-packages>/selective_build/_root) was installed into.
@@ -147,6 +160,16 @@ function(_etsb_quantized_kernels)
   et_kernel_library(NAME etsb_quantized_kernels SELECTIVE SRCS ${srcs} HDRS ${hdrs})
 endfunction()
 
+# etsb_llm_kernels: etsb's llama:: kernels (built only when used), SELECTIVE too; a binary
+# lists them in KERNEL_DEPS beside a portable library, ETSB_LLM_CUSTOM_OPS_YAML as its
+# CUSTOM_OPS_YAML_TARGET (or takes them from the catalogue, naming no library).
+function(_etsb_llm_kernels)
+  set(_ETSB_EXCLUDE_FROM_ALL ON)
+  file(GLOB srcs "${ETSB_ROOT}/kernels/llm/cpu/op_*.cpp")
+  file(GLOB hdrs "${ETSB_ROOT}/kernels/llm/cpu/util/*.h")
+  et_kernel_library(NAME etsb_llm_kernels SELECTIVE SRCS ${srcs} HDRS ${hdrs})
+endfunction()
+
 # ExecuTorch's thread pool from the runtime wheel (libexecutorch_threadpool.so,
 # extension/threadpool over pthreadpool), copied beside the build tree's
 # libexecutorch.so: the development runner on the wheel's runtime links it,
@@ -200,6 +223,7 @@ endfunction()
 
 _etsb_portable_kernels()
 _etsb_quantized_kernels()
+_etsb_llm_kernels()
 _etsb_wheel_threadpool()
 _etsb_runner_objects()
 _etsb_wheel_backends()

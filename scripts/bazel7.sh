@@ -99,9 +99,12 @@ enter() {
   # The ExecuTorch tree MODULE.bazel names beside the checkout (@executorch), when there is one,
   # at its physical path: a link on the way to it (../shared -> elsewhere) then leads to it in
   # the chroot too, and a tree under /tmp is there by the /tmp mount below.
-  if [ -d "$ROOT/../shared/third_party/executorch" ]; then
-    mount_into "$(cd "$ROOT/../shared/third_party/executorch" && pwd -P)"
-  fi
+  # And CMSIS-NN beside it (@cmsis_nn, which the catalogue's Cortex-M kernels call).
+  for tree in executorch cmsis-nn; do
+    if [ -d "$ROOT/../shared/third_party/$tree" ]; then
+      mount_into "$(cd "$ROOT/../shared/third_party/$tree" && pwd -P)"
+    fi
+  done
   # The host's /tmp: files passed in and out (a test's temporary folders) are at the same paths.
   mount_into /tmp
   # Bazel's output bases (and its server) outlive a run: kept outside the checkout.

@@ -33,7 +33,7 @@ cd "$ROOT"
 # etsb-out, with paths under the temporary folder made relative so that two
 # workspaces' compiles of one source are one. ETSB_CXX_LAUNCHER= (empty) turns it off.
 if [ -z "${ETSB_CXX_LAUNCHER+set}" ] && command -v ccache >/dev/null; then
-  export ETSB_CXX_LAUNCHER=ccache CMAKE_CXX_COMPILER_LAUNCHER=ccache
+  export ETSB_CXX_LAUNCHER=ccache CMAKE_CXX_COMPILER_LAUNCHER=ccache CMAKE_C_COMPILER_LAUNCHER=ccache
   export CCACHE_DIR="${CCACHE_DIR:-$ROOT/etsb-out/ccache}" CCACHE_BASEDIR="${TMPDIR:-/tmp}" CCACHE_NOHASHDIR=1
 fi
 # Python's compiled modules (etsb's tools, and the test files pytest rewrites)

@@ -116,7 +116,7 @@ def test_the_shim_repository_is_spelled_as_the_driver_maps_it():
     shim = (REPO / "rules" / "private" / "shim.bzl").read_text()
     assert f'load("@{name}//:shim.bzl", _BUILD_SYSTEM = "BUILD_SYSTEM", _SHIM = "SHIM")' in shim
     assert f'"{name}" not in existing' in (REPO / "bazel" / "repositories.bzl").read_text()
-    assert f'{name}(name = "{name}")' in (REPO / "bazel" / "extensions.bzl").read_text()
+    assert f'{name}(name = "{name}"' in (REPO / "bazel" / "extensions.bzl").read_text()
     assert f'"{name}"' in (REPO / "MODULE.bazel").read_text()
     for system, folder in layout.SHIM_FOLDERS.items():
         text = (REPO / folder / "shim.bzl").read_text()

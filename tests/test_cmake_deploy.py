@@ -200,6 +200,8 @@ def test_cmake_platform_gives_the_tables_flags_and_the_overlays_runtime(tmp_path
     values = dict(re.findall(r"^set\((\w+) \[=*\[(.*?)\]=*\]\)$", output.read_text(), re.M | re.S))
     chosen = toolchain({"etsb_platform": platform, "etsb_config": "size"}, "")
     assert values["ETSB_PLATFORM_COMPILE_OPTIONS"].split(";") == list(chosen.compile_flags)
+    c_options = values["ETSB_PLATFORM_C_COMPILE_OPTIONS"].split(";")
+    assert c_options == [f for f in chosen.compile_flags if f in c_options] and "-fno-rtti" not in c_options
     assert values["ETSB_PLATFORM_LINK_OPTIONS"].split(";") == list(chosen.link_flags)
     # The board's support, from the overlay's select() on the platform: no mmap, the minimal PAL;
     # the shared start-up and atomics, the board's memories then the shared sections.

@@ -43,9 +43,13 @@ def test_under_cmake_the_remedy_is_spelt_as_cmake_takes_it():
         "${ETSB_QUANTIZED_CUSTOM_OPS_YAML} KERNEL_DEPS etsb_quantized_kernels etsb_portable_kernels; "
         "ExecuTorch 1.5.0's tree provides it in kernels/quantized "
         "(executorch_quantized_kernels after et_executorch_tree(ROOT <tree>))")
-    # No CMake target of etsb's LLM kernels: say so rather than give a label CMake cannot take.
+    # etsb's LLM kernels are a CMake target too (etsb_llm_kernels), named as CMake takes it.
     llm = hint("llama::custom_sdpa.out", CMAKE)
-    assert llm.startswith("etsb's LLM kernels provide it (kernels/llm), not yet as a CMake target") and "@" not in llm
+    assert llm.startswith("etsb's LLM kernels provide it: give the binary CUSTOM_OPS_YAML_TARGET "
+                          "${ETSB_LLM_CUSTOM_OPS_YAML} KERNEL_DEPS etsb_llm_kernels etsb_portable_kernels") and "@" not in llm
+    cortex_m = hint("cortex_m::quantized_linear.out", CMAKE)
+    assert "backends/cortex_m (executorch_cortex_m_kernels, taken by itself with -DEXECUTORCH_ROOT=<tree>" in cortex_m
+    assert "CMSIS_NN_ROOT" in cortex_m and "@" not in cortex_m
 
 
 def test_an_llm_custom_op_points_at_our_llm_library_and_the_trees_custom_ops():

@@ -261,12 +261,7 @@ CMAKE_PROJECT = """\
 cmake_minimum_required(VERSION 3.20)
 project(llm LANGUAGES CXX)
 include({repo}/rules/etsb.cmake)
-file(GLOB LLM_SOURCES {repo}/kernels/llm/cpu/op_*.cpp)
-file(GLOB LLM_HEADERS {repo}/kernels/llm/cpu/util/*.h)
-et_kernel_library(NAME llm_kernels SRCS ${{LLM_SOURCES}} HDRS ${{LLM_HEADERS}})
-et_model_binary(NAME custom MODEL {llm}/custom/custom.pte CUSTOM_OPS_YAML_TARGET {repo}/kernels/llm/functions.yaml
-                FALLBACK_YAML_TARGET ${{ETSB_QUANTIZED_CUSTOM_OPS_YAML}}
-                KERNEL_DEPS llm_kernels etsb_quantized_kernels etsb_portable_kernels)
+et_model_binary(NAME custom MODEL {llm}/custom/custom.pte)
 et_model_binary(NAME plain MODEL {llm}/plain/plain.pte)
 """
 
@@ -281,9 +276,9 @@ def assert_generates_torchs_tokens(binary: Path, model: str) -> None:
 
 
 def test_cmake_builds_both_decoders_and_they_generate_torchs_tokens(tmp_path):
-    """The same two programs from CMake (rules/etsb.cmake): kernels/llm as an
-    et_kernel_library beside etsb's quantized and portable kernels (the
-    quantized yaml merged under the portable one); both generate torch's 16
+    """The same two programs from CMake (rules/etsb.cmake), two lines each: the
+    catalogue takes etsb's LLM kernels (etsb_llm_kernels) for the KV-cache
+    decoder's llama:: operators, and says so; both generate torch's 16
     tokens in one process."""
     source = tmp_path / "src"
     source.mkdir()
@@ -292,6 +287,7 @@ def test_cmake_builds_both_decoders_and_they_generate_torchs_tokens(tmp_path):
     assert configured.returncode == 0, configured.stdout[-3000:] + configured.stderr[-3000:]
     built = cmake_build(tmp_path / "build", "custom", "plain")
     assert built.returncode == 0, built.stdout[-3000:] + built.stderr[-3000:]
+    assert "etsb: etsb_llm_kernels serves llama::" in built.stdout + built.stderr
     for model in ("custom", "plain"):
         assert_generates_torchs_tokens(tmp_path / "build" / model, model)
 

@@ -277,9 +277,21 @@ def test_cmake_builds_the_static_cnn_with_etsbs_quantized_kernels(tmp_path):
 
 
 @pytest.mark.build
-def test_under_cmake_the_missing_quantized_kernel_is_told_in_cmakes_spelling(tmp_path):
-    """rules/etsb.cmake runs gen-bindings with --front-end cmake: the remedy names its variables and targets."""
+def test_cmake_builds_the_static_cnn_from_two_lines_through_the_catalogue(tmp_path):
+    """No library named: CMake's catalogue (rules/private/etsb_catalogue.cmake) takes etsb's quantized kernels."""
     configured = cmake_cnn_project(tmp_path, "et_model_binary(NAME bin MODEL {model})\n")
+    assert configured.returncode == 0, configured.stdout[-3000:] + configured.stderr[-3000:]
+    built = cmake_build(tmp_path / "build", "bin")
+    assert built.returncode == 0, built.stdout[-3000:] + built.stderr[-3000:]
+    assert "etsb: etsb_quantized_kernels serves quantized_decomposed::" in built.stdout + built.stderr
+    assert_within_one_step(tmp_path / "build" / "bin", "cnn_int8", tmp_path / "out")
+
+
+@pytest.mark.build
+def test_under_cmake_the_missing_quantized_kernel_is_told_in_cmakes_spelling(tmp_path):
+    """rules/etsb.cmake runs gen-bindings with --front-end cmake: the remedy names its variables and targets
+    (named libraries win over the catalogue, which would take etsb's quantized kernels by itself)."""
+    configured = cmake_cnn_project(tmp_path, "et_model_binary(NAME bin MODEL {model} KERNEL_DEPS etsb_portable_kernels)\n")
     assert configured.returncode == 0, configured.stdout[-3000:] + configured.stderr[-3000:]
     built = cmake_build(tmp_path / "build", "bin_lib_bindings")
     output = built.stdout + built.stderr

@@ -1,6 +1,8 @@
 """`@executorch`: an ExecuTorch source tree as a repository, with etsb's BUILD
 files (rules/executorch_tree); see //bazel:repositories.bzl."""
 
+load(":trees.bzl", "absolute_tree_path")
+
 def _tree_fail(message):
     fail("@executorch: %s (give etsb_repositories(executorch_root = DIR) in WORKSPACE, or --repo_env=EXECUTORCH_ROOT=DIR)" % message)
 
@@ -64,36 +66,11 @@ cc_library(
 )
 """
 
-def _main_workspace_root(ctx):
-    """The root of the workspace Bazel runs in (the user's, not etsb's).
-
-    Bazel 4's repository_ctx has no workspace_root, and a label of the main
-    repository's WORKSPACE file fails where it is WORKSPACE.bazel (or, under
-    bzlmod, absent). Bazel writes that root into its output base's
-    DO_NOT_BUILD_HERE (Bazel 4 and 7 alike), the folder above `external/`,
-    where this repository is.
-    """
-    marker = ctx.path(".").dirname.dirname.get_child("DO_NOT_BUILD_HERE")
-    if not marker.exists:
-        _tree_fail("'%s' is relative, and Bazel's output base has no DO_NOT_BUILD_HERE naming the workspace root it is relative to: give an absolute path" % ctx.attr.path)
-    return ctx.read(marker).strip()
-
-def _resolved_tree_path(path, workspace_root):
-    """`path`, an ExecuTorch tree as given to etsb, made absolute.
-
-    A relative one (etsb_repositories' `executorch_root`, etsb.executorch_tree's
-    `path`) is relative to `workspace_root`, the user's workspace.
-    """
-    if path.startswith("/"):
-        return path
-    return workspace_root.rstrip("/") + "/" + path
-
 def _executorch_tree_impl(ctx):
     root = ctx.os.environ.get("EXECUTORCH_ROOT", "") or ctx.attr.path
     if not root:
         _tree_fail("no ExecuTorch tree given")
-    if not root.startswith("/"):
-        root = _resolved_tree_path(root, _main_workspace_root(ctx))
+    root = absolute_tree_path(ctx, root, _tree_fail)
     tree = ctx.path(root)
     if not tree.get_child("kernels").get_child("portable").get_child("functions.yaml").exists:
         _tree_fail("%s is not an ExecuTorch source tree: it has no kernels/portable/functions.yaml" % root)

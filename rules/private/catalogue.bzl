@@ -10,13 +10,14 @@ nothing. The order:
 1. etsb's portable kernels (`//kernels/portable`): every ATen operator;
 2. etsb's quantized kernels (`//kernels/quantized`): `quantized_decomposed::`;
 3. etsb's LLM kernels (`//kernels/llm`): `llama::`;
-4. with an ExecuTorch tree and CMSIS-NN (etsb's driver, whose shim can tell
-   that they are there: `has_repository`; Bazel and Buck2 name it themselves),
+4. with an ExecuTorch tree and CMSIS-NN (etsb's driver and Bazel, whose shims
+   can tell that they are there: `has_repository`; Buck2 names it itself),
    ExecuTorch's Cortex-M kernels (`@executorch//backends/cortex_m`):
    `cortex_m::`, over CMSIS-NN, beside the tree's portable library, whose
    utilities they use.
 
-A BUILD file that names its libraries gets those and no others.
+A BUILD file that names its libraries gets those and no others. CMake's
+rules spell the same catalogue in rules/private/etsb_catalogue.cmake.
 """
 
 load("@etsb_shim//:shim.bzl", _SHIM = "SHIM")
@@ -36,7 +37,7 @@ _CORTEX_M_KERNELS = ["@executorch//backends/cortex_m:kernels", "@executorch//ker
 CATALOGUE_CUSTOM_OPS_YAML = etsb_label("//kernels:custom_ops")
 
 def has_repository(name):
-    """Whether this build has the external repository `name` (etsb's driver; elsewhere never).
+    """Whether this build has the external repository `name` (etsb's driver and Bazel; under Buck2 never).
 
     Args:
       name: a repository name, `executorch` or `cmsis_nn`.

@@ -9,7 +9,7 @@
 #                          KERNEL_DEPS <kernel lib>...
 #                          [DTYPE_SELECTIVE_BUILD] [MANUAL_REGISTRATION] [MODEL_ENTRY]
 #                          [BACKEND_DEPS <backend lib>...] [RUNTIME shared|static]
-#                          [INCLUDE_ALL_PRIM_OPS ON|OFF])
+#                          [INCLUDE_ALL_PRIM_OPS ON|OFF] [CATALOGUE])
 #
 # Resolves the selected operators to kernels and builds their registration.
 # For every operator and kernel key that DEPS select, the kernel yaml names the
@@ -64,17 +64,21 @@
 #                           the runtime compiled from the tree: RUNTIME is then static unless given
 #                           (shared is refused: the wheel's library registers every prim op itself
 #                           when it loads), and a binary links etsb_tree_runtime_without_prim_ops.
+#   CATALOGUE               the KERNEL_DEPS are the catalogue's (etsb_catalogue.cmake), taken for the
+#                           model (et_model_binary sets it): the build names, in one line each, the
+#                           libraries after the first that serve its operators.
 # ---------------------------------------------------------------------------
 function(executorch_generated_lib)
   set(macro executorch_generated_lib)
-  cmake_parse_arguments(PARSE_ARGV 0 ARG "DTYPE_SELECTIVE_BUILD;MANUAL_REGISTRATION;MODEL_ENTRY"
+  cmake_parse_arguments(PARSE_ARGV 0 ARG "DTYPE_SELECTIVE_BUILD;MANUAL_REGISTRATION;MODEL_ENTRY;CATALOGUE"
     "NAME;FUNCTIONS_YAML_TARGET;CUSTOM_OPS_YAML_TARGET;FALLBACK_YAML_TARGET;FUNCTIONS_YAML;CUSTOM_OPS_YAML;FALLBACK_YAML;RUNTIME;INCLUDE_ALL_PRIM_OPS"
     "DEPS;KERNEL_DEPS;KERNEL_LIBS;BACKEND_DEPS")
   _etsb_check_arguments(${macro}
     ALIASES FUNCTIONS_YAML FUNCTIONS_YAML_TARGET CUSTOM_OPS_YAML CUSTOM_OPS_YAML_TARGET
             FALLBACK_YAML FALLBACK_YAML_TARGET KERNEL_LIBS KERNEL_DEPS
     KEYWORDS NAME FUNCTIONS_YAML_TARGET CUSTOM_OPS_YAML_TARGET FALLBACK_YAML_TARGET DEPS KERNEL_DEPS
-             DTYPE_SELECTIVE_BUILD MANUAL_REGISTRATION MODEL_ENTRY BACKEND_DEPS RUNTIME INCLUDE_ALL_PRIM_OPS)
+             DTYPE_SELECTIVE_BUILD MANUAL_REGISTRATION MODEL_ENTRY BACKEND_DEPS RUNTIME INCLUDE_ALL_PRIM_OPS
+             CATALOGUE)
   foreach(attr DEPS KERNEL_DEPS BACKEND_DEPS)
     _etsb_check_list_values(${macro} ${name} ${attr} ${ARG_${attr}})
   endforeach()
@@ -127,6 +131,11 @@ function(_etsb_generated_lib_kernels macro name)
   set(kernels "")
   set(selective OFF)
   foreach(dep IN LISTS ARG_KERNEL_DEPS)
+    get_property(cmsis_nn_missing GLOBAL PROPERTY ETSB_CMSIS_NN_MISSING)
+    if(dep STREQUAL "executorch_cortex_m_kernels" AND NOT TARGET "${dep}" AND NOT "${cmsis_nn_missing}" STREQUAL "")
+      _etsb_fail(${macro} ${name} "KERNEL_DEPS names '${dep}', which the ExecuTorch tree makes with CMSIS-NN, and "
+        "there is ${cmsis_nn_missing}: configure with -DCMSIS_NN_ROOT=<a CMSIS-NN tree>")
+    endif()
     if(NOT TARGET "${dep}")
       _etsb_fail(${macro} ${name} "KERNEL_DEPS names '${dep}', which is not a target defined before this call")
     endif()

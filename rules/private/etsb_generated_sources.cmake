@@ -77,6 +77,10 @@ function(_etsb_selected_kernel_sources name)
     set(switch_args --switch_names_output "${switch_names}" --wrappers_include "${dir}/selected_op_variants.h")
   endif()
   list(FILTER args EXCLUDE REGEX "^--(manual_registration|model_entry)$")
+  if(ARG_CATALOGUE)
+    # The libraries the model chose, one line each (the first, the portable one, goes unsaid).
+    list(APPEND args --say_libraries)
+  endif()
   if(plain)
     # Kernels no listed file defines may be theirs.
     list(APPEND args --other_libraries)

@@ -31,9 +31,14 @@
 #   MODEL                   the .pte program the binary must run.
 #   FUNCTIONS_YAML_TARGET   the kernel yaml (default: ${ETSB_PORTABLE_FUNCTIONS_YAML}).
 #                           Also spelt FUNCTIONS_YAML.
-#   KERNEL_DEPS             the kernel libraries implementing it (default: etsb_portable_kernels).
-#                           Also spelt KERNEL_LIBS.
-#   CUSTOM_OPS_YAML_TARGET  a kernel yaml of custom operators the model calls. Also spelt CUSTOM_OPS_YAML.
+#   KERNEL_DEPS             the kernel libraries implementing it. Default, when no kernel library or
+#                           custom/fallback yaml is named: the catalogue (etsb_catalogue.cmake), every
+#                           library etsb knows, each operator taken from the first that has it: etsb's
+#                           portable, quantized and LLM kernels, then, with an ExecuTorch tree and
+#                           CMSIS-NN, ExecuTorch's Cortex-M kernels; with a yaml named,
+#                           etsb_portable_kernels. Also spelt KERNEL_LIBS.
+#   CUSTOM_OPS_YAML_TARGET  a kernel yaml of custom operators the model calls (the catalogue's by
+#                           default). Also spelt CUSTOM_OPS_YAML.
 #   FALLBACK_YAML_TARGET    a kernel yaml that FUNCTIONS_YAML_TARGET is merged over. Also spelt FALLBACK_YAML.
 #   DEPS                    more et_operator_library targets to include (operators other models need).
 #   DTYPE_SELECTIVE_BUILD   keep, within each kernel, only the dtypes the model uses. Both forms
@@ -109,7 +114,16 @@ function(et_model_binary)
   # what the trimming is measured against.
   set(_ETSB_EXCLUDE_FROM_ALL ON)
   set(_ETSB_SIZED OFF)
-  et_operator_library(NAME ${name}_all_kernels_ops INCLUDE_ALL_OPERATORS DEPS ${name}_ops)
+  if("CATALOGUE" IN_LIST yamls)
+    # Every kernel of the functions yaml and the custom operators the model calls (the
+    # catalogue's other libraries are what the model's operators choose, not a size to compare with).
+    list(FIND yamls FUNCTIONS_YAML_TARGET at)
+    math(EXPR at "${at} + 1")
+    list(GET yamls ${at} functions_yaml)
+    et_operator_library(NAME ${name}_all_kernels_ops OPS_SCHEMA_YAML_TARGET "${functions_yaml}" DEPS ${name}_ops)
+  else()
+    et_operator_library(NAME ${name}_all_kernels_ops INCLUDE_ALL_OPERATORS DEPS ${name}_ops)
+  endif()
   executorch_generated_lib(NAME ${name}_all_kernels_lib DEPS ${name}_all_kernels_ops MANUAL_REGISTRATION MODEL_ENTRY
                            ${yamls})
   _etsb_runner_binary(${name}_all_kernels ${name}_all_kernels_lib EXCLUDE_FROM_ALL)
@@ -123,7 +137,12 @@ function(_etsb_model_binary_yamls macro name out)
     get_property(root GLOBAL PROPERTY ETSB_ROOT)
     set(ARG_FUNCTIONS_YAML_TARGET "${root}/kernels/portable/functions.yaml")
   endif()
-  if(NOT ARG_KERNEL_DEPS)
+  set(catalogue OFF)
+  if(NOT ARG_KERNEL_DEPS AND NOT DEFINED ARG_CUSTOM_OPS_YAML_TARGET AND NOT DEFINED ARG_FALLBACK_YAML_TARGET)
+    # What a CMakeLists.txt names wins; naming nothing takes the catalogue (etsb_catalogue.cmake).
+    _etsb_catalogue(ARG_KERNEL_DEPS ARG_CUSTOM_OPS_YAML_TARGET)
+    set(catalogue ON)
+  elseif(NOT ARG_KERNEL_DEPS)
     set(ARG_KERNEL_DEPS etsb_portable_kernels)
   endif()
   if(NOT DEFINED ARG_BACKEND_DEPS)
@@ -136,6 +155,9 @@ function(_etsb_model_binary_yamls macro name out)
     endforeach()
   endif()
   set(yamls KERNEL_DEPS ${ARG_KERNEL_DEPS} RUNTIME ${_ETSB_RUNTIME})
+  if(catalogue)
+    list(APPEND yamls CATALOGUE)
+  endif()
   if(ARG_BACKEND_DEPS)
     list(APPEND yamls BACKEND_DEPS ${ARG_BACKEND_DEPS})
   endif()

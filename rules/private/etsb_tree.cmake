@@ -65,15 +65,88 @@ function(et_executorch_tree)
     if(NOT ETSB_TORCH_INCLUDE STREQUAL "")
       _etsb_optimized_kernels("${tree}" "${tree_copts}")
     endif()
+    _etsb_cortex_m_kernels("${root}" "${tree}" "${tree_copts}")
     set_property(GLOBAL PROPERTY ETSB_EXECUTORCH_TREE "${root}")
   endif()
   set(ETSB_EXECUTORCH_PORTABLE_FUNCTIONS_YAML "${root}/kernels/portable/functions.yaml" PARENT_SCOPE)
   set(ETSB_EXECUTORCH_PORTABLE_CUSTOM_OPS_YAML "${root}/kernels/portable/custom_ops.yaml" PARENT_SCOPE)
   set(ETSB_EXECUTORCH_QUANTIZED_CUSTOM_OPS_YAML "${root}/kernels/quantized/quantized.yaml" PARENT_SCOPE)
+  if(EXISTS "${root}/backends/cortex_m/ops/operators.yaml")
+    set(ETSB_EXECUTORCH_CORTEX_M_CUSTOM_OPS_YAML "${root}/backends/cortex_m/ops/operators.yaml" PARENT_SCOPE)
+  endif()
   if(TARGET executorch_optimized_kernels)
     set(ETSB_EXECUTORCH_OPTIMIZED_FUNCTIONS_YAML "${CMAKE_BINARY_DIR}/etsb_external/optimized/functions.yaml"
         PARENT_SCOPE)
   endif()
+endfunction()
+
+# ExecuTorch's Cortex-M kernels from the tree `root` (linked at `tree`), when
+# a CMSIS-NN source tree is there (_etsb_cmsis_nn_root): etsb_cmsis_nn, its
+# int8 and int16 kernels compiled for the platform's core (Helium, DSP or
+# plain C, as each source chooses from the core's macros), and the SELECTIVE
+# et_kernel_library executorch_cortex_m_kernels over it, as the driver's
+# overlays build them (rules/cmsis_nn/BUILD.overlay,
+# rules/executorch_tree/backends/cortex_m/BUILD.overlay). Without CMSIS-NN,
+# the global property ETSB_CMSIS_NN_MISSING says where it was looked for.
+function(_etsb_cortex_m_kernels root tree tree_copts)
+  set(ops "${tree}/backends/cortex_m/ops")
+  _etsb_cmsis_nn_root("${root}" cmsis_nn missing)
+  if(NOT EXISTS "${root}/backends/cortex_m/ops/operators.yaml" OR cmsis_nn STREQUAL "")
+    set_property(GLOBAL PROPERTY ETSB_CMSIS_NN_MISSING "${missing}")
+    if(NOT missing STREQUAL "")
+      message(STATUS "etsb: no executorch_cortex_m_kernels (ExecuTorch's Cortex-M kernels): ${missing}")
+    endif()
+    return()
+  endif()
+  file(GLOB_RECURSE srcs "${cmsis_nn}/Source/*.c")
+  # Its floating-point kernels are left out, as CMSIS-NN's own build leaves them out for
+  # cores without a float vector unit.
+  list(FILTER srcs EXCLUDE REGEX "_f(16|32)\\.c$")
+  list(SORT srcs)
+  add_library(etsb_cmsis_nn STATIC EXCLUDE_FROM_ALL ${srcs})
+  get_property(c_flags GLOBAL PROPERTY ETSB_C_COMPILE_FLAGS)
+  # The configuration's optimisation level stands (as the overlay: no -O forced).
+  target_compile_options(etsb_cmsis_nn PRIVATE ${c_flags} -Wno-unused-parameter)
+  target_include_directories(etsb_cmsis_nn PUBLIC "${cmsis_nn}/Include")
+
+  file(GLOB srcs "${ops}/*.cpp")
+  file(GLOB hdrs "${ops}/*.h")
+  # The portable utilities' headers its sources include (their objects come from
+  # executorch_portable_kernels, which a binary lists after this library).
+  get_target_property(portable_hdrs executorch_portable_kernels ETSB_HDRS)
+  et_kernel_library(NAME executorch_cortex_m_kernels SELECTIVE SRCS ${srcs} HDRS ${hdrs} ${portable_hdrs}
+    COPTS ${tree_copts} -Wno-narrowing DEPS etsb_cmsis_nn)
+  set_property(GLOBAL PROPERTY ETSB_CMSIS_NN_TREE "${cmsis_nn}")
+endfunction()
+
+# The CMSIS-NN source tree for the ExecuTorch tree `root`, in `out` ('' when
+# there is none, and then in `missing` where it was looked for): the variable
+# CMSIS_NN_ROOT, else the environment's, else a `cmsis-nn` folder beside the
+# tree (where the driver looks too: selective_build.driver.state.cmsis_nn_tree).
+# One given that holds no CMSIS-NN fails the configuration, naming it.
+function(_etsb_cmsis_nn_root root out missing)
+  set(marker "Include/arm_nnfunctions.h")
+  foreach(entry "variable;${CMSIS_NN_ROOT}" "environment's;$ENV{CMSIS_NN_ROOT}")
+    list(POP_FRONT entry where)
+    if(NOT entry STREQUAL "")
+      cmake_path(ABSOLUTE_PATH entry BASE_DIRECTORY "${CMAKE_CURRENT_SOURCE_DIR}" NORMALIZE OUTPUT_VARIABLE given)
+      if(NOT EXISTS "${given}/${marker}")
+        message(FATAL_ERROR "etsb: CMSIS_NN_ROOT (the ${where}) is '${given}', which is not a CMSIS-NN source tree: "
+          "it has no ${marker}")
+      endif()
+      set(${out} "${given}" PARENT_SCOPE)
+      return()
+    endif()
+  endforeach()
+  cmake_path(GET root PARENT_PATH parent)
+  if(EXISTS "${parent}/cmsis-nn/${marker}")
+    set(${out} "${parent}/cmsis-nn" PARENT_SCOPE)
+    return()
+  endif()
+  set(${out} "" PARENT_SCOPE)
+  string(CONCAT why "no CMSIS-NN source tree (ExecuTorch's Cortex-M kernels call it): CMSIS_NN_ROOT is set neither "
+    "as a CMake variable nor in the environment, and ${parent}/cmsis-nn, beside the ExecuTorch tree, has no ${marker}")
+  set(${missing} "${why}" PARENT_SCOPE)
 endfunction()
 
 # ExecuTorch's optimized kernels from the tree linked at `tree`: the SELECTIVE

@@ -13,6 +13,15 @@ CONFIG_DEFINE = "etsb_config"
 HOST = "host"
 DEFAULT_CONFIG = "default"
 
+# The beginnings of the flags only a C++ compile takes (C libraries leave them out).
+CXX_ONLY_FLAGS = [
+    "-std=c++",
+    "-std=gnu++",
+    "-fno-rtti",
+    "-frtti",
+    "-fno-threadsafe-statics",
+]
+
 # Each platform's toolchain: compiler driver ('' : the host's), archiver, strip,
 # flags of every compile and link, and whether it has an operating system.
 PLATFORMS = {

@@ -9,7 +9,7 @@ declared inputs, so that no path of the machine is in a command line
 
 load(":private/bazel_sources.bzl", "etsb_selected_sources")
 load(":private/names.bzl", "sibling_label")
-load(":private/platforms_table.bzl", "CONFIGS", "PLATFORMS")
+load(":private/platforms_table.bzl", "CONFIGS", "CXX_ONLY_FLAGS", "PLATFORMS")
 load(":private/repository_label.bzl", "repository_label")
 load(
     ":private/shim_common.bzl",
@@ -60,11 +60,20 @@ _DEFINES_CHECK = "@etsb_toolchains//:defines"
 def _setting(name):
     return repository_label("//rules:" + name)
 
-def _config_copts():
+def _config_copts(c = False):
+    """The configuration's compile flags (`c`: those a C compile takes too)."""
     return select({
-        _setting("size_config"): CONFIGS[_SIZE]["compile_flags"],
+        _setting("size_config"): _c_flags(CONFIGS[_SIZE]["compile_flags"]) if c else CONFIGS[_SIZE]["compile_flags"],
         "//conditions:default": [],
     })
+
+def _c_flags(flags):
+    """`flags` without those only a C++ compile takes."""
+    return [flag for flag in flags if not [prefix for prefix in CXX_ONLY_FLAGS if flag.startswith(prefix)]]
+
+def _is_c(srcs):
+    """Whether `srcs` (a list, or a select that is never C) are C sources alone (a C library: CMSIS-NN)."""
+    return type(srcs) == "list" and len(srcs) > 0 and not [s for s in srcs if not s.endswith(".c")]
 
 def _config_linkopts():
     size = CONFIGS[_SIZE]
@@ -229,7 +238,8 @@ def _cxx_library(
         srcs = srcs,
         hdrs = hdrs,
         deps = deps,
-        copts = CXX_FLAGS + copts + _config_copts(),
+        # A C library takes the flags C has (its compiler warns about the others).
+        copts = (_c_flags(CXX_FLAGS + copts) + _config_copts(c = True)) if _is_c(srcs) else CXX_FLAGS + copts + _config_copts(),
         defines = defines,
         includes = includes,
         linkopts = linkopts,
@@ -292,8 +302,12 @@ def _cxx_binary(name, srcs, deps, copts, defines, linkopts, tags, visibility, te
 def _export_file(name):
     native.exports_files([name])
 
-def bazel_shim():
+def bazel_shim(has_repository = no_repository):
     """The primitives and the constants under Bazel, as shim.bzl exports them.
+
+    Args:
+      has_repository: whether the build has an external repository, by name
+        (`@etsb_shim` knows which source trees are there: bazel/private/shim_repository.bzl).
 
     Returns:
       A struct with shim.bzl's fields (see there).
@@ -323,6 +337,6 @@ def bazel_shim():
         filegroup = bazel_filegroup,
         export_file = _export_file,
         config_setting = define_config_setting,
-        # Kernel libraries of an ExecuTorch tree are named by the BUILD file here.
-        has_repository = no_repository,
+        # The catalogue takes ExecuTorch's Cortex-M kernels when the tree and CMSIS-NN are there.
+        has_repository = has_repository,
     )

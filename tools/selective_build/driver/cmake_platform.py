@@ -16,6 +16,7 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 
+from selective_build.driver.cxx import c_flags
 from selective_build.driver.platforms import CONFIGS, PLATFORMS, choice_defines, toolchain
 from selective_build.model.records import record
 
@@ -132,6 +133,8 @@ def cmake_variables(platform: str, config: str, runtime: TreeRuntime | None) -> 
         "ETSB_PLATFORM_CONFIG": config,
         "ETSB_PLATFORM_CONFIGS": tuple(CONFIGS),
         "ETSB_PLATFORM_COMPILE_OPTIONS": tools.compile_flags,
+        # The same for C sources (CMSIS-NN's): without the flags only C++ takes.
+        "ETSB_PLATFORM_C_COMPILE_OPTIONS": c_flags(tools.compile_flags),
         "ETSB_PLATFORM_LINK_OPTIONS": tools.link_flags,
         "ETSB_PLATFORM_HOSTED": "ON" if chosen.hosted else "OFF",
         "ETSB_PLATFORM_EMULATOR": chosen.emulator,

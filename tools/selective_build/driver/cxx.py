@@ -19,7 +19,7 @@ from selective_build.driver.layout import TAG_BUILT_FOR, TAG_COPIED_TO, TAG_REGI
 from selective_build.driver.link import SHARED_LIBRARY, closure, link_line
 from selective_build.driver.pch import FOLDER as PCH_FOLDER
 from selective_build.driver.pch import Precompiled, bad_spellings, not_precompiled, precompile, tagged_headers
-from selective_build.driver.platforms import HOST, PLATFORM_DEFINE
+from selective_build.driver.platforms import CXX_ONLY_FLAGS, HOST, PLATFORM_DEFINE
 from selective_build.driver.primitives import RULES
 
 CXX_SOURCE = (".cc", ".cpp", ".cxx", ".c++", ".C", ".c")
@@ -27,7 +27,6 @@ CXX_SOURCE = (".cc", ".cpp", ".cxx", ".c++", ".C", ".c")
 # takes them): compiled by the C compiler of the C++ one's toolchain, without the
 # flags that only C++ has.
 C_SOURCE = ".c"
-_CXX_ONLY_FLAGS = ("-std=c++", "-std=gnu++", "-fno-rtti", "-frtti", "-fno-threadsafe-statics")
 # The C++ driver's name ending -> the C driver's (arm-none-eabi-g++ -> arm-none-eabi-gcc).
 _C_DRIVERS = (("clang++", "clang"), ("g++", "gcc"), ("c++", "cc"))
 # The program turning a list of selected sources into a ninja dyndep file (shipped with the package).
@@ -193,7 +192,7 @@ def c_compiler(cxx: str) -> str:
 
 def c_flags(flags: tuple[str, ...]) -> tuple[str, ...]:
     """``flags`` without those that only a C++ compile takes (which a C compiler warns about)."""
-    return tuple(f for f in flags if not f.startswith(_CXX_ONLY_FLAGS))
+    return tuple(f for f in flags if not f.startswith(CXX_ONLY_FLAGS))
 
 
 def _precompile(analysis: Analysis, target: Target, library: Target, directory: str, flags: tuple[str, ...],

@@ -24,6 +24,10 @@ from selective_build.model.records import record
 PLATFORM_DEFINE = "etsb_platform"
 CONFIG_DEFINE = "etsb_config"
 
+# The beginnings of the flags only a C++ compile takes (a C compile of the same toolchain,
+# CMSIS-NN's, leaves them out: its compiler warns about each).
+CXX_ONLY_FLAGS = ("-std=c++", "-std=gnu++", "-fno-rtti", "-frtti", "-fno-threadsafe-statics")
+
 
 @record
 class Platform:

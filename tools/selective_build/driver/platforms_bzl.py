@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from selective_build.driver.platforms import (CONFIG_DEFINE, CONFIGS, DEFAULT_CONFIG, HOST, PLATFORM_DEFINE,
+from selective_build.driver.platforms import (CONFIG_DEFINE, CONFIGS, CXX_ONLY_FLAGS, DEFAULT_CONFIG, HOST, PLATFORM_DEFINE,
                                               board_budget_flags, board_setting,
                                               PLATFORMS)
 
@@ -61,6 +61,8 @@ def starlark_table() -> str:
              f"PLATFORM_DEFINE = {_string(PLATFORM_DEFINE)}", f"CONFIG_DEFINE = {_string(CONFIG_DEFINE)}", "",
              "# The platform and the configuration when none is chosen.",
              f"HOST = {_string(HOST)}", f"DEFAULT_CONFIG = {_string(DEFAULT_CONFIG)}", "",
+             "# The beginnings of the flags only a C++ compile takes (C libraries leave them out).",
+             "CXX_ONLY_FLAGS = " + _list(CXX_ONLY_FLAGS, ""), "",
              "# Each platform's toolchain: compiler driver ('' : the host's), archiver, strip,",
              "# flags of every compile and link, and whether it has an operating system.",
              "PLATFORMS = {"]

@@ -32,8 +32,8 @@ _ETSB_REMEDIES = {
         "kernels/quantized": "etsb's quantized kernels provide it: give the binary CUSTOM_OPS_YAML_TARGET "
                              "${ETSB_QUANTIZED_CUSTOM_OPS_YAML} KERNEL_DEPS etsb_quantized_kernels "
                              "etsb_portable_kernels",
-        "kernels/llm": "etsb's LLM kernels provide it (kernels/llm), not yet as a CMake target: build the "
-                       "program with `etsb build` or Bazel (" + _LLM_README + ")",
+        "kernels/llm": "etsb's LLM kernels provide it: give the binary CUSTOM_OPS_YAML_TARGET "
+                       "${ETSB_LLM_CUSTOM_OPS_YAML} KERNEL_DEPS etsb_llm_kernels etsb_portable_kernels",
     },
 }
 # The same, for a binary whose custom ops yaml is already another library's: the
@@ -51,6 +51,10 @@ _ETSB_BESIDE_CUSTOM = {
                              "yaml, so give it FALLBACK_YAML_TARGET ${ETSB_QUANTIZED_CUSTOM_OPS_YAML} (merged under "
                              "its FUNCTIONS_YAML_TARGET, etsb's portable one by default) and add "
                              "etsb_quantized_kernels to its KERNEL_DEPS",
+        "kernels/llm": "etsb's LLM kernels provide it: the binary's CUSTOM_OPS_YAML_TARGET names another yaml, so "
+                       "give it FALLBACK_YAML_TARGET ${ETSB_LLM_CUSTOM_OPS_YAML} (merged under its "
+                       "FUNCTIONS_YAML_TARGET, etsb's portable one by default) and add etsb_llm_kernels to its "
+                       "KERNEL_DEPS",
     },
 }
 # etsb's target for each of the tree's libraries, in each front end's spelling.
@@ -67,6 +71,9 @@ _TREE_TARGETS = {
         "kernels/optimized": "executorch_optimized_kernels after et_executorch_tree(ROOT <tree>), with "
                              "ETSB_TORCH_INCLUDE",
         "kernels/quantized": "executorch_quantized_kernels after et_executorch_tree(ROOT <tree>)",
+        "backends/cortex_m": "executorch_cortex_m_kernels, taken by itself with -DEXECUTORCH_ROOT=<tree> (or "
+                             "et_executorch_tree(ROOT <tree>)) and CMSIS-NN beside the tree or at CMSIS_NN_ROOT "
+                             "(docs/cortex_m.md)",
     },
 }
 _NOT_BUILT = "etsb does not build it yet: " + _LLM_README
