@@ -56,7 +56,7 @@ import time
 t0 = time.perf_counter()
 import gc, json, re, subprocess, sys
 import selective_build.__main__, selective_build.arguments, selective_build.commands
-from selective_build.driver import analysis, evaluate, graph, state, workspace
+from selective_build.driver import analysis, attr_values, evaluate, graph, state, workspace
 from selective_build.driver.labels import parse_pattern
 root, starlark, pause, flags = sys.argv[1], sys.argv[2], sys.argv[3] == "1", json.loads(sys.argv[4])
 t = [t0, time.perf_counter()]
@@ -69,7 +69,7 @@ document = json.loads(out); t.append(time.perf_counter())
 packages = {e["package"]: evaluate._package(e) for e in document["packages"]}; t.append(time.perf_counter())
 gc.enable()
 for p in packages.values():
-    analysis.referenced_packages(p)
+    attr_values.referenced_packages(p)
 t.append(time.perf_counter())
 labels = workspace.Workspace.matching(packages, [parse_pattern("//...", "")]); t.append(time.perf_counter())
 text = "\n".join(str(label) for label in labels); t.append(time.perf_counter())

@@ -3,15 +3,10 @@
 load(":generated_lib.bzl", "executorch_generated_lib")
 load(":operator_library.bzl", "et_operator_library")
 load(":private/attrs.bzl", "attrs", "check_call", "internal", "rule_info", "with_tags")
-load(":private/boards.bzl", "BARE_METAL_SETTINGS")
+load(":private/boards.bzl", "BARE_METAL_SETTINGS", "SHIPPING_SETTINGS")
 load(":private/catalogue.bzl", "CATALOGUE_CUSTOM_OPS_YAML", "PORTABLE_FUNCTIONS_YAML", "catalogue_kernel_deps")
-load(":private/shim.bzl", "BUILD_SYSTEM", "ETSB_COMMAND", "ETSB_TOOLS", "LINK_MAPS", "REGISTRY_SIZE_HEADER", "RUNNER", "RUNNER_FROM_TREE", "RUNTIME_FROM_TREE", "RUNTIME_FROM_TREE_CORE", "RUNTIME_FROM_TREE_PRIM_OPS", "RUNTIME_FROM_TREE_PROGRAM", "RUNTIME_FROM_TREE_PROGRAM_UNVERIFIED", "RUNTIME_FROM_TREE_REGISTRY", "RUNTIME_KINDS", "RUNTIME_SHARED", "RUNTIME_SHARED_LIBRARY", "RUNTIME_STATIC", "RUNTIME_THREADPOOL_LIBRARY", "SELECT_DEFAULT", "SIZE_CONFIG_SETTING", "TAG_ALL_KERNELS", "TAG_BINARY", "TAG_COPIED_TO", "TAG_MANUAL", "check_runtime", "deploy_runner", "etsb_cxx_binary", "etsb_cxx_library", "etsb_genrule", "etsb_label", "runtime_library")
-
-# The backend libraries of the runtime wheel: a model binary may link any of them, and links those its
-# delegates use. Declared and copied by one action (et_runtime_backends), which is all a binary whose
-# programs delegate to none of them costs. Not under Bazel 4, which links every backend library it is
-# given (see etsb_cxx_library): there a delegated model names its backend libraries in `backend_deps`.
-WHEEL_BACKENDS = [] if BUILD_SYSTEM == "bazel" else [etsb_label("//runtime:wheel_backends")]
+load(":private/model_runtime.bzl", "WHEEL_BACKENDS", "auto_binary", "auto_runner", "backend_deps_for", "runtime_kind", "runtime_libraries")
+load(":private/shim.bzl", "BUILD_SYSTEM", "ETSB_COMMAND", "ETSB_TOOLS", "LINK_MAPS", "RUNNER", "RUNNER_FROM_TREE", "RUNTIME", "RUNTIME_AUTO", "RUNTIME_FROM_TREE", "RUNTIME_SHARED", "RUNTIME_SHARED_LIBRARY", "RUNTIME_STATIC", "RUNTIME_THREADPOOL_LIBRARY", "RUNTIME_WHEEL", "SELECT_DEFAULT", "SIZE_CONFIG_SETTING", "TAG_ALL_KERNELS", "TAG_BINARY", "TAG_COPIED_TO", "TAG_MANUAL", "check_runtime", "deploy_runner", "etsb_cxx_binary", "etsb_cxx_library", "etsb_genrule", "etsb_label", "runtime_library")
 
 # The sources of the host tool that verifies a program to embed (tools/runner/verify_program.cpp).
 PROGRAM_VERIFIER_SOURCES = [etsb_label("//tools/runner:verify_program.cpp"), etsb_label("//tools/runner:program_check.h")]
@@ -25,10 +20,14 @@ against the kernel yaml (failing the build if any is not covered), and links
 the model runner, which registers the kernels explicitly, with the backend
 libraries the model's delegates need (from `backend_deps`) and no other:
 `<name> --model M.pte --inputs a.npy,... --output-dir D [--method M] [--iterations N]` (`<name> --help`).
-Built to ship (`--config size`, or `embed_model = True`), it links the deploy
-runner instead: `<name> M.pte [INPUT.bin ...]`, or `<name>` alone with the
-program (and `inputs`) embedded; it prints the outputs, and runs in static
-memory sized from the model (docs/deploy.md).
+Built to ship (`--config size`, any `--platform` but the host, or
+`embed_model = True`), it links the deploy runner instead:
+`<name> M.pte [INPUT.bin ...]`, or `<name>` alone with the program (and
+`inputs`) embedded; it prints the outputs, and runs in static memory sized
+from the model (docs/deploy.md). With the default `runtime = "auto"`, a
+binary built to ship is the shipped one: ExecuTorch's runtime compiled from
+the tree, kernels keeping only the model's dtypes, stripped; `etsb build`
+prints its size (flash and RAM on a board).
 A companion `<name>_all_kernels` (tagged `manual`) links every kernel of the
 yaml and the backends the model uses, for `etsb size` to compare against.""",
     attrs = {
@@ -39,13 +38,13 @@ yaml and the backends the model uses, for `etsb size` to compare against.""",
         "fallback_yaml_target": attrs.label("a kernel yaml that `functions_yaml_target` is merged over"),
         "deps": attrs.label_list("more `et_operator_library` targets to include (operators other models need)"),
         "backends": attrs.backend_list("backend ids to link beside those the model's delegates use"),
-        "backend_deps": attrs.label_list("the `et_backend_library` (or `et_runtime_backends`) targets that may provide the model's backends (default: the runtime wheel's XNNPACK, QNN and OpenVINO libraries, declared and copied by one action, `//runtime:wheel_backends`; none under Bazel 4, which links every one given, and none with `runtime = \"static\"`: the wheel's need its libexecutorch.so); only those the model uses are linked, and a backend none provides fails the build", default = WHEEL_BACKENDS),
-        "runtime": attrs.choice("the ExecuTorch runtime linked: `\"shared\"`, the wheel's `libexecutorch.so` (found beside the binary); `\"static\"`, ExecuTorch's runtime compiled from the ExecuTorch tree given to etsb (`--executorch-root`, `@executorch//:runtime`) and linked in, with everything in the binary compiled against the tree's headers (etsb's driver and Bazel; the kernel libraries must be `et_kernel_library` targets)", RUNTIME_KINDS, RUNTIME_SHARED),
+        "backend_deps": attrs.label_list("the `et_backend_library` (or `et_runtime_backends`) targets that may provide the model's backends (default: the runtime wheel's XNNPACK, QNN and OpenVINO libraries, declared and copied by one action, `//runtime:wheel_backends`; none under Bazel 4, which links every one given, and none with the static runtime: the wheel's need its libexecutorch.so); only those the model uses are linked, and a backend none provides fails the build", default = WHEEL_BACKENDS),
+        "runtime": attrs.choice("the ExecuTorch runtime linked: `\"auto\"` (the default), a shipped binary where one is built to ship (`--config=size`, or any `--platform` but the host): ExecuTorch's runtime from the tree, the deploy runner, kernels keeping only the model's dtypes, stripped; on the host's development configuration the wheel's runtime and the development runner (with `dtype_selective_build`, and under Buck2: `\"shared\"`); `\"shared\"` (or `\"wheel\"`), the wheel's `libexecutorch.so` (found beside the binary) in every configuration; `\"static\"`, ExecuTorch's runtime compiled from the ExecuTorch tree given to etsb (`--executorch-root`, `EXECUTORCH_ROOT`, `.etsbrc`; `@executorch//:runtime`) and linked in, in every configuration, with everything in the binary compiled against the tree's headers (etsb's driver and Bazel; the kernel libraries must be `et_kernel_library` targets)", [RUNTIME_AUTO, RUNTIME_SHARED, RUNTIME_WHEEL, RUNTIME_STATIC], RUNTIME_AUTO),
         "embed_model": attrs.bool("embed `model` in the binary (an aligned constant array) and link the deploy runner, in every configuration: the binary then takes no arguments"),
         "inputs": attrs.label_list("`.npy` inputs of the model's first method to embed beside it, in order (needs `embed_model`); without them the binary runs a method that takes no inputs, and a method that takes some is a build error"),
         "method_pool_bytes": attrs.int("the deploy runner's method allocator pool in bytes (default 0: a bound computed from the model)"),
         "temp_pool_bytes": attrs.int("the deploy runner's scratch for kernels in bytes (the runtime's temp allocator; default 0: none, and kernels take their paths that need none)"),
-        "dtype_selective_build": attrs.bool("keep, within each kernel, only the dtypes the model uses. Both forms are linked (`<name>_dtype_selective`, `<name>_op_selective`) and `<name>` is the smaller, at `<name>_smallest/<name>`: a dtype restriction that would not pay is not kept"),
+        "dtype_selective_build": attrs.bool("keep, within each kernel, only the dtypes the model uses. Both forms are linked (`<name>_dtype_selective`, `<name>_op_selective`) and `<name>` is the smaller, at `<name>_smallest/<name>` (stripped; a board's as linked, compared by flash): a dtype restriction that would not pay is not kept. With it the default runtime is `\"shared\"`: name `runtime = \"static\"` to ship"),
     },
     outputs = {"binary": "`<name>` (or `<name>_smallest/<name>` with `dtype_selective_build`)", "companion": "`<name>_all_kernels`"},
 )
@@ -58,7 +57,8 @@ def et_model_binary(name, **kwargs):
       **kwargs: the attributes of `ET_MODEL_BINARY`, and `tags`, `visibility`, `testonly`.
     """
     a, common = check_call(ET_MODEL_BINARY, name, kwargs)
-    check_runtime("et_model_binary '%s'" % name, a.runtime)
+    runtime = runtime_kind(a)
+    check_runtime("et_model_binary '%s'" % name, RUNTIME_SHARED if runtime == RUNTIME_AUTO else runtime)
 
     # What a BUILD file names wins; naming nothing takes the catalogue.
     catalogue = not (a.kernel_deps or a.custom_ops_yaml_target or a.fallback_yaml_target)
@@ -68,21 +68,24 @@ def et_model_binary(name, **kwargs):
         fallback_yaml_target = a.fallback_yaml_target,
         kernel_deps = catalogue_kernel_deps() if catalogue else a.kernel_deps,
         catalogue = catalogue,
-        runtime = a.runtime,
+        runtime = runtime,
     )
 
     helper = internal(common)
     if a.inputs and not a.embed_model:
         fail("et_model_binary '%s': `inputs` are embedded beside the model: set `embed_model = True` too" % name)
     et_operator_library(name = name + "_ops", model = a.model, deps = a.deps, backends = a.backends, **helper)
-    _deploy_source(name, a, helper)
-    runner = _runner(name, a)
+    _deploy_source(name, a, runtime, helper)
+    binary = with_tags(common, [TAG_ALL_KERNELS + ":" + name + "_all_kernels"])
+    if runtime == RUNTIME_AUTO:
+        auto_binary(name, yamls, binary, a, helper)
+        _all_kernels(name, yamls, catalogue, auto_runner(name, a), a, common, helper)
+        return
+    runner = _runner(name, a, runtime)
 
     # The wheel's backend libraries need its libexecutorch.so: a second runtime beside
     # the static one. Such a binary takes only the backend libraries it is given.
-    static_wheel_backends = a.runtime == RUNTIME_STATIC and a.backend_deps == WHEEL_BACKENDS
-    yamls["backend_deps"] = [] if static_wheel_backends else a.backend_deps
-    binary = with_tags(common, [TAG_ALL_KERNELS + ":" + name + "_all_kernels"])
+    yamls["backend_deps"] = backend_deps_for(a, runtime)
     if not a.dtype_selective_build:
         _binary(name, name, [":" + name + "_ops"], False, binary, yamls, runner, a, helper)
     else:
@@ -98,17 +101,17 @@ def et_model_binary(name, **kwargs):
         # The shared runtime goes beside the copy, where its run path ($ORIGIN) finds it, and
         # the development runner's thread pool with it (unused beside a deploy runner: outs
         # cannot depend on the configuration).
-        beside, runtime = [], []
-        if a.runtime == RUNTIME_SHARED:
+        beside, copied = [], []
+        if runtime == RUNTIME_SHARED:
             beside = [RUNTIME_SHARED_LIBRARY]
-            runtime = [name + "_smallest/libexecutorch.so"]
+            copied = [name + "_smallest/libexecutorch.so"]
             if not a.embed_model:
                 beside.append(RUNTIME_THREADPOOL_LIBRARY)
-                runtime.append(name + "_smallest/libexecutorch_threadpool.so")
+                copied.append(name + "_smallest/libexecutorch_threadpool.so")
         etsb_genrule(
             name = name,
             srcs = candidates + beside,
-            outs = ([output, output + ".map"] if LINK_MAPS else [output]) + runtime,
+            outs = ([output, output + ".map"] if LINK_MAPS else [output]) + copied,
             cmd = ETSB_COMMAND + " pick-smaller --output $(location %s)%s %s%s" % (
                 output,
                 "".join([" --beside $(location %s)" % b for b in beside]),
@@ -118,36 +121,59 @@ def et_model_binary(name, **kwargs):
             tools = ETSB_TOOLS,
             **with_tags(binary, [TAG_BINARY])
         )
+    _all_kernels(name, yamls, catalogue, runner, a, common, helper)
 
-    # The same binary with every kernel of the yaml: what the trimming is measured against.
+def _all_kernels(name, yamls, catalogue, runner, a, common, helper):
+    """`<name>_all_kernels`: the same binary with every kernel of the yaml, what the trimming is measured against.
+
+    It runs the model too: every kernel, and the backends the model's
+    delegates use. With the catalogue, every kernel of the functions yaml and
+    the custom operators the model calls (the catalogue's other libraries are
+    what the model's operators choose, not a size to compare with). With
+    `runtime = "auto"`, against the runtime the binary links in each configuration.
+
+    Args:
+      name: the et_model_binary's name.
+      yamls: the generated library's kernel yamls, kernel libraries and runtime.
+      catalogue: whether the kernel libraries are the catalogue's.
+      runner: the runner libraries (`_runner`).
+      a: the et_model_binary's checked attributes.
+      common: the et_model_binary's common attributes.
+      helper: the common attributes of its helper targets.
+    """
     manual = with_tags(helper, [TAG_MANUAL])
-
-    # It runs the model too: every kernel, and the backends the model's delegates use. With the
-    # catalogue, every kernel of the functions yaml and the custom operators the model calls (the
-    # catalogue's other libraries are what the model's operators choose, not a size to compare with).
     if catalogue:
         et_operator_library(name = name + "_all_kernels_ops", ops_schema_yaml_target = yamls["functions_yaml_target"], deps = [":" + name + "_ops"], **manual)
     else:
         et_operator_library(name = name + "_all_kernels_ops", include_all_operators = True, deps = [":" + name + "_ops"], **manual)
-    executorch_generated_lib(
-        name = name + "_all_kernels_lib",
-        manual_registration = True,
-        model_entry = True,
-        deps = [":" + name + "_all_kernels_ops"],
-        **dict(yamls, **manual)
-    )
-    etsb_cxx_binary(name = name + "_all_kernels", deps = runner + [":" + name + "_all_kernels_lib", runtime_library(a.runtime)], **with_tags(common, [TAG_MANUAL]))
+    auto = yamls["runtime"] == RUNTIME_AUTO
+    for runtime in [RUNTIME_SHARED, RUNTIME_STATIC] if auto else [yamls["runtime"]]:
+        executorch_generated_lib(
+            name = name + ("_all_kernels_shipped_lib" if auto and runtime == RUNTIME_STATIC else "_all_kernels_lib"),
+            manual_registration = True,
+            model_entry = True,
+            deps = [":" + name + "_all_kernels_ops"],
+            **dict(yamls, runtime = runtime, backend_deps = backend_deps_for(a, runtime), **manual)
+        )
+    if not auto:
+        libraries = [":" + name + "_all_kernels_lib", runtime_library(yamls["runtime"])]
+    else:
+        choices = {setting: [":" + name + "_all_kernels_shipped_lib", RUNTIME_FROM_TREE] for setting in SHIPPING_SETTINGS}
+        choices[SELECT_DEFAULT] = [":" + name + "_all_kernels_lib", RUNTIME]
+        libraries = select(choices)
+    etsb_cxx_binary(name = name + "_all_kernels", deps = runner + libraries, **with_tags(common, [TAG_MANUAL]))
 
-def _deploy_source(name, a, helper):
+def _deploy_source(name, a, runtime, helper):
     """Declares `<name>_deploy`, the deploy runner's generated source.
 
     It holds static memory sized from the model, and the model and `inputs`
     themselves when they are embedded. With the static runtime, also the
-    `selected_prim_ops.h` of the prim ops the model calls (see `_runtime`).
+    `selected_prim_ops.h` of the prim ops the model calls (see `runtime_libraries`).
 
     Args:
       name: the et_model_binary's name.
       a: its checked attributes.
+      runtime: the runtime it links (`runtime_kind`).
       helper: the common attributes of its helper targets.
     """
     flags = "".join([" --inputs $(location %s)" % i for i in a.inputs])
@@ -163,7 +189,7 @@ def _deploy_source(name, a, helper):
             flags += " --runtime-library $(location %s)" % RUNTIME_SHARED_LIBRARY
     outs = [name + "_deploy.cpp"]
     prim_ops_header = name + "_deploy/selected_prim_ops.h"
-    if a.runtime == RUNTIME_STATIC:
+    if runtime != RUNTIME_SHARED:
         outs.append(prim_ops_header)
         flags += " --prim-ops-header $(location %s)" % prim_ops_header
     manual = with_tags(helper, [TAG_MANUAL])
@@ -183,53 +209,7 @@ def _deploy_source(name, a, helper):
     )
     etsb_cxx_library(name = name + "_deploy", srcs = [":" + outs[0]], **manual)
 
-def _runtime(name, binary_name, a, helper):
-    """The runtime libraries binary `binary_name` links.
-
-    With the static runtime in the size configuration, ExecuTorch's runtime
-    without its prim ops and kernel registry, and `<binary_name>_runtime`:
-    the prim ops the model calls (when it alone decides which: no `deps` add
-    operators of other programs) and a registry of as many slots as the
-    binary registers kernels (ExecuTorch's `selected_prim_ops.h` and
-    `selected_max_kernel_num.h` hooks, written by `etsb deploy-source` and
-    `etsb gen-bindings`), and the program loader: without its flatbuffer
-    verifier when the program is embedded (it was read at build time), with
-    it when the binary reads a program at run time.
-
-    Args:
-      name: the et_model_binary's name.
-      binary_name: the binary's name (`<name>`, or a candidate of `dtype_selective_build`).
-      a: the et_model_binary's checked attributes.
-      helper: the common attributes of its helper targets.
-
-    Returns:
-      A list of labels, or a select() of lists.
-    """
-    if a.runtime != RUNTIME_STATIC or a.deps:
-        return [runtime_library(a.runtime)]
-    etsb_cxx_library(
-        name = binary_name + "_runtime",
-        srcs = [RUNTIME_FROM_TREE_PRIM_OPS, RUNTIME_FROM_TREE_REGISTRY],
-        hdrs = [":%s_deploy/selected_prim_ops.h" % name, ":%s_lib/%s" % (binary_name, REGISTRY_SIZE_HEADER)],
-        copts = [
-            "-DEXECUTORCH_ENABLE_PRIM_OPS_SELECTIVE_BUILD",
-            "-DET_PRIM_OPS_SELECTIVE_BUILD",
-            "-I$(RULEDIR)/%s_deploy" % name,
-            "-I$(RULEDIR)/%s_lib" % binary_name,
-        ],
-        link_whole = True,
-        deps = [RUNTIME_FROM_TREE_CORE],
-        **with_tags(helper, [TAG_MANUAL])
-    )
-
-    # A program compiled in was read at build time: its loader needs no verifier.
-    program = RUNTIME_FROM_TREE_PROGRAM_UNVERIFIED if a.embed_model else RUNTIME_FROM_TREE_PROGRAM
-    return select({
-        SIZE_CONFIG_SETTING: [":" + binary_name + "_runtime", program, RUNTIME_FROM_TREE_CORE],
-        SELECT_DEFAULT: [RUNTIME_FROM_TREE],
-    })
-
-def _runner(name, a):
+def _runner(name, a, runtime):
     """The runner libraries the binaries link.
 
     The deploy runner with the model's deploy source when the model is embedded,
@@ -239,14 +219,15 @@ def _runner(name, a):
     Args:
       name: the et_model_binary's name.
       a: its checked attributes.
+      runtime: `RUNTIME_SHARED` or `RUNTIME_STATIC`.
 
     Returns:
       A list of labels, or a select() of lists.
     """
-    deploy = [deploy_runner(a.embed_model, a.runtime), ":" + name + "_deploy"]
+    deploy = [deploy_runner(a.embed_model, runtime), ":" + name + "_deploy"]
     if a.embed_model:
         return deploy
-    development = [RUNNER_FROM_TREE if a.runtime == RUNTIME_STATIC else RUNNER]
+    development = [RUNNER_FROM_TREE if runtime == RUNTIME_STATIC else RUNNER]
     choices = {setting: deploy for setting in [SIZE_CONFIG_SETTING] + BARE_METAL_SETTINGS}
     choices[SELECT_DEFAULT] = development
     return select(choices)
@@ -273,4 +254,4 @@ def _binary(name, binary_name, selections, dtype_selective_build, binary, yamls,
         model_entry = True,
         **dict(yamls, **helper)
     )
-    etsb_cxx_binary(name = binary_name, deps = runner + [":" + binary_name + "_lib"] + _runtime(name, binary_name, a, helper), **binary)
+    etsb_cxx_binary(name = binary_name, deps = runner + [":" + binary_name + "_lib"] + runtime_libraries(name, binary_name, a, yamls["runtime"], helper), **binary)

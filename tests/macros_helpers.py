@@ -30,11 +30,15 @@ CALLS = {
     "be": 'et_backend_library(name = "be", backends = ["XnnpackBackend"], library = "libbe.so", '
           'needs = ["libpool.so"])',
     "bin": 'et_model_binary(name = "bin", model = "m.pte", functions_yaml_target = "kernels.yaml", '
-           'kernel_deps = [":kernels"], backend_deps = [":be"])',
+           'kernel_deps = [":kernels"], backend_deps = [":be"], runtime = "wheel")',
     "small": 'et_model_binary(name = "small", model = "m.pte", functions_yaml_target = "kernels.yaml", '
              'kernel_deps = [":kernels"], dtype_selective_build = True)',
     "ship": 'et_model_binary(name = "ship", model = "m.pte", functions_yaml_target = "kernels.yaml", '
-            'kernel_deps = [":kernels"], embed_model = True, inputs = ["in.npy"], method_pool_bytes = 4096)',
+            'kernel_deps = [":kernels"], embed_model = True, inputs = ["in.npy"], method_pool_bytes = 4096, '
+            'runtime = "shared")',
+    # The default runtime ("auto"): shipped where built to ship, the wheel's elsewhere.
+    "two": 'et_model_binary(name = "two", model = "m.pte", functions_yaml_target = "kernels.yaml", '
+           'kernel_deps = [":kernels"])',
 }
 LOAD = ('load("//rules:executorch.bzl", "et_backend_library", "et_kernel_library", "et_model_binary", '
         '"et_operator_library", "executorch_generated_lib", "merge_yaml")\n')

@@ -35,9 +35,9 @@ PLATFORM = PLATFORMS["aarch64-linux"]
 MODELS = ("mlp", "cnn", "attention")
 CONFIGS = ("default", "size")
 BUILD = static_model_binaries(MODELS)
-# The wheel's runtime (the default), on line 3 of its BUILD file.
+# The wheel's runtime, on line 3 of its BUILD file.
 SHARED_BUILD = ('load("//rules:executorch.bzl", "et_model_binary")\n\n'
-                'et_model_binary(\n    name = "mlp",\n    model = "mlp.pte",\n)\n')
+                'et_model_binary(\n    name = "mlp",\n    model = "mlp.pte",\n    runtime = "wheel",\n)\n')
 TOOLCHAIN = REPO / "rules" / "cmake" / "toolchains" / "aarch64-linux-gnu.cmake"
 OPS_MANIFEST = load_ops_manifest()
 # The op corpus's programs (tests/models/ops/BUILD) in one binary on the tree's runtime.

@@ -227,7 +227,7 @@ def test_an_unknown_configuration_stops_the_analysis(bazel7):
 
 def test_the_wheels_runtime_is_refused_off_the_host(bazel7):
     """Under bzlmod too: the wheel's runtime repository reaches the check in @etsb_toolchains."""
-    result = bazel7("build", *BUILD, "--nobuild", "--config=x86_64_linux", "//examples/mlp:bin")
+    result = bazel7("build", *BUILD, "--nobuild", "--config=x86_64_linux", "//examples/mlp:bin_dtype_selective")
     assert result.returncode != 0
     assert ("a binary built for --define etsb_platform=x86_64-linux links the executorch wheel's libexecutorch.so"
             in result.stderr), result.stderr[-3000:]

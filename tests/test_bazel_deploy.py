@@ -22,7 +22,9 @@ from pathlib import Path
 
 import pytest
 
-from helpers import BAZEL_BUILD, assert_deploy_matches_torch, stripped_size
+from binary_helpers import linked
+from conftest import MODELS_DIR
+from helpers import BAZEL_BUILD, assert_deploy_matches_torch, run_on_board, stripped_size, write_deploy_inputs
 from selective_build.driver.platforms import CONFIGS, PLATFORMS
 
 pytestmark = [pytest.mark.build, pytest.mark.tree]
@@ -35,14 +37,14 @@ HOST_GOAL_BYTES = 48 * 1000
 FLASH_GOAL_BYTES = 100 * 1000
 
 
-def build(bazel_examples, *configs: str) -> Path:
+def build(bazel_examples, *configs: str, target: str = TARGET, binary: Path = BINARY) -> Path:
     """The MLP deploy binary built with `--config` `configs`; its path."""
     flags = (*BAZEL_BUILD, *(f"--config={config}" for config in configs))
-    result = bazel_examples.bazel("build", *flags, TARGET)
+    result = bazel_examples.bazel("build", *flags, target)
     assert result.returncode == 0, result.stderr[-5000:]
     info = bazel_examples.bazel("info", *flags, "bazel-bin")
     assert info.returncode == 0, info.stderr[-3000:]
-    return Path(info.stdout.strip()) / BINARY
+    return Path(info.stdout.strip()) / binary
 
 
 def run(platform: str, binary: Path) -> str:
@@ -59,8 +61,9 @@ REGISTRY_BYTES = {"default": 48_000, "size": 840}
 
 
 def registry_bytes(binary: Path) -> int:
-    """The size of the runtime's kernel table in `binary` (its symbol table)."""
-    symbols = subprocess.run(["nm", "-S", "-C", str(binary)], capture_output=True, text=True, check=True).stdout
+    """The size of the runtime's kernel table in `binary` (its link's symbol table: the kept copy is stripped)."""
+    symbols = subprocess.run(["nm", "-S", "-C", str(linked(binary))], capture_output=True, text=True,
+                             check=True).stdout
     line = next(line for line in symbols.splitlines() if line.endswith("::registered_kernels_data"))
     return int(line.split()[1], 16)
 
@@ -102,6 +105,26 @@ def test_the_cortex_m55_mlp_runs_like_torch_under_qemu(bazel_examples):
     assert flash <= FLASH_GOAL_BYTES, flash
 
 
+@pytest.mark.parametrize("configs", [("size",), ("cortex_m55",)], ids=["host_size", "cortex_m55"])
+def test_two_lines_ship(bazel_examples, configs, tmp_path):
+    """//examples/mlp:bin, two lines, with `--config=size` or on a board: the
+    tree's runtime linked in, the deploy runner reading the program and its
+    input from files, stripped; it prints what torch computed."""
+    binary = build(bazel_examples, *configs, target="//examples/mlp:bin", binary=Path("examples/mlp/bin"))
+    sections = subprocess.run(["readelf", "-S", "-d", "-W", str(binary)], capture_output=True, text=True,
+                              check=True).stdout
+    assert ".symtab" not in sections and "libexecutorch" not in sections
+    inputs = write_deploy_inputs("mlp", tmp_path)
+    model = MODELS_DIR / "mlp" / "mlp.pte"
+    if configs == ("size",):
+        result = subprocess.run([str(binary), str(model), *map(str, inputs)], capture_output=True, text=True,
+                                timeout=120)
+    else:
+        result = run_on_board(PLATFORMS["cortex-m55"], binary, str(model), *map(str, inputs), cwd=tmp_path)
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert_deploy_matches_torch("mlp", result.stdout)
+
+
 @pytest.mark.parametrize("board", ["cortex-m4", "cortex-m33"])
 def test_the_other_boards_run_the_mlp_like_torch_under_qemu(bazel_examples, board):
     """`--config=cortex_m4` and `--config=cortex_m33`: the platform, toolchain
@@ -135,9 +158,11 @@ def test_defines_etsb_does_not_know_stop_the_analysis_clearly(bazel_examples, fl
 
 @pytest.mark.parametrize("config", ["x86_64_linux", "aarch64_linux"])
 def test_the_wheels_runtime_is_refused_off_the_host(bazel_examples, config):
-    """A binary on the wheel's libexecutorch.so (the default runtime) fails at analysis
-    for any platform but the host, naming the remedy, as etsb's driver does."""
-    result = bazel_examples.bazel("build", *BAZEL_BUILD, "--nobuild", f"--config={config}", "//examples/mlp:bin")
+    """A binary on the wheel's libexecutorch.so (the default runtime's choice with
+    dtype_selective_build) fails at analysis for any platform but the host,
+    naming the remedy, as etsb's driver does."""
+    result = bazel_examples.bazel("build", *BAZEL_BUILD, "--nobuild", f"--config={config}",
+                                  "//examples/mlp:bin_dtype_selective")
     assert result.returncode != 0
     platform = PLATFORMS[config.replace("_linux", "-linux")].name
     assert (f"a binary built for --define etsb_platform={platform} links the executorch wheel's libexecutorch.so, "

@@ -190,19 +190,20 @@ def test_rand_and_dropout_link_and_keep_their_contract_on_the_board(built, board
 def test_pick_smaller_keeps_the_board_binary_taking_the_least_flash(built, tmp_path):
     """`etsb pick-smaller` (how dtype_selective_build keeps the smaller link)
     compares board binaries by flash (text + data), not by file size, and says
-    so."""
+    so, with the kept one's RAM (data + bss)."""
     candidates = [built["cortex-m4"][0] / model / model for model in ("cnn", "mlp")]
     result = etsb("pick-smaller", "--output", str(tmp_path / "picked"), "--no-link-map", *map(str, candidates),
                   cwd=tmp_path)
     assert result.returncode == 0, result.stderr
-    flash = []
+    flash, ram = [], []
     for path in candidates:
         sizes = subprocess.run([PLATFORMS["cortex-m4"].size, str(path)], capture_output=True, text=True,
                                check=True).stdout
-        text, data = (int(word) for word in sizes.splitlines()[1].split()[:2])
+        text, data, bss = (int(word) for word in sizes.splitlines()[1].split()[:3])
         flash.append(text + data)
-    assert f"picked: mlp ({flash[1]:,} bytes of flash; cnn {flash[0]:,}, mlp {flash[1]:,})" in result.stdout, \
-        result.stdout
+        ram.append(data + bss)
+    assert (f"picked: mlp ({flash[1]:,} bytes of flash, {ram[1]:,} of RAM; cnn {flash[0]:,}, mlp {flash[1]:,})"
+            in result.stdout), result.stdout
     assert (tmp_path / "picked").read_bytes() == candidates[1].read_bytes()
 
 

@@ -110,7 +110,7 @@ def test_the_packages_of_select_conditions_are_evaluated_whatever_the_attribute(
     """A select() of compile flags names config_setting targets as a select() of
     deps does: their packages are evaluated too (the deploy runner's copts select
     on //rules:count_instructions, whose package nothing else may name)."""
-    from selective_build.driver.analysis import referenced_packages
+    from selective_build.driver.attr_values import referenced_packages
     from selective_build.driver.evaluate import Package, Target
 
     def selecting(attr: str, setting: str):

@@ -144,6 +144,23 @@ def test_pick_smaller_says_which_shared_libraries_the_binary_still_loads(tmp_pat
     assert capsys.readouterr().out.rstrip().endswith("; loads shared, not counted: " + ", ".join(needed))
 
 
+def test_pick_smaller_keeps_the_stripped_binary_whose_size_it_quotes(tmp_path, capsys):
+    """On a hosted platform the kept binary is the stripped one: its file is
+    the size the line quotes (a candidate with a symbol table is not)."""
+    import re
+    import subprocess
+
+    from selective_build.__main__ import main
+
+    candidate = tmp_path / "with_symbols"
+    subprocess.run(["objcopy", "--add-symbol", "etsb_test=0x1000", shutil.which("true"), str(candidate)], check=True)
+    output = tmp_path / "out" / "bin"
+    assert main(["pick-smaller", "--output", str(output), "--no-link-map", str(candidate)]) == 0
+    quoted = int(re.search(r"\(([\d,]+) bytes stripped", capsys.readouterr().out).group(1).replace(",", ""))
+    assert output.stat().st_size == quoted < candidate.stat().st_size
+    assert "etsb_test" not in subprocess.run(["nm", str(output)], capture_output=True, text=True).stdout
+
+
 def test_gen_oplist_names_a_bad_included_selection(tmp_path, capsys):
     from selective_build.__main__ import main
 

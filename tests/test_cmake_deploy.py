@@ -23,7 +23,7 @@ import pytest
 
 from conftest import MODELS_DIR, REPO, SUMMARY_LINES, TREE
 from helpers import (assert_call_fails_configuration, assert_deploy_matches_torch, cmake_build, cmake_configure,
-                     etsb, method_meta, stripped_size, write_deploy_inputs)
+                     etsb, method_meta, run_on_board, stripped_size, write_deploy_inputs)
 from selective_build.driver.platforms import PLATFORMS, toolchain
 
 TOOLCHAINS = REPO / "rules" / "cmake" / "toolchains"
@@ -38,9 +38,12 @@ def documented_project() -> str:
 
 MLP = documented_project()
 CNN = "et_model_binary(NAME cnn MODEL cnn.pte RUNTIME static)\n"
+# Two lines: the default RUNTIME auto ships in the size configuration and on a board.
+TWO_LINES = "et_model_binary(NAME two MODEL mlp.pte)\n"
 # etsb's platform -> its toolchain file ('' : none) and what its build holds.
-PROJECTS = {"host": ("", MLP + CNN), "aarch64-linux": ("aarch64-linux-gnu.cmake", MLP),
-            **{board: (f"{board}.cmake", MLP + "enable_testing()\nadd_test(NAME mlp COMMAND mlp_dtype_selective)\n")
+PROJECTS = {"host": ("", MLP + CNN + TWO_LINES), "aarch64-linux": ("aarch64-linux-gnu.cmake", MLP),
+            **{board: (f"{board}.cmake", MLP + "enable_testing()\nadd_test(NAME mlp COMMAND mlp_dtype_selective)\n"
+                       + (TWO_LINES if board == "cortex-m55" else ""))
                for board in ("cortex-m55", "cortex-m4", "cortex-m33")}}
 # The issue's goals for the MLP: bytes stripped on x86-64, bytes of flash on the Cortex-M55.
 HOST_GOAL = 48 * 1000
@@ -110,6 +113,26 @@ def test_host_mlp_is_static_and_prints_what_torch_computed(host, tmp_path):
     size = stripped_size(binary, tmp_path)
     SUMMARY_LINES.append(f"CMake x86-64 MLP (static, size config, embedded): {size:,} B stripped")
     assert size <= HOST_GOAL
+
+
+@pytest.mark.build
+@pytest.mark.tree
+@pytest.mark.parametrize("platform", ["host", "cortex-m55"])
+def test_two_lines_ship(platform, host, cortex_m55, tmp_path):
+    """`et_model_binary(NAME two MODEL mlp.pte)` in the size configuration: the
+    tree's runtime linked in, stripped, the deploy runner reading the program
+    and its input from files, printing what torch computed."""
+    binary = {"host": host, "cortex-m55": cortex_m55}[platform] / "two"
+    sections = readelf("-S", "-d", "-W", binary)
+    assert ".symtab" not in sections and "libexecutorch" not in sections
+    inputs = write_deploy_inputs("mlp", tmp_path)
+    model = MODELS_DIR / "mlp" / "mlp.pte"
+    if platform == "host":
+        result = run([binary, model, *inputs])
+    else:
+        result = run_on_board(PLATFORMS[platform], binary, str(model), *map(str, inputs), cwd=tmp_path)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert_deploy_matches_torch("mlp", result.stdout)
 
 
 @pytest.mark.build
@@ -227,12 +250,15 @@ BAD_CALLS = {
     "static_without_a_tree": (f"et_model_binary(NAME bin MODEL {PTE} RUNTIME static)",
                               "et_model_binary 'bin': RUNTIME static compiles ExecuTorch's runtime from an ExecuTorch "
                               "source tree, and this build has none: call et_executorch_tree(ROOT <tree>) before it, "
-                              "or configure with -DEXECUTORCH_ROOT=<tree>"),
+                              "configure with -DEXECUTORCH_ROOT=<tree> (find_package(etsb) takes it) or with "
+                              "EXECUTORCH_ROOT in the environment, or keep the snapshot beside the checkout "
+                              "(../shared/third_party/executorch beside the source tree)"),
     "inputs_without_embedding": (f"et_model_binary(NAME bin MODEL {PTE} INPUTS in.npy)",
                                  "et_model_binary 'bin': INPUTS are embedded beside the model: give EMBED_MODEL too"),
     "unknown_runtime": (f"et_model_binary(NAME bin MODEL {PTE} RUNTIME static_lib)",
-                        "et_model_binary 'bin': RUNTIME must be shared (the executorch wheel's libexecutorch.so) or "
-                        "static (ExecuTorch's runtime compiled from the tree), not 'static_lib'"),
+                        "et_model_binary 'bin': RUNTIME must be auto (the default: shipped where built to ship), "
+                        "shared or wheel (the executorch wheel's libexecutorch.so) or static (ExecuTorch's runtime "
+                        "compiled from the tree), not 'static_lib'"),
     "pool_not_a_number": (f"et_model_binary(NAME bin MODEL {PTE} EMBED_MODEL METHOD_POOL_BYTES 4k)",
                           "et_model_binary 'bin': METHOD_POOL_BYTES must be a number of bytes, not '4k'"),
     "input_not_an_array": (f"et_model_binary(NAME bin MODEL {PTE} EMBED_MODEL INPUTS in.bin)",
@@ -246,6 +272,18 @@ def test_a_bad_deploy_call_fails_the_configuration_at_its_line(case, tmp_path, m
     monkeypatch.delenv("EXECUTORCH_ROOT", raising=False)
     call, message = BAD_CALLS[case]
     assert_call_fails_configuration(tmp_path, RULES_PREAMBLE, call, "et_model_binary", message)
+
+
+@pytest.mark.build
+def test_two_lines_without_a_tree_say_what_ships_and_where_a_tree_is_looked_for(tmp_path, monkeypatch):
+    """The default RUNTIME auto in the size configuration needs the tree: the
+    error says so, naming the places, and the way back to the wheel."""
+    monkeypatch.delenv("EXECUTORCH_ROOT", raising=False)
+    assert_call_fails_configuration(
+        tmp_path, RULES_PREAMBLE, f"et_model_binary(NAME bin MODEL {PTE})", "et_model_binary",
+        "et_model_binary 'bin': RUNTIME auto ships a binary of ETSB_CONFIG size for ETSB_PLATFORM host with "
+        "ExecuTorch's runtime compiled from an ExecuTorch source tree, and this build has none: call "
+        "et_executorch_tree(ROOT <tree>) before it, configure with -DEXECUTORCH_ROOT=<tree>", "-DETSB_CONFIG=size")
 
 
 def _configure_rules_alone(tmp_path, *flags: str):
@@ -280,7 +318,7 @@ def test_a_platform_without_its_toolchain_file_is_refused(tmp_path):
 def test_the_wheels_runtime_on_another_platform_fails_at_its_line(tmp_path):
     """The wheel's libexecutorch.so is an x86-64 library: refused at the call, as the driver refuses it."""
     assert_call_fails_configuration(
-        tmp_path, RULES_PREAMBLE, f"et_model_binary(NAME bin MODEL {PTE})", "et_model_binary",
+        tmp_path, RULES_PREAMBLE, f"et_model_binary(NAME bin MODEL {PTE} RUNTIME wheel)", "et_model_binary",
         "et_model_binary 'bin': it is built for ETSB_PLATFORM aarch64-linux, where the executorch wheel's "
         "libexecutorch.so (an x86-64 Linux library) cannot run: give it RUNTIME static",
         f"-DCMAKE_TOOLCHAIN_FILE={TOOLCHAINS / 'aarch64-linux-gnu.cmake'}")

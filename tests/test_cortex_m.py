@@ -55,7 +55,7 @@ TOO_LARGE_BUILD = (BUILD.split("\n\n")[0] + '\n\net_model_binary(\n    name = "t
                    '    runtime = "static",\n    method_pool_bytes = 5000000,\n)\n')
 # The wheel's runtime (a shared library): there is nothing to load it on a board.
 SHARED_BUILD = ('load("//rules:executorch.bzl", "et_model_binary")\n\n'
-                'et_model_binary(\n    name = "shared",\n    model = "mlp.pte",\n)\n')
+                'et_model_binary(\n    name = "shared",\n    model = "mlp.pte",\n    runtime = "shared",\n)\n')
 # The goal for the MLP with its operators, in bytes of flash (code, constants, .data's image).
 FLASH_BUDGET = 100 * 1000
 

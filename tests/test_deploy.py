@@ -17,6 +17,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from binary_helpers import linked
 from conftest import MODELS_DIR, SUMMARY_LINES, TREE
 from helpers import (REAL_MANIFEST, REAL_MODELS_DIR, assert_deploy_matches_torch, deploy_outputs, etsb, method_meta,
                      new_workspace, stripped_size, symbols, write_deploy_inputs)
@@ -109,18 +110,17 @@ def test_the_mlp_is_smaller_than_executorchs_size_test_without_operators(workspa
 
 
 def test_a_shipped_binary_carries_no_development_parts(workspace):
-    linked = symbols(_binary(workspace, "mlp"))
-    dynamic = subprocess.run(["readelf", "-d", str(_binary(workspace, "mlp"))], capture_output=True, text=True,
-                             check=True).stdout
+    binary = linked(_binary(workspace, "mlp"))  # the kept copy is stripped: its link's symbols
+    table = symbols(binary)
+    dynamic = subprocess.run(["readelf", "-d", str(binary)], capture_output=True, text=True, check=True).stdout
     assert "libexecutorch" not in dynamic
     # No .npy reader, no per-CPU kernel copies or CPU detection, no prim op the MLP does not call,
     # and no thread pool, nor a reference to one.
     for absent in ("etsb_npy", "gemm_avx2", "__cpu_indicator_init", "et_view", "et_copy_index", "parallel_for",
                    "threadpool", "get_thread_count"):
-        assert absent not in linked, absent
+        assert absent not in table, absent
     # The kernel registry has a slot per kernel table row (3) and the prim ops' room (32), not 2,000.
-    sized = subprocess.run(["nm", "-S", "-C", str(_binary(workspace, "mlp"))], capture_output=True, text=True,
-                           check=True).stdout
+    sized = subprocess.run(["nm", "-S", "-C", str(binary)], capture_output=True, text=True, check=True).stdout
     registry = [line.split() for line in sized.splitlines() if "registered_kernels_data" in line]
     assert len(registry) == 1 and int(registry[0][1], 16) == 35 * 24, registry  # a Kernel is 24 bytes here
 

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from binary_helpers import linked
 from conftest import REPO, load_manifest
 from helpers import assert_matches_torch, assert_outputs_match, etsb, new_workspace, run_model, stripped_size
 from selective_build.driver.platforms import output_dir
@@ -200,6 +201,7 @@ def test_the_custom_operator_example_runs_its_own_kernel(built, name, tmp_path):
                             capture_output=True, text=True)
     assert result.returncode == 0, result.stderr
     assert_outputs_match([CUSTOM_OP / "forward.output_0.npy"], tmp_path, "custom_op.forward")
+    binary = linked(binary)
     assert kernel_symbol_size(binary, "my_ops::native::relu_squared_out") > 0
     symbols = subprocess.run(["nm", "-C", str(binary)], capture_output=True, text=True, check=True).stdout
     assert re.search(r"wrap\w*_relu_squared_out\(", symbols)

@@ -62,7 +62,8 @@ BAD_BUILDS = {
                            "attribute 'method_pool_bytes' must be a non-negative integer, got -1"),
     "runtime neither shared nor static": ('et_model_binary(name = "bin", model = "m.pte", runtime = "statik")\n',
                                           "BUILD:2:", "et_model_binary 'bin': attribute 'runtime' is \"statik\" "
-                                          "(did you mean 'static'?); it takes \"shared\" or \"static\""),
+                                          "(did you mean 'static'?); it takes \"auto\" or \"shared\" or "
+                                          "\"wheel\" or \"static\""),
 }
 
 

@@ -38,7 +38,10 @@ PUBLIC = ["//visibility:public"]
 # Targets tagged `manual`, which `:all` leaves out: queried by name.
 MANUAL = ["bin_all_kernels", "bin_all_kernels_ops", "bin_all_kernels_lib", "small_dtype_selective",
           "small_op_selective", "small_all_kernels", "bin_deploy", "bin_deploy_source", "ship_deploy",
-          "ship_deploy_source"]
+          "ship_deploy_source", "two_all_kernels"]
+# The same, made in etsb's driver and Bazel only: the shipped form of the default runtime.
+SHIPPED = ["two_shipped_lib", "two_shipped_lib_bindings", "two_shipped_lib_op_variants", "two_shipped_runtime",
+           "two_all_kernels_shipped_lib", "two_deploy_source"]
 
 
 def line_of(call: str) -> int:
@@ -55,7 +58,8 @@ def workspace(tmp_path_factory) -> Path:
 @pytest.fixture(scope="module")
 def targets(workspace) -> dict[str, dict]:
     """Every target of package `m`, by name: its rule, location and attributes."""
-    result = etsb("query", "--output", "json", "//m:all", *(f"//m:{name}" for name in MANUAL), cwd=workspace)
+    result = etsb("query", "--output", "json", "//m:all", *(f"//m:{name}" for name in MANUAL + SHIPPED),
+                  cwd=workspace)
     assert result.returncode == 0, result.stderr
     return {target["label"].removeprefix("//m:"): target for target in json.loads(result.stdout)}
 
@@ -226,6 +230,29 @@ def test_et_model_binary_is_the_runner_with_the_models_library_and_a_companion(t
         assert "manual" in targets[name]["attrs"]["tags"], name
     assert targets["bin_all_kernels"]["attrs"]["deps"] == {
         "$select": [runner_of("bin"), [":bin_all_kernels_lib", RUNTIME]]}
+
+
+def test_the_default_runtime_ships_where_built_to_ship(targets):
+    """`runtime = "auto"`: in the size configuration and on every platform but the
+    host, the deploy runner on the tree's runtime (trimmed to the model in the
+    size configuration) with dtype-selective kernels, stripped; on the host's
+    other configurations the development runner on the wheel's."""
+    shipped = ["@etsb//tools/runner:deploy_tree", ":two_deploy", ":two_shipped_lib"]
+    trimmed = shipped + [":two_shipped_runtime", "@executorch//:program", "@executorch//:runtime_core"]
+    settings = [f"@etsb//rules:{platform}" for platform in ("cortex_m55", "cortex_m4", "cortex_m33",
+                                                              "x86_64_linux", "aarch64_linux")]
+    conditions = {"//conditions:default": [RUNNER, ":two_lib", RUNTIME], SIZE_CONFIG: trimmed,
+                  **{setting: shipped + ["@executorch//:runtime"] for setting in settings},
+                  **{setting + "_size": trimmed for setting in settings}}
+    assert attrs(targets, "two", "deps", "linkopts") == {
+        "deps": {"$select": [{"$conditions": conditions}]},
+        "linkopts": {"$select": [{"$conditions": {"//conditions:default": [], SIZE_CONFIG: ["-s"],
+                                                  **{s + e: ["-s"] for s in settings for e in ("", "_size")}}}]}}
+    # Only the shipped form's kernels keep only the model's dtypes.
+    assert "two_shipped_lib_op_variants" in targets and "two_lib_op_variants" not in targets
+    assert all("manual" in targets[name]["attrs"]["tags"] for name in SHIPPED)
+    # The prim ops the program calls, for the trimmed runtime.
+    assert attrs(targets, "two_deploy_source", "outs") == {"outs": ["two_deploy.cpp", "two_deploy/selected_prim_ops.h"]}
 
 
 def test_an_embedded_model_links_the_deploy_runner_in_every_configuration(targets):

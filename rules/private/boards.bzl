@@ -5,8 +5,8 @@ tools/selective_build/driver/platforms.py): each one's config_setting in
 rules/BUILD, and its support in platforms/cortex_m.
 """
 
-load(":private/platforms_table.bzl", "BOARDS")
-load(":private/shim.bzl", "SELECT_DEFAULT", "etsb_label")
+load(":private/platforms_table.bzl", "BOARDS", "HOST", "PLATFORMS")
+load(":private/shim.bzl", "SELECT_DEFAULT", "SIZE_CONFIG_SETTING", "etsb_label")
 
 # The platforms without an operating system, whose binaries link the deploy
 # runner in every configuration (the development runner needs files, clocks and
@@ -17,6 +17,26 @@ BARE_METAL_SETTINGS = [
     for spec in BOARDS.values()
     for suffix in ("", "_size")
 ]
+
+# The platforms other than the host with an operating system (x86_64-linux,
+# aarch64-linux): each one's config_setting in rules/BUILD, and its setting in the
+# size configuration, as for the boards.
+CROSS_HOSTED_SETTINGS = [
+    etsb_label("//rules:" + platform.replace("-", "_") + suffix)
+    for platform, spec in PLATFORMS.items()
+    if platform != HOST and spec["hosted"]
+    for suffix in ("", "_size")
+]
+
+# Where a binary is built to ship (what `runtime = "auto"` of et_model_binary
+# links the static runtime, the deploy runner and dtype-selective kernels for): the
+# size configuration and every platform but the host, each setting with whether it
+# is of the size configuration. select() prefers a platform's `_size` setting to
+# both the size configuration's and the platform's, so a key never matches twice.
+SHIPPING_SETTINGS = dict(
+    [(SIZE_CONFIG_SETTING, True)] +
+    [(setting, setting.endswith("_size")) for setting in BARE_METAL_SETTINGS + CROSS_HOSTED_SETTINGS],
+)
 
 # The board support of each board's config_setting (rules/BUILD): its start-up
 # code and memories (`//platforms/cortex_m:<board>`), which the tree's runtime

@@ -76,12 +76,16 @@ endfunction()
 # rule call `macro` `name`, which needs it (ARGV3: what for, when not RUNTIME static).
 function(_etsb_tree_root macro name out)
   set(why "RUNTIME static compiles ExecuTorch's runtime")
+  if(DEFINED _ETSB_TREE_WHY)
+    set(why "${_ETSB_TREE_WHY}")
+  endif()
   if(ARGC GREATER 3)
     set(why "${ARGV3}")
   endif()
   get_property(tree GLOBAL PROPERTY ETSB_EXECUTORCH_TREE)
   get_property(etsb_root GLOBAL PROPERTY ETSB_ROOT)
-  foreach(candidate "${EXECUTORCH_ROOT}" "$ENV{EXECUTORCH_ROOT}")
+  # The snapshot beside the checkout last, as etsb's driver takes it.
+  foreach(candidate "${EXECUTORCH_ROOT}" "$ENV{EXECUTORCH_ROOT}" "${CMAKE_SOURCE_DIR}/../shared/third_party/executorch")
     if(NOT "${tree}" STREQUAL "" OR candidate STREQUAL "")
       continue()
     endif()
@@ -92,8 +96,10 @@ function(_etsb_tree_root macro name out)
   endforeach()
   if("${tree}" STREQUAL "")  # (an unset property leaves the variable unset)
     _etsb_fail(${macro} ${name} "${why} from an ExecuTorch source tree, "
-      "and this build has none: call et_executorch_tree(ROOT <tree>) before it, or configure with "
-      "-DEXECUTORCH_ROOT=<tree> (find_package(etsb) takes it)")
+      "and this build has none: call et_executorch_tree(ROOT <tree>) before it, configure with "
+      "-DEXECUTORCH_ROOT=<tree> (find_package(etsb) takes it) or with EXECUTORCH_ROOT in the environment, "
+      "or keep the snapshot beside the checkout (../shared/third_party/executorch beside the source tree), "
+      "or give RUNTIME wheel for the executorch wheel's runtime, on this machine only")
   endif()
   set(${out} "${tree}" PARENT_SCOPE)
 endfunction()
@@ -249,20 +255,18 @@ endfunction()
 # ARG_EMBED_MODEL, ARG_INPUTS, ARG_METHOD_POOL_BYTES, ARG_TEMP_POOL_BYTES and
 # ARG_DEPS; `model` its program), checked by the driver's rules, and its
 # deploy source when it needs one. Sets in the caller:
-#   _ETSB_RUNTIME        shared or static
+#   _ETSB_RUNTIME        shared or static (_etsb_model_binary_runtime)
+#   _ETSB_SHIPPED        whether RUNTIME auto chose to ship: dtype-selective kernels, stripped
 #   _ETSB_DEPLOY         whether it links the deploy runner: EMBED_MODEL, ETSB_CONFIG size,
-#                        or a platform without an operating system
+#                        a platform without an operating system, or shipped
 #   _ETSB_EMBEDDED       EMBED_MODEL
 #   _ETSB_SIZED          whether its runtime registers only the prim ops its program calls, in a
 #                        registry of its own size: RUNTIME static in ETSB_CONFIG size, without DEPS
 #   _ETSB_DEPLOY_SOURCE  <name>_deploy.cpp (etsb deploy-source), with <name>_deploy/selected_prim_ops.h
 function(_etsb_model_binary_deploy macro name model)
-  set(runtime shared)
-  if(DEFINED ARG_RUNTIME)
-    set(runtime "${ARG_RUNTIME}")
-  endif()
-  _etsb_check_runtime(${macro} ${name} "${runtime}")
+  _etsb_model_binary_runtime(${macro} ${name} runtime shipped)
   get_property(platform GLOBAL PROPERTY ETSB_PLATFORM)
+  get_property(config GLOBAL PROPERTY ETSB_CONFIG)
   if(runtime STREQUAL "shared" AND NOT platform STREQUAL "host")
     _etsb_fail(${macro} ${name} "it is built for ETSB_PLATFORM ${platform}, where the executorch wheel's "
       "libexecutorch.so (an x86-64 Linux library) cannot run: give it RUNTIME static, ExecuTorch's runtime "
@@ -278,15 +282,18 @@ function(_etsb_model_binary_deploy macro name model)
       _etsb_fail(${macro} ${name} "${attr} must be a number of bytes, not '${ARG_${attr}}'")
     endif()
   endforeach()
-  get_property(config GLOBAL PROPERTY ETSB_CONFIG)
   get_property(hosted GLOBAL PROPERTY ETSB_PLATFORM_HOSTED)
   set(deploy OFF)
-  if(ARG_EMBED_MODEL OR config STREQUAL "size" OR NOT hosted)
+  if(ARG_EMBED_MODEL OR config STREQUAL "size" OR NOT hosted OR shipped)
     set(deploy ON)
   endif()
   set(sized OFF)
   if(runtime STREQUAL "static" AND config STREQUAL "size" AND NOT ARG_DEPS)
     set(sized ON)
+  endif()
+  if(shipped)  # what needs the tree, said if there is none
+    string(CONCAT _ETSB_TREE_WHY "RUNTIME auto ships a binary of ETSB_CONFIG ${config} for ETSB_PLATFORM "
+      "${platform} with ExecuTorch's runtime compiled")
   endif()
   if(runtime STREQUAL "static")
     _etsb_tree_runtime(${macro} ${name})
@@ -296,6 +303,7 @@ function(_etsb_model_binary_deploy macro name model)
     _etsb_deploy_source(${macro} ${name} "${model}" "${source}" ${sized})
   endif()
   set(_ETSB_RUNTIME ${runtime} PARENT_SCOPE)
+  set(_ETSB_SHIPPED ${shipped} PARENT_SCOPE)
   set(_ETSB_DEPLOY ${deploy} PARENT_SCOPE)
   set(_ETSB_EMBEDDED ${ARG_EMBED_MODEL} PARENT_SCOPE)
   set(_ETSB_SIZED ${sized} PARENT_SCOPE)

@@ -8,7 +8,7 @@
 #                 [CUSTOM_OPS_YAML_TARGET <yaml>] [FALLBACK_YAML_TARGET <yaml>]
 #                 [DEPS <operator lib>...] [DTYPE_SELECTIVE_BUILD]
 #                 [BACKENDS <backend id>...] [BACKEND_DEPS <backend lib>...]
-#                 [RUNTIME shared|static] [EMBED_MODEL] [INPUTS <npy>...]
+#                 [RUNTIME auto|shared|wheel|static] [EMBED_MODEL] [INPUTS <npy>...]
 #                 [METHOD_POOL_BYTES <n>] [TEMP_POOL_BYTES <n>])
 #
 # The runner linked with exactly the kernels MODEL needs, in one call: selects
@@ -18,8 +18,8 @@
 # generated library and libexecutorch.so:
 #   <name> --model M.pte --inputs a.npy,... --output-dir D [--method M] [--iterations N] [--log] (<name> --help)
 # Built to ship (ETSB_CONFIG size, EMBED_MODEL, or a platform without an
-# operating system), it links the deploy runner (tools/runner/deploy.cpp)
-# instead: `<name> M.pte [INPUT.bin ...]`, or `<name>` alone with the program
+# operating system; with RUNTIME auto, any platform but the host), it links
+# the deploy runner (tools/runner/deploy.cpp) instead: `<name> M.pte [INPUT.bin ...]`, or `<name>` alone with the program
 # (and INPUTS) embedded; it prints the outputs (`etsb deploy-outputs` reads
 # them back) and runs in static memory sized from the model (docs/deploy.md).
 # The binary is ${CMAKE_CURRENT_BINARY_DIR}/<name> (with DTYPE_SELECTIVE_BUILD,
@@ -51,7 +51,11 @@
 #                           etsb_openvino_backend; none with RUNTIME static: they need the wheel's
 #                           libexecutorch.so); only those the model uses are linked, and a
 #                           backend none provides fails the build.
-#   RUNTIME                 the ExecuTorch runtime linked: shared (the default), the wheel's
+#   RUNTIME                 the ExecuTorch runtime linked: auto (the default), a shipped binary where
+#                           one is built to ship (ETSB_CONFIG size, or an ETSB_PLATFORM other than
+#                           host): static, the deploy runner, kernels keeping only the model's
+#                           dtypes, stripped; elsewhere (and with DTYPE_SELECTIVE_BUILD) shared.
+#                           shared (also spelt wheel), the wheel's
 #                           libexecutorch.so (found beside the binary); static, ExecuTorch's runtime
 #                           compiled from the build's ExecuTorch tree (et_executorch_tree, or
 #                           EXECUTORCH_ROOT) with the binary's flags and linked in, everything in the
@@ -103,15 +107,22 @@ function(et_model_binary)
   endif()
   et_operator_library(NAME ${name}_ops MODEL "${ARG_MODEL}" ${deps})
   if(NOT ARG_DTYPE_SELECTIVE_BUILD)
-    _etsb_model_binary(${name} ${name}_ops OFF "" ${yamls})
+    # A shipped binary (RUNTIME auto where built to ship) keeps only the model's dtypes.
+    _etsb_model_binary(${name} ${name}_ops ${_ETSB_SHIPPED} "" ${yamls})
   else()
     # The chosen binary is copied into <name>_smallest/, whose run path must find the backends too.
     set(_ETSB_COPIED_TO "${CMAKE_CURRENT_BINARY_DIR}/${name}_smallest")
     _etsb_smallest_model_binary(${name} ${yamls})
   endif()
 
-  # The same binary with every kernel of the yaml (and the model's backends, and every prim op):
-  # what the trimming is measured against.
+  _etsb_all_kernels_binary(${name} ${yamls})
+endfunction()
+
+# <name>_all_kernels: the same binary as et_model_binary `name`'s with every kernel of its
+# yamls `ARGN` (and the model's backends, and every prim op): what the trimming is measured against.
+# Called by et_model_binary, whose variables (_ETSB_PART, _ETSB_RUNTIME, ...) it sees.
+function(_etsb_all_kernels_binary name)
+  set(yamls ${ARGN})
   set(_ETSB_EXCLUDE_FROM_ALL ON)
   set(_ETSB_SIZED OFF)
   if("CATALOGUE" IN_LIST yamls)
@@ -127,6 +138,34 @@ function(et_model_binary)
   executorch_generated_lib(NAME ${name}_all_kernels_lib DEPS ${name}_all_kernels_ops MANUAL_REGISTRATION MODEL_ENTRY
                            ${yamls})
   _etsb_runner_binary(${name}_all_kernels ${name}_all_kernels_lib EXCLUDE_FROM_ALL)
+endfunction()
+
+# The runtime of the calling et_model_binary `name` (its ARG_RUNTIME, ARG_DTYPE_SELECTIVE_BUILD),
+# shared or static, in `out`, and in `shipped` whether RUNTIME auto (the default) chose to ship:
+# where built to ship (ETSB_CONFIG size, or a platform but the host), static; else, and with
+# DTYPE_SELECTIVE_BUILD (as etsb's driver and Bazel, whose rules choose before the
+# configuration is known), shared. `wheel` is shared.
+function(_etsb_model_binary_runtime macro name out shipped)
+  set(runtime auto)
+  if(DEFINED ARG_RUNTIME)
+    set(runtime "${ARG_RUNTIME}")
+  endif()
+  if(NOT runtime MATCHES "^(auto|wheel|shared|static)$")
+    _etsb_fail(${macro} ${name} "RUNTIME must be auto (the default: shipped where built to ship), shared or "
+      "wheel (the executorch wheel's libexecutorch.so) or static (ExecuTorch's runtime compiled from the tree), "
+      "not '${runtime}'")
+  endif()
+  get_property(platform GLOBAL PROPERTY ETSB_PLATFORM)
+  get_property(config GLOBAL PROPERTY ETSB_CONFIG)
+  set(${shipped} OFF PARENT_SCOPE)
+  if(runtime STREQUAL "auto" AND NOT ARG_DTYPE_SELECTIVE_BUILD
+     AND (config STREQUAL "size" OR NOT platform STREQUAL "host"))
+    set(runtime static)
+    set(${shipped} ON PARENT_SCOPE)
+  elseif(runtime MATCHES "^(auto|wheel)$")
+    set(runtime shared)
+  endif()
+  set(${out} ${runtime} PARENT_SCOPE)
 endfunction()
 
 # The arguments an et_model_binary passes on to executorch_generated_lib, in
@@ -232,6 +271,9 @@ function(_etsb_runner_binary binary lib exclude)
   _etsb_cxx_target(${binary})
   get_property(link_flags GLOBAL PROPERTY ETSB_LINK_FLAGS)
   target_link_options(${binary} PRIVATE ${link_flags} "LINKER:-Map=$<TARGET_FILE:${binary}>.map")
+  if(_ETSB_SHIPPED)
+    target_link_options(${binary} PRIVATE -s)  # shipped: stripped
+  endif()
   if(_ETSB_RUNTIME STREQUAL "static")
     _etsb_tree_binary(${binary} ${lib})
     return()

@@ -103,6 +103,12 @@ RUNNER_STATIC = etsb_label("//tools/runner:runner_static")
 RUNTIME_SHARED = "shared"
 RUNTIME_STATIC = "static"
 RUNTIME_KINDS = [RUNTIME_SHARED, RUNTIME_STATIC]
+
+# What et_model_binary takes besides: `"auto"` (its default), the static runtime where a binary is
+# built to ship (the size configuration, every platform but the host) and the wheel's on the host's
+# development configuration; `"wheel"`, another name of `"shared"`.
+RUNTIME_AUTO = "auto"
+RUNTIME_WHEEL = "wheel"
 RUNTIME_FROM_TREE = "@executorch//:runtime"
 
 # Its parts, for a binary that registers only the prim ops its program calls in

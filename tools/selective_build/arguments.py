@@ -108,7 +108,8 @@ _ATEN_YAML = _flag("aten-yaml", VALUE, "ATen schemas to resolve 'op:' entries ag
 _DEFINE = _flag("define", PAIRS, "a value for select() conditions and a make variable for commands (repeatable)",
                 "NAME=VALUE")
 _EXECUTORCH_ROOT = _flag("executorch-root", VALUE, "an ExecuTorch source tree, the repository '@executorch' of "
-                         "BUILD files (default: $EXECUTORCH_ROOT)", "DIR")
+                         "BUILD files (default: $EXECUTORCH_ROOT, else ../shared/third_party/executorch beside the "
+                         "workspace)", "DIR")
 # What a build compiles for and with which flags: the names are driver/platforms.py's.
 _PLATFORM = _flag("platform", VALUE, f"the platform to build for (default {HOST}; the same as --define "
                   f"{PLATFORM_DEFINE}=NAME, which may not name another), one of:"

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
 
+from selective_build.driver.attr_values import genrule_outputs, strings
 from selective_build.driver.evaluate import Package, Target
 from selective_build.driver.labels import Label, LabelError, package_label, parse_label, split_external
 from selective_build.driver.layout import bin_dir, checks_dir, configuration_dir, obj_dir
@@ -105,59 +106,6 @@ class Graph:
 
     actions: tuple[Action, ...]
     nodes: Mapping[Label, Node]
-
-
-def referenced_packages(package: Package, main_names: tuple[str, ...] = ()) -> set[str]:
-    """Packages named by absolute labels in ``package``'s label attributes and
-    ``select()`` conditions (the driver evaluates them too)."""
-    found = set()
-    for target in package.targets:
-        for text in label_texts(target):
-            if text.startswith(("//", "@")) and not text.startswith("//conditions:"):
-                try:
-                    found.add(parse_label(text, package.name, main_names).package)
-                except LabelError:
-                    pass  # reported with its target during analysis
-    return found
-
-
-def label_texts(target: Target) -> Iterable[str]:
-    """Every string of ``target``'s label attributes, and the ``select()`` conditions
-    of every attribute (a select() of compile flags names config_setting targets too)."""
-    for attr in label_attrs(target.rule):
-        yield from strings(target.attrs.get(attr))
-    for value in target.attrs.values():
-        yield from _select_keys(value)
-
-
-def genrule_outputs(packages: Mapping[str, Package]) -> dict[tuple[str, str], Target]:
-    """The genrule that makes each output file, by (package, output name)."""
-    return {(name, out): target for name, package in packages.items() for target in package.targets
-            if target.rule == "genrule" for out in strings(target.attrs.get("outs"))}
-
-
-def strings(value: object) -> Iterable[str]:
-    """Every string in an attribute's value (lists flattened, every branch of a ``select()``)."""
-    if isinstance(value, str):
-        yield value
-    elif isinstance(value, list):
-        for item in value:
-            yield from strings(item)
-    elif isinstance(value, dict):
-        if "$select" in value:
-            for part in value["$select"]:
-                if isinstance(part, dict) and "$conditions" in part:
-                    for chosen in part["$conditions"].values():
-                        yield from strings(chosen)
-                else:
-                    yield from strings(part)
-
-
-def _select_keys(value: object) -> Iterable[str]:
-    if isinstance(value, dict) and "$select" in value:
-        for part in value["$select"]:
-            if isinstance(part, dict) and "$conditions" in part:
-                yield from part["$conditions"]
 
 
 def unique(items: Iterable[str]) -> list[str]:
@@ -323,8 +271,11 @@ class Analysis:
         if external[0] not in self.config.repositories:
             known = ", ".join(f"@{name}" for name in self.config.repositories) or "none"
             hint = (self.config.missing or {}).get(external[0])
+            # Which requested target needs it, and through what: the user's target, not only etsb's own.
+            path = f"; {self.in_progress[0]} needs it through " + " -> ".join(map(str, self.in_progress)) \
+                if len(self.in_progress) > 1 else ""
             return f"label '{text}' names the repository '@{external[0]}', which this build does not have " \
-                   f"(it has: {known})" + (f": {hint}" if hint else "")
+                   f"(it has: {known}{path})" + (f": {hint}" if hint else "")
         return f"no such package '{package_label(label.package)}' for label '{text}' (etsb gives the repository " \
                f"'@{external[0]}' no BUILD file there)"
 
@@ -359,6 +310,19 @@ class Analysis:
             self.in_progress.pop()
         self.nodes[label] = node
         return node
+
+    def configured_label_texts(self, target: Target) -> list[str]:
+        """Every string of ``target``'s label attributes with ``select()`` resolved
+        for this configuration (every branch of one it cannot resolve: the
+        analysis reports why)."""
+        texts: list[str] = []
+        for attr in label_attrs(target.rule):
+            value = target.attrs.get(attr)
+            try:
+                texts += strings(self.resolve_select(target, attr, value))
+            except _Failed:
+                texts += strings(value)
+        return texts
 
     def request(self, target: Target) -> None:
         """Analyse a requested ``target``; a failure is already among the problems."""

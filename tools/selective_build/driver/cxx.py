@@ -11,7 +11,8 @@ import os
 import shlex
 from collections.abc import Iterable, Mapping
 
-from selective_build.driver.analysis import Action, Analysis, Node, strings, unique
+from selective_build.driver.analysis import Action, Analysis, Node, unique
+from selective_build.driver.attr_values import strings
 from selective_build.driver.evaluate import Target
 from selective_build.driver.genrule import expand, expand_flag
 from selective_build.driver.labels import Label

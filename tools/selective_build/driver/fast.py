@@ -26,7 +26,8 @@ def noop_build(patterns: Sequence[str], jobs: int | None, defines: dict[str, str
     folder = output_dir(defines)
     with WorkspaceLock(root):
         saved = state.load_state(root, folder)
-        key = state.plan_key(root, state.cwd_package(root), patterns, defines, state.executorch_tree(executorch_root))
+        key = state.plan_key(root, state.cwd_package(root), patterns, defines,
+                             state.executorch_tree(executorch_root, root))
         plan, renewed = state.current_plan(saved, root, folder, key)
         if plan is None:
             return None

@@ -9,7 +9,8 @@ import re
 import shlex
 from collections.abc import Callable, Mapping
 
-from selective_build.driver.analysis import Action, Analysis, Node, strings
+from selective_build.driver.analysis import Action, Analysis, Node
+from selective_build.driver.attr_values import strings
 from selective_build.driver.evaluate import Target
 from selective_build.driver.labels import Label
 

@@ -6,16 +6,21 @@ target named on its own still fails with the missing repository's reason."""
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 
-from selective_build.driver.analysis import genrule_outputs, label_texts
+from selective_build.driver.analysis import Analysis, Config
+from selective_build.driver.attr_values import genrule_outputs, label_texts
 from selective_build.driver.labels import Label, LabelError, Pattern, parse_label, split_external
 
 
 def needing_missing_repositories(packages: Mapping[str, object], missing: Collection[str],
-                                 main_names: tuple[str, ...] = ()) -> dict[Label, str]:
+                                 main_names: tuple[str, ...] = (),
+                                 texts: Callable[[object], Iterable[str]] = label_texts) -> dict[Label, str]:
     """Each target of ``packages`` that names a repository in ``missing``,
-    itself or through the targets it names, with that repository's name."""
+    itself or through the targets it names, with that repository's name.
+    ``texts`` gives the labels a target names: by default in every branch of
+    its ``select()``s; a configuration's (``Analysis.configured_label_texts``)
+    leaves out the branches it does not take."""
     direct: dict[Label, str] = {}
     named: dict[Label, list[Label]] = {}
     # A genrule's output file, named as a label, stands for the genrule.
@@ -23,7 +28,7 @@ def needing_missing_repositories(packages: Mapping[str, object], missing: Collec
     for package in packages.values():
         for target in package.targets:
             named[target.label] = []
-            for text in label_texts(target):
+            for text in texts(target):
                 try:
                     label = parse_label(text, package.name, main_names)
                 except LabelError:
@@ -54,6 +59,14 @@ def needing_missing_repositories(packages: Mapping[str, object], missing: Collec
     for label in sorted(named):
         visit(label, set())
     return needing
+
+
+def configured_needing(packages: Mapping[str, object], missing: Collection[str], config: Config) -> dict[Label, str]:
+    """``needing_missing_repositories`` in ``config``: a ``select()`` branch it does
+    not take needs nothing (et_model_binary's default runtime names the wheel's
+    runtime on the host's development configuration, the tree's elsewhere)."""
+    chosen = Analysis(packages, config, {}).configured_label_texts
+    return needing_missing_repositories(packages, missing, config.main_names, chosen)
 
 
 def left_out(labels: Sequence[Label], patterns: Sequence[Pattern],

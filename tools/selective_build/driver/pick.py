@@ -1,7 +1,8 @@
 """pick-smaller: of several links of one binary (the same objects, linked in
 different ways), keep the smallest, with the files it needs: the smallest
-once stripped, or on a board the one taking the least flash (text + data,
-what the board holds; not the file's size)."""
+once stripped, kept stripped, or on a board the one taking the least flash
+(text + data, what the board holds; not the file's size), said with its RAM
+(data + bss)."""
 
 from __future__ import annotations
 
@@ -20,7 +21,12 @@ def stripped_sizes(candidates: Sequence[str]) -> list[int]:
     """Each candidate binary's size once stripped (by the strip of the
     platform it is built for); a candidate that is missing or that strip
     cannot read is a UserError at it."""
-    sizes = []
+    return [len(image) for image in stripped_images(candidates)]
+
+
+def stripped_images(candidates: Sequence[str]) -> list[bytes]:
+    """Each candidate binary's bytes once stripped (see ``stripped_sizes``)."""
+    images = []
     with tempfile.TemporaryDirectory() as tmp:
         for index, candidate in enumerate(candidates):
             if not os.path.isfile(candidate):
@@ -31,8 +37,8 @@ def stripped_sizes(candidates: Sequence[str]) -> list[int]:
             if run.returncode != 0:
                 raise UserError(f"not a binary strip can read: {run.stderr.strip().rpartition(': ')[2]}",
                                 Location(candidate))
-            sizes.append(os.path.getsize(stripped))
-    return sizes
+            images.append(read_bytes(stripped, "binary"))
+    return images
 
 
 def flash_sizes(candidates: Sequence[str]) -> list[int]:
@@ -40,18 +46,28 @@ def flash_sizes(candidates: Sequence[str]) -> list[int]:
     return [text + data for text, data, _ in (memory_sizes(c) or (0, 0, 0) for c in candidates)]
 
 
+def ram_size(binary: str) -> int:
+    """A board binary's RAM: data + bss, from its section headers."""
+    _, data, bss = memory_sizes(binary) or (0, 0, 0)
+    return data + bss
+
+
 def pick_smaller(candidates: Sequence[str], output: str, link_map: bool, beside: Sequence[str]) -> str:
-    """Copy the smallest candidate (stripped, or by flash for a board's) to
-    ``output`` (the first wins ties), with its link map (``output.map``) when
-    ``link_map``, and the files ``beside`` next to it; return the line saying
-    what was chosen."""
-    sizes = stripped_sizes(candidates)
+    """Copy the smallest candidate to ``output`` (the first wins ties): by
+    stripped size, and stripped, or on a board by flash, as linked; with its
+    link map (``output.map``) when ``link_map``, and the files ``beside`` next
+    to it; return the line saying what was chosen (a board's with its RAM)."""
+    images = stripped_images(candidates)
+    sizes = [len(image) for image in images]
     measure = "bytes stripped"
-    if all(board_machine(elf_machine(candidate)) for candidate in candidates):
+    board = all(board_machine(elf_machine(candidate)) for candidate in candidates)
+    if board:
         sizes, measure = flash_sizes(candidates), "bytes of flash"
     chosen = min(range(len(sizes)), key=lambda i: (sizes[i], i))
+    if board:
+        measure += f", {ram_size(candidates[chosen]):,} of RAM"
     # Everything is read before anything is written: a missing file leaves no partial output.
-    files = {output: read_bytes(candidates[chosen], "binary")}
+    files = {output: read_bytes(candidates[chosen], "binary") if board else images[chosen]}
     if link_map:
         files[output + ".map"] = read_bytes(candidates[chosen] + ".map", "link map")
     for path in beside:
@@ -73,3 +89,12 @@ def shared_note(binary: str) -> str:
     if not needed:
         return "; statically linked"
     return "; loads shared, not counted: " + ", ".join(needed)
+
+
+def shipped_size(binary: str) -> str:
+    """What a binary built to ship takes: on a board its flash (text + data)
+    and RAM (data + bss), elsewhere its size stripped, with the shared
+    libraries it still loads."""
+    if board_machine(elf_machine(binary)):
+        return f"{flash_sizes([binary])[0]:,} bytes of flash, {ram_size(binary):,} of RAM"
+    return f"{stripped_sizes([binary])[0]:,} bytes stripped" + shared_note(binary)

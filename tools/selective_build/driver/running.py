@@ -212,7 +212,8 @@ def _failure_header(ninja_path: str, outputs: list[str]) -> str:
 
 def report(status: int, plan: Plan) -> int:
     """After ninja: what the plan notes, then that the build failed or stopped,
-    or where each binary is; the exit status."""
+    or where each binary is (a deploy binary, the one built to ship, with its
+    size); the exit status."""
     for note in plan.notes:
         print(note, file=sys.stderr)
     if status > 128:
@@ -222,5 +223,17 @@ def report(status: int, plan: Plan) -> int:
         print("etsb: build failed", file=sys.stderr)
         return 1
     for target in plan.binaries:
-        print(f"{target.label}: {target.outputs[0]}")
+        print(f"{target.label}: {target.outputs[0]}{_shipped_size(target)}")
     return 0
+
+
+def _shipped_size(target) -> str:
+    """`` (its size)`` for a deploy binary (see :func:`~selective_build.driver.pick.shipped_size`), else ''."""
+    from selective_build.driver.layout import DEVELOPMENT_RUNNER
+
+    if target.runner == DEVELOPMENT_RUNNER:
+        return ""
+    from selective_build.driver.pick import shipped_size
+    from selective_build.driver.state import root_or_none
+
+    return f" ({shipped_size(os.path.join(root_or_none(os.getcwd()) or '', target.outputs[0]))})"

@@ -124,11 +124,23 @@ def plan_key(root: str, cwd_package: str, patterns, defines: dict, executorch_tr
             "cmsis_nn_tree": cmsis_nn_tree(executorch_tree)}
 
 
-def executorch_tree(flag: str | None) -> str:
-    """The ExecuTorch source tree of this invocation, absolute: ``--executorch-root``,
-    else ``$EXECUTORCH_ROOT``; '' when neither is given."""
+# Where an ExecuTorch tree is taken from when none is given: the snapshot beside the
+# workspace's checkout (as etsb's own checkout keeps one), if it is an ExecuTorch tree.
+SNAPSHOT_BESIDE = os.path.join("..", "shared", "third_party", "executorch")
+# A file every ExecuTorch tree has.
+EXECUTORCH_MARKER = os.path.join("runtime", "executor", "method.cpp")
+
+
+def executorch_tree(flag: str | None, root: str | None = None) -> str:
+    """The ExecuTorch source tree of this invocation, absolute: ``--executorch-root``
+    (on the command line or in ``.etsbrc``), else ``$EXECUTORCH_ROOT``, else the
+    snapshot beside the workspace ``root`` (``SNAPSHOT_BESIDE``) when it holds one;
+    '' when none is there."""
     tree = flag or os.environ.get("EXECUTORCH_ROOT") or ""
-    return os.path.abspath(tree) if tree else ""
+    if tree:
+        return os.path.abspath(tree)
+    beside = os.path.normpath(os.path.join(root, SNAPSHOT_BESIDE)) if root else ""
+    return beside if beside and os.path.isfile(os.path.join(beside, EXECUTORCH_MARKER)) else ""
 
 
 # The environment variable naming a CMSIS-NN source tree (``@cmsis_nn``), and the

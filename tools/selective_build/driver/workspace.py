@@ -71,9 +71,9 @@ class Workspace:
     def here(cls, defines: dict[str, str] | None = None, executorch_root: str | None = None,
              dialect: str = DRIVER_DIALECT) -> "Workspace":
         """The workspace around the current directory, with ``--define`` values, the
-        ExecuTorch tree (``--executorch-root``, else ``$EXECUTORCH_ROOT``) and the dialect."""
+        ExecuTorch tree (:func:`~selective_build.driver.state.executorch_tree`) and the dialect."""
         root = workspace_root(os.getcwd())
-        return cls(root, state.cwd_package(root), dict(defines or {}), state.executorch_tree(executorch_root),
+        return cls(root, state.cwd_package(root), dict(defines or {}), state.executorch_tree(executorch_root, root),
                    dialect)
 
     @property
@@ -133,8 +133,9 @@ class Workspace:
                     "ExecuTorch tree")}
         missing["executorch"] = (f"the ExecuTorch source tree given ({self.executorch_tree}, from --executorch-root, "
                                  "EXECUTORCH_ROOT or .etsbrc) is not a directory") if self.executorch_tree else (
-            "give an ExecuTorch source tree with --executorch-root DIR, EXECUTORCH_ROOT or a line "
-            "'common --executorch-root=DIR' in the workspace's .etsbrc")
+            "give an ExecuTorch source tree with --executorch-root DIR, EXECUTORCH_ROOT, a line "
+            "'common --executorch-root=DIR' in the workspace's .etsbrc, or the snapshot beside the checkout "
+            f"(the workspace's {state.SNAPSHOT_BESIDE})")
         return missing
 
     def link_repositories(self) -> None:
@@ -243,7 +244,7 @@ class Workspace:
     def evaluate(self, packages: Iterable[str]):
         """Evaluate ``packages`` and every package their labels reach."""
         from selective_build.driver.evaluate import evaluate
-        from selective_build.driver.analysis import referenced_packages
+        from selective_build.driver.attr_values import referenced_packages
 
         self.link_repositories()
         flags = self.evaluator_flags()
@@ -332,13 +333,13 @@ class Workspace:
     def _leave_out_what_is_missing(self, packages, patterns: Sequence[Pattern], config) -> tuple[list, tuple]:
         """The labels the patterns select, less those only a wildcard selected
         that need a repository this build does not have; the note saying so."""
-        from selective_build.driver.left_out import left_out, left_out_note, needing_missing_repositories
+        from selective_build.driver.left_out import configured_needing, left_out, left_out_note
 
         labels = self.matching(packages, patterns)
         missing = {name: why for name, why in (config.missing or {}).items() if name not in config.repositories}
         if not missing:
             return labels, ()
-        dropped = left_out(labels, patterns, needing_missing_repositories(packages, missing, self.main_names))
+        dropped = left_out(labels, patterns, configured_needing(packages, missing, config))
         gone = {label for label, _ in dropped}
         return [label for label in labels if str(label) not in gone], tuple(left_out_note(dropped, missing))
 
