@@ -95,6 +95,25 @@ def test_size_splits_a_static_deploy_binary_into_its_parts():
     assert operators == {"addmm": 0x400}
 
 
+def test_the_size_table_has_rows_a_newcomer_can_read():
+    """No ratio for what no object holds (ELF headers: a percentage of noise);
+    the shared libraries loaded beside the runtime are not called backends (the
+    runtime's thread pool is none); and a note says why an operator's file can
+    be larger in the trimmed binary than with every kernel."""
+    from selective_build.driver.size import PART_KERNELS, PART_OTHER, BinarySize, render_size_table
+
+    def binary(label, kernels, other, operators):
+        return BinarySize(label, label, kernels + other, {PART_KERNELS: kernels, PART_OTHER: other}, operators,
+                          400_000, {"libexecutorch_threadpool.so": 190_000})
+
+    table = render_size_table("//m:bin", [binary("//m:bin", 9_000, 30_000, {"permute_copy": 9_000}),
+                                          binary("//m:bin_all_kernels", 2_000_000, 5_000, {"permute_copy": 2_000})])
+    other = next(line for line in table.splitlines() if line.strip().startswith(PART_OTHER))
+    assert "%" not in other, table
+    assert "also loads: libexecutorch_threadpool.so (shared)" in table and "backends:" not in table, table
+    assert "inline code several kernels share is counted" in table, table
+
+
 @pytest.mark.build
 def test_clean_removes_outputs_and_keeps_the_tools(tmp_path):
     root = make_workspace(tmp_path / "w")

@@ -244,11 +244,13 @@ def render_size_table(label: str, sizes: Sequence[BinarySize], top: int = 0) -> 
     for part in (*PARTS[1:-1], PART_OTHER_BOARD if board else PART_OTHER):
         values = [s.parts.get(part, 0) for s in sizes]
         if any(values):  # a part no binary has (kernel utilities, for header-only kernels) is left out
-            rows.append((f"  {part}", values, True))
+            # What no object holds (headers, symbols, padding) has no ratio worth reading.
+            rows.append((f"  {part}", values, part not in (PART_OTHER, PART_OTHER_BOARD)))
     if any(s.runtime for s in sizes):
         rows.append(("runtime: libexecutorch.so (shared)", [s.runtime for s in sizes], True))
+    # The shared libraries it loads beside the runtime (a delegate's backend, the runtime's thread pool).
     for library in sorted({name for s in sizes for name in s.backends}):
-        rows.append((f"backends: {library} (shared)", [s.backends.get(library, 0) for s in sizes], True))
+        rows.append((f"also loads: {library} (shared)", [s.backends.get(library, 0) for s in sizes], True))
     if board:
         rows.append(("RAM, static (data + bss)", [s.ram for s in sizes], True))
     name_width = max(len(name) for name, _, _ in rows)
@@ -264,6 +266,9 @@ def render_size_table(label: str, sizes: Sequence[BinarySize], top: int = 0) -> 
         if comparable and len(values) > 1 and values[1]:
             line += f"  {values[0] / values[1]:>10.1%}"
         lines.append(line)
+    if operators and len(sizes) > 1:
+        lines += ["", "An op_* row is the bytes its kernel file brought: inline code several kernels share is counted",
+                  "in whichever file the linker kept it from, so a row may be larger here than with every kernel."]
     if board:  # the figures a board's memories are checked against, to the byte
         lines += ["", *(f"{s.label}: flash {s.flash:,} B, static RAM {s.ram:,} B" for s in sizes)]
     return "\n".join(lines)
