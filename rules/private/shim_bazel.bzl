@@ -116,9 +116,12 @@ def _translate_genrule(cmd, tools):
     return cmd, tools
 
 def _translate_library(name, copts, includes, deps):
-    """A C++ library's `copts`, `includes` and `deps` with the driver's make variables translated (see above)."""
+    """A C++ library's `copts`, `includes` and `deps` with the driver's make variables translated (see above).
+
+    `copts` holding a select() (flags chosen by configuration, which name no make variable) pass as they are.
+    """
     translated, added = [], []
-    for flag in copts:
+    for flag in (copts if type(copts) == "list" else []):
         if _FLATBUFFERS in flag:
             if flag != "-I" + _FLATBUFFERS + "/include":
                 fail("%s: copts: %s: only -I$(FLATBUFFERS)/include is known under Bazel" % (name, flag))
@@ -135,7 +138,7 @@ def _translate_library(name, copts, includes, deps):
             added.append(repository_label(_TREE_HEADERS))
 
     # `deps` may be a select(): added to, never searched.
-    return translated, kept, (deps + added if added else deps)
+    return (translated if type(copts) == "list" else copts), kept, (deps + added if added else deps)
 
 def _visibility(visibility):
     """`visibility` in Bazel's spelling: Buck2's, which ExecuTorch's call sites pass, translated.
