@@ -73,8 +73,10 @@ def run_mlp(binary: Path, out: Path) -> None:
 
 def built_outputs(stdout: str) -> dict[str, str]:
     """What a build's last lines name: each binary's label -> its path,
-    relative to the workspace root (``//m:bin: etsb-out/host-default/bin/m/bin``)."""
-    return dict(line.split(": ", 1) for line in stdout.splitlines() if line.startswith(("//", "@")) and ": " in line)
+    relative to the workspace root (``//m:bin: etsb-out/host-default/bin/m/bin``,
+    a shipped binary's followed by its size: `` (54,088 bytes stripped; ...)``)."""
+    found = dict(line.split(": ", 1) for line in stdout.splitlines() if line.startswith(("//", "@")) and ": " in line)
+    return {label: path.split(" (", 1)[0] for label, path in found.items()}
 
 
 def output_of(root: Path, label: str, *flags: str) -> Path:
