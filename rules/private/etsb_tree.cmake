@@ -201,13 +201,13 @@ endfunction()
 
 # Warns when the tree at `root` is of another major.minor release than the
 # runtime (or its version cannot be told): a mismatch shows up as link errors.
-# The driver's check (selective_build.driver.workspace.version_mismatch) decides.
+# The driver's check (selective_build.driver.tree_version.version_mismatch) decides.
 function(_etsb_check_tree_version root)
   get_property(runtime GLOBAL PROPERTY ETSB_EXECUTORCH_RUNTIME)
   get_property(python GLOBAL PROPERTY ETSB_PYTHON_EXE)
   get_property(etsb_root GLOBAL PROPERTY ETSB_ROOT)
   execute_process(
-    COMMAND "${python}" -c "import sys; sys.path.insert(0, sys.argv[1]); from selective_build.driver.workspace import version_mismatch; print(version_mismatch(sys.argv[2], sys.argv[3]) or '')"
+    COMMAND "${python}" -c "import sys; sys.path.insert(0, sys.argv[1]); from selective_build.driver.tree_version import version_mismatch; print(version_mismatch(sys.argv[2], sys.argv[3]) or '')"
       "${etsb_root}/tools" "${root}" "${runtime}"
     RESULT_VARIABLE status OUTPUT_VARIABLE warning ERROR_VARIABLE error OUTPUT_STRIP_TRAILING_WHITESPACE)
   if(NOT status EQUAL 0)
