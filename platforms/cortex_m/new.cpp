@@ -8,24 +8,15 @@
 // In an archive of its own, linked only into binaries that allocate.
 
 #include <malloc.h>
+#include <unistd.h>
 
 #include <cstddef>
-#include <cstdint>
 #include <cstdlib>
 #include <new>
 
 namespace {
 
-constexpr int kSysWrite0 = 0x04;
-constexpr int kSysExitExtended = 0x20;
-constexpr uint32_t kApplicationExit = 0x20026;  // ADP_Stopped_ApplicationExit
-constexpr uint32_t kOutOfMemoryStatus = 134;    // what a shell reports for SIGABRT, as a fault
-
-void semihost(int operation, const void* argument) {
-  register int r0 __asm("r0") = operation;
-  register const void* r1 __asm("r1") = argument;
-  __asm volatile("bkpt 0xab" : "+r"(r0) : "r"(r1) : "memory");
-}
+constexpr int kOutOfMemoryStatus = 134;  // what a shell reports for SIGABRT, as a fault
 
 void* allocate(std::size_t size, std::size_t alignment) {
   if (size == 0) size = 1;
@@ -36,12 +27,11 @@ void* allocate(std::size_t size, std::size_t alignment) {
 void* allocate_or_end(std::size_t size, std::size_t alignment) {
   void* memory = allocate(size, alignment);
   if (memory == nullptr) {
-    semihost(kSysWrite0, "etsb: out of memory: the heap (SRAM between the program's data and the stack's "
-                         "reserve) cannot hold an allocation, run ended\n");
-    const uint32_t block[2] = {kApplicationExit, kOutOfMemoryStatus};
-    semihost(kSysExitExtended, block);
-    for (;;) {
-    }
+    // The board's system calls (syscalls.cpp): the console and the run's end, without stdio.
+    static const char kMessage[] = "etsb: out of memory: the heap (SRAM between the program's data and the "
+                                   "stack's reserve) cannot hold an allocation, run ended\n";
+    (void)write(2, kMessage, sizeof(kMessage) - 1);
+    _exit(kOutOfMemoryStatus);
   }
   return memory;
 }
