@@ -146,7 +146,7 @@ def test_bad_runtime_value_fails_naming_the_build_file(workspace):
     assert result.returncode != 0
     assert "bad/BUILD:3:" in result.stderr, result.stderr
     assert ("et_model_binary 'bin': attribute 'runtime' is \"statik\" (did you mean 'static'?); "
-            "it takes \"shared\" or \"static\"") in result.stderr, result.stderr
+            "it takes \"auto\" or \"shared\" or \"wheel\" or \"static\"") in result.stderr, result.stderr
 
 
 def test_profile_without_the_event_tracer_hooks_times_the_whole_method(workspace, tmp_path):

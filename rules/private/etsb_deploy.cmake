@@ -71,24 +71,6 @@ function(_etsb_choose_platform)
   endif()
 endfunction()
 
-# The first of the paths `ARGN` (relative ones to the current source folder;
-# empty ones skipped) that is an ExecuTorch source tree, in `out` (empty: none).
-function(_etsb_first_tree out)
-  get_property(etsb_root GLOBAL PROPERTY ETSB_ROOT)
-  foreach(candidate IN LISTS ARGN)
-    if(candidate STREQUAL "")
-      continue()
-    endif()
-    cmake_path(ABSOLUTE_PATH candidate BASE_DIRECTORY "${CMAKE_CURRENT_SOURCE_DIR}" NORMALIZE)
-    if(NOT candidate STREQUAL etsb_root AND EXISTS "${candidate}/runtime/executor/method.cpp"
-       AND EXISTS "${candidate}/kernels/portable/functions.yaml")
-      set(${out} "${candidate}" PARENT_SCOPE)
-      return()
-    endif()
-  endforeach()
-  set(${out} "" PARENT_SCOPE)
-endfunction()
-
 # The ExecuTorch tree of the build, in `out`: et_executorch_tree's, else
 # EXECUTORCH_ROOT's (the variable's, then the environment's). None fails the
 # rule call `macro` `name`, which needs it (ARGV3: what for, when not RUNTIME static).

@@ -246,3 +246,21 @@ function(_etsb_tree_runtime_targets)
     set_property(TARGET ${target} APPEND PROPERTY INTERFACE_LINK_DEPENDS ${depends})
   endforeach()
 endfunction()
+
+# The first of the paths `ARGN` (relative ones to the current source folder;
+# empty ones skipped) that is an ExecuTorch source tree, in `out` (empty: none).
+function(_etsb_first_tree out)
+  get_property(etsb_root GLOBAL PROPERTY ETSB_ROOT)
+  foreach(candidate IN LISTS ARGN)
+    if(candidate STREQUAL "")
+      continue()
+    endif()
+    cmake_path(ABSOLUTE_PATH candidate BASE_DIRECTORY "${CMAKE_CURRENT_SOURCE_DIR}" NORMALIZE)
+    if(NOT candidate STREQUAL etsb_root AND EXISTS "${candidate}/runtime/executor/method.cpp"
+       AND EXISTS "${candidate}/kernels/portable/functions.yaml")
+      set(${out} "${candidate}" PARENT_SCOPE)
+      return()
+    endif()
+  endforeach()
+  set(${out} "" PARENT_SCOPE)
+endfunction()
