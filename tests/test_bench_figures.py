@@ -2,7 +2,8 @@
 those files (parsed, nothing run): bench/results/bench_models_delegated.md
 against README.md's XNNPACK sentence, bench/README.md's XNNPACK summary and
 docs/backends.md's table; bench/results/bench_cortex_m.md against
-docs/cortex_m.md's DS-CNN figures. A new run of the bench that moves a figure fails
+docs/cortex_m.md's DS-CNN figures; bench/results/bench_deploy.md against the
+shipped sizes README.md and docs/deploy.md quote. A new run of the bench that moves a figure fails
 here until the prose says what the results say."""
 
 from __future__ import annotations
@@ -121,3 +122,29 @@ def test_the_cortex_m_guide_quotes_the_ds_cnn_figures():
               f"{m4['etsb flash']} B and {m4['etsb RAM']} B on the Cortex-M4, {m33['etsb flash']} B and "
               f"{m33['etsb RAM']} B on the Cortex-M33")
     assert quoted in re.sub(r"\s+", " ", guide), f"docs/cortex_m.md should say: {quoted}"
+
+
+def test_the_shipped_sizes_quoted_are_the_deploy_bench_results():
+    """README.md's shipped MLP and docs/deploy.md's "Measured" table are
+    bench/results/bench_deploy.md's bytes (size test and shipped models, per platform)."""
+    found = tables((REPO / "bench" / "results" / "bench_deploy.md").read_text())
+    table = lambda column: next(rows for rows in found.values() if rows and column in rows[0])  # noqa: E731
+    shipped = {(row["platform"], row["model"]): row["bytes"] for row in table("matches torch")}
+    size_test = {row["platform"]: row for row in table("CI threshold") if row.get("operators") == "none"}
+    mlp = shipped[("host", "mlp")]
+    assert f"corpus MLP is then a {mlp}-byte binary" in prose(REPO / "README.md"), \
+        f"README.md should quote the shipped MLP as bench_deploy.md does: {mlp} bytes"
+    assert f"The corpus MLP built this way is {mlp} bytes stripped on x86-64" in prose(REPO / "docs" / "deploy.md")
+    platforms = ("host", "aarch64-linux", "cortex-m55")
+    expected = {
+        "size test, ExecuTorch's CI flags": [size_test[platform]["ExecuTorch's CI flags"] for platform in platforms],
+        "size test, etsb's size flags": [size_test[platform]["etsb's size flags"] for platform in platforms],
+        "MLP, shipped": [shipped[(platform, "mlp")] for platform in platforms],
+        "CNN, shipped": [shipped[(platform, "cnn")] for platform in platforms],
+        "attention block, shipped": [shipped[(platform, "attention")] for platform in platforms],
+    }
+    measured = next(rows for rows in tables((REPO / "docs" / "deploy.md").read_text()).values()
+                    if rows and "aarch64 Linux" in rows[0])
+    quoted = {row[""]: [row["x86-64"], row["aarch64 Linux"], row["Cortex-M55"]] for row in measured}
+    for label, figures in expected.items():
+        assert quoted.get(label) == figures, f"docs/deploy.md's row {label!r} should be {figures}"
