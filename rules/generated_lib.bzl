@@ -7,7 +7,7 @@ load(":private/attrs.bzl", "attrs", "check_call", "internal", "rule_info", "with
 load(":private/executorch_keywords.bzl", "GENERATED_LIB_KEYWORDS", "check_generated_lib_keywords")
 load(":private/names.bzl", "cxx_identifier", "sibling_label")
 load(":private/prim_ops.bzl", "PRIM_OPS_HEADER", "library_runtime", "prim_ops_library")
-load(":private/shim.bzl", "BUILD_SYSTEM", "ETSB_COMMAND", "ETSB_TOOLS", "FROM_TREE_SUFFIX", "REGISTRY_SIZE_HEADER", "RUNTIME", "RUNTIME_KINDS", "RUNTIME_SHARED", "RUNTIME_STATIC", "TAG_REGISTERS", "check_runtime", "etsb_cxx_library", "etsb_filegroup", "etsb_genrule", "runtime_headers")
+load(":private/shim.bzl", "BUILD_SYSTEM", "ETSB_COMMAND", "ETSB_TOOLS", "FROM_TREE_SUFFIX", "FRONT_END", "REGISTRY_SIZE_HEADER", "RUNTIME", "RUNTIME_KINDS", "RUNTIME_SHARED", "RUNTIME_STATIC", "TAG_REGISTERS", "check_runtime", "etsb_cxx_library", "etsb_filegroup", "etsb_genrule", "runtime_headers")
 
 # The files `etsb gen-bindings` writes.
 BINDINGS_FILES = ["register_kernels.cpp", "NativeFunctions.h", "CustomOpsNativeFunctions.h", "Functions.h"]
@@ -230,6 +230,9 @@ def _bindings(name, functions_yaml, custom_ops_yaml, selection, manual_registrat
     if prim_ops_header:
         outs.append("%s/%s" % (name, PRIM_OPS_HEADER))
         args.append("--prim-ops-header-output $(location %s)" % outs[-1])
+    if FRONT_END != None:
+        # A missing kernel's remedy as this build system names libraries and trees.
+        args.append("--front-end " + FRONT_END)
     etsb_genrule(
         name = name + "_bindings",
         srcs = srcs,

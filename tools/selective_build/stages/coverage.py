@@ -8,7 +8,7 @@ none does. Pure: the catalog is read elsewhere
 from __future__ import annotations
 
 from selective_build.model.coverage import ETSB, EXECUTORCH, KernelCatalog
-from selective_build.model.front_ends import CMAKE, STARLARK
+from selective_build.model.front_ends import BUCK2, CMAKE, STARLARK
 from selective_build.model.names import OperatorName
 
 _LLM_README = "kernels/llm/README.md"
@@ -76,6 +76,17 @@ _TREE_TARGETS = {
                              "(docs/cortex_m.md)",
     },
 }
+# Under Buck2 etsb's labels name its cell without `@`, and the tree's libraries are those of a cell the
+# project's .buckconfig names ([etsb] executorch_cell; rules/private/shim_buck2.bzl).
+_BUCK2_TREE = "with [etsb] executorch_cell naming the tree's cell in the project's .buckconfig"
+for _table in (_ETSB_REMEDIES, _ETSB_BESIDE_CUSTOM):
+    _table[BUCK2] = {path: text.replace('"@etsb//', '"etsb//') for path, text in _table[STARLARK].items()}
+_TREE_TARGETS[BUCK2] = {path: text.replace("@executorch//", "executorch//").replace("with --executorch-root", _BUCK2_TREE)
+                        for path, text in _TREE_TARGETS[STARLARK].items()}
+_TREE_TARGETS[BUCK2]["backends/cortex_m"] = (
+    "executorch//backends/cortex_m:kernels, which the catalogue takes by itself once the project's .buckconfig "
+    "sets [etsb] executorch_cell and cmsis_nn_cell to its cells of the ExecuTorch tree and of CMSIS-NN "
+    "(docs/cortex_m.md)")
 _NOT_BUILT = "etsb does not build it yet: " + _LLM_README
 _WRITE_ONE = ("write one: a kernel and a custom ops yaml declaring it (examples/custom_op/, "
               "docs/kernel_yaml.md)")
