@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 
 from buck2_interpreter import Buck2Error, Buck2Project
-from conftest import REPO
+from conftest import REPO, TREE
 from selective_build.__main__ import main
 
 PACKAGE = "buck2_cortex_m"
@@ -30,6 +30,10 @@ TWO_LINES = ('load("@etsb//rules:executorch.bzl", "et_model_binary")\n\n'
              'et_model_binary(name = "kws", model = "ds_cnn.pte")\n')
 OWN = ["etsb//kernels/portable:kernels", "etsb//kernels/quantized:kernels", "etsb//kernels/llm:kernels"]
 CORTEX_M = ["executorch//backends/cortex_m:kernels", "executorch//kernels/portable:kernels"]
+# Where Buck2 would find the yamls the genrules name (etsb's cell is etsb's checkout; the tree's cell the snapshot).
+FILES = {"etsb//kernels/quantized:quantized.yaml": REPO / "kernels" / "quantized" / "quantized.yaml",
+         "etsb//kernels/llm:functions.yaml": REPO / "kernels" / "llm" / "functions.yaml",
+         "executorch//backends/cortex_m:operators.yaml": TREE / "backends" / "cortex_m" / "ops" / "operators.yaml"}
 TREES = ("[cells]\n  executorch = third_party/executorch\n  cmsis_nn = third_party/cmsis-nn\n"
          "[etsb]\n  executorch_cell = executorch\n  cmsis_nn_cell = cmsis_nn\n")
 
@@ -63,6 +67,30 @@ def targets(project: Buck2Project, package: str) -> dict[str, dict]:
     return {target.name: target.attrs for target in project.evaluate(package)}
 
 
+def said_libraries(command: str) -> list[tuple[str, str]]:
+    """The `--say-library NAME=$(location YAML)` pairs of a gen-bindings command, in order."""
+    return re.findall(r"--say-library '([^=']+)=\$\(location ([^)]+)\)'", command)
+
+
+def say(tmp_path: Path, model: Path, libraries: list[tuple[str, str]], capsys) -> str:
+    """What gen-bindings prints for `model` with the catalogue's yamls and these `--say-library` pairs
+    (the files Buck2 would give each label), as Buck2's genrule runs it: the custom-ops yaml merged
+    in the catalogue's order (catalogue_custom_ops)."""
+    selection = tmp_path / "selected_operators.yaml"
+    assert main(["gen-oplist", "--output_path", str(selection), "--model_file_path", str(model)]) == 0
+    merged = str(FILES[libraries[0][1]])
+    for index, (_, yaml) in enumerate(libraries[1:]):
+        assert main(["merge-yaml", "--functions_yaml_path", merged, "--fallback_yaml_path", str(FILES[yaml]),
+                     "--output_dir", str(tmp_path / str(index))]) == 0
+        merged = str(tmp_path / str(index) / "merged.yaml")
+    capsys.readouterr()
+    flags = [f"--say-library={name}={FILES[yaml]}" for name, yaml in libraries]
+    assert main(["gen-bindings", "--functions_yaml_path", str(REPO / "kernels" / "portable" / "functions.yaml"),
+                 "--custom_ops_yaml_path", merged, "--op_selection_yaml_path", str(selection),
+                 "--output_dir", str(tmp_path / "out"), "--front-end", "buck2", *flags]) == 0
+    return capsys.readouterr().err
+
+
 def test_without_trees_the_catalogue_is_etsbs_libraries(workspace):
     """etsb's own .buckconfig names no tree: the two lines take etsb's portable, quantized and LLM
     kernels (quantized and LLM programs are served by them), and gen-bindings is told to spell a
@@ -73,6 +101,8 @@ def test_without_trees_the_catalogue_is_etsbs_libraries(workspace):
     bindings = found["kws_lib_bindings"]["cmd"]
     assert "--custom_ops_yaml_path $(location etsb//kernels:custom_ops)" in bindings
     assert "--front-end buck2" in bindings
+    assert said_libraries(bindings) == [("etsb//kernels/quantized:kernels", "etsb//kernels/quantized:quantized.yaml"),
+                                        ("etsb//kernels/llm:kernels", "etsb//kernels/llm:functions.yaml")]
     merged = targets(project(workspace, ""), "kernels")
     assert not any("cortex_m" in src for attrs in merged.values() for src in attrs.get("srcs", []))
 
@@ -88,6 +118,9 @@ def test_the_cells_named_in_the_buckconfig_add_executorchs_cortex_m_kernels(work
     last = merged["custom_ops"]
     assert "executorch//backends/cortex_m:operators.yaml" in last["srcs"]
     assert last["cmd"].endswith("--output_dir $OUT/custom_ops")
+    assert said_libraries(found["kws_lib_bindings"]["cmd"])[2:] == [
+        ("executorch//backends/cortex_m:kernels", "executorch//backends/cortex_m:operators.yaml")]
+    assert "executorch//backends/cortex_m:operators.yaml" in found["kws_lib_bindings"]["srcs"]
     # The all-kernels companion names the same libraries.
     assert found["kws_all_kernels_lib"]["exported_deps"][:5] == OWN + CORTEX_M
 
@@ -153,3 +186,29 @@ def test_without_trees_a_cortex_m_program_stops_at_its_registration_naming_the_s
         "once the project's .buckconfig sets [etsb] executorch_cell and cmsis_nn_cell" in err, err
     assert "--executorch-root" not in err and "@executorch" not in err, err
     assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize("model, line", [
+    ("quantized/cnn_int8/cnn_int8.pte", "etsb: etsb//kernels/quantized:kernels serves "
+     "quantized_decomposed::dequantize_per_channel.out, quantized_decomposed::dequantize_per_tensor.out, "
+     "quantized_decomposed::quantize_per_tensor.out (chosen from the model)\n"),
+    ("llm/custom/custom.pte", "etsb: etsb//kernels/quantized:kernels serves "
+     "quantized_decomposed::embedding_byte.dtype_out (chosen from the model)\n"
+     "etsb: etsb//kernels/llm:kernels serves llama::custom_sdpa.out, llama::update_cache.out (chosen from the model)\n"),
+])
+def test_the_build_says_which_of_etsbs_libraries_the_program_chose(workspace, tmp_path, capsys, model, line):
+    """Buck2's equivalent of the driver's build-log line: the bindings' genrule names the library
+    serving the program's custom operators (Buck2 shows a successful action's stderr with -v1,stderr)."""
+    command = targets(project(workspace, ""), PACKAGE)["kws_lib_bindings"]["cmd"]
+    err = say(tmp_path, REPO / "tests" / "models" / model, said_libraries(command), capsys)
+    assert err == line, err
+
+
+@pytest.mark.tree
+def test_with_the_trees_a_cortex_m_program_says_executorchs_cortex_m_kernels(workspace, tmp_path, capsys):
+    """The two lines of a Cortex-M program with both cells named: its `cortex_m::` operators come
+    from ExecuTorch's Cortex-M kernels, and the build says so, once, as etsb's driver does."""
+    command = targets(project(workspace, TREES), PACKAGE)["kws_lib_bindings"]["cmd"]
+    err = say(tmp_path, MODEL, said_libraries(command), capsys)
+    assert err.startswith("etsb: executorch//backends/cortex_m:kernels serves cortex_m::"), err
+    assert "cortex_m::quantized_conv2d.out" in err and err.count("\n") == 1, err

@@ -29,9 +29,12 @@ load(":private/shim.bzl", "etsb_label")
 PORTABLE_FUNCTIONS_YAML = etsb_label("//kernels/portable:functions.yaml")
 PORTABLE_KERNELS = etsb_label("//kernels/portable:kernels")
 
-# The custom operators' yamls of the catalogue's libraries, in its order.
-_OWN_CUSTOM_OPS_YAMLS = [etsb_label("//kernels/quantized:quantized.yaml"), etsb_label("//kernels/llm:functions.yaml")]
-_OWN_KERNELS = [PORTABLE_KERNELS, etsb_label("//kernels/quantized:kernels"), etsb_label("//kernels/llm:kernels")]
+# etsb's libraries of custom operators in the catalogue's order, each (kernels, yaml).
+_OWN_CUSTOM = [
+    (etsb_label("//kernels/quantized:kernels"), etsb_label("//kernels/quantized:quantized.yaml")),
+    (etsb_label("//kernels/llm:kernels"), etsb_label("//kernels/llm:functions.yaml")),
+]
+_OWN_KERNELS = [PORTABLE_KERNELS] + [kernels for kernels, _ in _OWN_CUSTOM]
 
 # ExecuTorch's Cortex-M library in the tree's repository (its yaml, then its kernel libraries).
 _CORTEX_M_YAML = "//backends/cortex_m:operators.yaml"
@@ -67,13 +70,22 @@ def catalogue_kernel_deps():
     """
     return _OWN_KERNELS + ([_tree(label) for label in _CORTEX_M_KERNELS] if _with_cortex_m() else [])
 
+def catalogue_custom_libraries():
+    """The catalogue's libraries of custom operators, in its order, each with its yaml.
+
+    Returns:
+      A list of (kernel library, yaml) label pairs: etsb's quantized and LLM
+      kernels, then, with the trees, ExecuTorch's Cortex-M kernels.
+    """
+    return _OWN_CUSTOM + ([(_tree(_CORTEX_M_KERNELS[0]), _tree(_CORTEX_M_YAML))] if _with_cortex_m() else [])
+
 def catalogue_custom_ops(name):
     """Declares `name`: the catalogue's custom-operator yamls merged into one, the first having an operator winning.
 
     Args:
       name: the target name (`custom_ops` in etsb's `//kernels`).
     """
-    yamls = _OWN_CUSTOM_OPS_YAMLS + ([_tree(_CORTEX_M_YAML)] if _with_cortex_m() else [])
+    yamls = [yaml for _, yaml in catalogue_custom_libraries()]
     merged = yamls[0]
     for index, yaml in enumerate(yamls[1:]):
         step = name if index == len(yamls) - 2 else "%s_%d" % (name, index)
