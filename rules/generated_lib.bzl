@@ -52,7 +52,7 @@ defines are `etsb::register_<name>_kernels()` and `etsb::<name>_kernels()`
             "recompile the kernels of `kernel_deps` so that their dtype switches keep only the dtypes the selection uses",
             executorch = "recompile the portable and optimized kernels keeping only the selected dtypes",
         ),
-        "catalogue": attrs.bool("the kernel libraries are the catalogue's (rules/private/catalogue.bzl), taken for the model (`et_model_binary` sets it): the build names, in one line each, the libraries after the first that serve its operators"),
+        "catalogue": attrs.bool("the kernel libraries are the catalogue's (rules/private/catalogue.bzl), taken for the model (`et_model_binary` sets it): the build names, in one line each, the libraries after the first that serve its operators (under Buck2, the bindings' action, from the libraries' yamls)"),
         "manual_registration": attrs.bool(
             "no static initialiser: the binary calls `etsb::register_<name>_kernels()` (or passes `etsb::<name>_kernels()` to `Program::load_method`), and no whole-archive linking is needed",
             executorch = "generate a registration function for the program to call instead of static registration",

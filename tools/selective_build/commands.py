@@ -99,7 +99,7 @@ def gen_bindings(args: SimpleNamespace) -> int:
     from selective_build.emit.bindings import render_bindings
     from selective_build.readers import inputs
     from selective_build.readers.kernel_catalog import load_catalog
-    from selective_build.stages.coverage import missing_kernel_hint
+    from selective_build.stages.coverage import missing_kernel_hint, served
     from selective_build.stages.resolve import resolve
 
     selection = inputs.selection_or_everything(args.op_selection_yaml_path)
@@ -111,8 +111,7 @@ def gen_bindings(args: SimpleNamespace) -> int:
         backend_libraries = inputs.existing(libraries_for(selection, inputs.backend_libraries(
             args.backend_library_path)))
     if args.say_library:  # the catalogue's libraries serving the model (Buck2's build has no kernel-sources step)
-        from selective_build.emit.chosen import render_chosen
-        from selective_build.stages.chosen import served
+        from selective_build.emit.kernel_sources import render_chosen
         operators = {str(row.operator) for row in resolution.registrations}
         sys.stderr.write(render_chosen(served(operators, inputs.library_operators(args.say_library))))
     for name, text in render_bindings(resolution, args.lib_name, args.manual_registration, args.model_entry,
@@ -169,7 +168,7 @@ def kernel_sources(args: SimpleNamespace) -> int:
     for note in notes:
         print(f"etsb: note: {note}", file=sys.stderr)
     if args.say_libraries:
-        from selective_build.emit.chosen import render_chosen
+        from selective_build.emit.kernel_sources import render_chosen
         serving = index.serving(kernels)
         sys.stderr.write(render_chosen({n: ops for n, ops in serving.items() if n != args.library[0][0]}))
     if args.switch_names_output:
