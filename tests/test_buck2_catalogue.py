@@ -144,15 +144,15 @@ def test_a_tree_without_cmsis_nn_leaves_the_cortex_m_kernels_out(workspace):
 @pytest.mark.parametrize("extra, message", [
     ("[etsb]\n  executorch_cell = executorch\n  cmsis_nn_cell = cmsis_nn\n",
      "the project's .buckconfig, [etsb] executorch_cell = 'executorch': no cell 'executorch' is declared: "
-     "add `executorch = <path to the executorch tree>` under [cells]"),
+     "add `executorch = <path to the ExecuTorch tree>` under [cells]"),
     ("[cells]\n  executorch = third_party/executorch\n[etsb]\n  executorch_cell = executorch\n"
      "  cmsis_nn_cell = cmsis-nn\n",
-     "[etsb] cmsis_nn_cell = 'cmsis-nn': no cell 'cmsis-nn' is declared: add `cmsis-nn = <path to the cmsis_nn "
+     "[etsb] cmsis_nn_cell = 'cmsis-nn': no cell 'cmsis-nn' is declared: add `cmsis-nn = <path to the CMSIS-NN "
      "tree>` under [cells]"),
     ("[cells]\n  executorch = third_party/executorch\n[etsb]\n  executorch_cell = third_party/executorch\n",
-     "[etsb] executorch_cell = 'third_party/executorch': not a cell name: name the cell of the executorch tree, "
-     "declared under [cells] (e.g. `executorch = <path to the tree>` there and `executorch_cell = executorch` "
-     "here)"),
+     "[etsb] executorch_cell = 'third_party/executorch': not a cell name: name the cell of the ExecuTorch tree, "
+     "declared under [cells] (e.g. `executorch = <path to the ExecuTorch tree>` there and "
+     "`executorch_cell = executorch` here)"),
     ("[etsb]\n  executorch_cell = \n", "[etsb] executorch_cell = '': not a cell name"),
 ])
 def test_a_setting_naming_no_cell_fails_at_the_call_saying_what_to_set(workspace, extra, message):

@@ -25,9 +25,10 @@ _CELL = "etsb"
 # The source trees etsb's catalogue takes kernels from, each the cell the project's root
 # .buckconfig names under [etsb] (as --executorch-root and CMSIS_NN_ROOT in etsb's driver).
 _TREE_SETTINGS = {"executorch": "executorch_cell", "cmsis_nn": "cmsis_nn_cell"}
+_TREE_NAMES = {"executorch": "ExecuTorch", "cmsis_nn": "CMSIS-NN"}
 
-# A cell name's characters besides letters and digits.
-_CELL_NAME_PUNCTUATION = ("_", "-")
+# A cell name's characters besides letters and digits (Buck2's labels: `[A-Za-z0-9._-]*//`).
+_CELL_NAME_PUNCTUATION = ("_", "-", ".")
 
 def _tree_cell(name):
     """The cell of the source tree `name` that the project's .buckconfig names, or None.
@@ -42,16 +43,17 @@ def _tree_cell(name):
     if cell == None:
         return None
     where = "the project's .buckconfig, [etsb] %s = '%s'" % (setting, cell)
+    tree = _TREE_NAMES[name]
     bare = cell
     for mark in _CELL_NAME_PUNCTUATION:
         bare = bare.replace(mark, "")
     if not bare.isalnum():
-        fail("%s: not a cell name: name the cell of the %s tree, declared under [cells] (e.g. `%s = <path to the tree>` there and `%s = %s` here)" %
-             (where, name, name, setting, name))
+        fail("%s: not a cell name: name the cell of the %s tree, declared under [cells] (e.g. `%s = <path to the %s tree>` there and `%s = %s` here)" %
+             (where, tree, name, tree, setting, name))
     for section in ("cells", "repositories", "cell_aliases", "repository_aliases"):
         if read_root_config(section, cell) != None:
             return cell
-    fail("%s: no cell '%s' is declared: add `%s = <path to the %s tree>` under [cells]" % (where, cell, cell, name))
+    fail("%s: no cell '%s' is declared: add `%s = <path to the %s tree>` under [cells]" % (where, cell, cell, tree))
 
 def _has_tree(name):
     """Whether the project's .buckconfig names a cell for the source tree `name` (`executorch`, `cmsis_nn`)."""
