@@ -212,3 +212,19 @@ def test_with_the_trees_a_cortex_m_program_says_executorchs_cortex_m_kernels(wor
     err = say(tmp_path, MODEL, said_libraries(command), capsys)
     assert err.startswith("etsb: executorch//backends/cortex_m:kernels serves cortex_m::"), err
     assert "cortex_m::quantized_conv2d.out" in err and err.count("\n") == 1, err
+
+
+@pytest.mark.parametrize("value, message", [
+    ("etsb//kernels/quantized:kernels", "--say-library takes NAME=VALUE, not 'etsb//kernels/quantized:kernels'"),
+    ("etsb//kernels/quantized:kernels=/nowhere/quantized.yaml", "/nowhere/quantized.yaml"),
+])
+def test_a_bad_say_library_is_refused_before_anything_is_written(tmp_path, capsys, value, message):
+    selection = tmp_path / "selected_operators.yaml"
+    assert main(["gen-oplist", "--output_path", str(selection), "--root_ops", "aten::add.out"]) == 0
+    capsys.readouterr()
+    status = main(["gen-bindings", "--functions_yaml_path", str(REPO / "kernels" / "portable" / "functions.yaml"),
+                   "--op_selection_yaml_path", str(selection), "--output_dir", str(tmp_path / "out"),
+                   "--say-library", value])
+    err = capsys.readouterr().err
+    assert status == 2 and message in err and "Traceback" not in err, err
+    assert not (tmp_path / "out").exists()
