@@ -4,10 +4,11 @@ generated registration code, compiled into one library."""
 load(":merge_yaml.bzl", "merge_yaml")
 load(":operator_library.bzl", "et_operator_library")
 load(":private/attrs.bzl", "attrs", "check_call", "internal", "rule_info", "with_tags")
+load(":private/catalogue.bzl", "catalogue_custom_libraries")
 load(":private/executorch_keywords.bzl", "GENERATED_LIB_KEYWORDS", "check_generated_lib_keywords")
 load(":private/names.bzl", "cxx_identifier", "sibling_label")
 load(":private/prim_ops.bzl", "PRIM_OPS_HEADER", "library_runtime", "prim_ops_library")
-load(":private/shim.bzl", "BUILD_SYSTEM", "ETSB_COMMAND", "ETSB_TOOLS", "FROM_TREE_SUFFIX", "REGISTRY_SIZE_HEADER", "RUNTIME", "RUNTIME_KINDS", "RUNTIME_SHARED", "RUNTIME_STATIC", "TAG_REGISTERS", "check_runtime", "etsb_cxx_library", "etsb_filegroup", "etsb_genrule", "runtime_headers")
+load(":private/shim.bzl", "BUILD_SYSTEM", "ETSB_COMMAND", "ETSB_TOOLS", "FROM_TREE_SUFFIX", "FRONT_END", "REGISTRY_SIZE_HEADER", "RUNTIME", "RUNTIME_KINDS", "RUNTIME_SHARED", "RUNTIME_STATIC", "TAG_REGISTERS", "check_runtime", "etsb_cxx_library", "etsb_filegroup", "etsb_genrule", "runtime_headers")
 
 # The files `etsb gen-bindings` writes.
 BINDINGS_FILES = ["register_kernels.cpp", "NativeFunctions.h", "CustomOpsNativeFunctions.h", "Functions.h"]
@@ -51,7 +52,7 @@ defines are `etsb::register_<name>_kernels()` and `etsb::<name>_kernels()`
             "recompile the kernels of `kernel_deps` so that their dtype switches keep only the dtypes the selection uses",
             executorch = "recompile the portable and optimized kernels keeping only the selected dtypes",
         ),
-        "catalogue": attrs.bool("the kernel libraries are the catalogue's (rules/private/catalogue.bzl), taken for the model (`et_model_binary` sets it): the build names, in one line each, the libraries after the first that serve its operators"),
+        "catalogue": attrs.bool("the kernel libraries are the catalogue's (rules/private/catalogue.bzl), taken for the model (`et_model_binary` sets it): the build names, in one line each, the libraries after the first that serve its operators (under Buck2, the bindings' action, from the libraries' yamls)"),
         "manual_registration": attrs.bool(
             "no static initialiser: the binary calls `etsb::register_<name>_kernels()` (or passes `etsb::<name>_kernels()` to `Program::load_method`), and no whole-archive linking is needed",
             executorch = "generate a registration function for the program to call instead of static registration",
@@ -116,6 +117,8 @@ def executorch_generated_lib(name, **kwargs):
         # A model binary of the static runtime may size its kernel registry to this library.
         registry_size = a.model_entry and runtime == RUNTIME_STATIC,
         prim_ops_header = not a.include_all_prim_ops,
+        # Buck2 links whole libraries (no `_selected_kernels` to say which serve the model): the yamls say it.
+        said_libraries = catalogue_custom_libraries() if a.catalogue and BUILD_SYSTEM == "buck2" else [],
     )
 
     kernels = kernel_deps
@@ -198,12 +201,13 @@ def _selection(name, deps, functions_yaml, custom_ops_yaml, helper):
     et_operator_library(name = name + "_selected_operators", deps = selection_deps, **helper)
     return ":" + name + "_selected_operators"
 
-def _bindings(name, functions_yaml, custom_ops_yaml, selection, manual_registration, model_entry, backend_deps, helper, registry_size = False, prim_ops_header = False):
+def _bindings(name, functions_yaml, custom_ops_yaml, selection, manual_registration, model_entry, backend_deps, helper, registry_size = False, prim_ops_header = False, said_libraries = ()):
     """The genrule writing the registration source and headers.
 
     It also writes the linker script of the backend libraries the selection
     needs, with `registry_size` ExecuTorch's `selected_max_kernel_num.h`, and with
     `prim_ops_header` its `selected_prim_ops.h` (rules/private/prim_ops.bzl).
+    It says which of `said_libraries` ((kernels, yaml) pairs) serve the selection.
     """
     srcs, args = [], []
     if functions_yaml != None:
@@ -230,6 +234,12 @@ def _bindings(name, functions_yaml, custom_ops_yaml, selection, manual_registrat
     if prim_ops_header:
         outs.append("%s/%s" % (name, PRIM_OPS_HEADER))
         args.append("--prim-ops-header-output $(location %s)" % outs[-1])
+    for kernels, yaml in said_libraries:
+        srcs.append(yaml)
+        args.append("--say-library '%s=$(location %s)'" % (kernels, yaml))
+    if FRONT_END != None:
+        # A missing kernel's remedy as this build system names libraries and trees.
+        args.append("--front-end " + FRONT_END)
     etsb_genrule(
         name = name + "_bindings",
         srcs = srcs,

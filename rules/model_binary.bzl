@@ -33,7 +33,7 @@ yaml and the backends the model uses, for `etsb size` to compare against.""",
     attrs = {
         "model": attrs.model("the `.pte` program the binary must run", mandatory = True),
         "functions_yaml_target": attrs.label("the kernel yaml (default: etsb's portable kernels)"),
-        "kernel_deps": attrs.label_list("the kernel libraries implementing it. Default, when no kernel library or yaml is named: the catalogue (rules/private/catalogue.bzl), every library etsb knows, each operator taken from the first that has it: etsb's portable, quantized and LLM kernels, then, with an ExecuTorch tree and CMSIS-NN (etsb's driver and Bazel), ExecuTorch's Cortex-M kernels"),
+        "kernel_deps": attrs.label_list("the kernel libraries implementing it. Default, when no kernel library or yaml is named: the catalogue (rules/private/catalogue.bzl), every library etsb knows, each operator taken from the first that has it: etsb's portable, quantized and LLM kernels, then, with an ExecuTorch tree and CMSIS-NN (under Buck2: the cells the project's root .buckconfig names, `[etsb] executorch_cell` and `cmsis_nn_cell`), ExecuTorch's Cortex-M kernels"),
         "custom_ops_yaml_target": attrs.label("a kernel yaml of custom operators the model calls (an int8 PT2E program's `quantized_decomposed` operators: `//kernels/quantized:quantized.yaml`, with `//kernels/quantized:kernels` among the `kernel_deps`; the catalogue's by default)"),
         "fallback_yaml_target": attrs.label("a kernel yaml that `functions_yaml_target` is merged over"),
         "deps": attrs.label_list("more `et_operator_library` targets to include (operators other models need)"),

@@ -15,8 +15,9 @@ with Buck2's parser, dialects and name resolution:
 - `native` and the BUCK files' globals: the rules of Buck2's prelude with
   exactly the attributes `selective_build.driver.primitives_buck2.RULES`
   declares (the table the Go emulation checks against too), `glob`,
-  `select`, `read_config` (from the `.buckconfig`), `package_name`,
-  `existing_rule(s)`. Nothing names `Label`, `attr` or `depset`: a file using
+  `select`, `read_config` and `read_root_config` (from the `.buckconfig`,
+  its `[cells]` too, as Buck2's root configuration holds them; both globals
+  of .bzl files as well), `package_name`, `existing_rule(s)`. Nothing names `Label`, `attr` or `depset`: a file using
   one fails to load, as in Buck2.
 
 One liberty: starlark-pyo3 lets no Python value take part in `+`, so
@@ -62,9 +63,11 @@ GLOBALS = sl.Globals.extended_by([_X.StructType, _X.RecordType, _X.EnumType, _X.
                                   _X.Debug, _X.Print, _X.Pprint, _X.Json, _X.Typing, _X.CallStack])
 
 # The names Buck2 gives BUCK files besides its rules, and those `native` holds.
-_BUCK_FUNCTIONS = ["glob", "select", "read_config", "package_name"]
-_NATIVE_FUNCTIONS = ["glob", "select", "read_config", "package_name", "repository_name", "existing_rule",
-                     "existing_rules"]
+_BUCK_FUNCTIONS = ["glob", "select", "read_config", "read_root_config", "package_name"]
+_NATIVE_FUNCTIONS = ["glob", "select", "read_config", "read_root_config", "package_name", "repository_name",
+                     "existing_rule", "existing_rules"]
+# Buck2's globals of .bzl files too (its prelude's .bzl files call them by these names).
+_BZL_FUNCTIONS = ["read_config", "read_root_config"]
 
 
 def _preamble(buck_file: bool) -> str:
@@ -81,6 +84,8 @@ def _preamble(buck_file: bool) -> str:
     if buck_file:
         lines += [f"{rule} = _etsb_rule_{rule}" for rule in sorted(RULES)]
         lines += [f"{name} = _etsb_{name}" for name in _BUCK_FUNCTIONS if name != "select"]
+    else:
+        lines += [f"{name} = _etsb_{name}" for name in _BZL_FUNCTIONS]
     lines.append("select = _etsb_select")
     return "\n".join(lines) + "\n"
 
@@ -271,6 +276,10 @@ class Buck2Project:
         return found
 
     def _native_read_config(self, section: str, key: str, default=None):
+        return self.config.get(section, key, fallback=default)
+
+    def _native_read_root_config(self, section: str, key: str, default=None):
+        # One .buckconfig here: the root's, which every cell's BUCK files read through this.
         return self.config.get(section, key, fallback=default)
 
     def _native_package_name(self) -> str:

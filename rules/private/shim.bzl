@@ -54,6 +54,9 @@ def etsb_label(text):
 OBJECT_INTERFACE = _OBJECT_INTERFACE
 OBJECT_COPTS = _OBJECT_COPTS
 
+# gen-bindings' `--front-end` (how its messages spell labels): "buck2", or None (the driver's and Bazel's).
+FRONT_END = _SHIM.front_end
+
 # The label of etsb's command-line tool and of the Python sources it runs.
 ETSB_TOOL = _SHIM.etsb_tool
 ETSB_TOOL_SOURCES = _SHIM.etsb_tool_sources

@@ -18,6 +18,7 @@ load(
     "ETSB_TOOL_TARGET",
     "OBJECT_COPTS",
     "OBJECT_INTERFACE",
+    "at_repository",
     "bazel_filegroup",
     "bazel_genrule",
     "define_config_setting",
@@ -342,4 +343,7 @@ def bazel_shim(has_repository = no_repository):
         config_setting = define_config_setting,
         # The catalogue takes ExecuTorch's Cortex-M kernels when the tree and CMSIS-NN are there.
         has_repository = has_repository,
+        repository_label = at_repository,
+        # gen-bindings' messages spell labels as BUILD files do here (its default).
+        front_end = None,
     )

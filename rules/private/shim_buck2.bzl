@@ -4,6 +4,8 @@ Buck2 spells the attributes its own way (`exported_headers`, `compiler_flags`,
 `labels`, ...), names genrule outputs, names etsb's own targets through the
 cell `etsb` (from any cell of the project) and is public as `PUBLIC`. Genrules name the Python that runs etsb's tools and the runtime
 wheel through two make variables, `$(ETSB_PYTHON)` and `$(EXECUTORCH_RUNTIME)`.
+The ExecuTorch tree and CMSIS-NN are cells that the project's root .buckconfig
+names (`[etsb] executorch_cell`, `cmsis_nn_cell`), read with `read_root_config`.
 """
 
 load(
@@ -13,13 +15,56 @@ load(
     "ETSB_TOOL_TARGET",
     "make_variable_command",
     "no_object_sources",
-    "no_repository",
     "same_visibility",
 )
 
 # The cell a Buck2 project names etsb's checkout by (its .buckconfig's `etsb`: a cell, or an
 # alias of the root cell when etsb's checkout is the project, as in etsb's own .buckconfig).
 _CELL = "etsb"
+
+# The source trees etsb's catalogue takes kernels from, each the cell the project's root
+# .buckconfig names under [etsb] (as --executorch-root and CMSIS_NN_ROOT in etsb's driver).
+_TREE_SETTINGS = {"executorch": "executorch_cell", "cmsis_nn": "cmsis_nn_cell"}
+_TREE_NAMES = {"executorch": "ExecuTorch", "cmsis_nn": "CMSIS-NN"}
+
+# A cell name's characters besides letters and digits (Buck2's labels: `[A-Za-z0-9._-]*//`).
+_CELL_NAME_PUNCTUATION = ("_", "-", ".")
+
+def _tree_cell(name):
+    """The cell of the source tree `name` that the project's .buckconfig names, or None.
+
+    Read from the root .buckconfig (`read_root_config`), so that every cell's
+    BUCK files see the same trees (etsb's //kernels as the project's own).
+    A value that is not a cell name, or names no cell the .buckconfig
+    declares, fails the evaluation saying which setting to change.
+    """
+    setting = _TREE_SETTINGS[name]
+    cell = read_root_config("etsb", setting)
+    if cell == None:
+        return None
+    where = "the project's .buckconfig, [etsb] %s = '%s'" % (setting, cell)
+    tree = _TREE_NAMES[name]
+    bare = cell
+    for mark in _CELL_NAME_PUNCTUATION:
+        bare = bare.replace(mark, "")
+    if not bare.isalnum():
+        fail("%s: not a cell name: name the cell of the %s tree, declared under [cells] (e.g. `%s = <path to the %s tree>` there and `%s = %s` here)" %
+             (where, tree, name, tree, setting, name))
+    for section in ("cells", "repositories", "cell_aliases", "repository_aliases"):
+        if read_root_config(section, cell) != None:
+            return cell
+    fail("%s: no cell '%s' is declared: add `%s = <path to the %s tree>` under [cells]" % (where, cell, cell, tree))
+
+def _has_tree(name):
+    """Whether the project's .buckconfig names a cell for the source tree `name` (`executorch`, `cmsis_nn`)."""
+    return _tree_cell(name) != None
+
+def _tree_label(name, text):
+    """`text` (`//pkg:target`) in the cell of the source tree `name` (`_tree_cell`): `cell//pkg:target`."""
+    cell = _tree_cell(name)
+    if cell == None:
+        fail("etsb: no cell for the %s tree: set [etsb] %s in the project's .buckconfig" % (name, _TREE_SETTINGS[name]))
+    return cell + text
 
 def _label(text):
     # etsb's own targets by its cell, so that they resolve from any cell of the project.
@@ -169,6 +214,9 @@ def buck2_shim():
         filegroup = _filegroup,
         export_file = _export_file,
         config_setting = _config_setting,
-        # Kernel libraries of an ExecuTorch tree are named by the BUILD file here.
-        has_repository = no_repository,
+        # The catalogue takes ExecuTorch's Cortex-M kernels when the .buckconfig names both trees' cells.
+        has_repository = _has_tree,
+        repository_label = _tree_label,
+        # gen-bindings' messages spell labels and the trees' settings as Buck2 takes them.
+        front_end = "buck2",
     )

@@ -71,6 +71,18 @@ def no_repository(_name):
     """
     return False
 
+def at_repository(name, text):
+    """`text` in the external repository `name`, as etsb's driver and Bazel spell it: `@name//pkg:target`.
+
+    Args:
+      name: the repository's name, `executorch` or `cmsis_nn`.
+      text: `//pkg:target` in it.
+
+    Returns:
+      The label's text.
+    """
+    return "@" + name + text
+
 def no_object_sources(**_attrs):
     """Nothing: etsb's driver takes another library's sources and flags natively, Buck2 its deps.
 

@@ -13,6 +13,7 @@ load(
     "CXX_FLAGS",
     "ETSB_TOOL_SOURCES_TARGET",
     "ETSB_TOOL_TARGET",
+    "at_repository",
     "bazel_filegroup",
     "bazel_genrule",
     "define_config_setting",
@@ -104,4 +105,7 @@ def etsb_shim():
         config_setting = define_config_setting,
         # The driver knows which external repositories this build has.
         has_repository = native.etsb_has_repository,
+        repository_label = at_repository,
+        # gen-bindings' messages spell labels as BUILD files do here (its default).
+        front_end = None,
     )

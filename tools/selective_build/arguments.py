@@ -198,6 +198,9 @@ GEN_BINDINGS = Command("gen-bindings",
     _flag("front-end", VALUE, f"whose spelling the remedy for an operator no yaml has is given in: "
           f"{' or '.join(FRONT_ENDS)} (default: {FRONT_ENDS[0]}, BUILD files' labels)", "NAME",
           default=FRONT_ENDS[0], choices=FRONT_ENDS),
+    _flag("say-library", PAIRS, "a library the catalogue chose and its kernel yaml, in the catalogue's order "
+          "(repeatable): print a line for each serving operators of the selection, an operator served by the first "
+          "whose yaml has it (Buck2's build, which has no kernel-sources step)", "NAME=YAML"),
     _ATEN_YAML,
 ), rules=(_SOME_KERNEL_YAML,))
 

@@ -48,7 +48,6 @@ def merge_yaml(args: SimpleNamespace) -> int:
     from selective_build.emit.kernel_yaml import render_kernel_yaml
     from selective_build.readers import inputs
     from selective_build.stages.merge import merge_kernel_yaml
-
     paths = [args.functions_yaml_path] + ([args.fallback_yaml_path] if args.fallback_yaml_path else [])
     functions, *fallback = inputs.kernel_yamls(paths, inputs.aten_schemas(args.aten_yaml))
     _write(args.output_dir, "merged.yaml", render_kernel_yaml(merge_kernel_yaml(functions, next(iter(fallback), None))))
@@ -100,7 +99,7 @@ def gen_bindings(args: SimpleNamespace) -> int:
     from selective_build.emit.bindings import render_bindings
     from selective_build.readers import inputs
     from selective_build.readers.kernel_catalog import load_catalog
-    from selective_build.stages.coverage import missing_kernel_hint
+    from selective_build.stages.coverage import missing_kernel_hint, served
     from selective_build.stages.resolve import resolve
 
     selection = inputs.selection_or_everything(args.op_selection_yaml_path)
@@ -109,9 +108,12 @@ def gen_bindings(args: SimpleNamespace) -> int:
     backend_libraries = ()
     if selection.backends or args.backend_library_path:
         from selective_build.stages.backends import libraries_for
-
         backend_libraries = inputs.existing(libraries_for(selection, inputs.backend_libraries(
             args.backend_library_path)))
+    if args.say_library:  # the catalogue's libraries serving the model (Buck2's build has no kernel-sources step)
+        from selective_build.emit.kernel_sources import render_chosen
+        operators = {str(row.operator) for row in resolution.registrations}
+        sys.stderr.write(render_chosen(served(operators, inputs.library_operators(args.say_library))))
     for name, text in render_bindings(resolution, args.lib_name, args.manual_registration, args.model_entry,
                                       selection.build_features).items():
         _write(args.output_dir, name, text)
@@ -132,7 +134,6 @@ def check_attrs(args: SimpleNamespace) -> int:
     """Check a CMake rule call's operator names, ops dict and backend ids (nothing written)."""
     from selective_build.model.errors import Location, UserError
     from selective_build.readers.rule_values import rule_value_problems
-
     values = [("OPS", op) for op in args.ops] + [("BACKENDS", backend_id) for backend_id in args.backends]
     if args.ops_dict is not None:
         values.append(("OPS_DICT", args.ops_dict))
@@ -146,7 +147,6 @@ def backend_library(args: SimpleNamespace) -> int:
     """Write a backend library declaration."""
     from selective_build.emit.backend_link import render_backend_declaration
     from selective_build.readers.inputs import backend_ids
-
     _write_to(args.output, render_backend_declaration(backend_ids(args.backends, "--backends"), args.library,
                                                       args.needs))
     return 0
@@ -167,9 +167,10 @@ def kernel_sources(args: SimpleNamespace) -> int:
     needed = index.sources_for(kernels, undefined_ok=args.other_libraries, notes=notes)
     for note in notes:
         print(f"etsb: note: {note}", file=sys.stderr)
-    for library, operators in index.serving(kernels).items() if args.say_libraries else ():
-        if library != args.library[0][0]:
-            print(f"etsb: {library} serves {', '.join(operators)} (chosen from the model)", file=sys.stderr)
+    if args.say_libraries:
+        from selective_build.emit.kernel_sources import render_chosen
+        serving = index.serving(kernels)
+        sys.stderr.write(render_chosen({n: ops for n, ops in serving.items() if n != args.library[0][0]}))
     if args.switch_names_output:
         names = index.switch_names_for((operator, kernel_name) for operator, kernel_name, _ in kernels)
         _write_to(args.switch_names_output, emit.render_switch_names(names))
@@ -189,7 +190,6 @@ def gen_op_variants(args: SimpleNamespace) -> int:
     """Write selected_op_variants.h for a selection."""
     from selective_build.emit.op_variants import render_selection_op_variants
     from selective_build.readers import inputs
-
     selection = inputs.selection(args.yaml_file_path)
     aliases = inputs.switch_names(args.switch_names) if args.switch_names else {}
     _write(args.output_dir, "selected_op_variants.h", render_selection_op_variants(selection, aliases))
@@ -200,7 +200,6 @@ def pick_smaller(args: SimpleNamespace) -> int:
     """Copy the smallest (stripped) of the candidate binaries, with its link map and the
     files it needs beside it (``--beside``)."""
     from selective_build.driver.pick import pick_smaller as pick
-
     print(pick(args.candidates, args.output, not args.no_link_map, args.beside))
     return 0
 

@@ -43,7 +43,8 @@ var missingInBuck2 = map[string]bool{"Label": true, "attr": true, "depset": true
 // emulate adapts the predeclared names env and native's members to the
 // dialect: Buck2's native.read_config in both (so that macros written for
 // Buck2, such as ExecuTorch's, evaluate in the driver too); under Buck2,
-// Label refused when called, and read_config a global as well.
+// Label refused when called, and read_config and read_root_config globals
+// and native's members.
 func (ev *evaluator) emulate(env, nativeMembers starlark.StringDict) {
 	readConfig := starlark.NewBuiltin("read_config", readConfigFn)
 	nativeMembers["read_config"] = readConfig
@@ -54,9 +55,13 @@ func (ev *evaluator) emulate(env, nativeMembers starlark.StringDict) {
 		return nil, fmt.Errorf("Label() is not a Buck2 global (labels are written as text there)")
 	})
 	env["read_config"] = readConfig
+	readRootConfig := starlark.NewBuiltin("read_root_config", readConfigFn)
+	env["read_root_config"] = readRootConfig
+	nativeMembers["read_root_config"] = readRootConfig
 }
 
-// read_config(section, key, default = None): no .buckconfig is read, so the default.
+// read_config(section, key, default = None), and read_root_config alike: no
+// .buckconfig is read, so the default.
 func readConfigFn(_ *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 	var section, key string
 	var def starlark.Value = starlark.None

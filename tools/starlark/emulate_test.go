@@ -52,7 +52,8 @@ func TestBuck2NativeIsBuck2s(t *testing.T) {
 		"rules/BUILD":  "",
 		"rules/defs.bzl": "SYSTEM = \"bazel\" if hasattr(native, \"cc_library\") else (\"buck2\" if hasattr(native, \"read_config\") else \"etsb\")\n" +
 			"def gen(name):\n" +
-			"    native.genrule(name = name + \"_\" + SYSTEM + native.read_config(\"etsb\", \"config\", \"_default\"),\n" +
+			"    native.genrule(name = name + \"_\" + SYSTEM + native.read_config(\"etsb\", \"config\", \"_default\") +\n" +
+			"        read_root_config(\"etsb\", \"executorch_cell\", \"_root\") + native.read_root_config(\"cells\", \"x\", \"_x\"),\n" +
 			"        outs = {\"o\": [\"o\"]}, default_outs = [\"o\"], cmd = \"touch $OUT/o\", labels = [\"l\"], visibility = [\"PUBLIC\"])\n",
 		"p/BUILD": "load(\"//rules:defs.bzl\", \"gen\")\n\ngen(name = \"g\")\n",
 	})
@@ -62,7 +63,7 @@ func TestBuck2NativeIsBuck2s(t *testing.T) {
 	}
 	target := out.Packages[0].Targets[0]
 	outs, _ := json.Marshal(target.Attrs["outs"])
-	if target.Name != "g_buck2_default" || string(outs) != `{"o":["o"]}` {
+	if target.Name != "g_buck2_default_root_x" || string(outs) != `{"o":["o"]}` {
 		t.Errorf("target %s, outs %s", target.Name, outs)
 	}
 }

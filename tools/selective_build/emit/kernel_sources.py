@@ -1,6 +1,8 @@
 """kernel-sources' outputs: the list of sources to compile, the names their
-dtype switches may take, and the wrapper sources that let a build system
-fixing its sources when configuring (CMake) compile only those listed."""
+dtype switches may take, the wrapper sources that let a build system
+fixing its sources when configuring (CMake) compile only those listed, and
+the lines naming the libraries the catalogue chose (gen-bindings' too, under
+Buck2)."""
 
 from __future__ import annotations
 
@@ -31,3 +33,9 @@ def render_wrappers(libraries: Sequence[Sequence[str]], needed: set[str], first:
                     else f"// {os.path.basename(path)}: not needed by this selection\n")
             wrappers[os.path.join(str(place), f"{number}_{os.path.basename(path)}")] = text
     return wrappers
+
+
+def render_chosen(served: Mapping[str, Sequence[str]]) -> str:
+    """``etsb: LIBRARY serves OP, ... (chosen from the model)``, a line per library of ``served`` (stderr)."""
+    return "".join(f"etsb: {library} serves {', '.join(operators)} (chosen from the model)\n"
+                   for library, operators in served.items())

@@ -175,3 +175,10 @@ def kernel_library(root: str | None, folders: Sequence[str], files: Sequence[str
         return (index_kernel_sources(root, library_sources(root, folders or DEFAULT_KERNEL_FOLDERS)),
                 os.path.abspath(root))
     return index_kernel_sources("", files, libraries), ""
+
+
+def library_operators(yamls: Mapping[str, str]) -> list[tuple[str, frozenset]]:
+    """Each library of ``yamls`` (name -> its kernel yaml's path, in order) with the operator names the yaml has."""
+    from selective_build.readers.kernel_catalog import yaml_operator_names
+
+    return [(name, yaml_operator_names(read_text(path, "kernel yaml"))) for name, path in yamls.items()]

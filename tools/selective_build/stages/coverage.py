@@ -1,14 +1,17 @@
 """What to tell a user whose build needs an operator that none of its kernel
 yamls has: which kernel library etsb knows provides it (etsb's own, with the
 attributes to paste; ExecuTorch's tree, with etsb's target for it), or that
-none does. Pure: the catalog is read elsewhere
+none does; and which of the libraries a build was given serve its operators
+(:func:`served`). Pure: the catalog is read elsewhere
 (:mod:`selective_build.readers.kernel_catalog`).
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Sequence
+
 from selective_build.model.coverage import ETSB, EXECUTORCH, KernelCatalog
-from selective_build.model.front_ends import CMAKE, STARLARK
+from selective_build.model.front_ends import BUCK2, CMAKE, STARLARK
 from selective_build.model.names import OperatorName
 
 _LLM_README = "kernels/llm/README.md"
@@ -76,6 +79,17 @@ _TREE_TARGETS = {
                              "(docs/cortex_m.md)",
     },
 }
+# Under Buck2 etsb's labels name its cell without `@`, and the tree's libraries are those of a cell the
+# project's .buckconfig names ([etsb] executorch_cell; rules/private/shim_buck2.bzl).
+_BUCK2_TREE = "with [etsb] executorch_cell naming the tree's cell in the project's .buckconfig"
+for _table in (_ETSB_REMEDIES, _ETSB_BESIDE_CUSTOM):
+    _table[BUCK2] = {path: text.replace('"@etsb//', '"etsb//') for path, text in _table[STARLARK].items()}
+_TREE_TARGETS[BUCK2] = {path: text.replace("@executorch//", "executorch//").replace("with --executorch-root", _BUCK2_TREE)
+                        for path, text in _TREE_TARGETS[STARLARK].items()}
+_TREE_TARGETS[BUCK2]["backends/cortex_m"] = (
+    "executorch//backends/cortex_m:kernels, which the catalogue takes by itself once the project's .buckconfig "
+    "sets [etsb] executorch_cell and cmsis_nn_cell to its cells of the ExecuTorch tree and of CMSIS-NN "
+    "(docs/cortex_m.md)")
 _NOT_BUILT = "etsb does not build it yet: " + _LLM_README
 _WRITE_ONE = ("write one: a kernel and a custom ops yaml declaring it (examples/custom_op/, "
               "docs/kernel_yaml.md)")
@@ -119,3 +133,18 @@ def catalog_summary(catalog: KernelCatalog) -> str:
     unread = f" (not found: {', '.join(catalog.unread)})" if catalog.unread else ""
     return (f"operators per library: etsb's {ours or 'none'}{unread}; ExecuTorch {catalog.executorch_version}'s "
             f"tree {tree} (known without a tree; a missing kernel's error names the library that has it)")
+
+
+def served(operators: Iterable[str], libraries: Sequence[tuple[str, frozenset]]) -> dict[str, tuple[str, ...]]:
+    """The operators of ``operators`` each library of ``libraries`` ((name,
+    the operator names its yaml has), in the catalogue's order) serves, each
+    from the first having it, by name in that order; a library serving none,
+    and an operator none has, left out (Buck2's build says so from the yamls:
+    it compiles whole libraries, where etsb's driver and Bazel learn it from
+    the kernels' sources, `kernel-sources --say-libraries`)."""
+    found: dict[str, set[str]] = {}
+    for operator in operators:
+        library = next((name for name, names in libraries if operator in names), None)
+        if library is not None:
+            found.setdefault(library, set()).add(operator)
+    return {name: tuple(sorted(found[name])) for name, _ in libraries if name in found}
