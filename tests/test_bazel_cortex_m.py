@@ -4,8 +4,9 @@ BUILD files have two lines: etsb_repositories(executorch_root = ...) gives
 `@executorch`, and `@cmsis_nn` is the CMSIS-NN beside it, so the catalogue
 takes ExecuTorch's Cortex-M kernels (`@executorch//backends/cortex_m:kernels`)
 for the programs' `cortex_m::` operators, as test_cortex_m_kernels.py's driver
-builds do. Programs lowered for CMSIS-NN's plain C run on the host and one
-lowered for Helium on the Cortex-M55 (`--config=size --config=cortex_m55`),
+builds do. Programs lowered for CMSIS-NN's plain C run on the host, one
+lowered for Helium on the Cortex-M55 (`--config=size --config=cortex_m55`)
+and one lowered for the DSP extension on the Cortex-M33 (`--config=cortex_m33`),
 each within one quantization step of its reference; only the kernels called
 and the CMSIS-NN functions they reach are in a binary (`nm`: Bazel writes no
 link map). Then `--repo_env=CMSIS_NN_ROOT` naming no CMSIS-NN tree: the
@@ -80,18 +81,21 @@ class Project:
 
 @pytest.fixture(scope="module")
 def project(tmp_path_factory):
-    """The host's programs (CMSIS-NN's plain C) and the Cortex-M55's (Helium), each two lines, built."""
+    """The host's programs (CMSIS-NN's plain C), the Cortex-M55's (Helium) and the Cortex-M33's (DSP), built."""
     assert shutil.which("bazel"), "no bazel on PATH: scripts/setup.sh installs Debian's bazel-bootstrap"
     built = Project(tmp_path_factory.mktemp("bazel_cortex_m"))
     for name in HOST_PROGRAMS:
         built.package("scalar", name, TWO_LINES, name)
         built.package("scalar", name, NAMED, f"{name}_named")
     built.package("mve", "ds_cnn", EMBEDDED, "m55")
+    built.package("dsp", "ds_cnn", EMBEDDED, "m33")
     try:
         host = built.bazel("build", *BAZEL_BUILD, DISK_CACHE, *(f"//{name}:{name}" for name in HOST_PROGRAMS))
         assert host.returncode == 0, host.stderr[-5000:]
         board = built.bazel("build", *BAZEL_BUILD, DISK_CACHE, "--config=size", "--config=cortex_m55", "//m55:ds_cnn")
         assert board.returncode == 0, board.stderr[-5000:]
+        dsp = built.bazel("build", *BAZEL_BUILD, DISK_CACHE, "--config=size", "--config=cortex_m33", "//m33:ds_cnn")
+        assert dsp.returncode == 0, dsp.stderr[-5000:]
         built.printed = host.stderr
         yield built
     finally:
@@ -126,12 +130,13 @@ def test_only_the_kernels_called_and_the_cmsis_nn_functions_they_reach_are_linke
     assert "arm_convolve_s8" in symbols(project.bin() / "ds_cnn" / "ds_cnn")
 
 
-def test_the_cortex_m55_runs_the_program_lowered_for_helium(project):
-    binary = project.bin("--config=size", "--config=cortex_m55") / "m55" / "ds_cnn"
-    result = subprocess.run([*PLATFORMS["cortex-m55"].emulator, str(binary)], capture_output=True, text=True,
+@pytest.mark.parametrize("platform, isa, package", [("cortex-m55", "mve", "m55"), ("cortex-m33", "dsp", "m33")])
+def test_each_board_runs_the_program_lowered_for_its_core(project, platform, isa, package):
+    binary = project.bin("--config=size", "--config=" + platform.replace("-", "_")) / package / "ds_cnn"
+    result = subprocess.run([*PLATFORMS[platform].emulator, str(binary)], capture_output=True, text=True,
                             timeout=300, stdin=subprocess.DEVNULL)
     assert result.returncode == 0, result.stdout[-2000:] + result.stderr[-2000:]
-    within_one_step("mve/ds_cnn", deploy_outputs(result.stdout)[0])
+    within_one_step(f"{isa}/ds_cnn", deploy_outputs(result.stdout)[0])
 
 
 # Last: another CMSIS_NN_ROOT fetches the repositories again.
