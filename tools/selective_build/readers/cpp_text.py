@@ -15,7 +15,7 @@ _CONTEXT_FUNCTION = re.compile(r"\b(\w+)\s*\(\s*(?:[\w:]+::)?(?:Kernel)?RuntimeC
 _MACRO_DEFINITION = re.compile(r"^[A-Z][A-Z0-9_]*\(\s*([a-z_]\w*)\s*[,)]", re.MULTILINE)
 # A namespace a source opens (its first name: `namespace torch::executor {` opens torch), or a
 # brace; string and character literals are skipped whole (a brace in one is no brace).
-_NAMESPACE_OR_BRACE = re.compile(r"\bnamespace[ \t\n]+(\w+)[\w: \t\n]*\{|[{}]"
+_NAMESPACE_OR_BRACE = re.compile(r"\bnamespace[ \t\n]+(\w+)(?:[ \t\n]*::[ \t\n]*\w+)*[ \t\n]*\{|[{}]"
                                  r"|\"(?:\\.|[^\"\\\n])*\"|'(?:\\.|[^'\\\n])*'")
 # A string literal that may name a dtype switch: an operator, maybe namespaced, maybe with an overload.
 _OPERATOR_LITERAL = re.compile(r'"((?:[a-z_][a-z0-9_]*::)?[a-z_][a-z0-9_]*\.[A-Za-z0-9_]+)"')
