@@ -24,7 +24,7 @@ import subprocess
 import numpy as np
 import pytest
 
-from conftest import MODELS_DIR, SUMMARY_LINES, TREE
+from conftest import MODELS_DIR, REPO, SUMMARY_LINES, TREE
 from helpers import (assert_deploy_matches_torch, deploy_outputs, embedded_binaries, etsb, method_meta,
                      new_workspace, run_on_board)
 from selective_build.driver.platforms import PLATFORMS
@@ -240,3 +240,23 @@ def test_a_program_larger_than_the_heap_and_a_long_command_line_are_refused_sayi
     assert long_line.returncode == 2, long_line.stdout + long_line.stderr
     assert "etsb: command line over 511 bytes" in long_line.stdout + long_line.stderr
     assert "usage" not in long_line.stdout + long_line.stderr
+
+
+@pytest.mark.parametrize("name", ["cortex-m55", *BOARDS])
+def test_a_binary_too_large_for_the_flash_fails_its_link_naming_the_budget(name, tmp_path):
+    """Code and constants beyond the board's flash (a 4.2 MB model embedded for the Cortex-M4 passed the
+    deploy source's check of the embedded bytes alone): the link fails naming the flash's size, and
+    the linker says by how much."""
+    board = PLATFORMS[name]
+    source = tmp_path / "big.cpp"
+    # Constants a little larger than the flash, kept by the reset handler's reference.
+    source.write_text(f"extern const char big[{board.flash_bytes}] = {{1}};\n"
+                      'extern "C" void Reset_Handler() { for (;;) (void)*(volatile const char*)big; }\n')
+    scripts = REPO / "platforms" / "cortex_m"
+    result = subprocess.run([board.compiler, *board.link_flags, "-nostartfiles", "-o", str(tmp_path / "big"),
+                             str(source), f"-T{scripts / (board.board + '.ld')}", f"-T{scripts / 'sections.ld'}"],
+                            capture_output=True, text=True)
+    assert result.returncode != 0
+    assert (f"etsb: the binary (code, constants, an embedded program) takes more than the board's "
+            f"{board.flash_bytes:,} bytes ({board.flash_bytes >> 20} MiB) of flash") in result.stderr, result.stderr
+    assert "region `FLASH' overflowed by" in result.stderr

@@ -206,6 +206,30 @@ def test_a_program_too_large_for_the_board_fails_the_build_naming_the_budget(wor
         output[-3000:]
 
 
+def test_a_program_read_from_a_file_too_large_for_the_boards_ram_fails_the_build(workspace):
+    """A binary reading its program from a file holds the program in its heap: pools that fit,
+    with a program that does not fit beside them, fail the build (a 5 MB program on a board of
+    4 MiB of RAM built, then failed at run time), naming the program's bytes and the budget."""
+    from selective_build.readers.pte_memory import read_method_memory
+    from selective_build.stages.deploy_memory import deploy_pools
+
+    program = (MODELS_DIR / "mlp" / "mlp.pte").read_bytes()
+    budget = PLATFORM.ram_bytes - PLATFORM.ram_reserved_bytes
+    planned = deploy_pools(read_method_memory(program, "mlp.pte")[0], True).planned
+    pool = budget - planned - len(program) // 2  # the pools fit; with the program beside them, they do not
+    (workspace / "read").mkdir(exist_ok=True)
+    shutil.copy(MODELS_DIR / "mlp" / "mlp.pte", workspace / "read")
+    (workspace / "read" / "BUILD").write_text(SHARED_BUILD.split("\n\n")[0] + "\n\n" + 
+        f'et_model_binary(name = "read", model = "mlp.pte", method_pool_bytes = {pool})\n')
+    result = etsb("build", *FLAGS, "//read:read", cwd=workspace)
+    output = result.stdout + result.stderr
+    assert result.returncode == 1, output[-2000:]
+    assert "read/BUILD:3:1:" in output and (f"read/mlp.pte: a binary reading it from a file holds its {len(program):,} "
+                                            f"bytes in RAM, beside {pool + planned:,} bytes of static memory: more "
+                                            f"than the board's budget of {budget} bytes") in output, output[-3000:]
+    assert "embed_model = True keeps the program in flash" in output
+
+
 def test_unknown_platform_is_a_clear_error(workspace):
     result = etsb("build", "--platform=cortex-m5", "//models:mlp", cwd=workspace)
     assert result.returncode == 2

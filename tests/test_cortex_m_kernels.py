@@ -135,6 +135,31 @@ def test_a_program_lowered_for_another_core_is_refused_when_its_registration_com
     assert "build for --platform=cortex-m55" in result.stdout + result.stderr
 
 
+# A program outside the corpus, exported by scripts/export_unseen_cortex_m.py for the host (scalar):
+# aten::maximum.out and aten::mul.out (etsb's portable kernels) beside cortex_m::minimum.out, whose
+# kernels share a name (minimum_out) in different namespaces; quant_step is its last dequantize's scale.
+MINMAX = REPO / "tests" / "data" / "cortex_m_minmax"
+MINMAX_QUANT_STEP = 0.004393233917653561
+
+
+@pytest.mark.build
+@pytest.mark.tree
+def test_kernels_of_one_name_from_two_libraries_in_different_namespaces_link_together(host, tmp_path):
+    root, _ = host
+    (root / "minmax").mkdir()
+    for path in MINMAX.iterdir():
+        shutil.copy(path, root / "minmax")
+    (root / "minmax" / "BUILD").write_text(TWO_LINES.format(name="minmax_tanh"))
+    result = etsb("build", "--executorch-root", str(TREE), "//minmax:minmax_tanh", cwd=root)
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+    run = subprocess.run([str(root / "etsb-out" / "bin" / "minmax" / "minmax_tanh"), "--model",
+                          str(root / "minmax" / "minmax_tanh.pte"), "--inputs", str(root / "minmax" / "forward.input_0.npy"),
+                          "--output-dir", str(tmp_path)], capture_output=True, text=True)
+    assert run.returncode == 0, run.stderr
+    expected, got = np.load(MINMAX / "forward.output_0.npy"), np.load(tmp_path / "output_0.npy")
+    assert got.shape == expected.shape and np.abs(got.astype(np.float64) - expected).max() <= MINMAX_QUANT_STEP
+
+
 # -- built: the Cortex-M55 ---------------------------------------------------------------------
 
 def board_workspace(root: Path, platform: str, isa: str, extra: str = "", labels: tuple[str, ...] = ()) -> Path:

@@ -155,6 +155,44 @@ def test_a_kernel_several_libraries_define_comes_from_the_first(tmp_path):
         os.chdir(old)
 
 
+def test_kernels_of_one_name_in_namespaces_nested_alike_are_different_functions(tmp_path):
+    """etsb's portable op_minimum.cpp (``torch::executor::native::minimum_out``, taken for
+    aten::maximum.out, which it defines too) beside the Cortex-M library's
+    (``cortex_m::native::minimum_out``): both open a nested ``native``, yet the functions
+    differ and link together (a program calling aten::maximum.out and cortex_m::minimum.out
+    was refused)."""
+    make_tree(tmp_path, {
+        "ours/op_minimum.cpp": "namespace torch {\nnamespace executor {\nnamespace native {\n"
+                               "namespace k = ::etsb::kernels;\n"
+                               "Tensor& minimum_out(KernelRuntimeContext& c) { }\n"
+                               "Tensor& maximum_out(KernelRuntimeContext& c) { }\n}\n}\n}\n",
+        "vendor/op_minimum.cpp": '#include "common.h"\nnamespace cortex_m {\nnamespace native {\n'
+                                 'const char* name = "}";\nTensor& minimum_out(KernelRuntimeContext& c) { }\n}\n}\n',
+        "vendor/op_other.cpp": "namespace torch::executor {\nTensor& minimum_out(KernelRuntimeContext& c) { }\n"
+                               "Tensor& sub_out(KernelRuntimeContext& c) { }\n}\n",
+    })
+    old = os.getcwd()
+    os.chdir(tmp_path)
+    try:
+        index = index_kernel_sources("", (), [("//vendor:kernels", ["vendor/op_minimum.cpp"]),
+                                              ("//ours:kernels", ["ours/op_minimum.cpp"])])
+        assert index.namespaces == {"ours/op_minimum.cpp": frozenset({"torch"}),
+                                    "vendor/op_minimum.cpp": frozenset({"cortex_m"})}
+        assert index.sources_for([("aten::maximum.out", "torch::executor::maximum_out", None),
+                                  ("cortex_m::minimum.out", "cortex_m::minimum_out", None)]) == (
+            "ours/op_minimum.cpp", "vendor/op_minimum.cpp")
+        # Both in torch's namespace: the same function twice, which cannot link.
+        clashing = index_kernel_sources("", (), [("//vendor:kernels", ["vendor/op_other.cpp"]),
+                                                 ("//ours:kernels", ["ours/op_minimum.cpp"])])
+        with pytest.raises(UserError) as info:
+            clashing.sources_for([("aten::maximum.out", "torch::executor::maximum_out", None),
+                                  ("aten::minimum.out", "torch::executor::minimum_out", None),
+                                  ("aten::sub.out", "torch::executor::sub_out", None)])
+        assert "kernel function 'minimum_out' is defined by two sources" in info.value.problems[0].message
+    finally:
+        os.chdir(old)
+
+
 @pytest.mark.parametrize("argv, message", [
     (["--functions-yaml-path", str(PORTABLE_YAML), "--library", "ours"],
      "kernel-sources: error: give either --root (a tree) or the library's files"),

@@ -111,6 +111,19 @@ def test_a_deploy_source_checks_its_program_against_a_boards_budget():
     assert 'odd \\"name\\".pte needs 1,216 bytes of static memory (method pool 1,000, planned buffers and inputs ' \
            '200, kernel scratch 16)' in text
     assert text.index(f"#ifdef {RAM_BUDGET}") < text.index("static_assert")
+    assert "reading it from a file" not in text  # embedded: the program is in flash
+    assert "reading it from a file" not in deploy_source(DeployPools(1000, 200, 16), b"\x01", [], "m.pte", 5)
+
+
+def test_a_deploy_source_counts_a_program_read_from_a_file_in_the_boards_ram():
+    """The file-reading runner holds the whole program in its heap: on a board, the program's
+    bytes and the static pools must fit the RAM budget together."""
+    text = deploy_source(DeployPools(1000, 200, 16), None, [], "m.pte", program_size=5_000_000)
+    assert f"static_assert(sizeof(etsb_deploy::method_pool) + 216 <= {RAM_BUDGET}, " in text
+    assert f"static_assert(sizeof(etsb_deploy::method_pool) + 5000216 <= {RAM_BUDGET}, " in text
+    assert ("m.pte: a binary reading it from a file holds its 5,000,000 bytes in RAM, beside 1,216 bytes of static "
+            "memory: more than the board's budget of \" ETSB_TEXT(") in text
+    assert text.index(f"#ifdef {RAM_BUDGET}") < text.index("5000216") < text.index("#endif")
 
 
 def test_a_deploy_sources_method_pool_is_sized_by_the_targets_pointers():

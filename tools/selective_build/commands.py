@@ -226,7 +226,7 @@ def deploy_source(args: SimpleNamespace) -> int:
         _write_to(args.prim_ops_header, selected_prim_ops_header(prim_ops, args.model))
     pools = deploy_pools(method, not args.embed, args.method_pool_bytes, args.temp_pool_bytes)
     check_static_size(pools, len(program) + sum(map(len, placed)) if args.embed else 0, args.model)
-    _write_to(args.output, render(pools, program if args.embed else None, placed, args.model))
+    _write_to(args.output, render(pools, program if args.embed else None, placed, args.model, len(program)))
     return 0
 
 

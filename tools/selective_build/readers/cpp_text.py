@@ -13,8 +13,10 @@ import re
 _CONTEXT_FUNCTION = re.compile(r"\b(\w+)\s*\(\s*(?:[\w:]+::)?(?:Kernel)?RuntimeContext\s*&")
 # A macro called at the start of a line with a name first: DEFINE_X(cos_out, ...).
 _MACRO_DEFINITION = re.compile(r"^[A-Z][A-Z0-9_]*\(\s*([a-z_]\w*)\s*[,)]", re.MULTILINE)
-# A namespace a source opens (its outermost name: `namespace torch::executor {` opens torch).
-_NAMESPACE = re.compile(r"^[ \t]*namespace[ \t]+(\w+)", re.MULTILINE)
+# A namespace a source opens (its first name: `namespace torch::executor {` opens torch), or a
+# brace; string and character literals are skipped whole (a brace in one is no brace).
+_NAMESPACE_OR_BRACE = re.compile(r"\bnamespace[ \t\n]+(\w+)(?:[ \t\n]*::[ \t\n]*\w+)*[ \t\n]*\{|[{}]"
+                                 r"|\"(?:\\.|[^\"\\\n])*\"|'(?:\\.|[^'\\\n])*'")
 # A string literal that may name a dtype switch: an operator, maybe namespaced, maybe with an overload.
 _OPERATOR_LITERAL = re.compile(r'"((?:[a-z_][a-z0-9_]*::)?[a-z_][a-z0-9_]*\.[A-Za-z0-9_]+)"')
 # A function definition's name (the parameter list is checked to open a body).
@@ -23,8 +25,20 @@ _STATEMENT_WORDS = frozenset({"return", "if", "else", "while", "for", "switch", 
 
 
 def opened_namespaces(text: str) -> frozenset[str]:
-    """The outermost names of the namespaces a source opens (``namespace torch::executor {``: torch)."""
-    return frozenset(_NAMESPACE.findall(text))
+    """The outermost names of the namespaces a source opens (``namespace torch::executor {``: torch),
+    not those nested in another (``cortex_m``'s ``native`` is not ``torch``'s) nor aliases."""
+    opened, braces = set(), []  # braces: for each open brace, whether it opened a namespace
+    for match in _NAMESPACE_OR_BRACE.finditer(text):
+        token = match.group(0)
+        if match.group(1):
+            if True not in braces:
+                opened.add(match.group(1))
+            braces.append(True)
+        elif token == "{":
+            braces.append(False)
+        elif token == "}" and braces:
+            braces.pop()
+    return frozenset(opened)
 
 
 def switch_names(text: str) -> tuple[str, ...]:
