@@ -27,7 +27,7 @@ from selective_build.driver.plan import Plan, PlannedTarget
 NOOP_MODULES = {
     "selective_build", "selective_build.__main__", "selective_build.argv", "selective_build.arguments",
     "selective_build.commands", "selective_build.driver", "selective_build.driver.fast",
-    "selective_build.driver.freshness", "selective_build.driver.layout", "selective_build.driver.plan",
+    "selective_build.driver.freshness", "selective_build.driver.idle", "selective_build.driver.layout", "selective_build.driver.plan",
     "selective_build.driver.platforms", "selective_build.driver.rc", "selective_build.driver.running",
     "selective_build.driver.state", "selective_build.model", "selective_build.model.errors",
     "selective_build.model.front_ends", "selective_build.model.records", "selective_build.readers",
