@@ -201,6 +201,12 @@ def test_a_deps_log_cut_short_or_unknown(tmp_path):
     log.write_bytes(b"# ninjadeps\n" + (4).to_bytes(4, "little") + len(path).to_bytes(4, "little") + path
                     + (0x80000000 | 16).to_bytes(4, "little") + bytes(8))  # a deps record cut short
     assert idle.deps_log(str(log)) == {}
+    header = b"# ninjadeps\n" + (4).to_bytes(4, "little") + len(path).to_bytes(4, "little") + path
+    log.write_bytes(header + (0x80000000 | 16).to_bytes(4, "little") + (0).to_bytes(4, "little") + bytes(8)
+                    + (7).to_bytes(4, "little"))  # a dependency with no path record
+    assert idle.deps_log(str(log)) is None
+    log.write_bytes(header + (0x80000000 | 6).to_bytes(4, "little") + bytes(6))  # not whole numbers
+    assert idle.deps_log(str(log)) is None
 
 
 def test_build_lines_are_read_with_their_escapes(tmp_path):

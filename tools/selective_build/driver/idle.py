@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import marshal
 import os
+import sys
 
 from selective_build.driver.freshness import fingerprint
 from selective_build.driver.layout import idle_file, ninja_file, ninja_graph_file
@@ -32,6 +33,8 @@ NO_WORK = "ninja: no work to do."
 MISSING = -1
 _DEPS_SIGNATURE = b"# ninjadeps\n"
 _DEPS_VERSION = 4
+# The deps log's numbers are little-endian: read in place where the machine's are too.
+_LITTLE_ENDIAN = sys.byteorder == "little"
 
 
 def _load(root: str, folder: str) -> dict | None:
@@ -249,10 +252,11 @@ def deps_log(path: str) -> dict[str, tuple[str, ...]] | None:
             record = data[position:position + size]
             position += size
             if header >> 31:  # output id, its time (8 bytes), then the ids of its dependencies
-                ids = [int.from_bytes(record[at:at + 4], "little") for at in range(0, size, 4)]
-                found[paths[ids[0]]] = tuple(paths[i] for i in ids[3:])
+                ids = memoryview(record).cast("I") if _LITTLE_ENDIAN else \
+                    [int.from_bytes(record[at:at + 4], "little") for at in range(0, size, 4)]
+                found[paths[ids[0]]] = tuple(map(paths.__getitem__, ids[3:]))
             else:  # a path, NUL-padded to 4 bytes, then a checksum
                 paths.append(record[:-4].rstrip(b"\0").decode("utf-8", "surrogateescape"))
-    except IndexError:  # an id with no path: not a log this reader understands
+    except (IndexError, TypeError):  # an id with no path, a record not of whole numbers: not a log it knows
         return None
     return found
