@@ -33,9 +33,10 @@ NOOP_MODULES = {
     "selective_build.model.front_ends", "selective_build.model.records", "selective_build.readers",
     "selective_build.readers.etsb_root",
 }
-# Standard modules a no-op never needs (each costs milliseconds): data formats, processes, typing.
+# Standard modules a no-op never needs (each costs milliseconds): data formats, processes, typing,
+# regular expressions (the console script pip generates imports re first: tools/etsb is etsb's launcher).
 NOT_IMPORTED = {"json", "subprocess", "dataclasses", "typing", "inspect", "argparse", "pathlib", "threading",
-                "hashlib", "shutil", "tempfile", "yaml", "flatbuffers", "importlib.util"}
+                "hashlib", "shutil", "tempfile", "yaml", "flatbuffers", "importlib.util", "re"}
 # The output folder of a build given no --platform or --config.
 FOLDER = output_dir({})
 
