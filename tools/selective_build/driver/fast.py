@@ -39,6 +39,8 @@ def noop_build(patterns: Sequence[str], jobs: int | None, defines: dict[str, str
         if freshness.refresh(root, list(saved["sources"]), saved["sources"], seen) or renewed:
             state.save_state(root, folder, saved)
         point_bin_link(root, folder)
+        if not plan.ninja_targets:  # nothing to build (as the full driver: ninja given none would build all)
+            return report(0, plan, {})
         kept = idle.holds(root, folder, ninja, plan.ninja_targets, seen)
         if kept is not None:
             print(idle.NO_WORK, flush=True)  # what ninja would say
