@@ -2,7 +2,7 @@
 cold, no-op and incremental builds with `etsb build`, and the no-op and
 start-up figures in this checkout, in one run.
 
-    .venv/bin/python bench/bench_build.py [--quick] [--no-examples]     (writes bench/results/bench_build.md)
+    .venv/bin/python bench/bench_build.py [--runs N] [--quick] [--no-examples]   (writes bench/results/bench_build.md)
 
 In temporary workspaces: 1. `etsb query //...` end to end beside the
 evaluator alone on generated trees of 1,000 and 10,000 targets (packages of 10,
@@ -48,6 +48,9 @@ EVAL_GOAL_MS, NOOP_GOAL_MS = 1000, 50   # 10,000 targets, `etsb query //...`; a 
 # In the checkout: a no-op build of one binary and of every example (ms); selection and merge against their peers.
 CHECKOUT_NOOP_GOAL_MS, EXAMPLES_NOOP_GOAL_MS, PEER_GOAL = 25, 100, 2.0
 EXAMPLES = "//examples/..."
+# What a no-op `etsb build` imports (tools/etsb, the launcher, imports nothing else).
+NOOP_IMPORTS = "import selective_build.__main__, selective_build.argv, selective_build.commands, " \
+               "selective_build.driver.fast"
 # The steps of `etsb query //...`, timed inside one fresh process (as the command runs them, collector and
 # all). argv: root, evaluator, pause the collector around the JSON steps (0/1), the evaluator's repository
 # options (JSON). Prints the times in ms as JSON.
@@ -178,7 +181,7 @@ def mlp_builds(tmp: Path, noop_runs: int, edit_runs: int, env: Mapping[str, str]
     plan = marshal.loads((workspace / state_file(HOST_OUT)).read_bytes())["plan"]
     cases["noop"] = time_commands({
         "etsb build -j 2": [ETSB, "build", "-j", "2", MLP], "etsb build -j2": [ETSB, "build", "-j2", MLP],
-        "python -c pass": "pass", "python, fast-path imports": "import re, selective_build.driver.fast",
+        "python -c pass": "pass", "python, fast-path imports": NOOP_IMPORTS,
         "ninja alone": [shutil.which("ninja", path=env.get("PATH")) or "ninja", "-f", ninja_file(HOST_OUT), "-j",
                         "2", *plan[0]]}, noop_runs, str(workspace), env, False)
     # A BUILD file touched: the plan is made again (evaluation, analysis, build.ninja), nothing compiles.
@@ -208,7 +211,7 @@ def bench_mlp(tmp: Path, noop_runs: int, edit_runs: int, env: Mapping[str, str])
         "", f"No-op, where the time goes (median ms of {noop_runs} interleaved runs)", "",
         markdown(["command", "ms"], [[command, f"{noop[key]:.1f}"] for command, key in (
             ("python -c pass (interpreter start)", "python -c pass"),
-            ("python -c 'import re, selective_build.driver.fast'", "python, fast-path imports"),
+            (f"python -c '{NOOP_IMPORTS}'", "python, fast-path imports"),
             (f"ninja -f {ninja_file(HOST_OUT)} -j 2 TARGETS (ninja's own no-op)", "ninja alone"),
             ("etsb build -j 2 //examples/mlp:bin", "etsb build -j 2"),
             ("etsb build -j2 //examples/mlp:bin", "etsb build -j2"))]),
@@ -279,7 +282,8 @@ def bench_checkout(tmp: Path, runs: int, examples: bool, env: Mapping[str, str])
     return [f"3. In this checkout ({REPO.name}, its own etsb-out; median ms of {runs} interleaved runs, bytecode "
             f"cached; the no-ops beside python -c pass, the tools beside ExecuTorch's, gen_oplist.py run from "
             f"{EXPORT_PYTHON.parent.parent.name}; instructions counted by callgrind, which other load does not "
-            "change: etsb's process + ninja's for a build)", "",
+            "change: etsb's process, + ninja's when it runs; a no-op whose files are unchanged since ninja last "
+            "had nothing to do does not run it, ninja's own no-op is beside it for comparison)", "",
             markdown(["command", "etsb ms", "python -c pass ms", "ninja's own no-op ms", "instructions",
                       "peer ms: speed-up", "goal"], rows),
             *([] if examples else ["", f"({EXAMPLES} left out: --no-examples)"])]
@@ -287,10 +291,11 @@ def bench_checkout(tmp: Path, runs: int, examples: bool, env: Mapping[str, str])
 
 def main() -> int:
     """Time evaluation and the MLP's builds in temporary workspaces, and the checkout's own; write the report."""
-    options = parser(__doc__, quick=(bool, False, "fewer repetitions (for a smoke run)"),
+    options = parser(__doc__, runs=20, runs_help="timed runs of each no-op and start-up (median)",
+                     quick=(bool, False, "fewer repetitions (for a smoke run)"),
                      no_examples=(bool, False, f"leave out the checkout's no-op of {EXAMPLES}")).parse_args()
     env = starlark_env()
-    eval_runs, noop_runs, edit_runs = (3, 5, 1) if options.quick else (7, 20, 3)
+    eval_runs, noop_runs, edit_runs = (3, 5, 1) if options.quick else (7, options.runs, 3)
     with tempfile.TemporaryDirectory(prefix="etsb_bench_build_") as tmp:
         lines = bench_evaluation(Path(tmp), eval_runs, env) + [""] + bench_mlp(Path(tmp), noop_runs, edit_runs, env)
         lines += [""] + bench_checkout(Path(tmp), noop_runs, not options.no_examples, env)

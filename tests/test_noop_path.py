@@ -27,15 +27,16 @@ from selective_build.driver.plan import Plan, PlannedTarget
 NOOP_MODULES = {
     "selective_build", "selective_build.__main__", "selective_build.argv", "selective_build.arguments",
     "selective_build.commands", "selective_build.driver", "selective_build.driver.fast",
-    "selective_build.driver.freshness", "selective_build.driver.layout", "selective_build.driver.plan",
+    "selective_build.driver.freshness", "selective_build.driver.idle", "selective_build.driver.layout", "selective_build.driver.plan",
     "selective_build.driver.platforms", "selective_build.driver.rc", "selective_build.driver.running",
     "selective_build.driver.state", "selective_build.model", "selective_build.model.errors",
     "selective_build.model.front_ends", "selective_build.model.records", "selective_build.readers",
     "selective_build.readers.etsb_root",
 }
-# Standard modules a no-op never needs (each costs milliseconds): data formats, processes, typing.
+# Standard modules a no-op never needs (each costs milliseconds): data formats, processes, typing,
+# regular expressions (the console script pip generates imports re first: tools/etsb is etsb's launcher).
 NOT_IMPORTED = {"json", "subprocess", "dataclasses", "typing", "inspect", "argparse", "pathlib", "threading",
-                "hashlib", "shutil", "tempfile", "yaml", "flatbuffers", "importlib.util"}
+                "hashlib", "shutil", "tempfile", "yaml", "flatbuffers", "importlib.util", "re"}
 # The output folder of a build given no --platform or --config.
 FOLDER = output_dir({})
 

@@ -12,13 +12,16 @@ exit status 2), as is a flag's own ``check``.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 
 from selective_build.driver.layout import OUT
 from selective_build.driver.platforms import (CONFIG_DEFINE, CONFIGS, DEFAULT_CONFIG, HOST, PLATFORM_DEFINE,
                                               PLATFORMS, SIZE_CONFIG)
 from selective_build.model.records import record
 from selective_build.model.front_ends import FRONT_ENDS
+
+TYPE_CHECKING = False  # typing's own flag, without importing typing (nor collections: start-up time)
+if TYPE_CHECKING:
+    from collections.abc import Callable
 
 # How a flag takes its value.
 VALUE = "value"      # --flag X; the last one given wins

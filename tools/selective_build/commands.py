@@ -13,13 +13,15 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Callable, Mapping
 from types import SimpleNamespace
 
 from selective_build import arguments
 from selective_build.arguments import Command
 from selective_build.model.errors import CommandLine, UserError
 
+TYPE_CHECKING = False  # typing's own flag, without importing typing (nor collections: start-up time)
+if TYPE_CHECKING:
+    from collections.abc import Callable, Mapping
 
 def _write(directory: str, name: str, text: str) -> None:
     """Write ``text`` to ``directory/name`` atomically."""
@@ -377,23 +379,11 @@ def doctor(args: SimpleNamespace) -> int:
 
 # Each command's declaration and the function that runs it.
 RUNS: Mapping[Command, Callable[[SimpleNamespace], int]] = {
-    arguments.MERGE_YAML: merge_yaml,
-    arguments.GEN_OPLIST: gen_oplist,
-    arguments.GEN_ALL_OPLIST: gen_all_oplist,
-    arguments.GEN_BINDINGS: gen_bindings,
-    arguments.BACKEND_LIBRARY: backend_library,
-    arguments.CHECK_ATTRS: check_attrs,
-    arguments.KERNEL_SOURCES: kernel_sources,
-    arguments.GEN_OP_VARIANTS: gen_op_variants,
-    arguments.VALIDATE_YAML: validate_yaml,
-    arguments.BUILD: build,
-    arguments.QUERY: query,
-    arguments.RUN: run,
-    arguments.PICK_SMALLER: pick_smaller,
-    arguments.DEPLOY_SOURCE: deploy_source,
-    arguments.DEPLOY_OUTPUTS: deploy_outputs,
-    arguments.CMAKE_PLATFORM: cmake_platform,
-    arguments.CLEAN: clean,
-    arguments.DOCTOR: doctor,
-    arguments.SIZE: size,
+    arguments.MERGE_YAML: merge_yaml, arguments.GEN_OPLIST: gen_oplist, arguments.GEN_ALL_OPLIST: gen_all_oplist,
+    arguments.GEN_BINDINGS: gen_bindings, arguments.BACKEND_LIBRARY: backend_library,
+    arguments.CHECK_ATTRS: check_attrs, arguments.KERNEL_SOURCES: kernel_sources,
+    arguments.GEN_OP_VARIANTS: gen_op_variants, arguments.VALIDATE_YAML: validate_yaml, arguments.BUILD: build,
+    arguments.QUERY: query, arguments.RUN: run, arguments.PICK_SMALLER: pick_smaller,
+    arguments.DEPLOY_SOURCE: deploy_source, arguments.DEPLOY_OUTPUTS: deploy_outputs,
+    arguments.CMAKE_PLATFORM: cmake_platform, arguments.CLEAN: clean, arguments.DOCTOR: doctor, arguments.SIZE: size,
 }

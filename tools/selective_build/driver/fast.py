@@ -1,16 +1,20 @@
 """The no-op build, fast: when the last plan still holds, bring the source
 digests up to date and run ninja on it, without evaluating BUILD files,
 analysing targets or importing the rest of etsb (that costs more than a whole
-no-op build may take)."""
+no-op build may take); and not even ninja when none of the files it read
+when it last had nothing to do has changed since (driver/idle.py)."""
 
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
 
-from selective_build.driver import freshness, state
+from selective_build.driver import freshness, idle, state
 from selective_build.driver.platforms import output_dir
-from selective_build.driver.running import WorkspaceLock, find_ninja, point_bin_link, report, run_ninja
+from selective_build.driver.running import WorkspaceLock, find_ninja, point_bin_link, report, run_ninja, shipped_sizes
+
+TYPE_CHECKING = False  # typing's own flag, without importing typing (nor collections: start-up time)
+if TYPE_CHECKING:
+    from collections.abc import Sequence
 
 
 def noop_build(patterns: Sequence[str], jobs: int | None, defines: dict[str, str],
@@ -31,8 +35,20 @@ def noop_build(patterns: Sequence[str], jobs: int | None, defines: dict[str, str
         plan, renewed = state.current_plan(saved, root, folder, key)
         if plan is None:
             return None
-        if freshness.refresh(root, list(saved["sources"]), saved["sources"]) or renewed:
+        seen: dict[str, int] = {}
+        if freshness.refresh(root, list(saved["sources"]), saved["sources"], seen) or renewed:
             state.save_state(root, folder, saved)
         point_bin_link(root, folder)
-        status = run_ninja(root, ninja, folder, plan.ninja_targets, jobs)
-    return report(status, plan)
+        if not plan.ninja_targets:  # nothing to build (as the full driver: ninja given none would build all)
+            return report(0, plan, {})
+        kept = idle.holds(root, folder, ninja, plan.ninja_targets, seen)
+        if kept is not None:
+            print(idle.NO_WORK, flush=True)  # what ninja would say
+            return report(0, plan, kept["extra"])
+        snapshot = idle.prepare(root, folder, ninja, plan.ninja_targets)
+        said: list[str] = []
+        status = run_ninja(root, ninja, folder, plan.ninja_targets, jobs, transcript=said)
+        sizes = shipped_sizes(plan) if status == 0 else {}
+        if status == 0 and snapshot is not None and said and said[0].splitlines() == [idle.NO_WORK]:
+            idle.keep(root, folder, snapshot, sizes)
+    return report(status, plan, sizes)

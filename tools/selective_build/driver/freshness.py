@@ -31,6 +31,25 @@ def fingerprint(path: str) -> list[int] | None:
     return [st.st_mtime_ns, st.st_size, st.st_ino, st.st_ctime_ns]
 
 
+def fingerprints(root: str, paths) -> list[list[int] | None]:
+    """The fingerprint of each of ``paths`` (relative to ``root``, '' for
+    ``root`` itself; absolute ones as they are), one directory handle for
+    them all: no path joined in Python, the no-op build takes thousands."""
+    directory = os.open(root, os.O_RDONLY)
+    stat, found = os.stat, []
+    try:
+        for path in paths:
+            try:
+                st = stat(path or ".", dir_fd=directory)
+            except (OSError, ValueError):
+                found.append(None)
+                continue
+            found.append([st.st_mtime_ns, st.st_size, st.st_ino, st.st_ctime_ns])
+    finally:
+        os.close(directory)
+    return found
+
+
 def stamp_path(source: str) -> str:
     """The digest stamp of ``source`` (relative to the workspace root)."""
     return f"{DIGESTS}/{source}"
@@ -61,20 +80,24 @@ def _write_stamp(path: str, digest: str) -> None:
     os.replace(temporary, path)
 
 
-def refresh(root: str, sources, records: dict) -> bool:
+def refresh(root: str, sources, records: dict, seen: dict | None = None) -> bool:
     """Bring the digest stamps of ``sources`` (paths relative to ``root``) up
     to date. ``records`` maps a source to its fingerprint and digest as last
     seen, and is updated; returns whether it changed. A source that cannot be
-    read is left to ninja, which reports it missing."""
+    read is left to ninja, which reports it missing.
+    With ``seen``, the modification time of each source found goes there
+    (what driver/idle.py would otherwise stat again)."""
     changed = False
-    for source in sources:
-        path = os.path.join(root, source)
-        current = fingerprint(path)
+    sources = list(sources)
+    for source, current in zip(sources, fingerprints(root, sources)):
         if current is None:
             continue
+        if seen is not None:
+            seen[source] = current[0]
         record = records.get(source)
         if record is not None and record[:4] == current:
             continue
+        path = os.path.join(root, source)
         try:
             digest = _digest(path)
         except OSError:

@@ -30,6 +30,8 @@ OBJ_NAME = "obj"              # objects, by package and target
 CHECKS_NAME = "checks"        # outputs of build-time checks (operators registered twice)
 NINJA_NAME = "build.ninja"    # its ninja file (ninja's own logs beside it: builddir)
 STATE_NAME = ".etsb/state.marshal"  # its last plan and what it was made from
+IDLE_NAME = ".etsb/idle.marshal"    # the times of what ninja read when it last had nothing to do (driver/idle.py)
+NINJA_GRAPH_NAME = ".etsb/ninja_graph.marshal"  # the edges of its ninja file, read once (driver/idle.py)
 # A link to the bin folder of the configuration last built (as Bazel's bazel-bin):
 # `etsb-out/bin/pkg/name` is the binary just built, whatever its configuration.
 BIN = f"{OUT}/{BIN_NAME}"
@@ -90,6 +92,16 @@ def ninja_file(out: str) -> str:
 def state_file(out: str) -> str:
     """The kept plan of the configuration folder ``out``."""
     return f"{out}/{STATE_NAME}"
+
+
+def idle_file(out: str) -> str:
+    """The kept snapshot of the configuration folder ``out`` in which ninja had nothing to do."""
+    return f"{out}/{IDLE_NAME}"
+
+
+def ninja_graph_file(out: str) -> str:
+    """The edges of the ninja file of the configuration folder ``out``, as driver/idle.py keeps them."""
+    return f"{out}/{NINJA_GRAPH_NAME}"
 
 
 # What the layout before per-configuration folders kept directly in etsb-out

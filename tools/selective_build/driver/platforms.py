@@ -14,11 +14,14 @@ precompiled headers' switch).
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
 
 from selective_build.driver.layout import configuration_dir
 from selective_build.model.errors import CommandLine, UserError, did_you_mean
 from selective_build.model.records import record
+
+TYPE_CHECKING = False  # typing's own flag, without importing typing (nor collections: start-up time)
+if TYPE_CHECKING:
+    from collections.abc import Mapping
 
 # The --define names the rules' config_settings read (rules/BUILD spells them again).
 PLATFORM_DEFINE = "etsb_platform"

@@ -16,7 +16,7 @@ from __future__ import annotations
 import os
 import sys
 
-from selective_build.driver.layout import BIN, LOCK_FILE, OUT, RETIRED, bin_dir, ninja_file
+from selective_build.driver.layout import BIN, DEVELOPMENT_RUNNER, LOCK_FILE, OUT, RETIRED, bin_dir, ninja_file
 from selective_build.driver.plan import Plan
 
 FORWARDED_SIGNALS = ("SIGINT", "SIGTERM", "SIGHUP")
@@ -87,7 +87,7 @@ def _retire_old_layout(root: str) -> None:
 
 
 def run_ninja(root: str, ninja: str, folder: str, targets, jobs: int | None = None, quiet: bool = False,
-              progress=None) -> int:
+              progress=None, transcript: list | None = None) -> int:
     """Run ninja on ``targets`` of the ninja file of the configuration folder
     ``folder``, in ``root``; its exit status (128 + the signal when etsb was
     told to stop). Its output is relayed line by line (to ``progress``, stdout
@@ -95,7 +95,7 @@ def run_ninja(root: str, ninja: str, folder: str, targets, jobs: int | None = No
     action's command line replaced by where the BUILD file made its target
     (see :func:`relay`). Quiet runs keep ninja's progress to themselves and
     print its output only when it fails (ninja prints a failing command's
-    output on stdout)."""
+    output on stdout). What ninja said, reworded, goes to ``transcript`` if given."""
     import signal
 
     command = [ninja, "-f", ninja_file(folder), *(["-j", str(jobs)] if jobs else []), *targets]
@@ -129,6 +129,8 @@ def run_ninja(root: str, ninja: str, folder: str, targets, jobs: int | None = No
     finally:
         for name, handler in previous.items():
             signal.signal(getattr(signal, name), handler)
+    if transcript is not None:
+        transcript.append(relayed)
     if received:
         return 128 + received[0]
     if quiet and status != 0:
@@ -210,10 +212,10 @@ def _failure_header(ninja_path: str, outputs: list[str]) -> str:
     return f"{where + ': ' if where else ''}error: {description} failed{output}:\n"
 
 
-def report(status: int, plan: Plan) -> int:
+def report(status: int, plan: Plan, sizes: dict | None = None) -> int:
     """After ninja: what the plan notes, then that the build failed or stopped,
     or where each binary is (a deploy binary, the one built to ship, with its
-    size); the exit status."""
+    size: ``sizes``, label -> what :func:`shipped_sizes` says, when known); the exit status."""
     for note in plan.notes:
         print(note, file=sys.stderr)
     if status > 128:
@@ -222,18 +224,22 @@ def report(status: int, plan: Plan) -> int:
     if status != 0:
         print("etsb: build failed", file=sys.stderr)
         return 1
+    if sizes is None:
+        sizes = shipped_sizes(plan)
     for target in plan.binaries:
-        print(f"{target.label}: {target.outputs[0]}{_shipped_size(target)}")
+        size = sizes.get(target.label)
+        print(f"{target.label}: {target.outputs[0]}{f' ({size})' if size else ''}")
     return 0
 
 
-def _shipped_size(target) -> str:
-    """`` (its size)`` for a deploy binary (see :func:`~selective_build.driver.pick.shipped_size`), else ''."""
-    from selective_build.driver.layout import DEVELOPMENT_RUNNER
-
-    if target.runner == DEVELOPMENT_RUNNER:
-        return ""
+def shipped_sizes(plan: Plan) -> dict[str, str]:
+    """The size of each deploy binary of the plan (built to ship; see
+    :func:`~selective_build.driver.pick.shipped_size`), by label."""
+    deployed = [target for target in plan.binaries if target.runner != DEVELOPMENT_RUNNER]
+    if not deployed:
+        return {}
     from selective_build.driver.pick import shipped_size
     from selective_build.driver.state import root_or_none
 
-    return f" ({shipped_size(os.path.join(root_or_none(os.getcwd()) or '', target.outputs[0]))})"
+    root = root_or_none(os.getcwd()) or ""
+    return {target.label: shipped_size(os.path.join(root, target.outputs[0])) for target in deployed}

@@ -15,7 +15,7 @@ import os
 import sys
 import time
 
-from selective_build.driver.freshness import fingerprint
+from selective_build.driver.freshness import fingerprint, fingerprints
 from selective_build.driver.layout import (BUILD_FILES, EVALUATOR_DIGEST, ROOT_MARKERS, SKIP_DIRS, TOOLS, ninja_file,
                                           state_file)
 from selective_build.driver.plan import Plan, from_data, to_data
@@ -107,7 +107,8 @@ def package_listings(root: str) -> tuple[list[str], dict]:
 
 def stamps(root: str, paths) -> dict[str, list[int] | None]:
     """The fingerprint of each path under ``root`` (None when missing)."""
-    return {path: fingerprint(os.path.join(root, path)) for path in paths}
+    paths = list(paths)
+    return dict(zip(paths, fingerprints(root, paths)))
 
 
 def plan_key(root: str, cwd_package: str, patterns, defines: dict, executorch_tree: str = "") -> dict:

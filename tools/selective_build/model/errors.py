@@ -8,9 +8,12 @@ a :class:`CommandLine` flag or command. The command line prints each as
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 
 from selective_build.model.records import record
+
+TYPE_CHECKING = False  # typing's own flag, without importing typing (nor collections: start-up time)
+if TYPE_CHECKING:
+    from collections.abc import Iterable
 
 
 @record
