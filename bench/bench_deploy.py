@@ -53,8 +53,9 @@ SIZES = ("Bytes: stripped file (hosted platforms), flash = text + data (bare met
          "-ffunction-sections -fdata-sections -DNDEBUG -DET_LOG_ENABLED=0 -DET_ENABLE_PROGRAM_VERIFICATION=0`, "
          "`--gc-sections`, a position-independent executable). 'CI threshold' is ExecuTorch's own figure for the "
          "test (x86-64 GCC 9; bare-metal Arm GCC).\n")
-SHIPPED = ("Each corpus model with `--config size`, the static runtime, embedded with its inputs, dtype-selective; "
-           "'x size test' against the size test without operators built here with the same flags, and with "
+SHIPPED = ("Each corpus model with `--config size`, the static runtime, embedded with its inputs, "
+           "`dtype_selective_build = True`: both forms linked, the smaller kept ('dtype-selective / op-selective' "
+           "gives both; the two-line default links the dtype-selective form alone); 'x size test' against the size test without operators built here with the same flags, and with "
            "ExecuTorch's CI flags; 'development': the model's binary in the default configuration (wheel runtime, "
            ".npy runner; the 437 KB libexecutorch.so it loads not counted).\n")
 PARTS = ("Bytes of each part, from the link map as `etsb size` splits it: 'runtime core' ExecuTorch's runtime from "
@@ -81,13 +82,17 @@ def prepare(models: dict[str, Model]) -> None:
                          "dtype_selective_build = True,"), model_target("dev", f"{name}.pte")])
 
 
+def binary_bytes(platform: str, binary: Path, tmp: Path) -> int:
+    """A binary's size: stripped bytes on a hosted platform, else flash (text + data)."""
+    if PLATFORMS[platform].hosted:
+        return stripped(binary, tmp)
+    out = subprocess.run([PLATFORMS[platform].size, str(binary)], capture_output=True, text=True, check=True)
+    return sum(int(field) for field in out.stdout.split("\n")[1].split()[:2])
+
+
 def measure(platform: str, name: str, binary: Path, tmp: Path) -> tuple[int, list[object]]:
     """A binary's size (stripped bytes hosted, else flash: text + data), and its row of the per-part table."""
-    if PLATFORMS[platform].hosted:
-        size = stripped(binary, tmp)
-    else:
-        out = subprocess.run([PLATFORMS[platform].size, str(binary)], capture_output=True, text=True, check=True)
-        size = sum(int(field) for field in out.stdout.split("\n")[1].split()[:2])
+    size = binary_bytes(platform, binary, tmp)
     parts = parts_by_map(binary, size)
     return size, [platform, name, f"{size:,}", *(f"{sum(parts.get(p, 0) for p in names):,}" for _, names in PART_COLUMNS)]
 
@@ -139,7 +144,9 @@ def size_tests(platform: str, tmp: Path) -> tuple[dict[str, int], list[list[obje
 def shipped(platform: str, models: dict[str, Model], tests: dict[str, int], tmp: Path) -> tuple[list, list, dict, list]:
     """The shipped binaries on ``platform``: their table's rows, per-part rows, binaries (and on the host
     the development ones, "NAME:dev") by model, problems."""
-    built = build(SIZE_CONFIG, platform, [f"//{m}:ship" for m in models])
+    forms = ("dtype_selective", "op_selective")  # the two links `dtype_selective_build` keeps the smaller of
+    built = build(SIZE_CONFIG, platform, [f"//{m}:ship{suffix}" for m in models
+                                          for suffix in ("", *(f"_{form}" for form in forms))])
     dev = build(SIZE_CONFIG, None, [f"//{m}:dev" for m in models]) if platform == HOST else {}
     binaries = {f"{m}:dev": dev[f"//{m}:dev"] for m in models if dev}
     threshold, rows, parts, problems = SIZE_TEST_THRESHOLDS.get(platform), [], [], []
@@ -151,7 +158,9 @@ def shipped(platform: str, models: dict[str, Model], tests: dict[str, int], tmp:
             problems.append(f"{platform} {name}: {verdict}")
         goal = GOALS.get(platform) if name == "mlp" else None
         note = "" if goal is None else f"<= {goal:,}: met" if size <= goal else f"<= {goal:,}: not met by {size - goal:,}"
-        rows.append([platform, name, f"{size:,}", f"{size / tests[SIZE_CONFIG]:.2f}x",
+        candidates = [binary_bytes(platform, built[f"//{name}:ship_{form}"], tmp) for form in forms]
+        rows.append([platform, name, f"{size:,}", " / ".join(f"{c:,}" for c in candidates),
+                     f"{size / tests[SIZE_CONFIG]:.2f}x",
                      f"{size / tests[EXECUTORCH_CI_CONFIG]:.2f}x", f"{threshold:,}" if threshold else "-", note,
                      f"{stripped(binaries[f'{name}:dev'], tmp):,}" if dev else "-", verdict])
     return rows, parts, binaries, problems
@@ -181,7 +190,7 @@ def report(tests: list, ships: list, parts: list, timings: list, runs: int) -> s
         "## ExecuTorch's size test, built here\n", SIZES,
         markdown(["platform", "operators", "etsb's size flags", "ExecuTorch's CI flags", "CI threshold"], tests),
         "\n## Shipped binaries\n", SHIPPED,
-        markdown(["platform", "model", "bytes", "x size test (same flags)", "x size test (CI flags)", "CI threshold",
+        markdown(["platform", "model", "bytes", "dtype-selective / op-selective", "x size test (same flags)", "x size test (CI flags)", "CI threshold",
                   "goal", "development", "matches torch"], ships),
         "\n## By part\n", PARTS, markdown(["platform", "binary", "total", *(h for h, _ in PART_COLUMNS)], parts),
         *(["\n## Latency on x86-64\n", LATENCY.format(runs=runs, execute=EXECUTE, goal=SLOWDOWN_GOAL),
