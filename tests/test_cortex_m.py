@@ -181,6 +181,28 @@ def test_mlp_fits_the_flash_budget(workspace):
     assert text + data <= FLASH_BUDGET, sizes
 
 
+def linked_symbols(binary: Path) -> set[str]:
+    """The names of the symbols a board binary defines."""
+    table = subprocess.run(["arm-none-eabi-nm", "--defined-only", str(binary)], capture_output=True, text=True,
+                           check=True).stdout
+    return {line.split()[-1] for line in table.splitlines() if line.strip()}
+
+
+def test_the_board_formats_with_its_own_snprintf_and_frees_only_what_it_allocated(workspace):
+    """The embedded MLP's operator names are formatted by the board's snprintf
+    (platforms/cortex_m/format.cpp), not newlib-nano's printf core; allocating
+    nothing, it links no allocator (delete.cpp's weak operator delete, for the
+    deleting destructors of ExecuTorch's virtual classes). The MLP read from a
+    file allocates its program with operator new and links new.cpp's operator
+    delete, which frees: both run as torch does (the tests above and below)."""
+    embedded = linked_symbols(workspace / "etsb-out" / "bin" / "models" / "mlp")
+    # newlib's snprintf is _snprintf_r's wrapper; its core _svfprintf_r and _printf_i.
+    assert "snprintf" in embedded and not embedded & {"_snprintf_r", "_svfprintf_r", "_printf_i"}, embedded
+    assert not embedded & {"malloc", "_malloc_r", "_free_r", "_sbrk"}, embedded
+    from_file = linked_symbols(workspace / "etsb-out" / "bin" / "models" / "mlp_file")
+    assert {"snprintf", "_malloc_r", "_free_r"} <= from_file and "_snprintf_r" not in from_file, from_file
+
+
 def test_etsb_run_takes_npy_files_and_writes_npy_outputs(workspace, tmp_path):
     """`etsb run` reads the .npy inputs on the host, passes them through
     semihosting as raw files, and turns what the board printed into .npy files."""
