@@ -7,7 +7,8 @@ the whole text's length, the bytes written and the terminating NUL are the
 same, and no byte past the buffer is touched: the conversions ExecuTorch's
 runtime uses on a board (%s, %d, %u, %zu, PRId64...), every length modifier
 at its limits, the flags, widths and precisions, %n, %p, floats where
-ExecuTorch's log is on; with the log compiled out (the size configuration), a
+ExecuTorch's log is on (and, compiled as for a single-precision FPU, their
+7 digits against texts given); with the log compiled out (the size configuration), a
 float conversion prints its own text and the arguments after it stay in
 step. (The board binaries' runs, tests/test_cortex_m.py and test_boards.py,
 load their operators by the names it formats.)"""
@@ -46,6 +47,14 @@ def test_snprintf_writes_what_glibc_writes_within_the_buffer_and_returns_the_who
     assert result.returncode == 0, result.stdout + result.stderr
     counts = re.search(r"^(\d+) cases checked, (\d+) differ$", result.stdout, re.M)
     assert counts and int(counts.group(1)) > 250 and int(counts.group(2)) == 0, result.stdout
+
+
+def test_with_a_single_precision_fpu_floats_have_seven_digits(tmp_path):
+    """format.cpp as compiled for the Cortex-M4 and M33 (__ARM_FP without
+    double precision): floats converted to float, 7 significant digits."""
+    result = run_cases(tmp_path, "-D__ARM_FP=4", cases_defines=("-DETSB_FORMAT_SINGLE",))
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert result.stdout.endswith(" cases checked, 0 differ\n"), result.stdout
 
 
 def test_with_the_log_compiled_out_a_float_conversion_prints_its_own_text(tmp_path):

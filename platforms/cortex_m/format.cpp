@@ -11,10 +11,11 @@
 // d i u o x X c s p n % (%zu too, which Debian's newlib-nano does not
 // format). An unknown conversion prints its own text ("%y"), as glibc does.
 // Floats (e E f F g G; a A as e E) where ExecuTorch's log is on, whose
-// kernels' messages print them: rounded to the significant digits of the FPU's
-// widest type (15 with a double-precision FPU; 7 on the Cortex-M4 and M33,
-// whose FPU is single-precision: a double converted to float, so beyond float's
-// range it prints inf or 0). With the log compiled out (the size
+// kernels' messages print them: scaled by tens in the FPU's widest type and
+// rounded (halfway up) to 15 significant digits with a double-precision FPU;
+// on the Cortex-M4 and M33, whose FPU is single-precision, a double converted
+// to float and 7 digits, the last within one or two (beyond float's range it
+// prints inf or 0). With the log compiled out (the size
 // configuration) nothing of ExecuTorch's formats a float, and a float
 // conversion prints its own text, its argument consumed (newlib-nano, without
 // _printf_float, prints nothing): about 1 KB of flash less.

@@ -5,7 +5,9 @@
 // format.cpp's functions renamed etsb_snprintf and etsb_vsnprintf; prints each
 // difference and exits 1 if there is any. With -DETSB_FORMAT_EXPECTED_ONLY
 // (format.cpp compiled with ExecuTorch's log off: floats print their own
-// text), only the cases whose text is given are checked.
+// text), only the cases whose text is given are checked; with
+// -DETSB_FORMAT_SINGLE (format.cpp compiled as for a single-precision FPU),
+// the floats are checked against texts given here.
 
 #include <cfloat>
 #include <cinttypes>
@@ -172,6 +174,13 @@ int main() {
   // ExecuTorch's log compiled out: a float conversion prints its own text, its argument consumed.
   EXPECT("p = %f, then 3", "p = %f, then %d", 0.25, 3);
   EXPECT("[%-8.3e] [%G] x", "[%-8.3e] [%G] %c", 1.5, 2.5, 'x');
+#elif defined(ETSB_FORMAT_SINGLE)
+  // A single-precision FPU's floats (format.cpp compiled with __ARM_FP=4, as for the Cortex-M4 and M33):
+  // 7 significant digits, a double beyond float's range inf or 0.
+  EXPECT("0.500000 -1.25 3.14159 1e-05 1.23457e+08 6.666667e-01", "%f %g %g %g %g %e", 0.5, -1.25, 3.14159265, 1e-5,
+         123456789.0, 2.0 / 3);
+  EXPECT("123456800.000000 inf -inf 0 nan", "%f %g %f %g %f", 123456789.0, 1e300, -1e300, 1e-300, NAN);
+  EXPECT("[   -1.5] [2.50e+00  ]", "[%7.1f] [%-10.2e]", -1.5, 2.5);
 #else
   // Floats, where glibc's correctly rounded digits are within ours (no value halfway between two).
   COMPARE("%f %f %f %f", 0.0, 0.5, -1.25, 3.14159265358979);
