@@ -166,6 +166,16 @@ def shipped(platform: str, models: dict[str, Model], tests: dict[str, int], tmp:
     return rows, parts, binaries, problems
 
 
+def with_symbols(binary: Path, tmp: Path) -> Path:
+    """The linked binary a shipped (stripped) one was copied from, for callgrind to find the method in: the
+    variant beside its folder whose stripped bytes are its (``binary`` itself when none is)."""
+    for variant in sorted(binary.parent.parent.glob(f"{binary.name}_*_selective")):
+        stripped(variant, tmp)
+        if (tmp / f"{variant.name}.stripped").read_bytes() == binary.read_bytes():
+            return variant
+    return binary
+
+
 def latency(models: dict[str, Model], binaries: dict[str, Path], runs: int, tmp: Path) -> list[list[object]]:
     """Per model on the host, shipped and development binaries: the median process wall ms (interleaved
     runs) and the instructions of the method's execution, each with its ratio and the goal's verdict."""
@@ -176,7 +186,8 @@ def latency(models: dict[str, Model], binaries: dict[str, Path], runs: int, tmp:
     for name, model in models.items():
         commands = {"ship": [str(binaries[name])], "dev": runner_command(binaries[f"{name}:dev"], model, tmp)}
         timed = time_commands(commands, runs)
-        counted = {side: instructions_in(command, EXECUTE) for side, command in commands.items()}
+        counted = {side: instructions_in(command, EXECUTE)
+                   for side, command in {**commands, "ship": [str(with_symbols(binaries[name], tmp))]}.items()}
         wall, work = timed["ship"] / timed["dev"], counted["ship"] / counted["dev"]
         rows.append([name, ms_cell(timed["ship"]), ms_cell(timed["dev"]), f"{wall:.2f}x", goal(wall),
                      f"{counted['ship']:,}", f"{counted['dev']:,}", f"{work:.2f}x", goal(work)])

@@ -227,11 +227,11 @@ def test_cmake_platform_gives_the_tables_flags_and_the_overlays_runtime(tmp_path
     assert c_options == [f for f in chosen.compile_flags if f in c_options] and "-fno-rtti" not in c_options
     assert values["ETSB_PLATFORM_LINK_OPTIONS"].split(";") == list(chosen.link_flags)
     # The board's support, from the overlay's select() on the platform: no mmap, the minimal PAL;
-    # the shared start-up and atomics, the board's memories then the shared sections.
+    # the shared start-up, atomics, snprintf and weak delete, the board's memories then the shared sections.
     board = PLATFORMS[platform].board
     assert values["ETSB_TREE_BOARD_SOURCES"].endswith("platforms/cortex_m/pal.cpp")
     assert [path.rsplit("/", 1)[1] for path in values[f"ETSB_TREE_{board.upper()}_SOURCES"].split(";")] == \
-        ["startup.cpp", "syscalls.cpp", "atomics.cpp"]
+        ["startup.cpp", "syscalls.cpp", "atomics.cpp", "format.cpp", "delete.cpp"]
     link = values[f"ETSB_TREE_{board.upper()}_LINK_OPTIONS"].split(";")
     assert "-nostartfiles" in link
     assert [flag.rsplit("/", 1)[1] for flag in link if flag.startswith("-T")] == [f"{board}.ld", "sections.ld"]

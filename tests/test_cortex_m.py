@@ -181,6 +181,28 @@ def test_mlp_fits_the_flash_budget(workspace):
     assert text + data <= FLASH_BUDGET, sizes
 
 
+def linked_symbols(binary: Path) -> set[str]:
+    """The names of the symbols a board binary defines."""
+    table = subprocess.run(["arm-none-eabi-nm", "--defined-only", str(binary)], capture_output=True, text=True,
+                           check=True).stdout
+    return {line.split()[-1] for line in table.splitlines() if line.strip()}
+
+
+def test_the_board_formats_with_its_own_snprintf_and_frees_only_what_it_allocated(workspace):
+    """The embedded MLP's operator names are formatted by the board's snprintf
+    (platforms/cortex_m/format.cpp), not newlib-nano's printf core; allocating
+    nothing, it links no allocator (delete.cpp's weak operator delete, for the
+    deleting destructors of ExecuTorch's virtual classes). The MLP read from a
+    file allocates its program with operator new and links new.cpp's operator
+    delete, which frees: both run as torch does (the tests above and below)."""
+    embedded = linked_symbols(workspace / "etsb-out" / "bin" / "models" / "mlp")
+    # newlib's snprintf is _snprintf_r's wrapper; its core _svfprintf_r and _printf_i.
+    assert "snprintf" in embedded and not embedded & {"_snprintf_r", "_svfprintf_r", "_printf_i"}, embedded
+    assert not embedded & {"malloc", "_malloc_r", "_free_r", "_sbrk"}, embedded
+    from_file = linked_symbols(workspace / "etsb-out" / "bin" / "models" / "mlp_file")
+    assert {"snprintf", "_malloc_r", "_free_r"} <= from_file and "_snprintf_r" not in from_file, from_file
+
+
 def test_etsb_run_takes_npy_files_and_writes_npy_outputs(workspace, tmp_path):
     """`etsb run` reads the .npy inputs on the host, passes them through
     semihosting as raw files, and turns what the board printed into .npy files."""
@@ -274,9 +296,11 @@ def test_size_splits_a_board_binary_into_its_parts(workspace):
         assert parts.get(part, 0) > 0, (part, parts)
     assert parts[size_mod.PART_RUNTIME] > 10 * parts[size_mod.PART_PRIM_OPS], parts  # only the prim ops it calls
     assert parts[size_mod.PART_CXX] > 5_000 and size_mod.PART_KERNEL_SUPPORT not in parts, parts
-    # The board's C library and start-up without printf (the PAL's log lines), newlib's
-    # signal-raising abort and librdimon (11,323 bytes measured; over 15,000 with them).
-    assert parts[size_mod.PART_CXX] < 12_000, parts
+    # The board's C library and start-up without newlib's printf core (the PAL's log lines, the
+    # board's own snprintf), its allocator (nothing allocates), its signal-raising abort and
+    # librdimon (6,526 bytes measured; 11,323 with newlib's printf and allocator, over 15,000
+    # with all of them).
+    assert parts[size_mod.PART_CXX] < 8_000, parts
     # The parts are of the flash, which etsb size reports with the static RAM, not the file's size.
     assert sum(parts.values()) == measured.flash and measured.runtime == 0
     sizes = subprocess.run([PLATFORM.size, str(binary)], capture_output=True, text=True, check=True).stdout

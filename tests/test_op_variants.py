@@ -3,6 +3,7 @@ drop the switch cases a selection does not use."""
 
 from __future__ import annotations
 
+import json
 import re
 import subprocess
 from pathlib import Path
@@ -206,3 +207,71 @@ def test_a_bad_switch_names_file_is_a_located_error(tmp_path, capsys):
     assert errors[0] == f"{names}:2: error: expected a switch name and the operators that may run it"
     assert errors[1].startswith(f"{names}:1: error:")
     assert not (tmp_path / "o").exists()
+
+
+PERMUTE_DRIVER = r"""
+#include <cstdint>
+#include <cstdio>
+
+#include <executorch/runtime/kernel/kernel_includes.h>
+#include <executorch/runtime/platform/runtime.h>
+
+using executorch::aten::ArrayRef;
+using executorch::aten::ScalarType;
+using executorch::aten::Tensor;
+using executorch::runtime::etensor::TensorImpl;
+
+namespace torch { namespace executor { namespace native {
+Tensor& permute_copy_out(KernelRuntimeContext& ctx, const Tensor& self, ArrayRef<int64_t> dims, Tensor& out);
+}}}
+
+// A 2x3 tensor of T transposed: the context's error, then the 6 values.
+template <typename T>
+void transpose(ScalarType dtype) {
+  TensorImpl::SizesType in_sizes[2] = {2, 3}, out_sizes[2] = {3, 2};
+  TensorImpl::DimOrderType order[2] = {0, 1};
+  T in[6] = {1, 2, 3, 4, 5, 6}, out[6] = {0, 0, 0, 0, 0, 0};
+  TensorImpl tin(dtype, 2, in_sizes, in, order), tout(dtype, 2, out_sizes, out, order);
+  Tensor self(&tin), result(&tout);
+  const int64_t dims[2] = {1, 0};
+  torch::executor::KernelRuntimeContext ctx;
+  torch::executor::native::permute_copy_out(ctx, self, ArrayRef<int64_t>(dims, 2), result);
+  std::printf("%d", int(ctx.failure_state()));
+  for (T v : out) std::printf(" %d", int(v));
+  std::printf("\n");
+}
+
+int main() {
+  executorch::runtime::runtime_init();
+  transpose<float>(ScalarType::Float);
+  transpose<int64_t>(ScalarType::Long);
+  return 0;
+}
+"""
+
+
+@pytest.mark.build
+def test_a_kernel_moving_elements_keeps_only_the_selected_widths(tmp_path):
+    """op_permute_copy.cpp moves elements by width (1, 2, 4, 8 bytes): built
+    for Float and Long calls it transposes both; built for Float calls alone it
+    keeps the 4-byte path only (a smaller object), and a Long tensor fails the
+    call through the context with InvalidArgument, its output untouched."""
+    source = REPO / "kernels/portable/cpu/op_permute_copy.cpp"
+    (tmp_path / "driver.cpp").write_text(PERMUTE_DRIVER)
+    outputs, sizes = {}, {}
+    for name, keys in (("both", ["v1/6;0,1|6;0,1|6;0,1", "v1/4;0,1|4;0,1|4;0,1"]),
+                       ("float", ["v1/6;0,1|6;0,1|6;0,1"])):
+        work = tmp_path / name
+        work.mkdir()
+        variants_header(work, "--ops_dict", json.dumps({"aten::permute_copy.out": keys}))
+        header = ["-include", str(work / "selected_op_variants.h")]
+        subprocess.run([*CXX, *header, "-c", str(source), "-o", str(work / "permute.o")], check=True)
+        subprocess.run([*CXX, str(tmp_path / "driver.cpp"), str(work / "permute.o"), "-o", str(work / "driver"),
+                        f"-L{ET / 'lib'}", "-lexecutorch", f"-Wl,-rpath,{ET / 'lib'}"], check=True)
+        run = subprocess.run([str(work / "driver")], capture_output=True, text=True)
+        assert run.returncode == 0, run.stderr
+        outputs[name], sizes[name] = run.stdout.splitlines(), text_size(work / "permute.o")
+    transposed = "0 1 4 2 5 3 6"
+    assert outputs["both"] == [transposed, transposed]
+    assert outputs["float"] == [transposed, "18 0 0 0 0 0 0"]  # Error::InvalidArgument
+    assert sizes["float"] < 0.85 * sizes["both"], sizes  # measured 5,511 and 6,883 bytes of text

@@ -18,7 +18,8 @@ from typing import Iterable, Mapping, Sequence
 from lib.env import ETSB, FILES, REPO, starlark_env
 
 ACTION_LINE = re.compile(r"^\[\d+/\d+\] (.*)$", re.MULTILINE)
-BUILT_LINE = re.compile(r"^(//\S+): (\S+)$", re.MULTILINE)
+# A build's last lines: "//pkg:name: PATH", then what it measured in brackets where it ships.
+BUILT_LINE = re.compile(r"^(//\S+): (\S+)(?: \(.*\))?$", re.MULTILINE)
 ET_LABEL = "//bench_et:runner_et_optimized"
 ET_QUANTIZED_LABEL = "//bench_et:runner_et_quantized"   # with the wheel's quantized kernels too
 ETSB_PARTS = ("rules", "runtime", "platforms", "tools", "kernels")

@@ -12,6 +12,10 @@ using ::executorch::aten::ArrayRef;
 using ::executorch::aten::Tensor;
 namespace k = ::etsb::kernels;
 
+namespace {
+constexpr char kName[] = "as_strided_copy.out";  // the switch name (the widths a dtype-selective build keeps)
+}  // namespace
+
 /// out[i0, i1, ...] = self's storage at storage_offset + sum(i_d * stride[d]),
 /// with out of shape `size`. Sizes, strides and the offset must be
 /// non-negative and every element read must lie inside self (contiguous);
@@ -46,7 +50,7 @@ Tensor& as_strided_copy_out(KernelRuntimeContext& ctx, const Tensor& self, Array
   if (empty) return out;
   k::CopyPlan plan;
   k::make_strided_plan(sizes, strides, size.size(), &plan);
-  k::strided_move(self, out, plan, offset);
+  ET_KERNEL_CHECK(ctx, k::strided_move<kName>(self, out, plan, offset), InvalidArgument, out);
   return out;
 }
 

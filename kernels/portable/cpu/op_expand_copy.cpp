@@ -9,6 +9,10 @@ using ::executorch::aten::ArrayRef;
 using ::executorch::aten::Tensor;
 namespace k = ::etsb::kernels;
 
+namespace {
+constexpr char kName[] = "expand_copy.out";  // the switch name (the widths a dtype-selective build keeps)
+}  // namespace
+
 /// out = self expanded to `size`: size may add leading dims, and each of
 /// self's dims (aligned right) must equal its target or be 1; -1 keeps self's
 /// size (not allowed for new leading dims). `implicit` must be false, as in
@@ -48,7 +52,7 @@ Tensor& expand_copy_out(KernelRuntimeContext& ctx, const Tensor& self, ArrayRef<
   if (out.numel() == 0) return out;
   k::CopyPlan plan;
   k::make_strided_plan(sizes, strides, out_rank, &plan);
-  ET_KERNEL_CHECK(ctx, k::strided_move(self, out, plan), InvalidArgument, out);
+  ET_KERNEL_CHECK(ctx, k::strided_move<kName>(self, out, plan), InvalidArgument, out);
   return out;
 }
 

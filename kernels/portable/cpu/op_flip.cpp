@@ -9,6 +9,10 @@ using ::executorch::aten::ArrayRef;
 using ::executorch::aten::Tensor;
 namespace k = ::etsb::kernels;
 
+namespace {
+constexpr char kName[] = "flip.out";  // the switch name (the widths a dtype-selective build keeps)
+}  // namespace
+
 /// out = self reversed along each dim of `dims` (negative dims count from
 /// the end; a dim listed twice is an error). Any dtype, copied by width
 /// (reading flipped dims with negative strides); contiguous; out is resized.
@@ -38,7 +42,7 @@ Tensor& flip_out(KernelRuntimeContext& ctx, const Tensor& self, ArrayRef<int64_t
   }
   k::CopyPlan plan;
   k::make_strided_plan(sizes, strides, static_cast<size_t>(rank), &plan);
-  k::strided_move(self, out, plan, offset);
+  ET_KERNEL_CHECK(ctx, k::strided_move<kName>(self, out, plan, offset), InvalidArgument, out);
   return out;
 }
 

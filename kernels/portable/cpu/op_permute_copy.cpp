@@ -9,6 +9,10 @@ using ::executorch::aten::ArrayRef;
 using ::executorch::aten::Tensor;
 namespace k = ::etsb::kernels;
 
+namespace {
+constexpr char kName[] = "permute_copy.out";  // the switch name (the widths a dtype-selective build keeps)
+}  // namespace
+
 /// out[i0, i1, ...] = self[...] with out dim j being self dim dims[j]
 /// (negative entries count from the end; dims must be a permutation). Any
 /// dtype up to 8 bytes wide, copied by width; self may have any dim order,
@@ -38,7 +42,7 @@ Tensor& permute_copy_out(KernelRuntimeContext& ctx, const Tensor& self, ArrayRef
   if (out.numel() == 0) return out;
   k::CopyPlan plan;
   k::make_strided_plan(sizes, strides, rank, &plan);
-  ET_KERNEL_CHECK(ctx, k::strided_move(self, out, plan), InvalidArgument, out);
+  ET_KERNEL_CHECK(ctx, k::strided_move<kName>(self, out, plan), InvalidArgument, out);
   return out;
 }
 

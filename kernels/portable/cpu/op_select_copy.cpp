@@ -8,6 +8,10 @@ namespace native {
 using ::executorch::aten::Tensor;
 namespace k = ::etsb::kernels;
 
+namespace {
+constexpr char kName[] = "select_copy.int_out";  // the switch name (the widths a dtype-selective build keeps)
+}  // namespace
+
 /// out = the slice of self at `index` (negative counts from the end) along
 /// `dim`, which the result drops. Any dtype, copied by width; self and out
 /// contiguous; out is resized. self must have at least one dim.
@@ -38,7 +42,7 @@ Tensor& select_copy_int_out(KernelRuntimeContext& ctx, const Tensor& self, int64
   if (out.numel() == 0) return out;
   k::CopyPlan plan;
   k::make_strided_plan(sizes, walk, shape.ndim, &plan);
-  k::strided_move(self, out, plan, index * strides[d]);
+  ET_KERNEL_CHECK(ctx, k::strided_move<kName>(self, out, plan, index * strides[d]), InvalidArgument, out);
   return out;
 }
 

@@ -10,6 +10,10 @@ namespace native {
 using ::executorch::aten::Tensor;
 namespace k = ::etsb::kernels;
 
+namespace {
+constexpr char kName[] = "slice_copy.Tensor_out";  // the switch name (the widths a dtype-selective build keeps)
+}  // namespace
+
 /// out = every `step`-th element of self from `start` up to `end` along `dim`
 /// (ATen's bounds: defaults, negatives and clamping as in Python slicing;
 /// step must be positive). Any dtype, copied by width; self and out
@@ -38,7 +42,7 @@ Tensor& slice_copy_Tensor_out(KernelRuntimeContext& ctx, const Tensor& self, int
   strides[d] *= step;
   k::CopyPlan plan;
   k::make_strided_plan(sizes, strides, static_cast<size_t>(rank), &plan);
-  k::strided_move(self, out, plan, offset);
+  ET_KERNEL_CHECK(ctx, k::strided_move<kName>(self, out, plan, offset), InvalidArgument, out);
   return out;
 }
 

@@ -10,6 +10,10 @@ namespace native {
 using ::executorch::aten::Tensor;
 namespace k = ::etsb::kernels;
 
+namespace {
+constexpr char kName[] = "slice_scatter.out";  // the switch name (the widths a dtype-selective build keeps)
+}  // namespace
+
 /// out = self, except out[start:end:step] along `dim` = src (ATen's slice
 /// bounds; src must have the slice's shape). Any dtype, self, src and out
 /// alike, copied by width; contiguous; out is resized to self's shape.
@@ -45,7 +49,8 @@ Tensor& slice_scatter_out(KernelRuntimeContext& ctx, const Tensor& self, const T
   dst_strides[d] *= step;
   k::CopyPlan plan;
   k::make_copy_plan(sizes, src_strides, dst_strides, static_cast<size_t>(rank), &plan);
-  k::move_walk(src.scalar_type(), src.const_data_ptr(), 0, out.mutable_data_ptr(), offset, plan);
+  ET_KERNEL_CHECK(ctx, k::move_walk<kName>(src.scalar_type(), src.const_data_ptr(), 0, out.mutable_data_ptr(),
+                                           offset, plan), InvalidArgument, out);
   return out;
 }
 

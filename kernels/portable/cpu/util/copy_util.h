@@ -4,10 +4,12 @@
 // Kernels that only move elements (permute_copy, expand_copy, split, embedding,
 // where's selection) do not need to know the dtype, only its width: they
 // dispatch on 1, 2, 4 or 8 bytes, which covers every real, Bool, Half and
-// BFloat16 dtype with four small instantiations and nothing for a dtype-
-// selective build to trim.
+// BFloat16 dtype with four small instantiations. A dtype-selective build keeps
+// only the widths of the dtypes selected for the operator (its switch name
+// given as `Name`): a Float-only permute_copy moves 4-byte words alone.
 #pragma once
 
+#include "element_width.h"
 #include "elementwise_util.h"
 #include "kernel_util.h"
 
@@ -15,19 +17,6 @@
 
 namespace etsb {
 namespace kernels {
-
-/// Calls `body(Word{})` with the unsigned integer type as wide as one element
-/// of `dtype`; false (body not called) for widths other than 1, 2, 4, 8.
-template <typename Body>
-ET_INLINE bool with_element_word(ScalarType dtype, const Body& body) {
-  switch (::executorch::runtime::elementSize(dtype)) {
-    case 1: body(uint8_t{}); return true;
-    case 2: body(uint16_t{}); return true;
-    case 4: body(uint32_t{}); return true;
-    case 8: body(uint64_t{}); return true;
-    default: return false;
-  }
-}
 
 /// The element strides of `t` in its own dim order (contiguous for the
 /// default order), computed from sizes and dim order.
@@ -223,17 +212,19 @@ inline void copy_walk(const In* src, Out* dst, const CopyPlan& p) {
 /// Moves the plan's box of `dtype` elements as words of their width, from
 /// element `src_offset` of src to element `dst_offset` of dst. False (nothing
 /// copied) for an unsupported width.
+template <const char* Name = nullptr>
 inline bool move_walk(ScalarType dtype, const void* src, int64_t src_offset, void* dst, int64_t dst_offset,
                       const CopyPlan& plan) {
-  return with_element_word(dtype, [&](auto word) {
+  return with_element_word<Name>(dtype, [&](auto word) {
     using W = decltype(word);
     copy_walk(static_cast<const W*>(src) + src_offset, static_cast<W*>(dst) + dst_offset, plan);
   });
 }
 
 /// out = in walked by `plan` (out contiguous), for tensors of one dtype.
+template <const char* Name = nullptr>
 inline bool strided_move(const Tensor& in, Tensor& out, const CopyPlan& plan, int64_t in_offset = 0) {
-  return move_walk(in.scalar_type(), in.const_data_ptr(), in_offset, out.mutable_data_ptr(), 0, plan);
+  return move_walk<Name>(in.scalar_type(), in.const_data_ptr(), in_offset, out.mutable_data_ptr(), 0, plan);
 }
 
 /// The element strides of a contiguous tensor, as int64_t.
@@ -351,7 +342,7 @@ template <const char* Name>
 inline bool copy_or_convert(KernelRuntimeContext& ctx, ScalarType in_type, const void* src, int64_t src_offset,
                             ScalarType out_type, void* dst, int64_t dst_offset, const CopyPlan& p) {
   if (in_type == out_type) {
-    ET_KERNEL_CHECK_MSG(ctx, move_walk(in_type, src, src_offset, dst, dst_offset, p), InvalidArgument, false,
+    ET_KERNEL_CHECK_MSG(ctx, move_walk<Name>(in_type, src, src_offset, dst, dst_offset, p), InvalidArgument, false,
                         "%s: unsupported dtype", Name);
     return true;
   }
