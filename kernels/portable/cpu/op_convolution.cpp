@@ -225,11 +225,12 @@ bool conv2d_gemm(KernelRuntimeContext& ctx, const float* in, const float* weight
       const float* x = in + (b * in_ch + g * in_per_group) * in_plane;
       const float* wg = weight + g * out_per_group * depth;
       float* o = out + (b * out_ch + g * out_per_group) * out_plane;
+      const float* group_bias = bias != nullptr ? bias + g * out_per_group : nullptr;  // gemm_f32 starts rows at it
       if constexpr (kSpecialisedPaths) {
         if (dot && pieces == 1) {  // called directly: through parallel_pieces_run's lambdas, 0.3-0.5 us slower
           k::patch_rows(x, col, in_per_group, h, w, 0, out_plane);
-          fill_with_bias(o, bias, g * out_per_group, out_per_group, out_plane);
-          k::dot_f32(out_per_group, out_plane, depth, wg, depth, col, depth, o, out_plane, /*accumulate=*/true);
+          k::dot_f32(out_per_group, out_plane, depth, wg, depth, col, depth, o, out_plane, /*accumulate=*/false,
+                     group_bias);
           continue;
         }
         if (dot) {
@@ -241,17 +242,16 @@ bool conv2d_gemm(KernelRuntimeContext& ctx, const float* in, const float* weight
           k::parallel_pieces_run(pieces, [&](int64_t p) {
             int64_t r0, r1;
             k::piece_bounds(out_per_group, pieces, p, &r0, &r1);
-            fill_with_bias(o + r0 * out_plane, bias, g * out_per_group + r0, r1 - r0, out_plane);
             k::dot_f32(r1 - r0, out_plane, depth, wg + r0 * depth, depth, col, depth, o + r0 * out_plane, out_plane,
-                       /*accumulate=*/true);
+                       /*accumulate=*/false, group_bias != nullptr ? group_bias + r0 : nullptr);
           });
           continue;
         }
       }
       if (patch_pieces > 1) {  // one_tile
         k::im2col_plane(x, col, padded ? col + col_floats : nullptr, in_per_group, h, w, patch_pieces);
-        fill_with_bias(o, bias, g * out_per_group, out_per_group, out_plane);
-        k::gemm_f32(out_per_group, out_plane, depth, wg, depth, 1, col, out_plane, o, out_plane, /*accumulate=*/true);
+        k::gemm_f32(out_per_group, out_plane, depth, wg, depth, 1, col, out_plane, o, out_plane, /*accumulate=*/false,
+                    group_bias);
         continue;
       }
       if (padded) k::pad_planes(x, col + col_floats, in_per_group, h, w);
@@ -260,7 +260,6 @@ bool conv2d_gemm(KernelRuntimeContext& ctx, const float* in, const float* weight
         k::piece_bounds(units, pieces, p, &u0, &u1);
         const int64_t lo = u0 * kGemmColumns, hi = u1 * kGemmColumns < out_plane ? u1 * kGemmColumns : out_plane;
         float* piece_col = col != nullptr ? col + p * depth * tile : nullptr;
-        k::fill_columns_with_bias(o, bias, g * out_per_group, out_per_group, out_plane, lo, hi);
         for (int64_t j0 = lo; j0 < hi; j0 += tile) {
           const int64_t width = hi - j0 < tile ? hi - j0 : tile;
           if (padded) {
@@ -269,7 +268,7 @@ bool conv2d_gemm(KernelRuntimeContext& ctx, const float* in, const float* weight
             k::im2col_columns(x, piece_col, in_per_group, h, w, j0, j0 + width);
           }
           k::gemm_f32(out_per_group, width, depth, wg, depth, 1, pointwise ? x + j0 : piece_col,
-                      pointwise ? out_plane : width, o + j0, out_plane, /*accumulate=*/true);
+                      pointwise ? out_plane : width, o + j0, out_plane, /*accumulate=*/false, group_bias);
         }
       });
     }
