@@ -131,6 +131,11 @@ void conv2d_transposed(const T* in, const T* weight, const T* bias, T* out, int6
   }
 }
 
+/// Whether gemm_f32 starts its sums at the bias (ETSB_GEMM_ROW_INIT): not
+/// in the size configuration, where the bias is written first by
+/// fill_columns_with_bias, which its direct loops link anyway (less code).
+constexpr bool kBiasInGemm = ETSB_GEMM_ROW_INIT;
+
 /// Output columns of an im2col tile: a multiple of every build's register
 /// tile width (8, 16, 32 floats), so that only the plane's last tile has a
 /// partial one.
@@ -225,7 +230,7 @@ bool conv2d_gemm(KernelRuntimeContext& ctx, const float* in, const float* weight
       const float* x = in + (b * in_ch + g * in_per_group) * in_plane;
       const float* wg = weight + g * out_per_group * depth;
       float* o = out + (b * out_ch + g * out_per_group) * out_plane;
-      const float* group_bias = bias != nullptr ? bias + g * out_per_group : nullptr;  // gemm_f32 starts rows at it
+      const float* group_bias = bias != nullptr ? bias + g * out_per_group : nullptr;  // where its sums start
       if constexpr (kSpecialisedPaths) {
         if (dot && pieces == 1) {  // called directly: through parallel_pieces_run's lambdas, 0.3-0.5 us slower
           k::patch_rows(x, col, in_per_group, h, w, 0, out_plane);
@@ -250,8 +255,9 @@ bool conv2d_gemm(KernelRuntimeContext& ctx, const float* in, const float* weight
       }
       if (patch_pieces > 1) {  // one_tile
         k::im2col_plane(x, col, padded ? col + col_floats : nullptr, in_per_group, h, w, patch_pieces);
-        k::gemm_f32(out_per_group, out_plane, depth, wg, depth, 1, col, out_plane, o, out_plane, /*accumulate=*/false,
-                    group_bias);
+        if (!kBiasInGemm) fill_with_bias(o, bias, g * out_per_group, out_per_group, out_plane);
+        k::gemm_f32(out_per_group, out_plane, depth, wg, depth, 1, col, out_plane, o, out_plane, !kBiasInGemm,
+                    kBiasInGemm ? group_bias : nullptr);
         continue;
       }
       if (padded) k::pad_planes(x, col + col_floats, in_per_group, h, w);
@@ -260,6 +266,7 @@ bool conv2d_gemm(KernelRuntimeContext& ctx, const float* in, const float* weight
         k::piece_bounds(units, pieces, p, &u0, &u1);
         const int64_t lo = u0 * kGemmColumns, hi = u1 * kGemmColumns < out_plane ? u1 * kGemmColumns : out_plane;
         float* piece_col = col != nullptr ? col + p * depth * tile : nullptr;
+        if (!kBiasInGemm) k::fill_columns_with_bias(o, bias, g * out_per_group, out_per_group, out_plane, lo, hi);
         for (int64_t j0 = lo; j0 < hi; j0 += tile) {
           const int64_t width = hi - j0 < tile ? hi - j0 : tile;
           if (padded) {
@@ -268,7 +275,8 @@ bool conv2d_gemm(KernelRuntimeContext& ctx, const float* in, const float* weight
             k::im2col_columns(x, piece_col, in_per_group, h, w, j0, j0 + width);
           }
           k::gemm_f32(out_per_group, width, depth, wg, depth, 1, pointwise ? x + j0 : piece_col,
-                      pointwise ? out_plane : width, o + j0, out_plane, /*accumulate=*/false, group_bias);
+                      pointwise ? out_plane : width, o + j0, out_plane, /*accumulate=*/!kBiasInGemm,
+                      kBiasInGemm ? group_bias : nullptr);
         }
       });
     }

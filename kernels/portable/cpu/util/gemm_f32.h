@@ -30,6 +30,15 @@
 namespace etsb {
 namespace kernels {
 
+// Whether gemm_f32 takes row_init, its register tiles starting from it
+// (gemm_f32_body.inc): not in the size configuration, whose callers write C
+// first and pass null (no code for it in the tiles).
+#if defined(ETSB_KERNELS_ONE_PATH)
+#define ETSB_GEMM_ROW_INIT 0
+#else
+#define ETSB_GEMM_ROW_INIT 1
+#endif
+
 #if !defined(ETSB_GEMM_X86)
 namespace gemm_portable {
 typedef float Vec4 __attribute__((vector_size(16)));
@@ -169,7 +178,8 @@ inline void gemm_f32_blocks(const Gemm& gemm, int64_t m, int64_t n, int64_t k, c
 /// instead of written to C first), on the widest vector unit this CPU has
 /// (and on the thread pool when the binary links one: see gemm_f32_blocks).
 /// A's element (i, p) is at a[i * a_row + p * a_col]; B and C are row-major
-/// with leading dims ldb and ldc; C must not overlap A or B.
+/// with leading dims ldb and ldc; C must not overlap A or B. row_init must
+/// be null where ETSB_GEMM_ROW_INIT is 0 (the size configuration).
 inline void gemm_f32(int64_t m, int64_t n, int64_t k, const float* a, int64_t a_row, int64_t a_col, const float* b,
                      int64_t ldb, float* c, int64_t ldc, bool accumulate, const float* row_init = nullptr) {
   if (m <= 0 || n <= 0) return;
