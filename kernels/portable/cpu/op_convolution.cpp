@@ -131,9 +131,7 @@ void conv2d_transposed(const T* in, const T* weight, const T* bias, T* out, int6
   }
 }
 
-/// Whether gemm_f32 starts its sums at the bias (ETSB_GEMM_ROW_INIT): not
-/// in the size configuration, where the bias is written first by
-/// fill_columns_with_bias, which its direct loops link anyway (less code).
+/// Whether gemm_f32 starts its sums at the bias (ETSB_GEMM_ROW_INIT; the size configuration writes it first).
 constexpr bool kBiasInGemm = ETSB_GEMM_ROW_INIT;
 
 /// Output columns of an im2col tile: a multiple of every build's register
@@ -173,21 +171,16 @@ bool conv2d_depthwise(KernelRuntimeContext& ctx, const float* in, const float* w
   return true;
 }
 
-/// Float convolution as matrix products per image and group: out_g [OC_g,
-/// OH * OW] = weight_g [OC_g, C_g * KH * KW] x im2col(x_g), after the bias,
-/// by gemm_f32 in tiles of im2col within kColumnBudget (from a padded copy
-/// of x_g when that fits the budget too; a pointwise convolution, 1x1 with
-/// stride 1 and no padding, multiplies the input itself); a tiny output
-/// plane of deep patches by dot_f32 against the patches as rows. Depthwise
-/// (one input channel per group) runs the direct kernels of depthwise_f32.h
-/// (neither these nor dot_f32 in the size configuration: kSpecialisedPaths),
-/// cut by channel on the thread pool. On the thread pool, the output's
-/// columns are cut into pieces of whole kGemmColumns, each with its own
-/// im2col (dot_f32's output rows, after patch_rows cut by position); a
-/// single tile is left to gemm_f32's own cut, after im2col_plane cut by
-/// channel. Every output takes the same code whatever the cut, so results
-/// do not depend on the threads. False (nothing written) when no scratch
-/// memory is available.
+/// Float convolution as matrix products per image and group: out_g [OC_g, OH * OW] = bias + weight_g [OC_g,
+/// C_g * KH * KW] x im2col(x_g) (the bias where gemm_f32's and dot_f32's sums start: kBiasInGemm), by gemm_f32 in
+/// tiles of im2col within kColumnBudget (from a padded copy of x_g when that fits the budget too; a pointwise
+/// convolution, 1x1 with stride 1 and no padding, multiplies the input itself); a tiny output plane of deep
+/// patches by dot_f32 against the patches as rows. Depthwise (one input channel per group) runs the direct
+/// kernels of depthwise_f32.h (neither these nor dot_f32 in the size configuration: kSpecialisedPaths), cut by
+/// channel on the thread pool. On the thread pool, the output's columns are cut into pieces of whole
+/// kGemmColumns, each with its own im2col (dot_f32's output rows, after patch_rows cut by position); a single
+/// tile is left to gemm_f32's own cut, after im2col_plane cut by channel. Every output takes the same code
+/// whatever the cut, so results do not depend on the threads. False (nothing written) without scratch memory.
 bool conv2d_gemm(KernelRuntimeContext& ctx, const float* in, const float* weight, const float* bias, float* out,
                  int64_t batch, int64_t in_ch, int64_t out_ch, int64_t groups, const Axis& h, const Axis& w) {
   const int64_t in_per_group = in_ch / groups;
