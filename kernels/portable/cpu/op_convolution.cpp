@@ -131,6 +131,9 @@ void conv2d_transposed(const T* in, const T* weight, const T* bias, T* out, int6
   }
 }
 
+/// Whether gemm_f32 starts its sums at the bias (ETSB_GEMM_ROW_INIT; the size configuration writes it first).
+constexpr bool kBiasInGemm = ETSB_GEMM_ROW_INIT;
+
 /// Output columns of an im2col tile: a multiple of every build's register
 /// tile width (8, 16, 32 floats), so that only the plane's last tile has a
 /// partial one.
@@ -168,21 +171,16 @@ bool conv2d_depthwise(KernelRuntimeContext& ctx, const float* in, const float* w
   return true;
 }
 
-/// Float convolution as matrix products per image and group: out_g [OC_g,
-/// OH * OW] = weight_g [OC_g, C_g * KH * KW] x im2col(x_g), after the bias,
-/// by gemm_f32 in tiles of im2col within kColumnBudget (from a padded copy
-/// of x_g when that fits the budget too; a pointwise convolution, 1x1 with
-/// stride 1 and no padding, multiplies the input itself); a tiny output
-/// plane of deep patches by dot_f32 against the patches as rows. Depthwise
-/// (one input channel per group) runs the direct kernels of depthwise_f32.h
-/// (neither these nor dot_f32 in the size configuration: kSpecialisedPaths),
-/// cut by channel on the thread pool. On the thread pool, the output's
-/// columns are cut into pieces of whole kGemmColumns, each with its own
-/// im2col (dot_f32's output rows, after patch_rows cut by position); a
-/// single tile is left to gemm_f32's own cut, after im2col_plane cut by
-/// channel. Every output takes the same code whatever the cut, so results
-/// do not depend on the threads. False (nothing written) when no scratch
-/// memory is available.
+/// Float convolution as matrix products per image and group: out_g [OC_g, OH * OW] = bias + weight_g [OC_g,
+/// C_g * KH * KW] x im2col(x_g) (the bias where gemm_f32's and dot_f32's sums start: kBiasInGemm), by gemm_f32 in
+/// tiles of im2col within kColumnBudget (from a padded copy of x_g when that fits the budget too; a pointwise
+/// convolution, 1x1 with stride 1 and no padding, multiplies the input itself); a tiny output plane of deep
+/// patches by dot_f32 against the patches as rows. Depthwise (one input channel per group) runs the direct
+/// kernels of depthwise_f32.h (neither these nor dot_f32 in the size configuration: kSpecialisedPaths), cut by
+/// channel on the thread pool. On the thread pool, the output's columns are cut into pieces of whole
+/// kGemmColumns, each with its own im2col (dot_f32's output rows, after patch_rows cut by position); a single
+/// tile is left to gemm_f32's own cut, after im2col_plane cut by channel. Every output takes the same code
+/// whatever the cut, so results do not depend on the threads. False (nothing written) without scratch memory.
 bool conv2d_gemm(KernelRuntimeContext& ctx, const float* in, const float* weight, const float* bias, float* out,
                  int64_t batch, int64_t in_ch, int64_t out_ch, int64_t groups, const Axis& h, const Axis& w) {
   const int64_t in_per_group = in_ch / groups;
@@ -225,11 +223,12 @@ bool conv2d_gemm(KernelRuntimeContext& ctx, const float* in, const float* weight
       const float* x = in + (b * in_ch + g * in_per_group) * in_plane;
       const float* wg = weight + g * out_per_group * depth;
       float* o = out + (b * out_ch + g * out_per_group) * out_plane;
+      const float* group_bias = bias != nullptr ? bias + g * out_per_group : nullptr;  // where its sums start
       if constexpr (kSpecialisedPaths) {
         if (dot && pieces == 1) {  // called directly: through parallel_pieces_run's lambdas, 0.3-0.5 us slower
           k::patch_rows(x, col, in_per_group, h, w, 0, out_plane);
-          fill_with_bias(o, bias, g * out_per_group, out_per_group, out_plane);
-          k::dot_f32(out_per_group, out_plane, depth, wg, depth, col, depth, o, out_plane, /*accumulate=*/true);
+          k::dot_f32(out_per_group, out_plane, depth, wg, depth, col, depth, o, out_plane, /*accumulate=*/false,
+                     group_bias);
           continue;
         }
         if (dot) {
@@ -241,17 +240,17 @@ bool conv2d_gemm(KernelRuntimeContext& ctx, const float* in, const float* weight
           k::parallel_pieces_run(pieces, [&](int64_t p) {
             int64_t r0, r1;
             k::piece_bounds(out_per_group, pieces, p, &r0, &r1);
-            fill_with_bias(o + r0 * out_plane, bias, g * out_per_group + r0, r1 - r0, out_plane);
             k::dot_f32(r1 - r0, out_plane, depth, wg + r0 * depth, depth, col, depth, o + r0 * out_plane, out_plane,
-                       /*accumulate=*/true);
+                       /*accumulate=*/false, group_bias != nullptr ? group_bias + r0 : nullptr);
           });
           continue;
         }
       }
       if (patch_pieces > 1) {  // one_tile
         k::im2col_plane(x, col, padded ? col + col_floats : nullptr, in_per_group, h, w, patch_pieces);
-        fill_with_bias(o, bias, g * out_per_group, out_per_group, out_plane);
-        k::gemm_f32(out_per_group, out_plane, depth, wg, depth, 1, col, out_plane, o, out_plane, /*accumulate=*/true);
+        if (!kBiasInGemm) fill_with_bias(o, bias, g * out_per_group, out_per_group, out_plane);
+        k::gemm_f32(out_per_group, out_plane, depth, wg, depth, 1, col, out_plane, o, out_plane, !kBiasInGemm,
+                    kBiasInGemm ? group_bias : nullptr);
         continue;
       }
       if (padded) k::pad_planes(x, col + col_floats, in_per_group, h, w);
@@ -260,7 +259,7 @@ bool conv2d_gemm(KernelRuntimeContext& ctx, const float* in, const float* weight
         k::piece_bounds(units, pieces, p, &u0, &u1);
         const int64_t lo = u0 * kGemmColumns, hi = u1 * kGemmColumns < out_plane ? u1 * kGemmColumns : out_plane;
         float* piece_col = col != nullptr ? col + p * depth * tile : nullptr;
-        k::fill_columns_with_bias(o, bias, g * out_per_group, out_per_group, out_plane, lo, hi);
+        if (!kBiasInGemm) k::fill_columns_with_bias(o, bias, g * out_per_group, out_per_group, out_plane, lo, hi);
         for (int64_t j0 = lo; j0 < hi; j0 += tile) {
           const int64_t width = hi - j0 < tile ? hi - j0 : tile;
           if (padded) {
@@ -269,7 +268,8 @@ bool conv2d_gemm(KernelRuntimeContext& ctx, const float* in, const float* weight
             k::im2col_columns(x, piece_col, in_per_group, h, w, j0, j0 + width);
           }
           k::gemm_f32(out_per_group, width, depth, wg, depth, 1, pointwise ? x + j0 : piece_col,
-                      pointwise ? out_plane : width, o + j0, out_plane, /*accumulate=*/true);
+                      pointwise ? out_plane : width, o + j0, out_plane, /*accumulate=*/!kBiasInGemm,
+                      kBiasInGemm ? group_bias : nullptr);
         }
       });
     }

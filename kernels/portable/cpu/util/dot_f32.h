@@ -27,6 +27,8 @@ typedef float DVec4 __attribute__((vector_size(16)));
   ([](const float* q) { DVec4 v; __builtin_memcpy(&v, q, sizeof v); return v; }(p))
 #define ETSB_DZERO() (DVec4{0, 0, 0, 0})
 #define ETSB_DFMA(a, b, c) ((a) * (b) + (c))
+#define ETSB_DSUM4(s, v) \
+  for (int q = 0; q < 4; ++q) (s)[q] = lanes_sum((v)[q])
 #include "dot_f32_body.inc"
 }  // namespace dot_portable
 #else
@@ -44,6 +46,12 @@ namespace dot_avx2 {
 #define ETSB_DLOAD(p) _mm256_loadu_ps(p)
 #define ETSB_DZERO() _mm256_setzero_ps()
 #define ETSB_DFMA(a, b, c) _mm256_fmadd_ps((a), (b), (c))
+#define ETSB_DSUM4(s, v) _mm_storeu_ps((s), sums4(v))
+/// Lane j: the sum of v[j]'s eight lanes (pairwise adds within each half, then the halves).
+inline __m128 sums4(const __m256* v) {
+  const __m256 pairs = _mm256_hadd_ps(_mm256_hadd_ps(v[0], v[1]), _mm256_hadd_ps(v[2], v[3]));
+  return _mm_add_ps(_mm256_castps256_ps128(pairs), _mm256_extractf128_ps(pairs, 1));
+}
 #include "dot_f32_body.inc"
 }  // namespace dot_avx2
 #pragma GCC pop_options
@@ -59,17 +67,18 @@ inline bool dot_f32_runs() {
 #endif
 }
 
-/// C[m x n] = (accumulate ? C : 0) + A[m x k] . B^T in single precision, B
-/// given as its n rows of k: A's row i at a + i * lda, B's row j at b + j *
-/// ldb, C row-major with leading dim ldc, not overlapping A or B. Only where
+/// C[m x n] = (accumulate ? C : row_init) + A[m x k] . B^T in single
+/// precision, row_init[i] along C's row i (zero when null), B given as its
+/// n rows of k: A's row i at a + i * lda, B's row j at b + j * ldb, C
+/// row-major with leading dim ldc, not overlapping A or B. Only where
 /// dot_f32_runs.
 inline void dot_f32(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda, const float* b, int64_t ldb,
-                    float* c, int64_t ldc, bool accumulate) {
+                    float* c, int64_t ldc, bool accumulate, const float* row_init = nullptr) {
   if (m <= 0 || n <= 0) return;
 #if defined(ETSB_DOT_X86)
-  dot_avx2::dot(m, n, k, a, lda, b, ldb, c, ldc, accumulate);
+  dot_avx2::dot(m, n, k, a, lda, b, ldb, c, ldc, accumulate, row_init);
 #else
-  dot_portable::dot(m, n, k, a, lda, b, ldb, c, ldc, accumulate);
+  dot_portable::dot(m, n, k, a, lda, b, ldb, c, ldc, accumulate, row_init);
 #endif
 }
 

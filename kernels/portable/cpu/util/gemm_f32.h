@@ -30,6 +30,15 @@
 namespace etsb {
 namespace kernels {
 
+// Whether gemm_f32 takes row_init, its register tiles starting from it
+// (gemm_f32_body.inc): not in the size configuration, whose callers write C
+// first and pass null (no code for it in the tiles).
+#if defined(ETSB_KERNELS_ONE_PATH)
+#define ETSB_GEMM_ROW_INIT 0
+#else
+#define ETSB_GEMM_ROW_INIT 1
+#endif
+
 #if !defined(ETSB_GEMM_X86)
 namespace gemm_portable {
 typedef float Vec4 __attribute__((vector_size(16)));
@@ -105,11 +114,12 @@ constexpr int64_t kNR = 8;
 /// own register-tiled build would be another 5 KB in every x86 binary with
 /// a matrix product, for CPUs few deployments still have.
 inline void gemm(int64_t m, int64_t n, int64_t k, const float* a, int64_t a_row, int64_t a_col, const float* b,
-                 int64_t ldb, float* c, int64_t ldc, bool accumulate) {
+                 int64_t ldb, float* c, int64_t ldc, bool accumulate, const float* row_init) {
   for (int64_t i = 0; i < m; ++i) {
     float* __restrict ci = c + i * ldc;
     if (!accumulate) {
-      for (int64_t j = 0; j < n; ++j) ci[j] = 0.0f;
+      const float init = row_init != nullptr ? row_init[i] : 0.0f;
+      for (int64_t j = 0; j < n; ++j) ci[j] = init;
     }
     for (int64_t p = 0; p < k; ++p) {
       const float aip = a[i * a_row + p * a_col];
@@ -136,10 +146,11 @@ constexpr int64_t kGemmTaskWork = int64_t{1} << 16;
 /// of them (columns of C, or its rows) and run on the thread pool.
 template <int64_t MR, int64_t NR, typename Gemm>
 inline void gemm_f32_blocks(const Gemm& gemm, int64_t m, int64_t n, int64_t k, const float* a, int64_t a_row,
-                            int64_t a_col, const float* b, int64_t ldb, float* c, int64_t ldc, bool accumulate) {
+                            int64_t a_col, const float* b, int64_t ldb, float* c, int64_t ldc, bool accumulate,
+                            const float* row_init) {
   const int64_t work = m * n * (k > 0 ? k : 1);
   if (work < 2 * kGemmTaskWork || parallel_threads() <= 1) {
-    return gemm(m, n, k, a, a_row, a_col, b, ldb, c, ldc, accumulate);
+    return gemm(m, n, k, a, a_row, a_col, b, ldb, c, ldc, accumulate, row_init);
   }
   const int64_t col_tiles = (n + NR - 1) / NR;
   const int64_t row_tiles = (m + MR - 1) / MR;
@@ -148,40 +159,44 @@ inline void gemm_f32_blocks(const Gemm& gemm, int64_t m, int64_t n, int64_t k, c
     parallel_range(0, col_tiles, (kGemmTaskWork + tile_work - 1) / tile_work, [&](int64_t t0, int64_t t1) {
       const int64_t j0 = t0 * NR;
       const int64_t j1 = t1 * NR < n ? t1 * NR : n;
-      gemm(m, j1 - j0, k, a, a_row, a_col, b + j0, ldb, c + j0, ldc, accumulate);
+      gemm(m, j1 - j0, k, a, a_row, a_col, b + j0, ldb, c + j0, ldc, accumulate, row_init);
     });
   } else {
     const int64_t tile_work = MR * n * (k > 0 ? k : 1);
     parallel_range(0, row_tiles, (kGemmTaskWork + tile_work - 1) / tile_work, [&](int64_t t0, int64_t t1) {
       const int64_t i0 = t0 * MR;
       const int64_t i1 = t1 * MR < m ? t1 * MR : m;
-      gemm(i1 - i0, n, k, a + i0 * a_row, a_row, a_col, b, ldb, c + i0 * ldc, ldc, accumulate);
+      gemm(i1 - i0, n, k, a + i0 * a_row, a_row, a_col, b, ldb, c + i0 * ldc, ldc, accumulate,
+           row_init != nullptr ? row_init + i0 : nullptr);
     });
   }
 }
 
-/// C[m x n] = (accumulate ? C : 0) + A[m x k] * B[k x n] in single
-/// precision, on the widest vector unit this CPU has (and on the thread pool
-/// when the binary links one: see gemm_f32_blocks). A's element (i, p) is
-/// at a[i * a_row + p * a_col]; B and C are row-major with leading dims ldb
-/// and ldc; C must not overlap A or B.
+/// C[m x n] = (accumulate ? C : row_init) + A[m x k] * B[k x n] in single
+/// precision, where row_init is row_init[i] along C's row i (zero when it
+/// is null: a convolution's bias, set in the registers that sum the row
+/// instead of written to C first), on the widest vector unit this CPU has
+/// (and on the thread pool when the binary links one: see gemm_f32_blocks).
+/// A's element (i, p) is at a[i * a_row + p * a_col]; B and C are row-major
+/// with leading dims ldb and ldc; C must not overlap A or B. row_init must
+/// be null where ETSB_GEMM_ROW_INIT is 0 (the size configuration).
 inline void gemm_f32(int64_t m, int64_t n, int64_t k, const float* a, int64_t a_row, int64_t a_col, const float* b,
-                     int64_t ldb, float* c, int64_t ldc, bool accumulate) {
+                     int64_t ldb, float* c, int64_t ldc, bool accumulate, const float* row_init = nullptr) {
   if (m <= 0 || n <= 0) return;
 #if defined(ETSB_GEMM_X86)
   if (__builtin_cpu_supports("avx512f")) {
     return gemm_f32_blocks<gemm_avx512::kMR, gemm_avx512::kNR>(gemm_avx512::gemm, m, n, k, a, a_row, a_col, b, ldb,
-                                                               c, ldc, accumulate);
+                                                               c, ldc, accumulate, row_init);
   }
   if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) {
     return gemm_f32_blocks<gemm_avx2::kMR, gemm_avx2::kNR>(gemm_avx2::gemm, m, n, k, a, a_row, a_col, b, ldb, c,
-                                                           ldc, accumulate);
+                                                           ldc, accumulate, row_init);
   }
   gemm_f32_blocks<gemm_baseline::kMR, gemm_baseline::kNR>(gemm_baseline::gemm, m, n, k, a, a_row, a_col, b, ldb, c,
-                                                          ldc, accumulate);
+                                                          ldc, accumulate, row_init);
 #else
   gemm_f32_blocks<gemm_portable::kMR, gemm_portable::kNR>(gemm_portable::gemm, m, n, k, a, a_row, a_col, b, ldb, c,
-                                                          ldc, accumulate);
+                                                          ldc, accumulate, row_init);
 #endif
 }
 
