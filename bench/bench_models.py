@@ -3,12 +3,13 @@ backends ("sides") run side by side on the same models in one run: latency,
 GFLOP/s, peak memory and the check against torch per side, the size by part of
 every binary built, and an SVG bar chart.
 
-    .venv/bin/python bench/bench_models.py --set real|ops|delegated|corpus|tree|quantized|llm [options]
+    .venv/bin/python bench/bench_models.py --set real|ops|delegated|fullres|corpus|tree|quantized|llm [options]
     (minutes for a few models, an hour+ for a whole set; writes bench/results/bench_models_SET.md and .svg)
 
 Sides (lib/models.py): binaries built per program in $TMPDIR/bench_models_SET_ws (kept; the
 tree's sides from ETSB_EXECUTORCH_TREE), or a peer runner on the wheel's prebuilt kernels. Each
-set has its own default sides and threads; corpus checks goals, tree also times cold builds of
+set has its own default sides and threads; fullres (MobileNet-v2 1.0 and ResNet-18 at 224 px) is
+exported first by bench/export_fullres.py; corpus checks goals, tree also times cold builds of
 the MLP, llm greedy generation; timing: lib/rounds.py. Exits 1 when a binary fails or
 disagrees with torch, or a goal is missed.
 """
@@ -27,12 +28,13 @@ from typing import Callable
 
 from lib.charts import bar_chart
 from lib.env import MODELS_DIR, OPTIMIZED_LIB, TREE, executorch_runtime
-from lib.models import (DTS, QUANTIZED_LIB, SIDES, Programs, load_cases, load_corpus, load_delegated, load_llm,
-                        load_models, load_quantized)
+from lib.models import (DTS, QUANTIZED_LIB, SIDES, Programs, load_cases, load_corpus, load_delegated, load_fullres,
+                        load_llm, load_models, load_quantized)
 from lib.profiles import measure_peak, program_flops
 from lib.results import diff_cell, finish, kb, markdown, ms_cell, results_path, write_atomically
 from lib.rounds import (PROCESS_MS, Plan, Timed, bench_decoders, bench_items, cpu_note, decoder_table, ratio_cell,
                         summary)
+from lib.split import DELEGATE, profile_splits, split_table
 from lib.sizes import executorch_libraries, libraries, measure, size_table, stripped, yaml_operators
 from lib.timing import choose, interleaved, listed, parser, wait
 from lib.workspace import build_models, model_target, write_et_package
@@ -44,7 +46,8 @@ class Set:
     """A set's programs (a loader of --models' names) and defaults: sides, thread counts,
     the side ratios are over, rounds, fixed runs per process (0: enough for ~PROCESS_MS),
     sides whose failure is only noted, whether it checks goals and times cold builds,
-    whether its programs have delegated twins, and whether the tree's sides can build them."""
+    whether its programs have delegated twins, whether the tree's sides can build them, and whether its tables split
+    each program's time by kind of operator (lib/split.py)."""
 
     load: Callable[[list[str] | None], Programs]
     sides: str
@@ -57,11 +60,13 @@ class Set:
     cold: bool = False
     twins: bool = False
     portable: bool = True
+    split: bool = False
 
 
 SETS = {"real": Set(lambda names: Programs(load_models(names, real_only=True)), "ours,optimized"),
         "ops": Set(load_cases, "ours,optimized"),
-        "delegated": Set(load_delegated, "xnnpack,ours,optimized", "1,2", base="xnnpack", twins=True),
+        "delegated": Set(load_delegated, "xnnpack,ours,optimized", "1,2", base="xnnpack", twins=True, split=True),
+        "fullres": Set(load_fullres, "xnnpack,ours", "1,2", base="xnnpack", rounds=5, twins=True, split=True),
         "corpus": Set(load_corpus, "ours,dts,optimized", "0", iterations=1000, optional=("optimized",), goals=True),
         "tree": Set(lambda names: Programs(load_models(names)), "tree,tree_dts,merged,optimized", "0", rounds=3,
                     iterations=6, cold=True),
@@ -214,6 +219,31 @@ def latency_lines(options: argparse.Namespace, results: list[Timed], programs: P
                     cpu_note(results, every, ", above 1 = more than one thread at work")]
 
 
+def split_lines(options: argparse.Namespace, programs: Programs, built: tuple, results: list[Timed],
+                tmp: Path) -> tuple[list[str], list[str]]:
+    """Per program, its time by kind of operator on each side etsb built (peers aside) at each thread count, from
+    --profile runs after the timing (lib/split.py); the lines and the problems."""
+    order = [(k, s, t) for k, s, t in runs(options.sides, options.threads) if SIDES[s].attributes is not None]
+    sides = binaries_by_side([(k, s) for k, s, _ in order], {m.name: m.pte.stem for m in programs.models}, built)
+    threads = {k: t for k, _, t in order if t is not None}
+    speedups = [(key_at(s, options.threads[0], options.threads), key_at(s, count, options.threads))
+                for s in dict.fromkeys(s for _, s, _ in order) if SIDES[s].threaded for count in options.threads[1:]]
+    timed = {t.name: t.ms for t in results}
+    lines, problems = [f"Where the time goes: each program's instructions by kind of operator (ms per run: the "
+                       f"median over {options.split_rounds} interleaved --profile processes per side and thread "
+                       "count after the timing, the runtime's event tracer around each instruction; share: of the "
+                       "side's instruction time; a/b: the kind's speed-up). XNNPACK's time per operator is not "
+                       f"available: the \"{DELEGATE}\" row is its whole delegate call (lib/split.py says why).", ""], []
+    for model in programs.models:
+        binaries = {k: b[model.name] for k, b in sides.items() if model.name in b}
+        found, failed = profile_splits(model, binaries, {k: programs.delegated[model.name] for k, s, _ in order
+                                                         if SIDES[s].delegated and model.name in programs.delegated},
+                                       threads, timed.get(model.name, {}), options.split_rounds, tmp)
+        problems += failed
+        lines += [f"{model.name}:", "", split_table(found, [k for k, _, _ in order], speedups), ""]
+    return lines, problems
+
+
 def goal_lines(results: list[Timed], measured: dict, every: dict) -> tuple[list[str], list[str]]:
     """The corpus set's goals, and the size goals missed (which fail the run)."""
     slow = [f"{t.name}, {s} {r:.2f}x" for t in results for s in ("ours", "dts")
@@ -273,7 +303,11 @@ def parse_options() -> argparse.Namespace:
                      models=(listed, None, "comma-separated programs of the set (default: all)"),
                      rounds=(int, None, "interleaved timed processes per side (default: the set's)"),
                      iterations=(int, None, "fixed in-process runs per process (default: the set's)"),
-                     cold_runs=(int, 3, "cold builds of each side (tree set; 0 skips)")).parse_args()
+                     cold_runs=(int, 3, "cold builds of each side (tree set; 0 skips)"),
+                     split_rounds=(int, 3, "--profile processes per side and thread count of the split by kind of "
+                                   "operator (delegated and fullres sets; 0 skips)")).parse_args()
+    if options.split_rounds < 0 or (options.rounds is not None and options.rounds < 1):
+        raise SystemExit("--rounds must be at least 1 and --split-rounds at least 0")
     chosen = SETS[choose("sets", [options.set], SETS)[0]]
     sides = choose("sides", options.sides or chosen.sides.split(","), SIDES)
     if not chosen.twins and any(SIDES[s].delegated for s in sides):
@@ -321,9 +355,12 @@ def latency_report(options: argparse.Namespace, programs: Programs, built: tuple
             f"timing started; peak of one core measured at {peak:.0f} GFLOP/s (fused multiply-adds on 16-float "
             "vectors, `g++ -O2 -march=native`).", ""]
     tail = []
+    if SETS[options.set].split and options.split_rounds:
+        split, failed = split_lines(options, programs, built, results, tmp)
+        tail, problems = ["", *split], problems + failed
     if options.goals:
         goals, failures = goal_lines(results, *sized)
-        tail, problems = ["", *goals], problems + failures
+        tail, problems = [*tail, "", *goals], problems + failures
     if options.cold and options.cold_runs:
         tail += ["", *cold_lines(options)]
     tail += [f"NOTE: {note}" for note in notes] + (["", f"![latency]({chart.name})"] if chart else [])

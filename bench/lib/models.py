@@ -22,6 +22,7 @@ from lib.workspace import ET_LABEL, ET_QUANTIZED_LABEL
 CORPUS = ("mlp", "cnn", "attention")
 REAL_DIR, DELEGATED_DIR, QUANTIZED_DIR = MODELS_DIR / "real", MODELS_DIR / "delegated", MODELS_DIR / "quantized"
 LLM_DIR, OPS_DATA = MODELS_DIR / "llm", BENCH / ".data" / "ops"
+FULLRES_DATA = BENCH / ".data" / "fullres"   # bench/export_fullres.py's: real/ and delegated/, each with a manifest
 DELEGATED_SUFFIX = "_xnnpack"   # a quantized model's twin delegated to XNNPACK
 STEP_SLACK = 1e-6   # a float rounding allowance on top of one quantization step (as tests/test_quantized.py)
 
@@ -228,21 +229,68 @@ def load_cases(names: list[str] | None) -> Programs:
     return Programs(models, column="what", cells={m.name: cases[m.name]["description"] for m in models})
 
 
+def check_twins(twins: Sequence[Model], delegated: dict[str, Model]) -> None:
+    """Exit unless each of ``twins`` has a delegated program with the same inputs (bytes) and as many outputs."""
+    for twin in twins:
+        model = delegated.get(twin.name)
+        if model is None:
+            raise SystemExit(f"{twin.name}: no delegated twin")
+        if len(model.inputs) != len(twin.inputs) or any(a.read_bytes() != b.read_bytes()
+                                                        for a, b in zip(model.inputs, twin.inputs)):
+            raise SystemExit(f"{twin.name}: the delegated and the real model's inputs differ")
+        if len(model.outputs) != len(twin.outputs):
+            raise SystemExit(f"{twin.name}: the delegated and the real model have different outputs")
+
+
 def load_delegated(names: list[str] | None) -> Programs:
     """The delegated models (held to the manifest's tolerance, rtol 0) and their undelegated twins."""
     found = manifest(DELEGATED_DIR)
     chosen = choose("delegated models", names, sorted(found))
     twins = load_models(chosen)
     delegated = delegated_twins(twins)
-    for twin in twins:
-        model = delegated[twin.name]
-        if len(model.inputs) != len(twin.inputs) or any(a.read_bytes() != b.read_bytes()
-                                                        for a, b in zip(model.inputs, twin.inputs)):
-            raise SystemExit(f"{twin.name}: the delegated and the real model's inputs differ")
-        if len(model.outputs) != len(twin.outputs):
-            raise SystemExit(f"{twin.name}: the delegated and the real model have different outputs")
+    check_twins(twins, delegated)
     return Programs(twins, delegated, "delegate calls/ops outside",
                     {n: f"{found[n]['delegate_calls']}/{len(found[n]['operators'])}" for n in chosen})
+
+
+FULLRES_HINT = ".venv-export/bin/python bench/export_fullres.py"
+
+
+def exported(folder: Path, numbers: tuple[str, ...]) -> dict:
+    """The "models" of an export_fullres.py folder's manifest, each with its files there and the ``numbers`` its
+    tolerance comes from (exit naming what is missing or malformed, with the command that exports them)."""
+    path = folder / "manifest.json"
+    try:
+        found = json.loads(path.read_text())["models"]
+        files = {name: [info["pte"], *(f"{name}/{t['file']}" for t in info["inputs"] + info["outputs"])]
+                 for name, info in found.items()}
+        negative = [f"{name}: {key}" for name, info in found.items() for key in numbers if not float(info[key]) >= 0]
+    except FileNotFoundError:
+        raise SystemExit(f"no full-resolution programs in {folder}: export them first with\n    {FULLRES_HINT}") \
+            from None
+    except (OSError, ValueError, KeyError, TypeError, AttributeError) as error:
+        raise SystemExit(f"{path}: not an export_fullres.py manifest ({type(error).__name__}: {error}); "
+                         f"re-export with\n    {FULLRES_HINT}") from None
+    if negative:
+        raise SystemExit(f"{path}: {negative[0]} is not a number >= 0; re-export with\n    {FULLRES_HINT}")
+    if missing := [f for name in found for f in files[name] if not (folder / f).exists()]:
+        raise SystemExit(f"{folder}: {missing[0]} is missing: re-export with\n    {FULLRES_HINT}")
+    return found
+
+
+def load_fullres(names: list[str] | None) -> Programs:
+    """MobileNet-v2 1.0 and ResNet-18 at 224 px (export_fullres.py): etsb's programs, held as the real models (10x
+    their spreads, rtol 1e-4), and their XNNPACK twins (the manifest's tolerance, rtol 0)."""
+    real, delegated = (FULLRES_DATA / folder for folder in ("real", "delegated"))
+    found = exported(real, ("max_abs_diff_fp32_vs_fp64", "max_abs_diff_eager_vs_runtime"))
+    twins = exported(delegated, ("tolerance",))
+    chosen = choose("full-resolution models", names, sorted(found), " (see bench/export_fullres.py)")
+    models = [from_manifest(n, real, found[n], found[n], spread_atol(found[n]), 1e-4) for n in chosen]
+    programs = {n: from_manifest(n, delegated, twins[n], twins[n], twins[n]["tolerance"], 0.0) for n in chosen
+                if n in twins}
+    check_twins(models, programs)
+    return Programs(models, programs, "delegate calls/ops outside",
+                    {n: f"{twins[n]['delegate_calls']}/{len(twins[n]['operators'])}" for n in chosen})
 
 
 def load_quantized(names: list[str] | None) -> Programs:

@@ -1,0 +1,83 @@
+"""Export the full-resolution programs that `bench/bench_models.py --set fullres` times:
+torchvision's MobileNet-v2 1.0 and ResNet-18 at 224x224 px, 1000 classes,
+random weights, each as etsb's portable program and delegated to XNNPACK.
+
+Run in the export environment (torch, executorch, torchvision, torchao; the benchmark itself never imports torch):
+
+    .venv-export/bin/python bench/export_fullres.py [--models a,b,...]
+
+The corpus exporter's own steps (tests/models/export_real.py: seeded weights,
+no all-zero parameter, batch-norm statistics from calibration passes, the
+check against ExecuTorch's pybindings runtime, the manifest entry) write,
+under bench/.data/fullres (ignored by git), real/NAME/ (no partitioner) and
+delegated/NAME/ (XnnpackPartitioner: the same weights, inputs and torch
+outputs), each folder with a manifest.json of tests/models/real's format.
+About a minute and 2 GB of memory per model; a re-export writes the same files.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+from pathlib import Path
+
+from lib.env import MODELS_DIR
+from lib.timing import choose, listed, parser
+
+OUTPUT = Path(__file__).resolve().parent / ".data" / "fullres"
+FOLDERS = {"real": None, "delegated": "xnnpack"}   # folder -> delegate
+SIZE = 224
+
+sys.path.insert(0, str(MODELS_DIR))   # the corpus exporter's modules (tests/models)
+
+
+def specs() -> dict:
+    """The full-resolution models as the corpus exporter's ModelSpecs, by name."""
+    from real_models import ModelSpec
+    from real_models.inputs import image_input
+    from real_models.vision import import_torchvision
+
+    def mobilenet_v2():
+        return import_torchvision().models.mobilenet_v2(weights=None, width_mult=1.0)
+
+    def resnet18():
+        return import_torchvision().models.resnet18(weights=None)
+
+    return {spec.name: spec for spec in (
+        ModelSpec("mobilenet_v2", f"torchvision MobileNetV2, width_mult 1.0, 1000 classes, {SIZE}x{SIZE} RGB",
+                  mobilenet_v2, image_input(SIZE)),
+        ModelSpec("resnet18", f"torchvision ResNet-18 (BasicBlock [2,2,2,2]), 1000 classes, {SIZE}x{SIZE} RGB",
+                  resnet18, image_input(SIZE)))}
+
+
+def main() -> int:
+    """Export the models asked for into both folders, merged into their manifests."""
+    options = parser(__doc__, models=(listed, None, "comma-separated models (default: all)")).parse_args()
+    import torch
+
+    import export_real   # tests/models/export_real.py: export_model, the manifest's versions
+
+    known = specs()
+    wanted = choose("models", options.models, known)
+    torch.set_num_threads(1)   # eager's outputs the same on every machine
+    export_real._quiet_known_warnings()
+    for folder, delegate in FOLDERS.items():
+        out = OUTPUT / folder
+        path = out / "manifest.json"
+        manifest = json.loads(path.read_text()) if path.exists() else {"version": export_real.MANIFEST_VERSION,
+                                                                       "models": {}}
+        manifest.update({"generator": export_real._versions(delegate), **({"delegate": delegate} if delegate else {})})
+        for name in wanted:
+            start = time.perf_counter()
+            manifest["models"][name], _ = export_real.export_model(known[name], out, delegate)
+            print(f"{folder}/{name}: {manifest['models'][name]['pte_size']:,} B "
+                  f"({time.perf_counter() - start:.0f} s)", flush=True)
+        manifest["models"] = dict(sorted(manifest["models"].items()))
+        export_real.write_atomic(path, (json.dumps(manifest, indent=2, sort_keys=True) + "\n").encode())
+    print(f"wrote {len(wanted)} models to {OUTPUT}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
