@@ -34,7 +34,7 @@ from lib.profiles import measure_peak, program_flops
 from lib.results import diff_cell, finish, kb, markdown, ms_cell, results_path, write_atomically
 from lib.rounds import (PROCESS_MS, Plan, Timed, bench_decoders, bench_items, cpu_note, decoder_table, ratio_cell,
                         summary)
-from lib.split import DELEGATE, profile_splits, split_table
+from lib.split import split_report
 from lib.sizes import executorch_libraries, libraries, measure, size_table, stripped, yaml_operators
 from lib.timing import choose, interleaved, listed, parser, wait
 from lib.workspace import build_models, model_target, write_et_package
@@ -224,24 +224,12 @@ def split_lines(options: argparse.Namespace, programs: Programs, built: tuple, r
     """Per program, its time by kind of operator on each side etsb built (peers aside) at each thread count, from
     --profile runs after the timing (lib/split.py); the lines and the problems."""
     order = [(k, s, t) for k, s, t in runs(options.sides, options.threads) if SIDES[s].attributes is not None]
-    sides = binaries_by_side([(k, s) for k, s, _ in order], {m.name: m.pte.stem for m in programs.models}, built)
-    threads = {k: t for k, _, t in order if t is not None}
     speedups = [(key_at(s, options.threads[0], options.threads), key_at(s, count, options.threads))
                 for s in dict.fromkeys(s for _, s, _ in order) if SIDES[s].threaded for count in options.threads[1:]]
-    timed = {t.name: t.ms for t in results}
-    lines, problems = [f"Where the time goes: each program's instructions by kind of operator (ms per run: the "
-                       f"median over {options.split_rounds} interleaved --profile processes per side and thread "
-                       "count after the timing, the runtime's event tracer around each instruction; share: of the "
-                       "side's instruction time; a/b: the kind's speed-up). XNNPACK's time per operator is not "
-                       f"available: the \"{DELEGATE}\" row is its whole delegate call (lib/split.py says why).", ""], []
-    for model in programs.models:
-        binaries = {k: b[model.name] for k, b in sides.items() if model.name in b}
-        found, failed = profile_splits(model, binaries, {k: programs.delegated[model.name] for k, s, _ in order
-                                                         if SIDES[s].delegated and model.name in programs.delegated},
-                                       threads, timed.get(model.name, {}), options.split_rounds, tmp)
-        problems += failed
-        lines += [f"{model.name}:", "", split_table(found, [k for k, _, _ in order], speedups), ""]
-    return lines, problems
+    return split_report(programs.models, binaries_by_side([(k, s) for k, s, _ in order], {
+        m.name: m.pte.stem for m in programs.models}, built), {k: programs.delegated for k, s, _ in order
+                                                                if SIDES[s].delegated},
+        {k: t for k, _, t in order}, speedups, {t.name: t.ms for t in results}, options.split_rounds, tmp)
 
 
 def goal_lines(results: list[Timed], measured: dict, every: dict) -> tuple[list[str], list[str]]:

@@ -28,6 +28,7 @@ from lib.timing import choose, listed, parser
 OUTPUT = Path(__file__).resolve().parent / ".data" / "fullres"
 FOLDERS = {"real": None, "delegated": "xnnpack"}   # folder -> delegate
 SIZE = 224
+MODELS = ("mobilenet_v2", "resnet18")   # specs()'s, named before torch is imported
 
 sys.path.insert(0, str(MODELS_DIR))   # the corpus exporter's modules (tests/models)
 
@@ -53,13 +54,15 @@ def specs() -> dict:
 
 def main() -> int:
     """Export the models asked for into both folders, merged into their manifests."""
-    options = parser(__doc__, models=(listed, None, "comma-separated models (default: all)")).parse_args()
+    options = parser(__doc__, models=(listed, None, f"comma-separated, of {', '.join(MODELS)} (default: all)")
+                     ).parse_args()
+    wanted = choose("models", options.models, MODELS)
     import torch
 
     import export_real   # tests/models/export_real.py: export_model, the manifest's versions
 
     known = specs()
-    wanted = choose("models", options.models, known)
+    assert tuple(known) == MODELS
     torch.set_num_threads(1)   # eager's outputs the same on every machine
     export_real._quiet_known_warnings()
     for folder, delegate in FOLDERS.items():

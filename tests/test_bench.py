@@ -10,6 +10,7 @@ from __future__ import annotations
 import ast
 import json
 import re
+import subprocess
 import sys
 from pathlib import Path
 
@@ -18,6 +19,7 @@ import pytest
 from conftest import REPO
 
 sys.path.insert(0, str(REPO / "bench"))
+import lib.models as bench_models_lib  # noqa: E402
 from lib.models import STEP_SLACK, load_decoders, quantized_models, step_atol  # noqa: E402
 from lib.rounds import Generated, parse_tokens, tokens_per_second  # noqa: E402
 
@@ -184,3 +186,110 @@ def test_the_quantized_programs_are_held_to_one_step_and_only_the_cnn_has_a_twin
     assert all(m.rtol == 0 and m.atol == steps[m.name] + STEP_SLACK for m in models)
     assert step_atol({"quant_step": 0.5}) == 0.5 + STEP_SLACK
     assert quantized_models(["mlp_dynamic_int8"])[1] == {}
+
+
+def fullres_export(root: Path, negative: str = "") -> Path:
+    """An export_fullres.py folder pair under ``root`` for one model "net" (``negative``: a number made -1)."""
+    for folder, extra in (("real", {"max_abs_diff_fp32_vs_fp64": 2e-6, "max_abs_diff_eager_vs_runtime": 1e-6}),
+                          ("delegated", {"tolerance": 3e-5, "delegate_calls": 1})):
+        entry = {"pte": "net/net.pte", "operators": [], "inputs": [{"file": "forward.input_0.npy"}],
+                 "outputs": [{"file": "forward.output_0.npy"}], **extra}
+        entry.update({negative: -1} if negative in entry else {})
+        (root / folder / "net").mkdir(parents=True)
+        for name, data in (("net.pte", b"pte"), ("forward.input_0.npy", b"in"), ("forward.output_0.npy", b"out")):
+            (root / folder / "net" / name).write_bytes(data)
+        (root / folder / "manifest.json").write_text(json.dumps({"models": {"net": entry}}))
+    return root
+
+
+def test_the_full_resolution_set_holds_each_program_as_the_real_models_and_its_twin_to_its_tolerance(
+        monkeypatch, tmp_path):
+    monkeypatch.setattr(bench_models_lib, "FULLRES_DATA", fullres_export(tmp_path))
+    programs = bench_models_lib.load_fullres(None)
+    [model] = programs.models
+    assert (model.name, model.atol, model.rtol, model.pte) == ("net", 10 * 2e-6, 1e-4, tmp_path / "real/net/net.pte")
+    twin = programs.delegated["net"]
+    assert (twin.atol, twin.rtol, twin.pte, twin.inputs) == (3e-5, 0.0, tmp_path / "delegated/net/net.pte",
+                                                             (tmp_path / "delegated/net/forward.input_0.npy",))
+    assert programs.cells == {"net": "1/0"}
+
+
+@pytest.mark.parametrize("damage, message", [
+    ("nothing exported", "no full-resolution programs in .*real: export them first with\n    .*export_fullres.py"),
+    ("bad json", r"delegated/manifest.json: not an export_fullres.py manifest \(JSONDecodeError"),
+    ("no inputs", r"real/manifest.json: not an export_fullres.py manifest \(KeyError: 'inputs'\)"),
+    ("negative tolerance", r"delegated/manifest.json: net: tolerance is not a number >= 0"),
+    ("missing output", r"real: net/forward.output_0.npy is missing: re-export with"),
+    ("other inputs", "net: the delegated and the real model's inputs differ"),
+    ("unknown model", r"unknown full-resolution models \['nope'\]; known: net \(see bench/export_fullres.py\)")])
+def test_a_bad_full_resolution_export_is_named_with_the_command_that_makes_it(monkeypatch, tmp_path, damage,
+                                                                               message):
+    root = tmp_path / "fullres"
+    if damage != "nothing exported":
+        fullres_export(root, "tolerance" if damage == "negative tolerance" else "")
+    if damage == "bad json":
+        (root / "delegated/manifest.json").write_text("{")
+    elif damage == "no inputs":
+        (root / "real/manifest.json").write_text(json.dumps({"models": {"net": {"pte": "net/net.pte"}}}))
+    elif damage == "missing output":
+        (root / "real/net/forward.output_0.npy").unlink()
+    elif damage == "other inputs":
+        (root / "delegated/net/forward.input_0.npy").write_bytes(b"other")
+    monkeypatch.setattr(bench_models_lib, "FULLRES_DATA", root)
+    with pytest.raises(SystemExit, match=message):
+        bench_models_lib.load_fullres(["nope"] if damage == "unknown model" else None)
+
+
+def test_the_full_resolution_set_runs_both_sides_at_one_and_two_threads_over_xnnpack(monkeypatch):
+    import bench_models
+
+    monkeypatch.setattr(sys, "argv", ["bench_models.py", "--set", "fullres"])
+    options = bench_models.parse_options()
+    assert (options.sides, options.threads, options.base, options.rounds, options.split_rounds) == (
+        ["xnnpack", "ours"], [1, 2], "xnnpack", 5, 3)
+    assert bench_models.SETS["fullres"].split and bench_models.SETS["delegated"].split
+    assert bench_models.runs(options.sides, options.threads) == [
+        ("xnnpack 1t", "xnnpack", 1), ("xnnpack 2t", "xnnpack", 2), ("ours 1t", "ours", 1), ("ours 2t", "ours", 2)]
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--split-rounds", "-1"], "--split-rounds at least 0"), (["--rounds", "0"], "--rounds must be at least 1"),
+    (["--sides", "ours,nope"], r"unknown sides \['nope'\]"), (["--models", "x", "--threads", "one"], None)])
+def test_the_model_bench_refuses_bad_options(monkeypatch, capsys, argv, message):
+    import bench_models
+
+    monkeypatch.setattr(sys, "argv", ["bench_models.py", "--set", "fullres", *argv])
+    with pytest.raises(SystemExit) as raised:
+        bench_models.parse_options()
+    assert raised.value.code != 0
+    text = str(raised.value.code) if message else capsys.readouterr().err
+    assert re.search(message or "argument --threads: invalid counts value: 'one'", text), text
+
+
+def test_the_export_of_the_full_resolution_set_refuses_an_unknown_model_before_importing_torch():
+    run = subprocess.run([sys.executable, str(BENCH / "export_fullres.py"), "--models", "resnet18,nope"],
+                         capture_output=True, text=True, check=False)
+    assert run.returncode == 1 and "unknown models ['nope']; known: mobilenet_v2, resnet18" in run.stderr, run
+
+
+def test_the_split_by_kind_of_operator_puts_the_costliest_first_with_shares_and_speedups():
+    from lib.profiles import Row
+    from lib.split import DELEGATE, Split, by_kind, runs_for, split_table
+
+    def row(kind: str, operator: str, ns: float) -> Row:
+        return Row(0, 0, kind, operator, (), 1, ns, 0)
+
+    ours = by_kind([row("operator", "aten::convolution.out", 3e6), row("operator", "aten::relu.out", 5e5),
+                    row("operator", "aten::convolution.out", 1e6), row("operator", "aten::add.out", 5e5)])
+    assert ours == {"convolution": 4.0, "activation": 0.5, "elementwise": 0.5}
+    assert by_kind([row("delegate", "XnnpackBackend", 2e6)]) == {DELEGATE: 2.0}
+    splits = {"ours 1t": Split(ours, 5.0, 3), "ours 2t": Split({"convolution": 2.0, "activation": 0.5}, 2.5, 3),
+              "xnnpack 1t": Split({DELEGATE: 2.0}, 2.0, 3)}
+    lines = split_table(splits, ["ours 1t", "ours 2t", "xnnpack 1t", "absent"], [("ours 1t", "ours 2t")]).splitlines()
+    assert lines[0] == ("| kind of operator | ours 1t ms | ours 2t ms | xnnpack 1t ms | ours 1t share | ours 2t share "
+                        "| xnnpack 1t share | ours 1t/ours 2t |")
+    assert lines[2] == "| convolution | 4.00 | 2.00 | - | 80% | 80% | - | 2.00 |"
+    assert [line.split(" | ")[0] for line in lines[3:]] == [f"| {DELEGATE}", "| activation", "| elementwise",
+                                                            "| all instructions"]
+    assert lines[-1] == "| all instructions | 5.00 | 2.50 | 2.00 | 100% | 100% | 100% | 2.00 |"
+    assert (runs_for(None), runs_for(1000.0), runs_for(10.0), runs_for(1e-3)) == (3, 3, 30, 200)

@@ -7,8 +7,9 @@ op_mean.cpp, op_permute_copy.cpp),
 checked from C++ (tests/kernels/parallel_checks.cpp and
 parallel_elementwise_checks.cpp) with and without the pool linked; the
 development runner's `--threads N` on real models (the same bits at one and
-two threads, torch's outputs); its bad values; and a binary against the
-tree's runtime, which links no pool."""
+two threads, torch's outputs; the small CNNs never waking the pool's
+workers); its bad values; and a binary against the tree's runtime, which
+links no pool."""
 
 from __future__ import annotations
 
@@ -80,12 +81,14 @@ def built() -> None:
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
 
 
-def run(model: str, out: Path, *flags: str) -> subprocess.CompletedProcess:
-    """The model's development binary (etsb's kernels) on its sample inputs, outputs in ``out``."""
+def run(model: str, out: Path, *flags: str, before: tuple[str, ...] = ()) -> subprocess.CompletedProcess:
+    """The model's development binary (etsb's kernels) on its sample inputs, outputs in ``out`` (``before``: a
+    command it runs under)."""
     info = REAL_MANIFEST[model]
     inputs = ",".join(str(REAL_MODELS_DIR / model / i["file"]) for i in info["inputs"])
-    return subprocess.run([str(OUT / f"{model}_ours"), "--model", str(REAL_MODELS_DIR / info["pte"]), "--inputs",
-                           inputs, "--output-dir", str(out), *flags], capture_output=True, text=True, timeout=300)
+    return subprocess.run([*before, str(OUT / f"{model}_ours"), "--model", str(REAL_MODELS_DIR / info["pte"]),
+                           "--inputs", inputs, "--output-dir", str(out), *flags], capture_output=True, text=True,
+                          timeout=300)
 
 
 @pytest.mark.parametrize("model", MODELS)
@@ -100,6 +103,25 @@ def test_one_and_two_threads_give_the_same_bits(built, model, tmp_path):
     assert len(outputs["1"]) == len(REAL_MANIFEST[model]["outputs"])
     for one, two in zip(outputs["1"], outputs["2"]):
         assert one.read_bytes() == two.read_bytes(), (model, one.name)
+
+
+def futex_calls(model: str, runs: int, tmp_path: Path) -> int:
+    """The futex calls (the pool's workers put to sleep and woken) of ``runs`` runs of ``model`` on two threads."""
+    trace = tmp_path / f"futex.{runs}"
+    result = run(model, tmp_path / "out", "--threads", "2", "--iterations", str(runs),
+                 before=("strace", "-f", "-qq", "-c", "-e", "trace=futex", "-o", str(trace)))
+    assert result.returncode == 0, result.stderr
+    return sum(int(line.split()[3]) for line in trace.read_text().splitlines() if line.endswith(" futex"))
+
+
+@pytest.mark.parametrize("model", ("resnet", "mobilenet_v2"))
+def test_two_threads_leave_the_workers_asleep_on_a_small_model(built, model, tmp_path):
+    """No loop of the small CNNs (0.2-0.4 ms) pays for waking the pool's workers (parallel_util.h's kWakeWork): on
+    two threads their runs never wake them, so the futex calls do not grow with the runs (at a threshold of 8
+    pieces, 7 and 20 more a run)."""
+    assert shutil.which("strace"), "strace is needed to count the pool's wake-ups"
+    few, many = futex_calls(model, 5, tmp_path), futex_calls(model, 200, tmp_path)
+    assert few > 0 and many <= few + 4, (few, many)
 
 
 @pytest.mark.parametrize("value", ["0", "-2", "1025", "x", "", "2x", "1.5"])

@@ -77,11 +77,11 @@ def profile_splits(model: Model, binaries: Mapping[str, Path], programs: Mapping
 
 
 def split_table(splits: Mapping[str, Split], keys: Sequence[str], speedups: Sequence[tuple[str, str]]) -> str:
-    """Per kind of operator (the costliest first on the first key): ms per run on each key, its share of the key's
+    """Per kind of operator (the costliest first, summed over the keys): ms per run on each key, its share of the key's
     instruction time, and each (one, many) speed-up; a last row with the instructions' totals."""
     keys = [k for k in keys if k in splits]
-    first = splits[keys[0]].kinds if keys else {}
-    names = sorted(dict.fromkeys(n for k in keys for n in splits[k].kinds), key=lambda n: (-first.get(n, 0.0), n))
+    names = sorted(dict.fromkeys(n for k in keys for n in splits[k].kinds),
+                   key=lambda n: (-sum(splits[k].kinds.get(n, 0.0) for k in keys), n))
 
     def speedup(one: float | None, many: float | None) -> str:
         return f"{one / many:.2f}" if one and many else "-"
@@ -95,3 +95,25 @@ def split_table(splits: Mapping[str, Split], keys: Sequence[str], speedups: Sequ
                  *(speedup(splits[a].total, splits[b].total) for a, b in speedups if a in splits and b in splits)])
     return markdown(["kind of operator", *(f"{k} ms" for k in keys), *(f"{k} share" for k in keys),
                      *(f"{a}/{b}" for a, b in speedups if a in splits and b in splits)], rows)
+
+
+def split_report(models: Sequence[Model], binaries: Mapping[str, Mapping[str, Path]],
+                 programs: Mapping[str, Mapping[str, Model]], threads: Mapping[str, int | None],
+                 speedups: Sequence[tuple[str, str]], ms: Mapping[str, Mapping[str, float]], rounds: int,
+                 tmp: Path) -> tuple[list[str], list[str]]:
+    """A split table per model over the run keys of ``binaries`` (key -> model name -> binary; ``programs``: a key's
+    own programs by model name, the delegated ones; ``ms``: the timed latencies by model and key): the lines (a note
+    on how, then the tables) and the problems."""
+    lines, problems = [f"Where the time goes: each program's instructions by kind of operator (ms per run: the median "
+                       f"over {rounds} interleaved --profile processes per side and thread count after the timing, "
+                       "the runtime's event tracer around each instruction; share: of the side's instruction time; "
+                       "a/b: the kind's speed-up). XNNPACK's time per operator is not available: the "
+                       f"\"{DELEGATE}\" row is its whole delegate call (bench/lib/split.py says why).", ""], []
+    for model in models:
+        found, failed = profile_splits(
+            model, {k: b[model.name] for k, b in binaries.items() if model.name in b},
+            {k: p[model.name] for k, p in programs.items() if model.name in p}, threads, ms.get(model.name, {}),
+            rounds, tmp)
+        problems += failed
+        lines += [f"{model.name}:", "", split_table(found, list(binaries), speedups), ""]
+    return lines, problems

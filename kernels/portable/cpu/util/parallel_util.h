@@ -65,13 +65,16 @@ inline bool& inside_parallel_range() {
 constexpr int64_t kWorkersSpinNs = 8000;
 /// A loop of fewer minimum pieces than this (each ~1 us of work) runs on
 /// the calling thread when the workers are asleep; a loop of more wakes
-/// them (~28 us), for the loops after it. With convolution and max pooling
-/// cut too, the workers then stay busy from one operator to the next:
-/// ResNet on two threads ran at 1.37x of its one-thread speed (1.42x with
-/// the operators between cut too; median of 12 interleaved rounds). At 64
-/// no loop of ResNet's woke them (its largest operator takes ~34 us): 1.0x;
-/// at 16 or 32 they woke and fell asleep again between operators: 0.65x.
-constexpr int64_t kWakeWork = 8;
+/// them: one that pays for the wake (~28 us) by itself, cut in two, and
+/// leaves them spinning for the loops after it. At 224 px every
+/// convolution is hundreds of pieces: the first wakes the workers and the
+/// operators after it, cut too, keep them busy. The bench's small models
+/// (0.05-0.35 ms, no loop over ~30 pieces) never wake them, so two threads
+/// run them as one does: at 8, MobileNet-v2's 64 px pointwise and
+/// depthwise convolutions (8-27 pieces) woke the workers, which fell asleep
+/// again between operators (0.86x of its one-thread speed on two,
+/// bench_models_delegated.md at 72783d9; ResNet 1.04x).
+constexpr int64_t kWakeWork = 64;
 
 #if defined(ETSB_KERNELS_THREADPOOL)
 /// The steady clock in nanoseconds.
