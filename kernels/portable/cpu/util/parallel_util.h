@@ -66,14 +66,16 @@ constexpr int64_t kWorkersSpinNs = 8000;
 /// A loop of fewer minimum pieces than this (each ~1 us of work) runs on
 /// the calling thread when the workers are asleep; a loop of more wakes
 /// them: one that pays for the wake (~28 us) by itself, cut in two, and
-/// leaves them spinning for the loops after it. At 224 px every
-/// convolution is hundreds of pieces: the first wakes the workers and the
-/// operators after it, cut too, keep them busy. The bench's small models
-/// (0.05-0.35 ms, no loop over ~30 pieces) never wake them, so two threads
-/// run them as one does: at 8, MobileNet-v2's 64 px pointwise and
-/// depthwise convolutions (8-27 pieces) woke the workers, which fell asleep
-/// again between operators (0.86x of its one-thread speed on two,
-/// bench_models_delegated.md at 72783d9; ResNet 1.04x).
+/// leaves them spinning for the loops after it. At 224 px most convolutions
+/// are hundreds of pieces: the first wakes the workers and the operators
+/// after it, cut too, keep them busy. The bench's small models (0.05-0.35 ms)
+/// have no loop of 64 pieces, so two threads run them as one does. At 8
+/// their convolutions woke the workers, which fell asleep again between
+/// operators: 7 (MobileNet-v2, 64 px) and 20 (ResNet) futex calls a run
+/// under strace, against none now (test_threads.py); 0.86x and 1.04x of
+/// their one-thread speed on two (bench_models_delegated.md at 72783d9).
+/// An earlier round, with slower kernels, measured ResNet at 1.37x with 8
+/// and 1.0x with 64; 16 and 32 were worst (0.65x).
 constexpr int64_t kWakeWork = 64;
 
 #if defined(ETSB_KERNELS_THREADPOOL)
