@@ -29,9 +29,10 @@ DEBIAN_PACKAGES=(g++ ninja-build golang-go golang-starlark-dev
 # GoogleTest and GoogleMock compile ExecuTorch's kernel test suite against
 # etsb's generated headers; Debian's aarch64 cross compiler and qemu-user build
 # and run `--platform=aarch64-linux` binaries; graphviz draws `etsb graph`;
-# ccache lets the suite's many workspaces share their compiles (scripts/test.sh).
+# ccache lets the suite's many workspaces share their compiles (scripts/test.sh);
+# strace counts the thread pool's wake-ups (tests/test_threads.py).
 TEST_DEBIAN_PACKAGES=(cmake graphviz clang libclang-rt-dev chromium nginx libgtest-dev libgmock-dev ccache
-                      g++-aarch64-linux-gnu qemu-user)
+                      g++-aarch64-linux-gnu qemu-user strace)
 
 say() { echo "etsb setup: $*" >&2; }
 die() { say "error: $*"; exit 1; }
