@@ -113,8 +113,10 @@ def pytest_terminal_summary(terminalreporter):
 # cmake_examples, installed: a session fixture is made once per process, so two
 # processes would build it twice). Every other file is a group of its own: so
 # are the files that run Bazel on an output base of their own (test_bazel7,
-# test_bazel_consumer, test_remote_execution, test_llm; no Bazel command writes
+# test_bazel_consumer, test_remote_execution; no Bazel command writes
 # bazel-* links into the checkout, helpers.BAZEL_BUILD), beside the shared one.
+# A Bazel build of the checkout's own targets belongs on the shared one (in
+# this group): a fresh output base builds the runner and CMSIS-NN again.
 GROUPS = {
     "checkout workspace": ("test_examples", "test_op_corpus", "test_real_models", "test_executorch_tree",
                            "test_kernel_suite", "test_delegated", "test_kernel_checks", "test_no_tree", "test_llm"),

@@ -24,6 +24,7 @@ import pytest
 from conftest import REPO, TREE
 from helpers import (BAZEL_BUILD, assert_matches_torch, assert_real_model_matches_torch, run_model,
                      run_real_model)
+from llm_helpers import assert_generates_torchs_tokens
 
 pytestmark = pytest.mark.build
 
@@ -209,6 +210,20 @@ def test_the_tools_actions_declare_etsbs_kernel_yamls(bazel_examples):
     assert len(actions) >= 4
     # Bazel 4 names a filegroup's files through one "middleman" input.
     assert all("tools_Sselective_Ubuild_Csources" in action for action in actions)
+
+
+# -- the LLM decoders ---------------------------------------------------------------------
+
+
+def test_bazel_builds_both_llm_decoders_and_they_generate_torchs_tokens(bazel_examples):
+    """examples/llm/BUILD under real Bazel, on the shared output base (what the
+    other examples built there, the runner and CMSIS-NN among them, is not
+    built again): both binaries generate torch's 16 tokens (tests/test_llm.py
+    checks the same two with etsb's driver and with CMake)."""
+    result = bazel_examples.bazel("build", *BAZEL_BUILD, "//examples/llm:custom", "//examples/llm:plain")
+    assert result.returncode == 0, result.stderr[-5000:]
+    for model in ("custom", "plain"):
+        assert_generates_torchs_tokens(bazel_examples.out / "llm" / model, model)
 
 
 # -- ExecuTorch's own call sites ----------------------------------------------------------

@@ -9,7 +9,6 @@ LLM kernels (kernels/llm) checked directly, under ASan and UBSan."""
 
 from __future__ import annotations
 
-import json
 import subprocess
 from pathlib import Path
 
@@ -17,13 +16,12 @@ import numpy as np
 import pytest
 
 from conftest import MODELS_DIR, REPO, TREE
-from helpers import BAZEL_BUILD, ET, Bazel, cmake_build, cmake_configure, cxx, etsb, new_workspace
+from helpers import ET, cmake_build, cmake_configure, cxx, etsb, new_workspace
+from llm_helpers import LLM, MANIFEST, assert_generates_torchs_tokens
 from selective_build.__main__ import main
 
 pytestmark = pytest.mark.build
 
-LLM = MODELS_DIR / "llm"
-MANIFEST = json.loads((LLM / "manifest.json").read_text())
 OUT = REPO / "etsb-out" / "bin" / "examples" / "llm"
 # Torch's own float32 runs and ExecuTorch's runtime agree to ~7e-7 on these
 # logits (|logit| < 2.4); a kernel that attends to one wrong key is off by 1e-2.
@@ -266,15 +264,6 @@ et_model_binary(NAME plain MODEL {llm}/plain/plain.pte)
 """
 
 
-def assert_generates_torchs_tokens(binary: Path, model: str) -> None:
-    """`binary` --prompt (the manifest's) --generate 16 prints torch's ids."""
-    result = subprocess.run([str(binary), "--model", str(LLM / model / f"{model}.pte"), "--prompt",
-                             ",".join(map(str, MANIFEST["prompt"])), "--generate", str(MANIFEST["new_tokens"])],
-                            capture_output=True, text=True)
-    assert result.returncode == 0, result.stderr
-    assert result.stdout == "tokens: " + " ".join(map(str, MANIFEST["models"][model]["tokens"])) + "\n"
-
-
 def test_cmake_builds_both_decoders_and_they_generate_torchs_tokens(tmp_path):
     """The same two programs from CMake (rules/etsb.cmake), two lines each: the
     catalogue takes etsb's LLM kernels (etsb_llm_kernels) for the KV-cache
@@ -290,18 +279,3 @@ def test_cmake_builds_both_decoders_and_they_generate_torchs_tokens(tmp_path):
     assert "etsb: etsb_llm_kernels serves llama::" in built.stdout + built.stderr
     for model in ("custom", "plain"):
         assert_generates_torchs_tokens(tmp_path / "build" / model, model)
-
-
-def test_bazel_builds_both_decoders_and_they_generate_torchs_tokens(tmp_path):
-    """examples/llm/BUILD under real Bazel (a private output base, stopped
-    after): both binaries generate torch's 16 tokens."""
-    bazel = Bazel(tmp_path / "output_base")
-    try:
-        result = bazel("build", *BAZEL_BUILD, "//examples/llm:custom", "//examples/llm:plain")
-        assert result.returncode == 0, result.stderr[-5000:]
-        info = bazel("info", *BAZEL_BUILD, "bazel-bin")
-        assert info.returncode == 0, info.stderr
-        for model in ("custom", "plain"):
-            assert_generates_torchs_tokens(Path(info.stdout.strip()) / "examples" / "llm" / model, model)
-    finally:
-        bazel.close()
