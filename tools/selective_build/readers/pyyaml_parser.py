@@ -27,7 +27,6 @@ falls back to ``import yaml``.
 
 from __future__ import annotations
 
-import functools
 import sys
 
 # The modules the extension binds classes from that import nothing costly: imported whole.
@@ -35,14 +34,20 @@ _WHOLE = ("error", "tokens", "events", "nodes", "scanner", "parser", "composer",
 # The modules it binds one error class from, and the class's base (from yaml.error).
 _ERROR_ONLY = {"reader": ("ReaderError", "YAMLError"), "constructor": ("ConstructorError", "MarkedYAMLError"),
                "representer": ("RepresenterError", "YAMLError")}
+_FOUND: list = []
 
 
-@functools.cache
 def parser_classes():
     """``(parser class, YAML error base class, libyaml)``: the class to subclass as
     etsb's composer (constructed from the document's text; ``get_single_node()``
     composes it), the base class of every error it raises, and whether it is
-    libyaml's."""
+    libyaml's. Found once per process."""
+    if not _FOUND:
+        _FOUND.append(_find())
+    return _FOUND[0]
+
+
+def _find():
     extension = None if "yaml" in sys.modules else _load_lean()
     if extension is None:
         import yaml
@@ -79,7 +84,7 @@ def _load_lean():
     PyYAML has no libyaml extension or loading it this way fails (nothing of it
     is left in ``sys.modules`` then)."""
     from importlib.machinery import PathFinder
-    from importlib.util import module_from_spec
+    from importlib._bootstrap import module_from_spec  # what importlib.util gives, without importing it (and contextlib, collections)
 
     spec = PathFinder.find_spec("yaml")
     if spec is None or not spec.submodule_search_locations or \
@@ -95,7 +100,7 @@ def _load_lean():
         stand_ins = {name: _error_only_module(package, name, cls, getattr(error, base))
                      for name, (cls, base) in _ERROR_ONLY.items()}
         from yaml import _yaml
-        package.__getattr__ = functools.partial(_complete_package, package, spec, stand_ins)
+        package.__getattr__ = lambda wanted: _complete_package(package, spec, stand_ins, wanted)
         return _yaml
     except Exception:  # a PyYAML other than the one this was written against: the plain import
         for name in set(sys.modules) - before:
@@ -107,7 +112,7 @@ def _error_only_module(package, name: str, cls: str, base: type):
     """``yaml.<name>`` holding only its error class ``cls`` (a subclass of ``base``,
     made here); the rest of the module runs on first use of another name."""
     from importlib.machinery import PathFinder
-    from importlib.util import module_from_spec
+    from importlib._bootstrap import module_from_spec  # what importlib.util gives, without importing it (and contextlib, collections)
 
     spec = PathFinder.find_spec(f"yaml.{name}", package.__path__)
     module = module_from_spec(spec)
@@ -115,7 +120,7 @@ def _error_only_module(package, name: str, cls: str, base: type):
     if cls == "ReaderError":
         made.__init__, made.__str__ = _reader_error_init, _reader_error_str
     setattr(module, cls, made)
-    module.__getattr__ = functools.partial(_complete_module, module, spec, cls)
+    module.__getattr__ = lambda wanted: _complete_module(module, spec, cls, wanted)
     sys.modules[spec.name] = module
     setattr(package, name, module)
     return module

@@ -18,8 +18,6 @@ of (key, value) node pairs; ``node.style`` is a scalar's quote character
 
 from __future__ import annotations
 
-import contextlib
-import functools
 import gc
 
 from selective_build.model.errors import Location, UserError
@@ -110,17 +108,18 @@ def end_line(node) -> int:
     return node.end_mark.line + 1
 
 
-@contextlib.contextmanager
-def gc_paused():
+class gc_paused:  # noqa: N801 (a context manager, used as ``with gc_paused():``)
     """Pause the cyclic garbage collector: building large acyclic structures
     (nodes, then the frozen model) otherwise triggers collection passes that
-    cost as much as the work itself."""
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
+    cost as much as the work itself. (A class, not contextlib's decorator:
+    importing contextlib brings in collections, start-up time.)"""
+
+    def __enter__(self) -> None:
+        self.enabled = gc.isenabled()
+        gc.disable()
+
+    def __exit__(self, *exception) -> None:
+        if self.enabled:
             gc.enable()
 
 
@@ -151,10 +150,18 @@ def _anchor_at(text: str, line: int, column: int) -> str:
     return match.group(1) if match else ""
 
 
-@functools.cache
+_COMPOSER: list = []
+
+
 def _composer():
     """The composer class (made on first use: building it loads PyYAML's parser)."""
-    parser, _, _ = parser_classes()
+    if not _COMPOSER:
+        _COMPOSER.append(_composer_class(parser_classes()[0]))
+    return _COMPOSER[0]
+
+
+def _composer_class(parser):
+    """``parser`` with etsb's resolver."""
 
     class Composer(parser):
         """PyYAML's composer with a resolver that defers typing to tag_of()."""
