@@ -86,6 +86,7 @@ def test_bad_yaml_is_reported_alike_without_a_traceback(tmp_path, text, message)
 
 # In one process: etsb reads yaml first (the lean loading), then other code uses PyYAML as usual.
 AFTERWARDS = """
+import sys
 from selective_build.readers.yaml_nodes import compose
 from selective_build.model.errors import UserError
 compose("a: [1, 2]\\n", "a.yaml")
