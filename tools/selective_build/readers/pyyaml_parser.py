@@ -9,14 +9,14 @@ resolver's and constructor's expressions and ``re`` itself, none of which a
 libyaml parse runs. So when nothing in the process has imported ``yaml`` yet,
 the C parser is loaded on its own (:func:`_load_lean`): the ``yaml`` package
 module is made from its spec without running its ``__init__``, and the
-extension's import finds what it binds from PyYAML's Python side: the error,
-token, event and node classes, from the modules that define them (cheap, no
-``re``), and three error classes, ``yaml.reader.ReaderError``,
-``yaml.constructor.ConstructorError`` and ``yaml.representer.RepresenterError``,
+extension's import finds what it binds from PyYAML's Python side: the token,
+event and node classes, from the modules that define them (cheap, no ``re``),
+and one error class from each of eight modules (``yaml.reader.ReaderError``,
+``yaml.scanner.ScannerError``, ... ``yaml.representer.RepresenterError``),
 made here as PyYAML defines them (same bases, fields and message), in
-stand-ins for those three modules.
+stand-ins for those modules.
 
-Those three modules and the package stay incomplete only until something asks
+The stand-ins and the package stay incomplete only until something asks
 them for a name they lack (``yaml.safe_load``, ``from yaml.reader import
 Reader``, ``import yaml.loader``): a module-level ``__getattr__`` then runs the
 module's own code into it, keeping the error class already made, so that the
@@ -29,11 +29,13 @@ from __future__ import annotations
 
 import sys
 
-# The modules the extension binds classes from that import nothing costly: imported whole.
-_WHOLE = ("error", "tokens", "events", "nodes", "scanner", "parser", "composer", "emitter", "serializer")
+# The modules the extension binds its token, event and node classes from: imported whole.
+_WHOLE = ("error", "tokens", "events", "nodes")
 # The modules it binds one error class from, and the class's base (from yaml.error).
-_ERROR_ONLY = {"reader": ("ReaderError", "YAMLError"), "constructor": ("ConstructorError", "MarkedYAMLError"),
-               "representer": ("RepresenterError", "YAMLError")}
+_ERROR_ONLY = {"reader": ("ReaderError", "YAMLError"), "scanner": ("ScannerError", "MarkedYAMLError"),
+               "parser": ("ParserError", "MarkedYAMLError"), "composer": ("ComposerError", "MarkedYAMLError"),
+               "constructor": ("ConstructorError", "MarkedYAMLError"), "emitter": ("EmitterError", "YAMLError"),
+               "serializer": ("SerializerError", "YAMLError"), "representer": ("RepresenterError", "YAMLError")}
 _FOUND: list = []
 
 
