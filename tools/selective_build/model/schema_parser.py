@@ -8,6 +8,8 @@ with the 1-based column in the text, which callers map to a place in their file.
 
 from __future__ import annotations
 
+import sys
+
 from selective_build.model.memo import memoized
 from selective_build.model.names import SchemaSyntaxError, parse_operator_name
 from selective_build.model.schema import (KNOWN_BASE_TYPES, Annotation, Argument, BaseType, FunctionSchema,
@@ -27,7 +29,7 @@ def parse_schema(text: str) -> FunctionSchema:
         leading = len(raw_name) - len(raw_name.lstrip(" "))
         raise SchemaSyntaxError(error.message, leading + error.column) from None
     try:
-        arguments, returns = _signature(text[open_paren:])
+        arguments, returns = _signature[text[open_paren:]]
     except SchemaSyntaxError as error:
         raise SchemaSyntaxError(error.message, open_paren + error.column) from None
     return FunctionSchema(name, arguments, returns)
@@ -38,7 +40,36 @@ def parse_schema(text: str) -> FunctionSchema:
 @memoized(limit=4096)
 def _signature(text: str) -> tuple[tuple[Argument, ...], tuple[Return, ...]]:
     """The arguments and returns of ``(args) -> returns``."""
+    global _parsed, _common
+    _parsed += 1
+    if _common is _common_argument and (_parsed >= REGEX_AFTER or "re" in sys.modules):
+        _common = _regex_common_argument()
     return _Parser(text).signature()
+
+
+# The common argument is read by hand (_common_argument) for the first
+# signatures a process parses, and from the REGEX_AFTER-th on by one regular
+# expression, the same reading in C (tests/test_schema.py holds them equal):
+# importing ``re`` costs about what the hand scan loses to it over 400
+# signatures, so a command reading one kernel yaml never imports it and one
+# reading thousands of operators pays it back. A process that has imported
+# ``re`` already takes the expression at once.
+REGEX_AFTER = 400
+_parsed = 0  # signatures parsed in this process
+
+
+def _regex_common_argument():
+    """_common_argument as one regular expression match."""
+    import re
+
+    expression = re.compile(r" *(\w+)(\([^()]*\))?((?:\?|\[\d*\])*) +(\w+)"
+                            r"(?: *= *([^,()\[\]\"' ]+|\[[\d, ]*\]))? *(?=[,)])")
+
+    def common_argument(text: str, pos: int):
+        match = expression.match(text, pos)
+        return match and (*match.groups(), match.end())
+
+    return common_argument
 
 
 # The grammar's pieces are scanned by hand, not matched by regular expressions:
@@ -49,7 +80,9 @@ _ASCII_WORD = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_"
 
 def _spaces_end(text: str, pos: int) -> int:
     """After the spaces at ``pos`` (`` *``)."""
-    return len(text) - len(text[pos:].lstrip(" "))
+    while text.startswith(" ", pos):  # none or one, nearly always
+        pos += 1
+    return pos
 
 
 def _word_end(text: str, pos: int) -> int:
@@ -94,36 +127,48 @@ def _common_argument(text: str, pos: int):
     default holding no space, bracket, quote or parenthesis (or a list of
     numbers). ``(base, annotation text or None, suffixes, name, default or None,
     end)``, or None for any other text (the step-by-step parse reads that)."""
-    start = _spaces_end(text, pos)
+    # Inline where it pays: this runs once per argument of every schema read.
+    start = pos
+    while text.startswith(" ", start):
+        start += 1
     pos = _word_end(text, start)
     if pos == start:
         return None
     base, annotation_text = text[start:pos], None
     if text.startswith("(", pos):
-        close = pos + 1
-        while close < len(text) and text[close] not in "()":
-            close += 1
-        if not text.startswith(")", close):
+        close, inner = text.find(")", pos + 1), text.find("(", pos + 1)
+        if close < 0 or 0 <= inner < close:
             return None
         annotation_text, pos = text[pos:close + 1], close + 1
-    end = _suffixes_end(text, pos)
-    suffixes, start = text[pos:end], _spaces_end(text, end)
+    end = _suffixes_end(text, pos) if text.startswith(("?", "["), pos) else pos
+    suffixes, start = text[pos:end], end
+    while text.startswith(" ", start):
+        start += 1
     pos = _word_end(text, start)
     if start == end or pos == start:
         return None
-    name, default, after = text[start:pos], None, _spaces_end(text, pos)
+    name, default, after = text[start:pos], None, pos
+    while text.startswith(" ", after):
+        after += 1
     if text.startswith("=", after):
-        start = _spaces_end(text, after + 1)
+        start = after + 1
+        while text.startswith(" ", start):
+            start += 1
         end = _list_default_end(text, start)
         if end == start:
             while end < len(text) and text[end] not in _PLAIN_DEFAULT_STOPS:
                 end += 1
         if end == start:
             return None
-        default, after = text[start:end], _spaces_end(text, end)
+        default, after = text[start:end], end
+        while text.startswith(" ", after):
+            after += 1
     if not text.startswith((",", ")"), after):
         return None
     return base, annotation_text, suffixes, name, default, after
+
+
+_common = _common_argument  # the reader of the common argument in use (see REGEX_AFTER)
 
 
 class _Parser:
@@ -208,14 +253,14 @@ class _Parser:
 
     def argument(self, kwarg_only: bool) -> Argument:
         # The common shape in one match: `Type(annotation)[] name=default`.
-        match = _common_argument(self.text, self.pos)
+        match = _common(self.text, self.pos)
         if match is not None:
             base, annotation_text, suffixes, name, default, end = match
-            annotation = _annotation(annotation_text[1:-1]) if annotation_text else None
+            annotation = _annotation[annotation_text[1:-1]] if annotation_text else None
             if base in KNOWN_BASE_TYPES and (annotation_text is None or annotation is not None) \
                     and name.isidentifier() and name.isascii():
                 self.pos = end
-                return Argument(name, _apply_suffixes(base, suffixes), default, annotation, kwarg_only)
+                return Argument(name, _apply_suffixes[base, suffixes], default, annotation, kwarg_only)
         # Step by step: other spacing and defaults, and every error's place.
         type_, annotation = self.type_with_annotation()
         name = self.identifier("an argument name")
@@ -266,13 +311,13 @@ class _Parser:
             if close < 0:
                 raise self.error("unclosed '[' in a type")
             raise self.error(f"list size must be a number, not '{self.text[self.pos + 1:close]}'", self.pos + 1)
-        return _apply_suffixes(base, self.text[start:self.pos]), annotation
+        return _apply_suffixes[base, self.text[start:self.pos]], annotation
 
     def annotation(self) -> Annotation:
         close = self.text.find(")", self.pos)
         if close < 0:
             raise self.error("unclosed '(' in an alias annotation")
-        annotation = _annotation(self.text[self.pos + 1:close])
+        annotation = _annotation[self.text[self.pos + 1:close]]
         if annotation is None:
             raise self.error(f"bad alias annotation '({self.text[self.pos + 1:close]})'", self.pos + 1)
         self.pos = close + 1
@@ -303,7 +348,7 @@ class _Parser:
             self.pos += 1
 
 
-@memoized
+@memoized(spread=True)
 def _apply_suffixes(base: str, suffixes: str) -> Type:
     """``base`` with ``?`` and ``[N]`` suffixes applied left to right (checked by the caller)."""
     type_: Type = BaseType(base)

@@ -36,7 +36,7 @@ class AtenSchemas:
     def lookup(self, name: str) -> FunctionSchema | None:
         """The FunctionSchema of ``name`` (``add.out``), or None."""
         text = self.texts.get(name)
-        return None if text is None else _parse_cached(text)
+        return None if text is None else _parse_cached[text]
 
     def suggest(self, name: str) -> str:
         """`` (did you mean 'x'?)`` for the nearest known name, or ``""``."""
