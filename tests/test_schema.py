@@ -5,10 +5,11 @@ for the common shape reads exactly what its step-by-step productions read."""
 from __future__ import annotations
 
 import re
+import sys
 
 import pytest
 import yaml
-from hypothesis import given, strategies as st
+from hypothesis import given, settings, strategies as st
 
 from conftest import REPO
 from selective_build.model.names import OperatorName, SchemaSyntaxError, parse_operator_name
@@ -30,7 +31,7 @@ def test_every_aten_schema_parses_and_round_trips(monkeypatch):
     for text, schema in zip(texts, parsed):
         assert str(schema) == text
     with monkeypatch.context() as patch:
-        patch.setattr(schema_module._grammar(), "argument", re.compile(r"(?!)"))
+        patch.setattr(schema_module, "_common", lambda text, pos: None)
         schema_module._signature.cache_clear()
         assert [parse_schema(text) for text in texts] == parsed
     schema_module._signature.cache_clear()
@@ -119,7 +120,7 @@ def test_generated_schemas_parse_and_round_trip(args, with_out):
     schema = parse_schema(text)
     assert str(schema) == text
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(schema_module._grammar(), "argument", re.compile(r"(?!)"))
+        patch.setattr(schema_module, "_common", lambda text, pos: None)
         schema_module._signature.cache_clear()
         assert parse_schema(text) == schema
     schema_module._signature.cache_clear()
@@ -134,3 +135,49 @@ def test_garbage_never_crashes(text):
         assert 1 <= error.column <= len(text) + 1
     else:
         assert parse_schema(str(schema)) == schema
+
+
+# The grammar's pieces are scanned by hand (no ``re`` at start-up): each agrees
+# with the regular expression it stands for, at every position of any text.
+_PIECES = {"word": re.compile(r"\w*"), "spaces": re.compile(r" *"), "suffixes": re.compile(r"(?:\?|\[\d*\])*")}
+_REGEX_ARGUMENT = schema_module._regex_common_argument()  # what the parser uses after REGEX_AFTER signatures
+
+
+@settings(max_examples=400)
+@given(st.text(alphabet="aZ_9é١ߊ²αß (),[]?!*=|->'\"0123456789\t", max_size=30), st.data())
+def test_scanners_agree_with_the_regular_expressions(text, data):
+    pos = data.draw(st.integers(0, len(text)))
+    assert schema_module._word_end(text, pos) == _PIECES["word"].match(text, pos).end()
+    assert schema_module._spaces_end(text, pos) == _PIECES["spaces"].match(text, pos).end()
+    assert schema_module._suffixes_end(text, pos) == _PIECES["suffixes"].match(text, pos).end()
+    assert schema_module._common_argument(text, pos) == _REGEX_ARGUMENT(text, pos)
+
+
+@pytest.mark.parametrize("text, matched", [("Tensor(a!) self, ", True), ("  int[2]? x = [1, 2] )", True),
+                                           ("Scalar alpha=1,", True), ("Tensor a", False), ("int x=[1, a])", False),
+                                           ("Tensor(a b, ", False), ("float y= -1.5 ,", True),
+                                           ("Tensor\u00e9 s\u0661x)", True)])
+def test_common_arguments_agree_with_the_regular_expression(text, matched):
+    found = schema_module._common_argument(text, 0)
+    assert found == _REGEX_ARGUMENT(text, 0) and (found is not None) == matched
+
+
+def test_the_regular_expression_takes_over_after_so_many_signatures(monkeypatch):
+    """Reading many signatures, the parser switches to the regular expression and reads the same."""
+    monkeypatch.delitem(sys.modules, "re")  # (this process imported it: the parser would take it at once)
+    monkeypatch.setattr(schema_module, "REGEX_AFTER", 3)
+    monkeypatch.setattr(schema_module, "_parsed", 0)
+    monkeypatch.setattr(schema_module, "_common", schema_module._common_argument)
+    schema_module._signature.cache_clear()
+    texts = aten_schema_texts()[:50]
+    parsed = [parse_schema(text) for text in texts[:2]]
+    assert schema_module._common is schema_module._common_argument
+    parsed += [parse_schema(text) for text in texts[2:]]
+    assert schema_module._common is not schema_module._common_argument
+    monkeypatch.setattr(schema_module, "_common", schema_module._common_argument)
+    monkeypatch.setattr(schema_module, "REGEX_AFTER", 10**9)
+    monkeypatch.delitem(sys.modules, "re", raising=False)  # (imported again by the switch)
+    schema_module._signature.cache_clear()
+    assert [parse_schema(text) for text in texts] == parsed
+    assert schema_module._common is schema_module._common_argument
+    schema_module._signature.cache_clear()

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-
 from selective_build.emit.yaml_text import scalar
 from selective_build.model.kernels import FrozenMapping, Kernel, KernelYaml, OperatorEntry
+
+TYPE_CHECKING = False  # typing's own flag, without importing typing (nor collections: start-up time)
+if TYPE_CHECKING:
+    from collections.abc import Iterable
 
 def _flow(value: object) -> str:
     """Plain data as YAML flow text (JSON-like, which YAML reads)."""

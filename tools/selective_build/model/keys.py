@@ -15,10 +15,12 @@ from text at the edge (yaml, ``.pte``, command line).
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-
 from selective_build.model.dtypes import SCALAR_TYPE_NAMES, SCALAR_TYPES
 from selective_build.model.records import record
+
+TYPE_CHECKING = False  # typing's own flag, without importing typing (nor collections: start-up time)
+if TYPE_CHECKING:
+    from collections.abc import Iterable
 
 VERSION_PREFIX = "v1/"
 # Every character a key may hold after its prefix: ScalarType numbers, dim

@@ -8,8 +8,9 @@ with the 1-based column in the text, which callers map to a place in their file.
 
 from __future__ import annotations
 
-import functools
+import sys
 
+from selective_build.model.memo import memoized
 from selective_build.model.names import SchemaSyntaxError, parse_operator_name
 from selective_build.model.schema import (KNOWN_BASE_TYPES, Annotation, Argument, BaseType, FunctionSchema,
                                           ListType, OptionalType, Return, Type)
@@ -28,7 +29,7 @@ def parse_schema(text: str) -> FunctionSchema:
         leading = len(raw_name) - len(raw_name.lstrip(" "))
         raise SchemaSyntaxError(error.message, leading + error.column) from None
     try:
-        arguments, returns = _signature(text[open_paren:])
+        arguments, returns = _signature[text[open_paren:]]
     except SchemaSyntaxError as error:
         raise SchemaSyntaxError(error.message, open_paren + error.column) from None
     return FunctionSchema(name, arguments, returns)
@@ -36,32 +37,138 @@ def parse_schema(text: str) -> FunctionSchema:
 
 # Signatures repeat across operators (every unary out variant has the same
 # one), so each distinct text is parsed once per process.
-@functools.lru_cache(maxsize=4096)
+@memoized(limit=4096)
 def _signature(text: str) -> tuple[tuple[Argument, ...], tuple[Return, ...]]:
     """The arguments and returns of ``(args) -> returns``."""
+    global _parsed, _common
+    _parsed += 1
+    if _common is _common_argument and (_parsed >= REGEX_AFTER or "re" in sys.modules):
+        _common = _regex_common_argument()
     return _Parser(text).signature()
 
 
-class _Grammar:
-    """The grammar's pieces, each matched at the parser's position: compiled
-    on first use (importing ``re`` costs ~4 ms, and most runs parse no schema)."""
+# The common argument is read by hand (_common_argument) for the first
+# signatures a process parses, and from the REGEX_AFTER-th on by one regular
+# expression, the same reading in C (tests/test_schema.py holds them equal):
+# importing ``re`` costs about what the hand scan loses to it over 400
+# signatures, so a command reading one kernel yaml never imports it and one
+# reading thousands of operators pays it back. A process that has imported
+# ``re`` already takes the expression at once.
+REGEX_AFTER = 400
+_parsed = 0  # signatures parsed in this process
 
-    spaces = word = suffixes = None
-    # One whole argument of the common shape, followed by ',' or ')'; a plain
-    # default holds no space, bracket, quote or parenthesis.
-    argument = None
+
+def _regex_common_argument():
+    """_common_argument as one regular expression match."""
+    import re
+
+    expression = re.compile(r" *(\w+)(\([^()]*\))?((?:\?|\[\d*\])*) +(\w+)"
+                            r"(?: *= *([^,()\[\]\"' ]+|\[[\d, ]*\]))? *(?=[,)])")
+
+    def common_argument(text: str, pos: int):
+        match = expression.match(text, pos)
+        return match and (*match.groups(), match.end())
+
+    return common_argument
 
 
-def _grammar() -> type[_Grammar]:
-    if _Grammar.word is None:
-        import re
+# The grammar's pieces are scanned by hand, not matched by regular expressions:
+# importing ``re`` (with enum, functools and collections) costs a merge-yaml
+# command a tenth of its instructions. Each gives the end of its piece at ``pos``.
+_ASCII_WORD = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_"
 
-        _Grammar.spaces = re.compile(r" *")
-        _Grammar.word = re.compile(r"\w+")
-        _Grammar.suffixes = re.compile(r"(?:\?|\[\d*\])*")
-        _Grammar.argument = re.compile(r" *(\w+)(\([^()]*\))?((?:\?|\[\d*\])*) +(\w+)"
-                                       r"(?: *= *([^,()\[\]\"' ]+|\[[\d, ]*\]))? *(?=[,)])")
-    return _Grammar
+
+def _spaces_end(text: str, pos: int) -> int:
+    """After the spaces at ``pos`` (`` *``)."""
+    while text.startswith(" ", pos):  # none or one, nearly always
+        pos += 1
+    return pos
+
+
+def _word_end(text: str, pos: int) -> int:
+    """After the word at ``pos`` (``\\w*``: letters, digits and '_', any script); ``pos`` when none."""
+    end = len(text) - len(text[pos:].lstrip(_ASCII_WORD))
+    while end < len(text) and text[end].isalnum():  # a letter or digit beyond ASCII, then maybe more
+        end = len(text) - len(text[end + 1:].lstrip(_ASCII_WORD))
+    return end
+
+
+def _suffixes_end(text: str, pos: int) -> int:
+    """After the type suffixes at ``pos`` (``(?:\\?|\\[\\d*\\])*``: '?', '[]', '[N]')."""
+    while pos < len(text):
+        if text[pos] == "?":
+            pos += 1
+            continue
+        close = pos + 1
+        while close < len(text) and text[close].isdecimal():
+            close += 1
+        if text[pos] != "[" or not text.startswith("]", close):
+            break
+        pos = close + 1
+    return pos
+
+
+def _list_default_end(text: str, pos: int) -> int:
+    """After a list default of numbers at ``pos`` (``\\[[\\d, ]*\\]``); ``pos`` when none."""
+    if not text.startswith("[", pos):
+        return pos
+    close = pos + 1
+    while close < len(text) and (text[close].isdecimal() or text[close] in ", "):
+        close += 1
+    return close + 1 if text.startswith("]", close) else pos
+
+
+_PLAIN_DEFAULT_STOPS = frozenset(",()[]\"' ")
+
+
+def _common_argument(text: str, pos: int):
+    """One whole argument of the common shape at ``pos``, followed by ',' or ')':
+    ``Type(annotation)[] name=default`` with single spaces or more, a plain
+    default holding no space, bracket, quote or parenthesis (or a list of
+    numbers). ``(base, annotation text or None, suffixes, name, default or None,
+    end)``, or None for any other text (the step-by-step parse reads that)."""
+    # Inline where it pays: this runs once per argument of every schema read.
+    start = pos
+    while text.startswith(" ", start):
+        start += 1
+    pos = _word_end(text, start)
+    if pos == start:
+        return None
+    base, annotation_text = text[start:pos], None
+    if text.startswith("(", pos):
+        close, inner = text.find(")", pos + 1), text.find("(", pos + 1)
+        if close < 0 or 0 <= inner < close:
+            return None
+        annotation_text, pos = text[pos:close + 1], close + 1
+    end = _suffixes_end(text, pos) if text.startswith(("?", "["), pos) else pos
+    suffixes, start = text[pos:end], end
+    while text.startswith(" ", start):
+        start += 1
+    pos = _word_end(text, start)
+    if start == end or pos == start:
+        return None
+    name, default, after = text[start:pos], None, pos
+    while text.startswith(" ", after):
+        after += 1
+    if text.startswith("=", after):
+        start = after + 1
+        while text.startswith(" ", start):
+            start += 1
+        end = _list_default_end(text, start)
+        if end == start:
+            while end < len(text) and text[end] not in _PLAIN_DEFAULT_STOPS:
+                end += 1
+        if end == start:
+            return None
+        default, after = text[start:end], end
+        while text.startswith(" ", after):
+            after += 1
+    if not text.startswith((",", ")"), after):
+        return None
+    return base, annotation_text, suffixes, name, default, after
+
+
+_common = _common_argument  # the reader of the common argument in use (see REGEX_AFTER)
 
 
 class _Parser:
@@ -70,7 +177,6 @@ class _Parser:
     def __init__(self, text: str) -> None:
         self.text = text
         self.pos = 0
-        self.grammar = _grammar()
 
     def error(self, message: str, pos: int | None = None) -> SchemaSyntaxError:
         return SchemaSyntaxError(message, (self.pos if pos is None else pos) + 1)
@@ -79,15 +185,17 @@ class _Parser:
         """The next character after spaces ('' at the end)."""
         char = self.text[self.pos:self.pos + 1]
         if char == " ":
-            self.pos = self.grammar.spaces.match(self.text, self.pos).end()
+            self.pos = _spaces_end(self.text, self.pos)
             char = self.text[self.pos:self.pos + 1]
         return char
 
     def found(self) -> str:
         """The word or character at the current position, for messages."""
         self.peek()
-        word = self.grammar.word.match(self.text, self.pos)
-        return word.group() if word else (self.text[self.pos] if self.pos < len(self.text) else "end of schema")
+        end = _word_end(self.text, self.pos)
+        if end > self.pos:
+            return self.text[self.pos:end]
+        return self.text[self.pos] if self.pos < len(self.text) else "end of schema"
 
     def expect(self, token: str) -> None:
         self.peek()
@@ -98,12 +206,13 @@ class _Parser:
 
     def identifier(self, what: str) -> str:
         self.peek()
-        word = self.grammar.word.match(self.text, self.pos)
-        if word is None or not word.group().isidentifier() or not word.group().isascii():
+        end = _word_end(self.text, self.pos)
+        word = self.text[self.pos:end]
+        if not word.isidentifier() or not word.isascii():
             found = self.text[self.pos:self.pos + 12] or "end of schema"
             raise self.error(f"expected {what} but found '{found}'")
-        self.pos = word.end()
-        return word.group()
+        self.pos = end
+        return word
 
     def signature(self) -> tuple[tuple[Argument, ...], tuple[Return, ...]]:
         self.expect("(")
@@ -144,14 +253,14 @@ class _Parser:
 
     def argument(self, kwarg_only: bool) -> Argument:
         # The common shape in one match: `Type(annotation)[] name=default`.
-        match = self.grammar.argument.match(self.text, self.pos)
+        match = _common(self.text, self.pos)
         if match is not None:
-            base, annotation_text, suffixes, name, default = match.groups()
-            annotation = _annotation(annotation_text[1:-1]) if annotation_text else None
+            base, annotation_text, suffixes, name, default, end = match
+            annotation = _annotation[annotation_text[1:-1]] if annotation_text else None
             if base in KNOWN_BASE_TYPES and (annotation_text is None or annotation is not None) \
                     and name.isidentifier() and name.isascii():
-                self.pos = match.end()
-                return Argument(name, _apply_suffixes(base, suffixes), default, annotation, kwarg_only)
+                self.pos = end
+                return Argument(name, _apply_suffixes[base, suffixes], default, annotation, kwarg_only)
         # Step by step: other spacing and defaults, and every error's place.
         type_, annotation = self.type_with_annotation()
         name = self.identifier("an argument name")
@@ -196,20 +305,19 @@ class _Parser:
         if base not in KNOWN_BASE_TYPES:
             raise self.error(f"unknown type '{base}'", start)
         annotation = self.annotation() if self.text.startswith("(", self.pos) else None
-        suffixes = self.grammar.suffixes.match(self.text, self.pos)
-        self.pos = suffixes.end()
+        start, self.pos = self.pos, _suffixes_end(self.text, self.pos)
         if self.text.startswith("[", self.pos):
             close = self.text.find("]", self.pos)
             if close < 0:
                 raise self.error("unclosed '[' in a type")
             raise self.error(f"list size must be a number, not '{self.text[self.pos + 1:close]}'", self.pos + 1)
-        return _apply_suffixes(base, suffixes.group()), annotation
+        return _apply_suffixes[base, self.text[start:self.pos]], annotation
 
     def annotation(self) -> Annotation:
         close = self.text.find(")", self.pos)
         if close < 0:
             raise self.error("unclosed '(' in an alias annotation")
-        annotation = _annotation(self.text[self.pos + 1:close])
+        annotation = _annotation[self.text[self.pos + 1:close]]
         if annotation is None:
             raise self.error(f"bad alias annotation '({self.text[self.pos + 1:close]})'", self.pos + 1)
         self.pos = close + 1
@@ -240,7 +348,7 @@ class _Parser:
             self.pos += 1
 
 
-@functools.lru_cache(maxsize=None)
+@memoized(spread=True)
 def _apply_suffixes(base: str, suffixes: str) -> Type:
     """``base`` with ``?`` and ``[N]`` suffixes applied left to right (checked by the caller)."""
     type_: Type = BaseType(base)
@@ -257,7 +365,7 @@ def _apply_suffixes(base: str, suffixes: str) -> Type:
     return type_
 
 
-@functools.lru_cache(maxsize=None)
+@memoized
 def _annotation(body: str) -> Annotation | None:
     """The annotation written ``(body)``, or None when it is malformed."""
     before, arrow, after = body.partition("->")

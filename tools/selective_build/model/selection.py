@@ -8,7 +8,6 @@ idempotent, so the order in which inputs are given never changes the result.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
 from types import MappingProxyType
 
 from selective_build.model.dtypes import SCALAR_TYPES
@@ -16,6 +15,10 @@ from selective_build.model.keys import ANY_KEY, KernelKey
 from selective_build.model.names import OperatorName
 from selective_build.model.program import is_prim_operator
 from selective_build.model.records import record
+
+TYPE_CHECKING = False  # typing's own flag, without importing typing (nor collections: start-up time)
+if TYPE_CHECKING:
+    from collections.abc import Iterable, Mapping
 
 _EMPTY: Mapping = MappingProxyType({})
 # How debug_info names the command-line sources of a selection.

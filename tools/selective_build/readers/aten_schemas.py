@@ -7,15 +7,18 @@ costs a line scan, not 1500 parses.
 
 from __future__ import annotations
 
-import functools
 import os
-from collections.abc import Mapping
 from types import MappingProxyType
 
 from selective_build.model.errors import Location, UserError, did_you_mean
+from selective_build.model.memo import memoized
 from selective_build.model.records import record
 from selective_build.model.schema import FunctionSchema
 from selective_build.model.schema_parser import parse_schema
+
+TYPE_CHECKING = False  # typing's own flag, without importing typing (nor collections: start-up time)
+if TYPE_CHECKING:
+    from collections.abc import Mapping
 
 # Package data (selective_build/data), found beside the package wherever it is installed.
 DEFAULT_ATEN_YAML = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "data",
@@ -33,14 +36,14 @@ class AtenSchemas:
     def lookup(self, name: str) -> FunctionSchema | None:
         """The FunctionSchema of ``name`` (``add.out``), or None."""
         text = self.texts.get(name)
-        return None if text is None else _parse_cached(text)
+        return None if text is None else _parse_cached[text]
 
     def suggest(self, name: str) -> str:
         """`` (did you mean 'x'?)`` for the nearest known name, or ``""``."""
         return did_you_mean(name, self.texts)
 
 
-@functools.lru_cache(maxsize=None)
+@memoized
 def _parse_cached(text: str) -> FunctionSchema:
     return parse_schema(text)
 

@@ -6,14 +6,20 @@ or the command-line text that names it."""
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Mapping, Sequence
 
-from selective_build.model.backends import BackendLibrary, check_backend_id
 from selective_build.model.errors import CommandLine, Location, UserError
-from selective_build.model.names import OperatorName, parse_operator_name
-from selective_build.model.program import Program
-from selective_build.model.selection import OPS_DICT_SOURCE, OperatorSources, Selection, make_selection
 from selective_build.readers.files import mapped, read_text
+
+# The models of selections, programs and backends are imported where they are
+# read: a command reading kernel yamls alone (merge-yaml) does not import them.
+TYPE_CHECKING = False  # typing's own flag, without importing typing (nor collections: start-up time)
+if TYPE_CHECKING:
+    from collections.abc import Callable, Mapping, Sequence
+
+    from selective_build.model.backends import BackendLibrary
+    from selective_build.model.names import OperatorName
+    from selective_build.model.program import Program
+    from selective_build.model.selection import OperatorSources, Selection
 
 SELECTED_OPERATORS = "selected_operators.yaml"
 # The kernels' folder of an ExecuTorch tree, when kernel-sources is given a tree and no folder.
@@ -61,6 +67,8 @@ def selection(path: str) -> Selection:
 
 def selection_or_everything(path: str | None) -> Selection:
     """The selection at ``path``; every operator when there is none."""
+    from selective_build.model.selection import make_selection
+
     return selection(path) if path else make_selection(include_all_operators=True)
 
 
@@ -79,6 +87,7 @@ def program(path: str, positions) -> Program:
 
 def ops_dict(text: str) -> tuple[Mapping, str]:
     """An --ops_dict value, JSON or ``@FILE``, and the source it names."""
+    from selective_build.model.selection import OPS_DICT_SOURCE
     from selective_build.readers.operator_lists import parse_ops_dict
 
     if text.startswith("@"):
@@ -90,6 +99,7 @@ def ops_dict(text: str) -> tuple[Mapping, str]:
 def operator_sources(root_ops: Sequence[str], ops_dicts: Sequence[str], programs: Sequence[str],
                      selections: Sequence[str], positions) -> OperatorSources:
     """gen-oplist's sources of operators, read in this order, every problem together."""
+    from selective_build.model.selection import OperatorSources
     from selective_build.readers.operator_lists import parse_root_ops
 
     tasks = [lambda text=text: parse_root_ops(text) for text in root_ops]
@@ -128,6 +138,8 @@ def backend_ids(values: Sequence[str], flag: str) -> tuple[str, ...]:
     if not ids:
         raise UserError(f"{flag} names no backend id", CommandLine(flag))
     for backend_id in ids:
+        from selective_build.model.backends import check_backend_id
+
         problem = check_backend_id(backend_id)
         if problem:
             raise UserError(problem, CommandLine(flag))
@@ -153,6 +165,8 @@ def existing(libraries: Sequence[BackendLibrary]) -> Sequence[BackendLibrary]:
 
 def switch_names(path: str) -> dict[str, tuple[OperatorName, ...]]:
     """kernel-sources' switch names: ``name operator...`` a line."""
+    from selective_build.model.names import parse_operator_name
+
     aliases = {}
     for number, line in enumerate(read_text(path, "switch names").splitlines(), 1):
         words = line.split()

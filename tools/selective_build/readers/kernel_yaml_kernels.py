@@ -5,8 +5,6 @@ aliases. Problems are collected by the reader, located at their node."""
 
 from __future__ import annotations
 
-import re
-
 from selective_build.model.dtypes import SCALAR_TYPES
 from selective_build.model.errors import Location, did_you_mean
 from selective_build.model.kernels import ArgMeta, Kernel
@@ -22,8 +20,11 @@ _CPP_KEYWORDS = frozenset(
     "goto if inline int long mutable namespace new noexcept not nullptr operator or private "
     "protected public register return short signed sizeof static struct switch template this "
     "throw true try typedef typeid typename union unsigned using virtual void volatile while".split())
-# An optionally global (leading ::) C++ qualified name of ASCII identifiers.
-_CPP_QUALIFIED_NAME = re.compile(r"(?:::)?[A-Za-z_][A-Za-z0-9_]*(?:::[A-Za-z_][A-Za-z0-9_]*)*")
+
+
+def _is_cpp_qualified_name(name: str) -> bool:
+    """An optionally global (leading ::) C++ qualified name of ASCII identifiers."""
+    return all(part.isidentifier() and part.isascii() for part in name.removeprefix("::").split("::"))
 
 
 class KernelsReader(NodeReader):
@@ -140,7 +141,7 @@ class KernelsReader(NodeReader):
         if name is None:
             return None
         parts = name.split("::")
-        if not _CPP_QUALIFIED_NAME.fullmatch(name) or not _CPP_KEYWORDS.isdisjoint(parts):
+        if not _is_cpp_qualified_name(name) or not _CPP_KEYWORDS.isdisjoint(parts):
             self.problem(node, f"kernel_name '{name}' is not a C++ qualified name such as torch::executor::add_out")
             return None
         if len(parts) > 1 and parts[-2] == "native":

@@ -1,6 +1,8 @@
 """YAML node trees with source positions, composed by libyaml.
 
-PyYAML's C composer (:class:`yaml.cyaml.CParser`) builds the tree of
+PyYAML's C composer (:class:`yaml.cyaml.CParser`, loaded without the rest of
+PyYAML by :mod:`~selective_build.readers.pyyaml_parser`; PyYAML's pure-Python
+one when it was built without libyaml) builds the tree of
 ``yaml.nodes`` objects with no Python work per parser event. etsb replaces
 only its resolver: PyYAML's matches a list of regular expressions against
 every scalar and tracks a path per node, which costs three times the
@@ -16,13 +18,12 @@ of (key, value) node pairs; ``node.style`` is a scalar's quote character
 
 from __future__ import annotations
 
-import contextlib
-import functools
 import gc
 
 from selective_build.model.errors import Location, UserError
 from selective_build.model.yaml_scalars import (BOOL, FLOAT, INT, MERGE, NULL, NUMBER_STARTS, PLAIN_WORDS, STR,
                                                 TIMESTAMP, VALUE, resolve_plain)
+from selective_build.readers.pyyaml_parser import parser_classes
 
 SCALAR, SEQUENCE, MAPPING = "scalar", "sequence", "mapping"
 
@@ -107,17 +108,18 @@ def end_line(node) -> int:
     return node.end_mark.line + 1
 
 
-@contextlib.contextmanager
-def gc_paused():
+class gc_paused:  # noqa: N801 (a context manager, used as ``with gc_paused():``)
     """Pause the cyclic garbage collector: building large acyclic structures
     (nodes, then the frozen model) otherwise triggers collection passes that
-    cost as much as the work itself."""
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
+    cost as much as the work itself. (A class, not contextlib's decorator:
+    importing contextlib brings in collections, start-up time.)"""
+
+    def __enter__(self) -> None:
+        self.enabled = gc.isenabled()
+        gc.disable()
+
+    def __exit__(self, *exception) -> None:
+        if self.enabled:
             gc.enable()
 
 
@@ -148,13 +150,21 @@ def _anchor_at(text: str, line: int, column: int) -> str:
     return match.group(1) if match else ""
 
 
-@functools.cache
-def _composer():
-    """The composer class (made on first use: building it imports PyYAML)."""
-    from yaml.cyaml import CParser
+_COMPOSER: list = []
 
-    class Composer(CParser):
-        """libyaml's composer with a resolver that defers typing to tag_of()."""
+
+def _composer():
+    """The composer class (made on first use: building it loads PyYAML's parser)."""
+    if not _COMPOSER:
+        _COMPOSER.append(_composer_class(parser_classes()[0]))
+    return _COMPOSER[0]
+
+
+def _composer_class(parser):
+    """``parser`` with etsb's resolver."""
+
+    class Composer(parser):
+        """PyYAML's composer with a resolver that defers typing to tag_of()."""
 
         def resolve(self, kind, value, implicit):
             if value is None:  # a collection
@@ -166,6 +176,11 @@ def _composer():
 
         def ascend_resolver(self):
             pass
+
+        def compose_scalar_node(self, anchor):  # used by the pure-Python composer alone
+            node = super().compose_scalar_node(anchor)
+            node.style = node.style or ""  # a plain scalar's style, as libyaml gives it
+            return node
 
     return Composer
 
@@ -196,15 +211,14 @@ def compose(text: str, path: str):
     """The root node of the single document in ``text`` (None when it is empty);
     a YAML syntax error, nesting too deep to read safely, or aliases that
     expand to more than :data:`MAX_EXPANDED_VALUES` values is a UserError."""
-    import yaml
-
+    _, yaml_error_class, _ = parser_classes()
     bound = nesting_bound(text)
     if bound > MAX_NESTING_BOUND:
         raise UserError(f"nested too deeply to read safely (up to {bound:,} levels)", Location(path, 1, 1))
     try:
         with gc_paused():
             root = _composer()(text).get_single_node() if bound <= SAFE_NESTING else _compose_on_big_stack(text, bound)
-    except yaml.YAMLError as error:
+    except yaml_error_class as error:
         raise yaml_error(error, path, text) from None
     if root is not None and "&" in text:  # no anchor, no alias
         expanded = expanded_size(root)
