@@ -108,6 +108,26 @@ struct DepthwisePlane {
   }
 };
 
+/// Copies `rows` runs of N floats, `step` floats apart in src, one after
+/// another into dst: a fixed length compiles to whole vector moves, where a
+/// loop of a row's unknown length spends more on its bounds than its copy.
+template <int64_t N>
+__attribute__((always_inline)) inline void copy_rows(float* __restrict dst, const float* __restrict src, int64_t rows,
+                                                     int64_t step) {
+  for (int64_t r = 0; r < rows; ++r) __builtin_memcpy(dst + r * N, src + r * step, N * sizeof(float));
+}
+
+/// Columns 2j and 2j + 1 of src to first[j] and second[j], for j < P.
+template <int P>
+__attribute__((always_inline)) inline void split_pairs(float* __restrict first, float* __restrict second,
+                                                       const float* __restrict src) {
+#pragma GCC unroll 8
+  for (int j = 0; j < P; ++j) {
+    first[j] = src[2 * j];
+    second[j] = src[2 * j + 1];
+  }
+}
+
 /// Copies plane x into the interior of `scratch`, a plane padded and split
 /// into phases (the layout of DepthwisePlane, rows of stride * phase_len
 /// floats): padded column q of a row goes to phase q % stride, at q /
@@ -120,17 +140,29 @@ ETSB_HOT_LOOP static void fill_phases(const float* __restrict x, float* __restri
     float* __restrict row = scratch + (ih + h.pad) * row_len;
     const float* __restrict src = x + ih * w.in;
     if (w.stride == 1) {
-      for (int64_t iw = 0; iw < w.in; ++iw) row[w.pad + iw] = src[iw];
-      continue;
+      switch (w.in) {  // a short row's fixed length: whole vector moves
+        case 8: copy_rows<8>(row + w.pad, src, 1, 0); continue;
+        case 16: copy_rows<16>(row + w.pad, src, 1, 0); continue;
+        case 32: copy_rows<32>(row + w.pad, src, 1, 0); continue;
+        default:
+          for (int64_t iw = 0; iw < w.in; ++iw) row[w.pad + iw] = src[iw];
+          continue;
+      }
     }
     if (w.stride == 2) {  // pairs of columns, one to each phase: a whole group the vectoriser splits in registers
       const int64_t odd = w.pad % 2;
       float* __restrict first = row + odd * phase_len + (w.pad - odd) / 2;  // where column 2j goes, at j
       float* __restrict second = row + (1 - odd) * phase_len + (w.pad + odd) / 2;
       const int64_t pairs = w.in / 2;
-      for (int64_t j = 0; j < pairs; ++j) {
-        first[j] = src[2 * j];
-        second[j] = src[2 * j + 1];
+      switch (pairs) {  // a short row's fixed length unrolled: its loop's set-up costs more than the copy
+        case 2: split_pairs<2>(first, second, src); break;
+        case 4: split_pairs<4>(first, second, src); break;
+        case 8: split_pairs<8>(first, second, src); break;
+        default:
+          for (int64_t j = 0; j < pairs; ++j) {
+            first[j] = src[2 * j];
+            second[j] = src[2 * j + 1];
+          }
       }
       if (w.in % 2 != 0) first[pairs] = src[w.in - 1];
       continue;
@@ -179,6 +211,18 @@ ETSB_NARROW_LOOP static void im2col_padded(const float* __restrict padded, float
         float* row = col + ((c * h.kernel + kh) * w.kernel + kw) * width - j0;
         const int64_t at = kw * w.dilation;
         const float* tap = padded + c * plane + kh * h.dilation * row_len + (at % w.stride) * phase_len + at / w.stride;
+        if (j0 % w.out == 0 && j1 % w.out == 0) {  // whole output rows: fixed-length copies for common widths
+          const int64_t oh0 = j0 / w.out, oh1 = j1 / w.out, step = h.stride * row_len;
+          float* dst = row + j0;
+          const float* src = tap + oh0 * step;
+          switch (w.out) {
+            case 4: copy_rows<4>(dst, src, oh1 - oh0, step); continue;
+            case 8: copy_rows<8>(dst, src, oh1 - oh0, step); continue;
+            case 16: copy_rows<16>(dst, src, oh1 - oh0, step); continue;
+            case 32: copy_rows<32>(dst, src, oh1 - oh0, step); continue;
+            default: break;
+          }
+        }
         for (int64_t oh = j0 / w.out; oh * w.out < j1; ++oh) {
           const int64_t first = oh * w.out > j0 ? 0 : j0 - oh * w.out;
           const int64_t end = (oh + 1) * w.out < j1 ? w.out : j1 - oh * w.out;
