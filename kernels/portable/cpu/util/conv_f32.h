@@ -31,6 +31,13 @@ inline void valid_range(const Window& a, int64_t off, int64_t* lo, int64_t* hi) 
   *hi = h;
 }
 
+/// dst[j] = src[2 * j] for j < N: a row of a stride-2 im2col, unrolled.
+template <int N>
+__attribute__((always_inline)) inline void even_columns(float* __restrict dst, const float* __restrict src) {
+#pragma GCC unroll 16
+  for (int j = 0; j < N; ++j) dst[j] = src[2 * j];
+}
+
 /// col[(c, kh, kw), j - j0] = x[c, oh * stride - pad + kh * dilation, ...]
 /// for the output positions j = oh * OW + ow in [j0, j1) (zero where that
 /// falls in the padding), for `channels` planes of x: the columns [j0, j1)
@@ -61,6 +68,11 @@ ETSB_NARROW_LOOP static void im2col_columns(const float* __restrict x, float* __
           for (int64_t ow = first; ow < lo && ow < end; ++ow) dst[ow] = 0.0f;
           if (w.stride == 1) {
             for (int64_t ow = lo; ow < hi; ++ow) dst[ow] = src[ow];
+          } else if (w.stride == 2 && lo == 0 && hi == w.out && (w.out == 4 || w.out == 8 || w.out == 16)) {
+            // a whole row of a strided 1x1 (ResNet's projections), at a fixed length: no loop set-up
+            if (w.out == 4) even_columns<4>(dst, src);
+            if (w.out == 8) even_columns<8>(dst, src);
+            if (w.out == 16) even_columns<16>(dst, src);
           } else {
             for (int64_t ow = lo; ow < hi; ++ow) dst[ow] = src[ow * w.stride];
           }
