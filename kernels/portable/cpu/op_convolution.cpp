@@ -145,7 +145,7 @@ constexpr int64_t kColumnBudget = 64 * 1024;
 /// products per output go to dot_f32: a vector along the depth beats a
 /// vector of a few output columns (gemm_f32's partial tiles).
 constexpr int64_t kDotColumns = 8;
-constexpr int64_t kDotDepth = 64;
+constexpr int64_t kDotDepth = 32;
 
 /// The work that decides a cut, in gemm_f32's multiply-adds: an output costs
 /// kOutputWork more (its bias, gemm_f32's load and store of it: MobileNet-v2's

@@ -89,6 +89,13 @@ ETSB_NARROW_LOOP static void im2col_columns(const float* __restrict x, float* __
 __attribute__((noinline)) inline void patch_rows(const float* x, float* rows, int64_t channels, const Window& h,
                                                  const Window& w, int64_t j0, int64_t j1) {
   const int64_t depth = channels * h.kernel * w.kernel;
+  if (h.kernel * w.kernel == 1 && h.stride * w.stride == 1 && h.pad + w.pad == 0) {  // pointwise: x transposed
+    const int64_t plane = h.in * w.in;
+    for (int64_t c = 0; c < channels; ++c) {
+      for (int64_t j = j0; j < j1; ++j) rows[(j - j0) * depth + c] = x[c * plane + j];
+    }
+    return;
+  }
   for (int64_t j = j0; j < j1; ++j) {
     const int64_t oh = j / w.out;
     const int64_t ow = j % w.out;
