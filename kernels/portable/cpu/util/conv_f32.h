@@ -18,6 +18,15 @@
 namespace etsb {
 namespace kernels {
 
+/// Whether the copies take fixed-length paths for short rows (4 to 32 floats:
+/// bench_conv's planes, where a loop's set-up costs more than its copy). Not
+/// in etsb's size configuration (ETSB_KERNELS_ONE_PATH): code, for speed.
+#if defined(ETSB_KERNELS_ONE_PATH)
+constexpr bool kShortRowCopies = false;
+#else
+constexpr bool kShortRowCopies = true;
+#endif
+
 /// The output positions [lo, hi) along axis a whose input position o *
 /// stride - pad + off falls inside [0, in).
 inline void valid_range(const Window& a, int64_t off, int64_t* lo, int64_t* hi) {
@@ -68,7 +77,8 @@ ETSB_NARROW_LOOP static void im2col_columns(const float* __restrict x, float* __
           for (int64_t ow = first; ow < lo && ow < end; ++ow) dst[ow] = 0.0f;
           if (w.stride == 1) {
             for (int64_t ow = lo; ow < hi; ++ow) dst[ow] = src[ow];
-          } else if (w.stride == 2 && lo == 0 && hi == w.out && (w.out == 4 || w.out == 8 || w.out == 16)) {
+          } else if (kShortRowCopies && w.stride == 2 && lo == 0 && hi == w.out &&
+                     (w.out == 4 || w.out == 8 || w.out == 16)) {
             // a whole row of a strided 1x1 (ResNet's projections), at a fixed length: no loop set-up
             if (w.out == 4) even_columns<4>(dst, src);
             if (w.out == 8) even_columns<8>(dst, src);
@@ -159,29 +169,37 @@ ETSB_HOT_LOOP static void fill_phases(const float* __restrict x, float* __restri
     float* __restrict row = scratch + (ih + h.pad) * row_len;
     const float* __restrict src = x + ih * w.in;
     if (w.stride == 1) {
-      switch (w.in) {  // a short row's fixed length: whole vector moves
-        case 8: copy_rows<8>(row + w.pad, src, 1, 0); continue;
-        case 16: copy_rows<16>(row + w.pad, src, 1, 0); continue;
-        case 32: copy_rows<32>(row + w.pad, src, 1, 0); continue;
-        default:
-          for (int64_t iw = 0; iw < w.in; ++iw) row[w.pad + iw] = src[iw];
-          continue;
+      if constexpr (kShortRowCopies) {
+        switch (w.in) {  // a short row's fixed length: whole vector moves
+          case 8: copy_rows<8>(row + w.pad, src, 1, 0); continue;
+          case 16: copy_rows<16>(row + w.pad, src, 1, 0); continue;
+          case 32: copy_rows<32>(row + w.pad, src, 1, 0); continue;
+          default: break;
+        }
       }
+      for (int64_t iw = 0; iw < w.in; ++iw) row[w.pad + iw] = src[iw];
+      continue;
     }
     if (w.stride == 2) {  // pairs of columns, one to each phase: a whole group the vectoriser splits in registers
       const int64_t odd = w.pad % 2;
       float* __restrict first = row + odd * phase_len + (w.pad - odd) / 2;  // where column 2j goes, at j
       float* __restrict second = row + (1 - odd) * phase_len + (w.pad + odd) / 2;
       const int64_t pairs = w.in / 2;
-      switch (pairs) {  // a short row's fixed length unrolled: its loop's set-up costs more than the copy
-        case 2: split_pairs<2>(first, second, src); break;
-        case 4: split_pairs<4>(first, second, src); break;
-        case 8: split_pairs<8>(first, second, src); break;
-        default:
-          for (int64_t j = 0; j < pairs; ++j) {
-            first[j] = src[2 * j];
-            second[j] = src[2 * j + 1];
-          }
+      bool done = false;
+      if constexpr (kShortRowCopies) {
+        done = true;
+        switch (pairs) {  // a short row's fixed length unrolled: its loop's set-up costs more than the copy
+          case 2: split_pairs<2>(first, second, src); break;
+          case 4: split_pairs<4>(first, second, src); break;
+          case 8: split_pairs<8>(first, second, src); break;
+          default: done = false;
+        }
+      }
+      if (!done) {
+        for (int64_t j = 0; j < pairs; ++j) {
+          first[j] = src[2 * j];
+          second[j] = src[2 * j + 1];
+        }
       }
       if (w.in % 2 != 0) first[pairs] = src[w.in - 1];
       continue;
@@ -230,7 +248,7 @@ ETSB_NARROW_LOOP static void im2col_padded(const float* __restrict padded, float
         float* row = col + ((c * h.kernel + kh) * w.kernel + kw) * width - j0;
         const int64_t at = kw * w.dilation;
         const float* tap = padded + c * plane + kh * h.dilation * row_len + (at % w.stride) * phase_len + at / w.stride;
-        if (j0 % w.out == 0 && j1 % w.out == 0) {  // whole output rows: fixed-length copies for common widths
+        if (kShortRowCopies && j0 % w.out == 0 && j1 % w.out == 0) {  // whole rows, at fixed lengths below
           const int64_t oh0 = j0 / w.out, oh1 = j1 / w.out, step = h.stride * row_len;
           float* dst = row + j0;
           const float* src = tap + oh0 * step;
