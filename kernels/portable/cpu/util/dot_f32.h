@@ -1,12 +1,13 @@
 // Single-precision matrix products against a transposed right operand
 // (C = A . B^T, every row of A and of B contiguous), for outputs too narrow
 // for gemm_f32.h's vectors of output columns: a convolution whose output
-// plane has a few positions (1x1 to 2x3) over deep patches. On x86-64 one
+// plane has a few positions (1x1 to 2x3) over deep patches. On x86-64 an
 // AVX2 + FMA build, taken when the CPU has them (dot_f32_runs: an older CPU
-// leaves these products to gemm_f32, whose portable build it runs anyway);
-// elsewhere, or under ETSB_KERNELS_ONE_PATH, a build on GCC's generic vectors.
-// No AVX-512 build: its 16-float vectors along patches of 80-128 floats ran
-// slower than AVX2's (a longer remainder, wider sums).
+// leaves these products to gemm_f32, whose portable build it runs anyway),
+// and the same 8-float vectors in tiles of 6 rows where AVX-512VL gives 32
+// registers; elsewhere, or under ETSB_KERNELS_ONE_PATH, a build on GCC's
+// generic vectors. No 16-float build: its vectors along patches of 80-128
+// floats ran slower than AVX2's (a longer remainder, wider sums).
 #pragma once
 
 #include <cstdint>
@@ -99,7 +100,9 @@ inline void dot_f32(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda
                     float* c, int64_t ldc, bool accumulate, const float* row_init = nullptr) {
   if (m <= 0 || n <= 0) return;
 #if defined(ETSB_DOT_X86)
-  if (__builtin_cpu_supports("avx512vl")) return dot_avx512vl::dot(m, n, k, a, lda, b, ldb, c, ldc, accumulate, row_init);
+  if (__builtin_cpu_supports("avx512vl")) {
+    return dot_avx512vl::dot(m, n, k, a, lda, b, ldb, c, ldc, accumulate, row_init);
+  }
   dot_avx2::dot(m, n, k, a, lda, b, ldb, c, ldc, accumulate, row_init);
 #else
   dot_portable::dot(m, n, k, a, lda, b, ldb, c, ldc, accumulate, row_init);
