@@ -169,14 +169,14 @@ bool conv2d_depthwise(KernelRuntimeContext& ctx, const float* in, const float* w
 
 /// Float convolution as matrix products per image and group: out_g [OC_g, OH * OW] = bias + weight_g [OC_g,
 /// C_g * KH * KW] x im2col(x_g) (the bias where gemm_f32's and dot_f32's sums start: kBiasInGemm), by gemm_f32 in
-/// tiles of im2col within kColumnBudget (from a padded copy of x_g when that fits too, which gemm_taps_f32 reads
-/// in place where it runs: conv_taps_f32.h; a pointwise convolution multiplies the input itself); a tiny output
-/// plane of deep patches by dot_f32 against patch rows. Depthwise (one input channel per group) runs the direct
-/// kernels of depthwise_f32.h (none of these three in the size configuration: kSpecialisedPaths), cut by channel
-/// on the thread pool. On the thread pool, the output's columns are cut into pieces of whole kGemmColumns, each
-/// with its own im2col (dot_f32's output rows, after patch_rows cut by position); a single tile is left to
-/// gemm_f32's own cut, after im2col_plane cut by channel. Every output takes the same code whatever the cut, so
-/// results do not depend on the threads. False (nothing written) without scratch memory.
+/// tiles of im2col within kColumnBudget (from a padded copy of x_g when it fits, or that copy in place: taps; a pointwise
+/// convolution, 1x1 with stride 1 and no padding, multiplies the input itself); a tiny output plane of deep
+/// patches by dot_f32 against the patches as rows. Depthwise (one input channel per group) runs the direct
+/// kernels of depthwise_f32.h (neither these nor dot_f32 in the size configuration: kSpecialisedPaths), cut by
+/// channel on the thread pool. On the thread pool, the output's columns are cut into pieces of whole
+/// kGemmColumns, each with its own im2col (dot_f32's output rows, after patch_rows cut by position); a single
+/// tile is left to gemm_f32's own cut, after im2col_plane cut by channel. Every output takes the same code
+/// whatever the cut, so results do not depend on the threads. False (nothing written) without scratch memory.
 bool conv2d_gemm(KernelRuntimeContext& ctx, const float* in, const float* weight, const float* bias, float* out,
                  int64_t batch, int64_t in_ch, int64_t out_ch, int64_t groups, const Axis& h, const Axis& w) {
   const int64_t in_per_group = in_ch / groups;
@@ -211,7 +211,7 @@ bool conv2d_gemm(KernelRuntimeContext& ctx, const float* in, const float* weight
   // large one, or a strided 1x1, is read in place (im2col_columns).
   const int64_t padded_floats = k::padded_planes_floats(in_per_group, h, w);
   const bool padded = !dot && h.kernel * w.kernel > 1 && padded_floats <= kColumnBudget;
-  const bool taps = kSpecialisedPaths && padded && !one_tile && k::conv2d_taps_runs(h, w);
+  const bool taps = kSpecialisedPaths && padded && !one_tile && k::conv2d_taps_runs(h, w);  // conv_taps_f32.h
   const int64_t scratch = taps ? k::conv2d_taps_floats(in_per_group, h, w) : col_floats + (padded ? padded_floats : 0);
   float* col = col_floats > 0 ? temp_floats(ctx, scratch) : nullptr;
   if (col_floats > 0 && col == nullptr) return false;
