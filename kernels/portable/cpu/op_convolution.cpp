@@ -169,7 +169,7 @@ bool conv2d_depthwise(KernelRuntimeContext& ctx, const float* in, const float* w
 
 /// Float convolution as matrix products per image and group: out_g [OC_g, OH * OW] = bias + weight_g [OC_g,
 /// C_g * KH * KW] x im2col(x_g) (the bias where gemm_f32's and dot_f32's sums start: kBiasInGemm), by gemm_f32 in
-/// tiles of im2col within kColumnBudget (from a padded copy of x_g when it fits, or that copy in place: taps; a pointwise
+/// tiles of im2col within kColumnBudget (from a padded copy of x_g if it fits, or that copy itself: taps; a pointwise
 /// convolution, 1x1 with stride 1 and no padding, multiplies the input itself); a tiny output plane of deep
 /// patches by dot_f32 against the patches as rows. Depthwise (one input channel per group) runs the direct
 /// kernels of depthwise_f32.h (neither these nor dot_f32 in the size configuration: kSpecialisedPaths), cut by
