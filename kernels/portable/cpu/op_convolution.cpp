@@ -1,6 +1,6 @@
 // aten::convolution.out: 1-D and 2-D convolution, plain and transposed, NCHW
 // in any dim order (e.g. channels-last).
-#include "util/conv_f32.h"
+#include "util/conv_taps_f32.h"
 #include "util/conv_util.h"
 #include "util/depthwise_f32.h"
 #include "util/dot_f32.h"
@@ -134,24 +134,20 @@ void conv2d_transposed(const T* in, const T* weight, const T* bias, T* out, int6
 /// Whether gemm_f32 starts its sums at the bias (ETSB_GEMM_ROW_INIT; the size configuration writes it first).
 constexpr bool kBiasInGemm = ETSB_GEMM_ROW_INIT;
 
-/// Output columns of an im2col tile: a multiple of every build's register
-/// tile width (8, 16, 32 floats), so that only the plane's last tile has a
-/// partial one.
+/// Output columns of an im2col tile: a multiple of every build's register tile width (8, 16, 32 floats), so
+/// that only the plane's last tile has a partial one.
 constexpr int64_t kGemmColumns = 32;
-/// Floats of im2col scratch to aim for (256 KB, within a core's L2): the
-/// output columns are taken in tiles of this much (at least kGemmColumns).
+/// Floats of im2col scratch to aim for (256 KB, in a core's L2): output columns in tiles of this (>= kGemmColumns).
 constexpr int64_t kColumnBudget = 64 * 1024;
-/// Output planes narrower than this (1x1 to 2x3) with at least kDotDepth
-/// products per output go to dot_f32: a vector along the depth beats a
-/// vector of a few output columns (gemm_f32's partial tiles).
+/// Output planes narrower than this (1x1 to 2x3) with at least kDotDepth products per output go to dot_f32: a
+/// vector along the depth beats a vector of a few output columns (gemm_f32's partial tiles; 40-deep: 0.7x).
 constexpr int64_t kDotColumns = 8;
-constexpr int64_t kDotDepth = 64;
+constexpr int64_t kDotDepth = 32;
 
-/// The work that decides a cut, in gemm_f32's multiply-adds: an output costs
-/// kOutputWork more (its bias, gemm_f32's load and store of it: MobileNet-v2's
-/// 8-deep pointwise convolution of 48 x 1024 outputs took 19 us, 64-deep ones
-/// ran at ~0.012 ns per multiply-add); dot_f32's count kDotWork each (~15 G
-/// per second on MobileNet-v2's 2x2 planes, against gemm_f32's ~80).
+/// The work that decides a cut, in gemm_f32's multiply-adds: an output costs kOutputWork more (its bias,
+/// gemm_f32's load and store of it: MobileNet-v2's 8-deep pointwise convolution of 48 x 1024 outputs took 19 us,
+/// 64-deep ones ran at ~0.012 ns per multiply-add); dot_f32's count kDotWork each (~15 G per second on
+/// MobileNet-v2's 2x2 planes, against gemm_f32's ~80).
 constexpr int64_t kOutputWork = 24, kDotWork = 4;
 
 /// Depthwise convolution (one input channel per group) by the direct
@@ -173,7 +169,7 @@ bool conv2d_depthwise(KernelRuntimeContext& ctx, const float* in, const float* w
 
 /// Float convolution as matrix products per image and group: out_g [OC_g, OH * OW] = bias + weight_g [OC_g,
 /// C_g * KH * KW] x im2col(x_g) (the bias where gemm_f32's and dot_f32's sums start: kBiasInGemm), by gemm_f32 in
-/// tiles of im2col within kColumnBudget (from a padded copy of x_g when that fits the budget too; a pointwise
+/// tiles of im2col within kColumnBudget (from a padded copy of x_g if it fits, or that copy itself: taps; a pointwise
 /// convolution, 1x1 with stride 1 and no padding, multiplies the input itself); a tiny output plane of deep
 /// patches by dot_f32 against the patches as rows. Depthwise (one input channel per group) runs the direct
 /// kernels of depthwise_f32.h (neither these nor dot_f32 in the size configuration: kSpecialisedPaths), cut by
@@ -193,8 +189,7 @@ bool conv2d_gemm(KernelRuntimeContext& ctx, const float* in, const float* weight
       return conv2d_depthwise(ctx, in, weight, bias, out, batch, in_ch, out_per_group, h, w);
     }
   }
-  const bool pointwise = h.kernel == 1 && w.kernel == 1 && h.stride == 1 && w.stride == 1 && h.pad == 0 &&
-                         w.pad == 0;
+  const bool pointwise = h.kernel * w.kernel == 1 && h.stride * w.stride == 1 && h.pad + w.pad == 0;
   const bool dot = kSpecialisedPaths && out_plane < kDotColumns && depth >= kDotDepth && k::dot_f32_runs();
   const int64_t units = (out_plane + kGemmColumns - 1) / kGemmColumns;  // column tiles, the last maybe partial
   const int64_t work = out_per_group * out_plane * (dot ? depth * kDotWork : depth + kOutputWork);
@@ -212,11 +207,13 @@ bool conv2d_gemm(KernelRuntimeContext& ctx, const float* in, const float* weight
                         k::worth_the_pool(work / k::kGemmTaskWork);
   const int64_t patch_pieces =
       one_tile ? k::parallel_pieces(in_per_group, 1, in_per_group) : (dot && pieces > 1 ? pieces : 1);
-  // A small input under a kernel wider than 1x1 is copied once padded (im2col_padded); a large one, or a
-  // strided 1x1, is read in place (im2col_columns).
+  // A small input under a kernel wider than 1x1 is copied once padded (im2col_padded, or no im2col: taps); a
+  // large one, or a strided 1x1, is read in place (im2col_columns).
   const int64_t padded_floats = k::padded_planes_floats(in_per_group, h, w);
   const bool padded = !dot && h.kernel * w.kernel > 1 && padded_floats <= kColumnBudget;
-  float* col = col_floats > 0 ? temp_floats(ctx, col_floats + (padded ? padded_floats : 0)) : nullptr;
+  const bool taps = kSpecialisedPaths && padded && !one_tile && k::conv2d_taps_runs(h, w);  // conv_taps_f32.h
+  const int64_t scratch = taps ? k::conv2d_taps_floats(in_per_group, h, w) : col_floats + (padded ? padded_floats : 0);
+  float* col = col_floats > 0 ? temp_floats(ctx, scratch) : nullptr;
   if (col_floats > 0 && col == nullptr) return false;
   for (int64_t b = 0; b < batch; ++b) {
     for (int64_t g = 0; g < groups; ++g) {
@@ -245,6 +242,10 @@ bool conv2d_gemm(KernelRuntimeContext& ctx, const float* in, const float* weight
           });
           continue;
         }
+      }
+      if (taps) {
+        k::conv2d_taps(x, wg, group_bias, o, in_per_group, out_per_group, h, w, col, pieces, kGemmColumns);
+        continue;
       }
       if (patch_pieces > 1) {  // one_tile
         k::im2col_plane(x, col, padded ? col + col_floats : nullptr, in_per_group, h, w, patch_pieces);
@@ -342,8 +343,7 @@ void convolve(KernelRuntimeContext& ctx, bool all_dense, const T* x, const T* we
       }
     }
   }
-  (void)ctx;
-  (void)all_dense;
+  (void)ctx, (void)all_dense;
   k::conv2d_gather<T>(x, weight, bias, y, s);
 }
 

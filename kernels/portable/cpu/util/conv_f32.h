@@ -18,6 +18,15 @@
 namespace etsb {
 namespace kernels {
 
+/// Whether the copies take fixed-length paths for short rows (4 to 32 floats:
+/// bench_conv's planes, where a loop's set-up costs more than its copy). Not
+/// in etsb's size configuration (ETSB_KERNELS_ONE_PATH): code, for speed.
+#if defined(ETSB_KERNELS_ONE_PATH)
+constexpr bool kShortRowCopies = false;
+#else
+constexpr bool kShortRowCopies = true;
+#endif
+
 /// The output positions [lo, hi) along axis a whose input position o *
 /// stride - pad + off falls inside [0, in).
 inline void valid_range(const Window& a, int64_t off, int64_t* lo, int64_t* hi) {
@@ -29,6 +38,13 @@ inline void valid_range(const Window& a, int64_t off, int64_t* lo, int64_t* hi) 
   if (l > h) l = h;
   *lo = l;
   *hi = h;
+}
+
+/// dst[j] = src[2 * j] for j < N: a row of a stride-2 im2col, unrolled.
+template <int N>
+__attribute__((always_inline)) inline void even_columns(float* __restrict dst, const float* __restrict src) {
+#pragma GCC unroll 16
+  for (int j = 0; j < N; ++j) dst[j] = src[2 * j];
 }
 
 /// col[(c, kh, kw), j - j0] = x[c, oh * stride - pad + kh * dilation, ...]
@@ -61,6 +77,12 @@ ETSB_NARROW_LOOP static void im2col_columns(const float* __restrict x, float* __
           for (int64_t ow = first; ow < lo && ow < end; ++ow) dst[ow] = 0.0f;
           if (w.stride == 1) {
             for (int64_t ow = lo; ow < hi; ++ow) dst[ow] = src[ow];
+          } else if (kShortRowCopies && w.stride == 2 && lo == 0 && hi == w.out &&
+                     (w.out == 4 || w.out == 8 || w.out == 16)) {
+            // a whole row of a strided 1x1 (ResNet's projections), at a fixed length: no loop set-up
+            if (w.out == 4) even_columns<4>(dst, src);
+            if (w.out == 8) even_columns<8>(dst, src);
+            if (w.out == 16) even_columns<16>(dst, src);
           } else {
             for (int64_t ow = lo; ow < hi; ++ow) dst[ow] = src[ow * w.stride];
           }
@@ -73,16 +95,49 @@ ETSB_NARROW_LOOP static void im2col_columns(const float* __restrict x, float* __
 
 /// rows[j - j0, (c, kh, kw)]: output position j's patch of `channels` planes
 /// of x (zero in the padding), for j in [j0, j1): im2col transposed, each
-/// patch contiguous (dot_f32.h's right operand).
+/// patch contiguous (dot_f32.h's right operand). Up to kTableTaps taps, each
+/// position's offsets are worked out once for all channels (the bounds per
+/// element cost more than the copy: 8 us of a 16 us 3x3 on a 4x4 plane).
+constexpr int64_t kTableTaps = 64;
 __attribute__((noinline)) inline void patch_rows(const float* x, float* rows, int64_t channels, const Window& h,
                                                  const Window& w, int64_t j0, int64_t j1) {
-  const int64_t depth = channels * h.kernel * w.kernel;
+  const int64_t taps = h.kernel * w.kernel;
+  const int64_t depth = channels * taps;
+  const int64_t in_plane = h.in * w.in;
+  if (taps == 1 && h.pad + w.pad == 0 && j1 - j0 <= kTableTaps) {  // 1x1 unpadded: x's columns, channel by channel
+    int64_t at[kTableTaps];  // where position j0 + i reads in a plane
+    for (int64_t j = j0; j < j1; ++j) at[j - j0] = j / w.out * h.stride * w.in + j % w.out * w.stride;
+    if (h.stride * w.stride == 1) {  // pointwise: x transposed
+      for (int64_t c = 0; c < channels; ++c) {
+        for (int64_t j = j0; j < j1; ++j) rows[(j - j0) * depth + c] = x[c * in_plane + j];
+      }
+      return;
+    }
+    for (int64_t c = 0; c < channels; ++c) {
+      const float* plane = x + c * in_plane;
+      for (int64_t j = 0; j < j1 - j0; ++j) rows[j * depth + c] = plane[at[j]];
+    }
+    return;
+  }
   for (int64_t j = j0; j < j1; ++j) {
     const int64_t oh = j / w.out;
     const int64_t ow = j % w.out;
     float* dst = rows + (j - j0) * depth;
+    if (taps <= kTableTaps) {
+      int64_t at[kTableTaps];  // where tap t reads in a plane, or -1 in the padding
+      for (int64_t t = 0; t < taps; ++t) {
+        const int64_t ih = oh * h.stride - h.pad + t / w.kernel * h.dilation;
+        const int64_t iw = ow * w.stride - w.pad + t % w.kernel * w.dilation;
+        at[t] = ih >= 0 && ih < h.in && iw >= 0 && iw < w.in ? ih * w.in + iw : -1;
+      }
+      for (int64_t c = 0; c < channels; ++c, dst += taps) {
+        const float* plane = x + c * in_plane;
+        for (int64_t t = 0; t < taps; ++t) dst[t] = at[t] >= 0 ? plane[at[t]] : 0.0f;
+      }
+      continue;
+    }
     for (int64_t c = 0; c < channels; ++c) {
-      const float* plane = x + c * h.in * w.in;
+      const float* plane = x + c * in_plane;
       for (int64_t kh = 0; kh < h.kernel; ++kh) {
         const int64_t ih = oh * h.stride - h.pad + kh * h.dilation;
         const bool row_in = ih >= 0 && ih < h.in;
@@ -108,6 +163,26 @@ struct DepthwisePlane {
   }
 };
 
+/// Copies `rows` runs of N floats, `step` floats apart in src, one after
+/// another into dst: a fixed length compiles to whole vector moves, where a
+/// loop of a row's unknown length spends more on its bounds than its copy.
+template <int64_t N>
+__attribute__((always_inline)) inline void copy_rows(float* __restrict dst, const float* __restrict src, int64_t rows,
+                                                     int64_t step) {
+  for (int64_t r = 0; r < rows; ++r) __builtin_memcpy(dst + r * N, src + r * step, N * sizeof(float));
+}
+
+/// Columns 2j and 2j + 1 of src to first[j] and second[j], for j < P.
+template <int P>
+__attribute__((always_inline)) inline void split_pairs(float* __restrict first, float* __restrict second,
+                                                       const float* __restrict src) {
+#pragma GCC unroll 8
+  for (int j = 0; j < P; ++j) {
+    first[j] = src[2 * j];
+    second[j] = src[2 * j + 1];
+  }
+}
+
 /// Copies plane x into the interior of `scratch`, a plane padded and split
 /// into phases (the layout of DepthwisePlane, rows of stride * phase_len
 /// floats): padded column q of a row goes to phase q % stride, at q /
@@ -120,6 +195,14 @@ ETSB_HOT_LOOP static void fill_phases(const float* __restrict x, float* __restri
     float* __restrict row = scratch + (ih + h.pad) * row_len;
     const float* __restrict src = x + ih * w.in;
     if (w.stride == 1) {
+      if constexpr (kShortRowCopies) {
+        switch (w.in) {  // a short row's fixed length: whole vector moves
+          case 8: copy_rows<8>(row + w.pad, src, 1, 0); continue;
+          case 16: copy_rows<16>(row + w.pad, src, 1, 0); continue;
+          case 32: copy_rows<32>(row + w.pad, src, 1, 0); continue;
+          default: break;
+        }
+      }
       for (int64_t iw = 0; iw < w.in; ++iw) row[w.pad + iw] = src[iw];
       continue;
     }
@@ -128,9 +211,21 @@ ETSB_HOT_LOOP static void fill_phases(const float* __restrict x, float* __restri
       float* __restrict first = row + odd * phase_len + (w.pad - odd) / 2;  // where column 2j goes, at j
       float* __restrict second = row + (1 - odd) * phase_len + (w.pad + odd) / 2;
       const int64_t pairs = w.in / 2;
-      for (int64_t j = 0; j < pairs; ++j) {
-        first[j] = src[2 * j];
-        second[j] = src[2 * j + 1];
+      bool done = false;
+      if constexpr (kShortRowCopies) {
+        done = true;
+        switch (pairs) {  // a short row's fixed length unrolled: its loop's set-up costs more than the copy
+          case 2: split_pairs<2>(first, second, src); break;
+          case 4: split_pairs<4>(first, second, src); break;
+          case 8: split_pairs<8>(first, second, src); break;
+          default: done = false;
+        }
+      }
+      if (!done) {
+        for (int64_t j = 0; j < pairs; ++j) {
+          first[j] = src[2 * j];
+          second[j] = src[2 * j + 1];
+        }
       }
       if (w.in % 2 != 0) first[pairs] = src[w.in - 1];
       continue;
@@ -179,6 +274,18 @@ ETSB_NARROW_LOOP static void im2col_padded(const float* __restrict padded, float
         float* row = col + ((c * h.kernel + kh) * w.kernel + kw) * width - j0;
         const int64_t at = kw * w.dilation;
         const float* tap = padded + c * plane + kh * h.dilation * row_len + (at % w.stride) * phase_len + at / w.stride;
+        if (kShortRowCopies && j0 % w.out == 0 && j1 % w.out == 0) {  // whole rows, at fixed lengths below
+          const int64_t oh0 = j0 / w.out, oh1 = j1 / w.out, step = h.stride * row_len;
+          float* dst = row + j0;
+          const float* src = tap + oh0 * step;
+          switch (w.out) {
+            case 4: copy_rows<4>(dst, src, oh1 - oh0, step); continue;
+            case 8: copy_rows<8>(dst, src, oh1 - oh0, step); continue;
+            case 16: copy_rows<16>(dst, src, oh1 - oh0, step); continue;
+            case 32: copy_rows<32>(dst, src, oh1 - oh0, step); continue;
+            default: break;
+          }
+        }
         for (int64_t oh = j0 / w.out; oh * w.out < j1; ++oh) {
           const int64_t first = oh * w.out > j0 ? 0 : j0 - oh * w.out;
           const int64_t end = (oh + 1) * w.out < j1 ? w.out : j1 - oh * w.out;

@@ -1,12 +1,13 @@
 // Single-precision matrix products against a transposed right operand
 // (C = A . B^T, every row of A and of B contiguous), for outputs too narrow
 // for gemm_f32.h's vectors of output columns: a convolution whose output
-// plane has a few positions (1x1 to 2x3) over deep patches. On x86-64 one
+// plane has a few positions (1x1 to 2x3) over deep patches. On x86-64 an
 // AVX2 + FMA build, taken when the CPU has them (dot_f32_runs: an older CPU
-// leaves these products to gemm_f32, whose portable build it runs anyway);
-// elsewhere, or under ETSB_KERNELS_ONE_PATH, a build on GCC's generic vectors.
-// No AVX-512 build: its 16-float vectors along patches of 80-128 floats ran
-// slower than AVX2's (a longer remainder, wider sums).
+// leaves these products to gemm_f32, whose portable build it runs anyway),
+// and the same 8-float vectors in tiles of 6 rows where AVX-512VL gives 32
+// registers; elsewhere, or under ETSB_KERNELS_ONE_PATH, a build on GCC's
+// generic vectors. No 16-float build: its vectors along patches of 80-128
+// floats ran slower than AVX2's (a longer remainder, wider sums).
 #pragma once
 
 #include <cstdint>
@@ -29,6 +30,7 @@ typedef float DVec4 __attribute__((vector_size(16)));
 #define ETSB_DFMA(a, b, c) ((a) * (b) + (c))
 #define ETSB_DSUM4(s, v) \
   for (int q = 0; q < 4; ++q) (s)[q] = lanes_sum((v)[q])
+#define ETSB_DR 3
 #include "dot_f32_body.inc"
 }  // namespace dot_portable
 #else
@@ -52,8 +54,30 @@ inline __m128 sums4(const __m256* v) {
   const __m256 pairs = _mm256_hadd_ps(_mm256_hadd_ps(v[0], v[1]), _mm256_hadd_ps(v[2], v[3]));
   return _mm_add_ps(_mm256_castps256_ps128(pairs), _mm256_extractf128_ps(pairs, 1));
 }
+#define ETSB_DR 3
 #include "dot_f32_body.inc"
 }  // namespace dot_avx2
+#pragma GCC pop_options
+
+// The same 8-float vectors where the CPU has AVX-512: its 32 registers hold
+// tiles of 6 rows (24 sums), so that each vector of B loaded serves twice as
+// many products as AVX2's 16 registers allow.
+#pragma GCC push_options
+#pragma GCC target("avx2,fma,avx512f,avx512vl")
+namespace dot_avx512vl {
+#define ETSB_DVEC __m256
+#define ETSB_DW 8
+#define ETSB_DLOAD(p) _mm256_loadu_ps(p)
+#define ETSB_DZERO() _mm256_setzero_ps()
+#define ETSB_DFMA(a, b, c) _mm256_fmadd_ps((a), (b), (c))
+#define ETSB_DSUM4(s, v) _mm_storeu_ps((s), sums4(v))
+inline __m128 sums4(const __m256* v) {
+  const __m256 pairs = _mm256_hadd_ps(_mm256_hadd_ps(v[0], v[1]), _mm256_hadd_ps(v[2], v[3]));
+  return _mm_add_ps(_mm256_castps256_ps128(pairs), _mm256_extractf128_ps(pairs, 1));
+}
+#define ETSB_DR 6
+#include "dot_f32_body.inc"
+}  // namespace dot_avx512vl
 #pragma GCC pop_options
 
 #endif
@@ -76,6 +100,9 @@ inline void dot_f32(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda
                     float* c, int64_t ldc, bool accumulate, const float* row_init = nullptr) {
   if (m <= 0 || n <= 0) return;
 #if defined(ETSB_DOT_X86)
+  if (__builtin_cpu_supports("avx512vl")) {
+    return dot_avx512vl::dot(m, n, k, a, lda, b, ldb, c, ldc, accumulate, row_init);
+  }
   dot_avx2::dot(m, n, k, a, lda, b, ldb, c, ldc, accumulate, row_init);
 #else
   dot_portable::dot(m, n, k, a, lda, b, ldb, c, ldc, accumulate, row_init);
