@@ -76,17 +76,17 @@ function(_etsb_make_now file ok)
     endif()
   endforeach()
   if(made)
+    # Its inputs (and the tool's own files: another etsb may select otherwise) configure
+    # again when edited, also when it fails: a mended model then gets its selection.
+    get_property(tool_inputs GLOBAL PROPERTY ETSB_TOOL_INPUTS)
+    set_property(DIRECTORY "${CMAKE_SOURCE_DIR}" APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${read} ${tool_inputs})
     get_property(command GLOBAL PROPERTY "ETSB_RUN_COMMAND ${number}")
+    # Its messages are left to the build, which runs it again and reports what is wrong.
     cmake_language(EVAL CODE "execute_process(COMMAND ${command} WORKING_DIRECTORY [[${CMAKE_SOURCE_DIR}]]
       RESULT_VARIABLE status OUTPUT_QUIET ERROR_QUIET)")
     if(NOT status EQUAL 0)
       set(made OFF)
     endif()
-  endif()
-  if(made)
-    # The tool's own files too: another etsb may select otherwise.
-    get_property(tool_inputs GLOBAL PROPERTY ETSB_TOOL_INPUTS)
-    set_property(DIRECTORY "${CMAKE_SOURCE_DIR}" APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${read} ${tool_inputs})
   endif()
   set_property(GLOBAL PROPERTY "ETSB_MADE ${number}" ${made})
   set(${ok} ${made} PARENT_SCOPE)
