@@ -22,6 +22,7 @@
 #   "ETSB_RUN_COMMAND <number>"  its command line, as bracket arguments (for cmake_language(EVAL))
 #   "ETSB_RUN_DEPENDS <number>"  its inputs (files and targets)
 #   "ETSB_MADE <number>"         ON once that command ran when configuring, OFF when it could not
+#   ETSB_TOOL_CONFIGURE_DEPENDS  ON once the tool's files are CMAKE_CONFIGURE_DEPENDS
 
 # Records the command of the calling _etsb_run (its RUN_*, `python`, `tool`).
 function(_etsb_record_run)
@@ -79,10 +80,17 @@ function(_etsb_make_now file ok)
     # Its inputs (and the tool's own files: another etsb may select otherwise) configure
     # again when edited, also when it fails: a mended model then gets its selection.
     get_property(tool_inputs GLOBAL PROPERTY ETSB_TOOL_INPUTS)
+    get_property(tool_named GLOBAL PROPERTY ETSB_TOOL_CONFIGURE_DEPENDS)
+    if(tool_named)
+      set(tool_inputs "")
+    endif()
+    set_property(GLOBAL PROPERTY ETSB_TOOL_CONFIGURE_DEPENDS ON)
     set_property(DIRECTORY "${CMAKE_SOURCE_DIR}" APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${read} ${tool_inputs})
     get_property(command GLOBAL PROPERTY "ETSB_RUN_COMMAND ${number}")
+    set(directory "")
+    _etsb_bracket_argument("${CMAKE_SOURCE_DIR}" directory)
     # Its messages are left to the build, which runs it again and reports what is wrong.
-    cmake_language(EVAL CODE "execute_process(COMMAND ${command} WORKING_DIRECTORY [[${CMAKE_SOURCE_DIR}]]
+    cmake_language(EVAL CODE "execute_process(COMMAND ${command} WORKING_DIRECTORY ${directory}
       RESULT_VARIABLE status OUTPUT_QUIET ERROR_QUIET)")
     if(NOT status EQUAL 0)
       set(made OFF)
