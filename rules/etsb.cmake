@@ -15,6 +15,7 @@
 #   et_backend_library, et_executorch_tree (a source tree's kernels)
 # Each is defined, with its documentation, in rules/private/etsb_<rule>.cmake
 # (executorch_generated_lib in etsb_generated_lib.cmake and etsb_generated_sources.cmake,
+# its selection made when configuring in etsb_configure_selection.cmake,
 # et_backend_library beside et_kernel_library, et_executorch_tree in etsb_tree.cmake);
 # the catalogue, the kernel libraries an et_model_binary naming none takes, in
 # etsb_catalogue.cmake.
@@ -95,6 +96,7 @@ include("${CMAKE_CURRENT_LIST_DIR}/private/etsb_merge_yaml.cmake")
 include("${CMAKE_CURRENT_LIST_DIR}/private/etsb_kernel_library.cmake")
 include("${CMAKE_CURRENT_LIST_DIR}/private/etsb_generated_lib.cmake")
 include("${CMAKE_CURRENT_LIST_DIR}/private/etsb_generated_sources.cmake")
+include("${CMAKE_CURRENT_LIST_DIR}/private/etsb_configure_selection.cmake")
 include("${CMAKE_CURRENT_LIST_DIR}/private/etsb_model_binary.cmake")
 include("${CMAKE_CURRENT_LIST_DIR}/private/etsb_catalogue.cmake")
 

@@ -53,7 +53,8 @@ endfunction()
 # `name` needs (its `kernels`, `plain`, `args`, `depends` and `dir`): `etsb
 # kernel-sources` writes, for every source of every kernel library, a file
 # including it when needed (a comment otherwise), and each library is compiled
-# from those files (target <name>_kernel_sources). Sets `switch_names` in the caller.
+# from those files (target <name>_kernel_sources). Sets `switch_names` in the
+# caller, and `configured` (ON when the wrappers were written when configuring).
 function(_etsb_selected_kernel_sources name)
   set(library_args "")
   set(library_files "")
@@ -90,6 +91,8 @@ function(_etsb_selected_kernel_sources name)
     DEPENDS ${depends} ${library_files}
     ARGS ${args} --output "${dir}/kernel_sources.txt" ${switch_args} --wrappers_dir "${dir}/kernels" ${library_args})
   add_custom_target(${name}_kernel_sources DEPENDS "${dir}/kernel_sources.txt")
+  _etsb_make_now("${dir}/kernel_sources.txt" configured)
+  set(configured ${configured} PARENT_SCOPE)
   set(switch_names "${switch_names}" PARENT_SCOPE)
 endfunction()
 
@@ -134,7 +137,8 @@ endfunction()
 
 # Each kernel library of the calling executorch_generated_lib `name` (its
 # `kernels`, `plain`, `selective`, `variants`, `dir`, `exclude` and ARG_*)
-# compiled again for it: its needed sources (SELECTIVE), with
+# compiled again for it: its needed sources (SELECTIVE: all wrappers, or when
+# `configured` only those including their source), with
 # selected_op_variants.h forced in (DTYPE_SELECTIVE_BUILD). Sets the caller's
 # `kernels` to the recompiled libraries (and `plain`, which are linked as they are).
 function(_etsb_recompiled_kernels name)
@@ -150,6 +154,14 @@ function(_etsb_recompiled_kernels name)
     if(selective)
       _etsb_kernel_wrappers(${kernel} ${place} srcs)
       set(hdrs "")
+      math(EXPR place "${place} + 1")
+      if(configured)
+        # Only the sources the selection needs; a library it needs none of is not linked.
+        _etsb_needed_wrappers("${srcs}" srcs)
+        if(NOT srcs)
+          continue()
+        endif()
+      endif()
     endif()
     if(ARG_DTYPE_SELECTIVE_BUILD)
       list(APPEND hdrs "${variants}")
@@ -170,7 +182,6 @@ function(_etsb_recompiled_kernels name)
       add_dependencies(${target} ${name}_kernel_sources)
     endif()
     list(APPEND recompiled ${target})
-    math(EXPR place "${place} + 1")
   endforeach()
   if(selective)
     list(APPEND recompiled ${plain})

@@ -227,6 +227,8 @@ function(_etsb_run)
     WORKING_DIRECTORY "${CMAKE_SOURCE_DIR}"
     COMMENT "etsb ${RUN_SUBCOMMAND} ${RUN_TARGET}"
     VERBATIM)
+  # Kept so that the selection may be made when configuring (etsb_configure_selection.cmake).
+  _etsb_record_run()
 endfunction()
 
 # Compile settings of every C++ target the rules make: C++17 and the flags of
