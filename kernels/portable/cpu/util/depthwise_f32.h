@@ -7,6 +7,7 @@
 
 #include "conv_f32.h"
 #include "depthwise3x3_f32.h"
+#include "depthwise_tiny_f32.h"
 #include "gemm_f32.h"
 #include "parallel_util.h"
 
@@ -263,13 +264,13 @@ inline bool depthwise_f32_runs() { return avx2_runs(); }
 /// one output channel per input channel, a small output plane, a kernel of
 /// at most kLanesTaps taps.
 inline bool depthwise_in_lanes(int64_t multiplier, const Window& h, const Window& w) {
-  return multiplier == 1 && h.out * w.out <= kLanesPlane && h.kernel * w.kernel <= kLanesTaps;
+  return !depthwise_tiny_fits(multiplier, h, w) && multiplier == 1 && h.out * w.out <= kLanesPlane && h.kernel * w.kernel <= kLanesTaps;
 }
 
 /// The floats of scratch depthwise_f32 needs (none for depthwise3x3_f32).
 inline int64_t depthwise_f32_scratch(int64_t channels, int64_t multiplier, const Window& h, const Window& w) {
   if (depthwise_in_lanes(multiplier, h, w)) return depthwise_lanes_scratch(channels, h, w);
-  return depthwise3x3_fits(h, w) ? 0 : depthwise_scratch(h, w);
+  return depthwise_tiny_fits(multiplier, h, w) || depthwise3x3_fits(h, w) ? 0 : depthwise_scratch(h, w);
 }
 
 /// Depthwise convolution of one image (one input channel per group,
@@ -279,6 +280,7 @@ inline int64_t depthwise_f32_scratch(int64_t channels, int64_t multiplier, const
 /// (depthwise_planes). scratch: depthwise_f32_scratch floats.
 inline void depthwise_f32(const float* in, const float* weight, const float* bias, float* out, int64_t channels,
                           int64_t multiplier, const Window& h, const Window& w, float* scratch) {
+  if (depthwise_tiny_fits(multiplier, h, w)) return depthwise_tiny(in, weight, bias, out, channels, h, w);
   if (depthwise_in_lanes(multiplier, h, w)) return depthwise_lanes(in, weight, bias, out, channels, h, w, scratch);
   if (depthwise3x3_fits(h, w)) return depthwise3x3_f32(in, weight, bias, out, channels, multiplier, h, w);
   depthwise_planes(in, weight, bias, out, channels, multiplier, h, w, scratch);
