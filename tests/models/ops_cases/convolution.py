@@ -83,6 +83,9 @@ def _convolution_ops() -> list[Op]:
                  None, F32, padding=(2, 0), dilation=(1, 2), groups=2),
             conv("depthwise_in_place_pad0", "depthwise 3x3 stride 1 in place, no padding: 1x3x4x20 by 3x1x3x3, bias",
                  (1, 3, 4, 20), (3, 1, 3, 3), 3, F32, groups=3),
+            conv("conv2d_stem_direct", "few-channel 3x3 stride 2 direct (the stem), 8 outputs at a time and 1, "
+                 "rows of 18 (a full and a partial strip): 2x2x9x37 by 9x2x3x3, no bias", (2, 2, 9, 37),
+                 (9, 2, 3, 3), None, F32, stride=(2, 2)),
             conv("conv2d_tiny_deep", "2x2 output of deep patches (dot): 1x8x4x4 by 5x8x3x3, bias, stride 2, "
                  "padding 1", (1, 8, 4, 4), (5, 8, 3, 3), 5, F32, stride=(2, 2), padding=(1, 1)),
             conv("conv2d_7x7_stem", "7x7 stride 2 from a padded copy, 5x5 output: 1x3x9x9 by 4x3x7x7, "

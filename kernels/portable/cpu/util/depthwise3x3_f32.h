@@ -1,7 +1,9 @@
 // Direct depthwise convolution for the commonest depthwise kernel, 3x3 with
-// stride 1 (dilation 1 down the plane, padding up to 2 rows): read in
-// place, no padded copy (depthwise_f32.h's other kernels make one), masked
-// loads at the plane's edges. On x86-64, an AVX-512 and an AVX2 + FMA build
+// stride 1 (dilation 1 down the plane, padding up to 2 rows) or stride 2
+// (dilation 1, any padding), and on the same stride-2 rows a dense 3x3
+// stem of few input channels: read in place, no padded copy
+// (depthwise_f32.h's other kernels make one), masked loads at the plane's
+// edges. On x86-64, an AVX-512 and an AVX2 + FMA build
 // chosen at run time; an older x86 CPU takes depthwise_f32.h's padded-copy
 // kernels instead (depthwise3x3_fits says no), so that x86 binaries carry
 // two builds of this code, not three. Elsewhere (AArch64), one build on
@@ -140,6 +142,31 @@ inline void depthwise3x3_f32(const float* in, const float* weight, const float* 
   depthwise3x3_avx2::planes(in, weight, bias, out, channels, multiplier, h, w);  // depthwise3x3_fits: AVX2 at least
 #else
   depthwise3x3_portable::planes(in, weight, bias, out, channels, multiplier, h, w);
+#endif
+}
+
+/// Input channels up to which stem3x3_f32 takes a dense convolution.
+constexpr int64_t kStemChannels = 4;
+
+/// Whether stem3x3_f32 takes a dense (one group) convolution: a 3x3 kernel
+/// with stride 2 and dilation 1 over at most kStemChannels input channels,
+/// on a CPU that runs depthwise3x3_f32's builds.
+inline bool stem3x3_fits(int64_t in_ch, const Window& h, const Window& w) {
+  return in_ch <= kStemChannels && h.kernel == 3 && h.stride == 2 && depthwise3x3_fits(h, w);
+}
+
+/// Output rows [r0, r1) of one image of a convolution that stem3x3_fits,
+/// weight [OC, C, 3, 3], on the widest vector unit this CPU has (AVX2 for
+/// rows of up to 8, as depthwise3x3_f32).
+inline void stem3x3_rows(const float* in, const float* weight, const float* bias, float* out, int64_t in_ch,
+                         int64_t out_ch, const Window& h, const Window& w, int64_t r0, int64_t r1) {
+#if defined(ETSB_DEPTHWISE3X3_X86)
+  if (w.out > 8 && __builtin_cpu_supports("avx512f")) {
+    return depthwise3x3_avx512::stem_rows(out, in, weight, bias, in_ch, out_ch, h, w, r0, r1);
+  }
+  depthwise3x3_avx2::stem_rows(out, in, weight, bias, in_ch, out_ch, h, w, r0, r1);
+#else
+  depthwise3x3_portable::stem_rows(out, in, weight, bias, in_ch, out_ch, h, w, r0, r1);
 #endif
 }
 

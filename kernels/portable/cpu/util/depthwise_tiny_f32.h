@@ -62,34 +62,45 @@ __attribute__((always_inline)) inline __m512 load_first(const float* p, int64_t 
   return n >= 16 ? _mm512_loadu_ps(p) : _mm512_maskz_loadu_ps(static_cast<__mmask16>((1u << n) - 1), p);
 }
 
+/// What run works out once per call: the geometry, and per tap each lane's
+/// input among the (up to) four loaded vectors, as an index into the first
+/// pair (lanes in `low`) or the second (in `high`), zero lanes in neither.
+struct Table {
+  alignas(64) int32_t index[kTinyTaps][16];
+  alignas(64) int32_t chan[16];  // lane j's channel in the vector (0 past the group's lanes)
+  __mmask16 low[kTinyTaps], high[kTinyTaps];
+  int64_t group, in_plane, out_plane, taps;
+};
+
 /// One vector of outputs in the making: its channels' input planes (up to
 /// four vectors), their weights (two vectors, when more than one channel)
-/// and the sum so far.
+/// and the sums so far.
 struct Lanes {
   __m512 v0, v1, v2, v3, wlo, whi, acc, odd;  // odd: the odd taps' sum, apart (a shorter chain)
 };
 
 /// The `r` channels from c0 on, their sums at their bias. lane_channel:
 /// each lane's channel among them.
-__attribute__((always_inline)) inline Lanes start(const float* in, const float* weight, const float* bias, int64_t c0, int64_t r, int64_t group,
-                   int64_t in_plane, int64_t taps, __m512i lane_channel) {
+__attribute__((always_inline)) inline Lanes start(const Table& tb, const float* in, const float* weight,
+                                                  const float* bias, int64_t c0, int64_t r, __m512i lane_channel) {
   const __m512 zero = _mm512_setzero_ps();
-  const float* x = in + c0 * in_plane;
-  const int64_t n_in = r * in_plane;
+  const float* x = in + c0 * tb.in_plane;
+  const int64_t n_in = r * tb.in_plane;
   Lanes l{load_first(x, n_in), n_in > 16 ? load_first(x + 16, n_in - 16) : zero,
           n_in > 32 ? load_first(x + 32, n_in - 32) : zero, n_in > 48 ? load_first(x + 48, n_in - 48) : zero,
           zero, zero, zero, zero};
-  if (group == 1) {
+  if (tb.group == 1) {
     l.acc = _mm512_set1_ps(bias != nullptr ? bias[c0] : 0.0f);
     return l;
   }
   l.acc = bias != nullptr ? _mm512_permutexvar_ps(lane_channel, load_first(bias + c0, r)) : zero;
-  l.wlo = load_first(weight + c0 * taps, r * taps);
-  l.whi = r * taps > 16 ? load_first(weight + c0 * taps + 16, r * taps - 16) : zero;
+  const float* ws = weight + c0 * tb.taps;
+  l.wlo = load_first(ws, r * tb.taps);
+  l.whi = r * tb.taps > 16 ? load_first(ws + 16, r * tb.taps - 16) : zero;
   return l;
 }
 
-/// Tap t added into l: index, the lanes from the first pair of vectors and
+/// acc plus tap t of l: index, the lanes from the first pair of vectors and
 /// from the second (Wide: any); its weight w (One: one channel a vector) or
 /// each lane's weight's place in wlo, whi (wat).
 template <bool One, bool Wide>
@@ -101,22 +112,9 @@ __attribute__((always_inline)) inline __m512 tap(const Lanes& l, __m512 acc, __m
   return _mm512_fmadd_ps(wt, xs, acc);
 }
 
-/// Taps [0, taps) added into l, the even ones into l.acc and the odd ones
-/// into l.odd, then the two added. ws: the vector's weights (One).
-template <bool One, bool Wide>
-__attribute__((always_inline)) inline __m512 all_taps(Lanes& l, const float* ws, int64_t taps,
-                                                      const int32_t (*index)[16], const __mmask16* low,
-                                                      const __mmask16* high, __m512i first_weight) {
-  for (int64_t t = 0; t < taps; ++t) {
-    const __m512i idx = _mm512_load_si512(index[t]);
-    const __m512i wat = One ? idx : _mm512_add_epi32(first_weight, _mm512_set1_epi32(static_cast<int>(t)));
-    if (t % 2 == 0) {
-      l.acc = tap<One, Wide>(l, l.acc, idx, low[t], high[t], ws[t], wat);
-    } else {
-      l.odd = tap<One, Wide>(l, l.odd, idx, low[t], high[t], ws[t], wat);
-    }
-  }
-  return _mm512_add_ps(l.acc, l.odd);
+/// Where each lane's weight of tap t lies in wlo, whi (first_weight: tap 0's).
+inline __m512i weight_at(__m512i first_weight, int64_t t) {
+  return _mm512_add_epi32(first_weight, _mm512_set1_epi32(static_cast<int>(t)));
 }
 
 /// Stores the first n floats of v at p (n <= 16).
@@ -129,56 +127,64 @@ __attribute__((always_inline)) inline void store_first(float* p, __m512 v, int64
 }
 
 /// run's loop over the channels, two vectors at a time (two chains of
-/// dependent multiply-adds in flight), for One channel a vector or more,
-/// and Wide planes (inputs in the second pair of vectors) or not.
+/// dependent multiply-adds in flight, each split in even and odd taps), for
+/// One channel a vector or more, and Wide planes (inputs in the second pair
+/// of vectors) or not. Every lane sums the same way in both loops.
 template <bool One, bool Wide>
-inline void sweep(const float* in, const float* weight, const float* bias, float* out, int64_t channels, int64_t group,
-                  int64_t in_plane, int64_t out_plane, int64_t taps, const int32_t (*index)[16], const __mmask16* low,
-                  const __mmask16* high, __m512i lane_channel) {
+inline void sweep(const Table& tb, const float* in, const float* weight, const float* bias, float* out,
+                  int64_t channels) {
+  const int64_t group = tb.group, taps = tb.taps, out_plane = tb.out_plane;
+  const __m512i lane_channel = _mm512_load_si512(tb.chan);
   const __m512i first_weight = _mm512_mullo_epi32(lane_channel, _mm512_set1_epi32(static_cast<int>(taps)));
   int64_t c0 = 0;
   for (; c0 + 2 * group <= channels; c0 += 2 * group) {
-    Lanes a = start(in, weight, bias, c0, group, group, in_plane, taps, lane_channel);
-    Lanes b = start(in, weight, bias, c0 + group, group, group, in_plane, taps, lane_channel);
+    Lanes a = start(tb, in, weight, bias, c0, group, lane_channel);
+    Lanes b = start(tb, in, weight, bias, c0 + group, group, lane_channel);
     const float* wa = weight + c0 * taps;
     const float* wb = wa + group * taps;
-    // The two vectors' taps in one loop, so that their chains interleave.
-    for (int64_t t = 0; t < taps; t += 2) {
-      const __m512i idx = _mm512_load_si512(index[t]);
-      const __m512i wat = One ? idx : _mm512_add_epi32(first_weight, _mm512_set1_epi32(static_cast<int>(t)));
-      a.acc = tap<One, Wide>(a, a.acc, idx, low[t], high[t], wa[t], wat);
-      b.acc = tap<One, Wide>(b, b.acc, idx, low[t], high[t], wb[t], wat);
-      if (t + 1 == taps) break;
-      const __m512i idx1 = _mm512_load_si512(index[t + 1]);
-      const __m512i wat1 = One ? idx1 : _mm512_add_epi32(first_weight, _mm512_set1_epi32(static_cast<int>(t + 1)));
-      a.odd = tap<One, Wide>(a, a.odd, idx1, low[t + 1], high[t + 1], wa[t + 1], wat1);
-      b.odd = tap<One, Wide>(b, b.odd, idx1, low[t + 1], high[t + 1], wb[t + 1], wat1);
+    for (int64_t t = 0; t < taps; ++t) {
+      const __m512i idx = _mm512_load_si512(tb.index[t]);
+      const __m512i wat = One ? idx : weight_at(first_weight, t);
+      if (t % 2 == 0) {
+        a.acc = tap<One, Wide>(a, a.acc, idx, tb.low[t], tb.high[t], wa[t], wat);
+        b.acc = tap<One, Wide>(b, b.acc, idx, tb.low[t], tb.high[t], wb[t], wat);
+      } else {
+        a.odd = tap<One, Wide>(a, a.odd, idx, tb.low[t], tb.high[t], wa[t], wat);
+        b.odd = tap<One, Wide>(b, b.odd, idx, tb.low[t], tb.high[t], wb[t], wat);
+      }
     }
     store_first(out + c0 * out_plane, _mm512_add_ps(a.acc, a.odd), group * out_plane);
     store_first(out + (c0 + group) * out_plane, _mm512_add_ps(b.acc, b.odd), group * out_plane);
   }
   for (; c0 < channels; c0 += group) {
     const int64_t r = channels - c0 < group ? channels - c0 : group;  // channels in this vector
-    Lanes a = start(in, weight, bias, c0, r, group, in_plane, taps, lane_channel);
-    store_first(out + c0 * out_plane, all_taps<One, Wide>(a, weight + c0 * taps, taps, index, low, high, first_weight),
-                r * out_plane);
+    Lanes a = start(tb, in, weight, bias, c0, r, lane_channel);
+    const float* wa = weight + c0 * taps;
+    for (int64_t t = 0; t < taps; ++t) {
+      const __m512i idx = _mm512_load_si512(tb.index[t]);
+      const __m512i wat = One ? idx : weight_at(first_weight, t);
+      if (t % 2 == 0) {
+        a.acc = tap<One, Wide>(a, a.acc, idx, tb.low[t], tb.high[t], wa[t], wat);
+      } else {
+        a.odd = tap<One, Wide>(a, a.odd, idx, tb.low[t], tb.high[t], wa[t], wat);
+      }
+    }
+    store_first(out + c0 * out_plane, _mm512_add_ps(a.acc, a.odd), r * out_plane);
   }
 }
 
 /// Depthwise convolution of `channels` planes, `group` channels per vector
-/// (depthwise_tiny_group), two vectors at a time (two chains of dependent
-/// multiply-adds in flight). Each output lane (channel g = j / out_plane of
-/// the vector's, position j % out_plane) sums its bias and its taps in
-/// order, whatever the grouping: the same result for any cut of the
-/// channels.
+/// (depthwise_tiny_group): the table, then sweep. Each output lane (channel
+/// g = j / out_plane of the vector's, position j % out_plane) sums its bias
+/// and its taps in the same order whatever the grouping: the same result
+/// for any cut of the channels.
 inline void run(const float* in, const float* weight, const float* bias, float* out, int64_t channels,
                 int64_t group, const Window& h, const Window& w) {
-  const int64_t in_plane = h.in * w.in, out_plane = h.out * w.out, taps = h.kernel * w.kernel;
-  // Per tap: each lane's input among the (up to) four loaded vectors, as an
-  // index into the first pair (lanes in `low`) or the second (in `high`).
-  alignas(64) int32_t index[kTinyTaps][16] = {};
-  __mmask16 low[kTinyTaps], high[kTinyTaps];
-  alignas(64) int32_t chan[16] = {};  // lane j's channel in the vector (0 past the group's lanes)
+  Table tb = {};
+  tb.group = group;
+  tb.in_plane = h.in * w.in;
+  tb.out_plane = h.out * w.out;
+  tb.taps = h.kernel * w.kernel;
   // Nested loops, no division: this table is built on every call.
   for (int64_t kh = 0, t = 0; kh < h.kernel; ++kh) {
     for (int64_t kw = 0; kw < w.kernel; ++kw, ++t) {
@@ -187,27 +193,26 @@ inline void run(const float* in, const float* weight, const float* bias, float* 
         for (int64_t oh = 0; oh < h.out; ++oh) {
           const int64_t ih = oh * h.stride - h.pad + kh * h.dilation;
           for (int64_t ow = 0; ow < w.out; ++ow, ++j) {
-            chan[j] = static_cast<int32_t>(g);
+            tb.chan[j] = static_cast<int32_t>(g);
             const int64_t iw = ow * w.stride - w.pad + kw * w.dilation;
             if (ih < 0 || ih >= h.in || iw < 0 || iw >= w.in) continue;
-            const int64_t at = g * in_plane + ih * w.in + iw;
-            index[t][j] = static_cast<int32_t>(at & 31);
+            const int64_t at = g * tb.in_plane + ih * w.in + iw;
+            tb.index[t][j] = static_cast<int32_t>(at & 31);
             (at < 32 ? lo : hi) |= 1u << j;
           }
         }
       }
-      low[t] = static_cast<__mmask16>(lo);
-      high[t] = static_cast<__mmask16>(hi);
+      tb.low[t] = static_cast<__mmask16>(lo);
+      tb.high[t] = static_cast<__mmask16>(hi);
     }
   }
-  const __m512i lane_channel = _mm512_load_si512(chan);
-  const bool wide = group * in_plane > 32;
+  const bool wide = group * tb.in_plane > 32;
   if (group == 1) {
-    if (wide) return sweep<true, true>(in, weight, bias, out, channels, group, in_plane, out_plane, taps, index, low, high, lane_channel);
-    return sweep<true, false>(in, weight, bias, out, channels, group, in_plane, out_plane, taps, index, low, high, lane_channel);
+    if (wide) return sweep<true, true>(tb, in, weight, bias, out, channels);
+    return sweep<true, false>(tb, in, weight, bias, out, channels);
   }
-  if (wide) return sweep<false, true>(in, weight, bias, out, channels, group, in_plane, out_plane, taps, index, low, high, lane_channel);
-  sweep<false, false>(in, weight, bias, out, channels, group, in_plane, out_plane, taps, index, low, high, lane_channel);
+  if (wide) return sweep<false, true>(tb, in, weight, bias, out, channels);
+  sweep<false, false>(tb, in, weight, bias, out, channels);
 }
 
 }  // namespace depthwise_tiny_avx512
