@@ -61,7 +61,7 @@ def _convolution_ops() -> list[Op]:
             conv("depthwise_tiny_groups", "depthwise on 2x2 planes, 3 channels a vector (AVX-512), a partial last: "
                  "1x10x2x2 by 10x1x3x3, bias, padding 1", (1, 10, 2, 2), (10, 1, 3, 3), 10, F32, padding=(1, 1),
                  groups=10),
-            conv("depthwise_tiny_wide", "depthwise to 1x1 planes, 3 channels' 4x4 inputs over 3 vectors (AVX-512): "
+            conv("depthwise_tiny_wide", "depthwise to 1x1 planes, 2 channels' 4x4 inputs a vector pair (AVX-512): "
                  "1x7x4x4 by 7x1x3x3, no bias, stride 2", (1, 7, 4, 4), (7, 1, 3, 3), None, F32, stride=(2, 2),
                  groups=7),
             conv("depthwise_tiny_5x5", "depthwise 5x5 on 4x4 planes, 25 taps (AVX-512: one channel a vector): "
@@ -83,9 +83,9 @@ def _convolution_ops() -> list[Op]:
                  None, F32, padding=(2, 0), dilation=(1, 2), groups=2),
             conv("depthwise_in_place_pad0", "depthwise 3x3 stride 1 in place, no padding: 1x3x4x20 by 3x1x3x3, bias",
                  (1, 3, 4, 20), (3, 1, 3, 3), 3, F32, groups=3),
-            conv("conv2d_stem_direct", "few-channel 3x3 stride 2 direct (the stem), 8 outputs at a time and 1, "
-                 "rows of 18 (a full and a partial strip): 2x2x9x37 by 9x2x3x3, no bias", (2, 2, 9, 37),
-                 (9, 2, 3, 3), None, F32, stride=(2, 2)),
+            conv("conv2d_stem_direct", "few-channel 3x3 stride 2 direct (the stem), 8 outputs at a time, rows of "
+                 "18 (a full and a partial strip): 2x2x9x37 by 16x2x3x3, no bias", (2, 2, 9, 37), (16, 2, 3, 3),
+                 None, F32, stride=(2, 2)),
             conv("conv2d_tiny_deep", "2x2 output of deep patches (dot): 1x8x4x4 by 5x8x3x3, bias, stride 2, "
                  "padding 1", (1, 8, 4, 4), (5, 8, 3, 3), 5, F32, stride=(2, 2), padding=(1, 1)),
             conv("conv2d_7x7_stem", "7x7 stride 2 from a padded copy, 5x5 output: 1x3x9x9 by 4x3x7x7, "

@@ -149,10 +149,11 @@ inline void depthwise3x3_f32(const float* in, const float* weight, const float* 
 constexpr int64_t kStemChannels = 4;
 
 /// Whether stem3x3_f32 takes a dense (one group) convolution: a 3x3 kernel
-/// with stride 2 and dilation 1 over at most kStemChannels input channels,
-/// on a CPU that runs depthwise3x3_f32's builds.
-inline bool stem3x3_fits(int64_t in_ch, const Window& h, const Window& w) {
-  return in_ch <= kStemChannels && h.kernel == 3 && h.stride == 2 && depthwise3x3_fits(h, w);
+/// with stride 2 and dilation 1 over at most kStemChannels input channels
+/// to a multiple of 8 output channels (one code path: no remainder to build
+/// per instruction set), on a CPU that runs depthwise3x3_f32's builds.
+inline bool stem3x3_fits(int64_t in_ch, int64_t out_ch, const Window& h, const Window& w) {
+  return in_ch <= kStemChannels && out_ch % 8 == 0 && h.kernel == 3 && h.stride == 2 && depthwise3x3_fits(h, w);
 }
 
 /// Output rows [r0, r1) of one image of a convolution that stem3x3_fits,

@@ -341,7 +341,7 @@ inline void depthwise_f32_cut(const float* in, const float* weight, const float*
 /// written) for a convolution that does not fit.
 inline bool stem3x3_f32(const float* in, const float* weight, const float* bias, float* out, int64_t batch,
                         int64_t in_ch, int64_t out_ch, const Window& h, const Window& w) {
-  if (!stem3x3_fits(in_ch, h, w)) return false;
+  if (!stem3x3_fits(in_ch, out_ch, h, w)) return false;
   const int64_t pieces = parallel_pieces(out_ch * h.out * w.out * in_ch * 9, kGemmTaskWork, h.out);
   for (int64_t b = 0; b < batch; ++b) {
     const float* x = in + b * in_ch * h.in * w.in;

@@ -27,14 +27,15 @@ namespace kernels {
 constexpr int64_t kTinyIn = 64, kTinyOut = 16, kTinyTaps = 25;
 
 /// The channels depthwise_tiny puts in one vector: as many output planes as
-/// 16 lanes hold and input planes as four vectors hold, and, when more than
-/// one, their weights within two vectors.
+/// 16 lanes hold, and, when more than one, their input planes within two
+/// vectors and their weights within two vectors (one channel's input plane
+/// may take four).
 inline int64_t depthwise_tiny_group(const Window& h, const Window& w) {
   const int64_t in_plane = h.in * w.in, out_plane = h.out * w.out, taps = h.kernel * w.kernel;
   int64_t g = kTinyOut / out_plane;
-  if (kTinyIn / in_plane < g) g = kTinyIn / in_plane;
-  if (g > 1 && 32 / taps < g) g = 32 / taps < 1 ? 1 : 32 / taps;
-  return g;
+  if (32 / in_plane < g) g = 32 / in_plane;
+  if (32 / taps < g) g = 32 / taps;
+  return g < 1 ? 1 : g;
 }
 
 /// Whether depthwise_tiny takes a depthwise convolution: one output channel
@@ -211,8 +212,7 @@ inline void run(const float* in, const float* weight, const float* bias, float* 
     if (wide) return sweep<true, true>(tb, in, weight, bias, out, channels);
     return sweep<true, false>(tb, in, weight, bias, out, channels);
   }
-  if (wide) return sweep<false, true>(tb, in, weight, bias, out, channels);
-  sweep<false, false>(tb, in, weight, bias, out, channels);
+  sweep<false, false>(tb, in, weight, bias, out, channels);  // not wide: depthwise_tiny_group
 }
 
 }  // namespace depthwise_tiny_avx512
