@@ -52,6 +52,7 @@ inline Vec4 load_lanes(const float* p, Lanes m) {
 #define ETSB_DW_FMA(a, b, c) ((a) * (b) + (c))
 #define ETSB_DW_EVEN(a, b) (Vec4{(a)[0], (a)[2], (b)[0], (b)[2]})
 #define ETSB_DW_ODD(a, b) (Vec4{(a)[1], (a)[3], (b)[1], (b)[3]})
+#define ETSB_DW_NEXT(v, x) (Vec4{(v)[1], (v)[2], (v)[3], (x)})
 #include "depthwise3x3_body.inc"
 }  // namespace depthwise3x3_portable
 #else
@@ -88,6 +89,8 @@ inline __m256 evens_first(__m256 v) {
 // Each vector's even lanes to its low half, odd to its high one, then the halves paired across the two.
 #define ETSB_DW_EVEN(a, b) _mm256_permute2f128_ps(evens_first(a), evens_first(b), 0x20)
 #define ETSB_DW_ODD(a, b) _mm256_permute2f128_ps(evens_first(a), evens_first(b), 0x31)
+#define ETSB_DW_NEXT(v, x) \
+  _mm256_blend_ps(_mm256_permutevar8x32_ps((v), _mm256_setr_epi32(1, 2, 3, 4, 5, 6, 7, 0)), _mm256_set1_ps(x), 0x80)
 #include "depthwise3x3_body.inc"
 }  // namespace depthwise3x3_avx2
 #pragma GCC pop_options
@@ -108,6 +111,8 @@ namespace depthwise3x3_avx512 {
   _mm512_permutex2var_ps((a), _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30), (b))
 #define ETSB_DW_ODD(a, b) \
   _mm512_permutex2var_ps((a), _mm512_setr_epi32(1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31), (b))
+#define ETSB_DW_NEXT(v, x) \
+  _mm512_castsi512_ps(_mm512_alignr_epi32(_mm512_castps_si512(_mm512_set1_ps(x)), _mm512_castps_si512(v), 1))
 #include "depthwise3x3_body.inc"
 }  // namespace depthwise3x3_avx512
 #pragma GCC pop_options
