@@ -157,7 +157,7 @@ constexpr int64_t kOutputWork = 24, kDotWork = 4;
 bool conv2d_depthwise(KernelRuntimeContext& ctx, const float* in, const float* weight, const float* bias,
                       float* out, int64_t batch, int64_t in_ch, int64_t multiplier, const Axis& h, const Axis& w) {
   const int64_t pieces = k::depthwise_f32_pieces(in_ch, multiplier, h, w);
-  const int64_t per_piece = k::depthwise_f32_piece_scratch(in_ch, multiplier, h, w);  // none for 3x3 stride 1
+  const int64_t per_piece = k::depthwise_f32_piece_scratch(in_ch, multiplier, h, w);  // none for 3x3 stride 1 or 2
   float* scratch = per_piece > 0 ? temp_floats(ctx, per_piece * pieces) : nullptr;
   if (per_piece > 0 && scratch == nullptr) return false;
   for (int64_t b = 0; b < batch; ++b) {
@@ -171,16 +171,15 @@ bool conv2d_depthwise(KernelRuntimeContext& ctx, const float* in, const float* w
 /// C_g * KH * KW] x im2col(x_g) (the bias where gemm_f32's and dot_f32's sums start: kBiasInGemm), by gemm_f32 in
 /// tiles of im2col within kColumnBudget (from a padded copy of x_g if it fits, or that copy itself: taps; a pointwise
 /// convolution, 1x1 with stride 1 and no padding, multiplies the input itself); a tiny output plane of deep
-/// patches by dot_f32 against the patches as rows. Depthwise (one input channel per group) runs the direct
-/// kernels of depthwise_f32.h (neither these nor dot_f32 in the size configuration: kSpecialisedPaths), cut by
-/// channel on the thread pool. On the thread pool, the output's columns are cut into pieces of whole
+/// patches by dot_f32 against the patches as rows. Depthwise (one input channel per group, cut by channel) and a
+/// few-channel 3x3 stride-2 stem run depthwise_f32.h's direct kernels (neither these nor dot_f32 in the size
+/// configuration: kSpecialisedPaths). On the thread pool, the output's columns are cut into pieces of whole
 /// kGemmColumns, each with its own im2col (dot_f32's output rows, after patch_rows cut by position); a single
 /// tile is left to gemm_f32's own cut, after im2col_plane cut by channel. Every output takes the same code
 /// whatever the cut, so results do not depend on the threads. False (nothing written) without scratch memory.
 bool conv2d_gemm(KernelRuntimeContext& ctx, const float* in, const float* weight, const float* bias, float* out,
                  int64_t batch, int64_t in_ch, int64_t out_ch, int64_t groups, const Axis& h, const Axis& w) {
-  const int64_t in_per_group = in_ch / groups;
-  const int64_t out_per_group = out_ch / groups;
+  const int64_t in_per_group = in_ch / groups, out_per_group = out_ch / groups;
   const int64_t depth = in_per_group * h.kernel * w.kernel;
   const int64_t in_plane = h.in * w.in;
   const int64_t out_plane = h.out * w.out;
@@ -188,6 +187,7 @@ bool conv2d_gemm(KernelRuntimeContext& ctx, const float* in, const float* weight
     if (in_per_group == 1 && groups > 1 && k::depthwise_f32_runs()) {
       return conv2d_depthwise(ctx, in, weight, bias, out, batch, in_ch, out_per_group, h, w);
     }
+    if (groups == 1 && k::stem3x3_f32(in, weight, bias, out, batch, in_ch, out_ch, h, w)) return true;
   }
   const bool pointwise = h.kernel * w.kernel == 1 && h.stride * w.stride == 1 && h.pad + w.pad == 0;
   const bool dot = kSpecialisedPaths && out_plane < kDotColumns && depth >= kDotDepth && k::dot_f32_runs();

@@ -52,6 +52,20 @@ def _convolution_ops() -> list[Op]:
             # Float's fast paths (util/conv_f32.h, depthwise_f32.h, gemm_f32.h, dot_f32.h), each shape chosen to take one.
             conv("depthwise_stride2", "depthwise, stride 2: 1x4x9x9 by 4x1x3x3, bias, padding 1 (odd width)",
                  (1, 4, 9, 9), (4, 1, 3, 3), 4, F32, stride=(2, 2), padding=(1, 1), groups=4),
+            conv("depthwise_stride2_strips", "depthwise 3x3 stride 2 read in place, no padding: 1x2x6x37 by "
+                 "2x1x3x3, no bias (2x18 output: a full and a partial strip)", (1, 2, 6, 37), (2, 1, 3, 3), None,
+                 F32, stride=(2, 2), groups=2),
+            conv("depthwise_stride2_pad2", "depthwise 3x3 stride 2 read in place, 2 outputs per channel, padding 2: "
+                 "1x2x10x10 by 4x1x3x3, bias", (1, 2, 10, 10), (4, 1, 3, 3), 4, F32, stride=(2, 2), padding=(2, 2),
+                 groups=2),
+            conv("depthwise_tiny_groups", "depthwise on 2x2 planes, 3 channels a vector (AVX-512), a partial last: "
+                 "1x10x2x2 by 10x1x3x3, bias, padding 1", (1, 10, 2, 2), (10, 1, 3, 3), 10, F32, padding=(1, 1),
+                 groups=10),
+            conv("depthwise_tiny_wide", "depthwise to 1x1 planes, 2 channels' 4x4 inputs a vector pair (AVX-512): "
+                 "1x7x4x4 by 7x1x3x3, no bias, stride 2", (1, 7, 4, 4), (7, 1, 3, 3), None, F32, stride=(2, 2),
+                 groups=7),
+            conv("depthwise_tiny_5x5", "depthwise 5x5 on 4x4 planes, 25 taps (AVX-512: one channel a vector): "
+                 "1x3x4x4 by 3x1x5x5, bias, padding 2", (1, 3, 4, 4), (3, 1, 5, 5), 3, F32, padding=(2, 2), groups=3),
             conv("depthwise_dilation2", "depthwise, dilation 2: 1x2x9x9 by 2x1x3x3, no bias, padding 2",
                  (1, 2, 9, 9), (2, 1, 3, 3), None, F32, padding=(2, 2), dilation=(2, 2), groups=2),
             conv("depthwise_multiplier2", "depthwise, 2 outputs per channel: 1x3x8x8 by 6x1x3x3, bias, "
@@ -59,13 +73,19 @@ def _convolution_ops() -> list[Op]:
             conv("depthwise_wide_rows", "depthwise, rows of 34 in pairs: 1x2x5x34 by 2x1x3x3, bias, padding 1",
                  (1, 2, 5, 34), (2, 1, 3, 3), 2, F32, padding=(1, 1), groups=2),
             conv("depthwise_small_plane", "depthwise, 4x4 output channels-last: 1x12x7x7 by 12x1x3x3, bias, "
-                 "stride 2, padding 1", (1, 12, 7, 7), (12, 1, 3, 3), 12, F32, stride=(2, 2), padding=(1, 1),
+                 "stride 2, padding 1 (AVX-512: the tiny-plane permutes, 49 inputs over 4 vectors)", (1, 12, 7, 7),
+                 (12, 1, 3, 3), 12, F32, stride=(2, 2), padding=(1, 1), groups=12),
+            conv("depthwise_small_plane_9x9", "depthwise, 4x4 output channels-last whatever the CPU (81 inputs): "
+                 "1x12x9x9 by 12x1x3x3, bias, stride 2", (1, 12, 9, 9), (12, 1, 3, 3), 12, F32, stride=(2, 2),
                  groups=12),
             conv("depthwise_in_place_pad2", "depthwise 3x3 stride 1 in place, padding [2, 0], dilation [1, 2]: "
                  "1x2x7x21 by 2x1x3x3, no bias (17 wide: a full and a partial strip)", (1, 2, 7, 21), (2, 1, 3, 3),
                  None, F32, padding=(2, 0), dilation=(1, 2), groups=2),
             conv("depthwise_in_place_pad0", "depthwise 3x3 stride 1 in place, no padding: 1x3x4x20 by 3x1x3x3, bias",
                  (1, 3, 4, 20), (3, 1, 3, 3), 3, F32, groups=3),
+            conv("conv2d_stem_direct", "few-channel 3x3 stride 2 direct (the stem), 8 outputs at a time, rows of "
+                 "18 (a full and a partial strip): 2x2x9x37 by 16x2x3x3, no bias", (2, 2, 9, 37), (16, 2, 3, 3),
+                 None, F32, stride=(2, 2)),
             conv("conv2d_tiny_deep", "2x2 output of deep patches (dot): 1x8x4x4 by 5x8x3x3, bias, stride 2, "
                  "padding 1", (1, 8, 4, 4), (5, 8, 3, 3), 5, F32, stride=(2, 2), padding=(1, 1)),
             conv("conv2d_7x7_stem", "7x7 stride 2 from a padded copy, 5x5 output: 1x3x9x9 by 4x3x7x7, "

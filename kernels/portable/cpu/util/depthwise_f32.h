@@ -1,12 +1,16 @@
 // The direct depthwise Float convolution kernels of op_convolution.cpp:
 // vectorised along an output row (depthwise_planes), or, for small output
 // planes, channels-last with the channels as the vector lanes
-// (depthwise_lanes). On x86-64 built for AVX-512 and AVX2 (the channels-last
-// loop for AVX2 alone), not for older CPUs (depthwise_f32_runs).
+// (depthwise_lanes); 3x3 with stride 1 or 2 in place (depthwise3x3_f32.h)
+// and small planes on AVX-512 (depthwise_tiny_f32.h) before those; and the
+// dense few-channel 3x3 stride-2 stem (stem3x3_f32). On x86-64 built for
+// AVX-512 and AVX2 (the channels-last loop for AVX2 alone), not for older
+// CPUs (depthwise_f32_runs).
 #pragma once
 
 #include "conv_f32.h"
 #include "depthwise3x3_f32.h"
+#include "depthwise_tiny_f32.h"
 #include "gemm_f32.h"
 #include "parallel_util.h"
 
@@ -261,24 +265,27 @@ inline bool depthwise_f32_runs() { return avx2_runs(); }
 
 /// Whether a depthwise convolution runs channels-last (depthwise_lanes):
 /// one output channel per input channel, a small output plane, a kernel of
-/// at most kLanesTaps taps.
+/// at most kLanesTaps taps, and not one depthwise_tiny takes.
 inline bool depthwise_in_lanes(int64_t multiplier, const Window& h, const Window& w) {
-  return multiplier == 1 && h.out * w.out <= kLanesPlane && h.kernel * w.kernel <= kLanesTaps;
+  return !depthwise_tiny_fits(multiplier, h, w) && multiplier == 1 && h.out * w.out <= kLanesPlane &&
+         h.kernel * w.kernel <= kLanesTaps;
 }
 
-/// The floats of scratch depthwise_f32 needs (none for depthwise3x3_f32).
+/// The floats of scratch depthwise_f32 needs (none for depthwise_tiny and depthwise3x3_f32).
 inline int64_t depthwise_f32_scratch(int64_t channels, int64_t multiplier, const Window& h, const Window& w) {
   if (depthwise_in_lanes(multiplier, h, w)) return depthwise_lanes_scratch(channels, h, w);
-  return depthwise3x3_fits(h, w) ? 0 : depthwise_scratch(h, w);
+  return depthwise_tiny_fits(multiplier, h, w) || depthwise3x3_fits(h, w) ? 0 : depthwise_scratch(h, w);
 }
 
 /// Depthwise convolution of one image (one input channel per group,
-/// `multiplier` output channels per input channel): channels-last when the
-/// output plane is small (depthwise_lanes), else 3x3 with stride 1 in place
+/// `multiplier` output channels per input channel): small planes on AVX-512
+/// by lane permutes (depthwise_tiny), else channels-last when the output
+/// plane is small (depthwise_lanes), else 3x3 with stride 1 or 2 in place
 /// (depthwise3x3_f32), else plane by plane from a padded copy
 /// (depthwise_planes). scratch: depthwise_f32_scratch floats.
 inline void depthwise_f32(const float* in, const float* weight, const float* bias, float* out, int64_t channels,
                           int64_t multiplier, const Window& h, const Window& w, float* scratch) {
+  if (depthwise_tiny_fits(multiplier, h, w)) return depthwise_tiny(in, weight, bias, out, channels, h, w);
   if (depthwise_in_lanes(multiplier, h, w)) return depthwise_lanes(in, weight, bias, out, channels, h, w, scratch);
   if (depthwise3x3_fits(h, w)) return depthwise3x3_f32(in, weight, bias, out, channels, multiplier, h, w);
   depthwise_planes(in, weight, bias, out, channels, multiplier, h, w, scratch);
@@ -326,6 +333,26 @@ inline void depthwise_f32_cut(const float* in, const float* weight, const float*
                   bias != nullptr ? bias + c0 * multiplier : nullptr, out + c0 * multiplier * h.out * w.out, c1 - c0,
                   multiplier, h, w, scratch != nullptr ? scratch + p * per_piece : nullptr);
   });
+}
+
+/// A dense (one group) convolution, direct (no im2col, no scratch) when
+/// stem3x3_fits, each image's output rows cut into pieces for the thread
+/// pool: every output computed alike whatever the cut. False (nothing
+/// written) for a convolution that does not fit.
+inline bool stem3x3_f32(const float* in, const float* weight, const float* bias, float* out, int64_t batch,
+                        int64_t in_ch, int64_t out_ch, const Window& h, const Window& w) {
+  if (!stem3x3_fits(in_ch, out_ch, h, w)) return false;
+  const int64_t pieces = parallel_pieces(out_ch * h.out * w.out * in_ch * 9, kGemmTaskWork, h.out);
+  for (int64_t b = 0; b < batch; ++b) {
+    const float* x = in + b * in_ch * h.in * w.in;
+    float* y = out + b * out_ch * h.out * w.out;
+    parallel_pieces_run(pieces, [&](int64_t p) {
+      int64_t r0, r1;
+      piece_bounds(h.out, pieces, p, &r0, &r1);
+      if (r1 > r0) stem3x3_rows(x, weight, bias, y, in_ch, out_ch, h, w, r0, r1);
+    });
+  }
+  return true;
 }
 
 }  // namespace kernels
