@@ -43,19 +43,8 @@ namespace kernels {
 #pragma GCC push_options
 #pragma GCC target("avx2,fma")
 namespace dot_avx2 {
-#define ETSB_DVEC __m256
-#define ETSB_DW 8
-#define ETSB_DLOAD(p) _mm256_loadu_ps(p)
-#define ETSB_DZERO() _mm256_setzero_ps()
-#define ETSB_DFMA(a, b, c) _mm256_fmadd_ps((a), (b), (c))
-#define ETSB_DSUM4(s, v) _mm_storeu_ps((s), sums4(v))
-/// Lane j: the sum of v[j]'s eight lanes (pairwise adds within each half, then the halves).
-inline __m128 sums4(const __m256* v) {
-  const __m256 pairs = _mm256_hadd_ps(_mm256_hadd_ps(v[0], v[1]), _mm256_hadd_ps(v[2], v[3]));
-  return _mm_add_ps(_mm256_castps256_ps128(pairs), _mm256_extractf128_ps(pairs, 1));
-}
 #define ETSB_DR 3
-#include "dot_f32_body.inc"
+#include "dot_f32_avx8.inc"
 }  // namespace dot_avx2
 #pragma GCC pop_options
 
@@ -65,18 +54,8 @@ inline __m128 sums4(const __m256* v) {
 #pragma GCC push_options
 #pragma GCC target("avx2,fma,avx512f,avx512vl")
 namespace dot_avx512vl {
-#define ETSB_DVEC __m256
-#define ETSB_DW 8
-#define ETSB_DLOAD(p) _mm256_loadu_ps(p)
-#define ETSB_DZERO() _mm256_setzero_ps()
-#define ETSB_DFMA(a, b, c) _mm256_fmadd_ps((a), (b), (c))
-#define ETSB_DSUM4(s, v) _mm_storeu_ps((s), sums4(v))
-inline __m128 sums4(const __m256* v) {
-  const __m256 pairs = _mm256_hadd_ps(_mm256_hadd_ps(v[0], v[1]), _mm256_hadd_ps(v[2], v[3]));
-  return _mm_add_ps(_mm256_castps256_ps128(pairs), _mm256_extractf128_ps(pairs, 1));
-}
 #define ETSB_DR 6
-#include "dot_f32_body.inc"
+#include "dot_f32_avx8.inc"
 }  // namespace dot_avx512vl
 #pragma GCC pop_options
 
