@@ -111,8 +111,11 @@ namespace depthwise3x3_avx512 {
   _mm512_permutex2var_ps((a), _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30), (b))
 #define ETSB_DW_ODD(a, b) \
   _mm512_permutex2var_ps((a), _mm512_setr_epi32(1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31), (b))
-#define ETSB_DW_NEXT(v, x) \
-  _mm512_castsi512_ps(_mm512_alignr_epi32(_mm512_castps_si512(_mm512_set1_ps(x)), _mm512_castps_si512(v), 1))
+// Zero-masked with every lane kept: GCC 12 warns (maybe-uninitialized) on the unmasked
+// intrinsic's undefined pass-through.
+#define ETSB_DW_NEXT(v, x)                                                                                    \
+  _mm512_castsi512_ps(                                                                                      \
+      _mm512_maskz_alignr_epi32(0xFFFF, _mm512_castps_si512(_mm512_set1_ps(x)), _mm512_castps_si512(v), 1))
 #include "depthwise3x3_body.inc"
 }  // namespace depthwise3x3_avx512
 #pragma GCC pop_options

@@ -94,7 +94,9 @@ __attribute__((always_inline)) inline Lanes start(const Table& tb, const float* 
     l.acc = _mm512_set1_ps(bias != nullptr ? bias[c0] : 0.0f);
     return l;
   }
-  l.acc = bias != nullptr ? _mm512_permutexvar_ps(lane_channel, load_first(bias + c0, r)) : zero;
+  // The zero-masked form with every lane kept: GCC 12 warns (maybe-uninitialized) on the
+  // unmasked intrinsic's undefined pass-through.
+  l.acc = bias != nullptr ? _mm512_maskz_permutexvar_ps(0xFFFF, lane_channel, load_first(bias + c0, r)) : zero;
   const float* ws = weight + c0 * tb.taps;
   l.wlo = load_first(ws, r * tb.taps);
   l.whi = r * tb.taps > 16 ? load_first(ws + 16, r * tb.taps - 16) : zero;
