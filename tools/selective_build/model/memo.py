@@ -9,7 +9,7 @@ class Memo(dict):
     tuple of arguments for a function of several): a kept result is a plain
     dict lookup, no Python call; a missing one is computed and kept (all are
     forgotten at once when ``limit``, if set, would be exceeded). A call that
-    raises keeps nothing."""
+    raises keeps nothing. Called as a function, it looks up the same way."""
 
     def __init__(self, function, limit: int = 0, spread: bool = False) -> None:
         super().__init__()
@@ -22,6 +22,11 @@ class Memo(dict):
             self.clear()
         self[key] = value
         return value
+
+    def __call__(self, *arguments):
+        """The function's result, kept: ``memo(a)`` as ``memo[a]``, ``memo(a, b)``
+        as ``memo[a, b]`` (``spread``), ``memo()`` as ``memo[()]``."""
+        return self[arguments] if self.spread else self[arguments[0]]
 
     def cache_clear(self) -> None:
         """Forget every result."""

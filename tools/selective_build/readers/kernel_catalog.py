@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import os
 import re
-from functools import cache
 
 from selective_build.model.coverage import ETSB, EXECUTORCH, KernelCatalog, KernelLibrary
 from selective_build.model.errors import Location, UserError
+from selective_build.model.memo import memoized
 
 EXECUTORCH_OPS_YAML = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "data",
                                    "executorch_ops.yaml")
@@ -52,7 +52,7 @@ def parse_executorch_ops(text: str, path: str) -> KernelCatalog:
     return KernelCatalog(version, tuple(KernelLibrary(EXECUTORCH, name, frozenset(ops)) for name, ops in libraries))
 
 
-@cache
+@memoized(spread=True)
 def load_catalog(etsb_root: str | None = None) -> KernelCatalog:
     """etsb's libraries under ``etsb_root`` (default: etsb's own files; a
     library missing there is left out), then ExecuTorch's from the package
