@@ -115,7 +115,8 @@ def test_a_new_file_that_is_no_package_keeps_the_plan_and_renews_the_listings(ke
     (kept / "p" / "notes.txt").write_text("")
     plan, renewed, saved = _current(kept)
     assert plan is not None and renewed
-    assert saved["listings"]["p"] == state.stamps(str(kept), ["p"])["p"]
+    assert state.stamps_hold(str(kept), saved["listings"])
+    assert saved["listings"] == state.packed_stamps(str(kept), saved["listings"][0])
 
 
 def test_a_package_removed_makes_the_plan_again(kept):

@@ -16,6 +16,7 @@ user errors as
 The launchers end the process with :func:`finish`.
 """
 
+import gc
 import os
 import sys
 
@@ -25,6 +26,17 @@ if not __package__:  # run by path: python .../selective_build/__main__.py
 
 def main(argv: "list[str] | None" = None) -> int:
     """Run ``etsb`` with ``argv`` (default: the process arguments); return the exit status."""
+    # The garbage collector stays off while etsb starts: importing and reading the
+    # command line make thousands of objects and no garbage. A command turns it on as
+    # its work begins; `build` once it is not a no-op (driver/fast.py).
+    gc.disable()
+    try:
+        return _main(argv)
+    finally:
+        gc.enable()
+
+
+def _main(argv: "list[str] | None") -> int:
     from selective_build.argv import UsageError, check, parse, usage_line
     from selective_build.model.errors import UserError
 
@@ -41,6 +53,8 @@ def main(argv: "list[str] | None" = None) -> int:
         check(command, values)
         from selective_build.commands import RUNS
 
+        if command.name != "build":
+            gc.enable()
         return RUNS[command](values)
     except UsageError as error:
         if error.command:

@@ -25,7 +25,7 @@ def noop_build(patterns: Sequence[str], jobs: int | None, defines: dict[str, str
     when the plan must be made again (or ninja is not on PATH), so that the
     full driver takes over."""
     # Its thousands of small lists live to the end: a collection of them (triggered
-    # by their count alone) finds nothing to free.
+    # by their count alone) finds nothing to free. On again for the full driver.
     gc.disable()
     try:
         return _noop_build(patterns, jobs, defines, executorch_root)
@@ -48,7 +48,10 @@ def _noop_build(patterns: Sequence[str], jobs: int | None, defines: dict[str, st
         if plan is None:
             return None
         seen: dict[str, int] = {}
-        if freshness.refresh(root, list(saved["sources"]), saved["sources"], seen) or renewed:
+        sources = freshness.refresh_sealed(root, saved["sources"], seen)
+        if sources is not None:
+            saved["sources"] = sources
+        if sources is not None or renewed:
             state.save_state(root, folder, saved)
         point_bin_link(root, folder)
         if not plan.ninja_targets:  # nothing to build (as the full driver: ninja given none would build all)
