@@ -56,7 +56,9 @@ def _noop_build(patterns: Sequence[str], jobs: int | None, defines: dict[str, st
         point_bin_link(root, folder)
         if not plan.ninja_targets:  # nothing to build (as the full driver: ninja given none would build all)
             return report(0, plan, {})
-        kept = idle.holds(root, folder, ninja, plan.ninja_targets, seen)
+        # A source whose fingerprint changed may have a new digest stamp, which
+        # the idle snapshot does not watch: then ninja decides.
+        kept = idle.holds(root, folder, ninja, plan.ninja_targets, seen) if sources is None else None
         if kept is not None:
             print(idle.NO_WORK, flush=True)  # what ninja would say
             return report(0, plan, kept["extra"])

@@ -13,6 +13,13 @@ no-op). A file changed between this snapshot and ninja's look at it shows a
 different time at the next build, which then runs ninja: the snapshot never
 hides a change ninja would have seen.
 
+The sources' digest stamps (driver/freshness.py) are the one kind of file
+left out, a third of the paths: etsb alone writes them (the workspace's lock
+held), and only for a source whose fingerprint changed since the
+configuration's last look, when the no-op build runs ninja without asking
+this module (driver/fast.py). While no source's fingerprint changed, no
+stamp of this configuration's sources changed either.
+
 The paths of a ninja file are read once per ninja file (kept with its
 fingerprint). The times are kept packed (freshness.pack) and compared as one
 value. Only ``os`` and ``marshal`` here: the no-op path runs this.
@@ -25,9 +32,9 @@ import os
 import sys
 
 from selective_build.driver.freshness import fingerprint, pack
-from selective_build.driver.layout import idle_file, ninja_file, ninja_graph_file
+from selective_build.driver.layout import DIGESTS, idle_file, ninja_file, ninja_graph_file
 
-IDLE_VERSION = 2
+IDLE_VERSION = 3
 # What ninja prints when nothing is out of date.
 NO_WORK = "ninja: no work to do."
 # The times of a file that is missing.
@@ -91,14 +98,16 @@ def times(root: str, paths, known: dict | None = None) -> list[int]:
 def prepare(root: str, folder: str, ninja: str, targets) -> dict | None:
     """The snapshot to keep if the ninja run about to start says it has no
     work (see :func:`keep`): taken now, before it runs, of every file ninja
-    reaches from ``targets``. None when the ninja file or the deps log cannot
-    be read as expected (ninja then always runs)."""
+    reaches from ``targets`` but the digest stamps (see the module's
+    docstring). None when the ninja file or the deps log cannot be read as
+    expected (ninja then always runs)."""
     fixed = _fixed(root, folder, ninja, targets)
     edges = _graph(root, folder, fixed[0])
     deps = deps_log(os.path.join(root, folder, ".ninja_deps"))
     if edges is None or deps is None:
         return None
-    paths = reached(root, edges, deps, targets)
+    stamps = f"{DIGESTS}/"
+    paths = [path for path in reached(root, edges, deps, targets) if not path.startswith(stamps)]
     return {"version": IDLE_VERSION, "fixed": fixed, "paths": paths, "times": pack(times(root, paths)), "extra": None}
 
 
