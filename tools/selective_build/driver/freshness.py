@@ -122,17 +122,17 @@ def _write_stamp(path: str, digest: str) -> None:
     os.replace(temporary, path)
 
 
-def refresh(root: str, sources, records: dict, seen: dict | None = None, current: list | None = None) -> bool:
+def refresh(root: str, sources, records: dict, seen: dict | None = None, taken: list | None = None) -> bool:
     """Bring the digest stamps of ``sources`` (paths relative to ``root``) up
     to date. ``records`` maps a source to its fingerprint and digest as last
     seen, and is updated; returns whether it changed. A source that cannot be
     read is left to ninja, which reports it missing.
     With ``seen``, the modification time of each source found goes there
-    (what driver/idle.py would otherwise stat again). ``current``: the
+    (what driver/idle.py would otherwise stat again). ``taken``: the
     fingerprints of ``sources``, when the caller has just taken them."""
     changed = False
     sources = list(sources)
-    for source, current in zip(sources, fingerprints(root, sources) if current is None else current):
+    for source, current in zip(sources, fingerprints(root, sources) if taken is None else taken):
         if current is None:
             continue
         if seen is not None:

@@ -5,9 +5,10 @@ fingerprints (modification time, size, inode, change time) of every file and
 directory listing that the last evaluation read, and of the ninja file written
 with it; and the last seen fingerprint and digest of every source the plan's
 actions read (driver/freshness.py): the thousands of fingerprints kept packed
-(:func:`packed_stamps`, ``freshness.seal``), each set compared as one value. Only ``os``, ``time`` and ``marshal``
-(built in, unlike ``json``, which imports ``re`` and more) here, so that a
-no-op build decides in a few milliseconds."""
+(:func:`packed_stamps`, ``freshness.seal``), each set compared as one value.
+Only ``os``, ``time`` and ``marshal`` (built in, unlike ``json``, which
+imports ``re`` and more) here, so that a no-op build decides in a few
+milliseconds."""
 
 from __future__ import annotations
 
