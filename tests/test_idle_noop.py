@@ -2,7 +2,8 @@
 has had nothing to do, `etsb build` says so itself while none of the files
 ninja looked at has changed, and runs ninja again on any change of any kind:
 a BUILD file, a .bzl file it loads, a source (also one replaced by a file with
-the same time and size), a header the compiler read (from ninja's deps log),
+the same time and size, also after another configuration's build rewrote its
+digest stamp), a header the compiler read (from ninja's deps log),
 an output deleted or made older, ninja's own log, the --define values, the
 configuration and the ExecuTorch tree. Each case is a real build of a small
 workspace (a genrule and a one-file binary: no kernels, quick), checked by
@@ -163,6 +164,21 @@ def test_another_configuration_is_not_answered_by_the_defaults_snapshot(ws):
     assert (ws / "etsb-out" / "host-size" / "bin" / "p" / "app").is_file()
     _build(ws)
     assert not _ran_ninja(ws)  # the default folder's snapshot still holds
+
+
+def test_a_source_whose_stamp_another_configuration_rewrote_is_noticed(ws):
+    """The snapshot leaves the digest stamps out (etsb writes them only for a source whose fingerprint
+    changed): a source replaced with the same time and size, its stamp already rewritten by another
+    configuration's build, still rebuilds the default configuration's outputs."""
+    _settled(ws, "--config=size")
+    source = ws / "p" / "in.txt"
+    before = source.stat()
+    source.write_text("INPUT\n")
+    os.utime(source, ns=(before.st_atime_ns, before.st_mtime_ns))
+    assert steps(_build(ws, "--config=size").stdout)  # rewrites the stamp the two share
+    assert steps(_build(ws).stdout)
+    assert _out(ws, "g.txt").read_text() == "INPUT\nfirst\n"
+    _settled(ws)
 
 
 def test_another_executorch_tree_makes_the_plan_again(ws, tmp_path):

@@ -115,7 +115,8 @@ def test_a_new_file_that_is_no_package_keeps_the_plan_and_renews_the_listings(ke
     (kept / "p" / "notes.txt").write_text("")
     plan, renewed, saved = _current(kept)
     assert plan is not None and renewed
-    assert saved["listings"]["p"] == state.stamps(str(kept), ["p"])["p"]
+    assert state.stamps_hold(str(kept), saved["listings"])
+    assert saved["listings"] == state.packed_stamps(str(kept), saved["listings"][0])
 
 
 def test_a_package_removed_makes_the_plan_again(kept):
@@ -127,3 +128,29 @@ def test_a_directory_listed_as_it_changes_is_not_trusted(tmp_path):
     (tmp_path / "a").mkdir()
     packages, listings = state.package_listings(str(tmp_path))
     assert packages == [] and listings["a"] is None and listings[""] is None
+
+
+def _finishing(code: str) -> subprocess.CompletedProcess:
+    """A Python process running ``code`` that ends with etsb's ``finish``, its output piped (so buffered)."""
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED"}
+    return subprocess.run([sys.executable, "-c", f"from selective_build.__main__ import finish\n{code}"],
+                          env=env, capture_output=True, text=True, timeout=60)
+
+
+def test_finish_flushes_what_was_printed_and_exits_with_the_status():
+    """The quick exit (nothing registered to run at exit) still delivers buffered output and the status."""
+    ended = _finishing("import sys\nprint('out', end='')\nprint('err', end='', file=sys.stderr)\nfinish(3)")
+    assert (ended.returncode, ended.stdout, ended.stderr) == (3, "out", "err")
+
+
+def test_finish_runs_what_is_registered_at_exit():
+    """An atexit callback (a tool that cleans up after itself) still runs: finish takes the ordinary exit."""
+    ended = _finishing("import atexit\natexit.register(print, 'cleaned')\nprint('out')\nfinish(4)")
+    assert (ended.returncode, ended.stdout) == (4, "out\ncleaned\n")
+
+
+def test_finish_waits_for_threads():
+    """A thread still working when the command returns finishes its work before the process ends."""
+    ended = _finishing("import threading, time\n"
+                       "threading.Thread(target=lambda: (time.sleep(0.3), print('late'))).start()\nfinish(5)")
+    assert (ended.returncode, ended.stdout) == (5, "late\n")

@@ -13,12 +13,17 @@ work, and build actions run them many times per build.
 
 from __future__ import annotations
 
-from types import SimpleNamespace
+import sys
 
 from selective_build import __version__
 from selective_build.arguments import (ANY, COMMANDS, EITHER, GROUP, INT, LIST, PAIRS, SWITCH, Command, Flag,
                                       Positional, Rule)
 from selective_build.model.errors import CommandLine, UserError
+
+
+# types.SimpleNamespace, the type of sys.implementation: the `types` module itself
+# costs a no-op build more than a millisecond's worth of instructions to import.
+SimpleNamespace = type(sys.implementation)
 
 
 class UsageError(Exception):

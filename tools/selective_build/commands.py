@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import os
 import sys
-from types import SimpleNamespace
 
 from selective_build import arguments
 from selective_build.arguments import Command
@@ -22,6 +21,7 @@ from selective_build.model.errors import CommandLine, UserError
 TYPE_CHECKING = False  # typing's own flag, without importing typing (nor collections: start-up time)
 if TYPE_CHECKING:
     from collections.abc import Callable, Mapping
+    from types import SimpleNamespace
 
 def _write(directory: str, name: str, text: str) -> None:
     """Write ``text`` to ``directory/name`` atomically."""

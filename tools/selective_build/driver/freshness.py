@@ -13,10 +13,17 @@ time, size, inode and change time. The change time cannot be set back by a
 user, so a replaced file always shows a new fingerprint; only then is it
 hashed again. Only ``os`` and ``marshal``-friendly values here: the no-op
 path runs this.
+
+The kept fingerprints are packed (:func:`pack`): one ``bytes`` value that
+loads at once and is compared with the current fingerprints packed the same
+way, where a list of thousands of numbers took most of a no-op build's
+reading of its state. The records with their digests are opened only when a
+fingerprint changed (:func:`seal`, :func:`refresh_sealed`).
 """
 
 from __future__ import annotations
 
+import marshal
 import os
 
 from selective_build.driver.layout import DIGESTS
@@ -50,6 +57,41 @@ def fingerprints(root: str, paths) -> list[list[int] | None]:
     return found
 
 
+def pack(values: list) -> bytes:
+    """``values`` (lists of numbers, None) as bytes: equal exactly when the
+    values are (marshal's format 2 stores no back-references, so the same
+    values give the same bytes)."""
+    return marshal.dumps(values, 2)
+
+
+def seal(records: dict) -> list:
+    """The source records ``records`` (see :func:`refresh`) as kept: their
+    paths, their fingerprints packed, and the records themselves packed (read
+    only when a fingerprint changed)."""
+    paths = sorted(records)
+    return [paths, pack([records[path][:4] for path in paths]), marshal.dumps(records)]
+
+
+def unseal(sealed: list) -> dict:
+    """The source records of :func:`seal`'s ``sealed``."""
+    return marshal.loads(sealed[2])
+
+
+def refresh_sealed(root: str, sealed: list, seen: dict | None = None) -> list | None:
+    """:func:`refresh` for records kept by :func:`seal`: None when no
+    fingerprint changed (the records are not even read), else the records
+    refreshed, sealed again. ``seen`` as for :func:`refresh`."""
+    paths, kept = sealed[0], sealed[1]
+    current = fingerprints(root, paths)
+    if pack(current) == kept:
+        if seen is not None:
+            seen.update({path: found[0] for path, found in zip(paths, current) if found is not None})
+        return None
+    records = unseal(sealed)
+    refresh(root, paths, records, seen, current)
+    return seal(records)
+
+
 def stamp_path(source: str) -> str:
     """The digest stamp of ``source`` (relative to the workspace root)."""
     return f"{DIGESTS}/{source}"
@@ -80,16 +122,17 @@ def _write_stamp(path: str, digest: str) -> None:
     os.replace(temporary, path)
 
 
-def refresh(root: str, sources, records: dict, seen: dict | None = None) -> bool:
+def refresh(root: str, sources, records: dict, seen: dict | None = None, taken: list | None = None) -> bool:
     """Bring the digest stamps of ``sources`` (paths relative to ``root``) up
     to date. ``records`` maps a source to its fingerprint and digest as last
     seen, and is updated; returns whether it changed. A source that cannot be
     read is left to ninja, which reports it missing.
     With ``seen``, the modification time of each source found goes there
-    (what driver/idle.py would otherwise stat again)."""
+    (what driver/idle.py would otherwise stat again). ``taken``: the
+    fingerprints of ``sources``, when the caller has just taken them."""
     changed = False
     sources = list(sources)
-    for source, current in zip(sources, fingerprints(root, sources)):
+    for source, current in zip(sources, fingerprints(root, sources) if taken is None else taken):
         if current is None:
             continue
         if seen is not None:

@@ -13,8 +13,16 @@ no-op). A file changed between this snapshot and ninja's look at it shows a
 different time at the next build, which then runs ninja: the snapshot never
 hides a change ninja would have seen.
 
+The sources' digest stamps (driver/freshness.py) are the one kind of file
+left out, a third of the paths: etsb alone writes them (the workspace's lock
+held), and only for a source whose fingerprint changed since the
+configuration's last look, when the no-op build runs ninja without asking
+this module (driver/fast.py). While no source's fingerprint changed, no
+stamp of this configuration's sources changed either.
+
 The paths of a ninja file are read once per ninja file (kept with its
-fingerprint). Only ``os`` and ``marshal`` here: the no-op path runs this.
+fingerprint). The times are kept packed (freshness.pack) and compared as one
+value. Only ``os`` and ``marshal`` here: the no-op path runs this.
 """
 
 from __future__ import annotations
@@ -23,10 +31,10 @@ import marshal
 import os
 import sys
 
-from selective_build.driver.freshness import fingerprint
-from selective_build.driver.layout import idle_file, ninja_file, ninja_graph_file
+from selective_build.driver.freshness import fingerprint, pack
+from selective_build.driver.layout import DIGESTS, idle_file, ninja_file, ninja_graph_file
 
-IDLE_VERSION = 1
+IDLE_VERSION = 3
 # What ninja prints when nothing is out of date.
 NO_WORK = "ninja: no work to do."
 # The times of a file that is missing.
@@ -65,59 +73,42 @@ def holds(root: str, folder: str, ninja: str, targets, known: dict | None = None
     saved = _load(root, folder)
     if saved is None or saved["fixed"] != _fixed(root, folder, ninja, targets):
         return None
-    return saved if unchanged(root, saved["paths"], saved["times"], known or {}) else None
+    return saved if pack(times(root, saved["paths"], known or {})) == saved["times"] else None
 
 
-def times(root: str, paths) -> list[int]:
-    """The modification time (ns) of each path (relative to ``root``), MISSING for one that cannot be read."""
+def times(root: str, paths, known: dict | None = None) -> list[int]:
+    """The modification time (ns) of each path (relative to ``root``), MISSING
+    for one that cannot be read; a path in ``known`` (its time) is not looked at again."""
     directory = os.open(root, os.O_RDONLY)
-    stat, found = os.stat, []
+    stat, found, known = os.stat, [], known or {}
     try:
         for path in paths:
-            try:
-                found.append(stat(path, dir_fd=directory).st_mtime_ns)
-            except (OSError, ValueError):
-                found.append(MISSING)
+            now = known.get(path)
+            if now is None:
+                try:
+                    now = stat(path, dir_fd=directory).st_mtime_ns
+                except (OSError, ValueError):
+                    now = MISSING
+            found.append(now)
     finally:
         os.close(directory)
     return found
 
 
-def unchanged(root: str, paths, kept, known: dict) -> bool:
-    """Whether each path still has its kept modification time (stops at the
-    first that does not); a path in ``known`` is not looked at again."""
-    directory = os.open(root, os.O_RDONLY)
-    stat = os.stat
-    try:
-        for path, time in zip(paths, kept):
-            now = known.get(path)
-            if now is not None:
-                if now != time:
-                    return False
-                continue
-            try:
-                if stat(path, dir_fd=directory).st_mtime_ns != time:
-                    return False
-            except (OSError, ValueError):
-                if time != MISSING:
-                    return False
-    finally:
-        os.close(directory)
-    return True
-
-
 def prepare(root: str, folder: str, ninja: str, targets) -> dict | None:
     """The snapshot to keep if the ninja run about to start says it has no
     work (see :func:`keep`): taken now, before it runs, of every file ninja
-    reaches from ``targets``. None when the ninja file or the deps log cannot
-    be read as expected (ninja then always runs)."""
+    reaches from ``targets`` but the digest stamps (see the module's
+    docstring). None when the ninja file or the deps log cannot be read as
+    expected (ninja then always runs)."""
     fixed = _fixed(root, folder, ninja, targets)
     edges = _graph(root, folder, fixed[0])
     deps = deps_log(os.path.join(root, folder, ".ninja_deps"))
     if edges is None or deps is None:
         return None
-    paths = reached(root, edges, deps, targets)
-    return {"version": IDLE_VERSION, "fixed": fixed, "paths": paths, "times": times(root, paths), "extra": None}
+    stamps = f"{DIGESTS}/"
+    paths = [path for path in reached(root, edges, deps, targets) if not path.startswith(stamps)]
+    return {"version": IDLE_VERSION, "fixed": fixed, "paths": paths, "times": pack(times(root, paths)), "extra": None}
 
 
 def reached(root: str, edges: list, deps: dict, targets) -> list[str]:

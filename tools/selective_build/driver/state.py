@@ -4,9 +4,11 @@ listed, so that they are searched again only when a listing changed), the
 fingerprints (modification time, size, inode, change time) of every file and
 directory listing that the last evaluation read, and of the ninja file written
 with it; and the last seen fingerprint and digest of every source the plan's
-actions read (driver/freshness.py). Only ``os``, ``time`` and ``marshal``
-(built in, unlike ``json``, which imports ``re`` and more) here, so that a
-no-op build decides in a few milliseconds."""
+actions read (driver/freshness.py): the thousands of fingerprints kept packed
+(:func:`packed_stamps`, ``freshness.seal``), each set compared as one value.
+Only ``os``, ``time`` and ``marshal`` (built in, unlike ``json``, which
+imports ``re`` and more) here, so that a no-op build decides in a few
+milliseconds."""
 
 from __future__ import annotations
 
@@ -15,13 +17,13 @@ import os
 import sys
 import time
 
-from selective_build.driver.freshness import fingerprint, fingerprints
+from selective_build.driver.freshness import fingerprint, fingerprints, pack, seal
 from selective_build.driver.layout import (BUILD_FILES, EVALUATOR_DIGEST, ROOT_MARKERS, SKIP_DIRS, TOOLS, ninja_file,
                                           state_file)
 from selective_build.driver.plan import Plan, from_data, to_data
 from selective_build.readers.etsb_root import INSTALLED, INSTALLED_ROOT, REPO  # noqa: F401  (used as state.*)
 
-STATE_VERSION = 8
+STATE_VERSION = 9
 
 
 def evaluator_path() -> str:
@@ -111,6 +113,20 @@ def stamps(root: str, paths) -> dict[str, list[int] | None]:
     return dict(zip(paths, fingerprints(root, paths)))
 
 
+def packed_stamps(root: str, paths, found: dict | None = None) -> list:
+    """The fingerprints of ``paths`` under ``root`` kept as one value: the
+    sorted paths and their fingerprints packed (freshness.pack); with
+    ``found`` (path: fingerprint, None for one not trusted), those instead of
+    looking again."""
+    paths = sorted(paths)
+    return [paths, pack(fingerprints(root, paths) if found is None else [found[path] for path in paths])]
+
+
+def stamps_hold(root: str, kept: list) -> bool:
+    """Whether every path of :func:`packed_stamps`'s ``kept`` has its kept fingerprint."""
+    return pack(fingerprints(root, kept[0])) == kept[1]
+
+
 def plan_key(root: str, cwd_package: str, patterns, defines: dict, executorch_tree: str = "") -> dict:
     """Everything besides file contents and the workspace's packages (kept
     apart: :func:`package_listings`) that a plan depends on."""
@@ -172,12 +188,13 @@ def make_state(root: str, out: str, key: dict, listed: tuple[list[str], dict], p
     """The state to save with a fresh plan of the configuration folder ``out``
     (its ninja file written): ``listed``
     is :func:`package_listings` from before the plan was made; ``sources``
-    maps each source its actions read to its fingerprint and digest."""
-    return {"version": STATE_VERSION, "key": key, "packages": listed[0], "listings": listed[1],
-            "files": stamps(root, sorted(set(paths))),
+    maps each source its actions read to its fingerprint and digest (kept
+    sealed: freshness.seal)."""
+    return {"version": STATE_VERSION, "key": key, "packages": listed[0],
+            "listings": packed_stamps(root, listed[1], listed[1]), "files": packed_stamps(root, set(paths)),
             "evaluator": stamps("/", [evaluator_path().lstrip("/")]), "driver": stamps("/", _driver_files()),
             "plan": to_data(plan),
-            "ninja": fingerprint(os.path.join(root, ninja_file(out))), "sources": sources}
+            "ninja": fingerprint(os.path.join(root, ninja_file(out))), "sources": seal(sources)}
 
 
 def load_state(root: str, out: str) -> dict | None:
@@ -217,18 +234,18 @@ def current_plan(state: dict | None, root: str, out: str, key: dict) -> tuple[Pl
             return None, False
         if state["ninja"] is None or state["ninja"] != fingerprint(os.path.join(root, ninja_file(out))):
             return None, False
-        if state["files"] != stamps(root, state["files"]):
+        if not stamps_hold(root, state["files"]):
             return None, False
         if state["evaluator"] != stamps("/", [evaluator_path().lstrip("/")]):
             return None, False
         if state["driver"] != stamps("/", _driver_files()):  # etsb itself changed (an upgrade): plan again
             return None, False
         renewed = False
-        if state["listings"] != stamps(root, state["listings"]):
+        if not stamps_hold(root, state["listings"]):
             packages, listings = package_listings(root)
             if packages != state["packages"]:
                 return None, False
-            state["listings"], renewed = listings, True
+            state["listings"], renewed = packed_stamps(root, listings, listings), True
         return from_data(state["plan"]), renewed
     except (KeyError, TypeError, ValueError, AttributeError):
         return None, False

@@ -297,7 +297,10 @@ class Workspace:
         plan, renewed = state.current_plan(saved, self.root, folder, key)
         if plan is None:
             return self._plan_afresh(patterns, packages_wanted, key, saved)
-        if freshness.refresh(self.root, list(saved["sources"]), saved["sources"]) or renewed:
+        sources = freshness.refresh_sealed(self.root, saved["sources"])
+        if sources is not None:
+            saved["sources"] = sources
+        if sources is not None or renewed:
             state.save_state(self.root, folder, saved)
         return plan
 
@@ -315,7 +318,7 @@ class Workspace:
         graph = analyse(packages, labels, config)
         sources = source_files(graph.actions)
         # The digests first: the ninja file names every source's stamp.
-        known = (previous or {}).get("sources") or {}
+        known = freshness.unseal(previous["sources"]) if previous else {}
         records = {source: known[source] for source in sources if source in known}
         freshness.refresh(self.root, sources, records)
         phonies = {str(label): node.outputs for label, node in graph.nodes.items()}
