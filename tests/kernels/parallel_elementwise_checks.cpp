@@ -1,7 +1,7 @@
 // The elementwise, batch-norm, mean and transpose cuts of etsb's kernels
 // (unary_util.h's map_float_cut, elementwise_util.h's binary_same_dtype,
 // batch_norm_util.h's batch_norm_f32, reduce_util.h's reduce_sum,
-// copy_util.h's transpose_strips: parallel_flat and parallel_range of
+// transpose_tiles.h's transpose_strips: parallel_flat and parallel_range of
 // parallel_util.h), through the operators (op_relu.cpp, op_hardtanh.cpp,
 // op_add.cpp, op_native_batch_norm.cpp, op_mean.cpp, op_permute_copy.cpp,
 // linked in): Float at one and two threads, every cut taken (the caller sets
