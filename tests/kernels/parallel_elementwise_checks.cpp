@@ -1,7 +1,7 @@
 // The elementwise, batch-norm, mean and transpose cuts of etsb's kernels
 // (unary_util.h's map_float_cut, elementwise_util.h's binary_same_dtype,
 // batch_norm_util.h's batch_norm_f32, reduce_util.h's reduce_sum,
-// copy_util.h's transpose_cut: parallel_flat and parallel_range of
+// transpose_tiles.h's transpose_strips: parallel_flat and parallel_range of
 // parallel_util.h), through the operators (op_relu.cpp, op_hardtanh.cpp,
 // op_add.cpp, op_native_batch_norm.cpp, op_mean.cpp, op_permute_copy.cpp,
 // linked in): Float at one and two threads, every cut taken (the caller sets
@@ -208,6 +208,26 @@ void check_permute() {
   });
 }
 
+/// permute_copy of [3, 40, 300] by [0, 2, 1] (a transpose per index of dim
+/// 0), cut by strips of rows across the three transposes.
+void check_permute_batched() {
+  constexpr int64_t kBatch = 3, kRows = 40, kCols = 300;
+  std::vector<float> x = randoms(kBatch * kRows * kCols, 53u), expected(kBatch * kRows * kCols);
+  for (int64_t b = 0; b < kBatch; ++b) {
+    for (int64_t r = 0; r < kRows; ++r) {
+      for (int64_t c = 0; c < kCols; ++c) expected[(b * kCols + c) * kRows + r] = x[(b * kRows + r) * kCols + c];
+    }
+  }
+  const int64_t dims[3] = {0, 2, 1};
+  check_cut("permute_copy batched", kBatch * kRows * kCols, expected, [&](std::vector<float>& y) {
+    KernelRuntimeContext ctx;
+    Dense tx({kBatch, kRows, kCols}, x.data()), ty({kBatch, kCols, kRows}, y.data());
+    Tensor out = ty.t();
+    native::permute_copy_out(ctx, tx.t(), ArrayRef<int64_t>(dims, 3), out);
+    CHECK(ctx.failure_state() == ::executorch::runtime::Error::Ok, "permute_copy failed");
+  });
+}
+
 }  // namespace
 
 void check_elementwise_cuts() {
@@ -215,6 +235,7 @@ void check_elementwise_cuts() {
   check_mean(3, 5, 900, 1, {1});
   check_mean(6, 5, 7, 40, {1, 3});
   check_permute();
+  check_permute_batched();
   check_unary();
   check_add();
   check_batch_norm(2, 200, 13, 11);

@@ -33,6 +33,9 @@ def _norm_ops() -> list[Op]:
                    ("nchw", "1x4x3x3, 4 channels", (1, 4, 3, 3), 4),
                    ("ncl", "2x3x7, 3 channels", (2, 3, 7), 3),
                    ("nc", "5x3, 3 channels", (5, 3), 3),
+                   ("planes_2x2", "1x21x2x2, 21 channels (4-lane planes; folds of 8 channels and the rest)",
+                    (1, 21, 2, 2), 21),
+                   ("chunks", "2x70x1x3, 70 channels (a chunk of 64 and the rest, two images)", (2, 70, 1, 3), 70),
                ))),
         Op("aten::native_group_norm.out", "aten.native_group_norm.default", group_norm, (
             case("two_groups", "2x4x3x3 in 2 groups", T(2, 4, 3, 3), T(4), T(4), groups=2, eps=1e-5),

@@ -12,6 +12,7 @@
 #include "element_width.h"
 #include "elementwise_util.h"
 #include "kernel_util.h"
+#include "transpose_tiles.h"
 
 #include <optional>
 
@@ -109,55 +110,23 @@ inline void make_strided_plan(const int64_t* sizes, const int64_t* strides, size
   make_copy_plan(sizes, strides, dst, ndim, plan);
 }
 
-/// The side of transpose_tiles' square tiles (transpose_cut cuts between them).
-constexpr int64_t kTransposeTile = 8;
-
-/// dst[r * rs + c] = src[r + c * cs] for r < rows, c < cols: a 2-D
-/// transpose in square tiles of kTransposeTile, so that both sides stay
-/// within a few cache lines while a tile moves.
-template <typename In, typename Out>
-inline void transpose_tiles(const In* src, int64_t cs, Out* dst, int64_t rs, int64_t rows, int64_t cols) {
-  constexpr int64_t kTile = kTransposeTile;
-  for (int64_t r0 = 0; r0 < rows; r0 += kTile) {
-    const int64_t r1 = r0 + kTile < rows ? r0 + kTile : rows;
-    for (int64_t c0 = 0; c0 < cols; c0 += kTile) {
-      const int64_t c1 = c0 + kTile < cols ? c0 + kTile : cols;
-      for (int64_t r = r0; r < r1; ++r) {
-        for (int64_t c = c0; c < c1; ++c) dst[r * rs + c] = static_cast<Out>(src[r + c * cs]);
-      }
-    }
-  }
-}
-
-/// transpose_tiles cut by its tiles' rows on the thread pool
-/// (parallel_range, pieces of ~kElementwiseTaskWork elements): each element
-/// is moved alone, so the cut changes nothing but the time.
-template <typename T>
-inline void transpose_cut(const T* src, int64_t cs, T* dst, int64_t rs, int64_t rows, int64_t cols) {
-  constexpr int64_t kTile = kTransposeTile;
-  const int64_t tile_work = kTile * cols;
-  parallel_range(0, (rows + kTile - 1) / kTile, (kElementwiseTaskWork + tile_work - 1) / tile_work,
-                 [&](int64_t t0, int64_t t1) {
-                   const int64_t r0 = t0 * kTile, r1 = t1 * kTile < rows ? t1 * kTile : rows;
-                   transpose_tiles(src + r0, cs, dst + r0 * rs, rs, r1 - r0, cols);
-                 });
-}
-
 /// dst[walk] = static_cast<Out>(src[walk]) over the plan's box; src and dst
 /// point at the box's first element on each side. When the two innermost
 /// dims swap unit strides (a transpose: dst's last dim and src's one before
-/// it contiguous), they move in tiles (transpose_tiles; a 2-D one of 4-byte
-/// elements of one type cut on the thread pool: transpose_cut).
+/// it contiguous), they move in tiles (transpose_tiles; 4-byte words of one
+/// type by strips cut on the thread pool: transpose_strips, but in the size
+/// configuration, which keeps one loop).
 template <typename In, typename Out>
 inline void copy_walk(const In* src, Out* dst, const CopyPlan& p) {
   if (p.ndim >= 2 && p.dst[p.ndim - 1] == 1 && p.src[p.ndim - 2] == 1 && p.src[p.ndim - 1] > 1 &&
       p.sizes[p.ndim - 1] >= 4 && p.sizes[p.ndim - 2] >= 4) {
     int64_t count = 1;  // the dims outside the transpose, one tile walk each
     for (size_t d = 0; d + 2 < p.ndim; ++d) count *= p.sizes[d];
+#if !defined(ETSB_KERNELS_ONE_PATH)
     if constexpr (std::is_same<In, Out>::value && sizeof(In) == 4) {  // Float's width (and Int's) only: less code
-      if (count == 1) return transpose_cut(src, p.src[p.ndim - 1], dst, p.dst[p.ndim - 2], p.sizes[p.ndim - 2],
-                                           p.sizes[p.ndim - 1]);
+      return transpose_strips(src, dst, p, count);
     }
+#endif
     int64_t index[kMaxDim] = {0};
     int64_t so = 0, dof = 0;
     for (int64_t o = 0; o < count; ++o) {
