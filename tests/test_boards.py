@@ -27,7 +27,7 @@ import pytest
 from conftest import MODELS_DIR, REPO, SUMMARY_LINES, TREE
 from helpers import (assert_deploy_matches_torch, deploy_outputs, embedded_binaries, etsb, method_meta,
                      new_workspace, run_on_board)
-from selective_build.driver.platforms import PLATFORMS
+from selective_build.driver.platforms import CONFIG_DEFINE, PLATFORM_DEFINE, PLATFORMS, output_dir
 
 pytestmark = [pytest.mark.build, pytest.mark.tree]
 
@@ -128,6 +128,15 @@ def test_the_mlp_and_the_cnn_run_on_the_board_as_torch_does(built, board, model)
     result = run_on_board(PLATFORMS[board], built[board][0] / model / model, cwd=built["root"])
     assert result.returncode == 0, result.stdout + result.stderr
     assert_deploy_matches_torch(model, result.stdout)
+
+
+@pytest.mark.parametrize("board", BOARDS)
+def test_float_programs_compile_no_cmsis_nn(built, board):
+    """CMSIS-NN serves ExecuTorch's Cortex-M kernels only, which no float program calls:
+    the catalogue's builds here compile none of it (driver/cxx.py, linked_if_selected)."""
+    objects = built["root"] / output_dir({PLATFORM_DEFINE: board, CONFIG_DEFINE: "size"}) / "obj" / "external"
+    assert (objects / "executorch").is_dir()
+    assert not (objects / "cmsis_nn").exists()
 
 
 @pytest.mark.parametrize("board", BOARDS)

@@ -304,3 +304,42 @@ def test_every_compile_runs_under_the_launcher_and_no_link_does(tmp_path, monkey
     lines = log.read_text().splitlines()
     assert len(lines) == 2 and all(" -c " in line for line in lines), lines
     assert subprocess.run([str(root / "etsb-out" / "bin" / "app" / "app")]).returncode == 0
+
+
+def _guarded_graph(direct: bool = False):
+    """`bin` linking `picked`, which takes some of `lib`'s objects; `lib` depends on
+    the plain library `dep` (and, with ``direct``, so does `bin`)."""
+    from selective_build.driver.evaluate import Package, Target
+    from selective_build.driver.graph import Config, analyse
+    from selective_build.driver.labels import Label
+
+    targets = (Target("p", "cxx_library", "dep", {"srcs": ["d.cc"]}, ()),
+               Target("p", "cxx_library", "lib", {"srcs": ["a.cc", "b.cc"], "deps": [":dep"]}, ()),
+               Target("p", "cxx_library", "picked", {"objects_of": [":lib"], "object_list": "list.txt"}, ()),
+               Target("p", "cxx_binary", "bin", {"srcs": ["main.cc"],
+                                                 "deps": [":picked"] + ([":dep"] if direct else [])}, ()))
+    return analyse({"p": Package("p", "p/BUILD", ("p/BUILD",), (), targets)}, [Label("p", "bin")],
+                   Config({}, {}, "c++", lambda path: True))
+
+
+def test_a_library_below_an_objects_of_library_is_linked_only_when_one_of_its_sources_is_selected(tmp_path):
+    """CMSIS-NN below ExecuTorch's Cortex-M kernels: not compiled for a model that takes none of them."""
+    graph = _guarded_graph()
+    (select,) = [a for a in graph.actions if a.description.startswith("SELECT")]
+    (link,) = [a for a in graph.actions if a.description.startswith("LINK")]
+    dep, condition = f"{OUT}/bin/p/libdep.a", f"{OUT}/bin/p/libpicked.a.link0"
+    assert condition in select.outputs and condition in link.inputs and dep not in link.inputs
+    assert f" @{condition} " in link.command and f" {dep} " not in link.command
+    dyndep, _, written = (tmp_path / path for path in select.outputs)
+    assert _run_select(select, tmp_path, "").returncode == 0
+    assert written.read_text() == ""
+    assert dyndep.read_text() == f"ninja_dyndep_version = 1\nbuild {OUT}/bin/p/libpicked.a: dyndep\n"
+    assert _run_select(select, tmp_path, "p/b.cc\n").returncode == 0
+    assert written.read_text() == f"{dep}\n"
+    assert dyndep.read_text() == (f"ninja_dyndep_version = 1\nbuild {OUT}/bin/p/libpicked.a: dyndep | "
+                                  f"{OUT}/obj/p/lib/p__b.cc.o {dep}\n")
+
+
+def test_a_library_the_binary_reaches_otherwise_is_always_linked():
+    (link,) = [a for a in _guarded_graph(direct=True).actions if a.description.startswith("LINK")]
+    assert f"{OUT}/bin/p/libdep.a" in link.inputs and "@" not in link.command

@@ -98,6 +98,10 @@ class Node:
     objects: tuple[tuple[str, str], ...] = ()  # (source, object) of each source it compiles
     compile_flags: tuple[str, ...] = ()        # the flags it compiles them with
     compile_order_only: tuple[str, ...] = ()   # the headers that must exist before they compile
+    # Libraries of its `objects_of` libraries linked only when one of those libraries' sources is
+    # selected (cmsis-nn below ExecuTorch's Cortex-M kernels), each with the file that names its
+    # archive then, empty otherwise (a link's @file: driver/cxx.py).
+    linked_if_selected: tuple[tuple["Node", str], ...] = ()
 
 
 @record

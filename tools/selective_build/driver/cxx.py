@@ -42,8 +42,9 @@ def cxx_library(analysis: Analysis, target: Target) -> Node:
     flags, order_only = _compile_recipe(analysis, target, headers, libraries, named)
     objects = _compile(analysis, target, sources, flags, order_only, target)
     archive = _archive_path(analysis, target)
+    guarded: tuple[tuple[Node, str], ...] = ()
     if analysis.attr(target, "objects_of"):
-        libraries = _selected_objects(analysis, target, libraries, archive, objects, flags, order_only)
+        libraries, guarded = _selected_objects(analysis, target, libraries, archive, objects, flags, order_only)
     elif objects:
         analysis.actions.append(Action((archive,), tuple(obj for _, obj in objects),
                                        f"rm -f {shlex.quote(archive)} && {analysis.config.ar} rcsD {shlex.quote(archive)} "
@@ -62,7 +63,8 @@ def cxx_library(analysis: Analysis, target: Target) -> Node:
                 link_whole=bool(analysis.attr(target, "link_whole", False)),
                 includes=_includes(analysis, target), defines=tuple(strings(analysis.attr(target, "defines", []))),
                 linkopts=linkopts, headers=tuple(h for h in headers if h not in shared), libraries=libraries,
-                shared_libraries=shared, objects=objects, compile_flags=flags, compile_order_only=order_only)
+                shared_libraries=shared, objects=objects, compile_flags=flags, compile_order_only=order_only,
+                linked_if_selected=guarded)
 
 
 def cxx_binary(analysis: Analysis, target: Target) -> Node:
@@ -79,7 +81,7 @@ def cxx_binary(analysis: Analysis, target: Target) -> Node:
     own_flags = [expand_flag(analysis, target, f, named) for f in strings(analysis.attr(target, "linkopts", []))]
     copies = tuple(f"{os.path.dirname(binary)}/{tag[len(TAG_COPIED_TO):]}"
                    for tag in target.tags if tag.startswith(TAG_COPIED_TO))
-    line = link_line(binary, objects, linked, own_flags, copies)
+    line = link_line(binary, objects, linked, own_flags, copies, _linked_if_selected(libraries, linked))
     checks = _overlap_check(analysis, target, linked)
     command = line.command(analysis.config.cxx, analysis.config.link_flags)
     analysis.actions.append(Action((binary, line.map_file), line.inputs, command, f"LINK {target.label}",
@@ -223,14 +225,20 @@ def _archive_path(analysis: Analysis, target: Target) -> str:
 
 def _selected_objects(analysis: Analysis, target: Target, libraries: tuple[Node, ...], archive: str,
                       own: tuple[tuple[str, str], ...], flags: tuple[str, ...],
-                      order_only: tuple[str, ...]) -> tuple[Node, ...]:
+                      order_only: tuple[str, ...]) -> tuple[tuple[Node, ...], tuple[tuple[Node, str], ...]]:
     """The archive of ``target``'s own objects and those of the sources of its
     ``objects_of`` libraries that its ``object_list`` names, found when the
     list is written (a ninja dyndep file adds them as inputs, so only they
     are compiled). The libraries' objects are theirs, shared by every target
     taking them, unless ``target`` has flags of its own (copts, includes,
-    defines): then it compiles them again with those added. Returns the libraries to link instead."""
+    defines): then it compiles them again with those added. Returns the
+    libraries to link instead, and those of them linked only when a source of
+    the ``objects_of`` library depending on them is selected, each with the
+    file naming its archive then (:func:`_guarded`: CMSIS-NN, below
+    ExecuTorch's Cortex-M kernels, is not compiled for a float model)."""
     taken, linked = [], list(libraries)
+    always = closure(libraries)
+    guards: dict[str, tuple[Node, list[str]]] = {}
     for text in strings(analysis.attr(target, "objects_of")):
         node = analysis.resolve_label(target, text)[0]
         if node is None or node.target.rule != "cxx_library":
@@ -242,18 +250,56 @@ def _selected_objects(analysis: Analysis, target: Target, libraries: tuple[Node,
         else:
             taken += node.objects
         linked += [lib for lib in node.libraries if lib not in linked]
+        for lib in node.libraries:
+            if _guarded(lib) and all(lib is not other for other in always):
+                guards.setdefault(lib.archive, (lib, []))[1].extend(source for source, _ in node.objects)
+    guarded = tuple((lib, f"{archive}.link{index}") for index, (lib, _) in enumerate(guards.values()))
+    conditions = [f"?{file}={lib.archive}={source}"
+                  for (lib, file), (_, sources) in zip(guarded, guards.values()) for source in sources]
     lists = analysis.files(target, "object_list")
     if len(lists) != 1:
         raise analysis.fail(target, f"object_list stands for {len(lists)} files; it must name one")
     dyndep, members, rsp = f"{archive}.dd", f"{archive}.objects", f"{archive}.rsp"
     analysis.actions.append(Action(
-        (dyndep, members), (lists[0],), _dyndep_command(archive, dyndep, members, rsp, lists[0], str(target.label)),
+        (dyndep, members, *(file for _, file in guarded)), (lists[0],),
+        _dyndep_command(archive, dyndep, members, rsp, lists[0], str(target.label)),
         f"SELECT objects of {target.label}", implicit=(DYNDEP_PROGRAM,), restat=True, rspfile=rsp,
-        rspfile_content=" ".join(f"{source}={obj}" for source, obj in (*own, *taken))))
+        rspfile_content=" ".join([*(f"{source}={obj}" for source, obj in (*own, *taken)), *conditions])))
     analysis.actions.append(Action((archive,), (members,), f"rm -f {shlex.quote(archive)} && xargs {analysis.config.ar} rcsD "
                                    f"{shlex.quote(archive)} < {shlex.quote(members)}", f"AR {target.label}",
                                    order_only=(dyndep,), dyndep=dyndep))
-    return tuple(linked)
+    return tuple(linked), guarded
+
+
+def _guarded(library: Node) -> bool:
+    """Whether ``library`` (a dependency of an ``objects_of`` library) can be
+    left out of a link when none of that library's sources is selected: an
+    archive alone, which brings nothing else to the link."""
+    return bool(library.archive) and not (library.link_whole or library.libraries or library.shared_libraries
+                                          or library.linker_scripts or library.linker_inputs or library.linkopts)
+
+
+def _linked_if_selected(libraries: tuple[Node, ...], linked: list[Node]) -> dict[str, str]:
+    """The archives among ``linked`` (the closure of ``libraries``) that a
+    binary links only if the selection needs them, each with the file read in
+    its place: those one ``objects_of`` library guards, which no other path
+    from ``libraries`` reaches."""
+    guards: dict[str, list[str]] = {}
+    for node in linked:
+        for lib, file in node.linked_if_selected:
+            guards.setdefault(lib.archive, []).append(file)
+    if not guards:
+        return {}
+    reached, stack, seen = set(), list(libraries), set()
+    while stack:
+        node = stack.pop()
+        if id(node) in seen:
+            continue
+        seen.add(id(node))
+        reached.add(node.archive)
+        held = {id(lib) for lib, _ in node.linked_if_selected}
+        stack += [lib for lib in node.libraries if id(lib) not in held]
+    return {archive: files[0] for archive, files in guards.items() if len(files) == 1 and archive not in reached}
 
 
 def _dyndep_command(archive: str, dyndep: str, members: str, rsp: str, selected: str, label: str) -> str:

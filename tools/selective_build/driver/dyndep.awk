@@ -13,9 +13,27 @@
 # (the archive's members, in LIST's order), and DYNDEP, in ninja's dyndep
 # format. A selected source that RSP does not map fails the action, naming
 # the library LABEL.
+#
+# RSP's words "?FILE=ARCHIVE=SOURCE" name an archive linked only if SOURCE
+# (or another source of the same FILE) is selected: FILE, which the link
+# reads in the archive's place (an @file), then names the archive, and the
+# archive becomes an input (so that it is built); else FILE is empty.
 
 FILENAME == ARGV[1] {
     for (i = 1; i <= NF; i++) {
+        if (substr($i, 1, 1) == "?") {
+            word = substr($i, 2)
+            at = index(word, "=")
+            file = substr(word, 1, at - 1)
+            word = substr(word, at + 1)
+            at = index(word, "=")
+            if (!(file in guarded)) {
+                files[++nfiles] = file
+                guarded[file] = substr(word, 1, at - 1)
+            }
+            guards[substr(word, at + 1)] = guards[substr(word, at + 1)] SUBSEP file
+            continue
+        }
         at = index($i, "=")
         object[substr($i, 1, at - 1)] = substr($i, at + 1)
     }
@@ -33,12 +51,22 @@ $0 == "" { next }
 {
     taken = taken " " object[$0]
     print object[$0] > members
+    count = split(guards[$0], named, SUBSEP)
+    for (i = 2; i <= count; i++)
+        needed[named[i]] = 1
 }
 
 END {
     if (failed)
         exit 1
     printf "" > members  # the file exists even when nothing is selected
+    for (i = 1; i <= nfiles; i++) {
+        if (files[i] in needed) {
+            print guarded[files[i]] > files[i]
+            taken = taken " " guarded[files[i]]
+        } else
+            printf "" > files[i]
+    }
     print "ninja_dyndep_version = 1" > dyndep
     print "build " archive ": dyndep" (taken == "" ? "" : " |" taken) > dyndep
 }

@@ -31,6 +31,9 @@ class LinkLine:
     linker_inputs: tuple[str, ...]          # files the scripts may name (inputs, not on the command line)
     flags: tuple[str, ...]                  # the libraries' and the binary's linkopts
     run_path: tuple[str, ...]               # the binary's run path, entry by entry
+    # Archives linked only if needed: archive -> the file read in its place (the compiler driver's
+    # @file), which names the archive or nothing (written when the selection is known).
+    conditional: tuple[tuple[str, str], ...] = ()
 
     @property
     def map_file(self) -> str:
@@ -40,7 +43,9 @@ class LinkLine:
     @property
     def inputs(self) -> tuple[str, ...]:
         """Every file the link reads."""
-        return (*self.objects, *(archive for archive, _ in self.archives), *self.shared_libraries,
+        instead = dict(self.conditional)
+        return (*self.objects, *(instead.get(archive, archive) for archive, _ in self.archives),
+                *self.shared_libraries,
                 *self.linker_scripts, *self.linker_inputs)
 
     def command(self, cxx: str, toolchain_flags: Iterable[str] = ()) -> str:
@@ -49,19 +54,22 @@ class LinkLine:
         archives = []
         for archive, whole in self.archives:
             archives += ["-Wl,--whole-archive", archive, "-Wl,--no-whole-archive"] if whole else [archive]
+        instead = dict(self.conditional)
+        archives = [f"@{shlex.quote(instead[a])}" if a in instead else shlex.quote(a) for a in archives]
         run_path = ["-Wl,-rpath," + ":".join(self.run_path)] if self.run_path else []
         return " ".join([cxx, *_quoted(toolchain_flags), "-o", shlex.quote(self.output), *_quoted(self.objects),
-                         *_quoted(archives),
+                         *archives,
                          *_quoted(self.shared_libraries), *_without_as_needed(_quoted(self.linker_scripts)),
                          *_quoted(self.flags), *_quoted(run_path),
                          _GC_SECTIONS, f"-Wl,-Map={shlex.quote(self.output)}.map"])
 
 
 def link_line(binary: str, objects: Iterable[str], libraries: list[Node], flags: Iterable[str],
-              copies: tuple[str, ...] = ()) -> LinkLine:
+              copies: tuple[str, ...] = (), conditional: Mapping[str, str] | None = None) -> LinkLine:
     """The link line of ``binary`` from its objects, the libraries it links
-    (:func:`closure` order), its own link flags (after the libraries'), and
-    the folders that copies of it run from (see :func:`run_path`)."""
+    (:func:`closure` order), its own link flags (after the libraries'), the
+    folders that copies of it run from (see :func:`run_path`), and the
+    archives linked only if needed, each with the file read in its place."""
     shared = unique(so for lib in libraries for so in lib.shared_libraries)
     linker_inputs = unique(path for lib in libraries for path in lib.linker_inputs)
     return LinkLine(
@@ -73,7 +81,8 @@ def link_line(binary: str, objects: Iterable[str], libraries: list[Node], flags:
         linker_inputs=tuple(linker_inputs),
         flags=tuple(unique([lo for lib in libraries for lo in lib.linkopts] + list(flags))),
         run_path=run_path(binary, shared + [path for path in linker_inputs if path.endswith(SHARED_LIBRARY)],
-                          copies))
+                          copies),
+        conditional=tuple(sorted((conditional or {}).items())))
 
 
 def _quoted(words: Iterable[str]) -> list[str]:
