@@ -57,10 +57,8 @@ constexpr bool kSpecialisedPaths = true, kDirectWithoutScratch = false;
 template <typename T>
 void conv2d(const T* in, const T* weight, const T* bias, T* out, int64_t batch, int64_t in_ch, int64_t out_ch,
             int64_t groups, const Axis& h, const Axis& w) {
-  const int64_t in_per_group = in_ch / groups;
-  const int64_t out_per_group = out_ch / groups;
-  const int64_t in_plane = h.in * w.in;
-  const int64_t out_plane = h.out * w.out;
+  const int64_t in_per_group = in_ch / groups, out_per_group = out_ch / groups;
+  const int64_t in_plane = h.in * w.in, out_plane = h.out * w.out;
   for (int64_t b = 0; b < batch; ++b) {
     for (int64_t oc = 0; oc < out_ch; ++oc) {
       T* o = out + (b * out_ch + oc) * out_plane;
@@ -101,10 +99,8 @@ void conv2d(const T* in, const T* weight, const T* bias, T* out, int64_t batch, 
 template <typename T>
 void conv2d_transposed(const T* in, const T* weight, const T* bias, T* out, int64_t batch, int64_t in_ch,
                        int64_t out_ch, int64_t groups, const Axis& h, const Axis& w) {
-  const int64_t in_per_group = in_ch / groups;
-  const int64_t out_per_group = out_ch / groups;
-  const int64_t in_plane = h.in * w.in;
-  const int64_t out_plane = h.out * w.out;
+  const int64_t in_per_group = in_ch / groups, out_per_group = out_ch / groups;
+  const int64_t in_plane = h.in * w.in, out_plane = h.out * w.out;
   for (int64_t b = 0; b < batch; ++b) {
     fill_with_bias(out + b * out_ch * out_plane, bias, 0, out_ch, out_plane);
     for (int64_t ic = 0; ic < in_ch; ++ic) {
@@ -137,8 +133,9 @@ constexpr bool kBiasInGemm = ETSB_GEMM_ROW_INIT;
 /// Output columns of an im2col tile: a multiple of every build's register tile width (8, 16, 32 floats), so
 /// that only the plane's last tile has a partial one.
 constexpr int64_t kGemmColumns = 32;
-/// Floats of im2col scratch to aim for (256 KB, in a core's L2): output columns in tiles of this (>= kGemmColumns).
-constexpr int64_t kColumnBudget = 64 * 1024;
+/// Floats of im2col scratch to aim for (1 MB, a core's L2; refused, kShortBudget's 256 KB): output columns in tiles
+/// of this (>= kGemmColumns), and the padded copy's limit (at 256 KB, ResNet-18's 224 px layers took 1.08x the time).
+constexpr int64_t kColumnBudget = 256 * 1024, kShortBudget = 64 * 1024;
 /// Output planes narrower than this (1x1 to 2x3) with at least kDotDepth products per output go to dot_f32: a
 /// vector along the depth beats a vector of a few output columns (gemm_f32's partial tiles; 40-deep: 0.7x).
 constexpr int64_t kDotColumns = 8;
@@ -169,7 +166,7 @@ bool conv2d_depthwise(KernelRuntimeContext& ctx, const float* in, const float* w
 
 /// Float convolution as matrix products per image and group: out_g [OC_g, OH * OW] = bias + weight_g [OC_g,
 /// C_g * KH * KW] x im2col(x_g) (the bias where gemm_f32's and dot_f32's sums start: kBiasInGemm), by gemm_f32 in
-/// tiles of im2col within kColumnBudget (from a padded copy of x_g if it fits, or that copy itself: taps; a pointwise
+/// tiles of im2col within `budget` (from a padded copy of x_g if it fits, or that copy itself: taps; a pointwise
 /// convolution, 1x1 with stride 1 and no padding, multiplies the input itself); a tiny output plane of deep
 /// patches by dot_f32 against the patches as rows. Depthwise (one input channel per group, cut by channel) and a
 /// few-channel 3x3 stride-2 stem run depthwise_f32.h's direct kernels (neither these nor dot_f32 in the size
@@ -178,11 +175,11 @@ bool conv2d_depthwise(KernelRuntimeContext& ctx, const float* in, const float* w
 /// tile is left to gemm_f32's own cut, after im2col_plane cut by channel. Every output takes the same code
 /// whatever the cut, so results do not depend on the threads. False (nothing written) without scratch memory.
 bool conv2d_gemm(KernelRuntimeContext& ctx, const float* in, const float* weight, const float* bias, float* out,
-                 int64_t batch, int64_t in_ch, int64_t out_ch, int64_t groups, const Axis& h, const Axis& w) {
+                 int64_t batch, int64_t in_ch, int64_t out_ch, int64_t groups, const Axis& h, const Axis& w,
+                 int64_t budget = kColumnBudget) {
   const int64_t in_per_group = in_ch / groups, out_per_group = out_ch / groups;
   const int64_t depth = in_per_group * h.kernel * w.kernel;
-  const int64_t in_plane = h.in * w.in;
-  const int64_t out_plane = h.out * w.out;
+  const int64_t in_plane = h.in * w.in, out_plane = h.out * w.out;
   if constexpr (kSpecialisedPaths) {
     if (in_per_group == 1 && groups > 1 && k::depthwise_f32_runs()) {
       return conv2d_depthwise(ctx, in, weight, bias, out, batch, in_ch, out_per_group, h, w);
@@ -194,7 +191,7 @@ bool conv2d_gemm(KernelRuntimeContext& ctx, const float* in, const float* weight
   const int64_t units = (out_plane + kGemmColumns - 1) / kGemmColumns;  // column tiles, the last maybe partial
   const int64_t work = out_per_group * out_plane * (dot ? depth * kDotWork : depth + kOutputWork);
   const int64_t pieces = k::parallel_pieces(work, k::kGemmTaskWork, dot ? out_per_group : units);
-  int64_t tile = kColumnBudget / depth - kColumnBudget / depth % kGemmColumns;
+  int64_t tile = budget / depth - budget / depth % kGemmColumns;
   tile = dot || pointwise ? out_plane : (tile < kGemmColumns ? kGemmColumns : (tile > out_plane ? out_plane : tile));
   if (!dot && pieces > 1) {  // no tile wider than a piece's share of whole kGemmColumns
     const int64_t share = (units + pieces - 1) / pieces * kGemmColumns;
@@ -210,11 +207,14 @@ bool conv2d_gemm(KernelRuntimeContext& ctx, const float* in, const float* weight
   // A small input under a kernel wider than 1x1 is copied once padded (im2col_padded, or no im2col: taps); a
   // large one, or a strided 1x1, is read in place (im2col_columns).
   const int64_t padded_floats = k::padded_planes_floats(in_per_group, h, w);
-  const bool padded = !dot && h.kernel * w.kernel > 1 && padded_floats <= kColumnBudget;
+  const bool padded = !dot && h.kernel * w.kernel > 1 && padded_floats <= budget;
   const bool taps = kSpecialisedPaths && padded && !one_tile && k::conv2d_taps_runs(h, w);  // conv_taps_f32.h
   const int64_t scratch = taps ? k::conv2d_taps_floats(in_per_group, h, w) : col_floats + (padded ? padded_floats : 0);
   float* col = col_floats > 0 ? temp_floats(ctx, scratch) : nullptr;
-  if (col_floats > 0 && col == nullptr) return false;
+  if (col_floats > 0 && col == nullptr) {
+    return budget > kShortBudget && conv2d_gemm(ctx, in, weight, bias, out, batch, in_ch, out_ch, groups, h, w,
+                                                 kShortBudget);
+  }
   for (int64_t b = 0; b < batch; ++b) {
     for (int64_t g = 0; g < groups; ++g) {
       const float* x = in + (b * in_ch + g * in_per_group) * in_plane;
@@ -285,12 +285,10 @@ bool conv2d_gemm(KernelRuntimeContext& ctx, const float* in, const float* weight
 bool conv2d_transposed_gemm(KernelRuntimeContext& ctx, const float* in, const float* weight, const float* bias,
                             float* out, int64_t batch, int64_t in_ch, int64_t out_ch, int64_t groups, const Axis& h,
                             const Axis& w) {
-  const int64_t in_per_group = in_ch / groups;
-  const int64_t out_per_group = out_ch / groups;
+  const int64_t in_per_group = in_ch / groups, out_per_group = out_ch / groups;
   const int64_t taps = h.kernel * w.kernel;
   const int64_t rows = out_per_group * taps;
-  const int64_t in_plane = h.in * w.in;
-  const int64_t out_plane = h.out * w.out;
+  const int64_t in_plane = h.in * w.in, out_plane = h.out * w.out;
   float* col = temp_floats(ctx, rows * in_plane);
   if (col == nullptr) return false;
   for (int64_t b = 0; b < batch; ++b) {
