@@ -188,11 +188,16 @@ bool conv2d_gemm(KernelRuntimeContext& ctx, const float* in, const float* weight
   }
   const bool pointwise = h.kernel * w.kernel == 1 && h.stride * w.stride == 1 && h.pad + w.pad == 0;
   const bool dot = kSpecialisedPaths && out_plane < kDotColumns && depth >= kDotDepth && k::dot_f32_runs();
-  const int64_t units = (out_plane + kGemmColumns - 1) / kGemmColumns;  // column tiles, the last maybe partial
+  // A plane's last 1 or 2 columns past whole 16-float vectors (a 7x7 plane's 49th) by dot_f32 against their
+  // patches as rows: gemm_f32's partial vector costs a whole one (512 channels of 7x7: 0.83x the time).
+  const int64_t tail = kSpecialisedPaths && !dot && out_plane > kGemmColumns && (out_plane - 1) % 16 < 2 &&
+                       depth >= kDotDepth && k::dot_f32_runs() ? out_plane % 16 : 0;
+  const int64_t cols = out_plane - tail;                           // gemm_f32's
+  const int64_t units = (cols + kGemmColumns - 1) / kGemmColumns;  // column tiles, the last maybe partial
   const int64_t work = out_per_group * out_plane * (dot ? depth * kDotWork : depth + kOutputWork);
   const int64_t pieces = k::parallel_pieces(work, k::kGemmTaskWork, dot ? out_per_group : units);
   int64_t tile = budget / depth - budget / depth % kGemmColumns;
-  tile = dot || pointwise ? out_plane : (tile < kGemmColumns ? kGemmColumns : (tile > out_plane ? out_plane : tile));
+  tile = dot || pointwise ? cols : (tile < kGemmColumns ? kGemmColumns : (tile > cols ? cols : tile));
   if (!dot && pieces > 1) {  // no tile wider than a piece's share of whole kGemmColumns
     const int64_t share = (units + pieces - 1) / pieces * kGemmColumns;
     if (tile > share) tile = share;
@@ -202,18 +207,22 @@ bool conv2d_gemm(KernelRuntimeContext& ctx, const float* in, const float* weight
   // pieces too, by channel (im2col_plane) or by output position (patch_rows).
   const bool one_tile = !dot && !pointwise && pieces == 1 && tile == out_plane && work >= 2 * k::kGemmTaskWork &&
                         k::worth_the_pool(work / k::kGemmTaskWork);
-  const int64_t patch_pieces =
-      one_tile ? k::parallel_pieces(in_per_group, 1, in_per_group) : (dot && pieces > 1 ? pieces : 1);
+  const int64_t patch_pieces = one_tile ? k::parallel_pieces(in_per_group, 1, in_per_group) : 1;
+  const int64_t dot_pieces = dot        ? pieces
+                             : tail > 0 ? k::parallel_pieces(out_per_group * tail * depth * kDotWork, k::kGemmTaskWork,
+                                                             out_per_group)
+                                        : 1;
   // A small input under a kernel wider than 1x1 is copied once padded (im2col_padded, or no im2col: taps); a
   // large one, or a strided 1x1, is read in place (im2col_columns).
   const int64_t padded_floats = k::padded_planes_floats(in_per_group, h, w);
   const bool padded = !dot && h.kernel * w.kernel > 1 && padded_floats <= budget;
   const bool taps = kSpecialisedPaths && padded && !one_tile && k::conv2d_taps_runs(h, w);  // conv_taps_f32.h
-  const int64_t scratch = taps ? k::conv2d_taps_floats(in_per_group, h, w) : col_floats + (padded ? padded_floats : 0);
-  float* col = col_floats > 0 ? temp_floats(ctx, scratch) : nullptr;
-  if (col_floats > 0 && col == nullptr) {
-    return budget > kShortBudget && conv2d_gemm(ctx, in, weight, bias, out, batch, in_ch, out_ch, groups, h, w,
-                                                 kShortBudget);
+  const int64_t scratch =
+      taps ? k::conv2d_taps_floats(in_per_group, h, w) : col_floats + (padded ? padded_floats : 0) + tail * depth;
+  float* col = scratch > 0 ? temp_floats(ctx, scratch) : nullptr;
+  if (scratch > 0 && col == nullptr) {
+    return kSpecialisedPaths && budget > kShortBudget &&
+           conv2d_gemm(ctx, in, weight, bias, out, batch, in_ch, out_ch, groups, h, w, kShortBudget);
   }
   for (int64_t b = 0; b < batch; ++b) {
     for (int64_t g = 0; g < groups; ++g) {
@@ -221,27 +230,9 @@ bool conv2d_gemm(KernelRuntimeContext& ctx, const float* in, const float* weight
       const float* wg = weight + g * out_per_group * depth;
       float* o = out + (b * out_ch + g * out_per_group) * out_plane;
       const float* group_bias = bias != nullptr ? bias + g * out_per_group : nullptr;  // where its sums start
-      if constexpr (kSpecialisedPaths) {
-        if (dot && pieces == 1) {  // called directly: through parallel_pieces_run's lambdas, 0.3-0.5 us slower
-          k::patch_rows(x, col, in_per_group, h, w, 0, out_plane);
-          k::dot_f32(out_per_group, out_plane, depth, wg, depth, col, depth, o, out_plane, /*accumulate=*/false,
-                     group_bias);
-          continue;
-        }
-        if (dot) {
-          k::parallel_pieces_run(patch_pieces, [&](int64_t p) {
-            int64_t j0, j1;
-            k::piece_bounds(out_plane, patch_pieces, p, &j0, &j1);
-            k::patch_rows(x, col + j0 * depth, in_per_group, h, w, j0, j1);
-          });
-          k::parallel_pieces_run(pieces, [&](int64_t p) {
-            int64_t r0, r1;
-            k::piece_bounds(out_per_group, pieces, p, &r0, &r1);
-            k::dot_f32(r1 - r0, out_plane, depth, wg + r0 * depth, depth, col, depth, o + r0 * out_plane, out_plane,
-                       /*accumulate=*/false, group_bias != nullptr ? group_bias + r0 : nullptr);
-          });
-          continue;
-        }
+      if (kSpecialisedPaths && dot) {
+        k::dot_columns(x, col, wg, group_bias, o, in_per_group, out_per_group, h, w, 0, dot_pieces);
+        continue;
       }
       if (taps) {
         k::conv2d_taps(x, wg, group_bias, o, in_per_group, out_per_group, h, w, col, pieces, kGemmColumns);
@@ -258,7 +249,7 @@ bool conv2d_gemm(KernelRuntimeContext& ctx, const float* in, const float* weight
       k::parallel_pieces_run(pieces, [&](int64_t p) {
         int64_t u0, u1;  // whole kGemmColumns tiles [u0, u1), so that only the plane's last one is partial
         k::piece_bounds(units, pieces, p, &u0, &u1);
-        const int64_t lo = u0 * kGemmColumns, hi = u1 * kGemmColumns < out_plane ? u1 * kGemmColumns : out_plane;
+        const int64_t lo = u0 * kGemmColumns, hi = u1 * kGemmColumns < cols ? u1 * kGemmColumns : cols;
         float* piece_col = col != nullptr ? col + p * depth * tile : nullptr;
         if (!kBiasInGemm) k::fill_columns_with_bias(o, bias, g * out_per_group, out_per_group, out_plane, lo, hi);
         for (int64_t j0 = lo; j0 < hi; j0 += tile) {
@@ -273,6 +264,10 @@ bool conv2d_gemm(KernelRuntimeContext& ctx, const float* in, const float* weight
                       kBiasInGemm ? group_bias : nullptr);
         }
       });
+      if (kSpecialisedPaths && tail > 0) {  // its patches after the rest of the scratch
+        k::dot_columns(x, col + scratch - tail * depth, wg, group_bias, o, in_per_group, out_per_group, h, w, cols,
+                       dot_pieces);
+      }
     }
   }
   return true;
