@@ -202,11 +202,14 @@ bool conv2d_gemm(KernelRuntimeContext& ctx, const float* in, const float* weight
     const int64_t share = (units + pieces - 1) / pieces * kGemmColumns;
     if (tile > share) tile = share;
   }
-  const int64_t col_floats = pointwise && !dot ? 0 : depth * tile * (dot ? 1 : pieces);
-  // One column tile of a product gemm_f32 cuts by itself, or the dot path cut: the patches are made in
-  // pieces too, by channel (im2col_plane) or by output position (patch_rows).
-  const bool one_tile = !dot && !pointwise && pieces == 1 && tile == out_plane && work >= 2 * k::kGemmTaskWork &&
-                        k::worth_the_pool(work / k::kGemmTaskWork);
+  // One column tile of a product gemm_f32 cuts by itself (by rows), its patches made in pieces by channel
+  // (im2col_plane): a plane of one tile, or of too few to share evenly (14x14 in 7 tiles of 32: 4 and 3, 128 and
+  // 68 columns, 8 and 5 vectors), whatever the budget. The dot path cuts by rows too, its patches by position.
+  const bool few_units = kSpecialisedPaths && pieces > 1 && units < 4 * pieces && budget == kColumnBudget;
+  const bool one_tile = !dot && !pointwise && (few_units || (pieces == 1 && tile == out_plane &&
+                                                             work >= 2 * k::kGemmTaskWork &&
+                                                             k::worth_the_pool(work / k::kGemmTaskWork)));
+  const int64_t col_floats = pointwise && !dot ? 0 : depth * (one_tile ? out_plane : tile * (dot ? 1 : pieces));
   const int64_t patch_pieces = one_tile ? k::parallel_pieces(in_per_group, 1, in_per_group) : 1;
   const int64_t dot_pieces = dot        ? pieces
                              : tail > 0 ? k::parallel_pieces(out_per_group * tail * depth * kDotWork, k::kGemmTaskWork,
@@ -238,32 +241,32 @@ bool conv2d_gemm(KernelRuntimeContext& ctx, const float* in, const float* weight
         k::conv2d_taps(x, wg, group_bias, o, in_per_group, out_per_group, h, w, col, pieces, kGemmColumns);
         continue;
       }
-      if (patch_pieces > 1) {  // one_tile
+      if (one_tile) {
         k::im2col_plane(x, col, padded ? col + col_floats : nullptr, in_per_group, h, w, patch_pieces);
         if (!kBiasInGemm) fill_with_bias(o, bias, g * out_per_group, out_per_group, out_plane);
-        k::gemm_f32(out_per_group, out_plane, depth, wg, depth, 1, col, out_plane, o, out_plane, !kBiasInGemm,
+        k::gemm_f32(out_per_group, cols, depth, wg, depth, 1, col, out_plane, o, out_plane, !kBiasInGemm,
                     kBiasInGemm ? group_bias : nullptr);
-        continue;
-      }
-      if (padded) k::pad_planes(x, col + col_floats, in_per_group, h, w);
-      k::parallel_pieces_run(pieces, [&](int64_t p) {
-        int64_t u0, u1;  // whole kGemmColumns tiles [u0, u1), so that only the plane's last one is partial
-        k::piece_bounds(units, pieces, p, &u0, &u1);
-        const int64_t lo = u0 * kGemmColumns, hi = u1 * kGemmColumns < cols ? u1 * kGemmColumns : cols;
-        float* piece_col = col != nullptr ? col + p * depth * tile : nullptr;
-        if (!kBiasInGemm) k::fill_columns_with_bias(o, bias, g * out_per_group, out_per_group, out_plane, lo, hi);
-        for (int64_t j0 = lo; j0 < hi; j0 += tile) {
-          const int64_t width = hi - j0 < tile ? hi - j0 : tile;
-          if (padded) {
-            k::im2col_padded(col + col_floats, piece_col, in_per_group, h, w, j0, j0 + width);
-          } else if (!pointwise) {
-            k::im2col_columns(x, piece_col, in_per_group, h, w, j0, j0 + width);
+      } else {
+        if (padded) k::pad_planes(x, col + col_floats, in_per_group, h, w);
+        k::parallel_pieces_run(pieces, [&](int64_t p) {
+          int64_t u0, u1;  // whole kGemmColumns tiles [u0, u1), so that only the plane's last one is partial
+          k::piece_bounds(units, pieces, p, &u0, &u1);
+          const int64_t lo = u0 * kGemmColumns, hi = u1 * kGemmColumns < cols ? u1 * kGemmColumns : cols;
+          float* piece_col = col != nullptr ? col + p * depth * tile : nullptr;
+          if (!kBiasInGemm) k::fill_columns_with_bias(o, bias, g * out_per_group, out_per_group, out_plane, lo, hi);
+          for (int64_t j0 = lo; j0 < hi; j0 += tile) {
+            const int64_t width = hi - j0 < tile ? hi - j0 : tile;
+            if (padded) {
+              k::im2col_padded(col + col_floats, piece_col, in_per_group, h, w, j0, j0 + width);
+            } else if (!pointwise) {
+              k::im2col_columns(x, piece_col, in_per_group, h, w, j0, j0 + width);
+            }
+            k::gemm_f32(out_per_group, width, depth, wg, depth, 1, pointwise ? x + j0 : piece_col,
+                        pointwise ? out_plane : width, o + j0, out_plane, /*accumulate=*/!kBiasInGemm,
+                        kBiasInGemm ? group_bias : nullptr);
           }
-          k::gemm_f32(out_per_group, width, depth, wg, depth, 1, pointwise ? x + j0 : piece_col,
-                      pointwise ? out_plane : width, o + j0, out_plane, /*accumulate=*/!kBiasInGemm,
-                      kBiasInGemm ? group_bias : nullptr);
-        }
-      });
+        });
+      }
       if (kSpecialisedPaths && tail > 0) {  // its patches after the rest of the scratch
         k::dot_columns(x, col + scratch - tail * depth, wg, group_bias, o, in_per_group, out_per_group, h, w, cols,
                        dot_pieces);
