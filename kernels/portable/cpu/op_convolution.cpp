@@ -133,9 +133,10 @@ constexpr bool kBiasInGemm = ETSB_GEMM_ROW_INIT;
 /// Output columns of an im2col tile: a multiple of every build's register tile width (8, 16, 32 floats), so
 /// that only the plane's last tile has a partial one.
 constexpr int64_t kGemmColumns = 32;
-/// Floats of im2col scratch to aim for (1 MB, a core's L2; refused, kShortBudget's 256 KB): output columns in tiles
-/// of this (>= kGemmColumns), and the padded copy's limit (at 256 KB, ResNet-18's 224 px layers took 1.08x the time).
-constexpr int64_t kColumnBudget = 256 * 1024, kShortBudget = 64 * 1024;
+/// Floats of im2col scratch to aim for (1 MB, a core's L2; refused, kShortBudget's 256 KB, the size configuration's):
+/// output columns in tiles of this (>= kGemmColumns), and the padded copy's limit (at 256 KB, ResNet-18's 224 px
+/// layers took 1.08x the time).
+constexpr int64_t kShortBudget = 64 * 1024, kColumnBudget = kSpecialisedPaths ? 256 * 1024 : kShortBudget;
 /// Output planes narrower than this (1x1 to 2x3) with at least kDotDepth products per output go to dot_f32: a
 /// vector along the depth beats a vector of a few output columns (gemm_f32's partial tiles; 40-deep: 0.7x).
 constexpr int64_t kDotColumns = 8;
@@ -176,7 +177,7 @@ bool conv2d_depthwise(KernelRuntimeContext& ctx, const float* in, const float* w
 /// whatever the cut, so results do not depend on the threads. False (nothing written) without scratch memory.
 bool conv2d_gemm(KernelRuntimeContext& ctx, const float* in, const float* weight, const float* bias, float* out,
                  int64_t batch, int64_t in_ch, int64_t out_ch, int64_t groups, const Axis& h, const Axis& w,
-                 int64_t budget = kColumnBudget) {
+                 int64_t budget) {
   const int64_t in_per_group = in_ch / groups, out_per_group = out_ch / groups;
   const int64_t depth = in_per_group * h.kernel * w.kernel;
   const int64_t in_plane = h.in * w.in, out_plane = h.out * w.out;
@@ -223,10 +224,7 @@ bool conv2d_gemm(KernelRuntimeContext& ctx, const float* in, const float* weight
   const int64_t scratch =
       taps ? k::conv2d_taps_floats(in_per_group, h, w) : col_floats + (padded ? padded_floats : 0) + tail * depth;
   float* col = scratch > 0 ? temp_floats(ctx, scratch) : nullptr;
-  if (scratch > 0 && col == nullptr) {
-    return kSpecialisedPaths && budget > kShortBudget &&
-           conv2d_gemm(ctx, in, weight, bias, out, batch, in_ch, out_ch, groups, h, w, kShortBudget);
-  }
+  if (scratch > 0 && col == nullptr) return false;
   for (int64_t b = 0; b < batch; ++b) {
     for (int64_t g = 0; g < groups; ++g) {
       const float* x = in + (b * in_ch + g * in_per_group) * in_plane;
@@ -327,7 +325,10 @@ void convolve(KernelRuntimeContext& ctx, bool all_dense, const T* x, const T* we
     if (all_dense) {
       const bool done =
           s.transposed ? conv2d_transposed_gemm(ctx, x, weight, bias, y, s.batch, s.in_ch, s.out_ch, s.groups, s.h, s.w)
-                       : conv2d_gemm(ctx, x, weight, bias, y, s.batch, s.in_ch, s.out_ch, s.groups, s.h, s.w);
+                       : conv2d_gemm(ctx, x, weight, bias, y, s.batch, s.in_ch, s.out_ch, s.groups, s.h, s.w,
+                                     kColumnBudget) ||
+                             (kSpecialisedPaths && conv2d_gemm(ctx, x, weight, bias, y, s.batch, s.in_ch, s.out_ch,
+                                                               s.groups, s.h, s.w, kShortBudget));
       if (done) return;
       if constexpr (kDirectWithoutScratch) {
         if (s.transposed) {
