@@ -189,9 +189,9 @@ bool conv2d_gemm(KernelRuntimeContext& ctx, const float* in, const float* weight
   }
   const bool pointwise = h.kernel * w.kernel == 1 && h.stride * w.stride == 1 && h.pad + w.pad == 0;
   const bool dot = kSpecialisedPaths && out_plane < kDotColumns && depth >= kDotDepth && k::dot_f32_runs();
-  // A plane's last 1 or 2 columns past whole 16-float vectors (a 7x7 plane's 49th) by dot_f32 against their
-  // patches as rows: gemm_f32's partial vector costs a whole one (512 channels of 7x7: 0.83x the time).
-  const int64_t tail = kSpecialisedPaths && !dot && out_plane > kGemmColumns && (out_plane - 1) % 16 < 2 &&
+  // A plane's last 1 to 4 columns past whole 16-float vectors (7x7's 49th, 14x14's last 4) by dot_f32 against
+  // their patches as rows: gemm_f32's partial vector costs a whole one (ResNet-18's 7x7: 0.77x the time, 14x14 0.92x).
+  const int64_t tail = kSpecialisedPaths && !dot && out_plane > kGemmColumns && (out_plane - 1) % 16 < 4 &&
                        depth >= kDotDepth && k::dot_f32_runs() ? out_plane % 16 : 0;
   const int64_t cols = out_plane - tail;                           // gemm_f32's
   const int64_t units = (cols + kGemmColumns - 1) / kGemmColumns;  // column tiles, the last maybe partial
