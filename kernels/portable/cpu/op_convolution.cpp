@@ -57,10 +57,8 @@ constexpr bool kSpecialisedPaths = true, kDirectWithoutScratch = false;
 template <typename T>
 void conv2d(const T* in, const T* weight, const T* bias, T* out, int64_t batch, int64_t in_ch, int64_t out_ch,
             int64_t groups, const Axis& h, const Axis& w) {
-  const int64_t in_per_group = in_ch / groups;
-  const int64_t out_per_group = out_ch / groups;
-  const int64_t in_plane = h.in * w.in;
-  const int64_t out_plane = h.out * w.out;
+  const int64_t in_per_group = in_ch / groups, out_per_group = out_ch / groups;
+  const int64_t in_plane = h.in * w.in, out_plane = h.out * w.out;
   for (int64_t b = 0; b < batch; ++b) {
     for (int64_t oc = 0; oc < out_ch; ++oc) {
       T* o = out + (b * out_ch + oc) * out_plane;
@@ -101,10 +99,8 @@ void conv2d(const T* in, const T* weight, const T* bias, T* out, int64_t batch, 
 template <typename T>
 void conv2d_transposed(const T* in, const T* weight, const T* bias, T* out, int64_t batch, int64_t in_ch,
                        int64_t out_ch, int64_t groups, const Axis& h, const Axis& w) {
-  const int64_t in_per_group = in_ch / groups;
-  const int64_t out_per_group = out_ch / groups;
-  const int64_t in_plane = h.in * w.in;
-  const int64_t out_plane = h.out * w.out;
+  const int64_t in_per_group = in_ch / groups, out_per_group = out_ch / groups;
+  const int64_t in_plane = h.in * w.in, out_plane = h.out * w.out;
   for (int64_t b = 0; b < batch; ++b) {
     fill_with_bias(out + b * out_ch * out_plane, bias, 0, out_ch, out_plane);
     for (int64_t ic = 0; ic < in_ch; ++ic) {
@@ -137,8 +133,10 @@ constexpr bool kBiasInGemm = ETSB_GEMM_ROW_INIT;
 /// Output columns of an im2col tile: a multiple of every build's register tile width (8, 16, 32 floats), so
 /// that only the plane's last tile has a partial one.
 constexpr int64_t kGemmColumns = 32;
-/// Floats of im2col scratch to aim for (256 KB, in a core's L2): output columns in tiles of this (>= kGemmColumns).
-constexpr int64_t kColumnBudget = 64 * 1024;
+/// Floats of im2col scratch to aim for (1 MB, a core's L2; refused, kShortBudget's 256 KB, the size configuration's):
+/// output columns in tiles of this (>= kGemmColumns), and the padded copy's limit (at 256 KB, ResNet-18's 224 px
+/// layers took 1.08x the time).
+constexpr int64_t kShortBudget = 64 * 1024, kColumnBudget = kSpecialisedPaths ? 256 * 1024 : kShortBudget;
 /// Output planes narrower than this (1x1 to 2x3) with at least kDotDepth products per output go to dot_f32: a
 /// vector along the depth beats a vector of a few output columns (gemm_f32's partial tiles; 40-deep: 0.7x).
 constexpr int64_t kDotColumns = 8;
@@ -169,7 +167,7 @@ bool conv2d_depthwise(KernelRuntimeContext& ctx, const float* in, const float* w
 
 /// Float convolution as matrix products per image and group: out_g [OC_g, OH * OW] = bias + weight_g [OC_g,
 /// C_g * KH * KW] x im2col(x_g) (the bias where gemm_f32's and dot_f32's sums start: kBiasInGemm), by gemm_f32 in
-/// tiles of im2col within kColumnBudget (from a padded copy of x_g if it fits, or that copy itself: taps; a pointwise
+/// tiles of im2col within `budget` (from a padded copy of x_g if it fits, or that copy itself: taps; a pointwise
 /// convolution, 1x1 with stride 1 and no padding, multiplies the input itself); a tiny output plane of deep
 /// patches by dot_f32 against the patches as rows. Depthwise (one input channel per group, cut by channel) and a
 /// few-channel 3x3 stride-2 stem run depthwise_f32.h's direct kernels (neither these nor dot_f32 in the size
@@ -178,11 +176,11 @@ bool conv2d_depthwise(KernelRuntimeContext& ctx, const float* in, const float* w
 /// tile is left to gemm_f32's own cut, after im2col_plane cut by channel. Every output takes the same code
 /// whatever the cut, so results do not depend on the threads. False (nothing written) without scratch memory.
 bool conv2d_gemm(KernelRuntimeContext& ctx, const float* in, const float* weight, const float* bias, float* out,
-                 int64_t batch, int64_t in_ch, int64_t out_ch, int64_t groups, const Axis& h, const Axis& w) {
+                 int64_t batch, int64_t in_ch, int64_t out_ch, int64_t groups, const Axis& h, const Axis& w,
+                 int64_t budget) {
   const int64_t in_per_group = in_ch / groups, out_per_group = out_ch / groups;
   const int64_t depth = in_per_group * h.kernel * w.kernel;
-  const int64_t in_plane = h.in * w.in;
-  const int64_t out_plane = h.out * w.out;
+  const int64_t in_plane = h.in * w.in, out_plane = h.out * w.out;
   if constexpr (kSpecialisedPaths) {
     if (in_per_group == 1 && groups > 1 && k::depthwise_f32_runs()) {
       return conv2d_depthwise(ctx, in, weight, bias, out, batch, in_ch, out_per_group, h, w);
@@ -191,88 +189,86 @@ bool conv2d_gemm(KernelRuntimeContext& ctx, const float* in, const float* weight
   }
   const bool pointwise = h.kernel * w.kernel == 1 && h.stride * w.stride == 1 && h.pad + w.pad == 0;
   const bool dot = kSpecialisedPaths && out_plane < kDotColumns && depth >= kDotDepth && k::dot_f32_runs();
-  const int64_t units = (out_plane + kGemmColumns - 1) / kGemmColumns;  // column tiles, the last maybe partial
+  // A plane's last 1 to 4 columns past whole 16-float vectors (7x7's 49th, 14x14's last 4) by dot_f32 against
+  // their patches as rows: gemm_f32's partial vector costs a whole one (ResNet-18's 7x7: 0.77x the time, 14x14 0.92x).
+  const int64_t tail = kSpecialisedPaths && !dot && out_plane > kGemmColumns && (out_plane - 1) % 16 < 4 &&
+                       depth >= kDotDepth && k::dot_f32_runs() ? out_plane % 16 : 0;
+  const int64_t cols = out_plane - tail;                           // gemm_f32's
+  const int64_t units = (cols + kGemmColumns - 1) / kGemmColumns;  // column tiles, the last maybe partial
   const int64_t work = out_per_group * out_plane * (dot ? depth * kDotWork : depth + kOutputWork);
   const int64_t pieces = k::parallel_pieces(work, k::kGemmTaskWork, dot ? out_per_group : units);
-  int64_t tile = kColumnBudget / depth - kColumnBudget / depth % kGemmColumns;
-  tile = dot || pointwise ? out_plane : (tile < kGemmColumns ? kGemmColumns : (tile > out_plane ? out_plane : tile));
+  int64_t tile = budget / depth - budget / depth % kGemmColumns;
+  tile = dot || pointwise ? cols : (tile < kGemmColumns ? kGemmColumns : (tile > cols ? cols : tile));
   if (!dot && pieces > 1) {  // no tile wider than a piece's share of whole kGemmColumns
     const int64_t share = (units + pieces - 1) / pieces * kGemmColumns;
     if (tile > share) tile = share;
   }
-  const int64_t col_floats = pointwise && !dot ? 0 : depth * tile * (dot ? 1 : pieces);
-  // One column tile of a product gemm_f32 cuts by itself, or the dot path cut: the patches are made in
-  // pieces too, by channel (im2col_plane) or by output position (patch_rows).
-  const bool one_tile = !dot && !pointwise && pieces == 1 && tile == out_plane && work >= 2 * k::kGemmTaskWork &&
-                        k::worth_the_pool(work / k::kGemmTaskWork);
-  const int64_t patch_pieces =
-      one_tile ? k::parallel_pieces(in_per_group, 1, in_per_group) : (dot && pieces > 1 ? pieces : 1);
+  // One column tile of a product gemm_f32 cuts by itself (by rows), its patches made in pieces by channel
+  // (im2col_plane): a plane of one tile, or of too few to share evenly (14x14 in 7 tiles of 32: 4 and 3, 128 and
+  // 68 columns, 8 and 5 vectors), whatever the budget. The dot path cuts by rows too, its patches by position.
+  const bool few_units = kSpecialisedPaths && pieces > 1 && units < 4 * pieces && budget == kColumnBudget;
+  const bool one_tile = !dot && !pointwise && (few_units || (pieces == 1 && tile == out_plane &&
+                                                             work >= 2 * k::kGemmTaskWork &&
+                                                             k::worth_the_pool(work / k::kGemmTaskWork)));
+  const int64_t col_floats = pointwise && !dot ? 0 : depth * (one_tile ? out_plane : tile * (dot ? 1 : pieces));
+  const int64_t patch_pieces = one_tile ? k::parallel_pieces(in_per_group, 1, in_per_group) : 1;
+  const int64_t dot_pieces = dot        ? pieces
+                             : tail > 0 ? k::parallel_pieces(out_per_group * tail * depth * kDotWork, k::kGemmTaskWork,
+                                                             out_per_group)
+                                        : 1;
   // A small input under a kernel wider than 1x1 is copied once padded (im2col_padded, or no im2col: taps); a
   // large one, or a strided 1x1, is read in place (im2col_columns).
   const int64_t padded_floats = k::padded_planes_floats(in_per_group, h, w);
-  const bool padded = !dot && h.kernel * w.kernel > 1 && padded_floats <= kColumnBudget;
+  const bool padded = !dot && h.kernel * w.kernel > 1 && padded_floats <= budget;
   const bool taps = kSpecialisedPaths && padded && !one_tile && k::conv2d_taps_runs(h, w);  // conv_taps_f32.h
-  const int64_t scratch = taps ? k::conv2d_taps_floats(in_per_group, h, w) : col_floats + (padded ? padded_floats : 0);
-  float* col = col_floats > 0 ? temp_floats(ctx, scratch) : nullptr;
-  if (col_floats > 0 && col == nullptr) return false;
+  const int64_t scratch =
+      taps ? k::conv2d_taps_floats(in_per_group, h, w) : col_floats + (padded ? padded_floats : 0) + tail * depth;
+  float* col = scratch > 0 ? temp_floats(ctx, scratch) : nullptr;
+  if (scratch > 0 && col == nullptr) return false;
   for (int64_t b = 0; b < batch; ++b) {
     for (int64_t g = 0; g < groups; ++g) {
       const float* x = in + (b * in_ch + g * in_per_group) * in_plane;
       const float* wg = weight + g * out_per_group * depth;
       float* o = out + (b * out_ch + g * out_per_group) * out_plane;
       const float* group_bias = bias != nullptr ? bias + g * out_per_group : nullptr;  // where its sums start
-      if constexpr (kSpecialisedPaths) {
-        if (dot && pieces == 1) {  // called directly: through parallel_pieces_run's lambdas, 0.3-0.5 us slower
-          k::patch_rows(x, col, in_per_group, h, w, 0, out_plane);
-          k::dot_f32(out_per_group, out_plane, depth, wg, depth, col, depth, o, out_plane, /*accumulate=*/false,
-                     group_bias);
-          continue;
-        }
-        if (dot) {
-          k::parallel_pieces_run(patch_pieces, [&](int64_t p) {
-            int64_t j0, j1;
-            k::piece_bounds(out_plane, patch_pieces, p, &j0, &j1);
-            k::patch_rows(x, col + j0 * depth, in_per_group, h, w, j0, j1);
-          });
-          k::parallel_pieces_run(pieces, [&](int64_t p) {
-            int64_t r0, r1;
-            k::piece_bounds(out_per_group, pieces, p, &r0, &r1);
-            k::dot_f32(r1 - r0, out_plane, depth, wg + r0 * depth, depth, col, depth, o + r0 * out_plane, out_plane,
-                       /*accumulate=*/false, group_bias != nullptr ? group_bias + r0 : nullptr);
-          });
-          continue;
-        }
+      if (kSpecialisedPaths && dot) {
+        k::dot_columns(x, col, wg, group_bias, o, in_per_group, out_per_group, h, w, 0, dot_pieces);
+        continue;
       }
       if (taps) {
         k::conv2d_taps(x, wg, group_bias, o, in_per_group, out_per_group, h, w, col, pieces, kGemmColumns);
         continue;
       }
-      if (patch_pieces > 1) {  // one_tile
+      if (one_tile) {
         k::im2col_plane(x, col, padded ? col + col_floats : nullptr, in_per_group, h, w, patch_pieces);
         if (!kBiasInGemm) fill_with_bias(o, bias, g * out_per_group, out_per_group, out_plane);
-        k::gemm_f32(out_per_group, out_plane, depth, wg, depth, 1, col, out_plane, o, out_plane, !kBiasInGemm,
+        k::gemm_f32(out_per_group, cols, depth, wg, depth, 1, col, out_plane, o, out_plane, !kBiasInGemm,
                     kBiasInGemm ? group_bias : nullptr);
-        continue;
-      }
-      if (padded) k::pad_planes(x, col + col_floats, in_per_group, h, w);
-      k::parallel_pieces_run(pieces, [&](int64_t p) {
-        int64_t u0, u1;  // whole kGemmColumns tiles [u0, u1), so that only the plane's last one is partial
-        k::piece_bounds(units, pieces, p, &u0, &u1);
-        const int64_t lo = u0 * kGemmColumns, hi = u1 * kGemmColumns < out_plane ? u1 * kGemmColumns : out_plane;
-        float* piece_col = col != nullptr ? col + p * depth * tile : nullptr;
-        if (!kBiasInGemm) k::fill_columns_with_bias(o, bias, g * out_per_group, out_per_group, out_plane, lo, hi);
-        for (int64_t j0 = lo; j0 < hi; j0 += tile) {
-          const int64_t width = hi - j0 < tile ? hi - j0 : tile;
-          if (padded) {
-            k::im2col_padded(col + col_floats, piece_col, in_per_group, h, w, j0, j0 + width);
-          } else if (!pointwise) {
-            k::im2col_columns(x, piece_col, in_per_group, h, w, j0, j0 + width);
+      } else {
+        if (padded) k::pad_planes(x, col + col_floats, in_per_group, h, w);
+        k::parallel_pieces_run(pieces, [&](int64_t p) {
+          int64_t u0, u1;  // whole kGemmColumns tiles [u0, u1), so that only the plane's last one is partial
+          k::piece_bounds(units, pieces, p, &u0, &u1);
+          const int64_t lo = u0 * kGemmColumns, hi = u1 * kGemmColumns < cols ? u1 * kGemmColumns : cols;
+          float* piece_col = col != nullptr ? col + p * depth * tile : nullptr;
+          if (!kBiasInGemm) k::fill_columns_with_bias(o, bias, g * out_per_group, out_per_group, out_plane, lo, hi);
+          for (int64_t j0 = lo; j0 < hi; j0 += tile) {
+            const int64_t width = hi - j0 < tile ? hi - j0 : tile;
+            if (padded) {
+              k::im2col_padded(col + col_floats, piece_col, in_per_group, h, w, j0, j0 + width);
+            } else if (!pointwise) {
+              k::im2col_columns(x, piece_col, in_per_group, h, w, j0, j0 + width);
+            }
+            k::gemm_f32(out_per_group, width, depth, wg, depth, 1, pointwise ? x + j0 : piece_col,
+                        pointwise ? out_plane : width, o + j0, out_plane, /*accumulate=*/!kBiasInGemm,
+                        kBiasInGemm ? group_bias : nullptr);
           }
-          k::gemm_f32(out_per_group, width, depth, wg, depth, 1, pointwise ? x + j0 : piece_col,
-                      pointwise ? out_plane : width, o + j0, out_plane, /*accumulate=*/!kBiasInGemm,
-                      kBiasInGemm ? group_bias : nullptr);
-        }
-      });
+        });
+      }
+      if (kSpecialisedPaths && tail > 0) {  // its patches after the rest of the scratch
+        k::dot_columns(x, col + scratch - tail * depth, wg, group_bias, o, in_per_group, out_per_group, h, w, cols,
+                       dot_pieces);
+      }
     }
   }
   return true;
@@ -285,12 +281,10 @@ bool conv2d_gemm(KernelRuntimeContext& ctx, const float* in, const float* weight
 bool conv2d_transposed_gemm(KernelRuntimeContext& ctx, const float* in, const float* weight, const float* bias,
                             float* out, int64_t batch, int64_t in_ch, int64_t out_ch, int64_t groups, const Axis& h,
                             const Axis& w) {
-  const int64_t in_per_group = in_ch / groups;
-  const int64_t out_per_group = out_ch / groups;
+  const int64_t in_per_group = in_ch / groups, out_per_group = out_ch / groups;
   const int64_t taps = h.kernel * w.kernel;
   const int64_t rows = out_per_group * taps;
-  const int64_t in_plane = h.in * w.in;
-  const int64_t out_plane = h.out * w.out;
+  const int64_t in_plane = h.in * w.in, out_plane = h.out * w.out;
   float* col = temp_floats(ctx, rows * in_plane);
   if (col == nullptr) return false;
   for (int64_t b = 0; b < batch; ++b) {
@@ -331,7 +325,10 @@ void convolve(KernelRuntimeContext& ctx, bool all_dense, const T* x, const T* we
     if (all_dense) {
       const bool done =
           s.transposed ? conv2d_transposed_gemm(ctx, x, weight, bias, y, s.batch, s.in_ch, s.out_ch, s.groups, s.h, s.w)
-                       : conv2d_gemm(ctx, x, weight, bias, y, s.batch, s.in_ch, s.out_ch, s.groups, s.h, s.w);
+                       : conv2d_gemm(ctx, x, weight, bias, y, s.batch, s.in_ch, s.out_ch, s.groups, s.h, s.w,
+                                     kColumnBudget) ||
+                             (kSpecialisedPaths && conv2d_gemm(ctx, x, weight, bias, y, s.batch, s.in_ch, s.out_ch,
+                                                               s.groups, s.h, s.w, kShortBudget));
       if (done) return;
       if constexpr (kDirectWithoutScratch) {
         if (s.transposed) {

@@ -88,6 +88,12 @@ def _convolution_ops() -> list[Op]:
                  None, F32, stride=(2, 2)),
             conv("conv2d_tiny_deep", "2x2 output of deep patches (dot): 1x8x4x4 by 5x8x3x3, bias, stride 2, "
                  "padding 1", (1, 8, 4, 4), (5, 8, 3, 3), 5, F32, stride=(2, 2), padding=(1, 1)),
+            conv("conv2d_tail_dot", "7x7 output, its 49th column by dot past gemm's 3 vectors: 2x8x7x7 by "
+                 "20x8x3x3, bias, padding 1", (2, 8, 7, 7), (20, 8, 3, 3), 20, F32, padding=(1, 1)),
+            conv("conv2d_tail4_dot", "3x3 stride 2 to 10x10, its last 4 columns by dot: 1x12x19x19 by 6x12x3x3, "
+                 "bias, padding 1", (1, 12, 19, 19), (6, 12, 3, 3), 6, F32, stride=(2, 2), padding=(1, 1)),
+            conv("pointwise_tail_dot", "pointwise, 2x17 output, its last 2 columns by dot: 1x40x2x17 by 9x40x1x1, "
+                 "no bias", (1, 40, 2, 17), (9, 40, 1, 1), None, F32),
             conv("conv2d_7x7_stem", "7x7 stride 2 from a padded copy, 5x5 output: 1x3x9x9 by 4x3x7x7, "
                  "bias, padding 3", (1, 3, 9, 9), (4, 3, 7, 7), 4, F32, stride=(2, 2), padding=(3, 3)),
         )),

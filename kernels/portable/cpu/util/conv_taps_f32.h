@@ -4,10 +4,12 @@
 // pad_planes), and the matrix product reads each tap's run of an output row
 // from that copy in place, through a table of one offset per (channel, tap).
 // im2col wrote KH * KW floats per input float first (on bench_conv's ResNet
-// stem, 11 of 56 us).
+// stem, 11 of 56 us). And the products of output columns too few for
+// gemm_f32's vectors (dot_columns: patches as rows, dot_f32.h).
 #pragma once
 
 #include "conv_f32.h"
+#include "dot_f32.h"
 #include "gemm_f32.h"
 
 #include <cstdint>
@@ -60,6 +62,31 @@ inline void conv2d_taps(const float* x, const float* weight, const float* bias, 
       gemm_taps_f32(out_ch, lo, hi, depth, weight, depth, scratch, off, w.out, h.stride * row_len, out, out_plane,
                     bias);
     }
+  });
+}
+
+/// Output columns [j0, OH * OW) of out_ch planes by dot_f32: their patches as rows (patch_rows, into `rows`) and
+/// each weight row against them, cut into `pieces` by output channel (the patches by position). Out of line: the
+/// convolution calls it for a tiny plane's every column and for a plane's last one or two.
+__attribute__((noinline)) inline void dot_columns(const float* x, float* rows, const float* weight, const float* bias,
+                                                  float* o, int64_t channels, int64_t out_ch, const Window& h,
+                                                  const Window& w, int64_t j0, int64_t pieces) {
+  const int64_t depth = channels * h.kernel * w.kernel, out_plane = h.out * w.out, n = out_plane - j0;
+  if (pieces == 1) {  // called directly: through parallel_pieces_run's lambdas, 0.3-0.5 us slower
+    patch_rows(x, rows, channels, h, w, j0, out_plane);
+    dot_f32(out_ch, n, depth, weight, depth, rows, depth, o + j0, out_plane, /*accumulate=*/false, bias);
+    return;
+  }
+  parallel_pieces_run(pieces, [&](int64_t p) {
+    int64_t a, b;
+    piece_bounds(n, pieces, p, &a, &b);
+    patch_rows(x, rows + a * depth, channels, h, w, j0 + a, j0 + b);
+  });
+  parallel_pieces_run(pieces, [&](int64_t p) {
+    int64_t r0, r1;
+    piece_bounds(out_ch, pieces, p, &r0, &r1);
+    dot_f32(r1 - r0, n, depth, weight + r0 * depth, depth, rows, depth, o + r0 * out_plane + j0, out_plane,
+            /*accumulate=*/false, bias != nullptr ? bias + r0 : nullptr);
   });
 }
 
