@@ -104,8 +104,9 @@ struct TypedReader {
 
 /// Reads element i of an input of any other dtype as Acc, through `load`:
 /// each element is first widened exactly to W (int64_t for integral and Bool
-/// dtypes, double for floating ones), and converting that to Acc gives the
-/// value a direct conversion of the element would.
+/// dtypes, double for floating ones and for every dtype summed in double),
+/// and converting that to Acc gives the value a direct conversion of the
+/// element would.
 template <typename W, typename Acc>
 struct WideReader {
   LoadFn<W> load;
@@ -127,6 +128,13 @@ ET_INLINE void with_reader(KernelRuntimeContext& ctx, const Tensor& in, const Vi
   } else if (!Integral || is_floating(t)) {
     LoadFn<double> load = nullptr;
     ET_SWITCH_FLOATHBF16_TYPES(t, ctx, Name, T, [&]() { load = &load_as<double, T>; });
+    if (load != nullptr) visit(WideReader<double, Acc>{load, in.const_data_ptr()});
+  } else if constexpr (Integral && std::is_same<Acc, double>::value) {
+    // Into double, an integer through double gives the bits it would through
+    // int64_t (one rounding either way): the floating dtypes' loop serves it
+    // (a Double mean or sum links one loop, 1.7 KB less).
+    LoadFn<double> load = nullptr;
+    ET_SWITCH_INT_TYPES_AND(Bool, t, ctx, Name, T, [&]() { load = &load_as<double, T>; });
     if (load != nullptr) visit(WideReader<double, Acc>{load, in.const_data_ptr()});
   } else if constexpr (Integral) {
     LoadFn<int64_t> load = nullptr;
