@@ -48,8 +48,9 @@ inline void transpose_words_4x4(const uint32_t* src, int64_t cs, uint32_t* dst, 
 
 /// dst[r * rs + c] = src[r + c * cs] over rows [r0, r1) and columns
 /// [c0, c1), one word at a time: what transpose_words' blocks leave over.
-__attribute__((noinline)) inline void transpose_words_plain(const uint32_t* src, int64_t cs, uint32_t* dst, int64_t rs, int64_t r0,
-                                  int64_t r1, int64_t c0, int64_t c1) {
+__attribute__((noinline)) inline void transpose_words_plain(const uint32_t* src, int64_t cs, uint32_t* dst,
+                                                            int64_t rs, int64_t r0, int64_t r1, int64_t c0,
+                                                            int64_t c1) {
   for (int64_t r = r0; r < r1; ++r) {
     for (int64_t c = c0; c < c1; ++c) dst[r * rs + c] = src[r + c * cs];
   }
