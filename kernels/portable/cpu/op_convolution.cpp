@@ -1,5 +1,6 @@
 // aten::convolution.out: 1-D and 2-D convolution, plain and transposed, NCHW
 // in any dim order (e.g. channels-last).
+#include "util/conv_direct.h"
 #include "util/conv_taps_f32.h"
 #include "util/conv_util.h"
 #include "util/depthwise_f32.h"
@@ -41,7 +42,7 @@ float* temp_floats(KernelRuntimeContext& ctx, int64_t count) {
 /// kernels and the dot kernel for tiny planes. etsb's size configuration
 /// (ETSB_KERNELS_ONE_PATH) leaves them out: im2col with gemm (which matrix
 /// products link anyway) cover every shape. Without scratch memory, Float
-/// runs the direct loops below there (kDirectWithoutScratch: the deploy
+/// runs the direct loops of conv_direct.h there (kDirectWithoutScratch: the deploy
 /// runner has no temp allocator unless given temp_pool_bytes); elsewhere
 /// runtimes come with one (etsb's runner, ExecuTorch's Module), and the rare
 /// one without gathers (conv2d_gather, ~40x slower): 3.2 KB less code.
@@ -50,82 +51,6 @@ constexpr bool kSpecialisedPaths = false, kDirectWithoutScratch = true;
 #else
 constexpr bool kSpecialisedPaths = true, kDirectWithoutScratch = false;
 #endif
-
-/// Direct convolution, weight-stationary: each weight tap scales a shifted
-/// input row into an output row, so with stride 1 the inner loop is a
-/// contiguous axpy (matmul_util.h) with the bounds hoisted out of it.
-template <typename T>
-void conv2d(const T* in, const T* weight, const T* bias, T* out, int64_t batch, int64_t in_ch, int64_t out_ch,
-            int64_t groups, const Axis& h, const Axis& w) {
-  const int64_t in_per_group = in_ch / groups, out_per_group = out_ch / groups;
-  const int64_t in_plane = h.in * w.in, out_plane = h.out * w.out;
-  for (int64_t b = 0; b < batch; ++b) {
-    for (int64_t oc = 0; oc < out_ch; ++oc) {
-      T* o = out + (b * out_ch + oc) * out_plane;
-      fill_with_bias(o, bias, oc, 1, out_plane);
-      const int64_t g = oc / out_per_group;
-      for (int64_t ic = 0; ic < in_per_group; ++ic) {
-        const T* x = in + (b * in_ch + g * in_per_group + ic) * in_plane;
-        const T* wk = weight + (oc * in_per_group + ic) * h.kernel * w.kernel;
-        for (int64_t kh = 0; kh < h.kernel; ++kh) {
-          int64_t oh_lo, oh_hi;
-          k::valid_range(h, kh * h.dilation, &oh_lo, &oh_hi);
-          for (int64_t kw = 0; kw < w.kernel; ++kw) {
-            const T tap = wk[kh * w.kernel + kw];
-            int64_t ow_lo, ow_hi;
-            k::valid_range(w, kw * w.dilation, &ow_lo, &ow_hi);
-            const int64_t len = ow_hi - ow_lo;
-            if (len <= 0) continue;
-            for (int64_t oh = oh_lo; oh < oh_hi; ++oh) {
-              const int64_t ih = oh * h.stride - h.pad + kh * h.dilation;
-              const T* src = x + ih * w.in + (ow_lo * w.stride - w.pad + kw * w.dilation);
-              T* dst = o + oh * w.out + ow_lo;
-              if (w.stride == 1) {
-                k::axpy(dst, tap, src, len);
-              } else {
-                for (int64_t j = 0; j < len; ++j) dst[j] += tap * src[j * w.stride];
-              }
-            }
-          }
-        }
-      }
-    }
-  }
-}
-
-/// Transposed convolution (the gradient of conv2d with respect to its
-/// input), scattering: each input element times each weight tap is added to
-/// the output position it maps to. weight is [IC, OC / groups, KH, KW].
-template <typename T>
-void conv2d_transposed(const T* in, const T* weight, const T* bias, T* out, int64_t batch, int64_t in_ch,
-                       int64_t out_ch, int64_t groups, const Axis& h, const Axis& w) {
-  const int64_t in_per_group = in_ch / groups, out_per_group = out_ch / groups;
-  const int64_t in_plane = h.in * w.in, out_plane = h.out * w.out;
-  for (int64_t b = 0; b < batch; ++b) {
-    fill_with_bias(out + b * out_ch * out_plane, bias, 0, out_ch, out_plane);
-    for (int64_t ic = 0; ic < in_ch; ++ic) {
-      const int64_t g = ic / in_per_group;
-      const T* x = in + (b * in_ch + ic) * in_plane;
-      for (int64_t ocl = 0; ocl < out_per_group; ++ocl) {
-        T* o = out + (b * out_ch + g * out_per_group + ocl) * out_plane;
-        const T* wk = weight + (ic * out_per_group + ocl) * h.kernel * w.kernel;
-        for (int64_t kh = 0; kh < h.kernel; ++kh) {
-          for (int64_t ih = 0; ih < h.in; ++ih) {
-            const int64_t oh = ih * h.stride - h.pad + kh * h.dilation;
-            if (oh < 0 || oh >= h.out) continue;
-            for (int64_t kw = 0; kw < w.kernel; ++kw) {
-              const T tap = wk[kh * w.kernel + kw];
-              for (int64_t iw = 0; iw < w.in; ++iw) {
-                const int64_t ow = iw * w.stride - w.pad + kw * w.dilation;
-                if (ow >= 0 && ow < w.out) o[oh * w.out + ow] += tap * x[ih * w.in + iw];
-              }
-            }
-          }
-        }
-      }
-    }
-  }
-}
 
 /// Whether gemm_f32 starts its sums at the bias (ETSB_GEMM_ROW_INIT; the size configuration writes it first).
 constexpr bool kBiasInGemm = ETSB_GEMM_ROW_INIT;
@@ -332,9 +257,9 @@ void convolve(KernelRuntimeContext& ctx, bool all_dense, const T* x, const T* we
       if (done) return;
       if constexpr (kDirectWithoutScratch) {
         if (s.transposed) {
-          conv2d_transposed(x, weight, bias, y, s.batch, s.in_ch, s.out_ch, s.groups, s.h, s.w);
+          k::conv2d_transposed_direct(x, weight, bias, y, s.batch, s.in_ch, s.out_ch, s.groups, s.h, s.w);
         } else {
-          conv2d(x, weight, bias, y, s.batch, s.in_ch, s.out_ch, s.groups, s.h, s.w);
+          k::conv2d_direct(x, weight, bias, y, s.batch, s.in_ch, s.out_ch, s.groups, s.h, s.w);
         }
         return;
       }
