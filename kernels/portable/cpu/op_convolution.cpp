@@ -73,6 +73,9 @@ constexpr int64_t kDotDepth = 32;
 /// MobileNet-v2's 2x2 planes, against gemm_f32's ~80).
 constexpr int64_t kOutputWork = 24, kDotWork = 4;
 
+/// Output channels of a piece of a pointwise convolution cut by channel (by_rows): AVX-512's register tile height.
+constexpr int64_t kGemmRows = 8;
+
 /// Depthwise convolution (one input channel per group) by the direct
 /// kernels of depthwise_f32.h, cut by channel on the thread pool
 /// (depthwise_f32_pieces). False (nothing written) when no scratch memory
@@ -97,9 +100,10 @@ bool conv2d_depthwise(KernelRuntimeContext& ctx, const float* in, const float* w
 /// patches by dot_f32 against the patches as rows. Depthwise (one input channel per group, cut by channel) and a
 /// few-channel 3x3 stride-2 stem run depthwise_f32.h's direct kernels (neither these nor dot_f32 in the size
 /// configuration: kSpecialisedPaths). On the thread pool, the output's columns are cut into pieces of whole
-/// kGemmColumns, each with its own im2col (dot_f32's output rows, after patch_rows cut by position); a single
-/// tile is left to gemm_f32's own cut, after im2col_plane cut by channel. Every output takes the same code
-/// whatever the cut, so results do not depend on the threads. False (nothing written) without scratch memory.
+/// kGemmColumns, each with its own im2col (dot_f32's output rows, after patch_rows cut by position; a pointwise
+/// one of a small plane by channel: by_rows); a single tile is left to gemm_f32's own cut, after im2col_plane cut
+/// by channel. Every output takes the same code whatever the cut, so results do not depend on the threads. False
+/// (nothing written) without scratch memory.
 bool conv2d_gemm(KernelRuntimeContext& ctx, const float* in, const float* weight, const float* bias, float* out,
                  int64_t batch, int64_t in_ch, int64_t out_ch, int64_t groups, const Axis& h, const Axis& w,
                  int64_t budget) {
@@ -121,10 +125,17 @@ bool conv2d_gemm(KernelRuntimeContext& ctx, const float* in, const float* weight
   const int64_t cols = out_plane - tail;                           // gemm_f32's
   const int64_t units = (cols + kGemmColumns - 1) / kGemmColumns;  // column tiles, the last maybe partial
   const int64_t work = out_per_group * out_plane * (dot ? depth * kDotWork : depth + kOutputWork);
-  const int64_t pieces = k::parallel_pieces(work, k::kGemmTaskWork, dot ? out_per_group : units);
+  // A pointwise convolution of more tiles of kGemmRows channels than of kGemmColumns columns (7x7 and 14x14
+  // planes) is cut by channel, its tail in the same pieces: by columns 7x7's 48 split 32 to 16, and the tail took two
+  // more trips to the pool.
+  const int64_t row_tiles = (out_per_group + kGemmRows - 1) / kGemmRows;
+  const bool rows_first = kSpecialisedPaths && pointwise && !dot && row_tiles >= units;
+  const int64_t pieces =
+      k::parallel_pieces(work, k::kGemmTaskWork, dot ? out_per_group : rows_first ? row_tiles : units);
+  const bool by_rows = rows_first && pieces > 1;
   int64_t tile = budget / depth - budget / depth % kGemmColumns;
   tile = dot || pointwise ? cols : (tile < kGemmColumns ? kGemmColumns : (tile > cols ? cols : tile));
-  if (!dot && pieces > 1) {  // no tile wider than a piece's share of whole kGemmColumns
+  if (!dot && !by_rows && pieces > 1) {  // no tile wider than a piece's share of whole kGemmColumns
     const int64_t share = (units + pieces - 1) / pieces * kGemmColumns;
     if (tile > share) tile = share;
   }
@@ -162,6 +173,25 @@ bool conv2d_gemm(KernelRuntimeContext& ctx, const float* in, const float* weight
       }
       if (taps) {
         k::conv2d_taps(x, wg, group_bias, o, in_per_group, out_per_group, h, w, col, pieces, kGemmColumns);
+        continue;
+      }
+      if (kSpecialisedPaths && by_rows) {
+        float* tail_rows = col + scratch - tail * depth;  // the tail's patches, for every piece's rows
+        if (tail > 0) k::patch_rows(x, tail_rows, in_per_group, h, w, cols, out_plane);
+        k::parallel_pieces_run(pieces, [&](int64_t p) {
+          int64_t r0, r1;  // whole kGemmRows tiles of channels
+          k::piece_bounds(row_tiles, pieces, p, &r0, &r1);
+          r0 *= kGemmRows;
+          r1 = r1 * kGemmRows < out_per_group ? r1 * kGemmRows : out_per_group;
+          if (r1 <= r0) return;
+          const float* rows_bias = group_bias != nullptr ? group_bias + r0 : nullptr;
+          k::gemm_f32(r1 - r0, cols, depth, wg + r0 * depth, depth, 1, x, out_plane, o + r0 * out_plane, out_plane,
+                      /*accumulate=*/false, rows_bias);
+          if (tail > 0) {
+            k::dot_f32(r1 - r0, tail, depth, wg + r0 * depth, depth, tail_rows, depth, o + r0 * out_plane + cols,
+                       out_plane, /*accumulate=*/false, rows_bias);
+          }
+        });
         continue;
       }
       if (one_tile) {
