@@ -157,8 +157,8 @@ bool conv2d_gemm(KernelRuntimeContext& ctx, const float* in, const float* weight
   const int64_t padded_floats = k::padded_planes_floats(in_per_group, h, w);
   const bool padded = !dot && h.kernel * w.kernel > 1 && padded_floats <= budget;
   const bool taps = kSpecialisedPaths && padded && !one_tile && k::conv2d_taps_runs(h, w);  // conv_taps_f32.h
-  const int64_t scratch =
-      taps ? k::conv2d_taps_floats(in_per_group, h, w) : col_floats + (padded ? padded_floats : 0) + tail * depth;
+  const int64_t scratch = taps ? k::conv2d_taps_floats(in_per_group, h, w)
+                               : col_floats + (padded ? padded_floats : 0) + tail * depth * (by_rows ? pieces : 1);
   float* col = scratch > 0 ? temp_floats(ctx, scratch) : nullptr;
   if (scratch > 0 && col == nullptr) return false;
   for (int64_t b = 0; b < batch; ++b) {
@@ -175,25 +175,6 @@ bool conv2d_gemm(KernelRuntimeContext& ctx, const float* in, const float* weight
         k::conv2d_taps(x, wg, group_bias, o, in_per_group, out_per_group, h, w, col, pieces, kGemmColumns);
         continue;
       }
-      if (kSpecialisedPaths && by_rows) {
-        float* tail_rows = col + scratch - tail * depth;  // the tail's patches, for every piece's rows
-        if (tail > 0) k::patch_rows(x, tail_rows, in_per_group, h, w, cols, out_plane);
-        k::parallel_pieces_run(pieces, [&](int64_t p) {
-          int64_t r0, r1;  // whole kGemmRows tiles of channels
-          k::piece_bounds(row_tiles, pieces, p, &r0, &r1);
-          r0 *= kGemmRows;
-          r1 = r1 * kGemmRows < out_per_group ? r1 * kGemmRows : out_per_group;
-          if (r1 <= r0) return;
-          const float* rows_bias = group_bias != nullptr ? group_bias + r0 : nullptr;
-          k::gemm_f32(r1 - r0, cols, depth, wg + r0 * depth, depth, 1, x, out_plane, o + r0 * out_plane, out_plane,
-                      /*accumulate=*/false, rows_bias);
-          if (tail > 0) {
-            k::dot_f32(r1 - r0, tail, depth, wg + r0 * depth, depth, tail_rows, depth, o + r0 * out_plane + cols,
-                       out_plane, /*accumulate=*/false, rows_bias);
-          }
-        });
-        continue;
-      }
       if (one_tile) {
         k::im2col_plane(x, col, padded ? col + col_floats : nullptr, in_per_group, h, w, patch_pieces);
         if (!kBiasInGemm) fill_with_bias(o, bias, g * out_per_group, out_per_group, out_plane);
@@ -202,9 +183,18 @@ bool conv2d_gemm(KernelRuntimeContext& ctx, const float* in, const float* weight
       } else {
         if (padded) k::pad_planes(x, col + col_floats, in_per_group, h, w);
         k::parallel_pieces_run(pieces, [&](int64_t p) {
-          int64_t u0, u1;  // whole kGemmColumns tiles [u0, u1), so that only the plane's last one is partial
-          k::piece_bounds(units, pieces, p, &u0, &u1);
+          // whole kGemmColumns tiles [u0, u1), so that only the plane's last one is partial; channels [r0, r1)
+          int64_t u0 = 0, u1 = units, r0 = 0, r1 = out_per_group;
+          if (kSpecialisedPaths && by_rows) {  // whole kGemmRows tiles of channels
+            k::piece_bounds(row_tiles, pieces, p, &r0, &r1);
+            r0 *= kGemmRows;
+            r1 = r1 * kGemmRows < out_per_group ? r1 * kGemmRows : out_per_group;
+            if (r1 <= r0) return;
+          } else {
+            k::piece_bounds(units, pieces, p, &u0, &u1);
+          }
           const int64_t lo = u0 * kGemmColumns, hi = u1 * kGemmColumns < cols ? u1 * kGemmColumns : cols;
+          const float* rows_bias = kBiasInGemm && group_bias != nullptr ? group_bias + r0 : nullptr;
           float* piece_col = col != nullptr ? col + p * depth * tile : nullptr;
           if (!kBiasInGemm) k::fill_columns_with_bias(o, bias, g * out_per_group, out_per_group, out_plane, lo, hi);
           for (int64_t j0 = lo; j0 < hi; j0 += tile) {
@@ -214,13 +204,17 @@ bool conv2d_gemm(KernelRuntimeContext& ctx, const float* in, const float* weight
             } else if (!pointwise) {
               k::im2col_columns(x, piece_col, in_per_group, h, w, j0, j0 + width);
             }
-            k::gemm_f32(out_per_group, width, depth, wg, depth, 1, pointwise ? x + j0 : piece_col,
-                        pointwise ? out_plane : width, o + j0, out_plane, /*accumulate=*/!kBiasInGemm,
-                        kBiasInGemm ? group_bias : nullptr);
+            k::gemm_f32(r1 - r0, width, depth, wg + r0 * depth, depth, 1, pointwise ? x + j0 : piece_col,
+                        pointwise ? out_plane : width, o + r0 * out_plane + j0, out_plane,
+                        /*accumulate=*/!kBiasInGemm, rows_bias);
+          }
+          if (kSpecialisedPaths && by_rows && tail > 0) {  // the tail of its channels, its own patches past the rest
+            k::dot_columns(x, col + scratch - (p + 1) * tail * depth, wg + r0 * depth, rows_bias, o + r0 * out_plane,
+                           in_per_group, r1 - r0, h, w, cols, 1);
           }
         });
       }
-      if (kSpecialisedPaths && tail > 0) {  // its patches after the rest of the scratch
+      if (kSpecialisedPaths && tail > 0 && !by_rows) {  // its patches after the rest of the scratch
         k::dot_columns(x, col + scratch - tail * depth, wg, group_bias, o, in_per_group, out_per_group, h, w, cols,
                        dot_pieces);
       }
