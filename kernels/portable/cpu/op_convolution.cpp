@@ -128,7 +128,7 @@ bool conv2d_gemm(KernelRuntimeContext& ctx, const float* in, const float* weight
   // A pointwise convolution of more tiles of kGemmRows channels than of kGemmColumns columns (7x7 and 14x14
   // planes) is cut by channel, its tail in the same pieces: by columns 7x7's 48 split 32 to 16, and the tail took two
   // more trips to the pool.
-  const int64_t row_tiles = (out_per_group + kGemmRows - 1) / kGemmRows;
+  const int64_t row_tiles = kSpecialisedPaths ? (out_per_group + kGemmRows - 1) / kGemmRows : 0;
   const bool rows_first = kSpecialisedPaths && pointwise && !dot && row_tiles >= units;
   const int64_t pieces =
       k::parallel_pieces(work, k::kGemmTaskWork, dot ? out_per_group : rows_first ? row_tiles : units);
@@ -184,15 +184,17 @@ bool conv2d_gemm(KernelRuntimeContext& ctx, const float* in, const float* weight
         if (padded) k::pad_planes(x, col + col_floats, in_per_group, h, w);
         k::parallel_pieces_run(pieces, [&](int64_t p) {
           // whole kGemmColumns tiles [u0, u1), so that only the plane's last one is partial; channels [r0, r1)
+          // (if constexpr: none of it in the size configuration's closure)
           int64_t u0 = 0, u1 = units, r0 = 0, r1 = out_per_group;
-          if (kSpecialisedPaths && by_rows) {  // whole kGemmRows tiles of channels
-            k::piece_bounds(row_tiles, pieces, p, &r0, &r1);
-            r0 *= kGemmRows;
-            r1 = r1 * kGemmRows < out_per_group ? r1 * kGemmRows : out_per_group;
-            if (r1 <= r0) return;
-          } else {
-            k::piece_bounds(units, pieces, p, &u0, &u1);
+          if constexpr (kSpecialisedPaths) {
+            if (by_rows) {  // whole kGemmRows tiles of channels
+              k::piece_bounds(row_tiles, pieces, p, &r0, &r1);
+              r0 *= kGemmRows;
+              r1 = r1 * kGemmRows < out_per_group ? r1 * kGemmRows : out_per_group;
+              if (r1 <= r0) return;
+            }
           }
+          if (!by_rows) k::piece_bounds(units, pieces, p, &u0, &u1);
           const int64_t lo = u0 * kGemmColumns, hi = u1 * kGemmColumns < cols ? u1 * kGemmColumns : cols;
           const float* rows_bias = kBiasInGemm && group_bias != nullptr ? group_bias + r0 : nullptr;
           float* piece_col = col != nullptr ? col + p * depth * tile : nullptr;
@@ -208,9 +210,11 @@ bool conv2d_gemm(KernelRuntimeContext& ctx, const float* in, const float* weight
                         pointwise ? out_plane : width, o + r0 * out_plane + j0, out_plane,
                         /*accumulate=*/!kBiasInGemm, rows_bias);
           }
-          if (kSpecialisedPaths && by_rows && tail > 0) {  // the tail of its channels, its own patches past the rest
-            k::dot_columns(x, col + scratch - (p + 1) * tail * depth, wg + r0 * depth, rows_bias, o + r0 * out_plane,
-                           in_per_group, r1 - r0, h, w, cols, 1);
+          if constexpr (kSpecialisedPaths) {
+            if (by_rows && tail > 0) {  // the tail of its channels, its own patches past the rest
+              k::dot_columns(x, col + scratch - (p + 1) * tail * depth, wg + r0 * depth, rows_bias,
+                             o + r0 * out_plane, in_per_group, r1 - r0, h, w, cols, 1);
+            }
           }
         });
       }
