@@ -191,10 +191,11 @@ __attribute__((noinline)) void max_pool_io(const Io& io, const void* in, void* o
 }
 
 /// Taps (window elements read) below which a piece of max pooling is not
-/// worth a thread: ~2 us at the ~0.6 ns a tap ResNet's 3x3 stride-2 pool
-/// takes (bench/results/bench_profile.md), against a ~0.3 us hand-over to a
-/// spinning worker (gemm_f32.h's kGemmTaskWork says more).
-constexpr int64_t kPoolTaskWork = 4096;
+/// worth a thread: ~1.8 us at the ~0.22 ns a tap of the vector rows on
+/// ResNet-18's 3x3 stride-2 pool at 224 px (0.40 ms for 1.8 million taps,
+/// out of cache; the window-by-window loop took ~0.6 ns), against a ~0.3 us
+/// hand-over to a spinning worker (gemm_f32.h's kGemmTaskWork says more).
+constexpr int64_t kPoolTaskWork = 8192;
 
 /// max_pool_io for T: Float and Double on their own builds, the others
 /// widened (integers to int64_t, Half and BFloat16 to float: every value
