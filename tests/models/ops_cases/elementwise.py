@@ -32,8 +32,17 @@ def _unary_ops() -> list[Op]:
         ("bitwise_not", "any"),
     )
     return [Op(f"aten::{name}.out", f"aten.{name}.default",
-               _unary_call(getattr(A, name).default), unary_cases(domain))
+               _unary_call(getattr(A, name).default), unary_cases(domain) + _EXTRA_UNARY_CASES.get(name, ()))
             for name, domain in table]
+
+
+# relu's Float loop (fast_math.h's clamp_f32, vectorised per instruction set): vector bodies and tails
+# with NaN and infinities (the first elements), ties at zero
+_EXTRA_UNARY_CASES = {
+    "relu": (case("special_wide", "5x37 (185 elements: vector bodies and tails), NaN and infinities",
+                  T(5, 37, domain="special")),
+             case("grid", "4x19 of small integers (ties at zero)", T(4, 19, domain="grid"))),
+}
 
 
 def _unary_call(overload) -> Callable:

@@ -65,6 +65,16 @@ def _domain_values(domain: str, kind: str, shape: tuple, gen: torch.Generator) -
             flat = values.reshape(-1)
             flat[0], flat[1], flat[2] = math.inf, -math.inf, math.nan
         return values
+    if domain == "ties":
+        # few values (ties to break by order); in floating dtypes NaN and -inf scattered and each
+        # plane's first two rows -inf (windows of nothing but -inf along a padded edge)
+        values = _randint(-2 if signed else 0, 3, shape, gen)
+        if floating and len(shape) >= 2:
+            draw = torch.rand(shape, generator=gen, dtype=torch.float64)
+            values[draw < 0.06] = math.nan
+            values[(draw >= 0.06) & (draw < 0.18)] = -math.inf
+            values[..., :2, :] = -math.inf
+        return values
     if domain == "distinct":
         count = math.prod(shape)
         values = torch.randperm(count, generator=gen).double()
