@@ -33,12 +33,12 @@ auto add_fn(const Scalar& alpha) {
 /// broadcast shape and must be able to hold the result dtype. A floating alpha
 /// needs a floating result, a boolean one a Bool result, and alpha must fit
 /// the dtype it is computed in (scalar_fits). Complex tensors all of one
-/// dtype are added in that dtype's compute type (complex_binary_out).
+/// dtype are added in that dtype's compute type (complex_binary_through).
 Tensor& add_out(KernelRuntimeContext& ctx, const Tensor& self, const Tensor& other, const Scalar& alpha,
                 Tensor& out) {
   if (k::any_complex(self, other, out)) {
     const double a = k::scalar_to<double>(alpha);
-    return k::complex_binary_out<kName>(ctx, self, other, out, [a](auto x, auto y) {
+    return k::complex_binary_through<kName>(ctx, self, other, out, [a](auto x, auto y) {
       return x + y * static_cast<typename decltype(x)::value_type>(a);
     });
   }
