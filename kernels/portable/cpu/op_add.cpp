@@ -26,18 +26,19 @@ auto add_fn(const Scalar& alpha) {
 
 }  // namespace
 
-/// out = self + alpha * other. Any real or Bool dtypes (Half and BFloat16
-/// through the mixed path), ATen type promotion (a 0-dim operand of the same
+/// out = self + alpha * other. Any real or Bool dtypes (a typed, vectorised
+/// loop for Float; Half, BFloat16 and the others through per-element loaders
+/// of their compute type, as mixed dtypes are), ATen type promotion (a 0-dim operand of the same
 /// category does not widen the result), broadcasting; out is resized to the
 /// broadcast shape and must be able to hold the result dtype. A floating alpha
 /// needs a floating result, a boolean one a Bool result, and alpha must fit
 /// the dtype it is computed in (scalar_fits). Complex tensors all of one
-/// dtype are added in that dtype's compute type (complex_binary_out).
+/// dtype are added in that dtype's compute type (complex_binary_through).
 Tensor& add_out(KernelRuntimeContext& ctx, const Tensor& self, const Tensor& other, const Scalar& alpha,
                 Tensor& out) {
   if (k::any_complex(self, other, out)) {
     const double a = k::scalar_to<double>(alpha);
-    return k::complex_binary_out<kName>(ctx, self, other, out, [a](auto x, auto y) {
+    return k::complex_binary_through<kName>(ctx, self, other, out, [a](auto x, auto y) {
       return x + y * static_cast<typename decltype(x)::value_type>(a);
     });
   }
@@ -49,14 +50,21 @@ Tensor& add_out(KernelRuntimeContext& ctx, const Tensor& self, const Tensor& oth
   ET_KERNEL_CHECK_MSG(ctx, k::scalar_fits(alpha, alpha_dtype), InvalidArgument, out,
                       "%s: alpha is out of range for %s", kName, ::executorch::runtime::toString(alpha_dtype));
   if (k::same_reduced_float(self, other, out)) {  // Half, BFloat16: computed in float
-    k::binary_reduced_float<kName>(ctx, self, other, out, add_fn<float>(alpha));
+    k::binary_reduced_float_through<kName>(ctx, self, other, out, add_fn<float>(alpha));
     return out;
   }
   if (k::same_real_dtype(self, other, out)) {
-    ET_SWITCH_REALB_TYPES(out.scalar_type(), ctx, kName, CTYPE, [&]() {
-      k::binary_same_dtype<CTYPE, CTYPE>(self, other, out, add_fn<CTYPE>(alpha));
-    });
-    return out;
+    if constexpr (!k::may_mix_dtypes(kName, 0)) {  // no mixed path in this build: a typed loop per dtype
+      ET_SWITCH_REALB_TYPES(out.scalar_type(), ctx, kName, CTYPE, [&]() {
+        k::binary_same_dtype<CTYPE, CTYPE>(self, other, out, add_fn<CTYPE>(alpha));
+      });
+      return out;
+    } else if (out.scalar_type() == ScalarType::Float) {
+      k::binary_same_dtype<float, float>(self, other, out, add_fn<float>(alpha));
+      return out;
+    }
+    // Other dtypes through the mixed path's loop of their compute type (the
+    // same wrapped or rounded results): a typed loop each would cost ~1.5 KB.
   }
   k::with_compute_type<kName>(ctx, result, [&](auto tag) {
     using CT = decltype(tag);

@@ -3,6 +3,7 @@
 #include "util/reduce_util.h"
 
 #include <optional>
+#include <type_traits>
 
 namespace torch {
 namespace executor {
@@ -49,9 +50,18 @@ Tensor& mean_over(KernelRuntimeContext& ctx, const Tensor& self, const std::opti
     ET_SWITCH_FLOATHBF16_TYPES(out.scalar_type(), ctx, Name, OUT, [&]() {
       using Acc = k::float_compute_t<OUT>;
       const DivideBy<Acc> finish{static_cast<Acc>(plan.count)};
-      k::with_reader<Name, OUT, Acc>(ctx, self, [&](const auto& read) {
+      const auto sum = [&](const auto& read) {
         k::reduce_sum_widened<Acc>(plan, read, out.mutable_data_ptr<OUT>(), finish);
-      });
+      };
+      if constexpr (std::is_same<OUT, float>::value || std::is_same<OUT, double>::value) {
+        // A Float or Double out here means a Half or BFloat16 self: only its
+        // reader is built (with_reader's typed and integral ones cannot be reached).
+        k::LoadFn<double> load = nullptr;
+        ET_SWITCH_TWO_TYPES(Half, BFloat16, self.scalar_type(), ctx, Name, T, [&]() { load = &k::load_as<double, T>; });
+        if (load != nullptr) sum(k::WideReader<double, Acc>{load, self.const_data_ptr()});
+      } else {
+        k::with_reader<Name, OUT, Acc>(ctx, self, sum);
+      }
     });
     return out;
   }

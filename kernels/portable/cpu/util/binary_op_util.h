@@ -73,6 +73,24 @@ inline void binary_reduced_float(KernelRuntimeContext& ctx, const Tensor& a, con
   });
 }
 
+/// binary_reduced_float's results through binary_through's loop: each
+/// element read as float through Half's or BFloat16's loader, combined by op
+/// (called with floats) and rounded once on store. Slower per element than
+/// the typed loop, but one small loop instead of a vectorised loop per dtype
+/// (for operators whose Half and BFloat16 calls are not worth the code).
+template <const char* Name, typename Op>
+inline void binary_reduced_float_through(KernelRuntimeContext& ctx, const Tensor& a, const Tensor& b,
+                                         const Tensor& out, const Op& op) {
+  LoadFn<float> load = nullptr;
+  StoreFn<float> store = nullptr;
+  ET_SWITCH_TWO_TYPES(Half, BFloat16, out.scalar_type(), ctx, Name, CTYPE, [&]() {
+    load = &load_as<float, CTYPE>;
+    store = &store_as<float, CTYPE>;
+  });
+  if (load == nullptr) return;  // ctx already failed
+  binary_through<float>(load, load, store, a, b, out, op);
+}
+
 /// What a binary operator's result is: a value in the operands' common
 /// dtype (minimum, pow...) or a truth value (comparisons: out is Bool or any
 /// dtype taking 1 / 0).

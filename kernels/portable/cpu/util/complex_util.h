@@ -1,6 +1,6 @@
 // Complex dtypes (ComplexHalf, ComplexFloat, ComplexDouble) for the kernels
-// that take them (mul, bmm, cat, sum, abs, _to_dim_order_copy; add can use
-// complex_binary_out too): compute types, conversions, a same-dtype binary
+// that take them (mul, bmm, cat, sum, abs, _to_dim_order_copy; add through
+// complex_binary_through): compute types, conversions, a same-dtype binary
 // engine and a typed move.
 //
 // Complex values are computed in complex<float> (ComplexHalf, ComplexFloat)
@@ -71,6 +71,34 @@ inline Tensor& complex_binary_out(KernelRuntimeContext& ctx, const Tensor& a, co
       return complex_cast<CTYPE>(op(complex_cast<CT>(x), complex_cast<CT>(y)));
     });
   });
+  return out;
+}
+
+/// complex_binary_out's results through binary_through's loop: each element
+/// read into its compute type through a loader of its dtype, combined by op
+/// and rounded once on store; one small loop per compute type (for
+/// operators whose complex calls are not worth a vectorised loop per dtype).
+template <const char* Name, typename Op>
+inline Tensor& complex_binary_through(KernelRuntimeContext& ctx, const Tensor& a, const Tensor& b, Tensor& out,
+                                      const Op& op) {
+  const ScalarType t = out.scalar_type();
+  ET_KERNEL_CHECK_MSG(ctx, is_complex(t) && a.scalar_type() == t && b.scalar_type() == t, InvalidArgument, out,
+                      "%s: complex tensors and out must share one dtype", Name);
+  if (!prepare_binary_shape(ctx, Name, a, b, out)) return out;
+  using ComplexFloat = ::executorch::aten::complex<float>;
+  using ComplexDouble = ::executorch::aten::complex<double>;
+  LoadFn<ComplexFloat> load = nullptr;
+  StoreFn<ComplexFloat> store = nullptr;
+  ET_SWITCH_COMPLEXH_TYPES(t, ctx, Name, CTYPE, [&]() {
+    if constexpr (std::is_same<CTYPE, ComplexDouble>::value) {
+      binary_through<ComplexDouble>(&load_as<ComplexDouble, CTYPE>, &load_as<ComplexDouble, CTYPE>,
+                                    &store_as<ComplexDouble, CTYPE>, a, b, out, op);
+    } else {
+      load = [](const void* data, int64_t i) { return complex_cast<ComplexFloat>(static_cast<const CTYPE*>(data)[i]); };
+      store = [](void* data, int64_t i, ComplexFloat v) { static_cast<CTYPE*>(data)[i] = complex_cast<CTYPE>(v); };
+    }
+  });
+  if (load != nullptr) binary_through<ComplexFloat>(load, load, store, a, b, out, op);
   return out;
 }
 

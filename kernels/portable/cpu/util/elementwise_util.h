@@ -181,6 +181,22 @@ inline StoreFn<CT> storer_for(ScalarType dtype, KernelRuntimeContext& ctx) {
   return fn;
 }
 
+/// out = op(a, b) with broadcasting, each element of a and b read as CT
+/// through la and lb, combined with op (called with CT arguments) and stored
+/// through so: one loop per compute type and op, whatever the dtypes.
+template <typename CT, typename Op>
+inline void binary_through(LoadFn<CT> la, LoadFn<CT> lb, StoreFn<CT> so, const Tensor& a, const Tensor& b,
+                           const Tensor& out, const Op& op) {
+  const void* pa = a.const_data_ptr();
+  const void* pb = b.const_data_ptr();
+  void* po = out.mutable_data_ptr();
+  for_each_binary_run(a, b, out, [&](int64_t o, int64_t ia, int64_t sa, int64_t ib, int64_t sb, int64_t len) {
+    for (int64_t j = 0; j < len; ++j) {
+      so(po, o + j, op(la(pa, ia + j * sa), lb(pb, ib + j * sb)));
+    }
+  });
+}
+
 /// out = op(a, b) with broadcasting, for any mix of dtypes: elements are
 /// converted to CT, combined with op (called with CT arguments), and the
 /// result converted to out's dtype.
@@ -190,14 +206,7 @@ inline void binary_mixed(KernelRuntimeContext& ctx, const Tensor& a, const Tenso
   const LoadFn<CT> lb = loader_for<CT, Name>(b.scalar_type(), ctx);
   const StoreFn<CT> so = storer_for<CT, Name>(out.scalar_type(), ctx);
   if (la == nullptr || lb == nullptr || so == nullptr) return;  // ctx already failed
-  const void* pa = a.const_data_ptr();
-  const void* pb = b.const_data_ptr();
-  void* po = out.mutable_data_ptr();
-  for_each_binary_run(a, b, out, [&](int64_t o, int64_t ia, int64_t sa, int64_t ib, int64_t sb, int64_t len) {
-    for (int64_t j = 0; j < len; ++j) {
-      so(po, o + j, op(la(pa, ia + j * sa), lb(pb, ib + j * sb)));
-    }
-  });
+  binary_through<CT>(la, lb, so, a, b, out, op);
 }
 
 /// Whether this build may call the operator whose switches are named `name`
