@@ -27,7 +27,7 @@ auto add_fn(const Scalar& alpha) {
 }  // namespace
 
 /// out = self + alpha * other. Any real or Bool dtypes (a typed, vectorised
-/// loop for Float; Half, BFloat16 and the others through per-element loaders
+/// loop for Float and Long; Half, BFloat16 and the others through per-element loaders
 /// of their compute type, as mixed dtypes are), ATen type promotion (a 0-dim operand of the same
 /// category does not widen the result), broadcasting; out is resized to the
 /// broadcast shape and must be able to hold the result dtype. A floating alpha
@@ -59,8 +59,11 @@ Tensor& add_out(KernelRuntimeContext& ctx, const Tensor& self, const Tensor& oth
         k::binary_same_dtype<CTYPE, CTYPE>(self, other, out, add_fn<CTYPE>(alpha));
       });
       return out;
-    } else if (out.scalar_type() == ScalarType::Float) {
-      k::binary_same_dtype<float, float>(self, other, out, add_fn<float>(alpha));
+    } else if (out.scalar_type() == ScalarType::Float || out.scalar_type() == ScalarType::Long) {
+      // Float for the models' tensors, Long for the index arithmetic of decoders (positions, offsets).
+      ET_SWITCH_TWO_TYPES(Float, Long, out.scalar_type(), ctx, kName, CTYPE, [&]() {
+        k::binary_same_dtype<CTYPE, CTYPE>(self, other, out, add_fn<CTYPE>(alpha));
+      });
       return out;
     }
     // Other dtypes through the mixed path's loop of their compute type (the
