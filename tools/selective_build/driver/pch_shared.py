@@ -22,6 +22,7 @@ from selective_build.driver.analysis import Action, Config
 from selective_build.driver.pch import FOLDER, Precompiled, precompile
 from selective_build.model.records import record
 
+
 @record
 class Sharer:
     """A compile that could read a shared precompiled header: its action as
