@@ -101,7 +101,8 @@ def test_a_shared_precompiled_header_is_read_and_leaves_the_objects_and_binary_t
     for index in range(6):
         (root / "p" / f"l{index}.cc").write_text(
             f"#include <vector>\nint f{index}() {{ std::vector<int> v(3, {index}); return v[0] + v[2]; }}\n")
-        lines.append(f'etsb_cxx_library(name = "l{index}", srcs = ["l{index}.cc"], tags = ["{TAG_PRECOMPILE}<vector>"])')
+        lines.append(f'etsb_cxx_library(name = "l{index}", srcs = ["l{index}.cc"], '
+                     f'tags = ["{TAG_PRECOMPILE}<vector>"])')
     (root / "p" / "main.cc").write_text("#include <cstdio>\n" + "".join(f"int f{i}();\n" for i in range(6))
                                         + 'int main() { std::printf("%d\\n", ' + " + ".join(f"f{i}()" for i in range(6))
                                         + "); }\n")

@@ -172,10 +172,10 @@ def _compile(analysis: Analysis, target: Target, sources: Iterable[str], flags: 
     for source in sources:
         obj = f"{directory}/{source.replace('/', '__')}.o"
         use = made if made and source not in skipped and not source.endswith(C_SOURCE) else None
-        action = _compile_action(analysis.config, str(target.label), source, obj, flags, order_only, use)
-        analysis.actions.append(action)
+        analysis.actions.append(_compile_action(analysis.config, str(target.label), source, obj, flags, order_only,
+                                                use))
         if headers and source not in skipped and not source.endswith(C_SOURCE):
-            analysis.sharers.append(Sharer(action, source, obj, str(target.label), headers, flags, order_only))
+            analysis.sharers.append(Sharer(source, obj, str(target.label), headers, flags, order_only))
         objects.append((source, obj))
     return tuple(objects)
 

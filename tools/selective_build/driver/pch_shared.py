@@ -3,11 +3,12 @@ too small for one of their own (fewer than ``pch.MIN_SOURCES`` sources, such
 as each registration library's one ``register_kernels.cpp``) that tag the
 same headers and compile with the same flags read one precompiled header made
 for all of them, when there are enough of them in the whole build for it to
-pay (``pch.MIN_SOURCES`` compiles, as for one library's: making the
-registration sources' header costs about 2.0 s of CPU, and each compile
-reading it saves about 0.45 s, 0.62-0.77 s down to 0.20-0.30 s; g++ 12, -O2). So a build of many models' binaries parses the registration
-sources' common headers once per flag set, and a build of one or two binaries
-makes no header that would cost more than it saves.
+pay (``pch.MIN_SOURCES`` compiles, as for one library's: in //examples/...,
+making the registration sources' header costs 1.6-1.9 s of CPU, and each
+compile reading it takes 0.34-0.35 s instead of 0.72-0.83 s; g++ 12, -O2).
+So a build of many models' binaries parses the registration sources' common
+headers once per flag set, and a build of one or two binaries makes no header
+that would cost more than it saves.
 
 The header is what :func:`~selective_build.driver.pch.precompile` makes for
 one library, kept in a folder named by a digest of its headers and flags (the
@@ -18,17 +19,16 @@ from __future__ import annotations
 
 import hashlib
 
-from selective_build.driver.analysis import Action, Config
+from selective_build.driver.analysis import Config
 from selective_build.driver.pch import FOLDER, Precompiled, precompile
 from selective_build.model.records import record
 
 
 @record
 class Sharer:
-    """A compile that could read a shared precompiled header: its action as
-    made without one, and what a precompiled header for it depends on."""
+    """A compile that could read a shared precompiled header: what its
+    action and a precompiled header for it are made of."""
 
-    action: Action
     source: str
     obj: str
     label: str                    # the target compiling it
