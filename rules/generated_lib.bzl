@@ -8,10 +8,25 @@ load(":private/catalogue.bzl", "catalogue_custom_libraries")
 load(":private/executorch_keywords.bzl", "GENERATED_LIB_KEYWORDS", "check_generated_lib_keywords")
 load(":private/names.bzl", "cxx_identifier", "sibling_label")
 load(":private/prim_ops.bzl", "PRIM_OPS_HEADER", "library_runtime", "prim_ops_library")
-load(":private/shim.bzl", "BUILD_SYSTEM", "ETSB_COMMAND", "ETSB_TOOLS", "FROM_TREE_SUFFIX", "FRONT_END", "REGISTRY_SIZE_HEADER", "RUNTIME", "RUNTIME_KINDS", "RUNTIME_SHARED", "RUNTIME_STATIC", "TAG_REGISTERS", "check_runtime", "etsb_cxx_library", "etsb_filegroup", "etsb_genrule", "runtime_headers")
+load(":private/shim.bzl", "BUILD_SYSTEM", "ETSB_COMMAND", "ETSB_TOOLS", "FROM_TREE_SUFFIX", "FRONT_END", "REGISTRY_SIZE_HEADER", "RUNTIME", "RUNTIME_KINDS", "RUNTIME_SHARED", "RUNTIME_STATIC", "TAG_PRECOMPILE", "TAG_REGISTERS", "check_runtime", "etsb_cxx_library", "etsb_filegroup", "etsb_genrule", "runtime_headers")
 
 # The files `etsb gen-bindings` writes.
 BINDINGS_FILES = ["register_kernels.cpp", "NativeFunctions.h", "CustomOpsNativeFunctions.h", "Functions.h"]
+
+# The headers every registration source includes first, in its order (emit/registration.py's prelude):
+# etsb's driver precompiles them once for all the registration libraries of a build compiling with
+# the same flags (driver/pch_shared.py; Bazel and Buck2 do not precompile headers).
+REGISTRATION_PRECOMPILED = [
+    "<cstdint>",
+    "<optional>",
+    "<string_view>",
+    "<tuple>",
+    "<executorch/runtime/core/evalue.h>",
+    "<executorch/runtime/core/exec_aten/util/scalar_type_util.h>",
+    "<executorch/runtime/core/span.h>",
+    "<executorch/runtime/kernel/operator_registry.h>",
+    "<executorch/runtime/platform/log.h>",
+]
 
 # The linker script that links the backend libraries a selection needs (`--backends_output`).
 BACKENDS_LINK_SCRIPT = "backends.ld"
@@ -157,7 +172,9 @@ def executorch_generated_lib(name, **kwargs):
         link_whole = not a.manual_registration,
         # The driver's overlap check reads which selection each registration library registers
         # (relative to this package, which may be an external repository's).
-        **with_tags(common, ["%s:%s_selected_operators" % (TAG_REGISTERS, name)])
+        **with_tags(common, ["%s:%s_selected_operators" % (TAG_REGISTERS, name)] + (
+            [TAG_PRECOMPILE + header for header in REGISTRATION_PRECOMPILED] if BUILD_SYSTEM == "etsb" else []
+        ))
     )
     if a.define_static_targets:
         # ExecuTorch's name for the library linked statically: etsb's libraries are static.

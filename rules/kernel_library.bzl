@@ -24,7 +24,8 @@ another package needs (docs/bazel.md).""",
         "precompiled_headers": attrs.string_list(
             "headers that the sources include before anything else, spelled as `#include` spells them " +
             "(`<executorch/runtime/kernel/kernel_includes.h>`): etsb's driver compiles them once per set of " +
-            "flags into a precompiled header that the kernels' compiles read first (g++, 6 sources or more; " +
+            "flags into a precompiled header that the kernels' compiles read first (g++, 6 sources or more, " +
+            "else one shared with the build's other compiles of the same headers and flags, 6 or more; " +
             "`ETSB_PCH=0` turns it off). The objects stay the same bytes only for sources that include them first",
         ),
         "not_precompiled": attrs.string_list(

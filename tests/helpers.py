@@ -205,16 +205,18 @@ BAZEL_BUILD = ("--jobs=2", "--symlink_prefix=/", "--color=no", "--curses=no")
 
 
 class Bazel:
-    """Bazel commands in the repository, on a private output base (two jobs, a 1 GB heap)."""
+    """Bazel commands in the repository, on a private output base (two jobs, a 1 GB heap); ``options``
+    (front_end_helpers.BAZEL_DISK_CACHE) go to every command that takes build options (no query does)."""
 
-    def __init__(self, output_base: Path) -> None:
-        self.output_base = output_base
+    def __init__(self, output_base: Path, *options: str) -> None:
+        self.output_base, self.options = output_base, options
         self.binary = shutil.which("bazel")
         assert self.binary, "no bazel on PATH: scripts/setup.sh installs Debian's bazel-bootstrap"
 
     def __call__(self, command: str, *argv: str) -> subprocess.CompletedProcess:
-        return subprocess.run([self.binary, f"--output_base={self.output_base}", *BAZEL_STARTUP, command, *argv],
-                              cwd=REPO, capture_output=True, text=True, timeout=1200)
+        options = self.options if command in ("build", "info", "aquery", "cquery", "run", "test") else ()
+        return subprocess.run([self.binary, f"--output_base={self.output_base}", *BAZEL_STARTUP, command, *options,
+                               *argv], cwd=REPO, capture_output=True, text=True, timeout=1200)
 
     def close(self) -> None:
         """Stop the server and remove the output base."""

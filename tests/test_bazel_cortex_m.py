@@ -22,6 +22,7 @@ import numpy as np
 import pytest
 
 from conftest import REPO, TREE
+from front_end_helpers import BAZEL_DISK_CACHE
 from helpers import BAZEL_BUILD, BAZEL_STARTUP, deploy_outputs, symbols
 from selective_build.driver.platforms import PLATFORMS
 from test_cortex_m_kernels import CORPUS, within_one_step
@@ -48,9 +49,6 @@ NAMED = LOAD + ('et_model_binary(\n    name = "{name}",\n    model = "{name}.pte
                 '    custom_ops_yaml_target = "@executorch//backends/cortex_m:operators.yaml",\n'
                 '    kernel_deps = ["@executorch//backends/cortex_m:kernels", "@executorch//kernels/portable:kernels"],\n)\n')
 HOST_PROGRAMS = ("ds_cnn", "fc_autoencoder")
-# Bazel's actions cached across runs in the checkout's etsb-out, as ccache keeps the compiles of the
-# driver and CMake (scripts/test.sh): only the first run compiles the runtime and CMSIS-NN.
-DISK_CACHE = f"--disk_cache={REPO / 'etsb-out' / 'bazel-disk-cache'}"
 LIBRARY = "@executorch//backends/cortex_m:kernels"
 
 
@@ -90,11 +88,15 @@ def project(tmp_path_factory):
     built.package("mve", "ds_cnn", EMBEDDED, "m55")
     built.package("dsp", "ds_cnn", EMBEDDED, "m33")
     try:
-        host = built.bazel("build", *BAZEL_BUILD, DISK_CACHE, *(f"//{name}:{name}" for name in HOST_PROGRAMS))
+        # Bazel's actions cached across runs in the checkout's etsb-out (front_end_helpers.BAZEL_DISK_CACHE):
+        # only the first run compiles the runtime and CMSIS-NN.
+        host = built.bazel("build", *BAZEL_BUILD, BAZEL_DISK_CACHE, *(f"//{name}:{name}" for name in HOST_PROGRAMS))
         assert host.returncode == 0, host.stderr[-5000:]
-        board = built.bazel("build", *BAZEL_BUILD, DISK_CACHE, "--config=size", "--config=cortex_m55", "//m55:ds_cnn")
+        board = built.bazel("build", *BAZEL_BUILD, BAZEL_DISK_CACHE, "--config=size", "--config=cortex_m55",
+                            "//m55:ds_cnn")
         assert board.returncode == 0, board.stderr[-5000:]
-        dsp = built.bazel("build", *BAZEL_BUILD, DISK_CACHE, "--config=size", "--config=cortex_m33", "//m33:ds_cnn")
+        dsp = built.bazel("build", *BAZEL_BUILD, BAZEL_DISK_CACHE, "--config=size", "--config=cortex_m33",
+                          "//m33:ds_cnn")
         assert dsp.returncode == 0, dsp.stderr[-5000:]
         built.printed = host.stderr
         yield built

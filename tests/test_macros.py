@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from helpers import etsb
+from test_pch_shared import REGISTRATION_PRECOMPILED
 from macros_helpers import CALLS, bad_package, make_workspace, query_runner
 
 # What every genrule running etsb's tool starts with, and its tools, as etsb's driver spells them.
@@ -129,7 +130,9 @@ def test_executorch_generated_lib_selects_binds_and_compiles_only_the_selected_s
     assert attrs(targets, "lib", "srcs", "deps", "link_whole", "linker_scripts", "linker_inputs", "tags") == {
         "srcs": [":lib_bindings"], "deps": [":lib_kernels", RUNTIME], "link_whole": True,
         "linker_scripts": [":lib/backends.ld"], "linker_inputs": [],
-        "tags": ["etsb_registers=:lib_selected_operators"]}
+        "tags": ["etsb_registers=:lib_selected_operators",
+                 # what register_kernels.cpp includes first, precompiled once for the build's registration libraries
+                 *(f"etsb_precompile={header}" for header in REGISTRATION_PRECOMPILED)]}
     assert attrs(targets, "lib_selected_operators", "srcs", "cmd") == {
         "srcs": [":ops"],
         "cmd": f"{ETSB} gen-oplist --output_path $(location lib_selected_operators/selected_operators.yaml) "

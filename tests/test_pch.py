@@ -288,3 +288,4 @@ def test_objects_and_binaries_are_the_same_bytes_with_and_without_precompiled_he
     different = [path for path in with_pch if with_pch[path] != without[path]]
     assert different == []
     assert sum(path.endswith(".o") and "/_pch/" not in path for path in with_pch) >= 6
+

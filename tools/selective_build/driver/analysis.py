@@ -151,6 +151,8 @@ class Analysis:
         self.failed: set[Label] = set()
         self.in_progress: list[Label] = []
         self.actions: list[Action] = []
+        # Compiles that may read a precompiled header shared with other libraries' (driver/pch_shared.py).
+        self.sharers: list = []
         self.problems: list[Problem] = []
 
     # -- problems ------------------------------------------------------------

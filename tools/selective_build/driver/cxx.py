@@ -11,7 +11,7 @@ import os
 import shlex
 from collections.abc import Iterable, Mapping
 
-from selective_build.driver.analysis import Action, Analysis, Node, unique
+from selective_build.driver.analysis import Action, Analysis, Config, Node, unique
 from selective_build.driver.attr_values import strings
 from selective_build.driver.evaluate import Target
 from selective_build.driver.genrule import expand, expand_flag
@@ -20,6 +20,7 @@ from selective_build.driver.layout import TAG_BUILT_FOR, TAG_COPIED_TO, TAG_REGI
 from selective_build.driver.link import SHARED_LIBRARY, closure, link_line
 from selective_build.driver.pch import FOLDER as PCH_FOLDER
 from selective_build.driver.pch import Precompiled, bad_spellings, not_precompiled, precompile, tagged_headers
+from selective_build.driver.pch_shared import Sharer, share
 from selective_build.driver.platforms import CXX_ONLY_FLAGS, HOST, PLATFORM_DEFINE
 from selective_build.driver.primitives import RULES
 
@@ -166,21 +167,47 @@ def _compile(analysis: Analysis, target: Target, sources: Iterable[str], flags: 
     skipped = not_precompiled(library.tags, library.package) if library else frozenset()
     taking = [source for source in sources if source not in skipped]
     made = _precompile(analysis, target, library, directory, flags, order_only, len(taking)) if library else None
+    headers = tagged_headers(library.tags) if library and not made and analysis.config.precompiled_headers else ()
     objects = []
     for source in sources:
         obj = f"{directory}/{source.replace('/', '__')}.o"
         use = made if made and source not in skipped and not source.endswith(C_SOURCE) else None
-        launcher, compile_flags = (use.launcher, use.flags) if use else (analysis.config.launcher, flags)
-        compiler = analysis.config.cxx
-        if source.endswith(C_SOURCE):
-            compiler, compile_flags = c_compiler(compiler), c_flags(compile_flags)
-        command = " ".join([*launcher, compiler, *(shlex.quote(f) for f in compile_flags),
-                            "-MMD -MF", f"{obj}.d",
-                            "-c", shlex.quote(source), "-o", shlex.quote(obj)])
-        analysis.actions.append(Action((obj,), (source,), command, f"CXX {source} ({target.label})",
-                                       implicit=(use.gch,) if use else (), order_only=order_only, depfile=True))
+        analysis.actions.append(_compile_action(analysis.config, str(target.label), source, obj, flags, order_only,
+                                                use))
+        if headers and source not in skipped and not source.endswith(C_SOURCE):
+            analysis.sharers.append(Sharer(source, obj, str(target.label), headers, flags, order_only))
         objects.append((source, obj))
     return tuple(objects)
+
+
+def _compile_action(config: Config, label: str, source: str, obj: str, flags: tuple[str, ...],
+                    order_only: tuple[str, ...], use: Precompiled | None) -> Action:
+    """The action compiling ``source`` into ``obj`` with ``flags``, through
+    the precompiled header ``use`` if any."""
+    launcher, compile_flags = (use.launcher, use.flags) if use else (config.launcher, flags)
+    compiler = config.cxx
+    if source.endswith(C_SOURCE):
+        compiler, compile_flags = c_compiler(compiler), c_flags(compile_flags)
+    command = " ".join([*launcher, compiler, *(shlex.quote(f) for f in compile_flags),
+                        "-MMD -MF", f"{obj}.d",
+                        "-c", shlex.quote(source), "-o", shlex.quote(obj)])
+    return Action((obj,), (source,), command, f"CXX {source} ({label})",
+                  implicit=(use.gch,) if use else (), order_only=order_only, depfile=True)
+
+
+def share_precompiled_headers(analysis: Analysis) -> None:
+    """Once every requested target is analysed: the compiles of libraries too
+    small for a precompiled header of their own read one shared with the
+    other libraries' compiles of the same headers and flags, where enough of
+    them do for it to pay (driver/pch_shared.py)."""
+    through: dict[str, Action] = {}
+    for shared in share(analysis.config, analysis.sharers):
+        analysis.actions.extend(shared.precompiled.actions)
+        for user in shared.users:
+            through[user.obj] = _compile_action(analysis.config, user.label, user.source, user.obj, user.flags,
+                                                user.order_only, shared.precompiled)
+    if through:
+        analysis.actions[:] = [through.get(action.outputs[0], action) for action in analysis.actions]
 
 
 def c_compiler(cxx: str) -> str:

@@ -43,6 +43,7 @@ def analyse(packages: Mapping[str, Package], requested: Iterable[Label], config:
         state.request(target)
     if state.problems:
         raise UserError.of(state.problems)
+    cxx.share_precompiled_headers(state)
     unique: dict[tuple[str, ...], Action] = {}
     for action in state.actions:
         unique.setdefault(action.outputs, action)

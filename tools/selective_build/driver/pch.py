@@ -46,7 +46,9 @@ FOLDER = "_pch"
 # The fewest sources a library compiles for a precompiled header to pay: making
 # one of ExecuTorch's kernel_includes.h costs about 1.3 s of CPU, and each
 # compile reading it saves about 0.25 s (g++ 12, -O2). (A library whose objects another
-# compiles again counts all its sources, though its selection may take fewer.)
+# compiles again counts all its sources, though its selection may take fewer.) Libraries
+# with fewer share one with the other libraries' compiles of the same headers and flags
+# (driver/pch_shared.py).
 MIN_SOURCES = 6
 # What the compiler driver is called when it is GCC's (g++, aarch64-linux-gnu-g++, g++-12).
 _GCC = re.compile(r"(?:.*-)?g\+\+(?:-[0-9.]+)?")
