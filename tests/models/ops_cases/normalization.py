@@ -36,7 +36,14 @@ def _norm_ops() -> list[Op]:
                    ("planes_2x2", "1x21x2x2, 21 channels (4-lane planes; folds of 8 channels and the rest)",
                     (1, 21, 2, 2), 21),
                    ("chunks", "2x70x1x3, 70 channels (a chunk of 64 and the rest, two images)", (2, 70, 1, 3), 70),
-               ))),
+                   ("planes_4x4", "1x13x4x4, 13 channels (8-lane planes of 16)", (1, 13, 4, 4), 13),
+                   ("planes_8x8", "2x11x8x8, 11 channels, two images (8-lane planes of 64)", (2, 11, 8, 8), 11),
+                   ("planes_5", "1x9x5, 9 channels (planes of 5)", (1, 9, 5), 9),
+                   ("planes_17", "2x10x17, 10 channels (planes of 17)", (2, 10, 17), 10),
+               )) + (
+                   case("special_eps", "1x12x4x4 with inf, -inf and NaN, eps 0.1", T(1, 12, 4, 4, domain="special"),
+                        T(12), T(12), T(12), T(12, domain="variance"), eps=0.1),
+               )),
         Op("aten::native_group_norm.out", "aten.native_group_norm.default", group_norm, (
             case("two_groups", "2x4x3x3 in 2 groups", T(2, 4, 3, 3), T(4), T(4), groups=2, eps=1e-5),
             case("one_group", "1x6x7 in 1 group", T(1, 6, 7), T(6), T(6), groups=1, eps=1e-5),
