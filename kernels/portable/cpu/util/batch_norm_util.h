@@ -46,8 +46,8 @@ ETSB_HOT_LOOP static void affine_planes_f32(const float* __restrict x, float* __
     return;
   }
   if (inner % 8 == 0) {  // 4x4 planes and up: 8-lane vectors, without the vectoriser's per-channel checks and tails
-    // (unfused, as the AVX2 and baseline builds and the 2x2 path round; the AVX-512 build's vectorised loop below
-    // fuses its 16-lane body, so there these planes round once more than main did: within the corpus's tolerance)
+    // (multiply then add, rounded twice as the AVX2 and baseline builds and the 2x2 path round, on every CPU; the
+    // vectorised loop below fuses its 16-lane body on AVX-512, so it would round these planes by the CPU)
     typedef float Lanes8 __attribute__((vector_size(32)));
     for (int64_t c = 0; c < channels; ++c) {
       const float a = scale[c], b = shift[c];

@@ -54,6 +54,17 @@ inline bool any_complex(const Tensor& a, const Tensor& b, const Tensor& out) {
   return is_complex(a.scalar_type()) || is_complex(b.scalar_type()) || is_complex(out.scalar_type());
 }
 
+/// Whether a, b and out share one complex dtype (else the call fails) and
+/// out is resized to their broadcast shape: what every complex binary path
+/// checks first.
+inline bool complex_binary_ready(KernelRuntimeContext& ctx, const char* name, const Tensor& a, const Tensor& b,
+                                 Tensor& out) {
+  const ScalarType t = out.scalar_type();
+  ET_KERNEL_CHECK_MSG(ctx, is_complex(t) && a.scalar_type() == t && b.scalar_type() == t, InvalidArgument, false,
+                      "%s: complex tensors and out must share one dtype", name);
+  return prepare_binary_shape(ctx, name, a, b, out);
+}
+
 /// out = op(a, b) elementwise with broadcasting for a, b and out of one
 /// complex dtype (mixing a complex dtype with another is refused, as
 /// ExecuTorch's portable kernels do): op is called with two values of the
@@ -61,10 +72,8 @@ inline bool any_complex(const Tensor& a, const Tensor& b, const Tensor& out) {
 template <const char* Name, typename Op>
 inline Tensor& complex_binary_out(KernelRuntimeContext& ctx, const Tensor& a, const Tensor& b, Tensor& out,
                                   const Op& op) {
+  if (!complex_binary_ready(ctx, Name, a, b, out)) return out;
   const ScalarType t = out.scalar_type();
-  ET_KERNEL_CHECK_MSG(ctx, is_complex(t) && a.scalar_type() == t && b.scalar_type() == t, InvalidArgument, out,
-                      "%s: complex tensors and out must share one dtype", Name);
-  if (!prepare_binary_shape(ctx, Name, a, b, out)) return out;
   ET_SWITCH_COMPLEXH_TYPES(t, ctx, Name, CTYPE, [&]() {
     using CT = complex_compute_t<CTYPE>;
     binary_same_dtype<CTYPE, CTYPE>(a, b, out, [&op](CTYPE x, CTYPE y) {
@@ -81,10 +90,8 @@ inline Tensor& complex_binary_out(KernelRuntimeContext& ctx, const Tensor& a, co
 template <const char* Name, typename Op>
 inline Tensor& complex_binary_through(KernelRuntimeContext& ctx, const Tensor& a, const Tensor& b, Tensor& out,
                                       const Op& op) {
+  if (!complex_binary_ready(ctx, Name, a, b, out)) return out;
   const ScalarType t = out.scalar_type();
-  ET_KERNEL_CHECK_MSG(ctx, is_complex(t) && a.scalar_type() == t && b.scalar_type() == t, InvalidArgument, out,
-                      "%s: complex tensors and out must share one dtype", Name);
-  if (!prepare_binary_shape(ctx, Name, a, b, out)) return out;
   using ComplexFloat = ::executorch::aten::complex<float>;
   using ComplexDouble = ::executorch::aten::complex<double>;
   LoadFn<ComplexFloat> load = nullptr;
