@@ -141,7 +141,8 @@ bool conv2d_gemm(KernelRuntimeContext& ctx, const float* in, const float* weight
   }
   // One column tile of a product gemm_f32 cuts by itself (by rows), its patches made in pieces by channel
   // (im2col_plane): a plane of one tile, or at the full budget of too few to share evenly (14x14 in 7 tiles of 32: 4
-  // and 3, 128 and 68 columns, 8 and 5 vectors; its patches are the whole plane's). The dot path cuts by rows too, its patches by position.
+  // and 3, 128 and 68 columns, 8 and 5 vectors; its patches are the whole plane's). The dot path cuts by rows too,
+  // its patches by position.
   const bool few_units = kSpecialisedPaths && pieces > 1 && units < 4 * pieces && budget == kColumnBudget;
   const bool one_tile = !dot && !pointwise && (few_units || (pieces == 1 && tile == out_plane &&
                                                              work >= 2 * k::kGemmTaskWork &&
