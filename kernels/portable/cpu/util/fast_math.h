@@ -210,6 +210,11 @@ ETSB_HOT_LOOP static void exp_shifted_f32(const float* in, float* out, int64_t n
   for (int64_t i = 0; i < n; ++i) out[i] = exp_f32(in[i] - shift);
 }
 
+/// out[i] = a[i] + b[i] for Float (add's alpha of 1; out may be a or b).
+ETSB_HOT_LOOP static void add_f32(const float* a, const float* b, float* out, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) out[i] = a[i] + b[i];
+}
+
 /// out[i] = in[i] * scale + shift for Float.
 ETSB_HOT_LOOP static void scale_shift_f32(const float* in, float* out, int64_t n, float scale, float shift) {
   for (int64_t i = 0; i < n; ++i) out[i] = in[i] * scale + shift;
