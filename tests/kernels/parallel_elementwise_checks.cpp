@@ -125,6 +125,25 @@ void check_add() {
     native::add_out(ctx, ta.t(), tb.t(), Scalar(2), out);
     CHECK(ctx.failure_state() == ::executorch::runtime::Error::Ok, "add of a one-element tensor failed");
   });
+  // alpha 1: add_f32's loop, in pieces of 32K elements, a partial block last; and in place (out is self)
+  constexpr int64_t kLong = 3 * 32768 + 21;
+  std::vector<float> c = randoms(kLong, 7u), d = randoms(kLong, 8u), plain(kLong);
+  for (int64_t i = 0; i < kLong; ++i) plain[i] = c[i] + d[i];
+  check_cut("add with alpha 1", kLong, plain, [&](std::vector<float>& y) {
+    KernelRuntimeContext ctx;
+    Dense tc({kLong}, c.data()), td({kLong}, d.data()), ty({kLong}, y.data());
+    Tensor out = ty.t();
+    native::add_out(ctx, tc.t(), td.t(), Scalar(1), out);
+    CHECK(ctx.failure_state() == ::executorch::runtime::Error::Ok, "add with alpha 1 failed");
+  });
+  check_cut("add with alpha 1 in place", kLong, plain, [&](std::vector<float>& y) {
+    y = c;
+    KernelRuntimeContext ctx;
+    Dense ty({kLong}, y.data()), td({kLong}, d.data());
+    Tensor out = ty.t();
+    native::add_out(ctx, out, td.t(), Scalar(1), out);
+    CHECK(ctx.failure_state() == ::executorch::runtime::Error::Ok, "add with alpha 1 in place failed");
+  });
 }
 
 /// Batch norm of [n, c, h, w], cut by channel: pieces within a chunk of 64
