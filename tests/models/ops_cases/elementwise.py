@@ -101,7 +101,10 @@ def _binary_ops() -> list[Op]:
         case("broadcast_alpha", "2x1x7 with 3x1, broadcast, alpha", T(2, 1, 7), T(3, 1), alpha=alpha),
         binary_cases()[2])
     ops = [
-        Op("aten::add.out", "aten.add.Tensor", with_alpha(A.add.Tensor), alpha_cases + promotion_cases()),
+        Op("aten::add.out", "aten.add.Tensor", with_alpha(A.add.Tensor), alpha_cases + promotion_cases() + (
+            # Float's alpha-1 loop (add_f32): whole vectors and a tail, inf, -inf and NaN on both sides
+            case("special_long", "2x3x37 with 2x3x37 (222 elements), inf, -inf and NaN",
+                 T(2, 3, 37, domain="special"), T(2, 3, 37, domain="special")),)),
         Op("aten::sub.out", "aten.sub.Tensor", with_alpha(A.sub.Tensor), alpha_cases + promotion_cases()),
         Op("aten::mul.out", "aten.mul.Tensor", _binary_call(A.mul.Tensor),
            binary_cases() + promotion_cases()),
