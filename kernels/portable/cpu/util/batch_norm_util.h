@@ -133,6 +133,13 @@ constexpr int64_t kBatchNormTaskWork = 16384;
 /// Batch normalisation of Float [N, C, inner] (batch_norm_f32_channels),
 /// cut by channel on the thread pool (parallel_range): a channel's scale,
 /// shift and outputs do not depend on the cut, so neither do the results.
+/// A cut by position within each plane (as a convolution cuts its output
+/// columns) was slower on two threads, in MobileNet-v2 (a loaded machine)
+/// and in a loop of 96 x 112 x 112 alone: 150 us by position after a
+/// producer cut by position, 53 by channel after one cut by channel, 80 by
+/// channel after one cut by position. At 224 px the largest
+/// planes run at the memory's speed, their outputs out of cache: 0.25 ms
+/// for 96 x 112 x 112 in the model, 0.13 ms with every buffer in cache.
 inline void batch_norm_f32(const float* x, float* y, const float* w, const float* b, const float* mean,
                            const float* var, double eps, int64_t batch, int64_t channels, int64_t inner) {
   const int64_t channel_work = batch * inner + kBatchNormFoldWork;

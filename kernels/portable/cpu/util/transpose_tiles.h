@@ -60,6 +60,9 @@ __attribute__((noinline)) inline void transpose_words_plain(const uint32_t* src,
 /// columns, 4x4 blocks at a time: a classifier's 1000 x 1280 weight, out
 /// of cache, in ~0.7 ms instead of ~1.4 ms of 8x8 scalar tiles (the rows
 /// of a tile read whole lines of src, its columns a long run of each dst row).
+/// That is the memory's speed: in MobileNet-v2 at 224 px it took 0.58-0.61
+/// ms a run, a memcpy of the same 5 MB out of cache 0.55 ms; 8x8 AVX2 blocks
+/// (0.18 ms against 0.31 in cache) and non-temporal stores gained nothing there.
 inline void transpose_words(const uint32_t* src, int64_t cs, uint32_t* dst, int64_t rs, int64_t rows,
                             int64_t cols) {
   constexpr int64_t kCols = 64;
