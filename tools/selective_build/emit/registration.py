@@ -36,7 +36,6 @@ namespace {{
 
 using ::executorch::runtime::EValue;
 using ::executorch::runtime::Span;
-using ::executorch::runtime::Tag;
 using ::executorch::ET_RUNTIME_NAMESPACE::Kernel;
 """
 
@@ -107,8 +106,7 @@ def _wrapper(function_name: str, index: int, operator: str, schema, unboxings: l
     return [f"// {operator} -> {kernel.cpp_function}",
             f"void {function_name}({CONTEXT}& ctx, Span<EValue*> stack) {{",
             *kept,
-            f"  if (!(kInLine && {holds}(stack, {kept_lists})) &&",
-            f"      !unboxable(ctx, stack, kSignatures[{index}], {kept_lists})) {{",
+            f"  if (!{holds}(ctx, stack, kSignatures[{index}], {kept_lists})) {{",
             "    return;",
             "  }",
             f"  {call};",

@@ -18,11 +18,10 @@ from selective_build.model.evalue_types import KINDS
 # per-argument Result objects or aborting conversions for the compiler to
 # instantiate and optimise, which is what keeps the source quick to compile.
 _UNBOXING = """
-// What an argument's EValue may hold: the tag a value of the kind usually
-// carries in the low byte, kDeep when what it points to must be checked too,
-// kList when the check keeps its unwrapped list; kOptional also admits None.
-enum Kind : uint32_t {{
+// What an argument's EValue may hold, lists last; kOptional also admits None.
+enum Kind : uint8_t {{
 {kinds}
+  kOptional = 0x80,
 }};
 
 // Names for messages, as offsets into kStrings: offsets need no relocation
@@ -76,8 +75,8 @@ inline bool usable(const ::executorch::aten::Tensor& tensor) {{
   return tensor.numel() == 0;
 }}
 {list_data_checks}
-// Always in line: called with a constant kind (the holds functions below), it
-// folds to that kind's case.
+// Always in line: called with a constant kind (deep() below), it folds to that
+// kind's case.
 __attribute__((always_inline)) inline Check check(const EValue& value, unsigned kind,
                                                   [[maybe_unused]] Unboxed* list) {{
   if (kind & kOptional) {{
@@ -121,12 +120,8 @@ __attribute__((noinline)) bool unboxable({context}& ctx, Span<EValue*> stack, co
   for (uint32_t i = 0; i < signature.count; ++i) {{
     const EValue& value = *stack[i];
     const unsigned kind = arguments[i].kind;
-    if (static_cast<unsigned>(value.tag) == (kind & kTagMask) &&
-        (value.isTensor() ? usable(value.payload.as_tensor) : !(kind & kDeep))) {{
-      continue;  // the common case (never a list: lists are kDeep)
-    }}
     Unboxed* list = lists;
-    lists += (kind & kList) ? 1 : 0;
+    lists += (kind & ~unsigned(kOptional)) >= kIntList ? 1 : 0;
     const Check result = check(value, kind, list);
     if (result == kHolds) {{
       continue;
@@ -150,30 +145,47 @@ __attribute__((noinline)) bool unboxable({context}& ctx, Span<EValue*> stack, co
   return true;
 }}
 
-// One function per signature checks every argument in line: each of its branches
-// goes the same way run after run, where the table's loop, shared by every
-// signature, mispredicts. When one says no, unboxable() (the same check()) says
-// why. Compiled for size (-Os), the table alone serves.
+// One function per signature (holdsN) checks every argument in line: each of
+// its branches goes the same way run after run, where the table's loop, shared
+// by every signature, mispredicts. Its tests are the common cases of check()'s
+// (a tensor's data there and aligned, a value's tag); when one says no, as for
+// an empty tensor without data, unboxable() decides, and says why. Compiled for
+// size (-Os), each is unboxable() in its wrapper, as the table alone serves.
 #if defined(__OPTIMIZE_SIZE__)
-constexpr bool kInLine = false;
+#define ETSB_IN_LINE 0
+#define ETSB_HOLDS __attribute__((always_inline)) inline
 #else
-constexpr bool kInLine = true;
+#define ETSB_IN_LINE 1
+#define ETSB_HOLDS __attribute__((noinline))
 #endif
+
+// A tensor whose data is there and aligned for a type the table knows.
+inline bool tensor_at(const EValue& value) {{
+  if (!value.isTensor()) {{
+    return false;
+  }}
+  const auto address = reinterpret_cast<uintptr_t>(value.payload.as_tensor.const_data_ptr());
+  const auto type = static_cast<uint8_t>(value.payload.as_tensor.scalar_type());
+  return address != 0 && type < sizeof(kAlignmentMask) && (address & kAlignmentMask[type]) == 0;
+}}
+
+// A value that points elsewhere (a string, a list), checked out of line, one
+// function per kind.
+template <unsigned kKind>
+__attribute__((noinline)) bool deep(const EValue& value, Unboxed* list) {{
+  return check(value, kKind, list) == kHolds;
+}}
+
 {holds}
 """
 
 
 def _kind_enumerators() -> str:
-    """The flags, then every kind: its usual tag and flags (a kind whose tag an
-    earlier kind has, as a Scalar's Double, gets kOther to stay apart)."""
-    lines = ["  kTagMask = 0xff, kDeep = 0x100, kList = 0x200, kOther = 0x400, kOptional = 0x800,"]
-    seen = set()
-    for kind in KINDS:
-        flags = [flag for flag, on in (("kDeep", kind.contents_check), ("kList", kind.is_list),
-                                       ("kOther", kind.tag in seen)) if on]
-        seen.add(kind.tag)
-        lines.append(f"  {kind.name} = {' | '.join([f'uint32_t(Tag::{kind.tag})', *flags])},")
-    return "\n".join(lines)
+    """The enumerators of every kind: values on one line, lists on the next."""
+    lists = [kind.name for kind in KINDS if kind.is_list]
+    values = [kind.name for kind in KINDS if not kind.is_list]
+    assert [kind.name for kind in KINDS] == values + lists  # unboxable() counts lists by their place
+    return "\n".join(f"  {', '.join(names)}," for names in (values, lists))
 
 
 def _alignment_masks() -> str:
@@ -278,17 +290,29 @@ def _indent(text: str, spaces: int) -> str:
 
 
 
+_KIND = {kind.name: kind for kind in KINDS}
+
+
+def _fast_test(unboxing, index: int, kept: str) -> str:
+    """The in-line test of argument ``index``: a tensor's or a value's common case, or deep()."""
+    kind = _KIND[unboxing.kind]
+    value = f"s[{index}]"
+    if kind.contents_check and kind.name != "kTensor":
+        return f"deep<{unboxing.kind_expression}>(*{value}, {kept})"
+    test = f"tensor_at(*{value})" if kind.name == "kTensor" else f"{value}->{kind.tag_test}()"
+    return f"({value}->isNone() || {test})" if unboxing.optional else test
+
+
 def holds_function(name: str, unboxings: list) -> str:
-    """The function that checks a stack of ``unboxings``' arguments in line (true when all hold)."""
+    """The in-line check of a stack of ``unboxings``' arguments, unboxable() when it says no."""
     tests, lists = [f"s.size() == {len(unboxings) + 1}"], 0
     for i, u in enumerate(unboxings):
-        kept = f"lists + {lists}" if u.reader in LIST_READERS else "nullptr"
-        tests.append(f"check(*s[{i}], {u.kind_expression}, {kept}) == kHolds")
+        tests.append(_fast_test(u, i, f"lists + {lists}" if u.reader in LIST_READERS else "nullptr"))
         lists += u.reader in LIST_READERS
-    body = " &&\n         ".join(tests)
-    return (f"__attribute__((noinline)) bool {name}([[maybe_unused]] Span<EValue*> s, "
-            f"[[maybe_unused]] Unboxed* lists) {{\n  return {body};\n}}")
-
+    body = " &&\n      ".join(tests)
+    return (f"ETSB_HOLDS bool {name}({CONTEXT}& ctx, Span<EValue*> s, const Signature& signature,\n"
+            f"    [[maybe_unused]] Unboxed* lists) {{\n#if ETSB_IN_LINE\n  if ({body}) {{\n    return true;\n  }}\n"
+            f"#endif\n  return unboxable(ctx, s, signature, lists);\n}}")
 
 
 def render_unboxing(used: list, strings: str, arguments: list[str], signatures: list[str], holds: list[str]) -> str:

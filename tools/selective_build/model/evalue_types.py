@@ -55,16 +55,14 @@ BASE_TYPES: dict[str, EValueType] = {
 @record
 class EValueKind:
     """A kind of value an argument's ``EValue`` may hold, as the registration
-    source's check names it: the ``EValue`` method that tests the tag, the
-    ``Tag`` enumerator a value of the kind usually carries (the check's fast
-    path compares it alone), and for values that point elsewhere (tensors,
-    strings, lists) a C++ test of ``value`` that what they point to is there
-    and of the right type (a list's test keeps the unwrapped list in ``list``,
-    for the wrapper to read without unwrapping it again)."""
+    source's check names it: the ``EValue`` method that tests the tag, and
+    for values that point elsewhere (tensors, strings, lists) a C++ test of
+    ``value`` that what they point to is there and of the right type (a
+    list's test keeps the unwrapped list in ``list``, for the wrapper to read
+    without unwrapping it again)."""
 
     name: str
     tag_test: str
-    tag: str
     contents_check: str = ""
 
     @property
@@ -73,20 +71,19 @@ class EValueKind:
         return self.name.endswith("List")
 
 
-# Every kind, in the order of the generated source's enum.
+# Every kind, in the order of the generated source's enum: lists last.
 KINDS: tuple[EValueKind, ...] = (
-    EValueKind("kTensor", "isTensor", "Tensor", "usable(value.toTensor())"),
-    EValueKind("kInt", "isInt", "Int"),
-    EValueKind("kDouble", "isDouble", "Double"),
-    EValueKind("kBool", "isBool", "Bool"),
-    EValueKind("kScalar", "isScalar", "Double"),  # an Int or Bool scalar takes the slow path
-    EValueKind("kString", "isString", "String", "value.tryToString().ok()"),
-    EValueKind("kIntList", "isIntList", "ListInt", "keep(value.tryToIntList(), list)"),
-    EValueKind("kDoubleList", "isDoubleList", "ListDouble", "keep(value.tryToDoubleList(), list)"),
-    EValueKind("kBoolList", "isBoolList", "ListBool", "keep(value.tryToBoolList(), list)"),
-    EValueKind("kTensorList", "isTensorList", "ListTensor", "keep_usable(value.tryToTensorList(), list)"),
-    EValueKind("kOptionalTensorList", "isListOptionalTensor", "ListOptionalTensor",
-               "keep_usable(value.tryToListOptionalTensor(), list)"),
+    EValueKind("kTensor", "isTensor", "usable(value.toTensor())"),
+    EValueKind("kInt", "isInt"),
+    EValueKind("kDouble", "isDouble"),
+    EValueKind("kBool", "isBool"),
+    EValueKind("kScalar", "isScalar"),
+    EValueKind("kString", "isString", "value.tryToString().ok()"),
+    EValueKind("kIntList", "isIntList", "keep(value.tryToIntList(), list)"),
+    EValueKind("kDoubleList", "isDoubleList", "keep(value.tryToDoubleList(), list)"),
+    EValueKind("kBoolList", "isBoolList", "keep(value.tryToBoolList(), list)"),
+    EValueKind("kTensorList", "isTensorList", "keep_usable(value.tryToTensorList(), list)"),
+    EValueKind("kOptionalTensorList", "isListOptionalTensor", "keep_usable(value.tryToListOptionalTensor(), list)"),
 )
 
 # A list of optional tensors (``Tensor?[]``, e.g. index's indices) is its own kind.
