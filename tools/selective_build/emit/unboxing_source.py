@@ -121,7 +121,7 @@ __attribute__((noinline)) bool unboxable({context}& ctx, Span<EValue*> stack, co
     const EValue& value = *stack[i];
     const unsigned kind = arguments[i].kind;
     Unboxed* list = lists;
-    lists += (kind & ~unsigned(kOptional)) >= kIntList ? 1 : 0;
+    lists += (kind & ~unsigned(kOptional)) >= {first_list} ? 1 : 0;  // lists come last
     const Check result = check(value, kind, list);
     if (result == kHolds) {{
       continue;
@@ -327,6 +327,7 @@ def render_unboxing(used: list, strings: str, arguments: list[str], signatures: 
     if any(u.optional and u.reader in LIST_READERS for u in used):
         reader_text.append(_OPTIONAL_LIST_READER)
     return _UNBOXING.format(context=CONTEXT, kinds=_kind_enumerators(), strings=strings,
+                            first_list=next(kind.name for kind in KINDS if kind.is_list),
                             alignment_masks=_alignment_masks(), arguments="\n".join(arguments),
                             cases=_check_cases(kinds), list_data_checks=_list_data_checks(kinds),
                             readers="\n".join(reader_text), signatures="\n".join(signatures),
