@@ -17,7 +17,6 @@ from selective_build.__main__ import main
 from helpers import ET, cxx
 
 pytestmark = pytest.mark.build
-CXX = cxx("-O1")
 
 YAML = """\
 - func: probe::probe.out(Tensor self, int? k, int[] dims, str? note, *, Tensor(a!) out) -> Tensor(a!)
@@ -163,6 +162,15 @@ int main() {
   EValue misaligned{Tensor(&misaligned_impl)};
   EValue* misaligned_stack[] = {&misaligned, &k, &dims, &note, &out, &out};
   call("misaligned tensor", misaligned_stack, 6);
+  // Alignment by element type: a Double's 8 bytes, a ComplexFloat's part's 4.
+  alignas(16) char wide[64] = {};
+  TensorImpl double_impl(ScalarType::Double, 1, sizes, wide + 4, dim_order);
+  TensorImpl complex_impl(ScalarType::ComplexFloat, 1, sizes, wide + 4, dim_order);
+  EValue misaligned_double{Tensor(&double_impl)}, complex_at_part{Tensor(&complex_impl)};
+  EValue* double_stack[] = {&misaligned_double, &k, &dims, &note, &out, &out};
+  call("double at 4 bytes", double_stack, 6);
+  EValue* complex_stack[] = {&complex_at_part, &k, &dims, &note, &out, &out};
+  call("complex float at 4 bytes", complex_stack, 6);
 
   EValue* good_tensors[2] = {&self, &out};
   EValue* bad_tensors[2] = {&self, &no_data};
@@ -196,16 +204,17 @@ int main() {
 """
 
 
-@pytest.fixture(scope="module")
-def transcript(tmp_path_factory) -> dict[str, list[str]]:
-    """The driver's output, split by case: each case's lines after its '== label'."""
+@pytest.fixture(scope="module", params=["-O1", "-Os"])
+def transcript(request, tmp_path_factory) -> dict[str, list[str]]:
+    """The driver's output, split by case: each case's lines after its '== label'. Compiled
+    both ways: with the in-line checks of each signature, and for size (the tables alone)."""
     tmp = tmp_path_factory.mktemp("unboxing")
     (tmp / "probe.yaml").write_text(YAML)
     assert main(["gen-bindings", "--custom-ops-yaml-path", str(tmp / "probe.yaml"), "--output-dir", str(tmp),
                  "--lib-name", "probe", "--manual-registration"]) == 0
     (tmp / "driver.cpp").write_text(DRIVER)
     binary = tmp / "driver"
-    subprocess.run([*CXX, f"-I{tmp}", str(tmp / "driver.cpp"), str(tmp / "register_kernels.cpp"), "-o", str(binary),
+    subprocess.run([*cxx(request.param), f"-I{tmp}", str(tmp / "driver.cpp"), str(tmp / "register_kernels.cpp"), "-o", str(binary),
                     f"-L{ET / 'lib'}", "-lexecutorch", f"-Wl,-rpath,{ET / 'lib'}"], check=True)
     output = subprocess.run([str(binary)], check=True, capture_output=True, text=True).stdout
     cases: dict[str, list[str]] = {}
@@ -258,6 +267,7 @@ def test_a_list_with_a_wrong_element_fails_without_calling_the_kernel(transcript
     ("tensor without data", "probe::probe.out: argument 'self' (Tensor) has no data"),
     ("out without data", "probe::probe.out: argument 'out' (Tensor) has no data"),
     ("misaligned tensor", "probe::probe.out: argument 'self' (Tensor) has no data"),
+    ("double at 4 bytes", "probe::probe.out: argument 'self' (Tensor) has no data"),
     ("tensor list with a tensor without data", "probe::lists.out: argument 'tensors' (Tensor[]) has no data"),
     ("optional tensor list with a tensor without data",
      "probe::lists.out: argument 'maybe' (Tensor?[]) has no data"),
@@ -266,6 +276,11 @@ def test_a_tensor_without_data_fails_without_calling_the_kernel(transcript, case
     """A corrupt program can leave any tensor's data unset or misaligned: the
     kernel is never handed one it would read through a null or misaligned pointer."""
     assert transcript[case] == [f"log: {message}, misaligned data, or an element of the wrong type", "error: 35"]
+
+
+def test_a_complex_tensor_needs_only_its_parts_alignment(transcript):
+    assert transcript["complex float at 4 bytes"] == ["kernel: self.numel=3 k=7 dims=1,2 note=hi out.numel=3",
+                                                      "error: 0"]
 
 
 def test_empty_tensors_and_tensor_lists_with_data_reach_the_kernel(transcript):

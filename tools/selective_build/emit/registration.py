@@ -15,7 +15,7 @@ For a library ``LIB`` the source defines, in namespace ``etsb``:
 from __future__ import annotations
 
 from selective_build.emit.cpp_types import CONTEXT, unboxing
-from selective_build.model.evalue_types import KINDS
+from selective_build.emit.unboxing_source import LIST_READERS, holds_function, render_unboxing
 from selective_build.model.resolution import Resolution
 
 _PRELUDE = """\
@@ -37,109 +37,6 @@ namespace {{
 using ::executorch::runtime::EValue;
 using ::executorch::runtime::Span;
 using ::executorch::ET_RUNTIME_NAMESPACE::Kernel;
-"""
-
-# The unboxing machinery, emitted when the library has kernels. Each wrapper
-# makes one out-of-line call that checks the stack against its signature (a row
-# of two tables), then reads its arguments straight from the checked EValues:
-# no per-argument Result objects or aborting conversions for the compiler to
-# instantiate and optimise, which is what keeps the source quick to compile.
-_UNBOXING = """
-// What an argument's EValue may hold; kOptional also admits None.
-enum Kind : uint8_t {{
-{kinds}
-  kOptional = 0x80,
-}};
-
-// Names for messages, as offsets into kStrings: offsets need no relocation
-// at load time, as pointers in a table would.
-struct Argument {{
-  uint32_t name;
-  uint32_t type;  // as the schema spells it
-  uint32_t kind;
-}};
-
-struct Signature {{
-  uint32_t op;
-  uint32_t first;  // its first row of kArguments
-  uint32_t count;  // arguments; the stack holds one more value for the result
-}};
-
-const char kStrings[] =
-{strings};
-
-enum Check {{ kHolds, kWrongType, kBadContents }};
-
-// A tensor a kernel can read: its data is there (or it has no elements) and
-// aligned for its element type. A program leaves the data of inputs and
-// unplanned outputs to its caller; a corrupt one can leave any tensor's data
-// unset, or misplace it.
-inline bool usable(const ::executorch::aten::Tensor& tensor) {{
-  if (tensor.numel() == 0) {{
-    return true;
-  }}
-  const auto address = reinterpret_cast<uintptr_t>(tensor.const_data_ptr());
-  const auto size = static_cast<uintptr_t>(tensor.element_size());
-  const bool complex = ::executorch::runtime::isComplexType(tensor.scalar_type());
-  return address != 0 && address % (complex ? size / 2 : size) == 0;
-}}
-{list_data_checks}
-Check check(const EValue& value, unsigned kind) {{
-  if (kind & kOptional) {{
-    if (value.isNone()) {{
-      return kHolds;
-    }}
-    kind &= ~unsigned(kOptional);
-  }}
-  // Lists and strings point elsewhere: what they point to is checked too.
-  switch (kind) {{
-{cases}
-    default:
-      return kWrongType;
-  }}
-}}
-
-// Readers of a value that check() has accepted.
-{readers}
-
-const Argument kArguments[] = {{
-{arguments}
-}};
-
-const Signature kSignatures[] = {{
-{signatures}
-}};
-
-// Out of line, so each wrapper stays a call and a branch before its kernel call.
-__attribute__((noinline)) bool unboxable({context}& ctx, Span<EValue*> stack, const Signature& signature) {{
-  if (stack.size() != size_t(signature.count) + 1) {{
-    ET_LOG(Error, "%s: expected %zu values on the stack, got %zu", kStrings + signature.op,
-           size_t(signature.count) + 1, stack.size());
-    ctx.fail(::executorch::runtime::Error::InvalidProgram);
-    return false;
-  }}
-  for (uint32_t i = 0; i < signature.count; ++i) {{
-    const Argument& argument = kArguments[signature.first + i];
-    const Check result = check(*stack[i], argument.kind);
-#if ET_LOG_ENABLED  // the tag's name costs snprintf, which a build without logs never needs
-    if (result == kWrongType) {{
-      char held[::executorch::runtime::kTagNameBufferSize];
-      ::executorch::runtime::tag_to_string(stack[i]->tag, held, sizeof(held));
-      ET_LOG(Error, "%s: argument '%s' must be %s, got %s", kStrings + signature.op, kStrings + argument.name,
-             kStrings + argument.type, held);
-    }} else if (result == kBadContents) {{
-      ET_LOG(Error, "%s: argument '%s' (%s) has no data, misaligned data, or an element of the wrong type",
-             kStrings + signature.op, kStrings + argument.name, kStrings + argument.type);
-    }}
-#endif
-    if (result != kHolds) {{
-      ctx.fail(result == kWrongType ? ::executorch::runtime::Error::InvalidArgument
-                                    : ::executorch::runtime::Error::InvalidProgram);
-      return false;
-    }}
-  }}
-  return true;
-}}
 """
 
 _EPILOGUE = """\
@@ -181,99 +78,35 @@ const ::executorch::runtime::Error registered_at_load = ::etsb::register_{lib}_k
 """
 
 
-def _kind_enumerators() -> str:
-    """The enumerators of every kind: values on one line, lists on the next."""
-    lists = [kind.name for kind in KINDS if kind.name.endswith("List")]
-    values = [kind.name for kind in KINDS if not kind.name.endswith("List")]
-    return "\n".join(f"  {', '.join(names)}," for names in (values, lists))
-
-
-def _check_cases(kinds: set[str]) -> str:
-    """The switch cases of check() for the kinds a library uses (a small
-    library's source stays small), in the enum's order."""
-    cases = []
-    for kind in KINDS:
-        if kind.name not in kinds:
-            continue
-        if kind.contents_check:
-            cases.append(f"case {kind.name}:\n  return !value.{kind.tag_test}() ? kWrongType : "
-                         f"{kind.contents_check} ? kHolds : kBadContents;")
-        else:
-            cases.append(f"case {kind.name}: return value.{kind.tag_test}() ? kHolds : kWrongType;")
-    return _indent("\n".join(cases), 4)
-
-
-_LIST_DATA_CHECKS = """\
-inline bool usable(const std::optional<::executorch::aten::Tensor>& tensor) {
-  return !tensor.has_value() || usable(*tensor);
-}
-// The list is there and a kernel can read each of its tensors.
-template <typename List>
-bool all_usable(const ::executorch::runtime::Result<List>& list) {
-  if (!list.ok()) {
-    return false;
-  }
-  for (const auto& tensor : list.get()) {
-    if (!usable(tensor)) {
-      return false;
-    }
-  }
-  return true;
-}
-"""
-
-
-def _list_data_checks(kinds: set[str]) -> str:
-    """The checks of tensor lists' elements, for a library that takes them."""
-    return _LIST_DATA_CHECKS if kinds & {"kTensorList", "kOptionalTensorList"} else ""
-
-
-# The reader of each kind of value (only those a library uses are emitted).
-_A = "::executorch::aten::"
-_READERS = {
-    "as_tensor": f"inline {_A}Tensor& as_tensor(EValue* v) {{ return v->payload.as_tensor; }}",
-    "as_int": "inline int64_t as_int(EValue* v) { return v->payload.copyable_union.as_int; }",
-    "as_double": "inline double as_double(EValue* v) { return v->payload.copyable_union.as_double; }",
-    "as_bool": "inline bool as_bool(EValue* v) { return v->payload.copyable_union.as_bool; }",
-    "as_string": "inline std::string_view as_string(EValue* v) { return v->toString(); }",
-    "as_scalar": f"inline {_A}Scalar as_scalar(EValue* v) {{ return v->toScalar(); }}",
-    "as_scalar_type": f"inline {_A}ScalarType as_scalar_type(EValue* v) {{ return v->toScalarType(); }}",
-    "as_memory_format": f"inline {_A}MemoryFormat as_memory_format(EValue* v) {{ return v->toMemoryFormat(); }}",
-    "as_layout": f"inline {_A}Layout as_layout(EValue* v) {{ return v->toLayout(); }}",
-    "as_device": f"inline {_A}Device as_device(EValue* v) {{ return v->toDevice(); }}",
-    "as_int_list": f"inline {_A}ArrayRef<int64_t> as_int_list(EValue* v) {{ return v->toIntList(); }}",
-    "as_double_list": f"inline {_A}ArrayRef<double> as_double_list(EValue* v) {{ return v->toDoubleList(); }}",
-    "as_bool_list": f"inline {_A}ArrayRef<bool> as_bool_list(EValue* v) {{ return v->toBoolList(); }}",
-    "as_tensor_list": f"inline {_A}ArrayRef<{_A}Tensor> as_tensor_list(EValue* v) {{ return v->toTensorList(); }}",
-    "as_optional_tensor_list": (f"inline {_A}ArrayRef<std::optional<{_A}Tensor>> as_optional_tensor_list(EValue* v) "
-                                "{\n  return v->toListOptionalTensor();\n}"),
-}
-_OPTIONAL_READER = """\
-template <typename T, typename Read>
-inline std::optional<T> optional(EValue* v, Read read) {
-  return v->isNone() ? std::optional<T>() : std::optional<T>(read(v));
-}"""
-
-
-def _indent(text: str, spaces: int) -> str:
-    return "\n".join(" " * spaces + line for line in text.splitlines())
-
-
 def _c_string(text: str) -> str:
     return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
-def _wrapper(function_name: str, index: int, operator: str, schema, unboxings: list, kernel) -> list[str]:
-    values = [u.read(f"stack[{i}]") for i, u in enumerate(unboxings)]
+def _read(unboxing, index: int, lists: int) -> str:
+    """The C++ expression reading argument ``index``, the ``lists``-th list when it is one."""
+    if unboxing.reader not in LIST_READERS:
+        return unboxing.read(f"stack[{index}]")
+    if unboxing.optional:
+        return f"optional<{unboxing.value_type}>(stack[{index}], lists[{lists}], {unboxing.reader})"
+    return f"{unboxing.reader}(lists[{lists}])"
+
+
+def _wrapper(function_name: str, index: int, operator: str, schema, unboxings: list, kernel,
+             holds: str) -> list[str]:
+    lists = [u.reader in LIST_READERS for u in unboxings]
+    values = [_read(u, i, sum(lists[:i])) for i, u in enumerate(unboxings)]
     call = f"::{kernel.cpp_function}(ctx{''.join(', ' + v for v in values)})"
     if schema.returns and not schema.out_arguments:
         # A functional or in-place operator: its result goes to the stack's last
         # value, the one the runtime passes beyond the arguments (an out variant's
         # result is its out argument, already there).
         call = f"*stack[{len(unboxings)}] = EValue({call})"
+    kept = [f"  Unboxed lists[{sum(lists)}];"] if any(lists) else []
+    kept_lists = "lists" if any(lists) else "nullptr"
     return [f"// {operator} -> {kernel.cpp_function}",
             f"void {function_name}({CONTEXT}& ctx, Span<EValue*> stack) {{",
-            f"  if (!unboxable(ctx, stack, kSignatures[{index}])) {{",
+            *kept,
+            f"  if (!{holds}(ctx, stack, kSignatures[{index}], {kept_lists})) {{",
             "    return;",
             "  }",
             f"  {call};",
@@ -322,18 +155,22 @@ def render_registration(resolution: Resolution, lib_name: str, manual_registrati
     signatures: list[str] = []
     strings = _StringPool()
     used = []  # how each argument of every operator is unboxed
+    holds: dict[tuple[str, ...], tuple[str, list]] = {}  # each signature's in-line check: name, unboxings
     for resolved in resolution.operators:
         operator = str(resolved.entry.name)
         unboxings = [unboxing(a.type) for a in resolved.entry.schema.arguments]
         used += unboxings
+        kinds_key = tuple(u.kind_expression for u in unboxings)
         for kernel in resolved.kernels:
+            holds.setdefault(kinds_key, (f"holds{len(holds)}", unboxings))
             index = len(wrappers)
             name = f"wrap{index}_{kernel.kernel_name.rpartition('::')[2]}"
             wrappers[(operator, kernel.kernel_name)] = name
             rows, signature = _signature_rows(operator, resolved.entry.schema, unboxings, len(arguments), strings)
             arguments += rows
             signatures.append(signature)
-            body += [""] + _wrapper(name, index, operator, resolved.entry.schema, unboxings, kernel)
+            body += [""] + _wrapper(name, index, operator, resolved.entry.schema, unboxings, kernel,
+                                    holds[kinds_key][0])
     rows = resolution.registrations
     table = []
     for row in rows:
@@ -345,16 +182,8 @@ def render_registration(resolution: Resolution, lib_name: str, manual_registrati
     if wrappers:
         if not arguments:  # a C++ array cannot be empty
             arguments = ["    {0, 0, kTensor},  // unused: no operator takes arguments"]
-        kinds = {u.kind for u in used}
-        readers = {u.reader for u in used}
-        reader_text = [text for name, text in _READERS.items() if name in readers]
-        if any(u.optional for u in used):
-            reader_text.append(_OPTIONAL_READER)
-        text += _UNBOXING.format(context=CONTEXT, kinds=_kind_enumerators(), strings=strings.literal(),
-                                 arguments="\n".join(arguments),
-                                 cases=_check_cases(kinds), list_data_checks=_list_data_checks(kinds),
-                                 readers="\n".join(reader_text),
-                                 signatures="\n".join(signatures))
+        text += render_unboxing(used, strings.literal(), arguments, signatures,
+                                [holds_function(*named) for named in holds.values()])
     text += "\n".join(body) + "\n"
     if rows:
         text += "\nconst Kernel kTable[] = {\n" + "\n".join(table) + "\n};\n"

@@ -57,14 +57,21 @@ class EValueKind:
     """A kind of value an argument's ``EValue`` may hold, as the registration
     source's check names it: the ``EValue`` method that tests the tag, and
     for values that point elsewhere (tensors, strings, lists) a C++ test of
-    ``value`` that what they point to is there and of the right type."""
+    ``value`` that what they point to is there and of the right type (a
+    list's test keeps the unwrapped list in ``list``, for the wrapper to read
+    without unwrapping it again)."""
 
     name: str
     tag_test: str
     contents_check: str = ""
 
+    @property
+    def is_list(self) -> bool:
+        """Whether the check keeps the value's unwrapped list for the wrapper."""
+        return self.name.endswith("List")
 
-# Every kind, in the order of the generated source's enum.
+
+# Every kind, in the order of the generated source's enum: lists last.
 KINDS: tuple[EValueKind, ...] = (
     EValueKind("kTensor", "isTensor", "usable(value.toTensor())"),
     EValueKind("kInt", "isInt"),
@@ -72,11 +79,11 @@ KINDS: tuple[EValueKind, ...] = (
     EValueKind("kBool", "isBool"),
     EValueKind("kScalar", "isScalar"),
     EValueKind("kString", "isString", "value.tryToString().ok()"),
-    EValueKind("kIntList", "isIntList", "value.tryToIntList().ok()"),
-    EValueKind("kDoubleList", "isDoubleList", "value.tryToDoubleList().ok()"),
-    EValueKind("kBoolList", "isBoolList", "value.tryToBoolList().ok()"),
-    EValueKind("kTensorList", "isTensorList", "all_usable(value.tryToTensorList())"),
-    EValueKind("kOptionalTensorList", "isListOptionalTensor", "all_usable(value.tryToListOptionalTensor())"),
+    EValueKind("kIntList", "isIntList", "keep(value.tryToIntList(), list)"),
+    EValueKind("kDoubleList", "isDoubleList", "keep(value.tryToDoubleList(), list)"),
+    EValueKind("kBoolList", "isBoolList", "keep(value.tryToBoolList(), list)"),
+    EValueKind("kTensorList", "isTensorList", "keep_usable(value.tryToTensorList(), list)"),
+    EValueKind("kOptionalTensorList", "isListOptionalTensor", "keep_usable(value.tryToListOptionalTensor(), list)"),
 )
 
 # A list of optional tensors (``Tensor?[]``, e.g. index's indices) is its own kind.
