@@ -312,6 +312,9 @@ def _selected_kernels(
         # The names the sources' dtype switches use, for selected_op_variants.h.
         outs.append(name + "/switch_names.txt")
         args.append("--switch_names_output $(location %s/switch_names.txt)" % name)
+        if BUILD_SYSTEM == "etsb":
+            # Sources naming no operator are marked: the driver links their library's own objects.
+            args.append("--mark_plain")
     etsb_genrule(
         name = name + "_kernel_sources",
         srcs = [selection] + yamls + files,

@@ -177,7 +177,7 @@ def test_executorch_generated_lib_dtype_selective_and_manual(targets):
         "outs": ["dlib/kernel_sources.txt", "dlib/switch_names.txt"],
         "cmd": f"{ETSB} kernel-sources --op_selection_yaml_path $(location :dlib_selected_operators) "
                "--functions_yaml_path $(location :dlib_merged) "
-               "--switch_names_output $(location dlib/switch_names.txt) "
+               "--switch_names_output $(location dlib/switch_names.txt) --mark_plain "
                "--output $(location dlib/kernel_sources.txt) --library ':kernels' $(locations :dlib_library_files_0)"}
     assert attrs(targets, "dlib_op_variants", "srcs", "outs", "cmd") == {
         "srcs": [":dlib_selected_operators", ":dlib/switch_names.txt"],
