@@ -68,6 +68,18 @@ def test_mark_plain_marks_the_sources_naming_no_operator(tmp_path):
                                                  "dtype_util.cpp", "matmul_ops_util.cpp", "repeat_util.cpp")}}
 
 
+@pytest.mark.parametrize("text, unnamed", [
+    ('ET_LOG(Error, "sizes differ: %zd");', True),
+    ('constexpr char kName[] = "to_copy";', False),    # a switch name, though no operator's
+    ('ET_SWITCH_REALHBF16_TYPES(t, ctx, "add.out", CTYPE, [&] {});', False),
+    ("ET_SWITCH_FLOAT_TYPES(t, ctx, __func__, CTYPE, [&] {});", False),
+])
+def test_only_a_source_that_can_name_no_switch_is_left_to_its_librarys_object(text, unnamed):
+    from selective_build.readers.cpp_text import names_no_switch
+
+    assert names_no_switch(text) is unnamed
+
+
 def make_tree(root: Path, files: dict[str, str]) -> Path:
     for name, text in files.items():
         (root / name).parent.mkdir(parents=True, exist_ok=True)
