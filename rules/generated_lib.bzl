@@ -89,6 +89,14 @@ def executorch_generated_lib(name, **kwargs):
       name: the target name.
       **kwargs: the attributes of `EXECUTORCH_GENERATED_LIB`, and `tags` (or Buck2's `labels`), `visibility`, `testonly`.
     """
+    _generated_lib(name, kwargs)
+
+def generated_lib_listed_by(name, twin, **kwargs):
+    """An `executorch_generated_lib` compiling the kernel sources its dtype-selective `twin` lists (`etsb kernel-sources` runs once for both: an `et_model_binary`'s two forms, of one selection, yamls, kernel libraries and runtime)."""
+    _generated_lib(name, kwargs, ":%s/kernel_sources.txt" % twin)
+
+def _generated_lib(name, kwargs, kernel_list = None):
+    """The body of `executorch_generated_lib`; `kernel_list`, another's kernel-sources list to take."""
     a, common = check_call(EXECUTORCH_GENERATED_LIB, name, kwargs)
     where = "executorch_generated_lib '%s'" % name
     check_generated_lib_keywords(where, a)
@@ -151,6 +159,7 @@ def executorch_generated_lib(name, **kwargs):
             other_libraries = bool(plain_libraries),
             runtime = runtime,
             say_libraries = a.catalogue,
+            kernel_list = kernel_list,
         )]
     elif a.dtype_selective_build:
         kernels = [_dtype_selective_kernels(name, kernel_deps, selection, helper)]
@@ -276,7 +285,8 @@ def _selected_kernels(
         helper,
         other_libraries = False,
         runtime = RUNTIME_SHARED,
-        say_libraries = False):
+        say_libraries = False,
+        kernel_list = None):
     """The objects of `kernel_deps` that the selection's kernels need (etsb's driver, Bazel).
 
     `etsb kernel-sources` lists their sources from every file the libraries
@@ -285,7 +295,12 @@ def _selected_kernels(
     libraries define (etsb's portable kernels over ExecuTorch's: the same
     function names) comes from the first of `kernel_deps` defining it. With
     the static runtime the objects are those of each library's twin compiled
-    against the tree's headers (`<library>_tree_runtime`)."""
+    against the tree's headers (`<library>_tree_runtime`). With `kernel_list`,
+    the list another library's kernel-sources wrote for the same selection."""
+    objects_of = [sibling_label(k, FROM_TREE_SUFFIX) for k in kernel_deps] if runtime == RUNTIME_STATIC else kernel_deps
+    if kernel_list != None:
+        etsb_cxx_library(name = name + "_kernels", objects_of = objects_of, object_list = kernel_list, **helper)
+        return ":" + name + "_kernels"
     files, libraries = [], []
     for index, kernels in enumerate(kernel_deps):
         # One group of each library's sources and headers: Bazel refuses `$(locations)`
@@ -312,6 +327,9 @@ def _selected_kernels(
         # The names the sources' dtype switches use, for selected_op_variants.h.
         outs.append(name + "/switch_names.txt")
         args.append("--switch_names_output $(location %s/switch_names.txt)" % name)
+        if BUILD_SYSTEM == "etsb":
+            # Sources naming no switch are marked: the driver links their library's own objects.
+            args.append("--mark_plain")
     etsb_genrule(
         name = name + "_kernel_sources",
         srcs = [selection] + yamls + files,
@@ -341,7 +359,7 @@ def _selected_kernels(
         hdrs = hdrs,
         copts = copts,
         includes = includes,
-        objects_of = [sibling_label(k, FROM_TREE_SUFFIX) for k in kernel_deps] if runtime == RUNTIME_STATIC else kernel_deps,
+        objects_of = objects_of,
         object_list = ":%s/kernel_sources.txt" % name,
         **helper
     )

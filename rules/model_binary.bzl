@@ -1,6 +1,6 @@
 """`et_model_binary`: a size-trimmed binary that runs one model."""
 
-load(":generated_lib.bzl", "executorch_generated_lib")
+load(":generated_lib.bzl", "executorch_generated_lib", "generated_lib_listed_by")
 load(":operator_library.bzl", "et_operator_library")
 load(":private/attrs.bzl", "attrs", "check_call", "internal", "rule_info", "with_tags")
 load(":private/boards.bzl", "BARE_METAL_SETTINGS", "SHIPPING_SETTINGS")
@@ -94,7 +94,7 @@ def et_model_binary(name, **kwargs):
         # The chosen one is copied into `<name>_smallest/`: its run path finds the libraries from there too.
         candidate = with_tags(common, [TAG_MANUAL, TAG_COPIED_TO + name + "_smallest"])
         _binary(name, name + "_dtype_selective", [":" + name + "_ops"], True, candidate, yamls, runner, a, helper)
-        _binary(name, name + "_op_selective", [":" + name + "_ops"], False, candidate, yamls, runner, a, helper)
+        _binary(name, name + "_op_selective", [":" + name + "_ops"], False, candidate, yamls, runner, a, helper, twin = name + "_dtype_selective_lib")
         candidates = [":" + name + "_dtype_selective", ":" + name + "_op_selective"]
         output = name + "_smallest/" + name
 
@@ -232,7 +232,7 @@ def _runner(name, a, runtime):
     choices[SELECT_DEFAULT] = development
     return select(choices)
 
-def _binary(name, binary_name, selections, dtype_selective_build, binary, yamls, runner, a, helper):
+def _binary(name, binary_name, selections, dtype_selective_build, binary, yamls, runner, a, helper, twin = None):
     """`runner` linked with a generated library registering `selections`, and the runtime.
 
     Args:
@@ -245,13 +245,11 @@ def _binary(name, binary_name, selections, dtype_selective_build, binary, yamls,
       runner: the runner libraries (`_runner`).
       a: the et_model_binary's checked attributes.
       helper: the common attributes of its helper targets.
+      twin: a dtype-selective generated library of the same selection whose kernel sources it compiles.
     """
-    executorch_generated_lib(
-        name = binary_name + "_lib",
-        deps = selections,
-        dtype_selective_build = dtype_selective_build,
-        manual_registration = True,
-        model_entry = True,
-        **dict(yamls, **helper)
-    )
+    library = dict(deps = selections, manual_registration = True, model_entry = True, **dict(yamls, **helper))
+    if twin != None:
+        generated_lib_listed_by(name = binary_name + "_lib", twin = twin, **library)
+    else:
+        executorch_generated_lib(name = binary_name + "_lib", dtype_selective_build = dtype_selective_build, **library)
     etsb_cxx_binary(name = binary_name, deps = runner + [":" + binary_name + "_lib"] + runtime_libraries(name, binary_name, a, yamls["runtime"], helper), **binary)

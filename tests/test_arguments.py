@@ -111,6 +111,8 @@ def test_every_flag_has_both_spellings_and_help():
      "kernel-sources: error: --wrappers-dir needs the libraries' files after --library NAME"),
     (["kernel-sources", "--functions-yaml-path", "f.yaml", "--root", "tree", "--wrappers-include", "h.h"],
      "kernel-sources: error: --wrappers-include goes with --wrappers-dir"),
+    (["kernel-sources", "--functions-yaml-path", "f.yaml", "--root", "tree", "--mark-plain"],
+     "kernel-sources: error: --mark-plain goes with --switch-names-output"),
     (["kernel-sources", "--functions-yaml-path", "f.yaml", "--library", "a", "x.cpp", "--library", "b"],
      "kernel-sources: error: --library b: no files follow it"),
 ])

@@ -223,15 +223,16 @@ def test_every_rule_of_the_table_has_an_analysis():
     assert sorted(RULE_ANALYSES) == sorted(RULES)
 
 
-def _select_action(sources: list[str], own: list[str] = ()):
-    """The action choosing the objects of `picked`, which takes some of `lib`'s (made of ``sources``)."""
+def _select_action(sources: list[str], own: list[str] = (), copts: list[str] = ()):
+    """The action choosing the objects of `picked`, which takes some of `lib`'s (made of ``sources``;
+    compiled again by `picked` with ``copts`` if any)."""
     from selective_build.driver.evaluate import Package, Target
     from selective_build.driver.graph import Config, analyse
     from selective_build.driver.labels import Label
 
     targets = (Target("p", "cxx_library", "lib", {"srcs": sources}, ()),
                Target("p", "cxx_library", "picked", {"srcs": list(own), "objects_of": [":lib"],
-                                                     "object_list": "list.txt"}, ()))
+                                                     "object_list": "list.txt", "copts": list(copts)}, ()))
     graph = analyse({"p": Package("p", "p/BUILD", ("p/BUILD",), (), targets)}, [Label("p", "picked")],
                     Config({}, {}, "c++", lambda path: True))
     (action,) = [a for a in graph.actions if a.description.startswith("SELECT")]
@@ -259,6 +260,20 @@ def test_the_dyndep_program_makes_the_selected_objects_inputs_of_the_archive(tmp
     assert _run_select(action, tmp_path, "").returncode == 0
     assert members.read_text() == ""
     assert dyndep.read_text() == f"ninja_dyndep_version = 1\nbuild {OUT}/bin/p/libpicked.a: dyndep\n"
+
+
+@pytest.mark.parametrize("copts", [["-DX"], []], ids=["own compiles", "the library's objects"])
+def test_a_source_marked_plain_takes_the_object_its_library_compiles(tmp_path, copts):
+    """``=source`` (kernel-sources --mark-plain): the library's own object even
+    where `picked` compiles the others again with flags of its own."""
+    result = _run_select(_select_action(["a.cc", "b.cc"], copts=copts), tmp_path, "p/a.cc\n=p/b.cc\n")
+    assert result.returncode == 0, result.stderr
+    own = f"{OUT}/obj/p/picked" if copts else f"{OUT}/obj/p/lib"
+    members = (tmp_path / f"{OUT}/bin/p/libpicked.a.objects").read_text()
+    assert members == f"{own}/p__a.cc.o\n{OUT}/obj/p/lib/p__b.cc.o\n"
+    failed = _run_select(_select_action(["a.cc"], copts=copts), tmp_path, "=p/z.cc\n")
+    assert failed.returncode == 1
+    assert failed.stderr == "etsb: //p:picked: p/z.cc is not a source of its objects_of libraries\n"
 
 
 @pytest.mark.parametrize("sources", [["a.cc"], []], ids=["other sources", "no source at all"])

@@ -50,6 +50,36 @@ def test_kernel_sources_lists_the_mlps_files_and_their_utilities(tmp_path):
         "util/delinearize_index.cpp", "util/dtype_util.cpp", "util/matmul_ops_util.cpp", "util/repeat_util.cpp")]
 
 
+def test_mark_plain_marks_the_sources_naming_no_operator(tmp_path):
+    """A dtype-selective build compiles the kernels again with its selection;
+    the utilities name no operator, so no selection reaches their switches:
+    marked, the driver takes the objects their library compiles."""
+    selection = tmp_path / "selected.yaml"
+    assert main(["gen-oplist", "--model_file_path", str(MODELS_DIR / "mlp/mlp.pte"), "--output_path",
+                 str(selection)]) == 0
+    result = etsb("kernel-sources", "--root", str(TREE), "--functions-yaml-path", str(PORTABLE_YAML),
+                  "--op-selection-yaml-path", str(selection), "--switch-names-output", str(tmp_path / "names.txt"),
+                  "--mark-plain")
+    assert result.returncode == 0, result.stderr
+    marked = {Path(line.lstrip("=")).relative_to(TREE).name: line.startswith("=")
+              for line in result.stdout.splitlines()}
+    assert marked == {"op_addmm.cpp": False, "op_permute_copy.cpp": False, "op_relu.cpp": False,
+                      **{name: True for name in ("broadcast_util.cpp", "copy_ops_util.cpp", "delinearize_index.cpp",
+                                                 "dtype_util.cpp", "matmul_ops_util.cpp", "repeat_util.cpp")}}
+
+
+@pytest.mark.parametrize("text, unnamed", [
+    ('ET_LOG(Error, "sizes differ: %zd");', True),
+    ('constexpr char kName[] = "to_copy";', False),    # a switch name, though no operator's
+    ('ET_SWITCH_REALHBF16_TYPES(t, ctx, "add.out", CTYPE, [&] {});', False),
+    ("ET_SWITCH_FLOAT_TYPES(t, ctx, __func__, CTYPE, [&] {});", False),
+])
+def test_only_a_source_that_can_name_no_switch_is_left_to_its_librarys_object(text, unnamed):
+    from selective_build.readers.cpp_text import names_no_switch
+
+    assert names_no_switch(text) is unnamed
+
+
 def make_tree(root: Path, files: dict[str, str]) -> Path:
     for name, text in files.items():
         (root / name).parent.mkdir(parents=True, exist_ok=True)

@@ -177,7 +177,7 @@ def test_executorch_generated_lib_dtype_selective_and_manual(targets):
         "outs": ["dlib/kernel_sources.txt", "dlib/switch_names.txt"],
         "cmd": f"{ETSB} kernel-sources --op_selection_yaml_path $(location :dlib_selected_operators) "
                "--functions_yaml_path $(location :dlib_merged) "
-               "--switch_names_output $(location dlib/switch_names.txt) "
+               "--switch_names_output $(location dlib/switch_names.txt) --mark_plain "
                "--output $(location dlib/kernel_sources.txt) --library ':kernels' $(locations :dlib_library_files_0)"}
     assert attrs(targets, "dlib_op_variants", "srcs", "outs", "cmd") == {
         "srcs": [":dlib_selected_operators", ":dlib/switch_names.txt"],
@@ -289,6 +289,11 @@ def test_et_model_binary_dtype_selective_links_both_forms_and_keeps_the_smaller(
     for form in ("dtype_selective", "op_selective"):
         assert targets[f"small_{form}"]["attrs"]["tags"] == ["manual", "etsb_copied_to=small_smallest"]
     assert "small_dtype_selective_lib_op_variants" in made and "small_op_selective_lib_op_variants" not in made
+    # kernel-sources runs once: the op-selective form compiles the sources the dtype-selective one lists.
+    assert "small_dtype_selective_lib_kernel_sources" in made and "small_op_selective_lib_kernel_sources" not in made
+    assert attrs(targets, "small_op_selective_lib_kernels", "copts", "objects_of", "object_list") == {
+        "copts": [CXX17], "objects_of": attrs(targets, "small_dtype_selective_lib_kernels", "objects_of")["objects_of"],
+        "object_list": ":small_dtype_selective_lib/kernel_sources.txt"}
 
 
 @pytest.fixture

@@ -244,6 +244,9 @@ KERNEL_SOURCES = Command("kernel-sources",
           "FILE arguments; default: standard output)", "PATH"),
     _flag("switch-names-output", VALUE, "also write the names the listed sources' dtype switches may take, "
           "each with the operators that may run it, for gen-op-variants --switch-names", "PATH"),
+    _flag("mark-plain", SWITCH, "with --switch-names-output: '=' before each listed source naming no switch "
+          "(no string that could be a name, no __func__): no dtype selection reaches its switches, "
+          "so etsb's driver takes the object its library compiles instead of compiling it again"),
     _flag("wrappers-dir", VALUE, "also write, for the i-th source (not header) FILE of the k-th --library, "
           "DIR/k/i_NAME: an #include of it if it is listed, else a comment (for build systems that must know every "
           "source when configuring, as CMake does; a file keeps its time when its text stays)", "DIR"),
@@ -262,6 +265,7 @@ KERNEL_SOURCES = Command("kernel-sources",
     _SOME_KERNEL_YAML,
     Rule(NEEDS, ("wrappers_dir", "library"), "--wrappers-dir needs the libraries' files after --library NAME"),
     Rule(NEEDS, ("wrappers_include", "wrappers_dir"), "--wrappers-include goes with --wrappers-dir"),
+    Rule(NEEDS, ("mark_plain", "switch_names_output"), "--mark-plain goes with --switch-names-output"),
     Rule(EITHER, ("root", "library_files", "library"), "give either --root (a tree) or the library's files"),
 ))
 

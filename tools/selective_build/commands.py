@@ -180,7 +180,9 @@ def kernel_sources(args: SimpleNamespace) -> int:
         wrappers = emit.render_wrappers(compiled_sources(args.library), set(needed), args.wrappers_include)
         for path, text in wrappers.items():
             _write(args.wrappers_dir, path, text)
-    text = emit.render_source_list(prefix, needed)
+    # Sources naming no switch are compiled as their library compiles them (no dtype selection reaches them).
+    plain = index.unnamed.intersection(needed) if args.mark_plain else set()
+    text = emit.render_source_list(prefix, needed, plain)
     if args.output:
         _write_to(args.output, text)
     else:

@@ -262,8 +262,10 @@ def _selected_objects(analysis: Analysis, target: Target, libraries: tuple[Node,
     libraries to link instead, and those of them linked only when a source of
     the ``objects_of`` library depending on them is selected, each with the
     file naming its archive then (:func:`_guarded`: CMSIS-NN, below
-    ExecuTorch's Cortex-M kernels, is not compiled for a float model)."""
-    taken, linked = [], list(libraries)
+    ExecuTorch's Cortex-M kernels, is not compiled for a float model). A
+    source the list marks plain (``=path``: kernel-sources --mark-plain) is
+    taken as its library compiles it even then."""
+    taken, plain, linked = [], [], list(libraries)
     always = closure(libraries)
     guards: dict[str, tuple[Node, list[str]]] = {}
     for text in strings(analysis.attr(target, "objects_of")):
@@ -274,6 +276,7 @@ def _selected_objects(analysis: Analysis, target: Target, libraries: tuple[Node,
         if extra:
             taken += _compile(analysis, target, (source for source, _ in node.objects), node.compile_flags + extra,
                               tuple(unique([*node.compile_order_only, *order_only])), node.target)
+            plain += node.objects
         else:
             taken += node.objects
         linked += [lib for lib in node.libraries if lib not in linked]
@@ -291,7 +294,8 @@ def _selected_objects(analysis: Analysis, target: Target, libraries: tuple[Node,
         (dyndep, members, *(file for _, file in guarded)), (lists[0],),
         _dyndep_command(archive, dyndep, members, rsp, lists[0], str(target.label)),
         f"SELECT objects of {target.label}", implicit=(DYNDEP_PROGRAM,), restat=True, rspfile=rsp,
-        rspfile_content=" ".join([*(f"{source}={obj}" for source, obj in (*own, *taken)), *conditions])))
+        rspfile_content=" ".join([*(f"{source}={obj}" for source, obj in (*own, *taken)),
+                                  *(f"={source}={obj}" for source, obj in plain), *conditions])))
     analysis.actions.append(Action((archive,), (members,), f"rm -f {shlex.quote(archive)} && xargs {analysis.config.ar} rcsD "
                                    f"{shlex.quote(archive)} < {shlex.quote(members)}", f"AR {target.label}",
                                    order_only=(dyndep,), dyndep=dyndep))

@@ -14,6 +14,10 @@
 # format. A selected source that RSP does not map fails the action, naming
 # the library LABEL.
 #
+# A line "=SOURCE" of LIST takes the object RSP's word "=SOURCE=OBJECT" maps
+# it to (the one its library compiles, where this library compiles its own
+# with other flags: kernel-sources --mark-plain), else the usual one.
+#
 # RSP's words "?FILE=ARCHIVE=SOURCE" name an archive linked only if SOURCE
 # (or another source of the same FILE) is selected: FILE, which the link
 # reads in the archive's place (an @file), then names the archive, and the
@@ -34,6 +38,12 @@ FILENAME == ARGV[1] {
             guards[substr(word, at + 1)] = guards[substr(word, at + 1)] SUBSEP file
             continue
         }
+        if (substr($i, 1, 1) == "=") {
+            word = substr($i, 2)
+            at = index(word, "=")
+            plain[substr(word, 1, at - 1)] = substr(word, at + 1)
+            continue
+        }
         at = index($i, "=")
         object[substr($i, 1, at - 1)] = substr($i, at + 1)
     }
@@ -41,6 +51,12 @@ FILENAME == ARGV[1] {
 }
 
 $0 == "" { next }
+
+substr($0, 1, 1) == "=" {
+    $0 = substr($0, 2)
+    if ($0 in plain)
+        object[$0] = plain[$0]
+}
 
 !($0 in object) {
     print "etsb: " label ": " $0 " is not a source of its objects_of libraries" > "/dev/stderr"

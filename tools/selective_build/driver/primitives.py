@@ -89,7 +89,8 @@ RULES: dict[str, dict[str, Attr]] = {
                            "those of the sources `object_list` names (compiled again with this target's copts "
                            "when it has any)", labels=True),
         "object_list": Attr(STRING, "a file listing, one path a line, the sources of `objects_of` to take; only "
-                            "they are compiled", labels=True),
+                            "they are compiled (a line `=path`: as its library compiles it, even where this "
+                            "target has flags of its own)", labels=True),
         "linker_scripts": Attr(STRING_LIST, "GNU ld scripts every binary that links it takes as link inputs "
                                "(e.g. generated, naming the libraries to link)", labels=True),
         "linker_inputs": Attr(STRING_LIST, "files a linker script may name: inputs of every link that takes it "

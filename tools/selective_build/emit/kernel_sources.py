@@ -7,12 +7,17 @@ Buck2)."""
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 
 
-def render_source_list(prefix: str, sources: Sequence[str]) -> str:
-    """One source a line, each joined to ``prefix``."""
-    return "".join(os.path.join(prefix, source) + "\n" for source in sources)
+# Before a listed source: its library's own object serves (no dtype selection reaches its switches).
+PLAIN_MARK = "="
+
+
+def render_source_list(prefix: str, sources: Sequence[str], plain: Collection[str] = ()) -> str:
+    """One source a line, each joined to ``prefix``; those of ``plain`` after :data:`PLAIN_MARK`."""
+    return "".join((PLAIN_MARK if source in plain else "") + os.path.join(prefix, source) + "\n"
+                   for source in sources)
 
 
 def render_switch_names(names: Mapping[str, Sequence[str]]) -> str:

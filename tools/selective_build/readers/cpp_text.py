@@ -19,6 +19,8 @@ _NAMESPACE_OR_BRACE = re.compile(r"\bnamespace[ \t\n]+(\w+)(?:[ \t\n]*::[ \t\n]*
                                  r"|\"(?:\\.|[^\"\\\n])*\"|'(?:\\.|[^'\\\n])*'")
 # A string literal that may name a dtype switch: an operator, maybe namespaced, maybe with an overload.
 _OPERATOR_LITERAL = re.compile(r'"((?:[a-z_][a-z0-9_]*::)?[a-z_][a-z0-9_]*\.[A-Za-z0-9_]+)"')
+# A string literal that could name a switch, operator or not ("add.out", "to_copy"): no blank in it.
+_NAME_LITERAL = re.compile(r'"[A-Za-z_][A-Za-z0-9_.:]*"')
 # A function definition's name (the parameter list is checked to open a body).
 _FUNCTION = re.compile(r"^[ \t]*(?:[\w:<>*&]+[ \t]+)+[*&]?(\w+)[ \t]*\(", re.MULTILINE)
 _STATEMENT_WORDS = frozenset({"return", "if", "else", "while", "for", "switch", "case", "do", "throw", "goto"})
@@ -50,6 +52,13 @@ def switch_names(text: str) -> tuple[str, ...]:
         names.update(match.group(1) for match in _FUNCTION.finditer(text)
                      if match.group(0).split()[0] not in _STATEMENT_WORDS and _is_definition(text, match.end()))
     return tuple(sorted(names))
+
+
+def names_no_switch(text: str) -> bool:
+    """Whether a source can name no dtype switch: no string literal that
+    could be a name (:data:`_NAME_LITERAL`), no ``__func__``. No dtype
+    selection reaches its switches (their names come from elsewhere)."""
+    return "__func__" not in text and not _NAME_LITERAL.search(text)
 
 
 def declared_functions(text: str) -> list[str]:

@@ -30,7 +30,7 @@ from collections.abc import Iterable, Mapping, Sequence
 
 from selective_build.model.errors import Location, Problem, UserError
 from selective_build.model.records import record
-from selective_build.readers.cpp_text import declared_functions, defined_functions, opened_namespaces
+from selective_build.readers.cpp_text import declared_functions, defined_functions, names_no_switch, opened_namespaces
 from selective_build.readers.cpp_text import switch_names as scanned_switch_names
 from selective_build.readers.files import read_text
 
@@ -54,6 +54,7 @@ class KernelSources:
     libraries: tuple[str, ...] = ()              # the libraries' names, first wins (none: one unnamed library)
     library_of: Mapping[str, int] = {}           # source -> its library's place in ``libraries``
     namespaces: Mapping[str, frozenset[str]] = {}  # source -> the outermost namespaces it opens
+    unnamed: frozenset[str] = frozenset()        # sources naming no dtype switch (cpp_text.names_no_switch)
 
     def defining(self, kernel_name: str) -> tuple[str, ...]:
         """The sources defining the kernel ``kernel_name`` (a yaml's
@@ -282,7 +283,8 @@ def index_kernel_sources(root: str, files: Iterable[str],
                          {source: names for source, names in switch_names.items() if names},
                          tuple(name for name, _ in libraries),
                          {source: place for source, place in sorted(library_of.items()) if source in needs},
-                         {source: names for source, names in sorted(namespaces.items())})
+                         {source: names for source, names in sorted(namespaces.items())},
+                         frozenset(source for source in sources if names_no_switch(reader.text(source))))
 
 
 def included_files(root: str, files: Iterable[str], sources: Iterable[str]) -> dict[str, tuple[str, ...]]:
