@@ -21,16 +21,12 @@ struct Strides4 {
 };
 
 inline Strides4 strides4_of(const Tensor& t) {
-  int64_t s[kMaxDim];
   if (is_contiguous(t)) {  // the exported programs' tensors: no scatter through the dim order (see dense)
-    int64_t running = 1;
-    for (ssize_t d = t.dim(); d-- > 0;) {
-      s[d] = running;
-      running *= t.sizes()[d];
-    }
-  } else {
-    strides_of(t, s);
+    const int64_t c = t.sizes()[1], w = t.sizes()[t.dim() - 1], h = t.dim() == 3 ? 1 : t.sizes()[2];
+    return {c * h * w, h * w, t.dim() == 3 ? 0 : w, 1};
   }
+  int64_t s[kMaxDim];
+  strides_of(t, s);
   if (t.dim() == 3) return {s[0], s[1], 0, s[2]};
   return {s[0], s[1], s[2], s[3]};
 }
