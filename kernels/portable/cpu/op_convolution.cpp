@@ -280,8 +280,9 @@ struct Operands {
 };
 
 /// s with the operands' strides, worked out only for gathering: the dense paths read none, and on a small layer
-/// they took ~0.1 us of a call (the strides' stores reloaded whole: no store-to-load forwarding).
-k::ConvShape with_strides(k::ConvShape s, const Operands& t) {
+/// they took ~0.1 us of a call (the strides' stores reloaded whole: no store-to-load forwarding). One copy for
+/// every dtype's gathering (noinline).
+__attribute__((noinline)) k::ConvShape with_strides(k::ConvShape s, const Operands& t) {
   s.in = k::strides4_of(t.input);
   s.weight = k::strides4_of(t.weight);
   s.out = k::strides4_of(t.out);

@@ -105,6 +105,12 @@ def _convolution_ops() -> list[Op]:
             conv("depthwise_pairs_multiplier2", "depthwise 3x3 stride 2 padding 1 from 10x13 planes, 2 outputs "
                  "per channel (AVX-512: 5x7 outputs, rows in pairs): 1x2x10x13 by 4x1x3x3, bias", (1, 2, 10, 13),
                  (4, 1, 3, 3), 4, F32, stride=(2, 2), padding=(1, 1), groups=2),
+            conv("depthwise_pairs_wide", "depthwise 3x3 stride 2 padding 1 from rows of 21 (AVX-512: a vector an "
+                 "output row of 11, the last input row past the plane): 1x3x17x21 by 3x1x3x3, bias", (1, 3, 17, 21),
+                 (3, 1, 3, 3), 3, F32, stride=(2, 2), padding=(1, 1), groups=3),
+            conv("depthwise_pairs_32", "depthwise 3x3 stride 2 padding 1 from 12x32 planes, 2 outputs per channel "
+                 "(AVX-512: rows of 16, two full vectors an input row): 1x2x12x32 by 4x1x3x3, no bias",
+                 (1, 2, 12, 32), (4, 1, 3, 3), None, F32, stride=(2, 2), padding=(1, 1), groups=2),
             conv("conv2d_stem_direct", "few-channel 3x3 stride 2 direct (the stem), 8 outputs at a time, rows of "
                  "18 (a full and a partial strip): 2x2x9x37 by 16x2x3x3, no bias", (2, 2, 9, 37), (16, 2, 3, 3),
                  None, F32, stride=(2, 2)),
