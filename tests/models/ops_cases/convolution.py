@@ -83,6 +83,34 @@ def _convolution_ops() -> list[Op]:
                  None, F32, padding=(2, 0), dilation=(1, 2), groups=2),
             conv("depthwise_in_place_pad0", "depthwise 3x3 stride 1 in place, no padding: 1x3x4x20 by 3x1x3x3, bias",
                  (1, 3, 4, 20), (3, 1, 3, 3), 3, F32, groups=3),
+            conv("depthwise_same_4x4", "depthwise 3x3 stride 1 padding 1 on 4x4 planes, a vector each, shifted "
+                 "(AVX-512): 1x5x4x4 by 5x1x3x3, bias", (1, 5, 4, 4), (5, 1, 3, 3), 5, F32, padding=(1, 1), groups=5),
+            conv("depthwise_same_3x3", "depthwise 3x3 stride 1 padding 1 on 3x3 planes (9 lanes of a vector, "
+                 "AVX-512): 1x3x3x3 by 3x1x3x3, bias", (1, 3, 3, 3), (3, 1, 3, 3), 3, F32, padding=(1, 1), groups=3),
+            conv("depthwise_same_5x5", "depthwise 3x3 stride 1 padding 1 on 5x5 planes, 2 outputs per channel, "
+                 "two vectors a plane (AVX-512): 2x3x5x5 by 6x1x3x3, no bias", (2, 3, 5, 5), (6, 1, 3, 3), None, F32,
+                 padding=(1, 1), groups=3),
+            conv("depthwise_same_7x7", "depthwise 3x3 stride 1 padding 1 on 7x7 planes, four vectors, the last of "
+                 "one lane (AVX-512): 1x3x7x7 by 3x1x3x3, bias", (1, 3, 7, 7), (3, 1, 3, 3), 3, F32, padding=(1, 1),
+                 groups=3),
+            conv("depthwise_same_3x15", "depthwise 3x3 stride 1 padding 1 on 3x15 planes, rows of 15 across "
+                 "vectors (AVX-512): 1x2x3x15 by 2x1x3x3, bias", (1, 2, 3, 15), (2, 1, 3, 3), 2, F32,
+                 padding=(1, 1), groups=2),
+            conv("depthwise_pairs_16x16", "depthwise 3x3 stride 2 padding 1 from 16x16 planes, two 8-wide output "
+                 "rows a vector (AVX-512): 1x3x16x16 by 3x1x3x3, bias", (1, 3, 16, 16), (3, 1, 3, 3), 3, F32,
+                 stride=(2, 2), padding=(1, 1), groups=3),
+            conv("depthwise_pairs_14x14", "depthwise 3x3 stride 2 padding 1 from 14x14 planes, output rows of 7, "
+                 "the last vector's second row past the plane (AVX-512): 1x2x14x14 by 2x1x3x3, no bias",
+                 (1, 2, 14, 14), (2, 1, 3, 3), None, F32, stride=(2, 2), padding=(1, 1), groups=2),
+            conv("depthwise_pairs_multiplier2", "depthwise 3x3 stride 2 padding 1 from 10x13 planes, 2 outputs "
+                 "per channel (AVX-512: 5x7 outputs, rows in pairs): 1x2x10x13 by 4x1x3x3, bias", (1, 2, 10, 13),
+                 (4, 1, 3, 3), 4, F32, stride=(2, 2), padding=(1, 1), groups=2),
+            conv("depthwise_pairs_wide", "depthwise 3x3 stride 2 padding 1 from rows of 21 (AVX-512: a vector an "
+                 "output row of 11, the last input row past the plane): 1x3x17x21 by 3x1x3x3, bias", (1, 3, 17, 21),
+                 (3, 1, 3, 3), 3, F32, stride=(2, 2), padding=(1, 1), groups=3),
+            conv("depthwise_pairs_32", "depthwise 3x3 stride 2 padding 1 from 12x32 planes, 2 outputs per channel "
+                 "(AVX-512: rows of 16, two full vectors an input row): 1x2x12x32 by 4x1x3x3, no bias",
+                 (1, 2, 12, 32), (4, 1, 3, 3), None, F32, stride=(2, 2), padding=(1, 1), groups=2),
             conv("conv2d_stem_direct", "few-channel 3x3 stride 2 direct (the stem), 8 outputs at a time, rows of "
                  "18 (a full and a partial strip): 2x2x9x37 by 16x2x3x3, no bias", (2, 2, 9, 37), (16, 2, 3, 3),
                  None, F32, stride=(2, 2)),

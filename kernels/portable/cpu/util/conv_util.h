@@ -21,6 +21,10 @@ struct Strides4 {
 };
 
 inline Strides4 strides4_of(const Tensor& t) {
+  if (is_contiguous(t)) {  // the exported programs' tensors: no scatter through the dim order (see dense)
+    const int64_t c = t.sizes()[1], w = t.sizes()[t.dim() - 1], h = t.dim() == 3 ? 1 : t.sizes()[2];
+    return {c * h * w, h * w, t.dim() == 3 ? 0 : w, 1};
+  }
   int64_t s[kMaxDim];
   strides_of(t, s);
   if (t.dim() == 3) return {s[0], s[1], 0, s[2]};
@@ -31,6 +35,9 @@ inline Strides4 strides4_of(const Tensor& t) {
 /// (dims of size 1 aside, whose stride is never used): then the contiguous
 /// loops apply whatever its dim order says.
 inline bool dense(const Tensor& t) {
+  // Contiguous at once: strides_of's stores through the dim order, each followed by a load of the next
+  // size, took ~0.1 us of a small convolution's call (a stall on every store-to-load pair).
+  if (is_contiguous(t)) return true;
   int64_t s[kMaxDim];
   strides_of(t, s);
   int64_t running = 1;

@@ -2,7 +2,8 @@
 // vectorised along an output row (depthwise_planes), or, for small output
 // planes, channels-last with the channels as the vector lanes
 // (depthwise_lanes); 3x3 with stride 1 or 2 in place (depthwise3x3_f32.h)
-// and small planes on AVX-512 (depthwise_tiny_f32.h) before those; and the
+// and small planes on AVX-512 (depthwise_same_f32.h, depthwise_pairs_f32.h,
+// depthwise_tiny_f32.h) before those; and the
 // dense few-channel 3x3 stride-2 stem (stem3x3_f32). On x86-64 built for
 // AVX-512 and AVX2 (the channels-last loop for AVX2 alone), not for older
 // CPUs (depthwise_f32_runs).
@@ -10,6 +11,8 @@
 
 #include "conv_f32.h"
 #include "depthwise3x3_f32.h"
+#include "depthwise_pairs_f32.h"
+#include "depthwise_same_f32.h"
 #include "depthwise_tiny_f32.h"
 #include "gemm_f32.h"
 #include "parallel_util.h"
@@ -265,26 +268,34 @@ inline bool depthwise_f32_runs() { return avx2_runs(); }
 
 /// Whether a depthwise convolution runs channels-last (depthwise_lanes):
 /// one output channel per input channel, a small output plane, a kernel of
-/// at most kLanesTaps taps, and not one depthwise_tiny takes.
+/// at most kLanesTaps taps, and not one depthwise_same, depthwise_pairs or
+/// depthwise_tiny takes.
 inline bool depthwise_in_lanes(int64_t multiplier, const Window& h, const Window& w) {
-  return !depthwise_tiny_fits(multiplier, h, w) && multiplier == 1 && h.out * w.out <= kLanesPlane &&
-         h.kernel * w.kernel <= kLanesTaps;
+  return !depthwise_same_fits(h, w) && !depthwise_pairs_fits(h, w) && !depthwise_tiny_fits(multiplier, h, w) &&
+         multiplier == 1 &&
+         h.out * w.out <= kLanesPlane && h.kernel * w.kernel <= kLanesTaps;
 }
 
-/// The floats of scratch depthwise_f32 needs (none for depthwise_tiny and depthwise3x3_f32).
+/// The floats of scratch depthwise_f32 needs (none for depthwise_same, depthwise_pairs, depthwise_tiny and
+/// depthwise3x3_f32: depthwise_same_fits and depthwise_pairs_fits imply depthwise3x3_fits).
 inline int64_t depthwise_f32_scratch(int64_t channels, int64_t multiplier, const Window& h, const Window& w) {
   if (depthwise_in_lanes(multiplier, h, w)) return depthwise_lanes_scratch(channels, h, w);
   return depthwise_tiny_fits(multiplier, h, w) || depthwise3x3_fits(h, w) ? 0 : depthwise_scratch(h, w);
 }
 
 /// Depthwise convolution of one image (one input channel per group,
-/// `multiplier` output channels per input channel): small planes on AVX-512
-/// by lane permutes (depthwise_tiny), else channels-last when the output
+/// `multiplier` output channels per input channel): small 3x3 stride-1
+/// planes of padding 1 on AVX-512 by shifted masked loads (depthwise_same),
+/// stride-2 ones from rows of 9 to 16 there two output rows a vector
+/// (depthwise_pairs), other small planes there by lane permutes
+/// (depthwise_tiny), else channels-last when the output
 /// plane is small (depthwise_lanes), else 3x3 with stride 1 or 2 in place
 /// (depthwise3x3_f32), else plane by plane from a padded copy
 /// (depthwise_planes). scratch: depthwise_f32_scratch floats.
 inline void depthwise_f32(const float* in, const float* weight, const float* bias, float* out, int64_t channels,
                           int64_t multiplier, const Window& h, const Window& w, float* scratch) {
+  if (depthwise_same_fits(h, w)) return depthwise_same(in, weight, bias, out, channels, multiplier, h, w);
+  if (depthwise_pairs_fits(h, w)) return depthwise_pairs(in, weight, bias, out, channels, multiplier, h, w);
   if (depthwise_tiny_fits(multiplier, h, w)) return depthwise_tiny(in, weight, bias, out, channels, h, w);
   if (depthwise_in_lanes(multiplier, h, w)) return depthwise_lanes(in, weight, bias, out, channels, h, w, scratch);
   if (depthwise3x3_fits(h, w)) return depthwise3x3_f32(in, weight, bias, out, channels, multiplier, h, w);

@@ -25,6 +25,9 @@ namespace kernels {
 
 /// Input plane floats, output plane floats and taps depthwise_tiny takes at most.
 constexpr int64_t kTinyIn = 64, kTinyOut = 16, kTinyTaps = 25;
+/// Strides, paddings and dilations up to which depthwise_tiny takes a
+/// convolution: its table's lane arithmetic is in 32 bits.
+constexpr int64_t kTinyStep = 1 << 16;
 
 /// The channels depthwise_tiny puts in one vector: as many output planes as
 /// 16 lanes hold, and, when more than one, their input planes within two
@@ -44,7 +47,9 @@ inline int64_t depthwise_tiny_group(const Window& h, const Window& w) {
 inline bool depthwise_tiny_fits(int64_t multiplier, const Window& h, const Window& w) {
 #if defined(ETSB_DEPTHWISE_TINY)
   return multiplier == 1 && h.in * w.in <= kTinyIn && h.out * w.out <= kTinyOut &&
-         h.kernel * w.kernel <= kTinyTaps && __builtin_cpu_supports("avx512f");
+         h.kernel * w.kernel <= kTinyTaps && h.stride <= kTinyStep && w.stride <= kTinyStep &&
+         h.pad <= kTinyStep && w.pad <= kTinyStep && h.dilation <= kTinyStep && w.dilation <= kTinyStep &&
+         __builtin_cpu_supports("avx512f");
 #else
   (void)multiplier;
   (void)h;
@@ -185,30 +190,44 @@ inline void sweep(const Table& tb, const float* in, const float* weight, const f
 /// for any cut of the channels.
 inline void run(const float* in, const float* weight, const float* bias, float* out, int64_t channels,
                 int64_t group, const Window& h, const Window& w) {
-  Table tb = {};
+  Table tb;
   tb.group = group;
   tb.in_plane = h.in * w.in;
   tb.out_plane = h.out * w.out;
   tb.taps = h.kernel * w.kernel;
-  // Nested loops, no division: this table is built on every call.
+  // Built on every call, so in vectors (a scalar loop over taps and lanes took ~0.2 us, a quarter of a
+  // 96-channel 4x4 layer): each lane's channel and output position once, then per tap its input.
+  alignas(64) int32_t row[16], col[16];
+  for (int64_t j = 0, g = 0, oh = 0, ow = 0; j < 16; ++j) {
+    const bool used = j < group * tb.out_plane;
+    tb.chan[j] = used ? static_cast<int32_t>(g) : 0;
+    row[j] = static_cast<int32_t>(oh * h.stride - h.pad);
+    col[j] = static_cast<int32_t>(ow * w.stride - w.pad);
+    if (++ow < w.out) continue;
+    ow = 0;
+    if (++oh < h.out) continue;
+    oh = 0;
+    ++g;
+  }
+  const __mmask16 used = static_cast<__mmask16>((1u << (group * tb.out_plane)) - 1);  // group * out_plane <= 16
+  const __m512i first =
+      _mm512_mullo_epi32(_mm512_load_si512(tb.chan), _mm512_set1_epi32(static_cast<int>(tb.in_plane)));
+  const __m512i rows = _mm512_load_si512(row), cols = _mm512_load_si512(col);
+  const __m512i in_h = _mm512_set1_epi32(static_cast<int>(h.in)), in_w = _mm512_set1_epi32(static_cast<int>(w.in));
+  const __m512i zero = _mm512_setzero_si512(), half = _mm512_set1_epi32(32), low5 = _mm512_set1_epi32(31);
   for (int64_t kh = 0, t = 0; kh < h.kernel; ++kh) {
+    const __m512i ih = _mm512_add_epi32(rows, _mm512_set1_epi32(static_cast<int>(kh * h.dilation)));
+    const __mmask16 inside_h =
+        _mm512_mask_cmplt_epi32_mask(_mm512_mask_cmpge_epi32_mask(used, ih, zero), ih, in_h);
+    const __m512i row_at = _mm512_add_epi32(first, _mm512_mullo_epi32(ih, in_w));
     for (int64_t kw = 0; kw < w.kernel; ++kw, ++t) {
-      unsigned lo = 0, hi = 0;
-      for (int64_t g = 0, j = 0; g < group; ++g) {
-        for (int64_t oh = 0; oh < h.out; ++oh) {
-          const int64_t ih = oh * h.stride - h.pad + kh * h.dilation;
-          for (int64_t ow = 0; ow < w.out; ++ow, ++j) {
-            tb.chan[j] = static_cast<int32_t>(g);
-            const int64_t iw = ow * w.stride - w.pad + kw * w.dilation;
-            if (ih < 0 || ih >= h.in || iw < 0 || iw >= w.in) continue;
-            const int64_t at = g * tb.in_plane + ih * w.in + iw;
-            tb.index[t][j] = static_cast<int32_t>(at & 31);
-            (at < 32 ? lo : hi) |= 1u << j;
-          }
-        }
-      }
-      tb.low[t] = static_cast<__mmask16>(lo);
-      tb.high[t] = static_cast<__mmask16>(hi);
+      const __m512i iw = _mm512_add_epi32(cols, _mm512_set1_epi32(static_cast<int>(kw * w.dilation)));
+      const __mmask16 inside =
+          _mm512_mask_cmplt_epi32_mask(_mm512_mask_cmpge_epi32_mask(inside_h, iw, zero), iw, in_w);
+      const __m512i at = _mm512_add_epi32(row_at, iw);  // the lane's input among the loaded floats
+      _mm512_store_si512(tb.index[t], _mm512_and_si512(at, low5));
+      tb.low[t] = _mm512_mask_cmplt_epi32_mask(inside, at, half);
+      tb.high[t] = _mm512_mask_cmpge_epi32_mask(inside, at, half);
     }
   }
   const bool wide = group * tb.in_plane > 32;
