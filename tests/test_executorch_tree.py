@@ -27,6 +27,7 @@ from conftest import TREE_PORTABLE_YAML as PORTABLE_YAML
 
 from helpers import assert_matches_torch, etsb, new_workspace, run_model, stripped_size
 from selective_build.driver.platforms import output_dir
+from selective_build.emit.kernel_sources import PLAIN_MARK
 
 pytestmark = [pytest.mark.build, pytest.mark.tree]
 
@@ -103,8 +104,8 @@ def test_every_portable_yaml_entry_registers_in_one_binary(tree_workspace):
 def test_each_tree_source_compiled_once_for_every_binary(tree_workspace):
     """The tree's objects belong to its library: every binary links the library's
     own objects, none its own copy (but the dtype-selective binary, which compiles
-    its own with its dtype selection); and the library's objects are those of the
-    sources the whole library's registration needs."""
+    its own of the sources whose switches its dtype selection reaches); and the
+    library's objects are those of the sources the whole library's registration needs."""
     workspace, _ = tree_workspace
     out = workspace / "etsb-out/bin/tests/executorch_tree"
     shared = workspace / output_dir({}) / "obj/external/executorch/kernels/portable/kernels"
@@ -114,9 +115,13 @@ def test_each_tree_source_compiled_once_for_every_binary(tree_workspace):
     for model in (*MODELS, "everything"):
         objects = (out / f"lib{model}{'' if model == 'everything' else '_lib'}_kernels.a.objects").read_text()
         assert all(Path(line).parent == shared.relative_to(workspace) for line in objects.splitlines()), model
-    own = (workspace / DTYPE_SELECTIVE_OUT / "libmlp_dtype_selective_dtype_selective_lib_kernels.a.objects"
-           ).read_text().splitlines()
-    assert len(own) == 9 and not any(Path(line).parent == shared.relative_to(workspace) for line in own), own
+    selective = workspace / DTYPE_SELECTIVE_OUT
+    own = (selective / "libmlp_dtype_selective_dtype_selective_lib_kernels.a.objects").read_text().splitlines()
+    listed = (selective / "mlp_dtype_selective_dtype_selective_lib/kernel_sources.txt").read_text().splitlines()
+    # Its sources that name no dtype switch (kernel-sources --mark-plain) link the library's objects.
+    plain = {line[len(PLAIN_MARK):].replace("/", "__") + ".o" for line in listed if line.startswith(PLAIN_MARK)}
+    taken = {Path(line).name for line in own if Path(line).parent == shared.relative_to(workspace)}
+    assert len(own) == len(listed) == 9 and 0 < len(taken) < len(own) and taken == plain, (own, listed)
 
 
 @pytest.mark.parametrize("model", MODELS)
