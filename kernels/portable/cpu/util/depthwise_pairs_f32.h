@@ -26,14 +26,7 @@ namespace kernels {
 /// dilation 1 and padding 1 on both axes, input rows of 9 to 32 floats
 /// (narrower ones depthwise_tiny takes whole), and a CPU with AVX-512.
 inline bool depthwise_pairs_fits(const Window& h, const Window& w) {
-#if defined(ETSB_DEPTHWISE_TINY)
-  return h.kernel == 3 && w.kernel == 3 && h.stride == 2 && w.stride == 2 && h.dilation == 1 && w.dilation == 1 &&
-         h.pad == 1 && w.pad == 1 && w.in > 8 && w.in <= 32 && __builtin_cpu_supports("avx512f");
-#else
-  (void)h;
-  (void)w;
-  return false;
-#endif
+  return is_3x3_padded_by_1(h, w, 2) && w.in > 8 && w.in <= 32 && depthwise_avx512_runs();
 }
 
 #if defined(ETSB_DEPTHWISE_TINY)
@@ -52,6 +45,31 @@ __attribute__((always_inline)) inline __m512 input_row(const float* x, int64_t i
 struct Taps {
   __m512 c0, c1, c2;
 };
+
+/// One output channel's nine taps and its bias, each in every lane.
+struct Kernel3x3 {
+  __m512 k[9];
+  __m512 bias;
+};
+
+inline Kernel3x3 kernel_of(const float* weight, const float* bias, int64_t oc) {
+  const float* k = weight + oc * 9;
+  return {{_mm512_set1_ps(k[0]), _mm512_set1_ps(k[1]), _mm512_set1_ps(k[2]), _mm512_set1_ps(k[3]),
+           _mm512_set1_ps(k[4]), _mm512_set1_ps(k[5]), _mm512_set1_ps(k[6]), _mm512_set1_ps(k[7]),
+           _mm512_set1_ps(k[8])},
+          _mm512_set1_ps(bias != nullptr ? bias[oc] : 0.0f)};
+}
+
+/// The bias plus the kernel's rows over the taps of three input rows, in three partial sums (shorter chains of
+/// dependent multiply-adds), added first to second, then the third.
+inline __m512 sum3x3(const Kernel3x3& kernel, const Taps& top, const Taps& mid, const Taps& low) {
+  const __m512* k = kernel.k;
+  const __m512 s0 = _mm512_fmadd_ps(k[2], top.c2, _mm512_fmadd_ps(k[1], top.c1, _mm512_fmadd_ps(k[0], top.c0,
+                                                                                                  kernel.bias)));
+  const __m512 s1 = _mm512_fmadd_ps(k[5], mid.c2, _mm512_fmadd_ps(k[4], mid.c1, _mm512_mul_ps(k[3], mid.c0)));
+  const __m512 s2 = _mm512_fmadd_ps(k[8], low.c2, _mm512_fmadd_ps(k[7], low.c1, _mm512_mul_ps(k[6], low.c0)));
+  return _mm512_add_ps(_mm512_add_ps(s0, s1), s2);
+}
 
 /// index, inside: per kernel column, each lane's column within its row
 /// (+ 16 for lanes 8-15: row b) and whether it lies inside the row.
@@ -92,11 +110,7 @@ inline void run(const float* in, const float* weight, const float* bias, float* 
   const int64_t gap = 2 * half;  // input rows between a vector's two halves
   for (int64_t oc = 0; oc < channels * multiplier; ++oc) {
     const float* x = in + oc / multiplier * in_plane;
-    const float* k = weight + oc * 9;
-    const __m512 k0 = _mm512_set1_ps(k[0]), k1 = _mm512_set1_ps(k[1]), k2 = _mm512_set1_ps(k[2]);
-    const __m512 k3 = _mm512_set1_ps(k[3]), k4 = _mm512_set1_ps(k[4]), k5 = _mm512_set1_ps(k[5]);
-    const __m512 k6 = _mm512_set1_ps(k[6]), k7 = _mm512_set1_ps(k[7]), k8 = _mm512_set1_ps(k[8]);
-    const __m512 start = _mm512_set1_ps(bias != nullptr ? bias[oc] : 0.0f);
+    const Kernel3x3 kernel = kernel_of(weight, bias, oc);
     float* o = out + oc * out_plane;
     Taps top = taps_of(input_row(x, -1, in_h, in_w, row), input_row(x, gap - 1, in_h, in_w, row), index, inside);
     for (int64_t m = 0; m < half; ++m) {
@@ -105,11 +119,7 @@ inline void run(const float* in, const float* weight, const float* bias, float* 
                                inside);
       const Taps low = taps_of(input_row(x, r + 1, in_h, in_w, row),
                                input_row(x, r + 1 + gap, in_h, in_w, row), index, inside);
-      // Three partial sums: shorter chains of dependent multiply-adds.
-      const __m512 s0 = _mm512_fmadd_ps(k2, top.c2, _mm512_fmadd_ps(k1, top.c1, _mm512_fmadd_ps(k0, top.c0, start)));
-      const __m512 s1 = _mm512_fmadd_ps(k5, mid.c2, _mm512_fmadd_ps(k4, mid.c1, _mm512_mul_ps(k3, mid.c0)));
-      const __m512 s2 = _mm512_fmadd_ps(k8, low.c2, _mm512_fmadd_ps(k7, low.c1, _mm512_mul_ps(k6, low.c0)));
-      const __m512 sum = _mm512_add_ps(_mm512_add_ps(s0, s1), s2);
+      const __m512 sum = sum3x3(kernel, top, mid, low);
       _mm512_mask_storeu_ps(o + m * out_w, first, sum);
       // Lanes 8 on at row m + half (if inside the plane): from 8 floats before it.
       if (m + half < out_h) _mm512_mask_storeu_ps(o + (m + half) * out_w - 8, second, sum);
@@ -143,11 +153,7 @@ inline void run_wide(const float* in, const float* weight, const float* bias, fl
   const __m512 zero = _mm512_setzero_ps();
   for (int64_t oc = 0; oc < channels * multiplier; ++oc) {
     const float* x = in + oc / multiplier * in_plane;
-    const float* k = weight + oc * 9;
-    const __m512 k0 = _mm512_set1_ps(k[0]), k1 = _mm512_set1_ps(k[1]), k2 = _mm512_set1_ps(k[2]);
-    const __m512 k3 = _mm512_set1_ps(k[3]), k4 = _mm512_set1_ps(k[4]), k5 = _mm512_set1_ps(k[5]);
-    const __m512 k6 = _mm512_set1_ps(k[6]), k7 = _mm512_set1_ps(k[7]), k8 = _mm512_set1_ps(k[8]);
-    const __m512 start = _mm512_set1_ps(bias != nullptr ? bias[oc] : 0.0f);
+    const Kernel3x3 kernel = kernel_of(weight, bias, oc);
     float* o = out + oc * out_plane;
     Taps top = taps_of(zero, zero, index, inside);  // input row -1: the padding
     for (int64_t oh = 0; oh < out_h; ++oh, o += out_w) {
@@ -157,10 +163,7 @@ inline void run_wide(const float* in, const float* weight, const float* bias, fl
       const Taps low = below ? taps_of(_mm512_loadu_ps(r + in_w), _mm512_maskz_loadu_ps(rest, r + in_w + 16), index,
                                        inside)
                              : taps_of(zero, zero, index, inside);
-      const __m512 s0 = _mm512_fmadd_ps(k2, top.c2, _mm512_fmadd_ps(k1, top.c1, _mm512_fmadd_ps(k0, top.c0, start)));
-      const __m512 s1 = _mm512_fmadd_ps(k5, mid.c2, _mm512_fmadd_ps(k4, mid.c1, _mm512_mul_ps(k3, mid.c0)));
-      const __m512 s2 = _mm512_fmadd_ps(k8, low.c2, _mm512_fmadd_ps(k7, low.c1, _mm512_mul_ps(k6, low.c0)));
-      _mm512_mask_storeu_ps(o, store, _mm512_add_ps(_mm512_add_ps(s0, s1), s2));
+      _mm512_mask_storeu_ps(o, store, sum3x3(kernel, top, mid, low));
       top = low;
     }
   }
@@ -178,14 +181,7 @@ inline void depthwise_pairs(const float* in, const float* weight, const float* b
   if (w.in > 16) return depthwise_pairs_avx512::run_wide(in, weight, bias, out, channels, multiplier, h, w);
   depthwise_pairs_avx512::run(in, weight, bias, out, channels, multiplier, h, w);
 #else
-  (void)in;
-  (void)weight;
-  (void)bias;
-  (void)out;
-  (void)channels;
-  (void)multiplier;
-  (void)h;
-  (void)w;
+  unused_without_avx512(in, weight, bias, out, channels, multiplier, h, w);
 #endif
 }
 

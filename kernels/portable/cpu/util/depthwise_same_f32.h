@@ -28,16 +28,9 @@ constexpr int64_t kSameIn = 64, kSameWidth = 15;
 /// vector: 2x2 planes ran 1.2x faster there) and up to kSameIn, rows of up
 /// to kSameWidth, and a CPU with AVX-512.
 inline bool depthwise_same_fits(const Window& h, const Window& w) {
-#if defined(ETSB_DEPTHWISE_TINY)
   const int64_t plane = h.in * w.in;
-  return h.kernel == 3 && w.kernel == 3 && h.stride == 1 && w.stride == 1 && h.dilation == 1 && w.dilation == 1 &&
-         h.pad == 1 && w.pad == 1 && plane > kTinyOut / 2 && plane <= kSameIn && w.in <= kSameWidth &&
-         __builtin_cpu_supports("avx512f");
-#else
-  (void)h;
-  (void)w;
-  return false;
-#endif
+  return is_3x3_padded_by_1(h, w, 1) && plane > kTinyOut / 2 && plane <= kSameIn && w.in <= kSameWidth &&
+         depthwise_avx512_runs();
 }
 
 #if defined(ETSB_DEPTHWISE_TINY)
@@ -145,14 +138,7 @@ inline void depthwise_same(const float* in, const float* weight, const float* bi
 #if defined(ETSB_DEPTHWISE_TINY)
   depthwise_same_avx512::run(in, weight, bias, out, channels, multiplier, h, w);
 #else
-  (void)in;
-  (void)weight;
-  (void)bias;
-  (void)out;
-  (void)channels;
-  (void)multiplier;
-  (void)h;
-  (void)w;
+  unused_without_avx512(in, weight, bias, out, channels, multiplier, h, w);
 #endif
 }
 

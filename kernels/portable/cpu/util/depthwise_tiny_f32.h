@@ -41,6 +41,25 @@ inline int64_t depthwise_tiny_group(const Window& h, const Window& w) {
   return g < 1 ? 1 : g;
 }
 
+/// Whether this build has the AVX-512 depthwise kernels and the CPU runs them.
+inline bool depthwise_avx512_runs() {
+#if defined(ETSB_DEPTHWISE_TINY)
+  return __builtin_cpu_supports("avx512f");
+#else
+  return false;
+#endif
+}
+
+/// Whether a convolution's window is 3x3 at `stride` on both axes, dilation 1, padding 1.
+inline bool is_3x3_padded_by_1(const Window& h, const Window& w, int64_t stride) {
+  return h.kernel == 3 && w.kernel == 3 && h.stride == stride && w.stride == stride && h.dilation == 1 &&
+         w.dilation == 1 && h.pad == 1 && w.pad == 1;
+}
+
+/// Takes the arguments a kernel's entry point has no use for in a build without its AVX-512 body.
+template <typename... Arguments>
+inline void unused_without_avx512(const Arguments&...) {}
+
 /// Whether depthwise_tiny takes a depthwise convolution: one output channel
 /// per input channel, planes within kTinyIn and kTinyOut floats, at most
 /// kTinyTaps taps, and a CPU with AVX-512.
@@ -51,9 +70,7 @@ inline bool depthwise_tiny_fits(int64_t multiplier, const Window& h, const Windo
          h.pad <= kTinyStep && w.pad <= kTinyStep && h.dilation <= kTinyStep && w.dilation <= kTinyStep &&
          __builtin_cpu_supports("avx512f");
 #else
-  (void)multiplier;
-  (void)h;
-  (void)w;
+  unused_without_avx512(multiplier, h, w);
   return false;
 #endif
 }
@@ -249,13 +266,7 @@ inline void depthwise_tiny(const float* in, const float* weight, const float* bi
 #if defined(ETSB_DEPTHWISE_TINY)
   depthwise_tiny_avx512::run(in, weight, bias, out, channels, depthwise_tiny_group(h, w), h, w);
 #else
-  (void)in;
-  (void)weight;
-  (void)bias;
-  (void)out;
-  (void)channels;
-  (void)h;
-  (void)w;
+  unused_without_avx512(in, weight, bias, out, channels, h, w);
 #endif
 }
 
