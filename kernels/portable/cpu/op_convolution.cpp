@@ -267,11 +267,6 @@ bool conv2d_transposed_gemm(KernelRuntimeContext& ctx, const float* in, const fl
   return true;
 }
 
-/// Runs the convolution in the way that suits T and the layout: Float with
-/// every tensor dense as matrix products (depthwise too in the size
-/// configuration; without scratch, see kDirectWithoutScratch); every other
-/// dtype and layout by gathering (conv2d_gather: Double's direct loops
-/// would cost 3.4 KB of code in every binary).
 /// The tensors of a call, whose strides only gathering reads.
 struct Operands {
   const Tensor& input;
@@ -289,6 +284,11 @@ __attribute__((noinline)) k::ConvShape with_strides(k::ConvShape s, const Operan
   return s;
 }
 
+/// Runs the convolution in the way that suits T and the layout: Float with
+/// every tensor dense as matrix products (depthwise too in the size
+/// configuration; without scratch, see kDirectWithoutScratch); every other
+/// dtype and layout by gathering (conv2d_gather: Double's direct loops
+/// would cost 3.4 KB of code in every binary).
 template <typename T>
 void convolve(KernelRuntimeContext& ctx, bool all_dense, const T* x, const T* weight, const T* bias, T* y,
               const k::ConvShape& s, const Operands& operands) {

@@ -289,7 +289,6 @@ def _indent(text: str, spaces: int) -> str:
     return "\n".join(" " * spaces + line for line in text.splitlines())
 
 
-
 _KIND = {kind.name: kind for kind in KINDS}
 
 

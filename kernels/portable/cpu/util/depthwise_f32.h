@@ -272,8 +272,7 @@ inline bool depthwise_f32_runs() { return avx2_runs(); }
 /// depthwise_tiny takes.
 inline bool depthwise_in_lanes(int64_t multiplier, const Window& h, const Window& w) {
   return !depthwise_same_fits(h, w) && !depthwise_pairs_fits(h, w) && !depthwise_tiny_fits(multiplier, h, w) &&
-         multiplier == 1 &&
-         h.out * w.out <= kLanesPlane && h.kernel * w.kernel <= kLanesTaps;
+         multiplier == 1 && h.out * w.out <= kLanesPlane && h.kernel * w.kernel <= kLanesTaps;
 }
 
 /// The floats of scratch depthwise_f32 needs (none for depthwise_same, depthwise_pairs, depthwise_tiny and
@@ -285,9 +284,9 @@ inline int64_t depthwise_f32_scratch(int64_t channels, int64_t multiplier, const
 
 /// Depthwise convolution of one image (one input channel per group,
 /// `multiplier` output channels per input channel): small 3x3 stride-1
-/// planes of padding 1 on AVX-512 by shifted masked loads (depthwise_same),
-/// stride-2 ones from rows of 9 to 16 there two output rows a vector
-/// (depthwise_pairs), other small planes there by lane permutes
+/// planes of padding 1 on AVX-512 by whole-plane shifts (depthwise_same),
+/// stride-2 ones from rows of 9 to 32 there (depthwise_pairs: two output
+/// rows a vector up to 16), other small planes there by lane permutes
 /// (depthwise_tiny), else channels-last when the output
 /// plane is small (depthwise_lanes), else 3x3 with stride 1 or 2 in place
 /// (depthwise3x3_f32), else plane by plane from a padded copy

@@ -1,10 +1,11 @@
 // Depthwise Float convolution, 3x3 with stride 1 and padding 1 (the output
 // plane the input's: MobileNet-v2's stride-1 layers) on small planes, on
-// AVX-512, in NCHW as it is: a channel's whole output plane (up to 64
-// floats, four vectors) is summed tap by tap from loads of its input plane
-// shifted by the tap's offset, the lanes whose input falls in the padding
-// masked off (masked loads read nothing there). Per tap and vector one load
-// and one multiply-add: no copy, no permutes, no per-row setup, which
+// AVX-512, in NCHW as it is: a channel's whole plane (up to 64 floats, four
+// vectors) is loaded once, shifted a column left and right within the
+// vectors (lanes at a row's ends masked to the padding's zero), each kernel
+// row's three taps summed over those, and the top and bottom rows' sums
+// shifted a row into the middle one's by a permute: 4 lane shifts and 9
+// multiply-adds a vector, no copy and no per-row setup, which
 // depthwise_tiny_f32.h (a permute per tap) and depthwise3x3_f32.h (a pass
 // per 8-wide row) spent on 4x4 and 8x8 planes. x86-64 with GCC only, as
 // those.
