@@ -86,13 +86,12 @@ BatchNormOutputs train(KernelRuntimeContext& ctx, const char* name, const Traini
   const auto dtype = a.input.scalar_type();
   ET_KERNEL_CHECK_MSG(ctx, a.input.dim() >= 2, InvalidArgument, outs, "%s: input must have at least 2 dims", name);
   const int64_t channels = a.input.size(1);
-  const std::optional<Tensor> rm = a.running_mean ? std::optional<Tensor>(*a.running_mean) : std::nullopt;
-  const std::optional<Tensor> rv = a.running_var ? std::optional<Tensor>(*a.running_var) : std::nullopt;
   ET_KERNEL_CHECK_MSG(ctx,
                       k::is_floating(dtype) && out.scalar_type() == dtype && save_mean.scalar_type() == dtype &&
                           save_invstd.scalar_type() == dtype && k::channel_param_ok(a.weight, channels, dtype) &&
-                          k::channel_param_ok(a.bias, channels, dtype) && k::channel_param_ok(rm, channels, dtype) &&
-                          k::channel_param_ok(rv, channels, dtype),
+                          k::channel_param_ok(a.bias, channels, dtype) &&
+                          k::channel_param_ok(a.running_mean, channels, dtype) &&
+                          k::channel_param_ok(a.running_var, channels, dtype),
                       InvalidArgument, outs,
                       "%s: outputs and [C] parameters must have the input's floating dtype", name);
   ET_KERNEL_CHECK_MSG(ctx, k::is_contiguous(a.input) && k::is_contiguous(out), InvalidArgument, outs,

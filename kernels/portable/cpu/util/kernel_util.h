@@ -155,9 +155,15 @@ template <typename T>
 using float_compute_t = typename std::conditional<std::is_same<T, double>::value, double, float>::type;
 
 /// Whether an optional per-channel parameter (a norm's weight, bias or
-/// running statistics) is absent or 1-D of `channels` elements in `dtype`.
+/// running statistics; null: absent) is absent or 1-D of `channels`
+/// elements in `dtype`.
+inline bool channel_param_ok(const Tensor* t, int64_t channels, ScalarType dtype) {
+  return t == nullptr || (t->dim() == 1 && t->sizes()[0] == channels && t->scalar_type() == dtype);
+}
+
+/// channel_param_ok of an optional parameter (std::nullopt: absent).
 inline bool channel_param_ok(const std::optional<Tensor>& t, int64_t channels, ScalarType dtype) {
-  return !t.has_value() || (t->dim() == 1 && t->sizes()[0] == channels && t->scalar_type() == dtype);
+  return channel_param_ok(t.has_value() ? &*t : nullptr, channels, dtype);
 }
 
 /// Product of sizes[begin, end).
