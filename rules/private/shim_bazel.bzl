@@ -7,6 +7,7 @@ declared inputs, so that no path of the machine is in a command line
 (actions cache across checkouts and run remotely).
 """
 
+load(":private/bazel_c_libraries.bzl", "c_library_objects", "c_library_parts", "flags_file", "kernel_library_c_library")
 load(":private/bazel_sources.bzl", "etsb_selected_sources")
 load(":private/names.bzl", "sibling_label")
 load(":private/platforms_table.bzl", "CONFIGS", "CXX_ONLY_FLAGS", "PLATFORMS")
@@ -53,18 +54,6 @@ _TREE_INCLUDES = [_EXTERNAL_ROOT, _EXTERNAL_ROOT + "/executorch/runtime/core/por
 # configuration's (-O2, sections) are Bazel's own `--compilation_mode=opt` (.bazelrc), and
 # each platform's are its C++ toolchain's (bazel/toolchains).
 _SIZE = "size"
-
-# C libraries that a kernel library depends on and that are compiled only for the binaries
-# selecting one of its kernels: in the binary's package, beside the kernels (`_objects_of`),
-# never in their own, so a float build on a board does not compile CMSIS-NN, which only
-# ExecuTorch's Cortex-M kernels call. A kernel library's deps name them as written here.
-_SELECTED_C_LIBRARIES = ["@cmsis_nn//:cmsis-nn"]
-
-# The siblings of a kernel library naming its selected C library: its sources, its headers
-# (a library to compile against, linking nothing), and its flags (a file, as OBJECT_COPTS).
-_C_SRCS = "_c_srcs"
-_C_HEADERS = "_c_headers"
-_C_COPTS = "_c_copts"
 
 # Every binary depends on the check that the `--define` values etsb reads name a known
 # configuration and platform (bazel/toolchains.bzl): an unknown one would select nothing.
@@ -203,28 +192,8 @@ def _objects_of(name, hdrs, includes, copts, objects_of, object_list, tags, test
         )
         parts.append(":" + part)
 
-        # The library's C library (`_SELECTED_C_LIBRARIES`), all of it when one of the
-        # library's sources is selected, else nothing (most libraries have none).
-        etsb_selected_sources(
-            name = part + "_c_sources",
-            srcs = [sibling_label(library, _C_SRCS)],
-            selection = object_list,
-            whole_when_any_of = [sibling_label(library, "_srcs")],
-            tags = tags,
-            testonly = testonly,
-        )
-        c_flags = sibling_label(library, _C_COPTS)
-
-        # buildifier: disable=native-cc-library (Bazel 4 has no rules_cc offline)
-        native.cc_library(
-            name = part + "_c",
-            srcs = [":" + part + "_c_sources", c_flags],
-            copts = _c_flags(CXX_FLAGS) + ["@$(location %s)" % c_flags] + _config_copts(c = True),
-            deps = [sibling_label(library, _C_HEADERS)],
-            tags = tags,
-            testonly = testonly,
-        )
-        parts.append(":" + part + "_c")
+        # Its C library (CMSIS-NN), whole when one of its sources is selected (bazel_c_libraries.bzl).
+        parts.append(c_library_objects(part + "_c", library, object_list, _c_flags(CXX_FLAGS), _config_copts(c = True), tags, testonly))
     return parts
 
 def _cxx_library(
@@ -272,7 +241,7 @@ def _cxx_library(
         deps = deps + [":" + name + "_linker_inputs"]
 
     if _is_c(srcs):
-        _c_library_parts(name, srcs, hdrs, deps, copts, includes, tags, visibility, testonly)
+        c_library_parts(name, srcs, hdrs, deps, copts, includes, tags, visibility, testonly)
 
     # buildifier: disable=native-cc-library (Bazel 4 has no rules_cc offline)
     native.cc_library(
@@ -291,52 +260,14 @@ def _cxx_library(
         testonly = testonly,
     )
 
-def _c_library_parts(name, srcs, hdrs, deps, copts, includes, tags, visibility, testonly):
-    """What a binary's package compiles a C library from (see `_SELECTED_C_LIBRARIES`).
-
-    `<name>_c_srcs`, its sources; `<name>_c_headers`, its headers and include
-    folders (the sources too, as the binary's wrappers include them); `<name>_c_copts`,
-    its own flags, one a line.
-    """
-    bazel_filegroup(name = name + _C_SRCS, srcs = srcs, tags = tags, visibility = visibility, testonly = testonly)
-
-    # buildifier: disable=native-cc-library (Bazel 4 has no rules_cc offline)
-    native.cc_library(
-        name = name + _C_HEADERS,
-        hdrs = hdrs,
-        textual_hdrs = srcs,
-        includes = includes,
-        deps = deps,
-        tags = tags,
-        visibility = visibility,
-        testonly = testonly,
-    )
-    _flags_file(name + _C_COPTS, [], copts, tags, visibility, testonly)
-
 def _object_sources(name, srcs, hdrs, deps, copts, tags, visibility, testonly):
     # `_objects_of` takes the sources from `<name>_srcs`: made here where the caller has
     # none (a kernel library's twin against the tree's runtime shares its sources).
     if native.existing_rule(name + "_srcs") == None:
         bazel_filegroup(name = name + "_srcs", srcs = srcs, tags = tags, visibility = visibility, testonly = testonly)
 
-    selected_c = [dep for dep in deps if dep in _SELECTED_C_LIBRARIES]
-    if len(selected_c) > 1:
-        fail("%s: depends on %s: one C library a kernel library at most" % (name, ", ".join(selected_c)))
-    deps = [dep + _C_HEADERS if dep in selected_c else dep for dep in deps]
-    bazel_filegroup(name = name + _C_SRCS, srcs = [dep + _C_SRCS for dep in selected_c], tags = tags, visibility = visibility, testonly = testonly)
-    if selected_c:
-        bazel_filegroup(name = name + _C_COPTS, srcs = [selected_c[0] + _C_COPTS], tags = tags, visibility = visibility, testonly = testonly)
-    else:
-        _flags_file(name + _C_COPTS, [], [], tags, visibility, testonly)
-
-    # buildifier: disable=native-cc-library (Bazel 4 has no rules_cc offline)
-    native.cc_library(
-        name = name + _C_HEADERS,
-        deps = [dep + _C_HEADERS for dep in selected_c],
-        tags = tags,
-        visibility = visibility,
-        testonly = testonly,
-    )
+    # A C library it depends on is compiled by the binaries selecting its kernels (bazel_c_libraries.bzl).
+    deps = kernel_library_c_library(name, deps, tags, visibility, testonly)
 
     # buildifier: disable=native-cc-library (Bazel 4 has no rules_cc offline)
     native.cc_library(
@@ -350,27 +281,7 @@ def _object_sources(name, srcs, hdrs, deps, copts, tags, visibility, testonly):
     )
 
     # The library's files: a flag may name one with $(location).
-    _flags_file(name + OBJECT_COPTS, srcs + hdrs, copts, tags, visibility, testonly)
-
-def _flags_file(name, srcs, copts, tags, visibility, testonly):
-    """The genrule writing `<name>.inc`: `copts`, for a compile to read as `@file`."""
-
-    # One flag a line, as written: GCC splits a response file into words as a shell
-    # does, which is how Bazel splits copts. Quoted here for the genrule's shell only.
-    words = ["'" + flag.replace("'", "'\\''") + "'" for flag in copts]
-    bazel_genrule(
-        name = name,
-        srcs = srcs,
-        outs = [name + ".inc"],
-        # Make variables in the flags ($(TORCH_INCLUDE)) expand here, as in copts. No flags: a
-        # newline (no argument), not an empty file, which Bazel 7 then expects a remote
-        # executor to hold without uploading it (Bazel's own worker then misses it).
-        cmd = "printf '%%s\\n' %s > $@" % " ".join(words) if words else "echo > $@",
-        tools = [],
-        tags = tags,
-        visibility = visibility,
-        testonly = testonly,
-    )
+    flags_file(name + OBJECT_COPTS, srcs + hdrs, copts, tags, visibility, testonly)
 
 def _cxx_binary(name, srcs, deps, copts, defines, linkopts, tags, visibility, testonly):
     # buildifier: disable=native-cc-binary (Bazel 4 has no rules_cc offline)
