@@ -7,6 +7,7 @@ declared inputs, so that no path of the machine is in a command line
 (actions cache across checkouts and run remotely).
 """
 
+load(":private/bazel_c_libraries.bzl", "c_library_objects", "c_library_parts", "flags_file", "kernel_library_c_library")
 load(":private/bazel_sources.bzl", "etsb_selected_sources")
 load(":private/names.bzl", "sibling_label")
 load(":private/platforms_table.bzl", "CONFIGS", "CXX_ONLY_FLAGS", "PLATFORMS")
@@ -190,6 +191,9 @@ def _objects_of(name, hdrs, includes, copts, objects_of, object_list, tags, test
             testonly = testonly,
         )
         parts.append(":" + part)
+
+        # Its C library (CMSIS-NN), whole when one of its sources is selected (bazel_c_libraries.bzl).
+        parts.append(c_library_objects(part + "_c", library, object_list, _c_flags(CXX_FLAGS), _config_copts(c = True), tags, testonly))
     return parts
 
 def _cxx_library(
@@ -236,6 +240,9 @@ def _cxx_library(
         )
         deps = deps + [":" + name + "_linker_inputs"]
 
+    if _is_c(srcs):
+        c_library_parts(name, srcs, hdrs, deps, copts, includes, tags, visibility, testonly)
+
     # buildifier: disable=native-cc-library (Bazel 4 has no rules_cc offline)
     native.cc_library(
         name = name,
@@ -259,6 +266,9 @@ def _object_sources(name, srcs, hdrs, deps, copts, tags, visibility, testonly):
     if native.existing_rule(name + "_srcs") == None:
         bazel_filegroup(name = name + "_srcs", srcs = srcs, tags = tags, visibility = visibility, testonly = testonly)
 
+    # A C library it depends on is compiled by the binaries selecting its kernels (bazel_c_libraries.bzl).
+    deps = kernel_library_c_library(name, deps, tags, visibility, testonly)
+
     # buildifier: disable=native-cc-library (Bazel 4 has no rules_cc offline)
     native.cc_library(
         name = name + OBJECT_INTERFACE,
@@ -270,23 +280,8 @@ def _object_sources(name, srcs, hdrs, deps, copts, tags, visibility, testonly):
         testonly = testonly,
     )
 
-    # One flag a line, as written: GCC splits a response file into words as a shell
-    # does, which is how Bazel splits copts. Quoted here for the genrule's shell only.
-    words = ["'" + flag.replace("'", "'\\''") + "'" for flag in copts]
-    bazel_genrule(
-        name = name + OBJECT_COPTS,
-        # The library's files: a flag may name one with $(location).
-        srcs = srcs + hdrs,
-        outs = [name + OBJECT_COPTS + ".inc"],
-        # Make variables in the flags ($(TORCH_INCLUDE)) expand here, as in copts. No flags: a
-        # newline (no argument), not an empty file, which Bazel 7 then expects a remote
-        # executor to hold without uploading it (Bazel's own worker then misses it).
-        cmd = "printf '%%s\\n' %s > $@" % " ".join(words) if words else "echo > $@",
-        tools = [],
-        tags = tags,
-        visibility = visibility,
-        testonly = testonly,
-    )
+    # The library's files: a flag may name one with $(location).
+    flags_file(name + OBJECT_COPTS, srcs + hdrs, copts, tags, visibility, testonly)
 
 def _cxx_binary(name, srcs, deps, copts, defines, linkopts, tags, visibility, testonly):
     # buildifier: disable=native-cc-binary (Bazel 4 has no rules_cc offline)
