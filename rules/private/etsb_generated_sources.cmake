@@ -115,6 +115,39 @@ function(_etsb_kernel_wrappers kernel place out)
   set(${out} "${wrappers}" PARENT_SCOPE)
 endfunction()
 
+# What the calling _etsb_recompiled_kernels compiles of the SELECTIVE
+# et_kernel_library `kernel`, its `place`-th library (its `dir`, `configured`
+# and ARG_DTYPE_SELECTIVE_BUILD), in `out`: every wrapper; when they were
+# written when configuring, only those including their source, and without
+# DTYPE_SELECTIVE_BUILD (a wrapper then only includes its source) the sources
+# themselves: their compile is then the same in every library and build folder,
+# which ccache shares (a wrapper's own path is in the preprocessed text it hashes).
+function(_etsb_selective_sources kernel place out)
+  _etsb_kernel_wrappers(${kernel} ${place} srcs)
+  if(configured)
+    _etsb_needed_wrappers("${srcs}" srcs)
+    if(NOT ARG_DTYPE_SELECTIVE_BUILD)
+      _etsb_wrapped_sources(${kernel} "${srcs}" srcs)
+    endif()
+  endif()
+  set(${out} "${srcs}" PARENT_SCOPE)
+endfunction()
+
+# The sources of the et_kernel_library `kernel` that `wrappers` (some of
+# those _etsb_kernel_wrappers names) include, by their numbers: in `out`.
+function(_etsb_wrapped_sources kernel wrappers out)
+  get_target_property(srcs ${kernel} ETSB_SRCS)
+  list(FILTER srcs EXCLUDE REGEX "\\.(h|hpp|hh|inc)$")
+  set(wrapped "")
+  foreach(wrapper IN LISTS wrappers)
+    cmake_path(GET wrapper FILENAME base)
+    string(REGEX MATCH "^[0-9]+" number "${base}")
+    list(GET srcs ${number} src)
+    list(APPEND wrapped "${src}")
+  endforeach()
+  set(${out} "${wrapped}" PARENT_SCOPE)
+endfunction()
+
 # `etsb gen-op-variants` for the calling DTYPE_SELECTIVE_BUILD
 # executorch_generated_lib `name` (its `selection`, `dir`, `selective` and
 # `switch_names`): selected_op_variants.h and the target <name>_op_variants.
@@ -137,8 +170,7 @@ endfunction()
 
 # Each kernel library of the calling executorch_generated_lib `name` (its
 # `kernels`, `plain`, `selective`, `variants`, `dir`, `exclude` and ARG_*)
-# compiled again for it: its needed sources (SELECTIVE: all wrappers, or when
-# `configured` only those including their source), with
+# compiled again for it: its needed sources (SELECTIVE: _etsb_selective_sources), with
 # selected_op_variants.h forced in (DTYPE_SELECTIVE_BUILD). Sets the caller's
 # `kernels` to the recompiled libraries (and `plain`, which are linked as they are).
 function(_etsb_recompiled_kernels name)
@@ -152,15 +184,11 @@ function(_etsb_recompiled_kernels name)
     get_target_property(copts ${kernel} ETSB_COPTS)
     get_target_property(deps ${kernel} ETSB_DEPS)
     if(selective)
-      _etsb_kernel_wrappers(${kernel} ${place} srcs)
+      _etsb_selective_sources(${kernel} ${place} srcs)
       set(hdrs "")
       math(EXPR place "${place} + 1")
-      if(configured)
-        # Only the sources the selection needs; a library it needs none of is not linked.
-        _etsb_needed_wrappers("${srcs}" srcs)
-        if(NOT srcs)
-          continue()
-        endif()
+      if(configured AND NOT srcs)
+        continue()  # a library the selection needs none of is not linked
       endif()
     endif()
     if(ARG_DTYPE_SELECTIVE_BUILD)
