@@ -141,6 +141,7 @@ def test_the_load_path_reaches_buck2s_shim_through_the_cells_only(project):
     assert {"rules/private/buck2/shim.bzl", "rules/private/shim_buck2.bzl", "rules/executorch.bzl"} <= loaded
     assert not loaded & {"rules/private/shim_etsb.bzl", "rules/private/shim_bazel.bzl",
                          "rules/private/repository_label.bzl", "rules/private/bazel_sources.bzl",
+                         "rules/private/bazel_c_libraries.bzl",
                          "rules/private/etsb/shim.bzl"}
     for path in loaded:
         text = (project.root / path).read_text()

@@ -44,7 +44,8 @@ FOREIGN_NAME = re.compile(r"warning: ([^:]+):(\d+):\d+: '(\w+)' is not a Buck2 g
 # The files of etsb's rules that only one build system loads: its shim, and what only that shim loads.
 ONLY = {"etsb": {"rules/private/shim_etsb.bzl"},
         "buck2": {"rules/private/shim_buck2.bzl"},
-        "bazel": {"rules/private/shim_bazel.bzl", "rules/private/bazel_sources.bzl"}}
+        "bazel": {"rules/private/shim_bazel.bzl", "rules/private/bazel_sources.bzl",
+                  "rules/private/bazel_c_libraries.bzl"}}
 
 
 def driver_only(name: str, buck2_names: set[str]) -> bool:
