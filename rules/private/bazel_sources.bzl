@@ -15,28 +15,27 @@ Bazel's `attr` and `depset`, which Buck2 does not define. etsb's driver's
 `objects_of` does the same natively.
 """
 
-# Writes one wrapper per listed source: $1 the list, $2 the directory, then every candidate path.
-_WRAP = """\
+# Both commands: $1 the list, $2 the directory; `wrap PATH` writes the wrapper including PATH.
+_PRELUDE = """\
 set -eu
-list="$1"; tree="$2"; shift 2
+list="$1"; tree="$2"
 mkdir -p "$tree"
-printf '%s\\n' "$@" | { grep -Fxf "$list" || true; } | while IFS= read -r source; do
-  mkdir -p "$tree/$(dirname "$source")"
-  printf '#include "%s"\\n' "$source" > "$tree/$source"
-done
+wrap() { mkdir -p "$tree/$(dirname "$1")"; printf '#include "%s"\\n' "$1" > "$tree/$1"; }
 """
 
-# With `whole_when_any_of`: every source when the list names one of those files, else none.
-_WRAP_WHOLE = """\
-set -eu
-list="$1"; tree="$2"; count="$3"; shift 3
-mkdir -p "$tree"
+# One wrapper per listed source, of the candidate paths after $2.
+_WRAP = _PRELUDE + """\
+shift 2
+printf '%s\\n' "$@" | { grep -Fxf "$list" || true; } | while IFS= read -r source; do wrap "$source"; done
+"""
+
+# With `whole_when_any_of` ($3 of them after $2, then the candidates): every candidate when
+# the list names one of those files, else none.
+_WRAP_WHOLE = _PRELUDE + """\
+count="$3"; shift 3
 if printf '%s\\n' "$@" | head -n "$count" | grep -qFxf "$list"; then
   shift "$count"
-  for source in "$@"; do
-    mkdir -p "$tree/$(dirname "$source")"
-    printf '#include "%s"\\n' "$source" > "$tree/$source"
-  done
+  for source in "$@"; do wrap "$source"; done
 fi
 """
 
