@@ -54,6 +54,11 @@ enum Check {{ kHolds, kWrongType, kBadContents }};
 // its part's), so that one mask tests a tensor's data.
 constexpr uint8_t kAlignmentMask[] = {{{alignment_masks}}};
 
+// Whether address is aligned for type, a type the table knows.
+inline bool aligned_in_table(uintptr_t address, uint8_t type) {{
+  return (address & kAlignmentMask[type]) == 0;
+}}
+
 // The alignment of a type the table does not know, as the runtime sizes it.
 __attribute__((noinline)) bool aligned_as_sized(const ::executorch::aten::Tensor& tensor, uintptr_t address) {{
   const auto size = static_cast<uintptr_t>(tensor.element_size());
@@ -68,7 +73,7 @@ __attribute__((noinline)) bool aligned_as_sized(const ::executorch::aten::Tensor
 inline bool usable(const ::executorch::aten::Tensor& tensor) {{
   const auto address = reinterpret_cast<uintptr_t>(tensor.const_data_ptr());
   const auto type = static_cast<uint8_t>(tensor.scalar_type());
-  if (address != 0 && (type < sizeof(kAlignmentMask) ? (address & kAlignmentMask[type]) == 0
+  if (address != 0 && (type < sizeof(kAlignmentMask) ? aligned_in_table(address, type)
                                                      : aligned_as_sized(tensor, address))) {{
     return true;
   }}
@@ -166,7 +171,7 @@ inline bool tensor_at(const EValue& value) {{
   }}
   const auto address = reinterpret_cast<uintptr_t>(value.payload.as_tensor.const_data_ptr());
   const auto type = static_cast<uint8_t>(value.payload.as_tensor.scalar_type());
-  return address != 0 && type < sizeof(kAlignmentMask) && (address & kAlignmentMask[type]) == 0;
+  return address != 0 && type < sizeof(kAlignmentMask) && aligned_in_table(address, type);
 }}
 
 // A value that points elsewhere (a string, a list), checked out of line, one
