@@ -73,10 +73,17 @@ __attribute__((noinline)) bool aligned_as_sized(const ::executorch::aten::Tensor
 inline bool usable(const ::executorch::aten::Tensor& tensor) {{
   const auto address = reinterpret_cast<uintptr_t>(tensor.const_data_ptr());
   const auto type = static_cast<uint8_t>(tensor.scalar_type());
+#if defined(__OPTIMIZE_SIZE__)
+  (void)type;
+  if (address != 0 && aligned_as_sized(tensor, address)) {{
+    return true;
+  }}
+#else
   if (address != 0 && (type < sizeof(kAlignmentMask) ? aligned_in_table(address, type)
                                                      : aligned_as_sized(tensor, address))) {{
     return true;
   }}
+#endif
   return tensor.numel() == 0;
 }}
 {list_data_checks}
