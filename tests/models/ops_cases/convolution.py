@@ -66,6 +66,15 @@ def _convolution_ops() -> list[Op]:
                  groups=7),
             conv("depthwise_tiny_5x5", "depthwise 5x5 on 4x4 planes, 25 taps (AVX-512: one channel a vector): "
                  "1x3x4x4 by 3x1x5x5, bias, padding 2", (1, 3, 4, 4), (3, 1, 5, 5), 3, F32, padding=(2, 2), groups=3),
+            conv("depthwise_5x5_stride2_runs", "depthwise 5x5 stride 2 padding 2 from 2x23x58 planes, output rows of "
+                 "29 (runs of 16, 8 and 4 outputs and one alone): 1x2x23x58 by 2x1x5x5, bias", (1, 2, 23, 58),
+                 (2, 1, 5, 5), 2, F32, stride=(2, 2), padding=(2, 2), groups=2),
+            conv("depthwise_5x5_wide", "depthwise 5x5 stride 1 padding 2 on 12x12 planes, one run across the padded "
+                 "rows, 2 outputs per channel: 1x2x12x12 by 4x1x5x5, no bias", (1, 2, 12, 12), (4, 1, 5, 5), None, F32,
+                 padding=(2, 2), groups=2),
+            conv("depthwise_7x7_rows", "depthwise 7x7 stride 1 padding 3 on 6x35 planes, rows of 35 (two runs of 16, "
+                 "three alone): 1x3x6x35 by 3x1x7x7, bias", (1, 3, 6, 35), (3, 1, 7, 7), 3, F32, padding=(3, 3),
+                 groups=3),
             conv("depthwise_dilation2", "depthwise, dilation 2: 1x2x9x9 by 2x1x3x3, no bias, padding 2",
                  (1, 2, 9, 9), (2, 1, 3, 3), None, F32, padding=(2, 2), dilation=(2, 2), groups=2),
             conv("depthwise_multiplier2", "depthwise, 2 outputs per channel: 1x3x8x8 by 6x1x3x3, bias, "
