@@ -25,29 +25,6 @@ auto add_fn(const Scalar& alpha) {
   return [a](CT x, CT y) { return k::wrapping_fma(x, a, y); };
 }
 
-#if !defined(ETSB_KERNELS_ONE_PATH)  // etsb's size configuration keeps one loop for each dtype
-/// out = self + other for Float tensors of out's element count (no operand
-/// stretched) when alpha is 1 in float: add_f32's vectorised loop, cut on
-/// the thread pool in pieces of the vectorised maps' size (MobileNet-v2's
-/// ten adds, of 7.8K to 75K elements, cut by add's earlier pieces of 4K,
-/// took 0.128 ms a run on two threads against 0.081 ms on one at 8ca6241).
-/// False, having done nothing, otherwise.
-bool add_flat_f32(const Tensor& self, const Tensor& other, const Scalar& alpha, Tensor& out) {
-  const int64_t n = out.numel();
-  if (out.scalar_type() != ScalarType::Float || self.scalar_type() != ScalarType::Float ||
-      other.scalar_type() != ScalarType::Float || self.numel() != n || other.numel() != n ||
-      k::scalar_to<float>(alpha) != 1.0f) {
-    return false;
-  }
-  const float* a = self.const_data_ptr<float>();
-  const float* b = other.const_data_ptr<float>();
-  float* y = out.mutable_data_ptr<float>();
-  k::parallel_flat(n, 8 * k::kElementwiseTaskWork,
-                   [&](int64_t lo, int64_t hi) { k::add_f32(a + lo, b + lo, y + lo, hi - lo); });
-  return true;
-}
-#endif
-
 }  // namespace
 
 /// out = self + alpha * other. Any real or Bool dtypes (a typed, vectorised
@@ -79,7 +56,8 @@ Tensor& add_out(KernelRuntimeContext& ctx, const Tensor& self, const Tensor& oth
   }
 #if !defined(ETSB_KERNELS_ONE_PATH)
   if constexpr (k::may_take_dtype(kName, ScalarType::Float)) {
-    if (add_flat_f32(self, other, alpha, out)) return out;
+    // alpha 1: fast_math.h's vectorised add on the flat engine
+    if (k::scalar_to<float>(alpha) == 1.0f && k::binary_flat_f32(self, other, out, k::add_f32)) return out;
   }
 #endif
   if (k::same_real_dtype(self, other, out)) {

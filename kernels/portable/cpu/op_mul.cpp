@@ -1,6 +1,7 @@
 // aten::mul.out: out = self * other, elementwise with broadcasting.
 #include "util/binary_op_util.h"
 #include "util/complex_util.h"
+#include "util/fast_math.h"
 #include "util/narrow_util.h"
 
 #include <type_traits>
@@ -48,6 +49,11 @@ Tensor& mul_out(KernelRuntimeContext& ctx, const Tensor& self, const Tensor& oth
     k::binary_reduced_float<kName>(ctx, self, other, out, [](float x, float y) { return x * y; });
     return out;
   }
+#if !defined(ETSB_KERNELS_ONE_PATH)
+  if constexpr (k::may_take_dtype(kName, ScalarType::Float)) {  // fast_math.h's vectorised product, flat
+    if (k::binary_flat_f32(self, other, out, k::mul_f32)) return out;
+  }
+#endif
   if (k::same_real_dtype(self, other, out)) {
     ET_SWITCH_REALB_TYPES(out.scalar_type(), ctx, kName, CTYPE, [&]() {
       k::binary_same_dtype<CTYPE, CTYPE>(self, other, out, [](CTYPE x, CTYPE y) { return multiply(x, y); });

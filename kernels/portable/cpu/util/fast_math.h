@@ -215,6 +215,11 @@ ETSB_HOT_LOOP static void add_f32(const float* a, const float* b, float* out, in
   for (int64_t i = 0; i < n; ++i) out[i] = a[i] + b[i];
 }
 
+/// out[i] = a[i] * b[i] for Float (out may be a or b).
+ETSB_HOT_LOOP static void mul_f32(const float* a, const float* b, float* out, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) out[i] = a[i] * b[i];
+}
+
 /// out[i] = in[i] * scale + shift for Float.
 ETSB_HOT_LOOP static void scale_shift_f32(const float* in, float* out, int64_t n, float scale, float shift) {
   for (int64_t i = 0; i < n; ++i) out[i] = in[i] * scale + shift;
