@@ -68,17 +68,81 @@ def run_operator(binary: Path, operator: str, entry: dict, work: Path,
     ``work``; under ``emulator``, a command prefix, for another CPU's binary):
     per method, None when every output matches torch's, else what went wrong;
     and the runner's stderr."""
-    inputs = work / "inputs"
-    with zipfile.ZipFile(OPS_DIR / entry["npz"]) as npz:
-        npz.extractall(inputs)
-    out = work / "out"
-    run = subprocess.run([*emulator, str(binary), "--model", str(OPS_DIR / entry["pte"]), "--all-methods",
-                          "--inputs-dir", str(inputs), "--output-dir", str(out)], capture_output=True, text=True,
-                         timeout=300, check=False)
+    run = _run_programs(binary, [(entry, work)], emulator, timeout=300)
+    results = _results(operator, entry, work / "out", f"(exit {run.returncode}): {run.stderr.strip()[-1500:]}")
+    if run.returncode != 0 and all(r is None for r in results.values()):
+        results["(runner)"] = f"exit {run.returncode}: {run.stderr.strip()[-1500:]}"
+    return results, run.stderr
+
+
+def run_operators(binary: Path, entries: dict[str, dict], work: Path,
+                  emulator: tuple[str, ...] = ()) -> dict[str, tuple[dict[str, str | None], str]]:
+    """:func:`run_operator`'s answer for each of ``entries`` (operator ->
+    manifest entry), the programs run one after the other in one runner
+    process (--all-methods with a list of programs: one process start, not
+    one per operator, which under an emulator is most of an operator's time).
+    An operator with a method left without outputs (it failed, or the
+    process died before reaching it) is run again alone, and answers as it
+    does alone; so does every operator when the process failed though each
+    one's outputs match. An operator whose outputs differ from torch's keeps
+    that answer, with the stderr of a run of its own: what goes wrong is
+    reported with the operator it belongs to."""
+    names = sorted(entries)
+    folders = {operator: work / f"op_{index}" for index, operator in enumerate(names)}
+    try:
+        run = _run_programs(binary, [(entries[o], folders[o]) for o in names], emulator,
+                            timeout=300 + 10 * len(names))
+        returncode = run.returncode
+    except subprocess.TimeoutExpired as expired:
+        returncode = f"timed out after {expired.timeout} s"
+    answers = {o: _results(o, entries[o], folders[o] / "out", None) for o in names}
+    clean = {o for o, results in answers.items() if all(r is None for r in results.values())}
+    again = [o for o in names if o not in clean] if returncode == 0 or clean != set(names) else names
+    found = {}
+    for operator in names:
+        if operator not in again:
+            found[operator] = (answers[operator], "")
+            continue
+        alone, stderr = run_operator(binary, operator, entries[operator], folders[operator] / "alone", emulator)
+        missing = any(r == _MISSING for r in answers[operator].values()) or operator in clean
+        found[operator] = (alone if missing else answers[operator], stderr)
+    return found
+
+
+def operators_under_test(session, test: str, **params: str) -> set[str]:
+    """The ``operator`` parameters of the session's items of the test
+    function ``test`` whose other parameters are ``params``: the operators a
+    batch run (:func:`run_operators`) for those items must answer for."""
+    return {item.callspec.params["operator"] for item in session.items
+            if getattr(item, "originalname", "") == test
+            and all(item.callspec.params.get(name) == value for name, value in params.items())}
+
+
+def _run_programs(binary: Path, programs: list[tuple[dict, Path]], emulator: tuple[str, ...],
+                  timeout: float) -> subprocess.CompletedProcess:
+    """The runner's --all-methods over ``programs`` (manifest entry, work
+    folder: its npz extracted to work/inputs, outputs written to work/out)."""
+    for entry, folder in programs:
+        with zipfile.ZipFile(OPS_DIR / entry["npz"]) as npz:
+            npz.extractall(folder / "inputs")
+    lists = [",".join(str(x) for x in column) for column in
+             zip(*[(OPS_DIR / entry["pte"], folder / "inputs", folder / "out") for entry, folder in programs])]
+    return subprocess.run([*emulator, str(binary), "--model", lists[0], "--all-methods", "--inputs-dir", lists[1],
+                           "--output-dir", lists[2]], capture_output=True, text=True, timeout=timeout, check=False)
+
+
+# What _results says of a method without outputs when it is given no reason.
+_MISSING = "no outputs"
+
+
+def _results(operator: str, entry: dict, out: Path, why: str | None) -> dict[str, str | None]:
+    """Per method of ``entry``'s cases: None when every output in ``out``
+    matches torch's, else what went wrong (for a method without outputs,
+    ``no outputs`` and ``why``, or :data:`_MISSING` itself without one)."""
     results: dict[str, str | None] = {}
     for case in cases_of(operator, entry):
-        if not (out / case.method).is_dir():
-            results[case.method] = f"no outputs (exit {run.returncode}): {run.stderr.strip()[-1500:]}"
+        if not all((out / case.method / f"output_{i}.npy").is_file() for i in range(len(case.outputs))):
+            results[case.method] = f"{_MISSING} {why}" if why else _MISSING
             continue
         problems = []
         for index, expected in enumerate(case.outputs):
@@ -89,9 +153,7 @@ def run_operator(binary: Path, operator: str, entry: dict, work: Path,
             if problem:
                 problems.append(f"output {index}: {problem}")
         results[case.method] = "; ".join(problems) or None
-    if run.returncode != 0 and all(r is None for r in results.values()):
-        results["(runner)"] = f"exit {run.returncode}: {run.stderr.strip()[-1500:]}"
-    return results, run.stderr
+    return results
 
 
 def as_float32(bits: np.ndarray) -> np.ndarray:

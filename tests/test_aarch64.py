@@ -23,7 +23,7 @@ from conftest import MODELS_DIR, REPO, SUMMARY_LINES, TREE
 from driver_helpers import built_outputs
 from helpers import (assert_deploy_matches_torch, assert_matches_torch, cmake_build, cmake_configure, etsb,
                      new_workspace, run_model, static_model_binaries, stripped_size, write_deploy_inputs)
-from op_corpus import OPS_DIR, run_operator
+from op_corpus import OPS_DIR, operators_under_test, run_operators
 from op_corpus import load_manifest as load_ops_manifest
 from selective_build.driver.platforms import PLATFORMS, strip_for
 from selective_build.readers.elf import elf_machine
@@ -160,13 +160,23 @@ def op_corpus(module_folders) -> Path:
     return root / built_outputs(result.stdout)["//ops:op_corpus"]
 
 
+@pytest.fixture(scope="module")
+def op_corpus_answers(request, op_corpus, module_folders) -> dict:
+    """The cases of every operator this session tests, run by the op corpus's
+    binary under qemu-aarch64 all in one process (op_corpus.run_operators: one
+    emulator start instead of one per operator; an operator that fails is
+    run again alone)."""
+    tested = operators_under_test(request.session, "test_every_operator_matches_torch_under_qemu")
+    return run_operators(op_corpus, {o: OPS_MANIFEST["operators"][o] for o in tested},
+                         module_folders("aarch64_ops_run"), emulator=PLATFORM.emulator)
+
+
 @pytest.mark.tree
 @pytest.mark.parametrize("operator", sorted(OPS_MANIFEST["operators"]))
-def test_every_operator_matches_torch_under_qemu(op_corpus, operator, tmp_path):
+def test_every_operator_matches_torch_under_qemu(op_corpus_answers, operator):
     """etsb's kernels compiled for AArch64 (no x86 paths: generic vectors on
     NEON) answer every case of the corpus as torch does."""
-    results, stderr = run_operator(op_corpus, operator, OPS_MANIFEST["operators"][operator], tmp_path,
-                                   emulator=PLATFORM.emulator)
+    results, stderr = op_corpus_answers[operator]
     failed = {method: problem for method, problem in results.items() if problem is not None}
     assert results and not failed, (failed, stderr[-2000:])
 

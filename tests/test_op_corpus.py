@@ -18,8 +18,8 @@ import pytest
 
 from conftest import REPO, SUMMARY_LINES, TREE
 from helpers import etsb
-from op_corpus import (DTYPES, OPS_DIR, coverage_table, load_manifest, operators_with_per_isa_builds, run_operator,
-                       yaml_operators)
+from op_corpus import (DTYPES, OPS_DIR, coverage_table, load_manifest, operators_under_test,
+                       operators_with_per_isa_builds, run_operators, yaml_operators)
 
 pytestmark = pytest.mark.build
 
@@ -39,6 +39,25 @@ def built():
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
     yield
     COVERAGE.write_text(coverage_table(MANIFEST, RESULTS) + "\n")
+
+
+@pytest.fixture(scope="module")
+def answers(request, built, module_folders):
+    """``answers(test, binary, emulator, **params)``: the answers of the
+    operators of the session's items of ``test`` with ``params``, run by
+    ``binary`` (under ``emulator``) all in one process, once a module
+    (op_corpus.run_operators: one process start, not one per operator; an
+    operator that fails is run again alone)."""
+    found = {}
+
+    def get(test: str, binary, emulator: tuple[str, ...] = (), **params: str) -> dict:
+        key = (test, *sorted(params.items()))
+        if key not in found:
+            entries = {o: MANIFEST["operators"][o] for o in operators_under_test(request.session, test, **params)}
+            found[key] = run_operators(binary, entries, module_folders("op_corpus_run"), emulator)
+        return found[key]
+
+    return get
 
 
 # Operators of the library that no program ExecuTorch exports can call, so the
@@ -90,8 +109,8 @@ def test_the_corpus_files_are_listed_and_small():
 
 @pytest.mark.parametrize("variant", sorted(BINARIES))
 @pytest.mark.parametrize("operator", sorted(MANIFEST["operators"]))
-def test_every_case_matches_torch(built, operator, variant, tmp_path):
-    results, _ = run_operator(BINARIES[variant], operator, MANIFEST["operators"][operator], tmp_path)
+def test_every_case_matches_torch(answers, operator, variant):
+    results, _ = answers("test_every_case_matches_torch", BINARIES[variant], variant=variant)[operator]
     if variant == "op_selective":
         RESULTS.update({(operator, method): problem is None for method, problem in results.items()})
     failures = [f"{method}: {problem}" for method, problem in sorted(results.items()) if problem]
@@ -117,13 +136,14 @@ def test_the_per_isa_operators_are_found():
 
 @pytest.mark.parametrize("cpu", sorted(EMULATED_CPUS))
 @pytest.mark.parametrize("operator", PER_ISA_OPERATORS)
-def test_per_isa_operators_match_torch_on_older_x86_cpus(built, operator, cpu, tmp_path):
+def test_per_isa_operators_match_torch_on_older_x86_cpus(answers, operator, cpu):
     """The op-selective corpus binary's cases of each operator with
     per-instruction-set builds, run under qemu-x86_64 as an older CPU:
     whichever build the CPU picks, torch's answers."""
     assert shutil.which("qemu-x86_64"), "no qemu-x86_64 on PATH: scripts/setup.sh installs qemu-user"
     emulator = ("qemu-x86_64", "-cpu", EMULATED_CPUS[cpu])
-    results, _ = run_operator(BINARIES["op_selective"], operator, MANIFEST["operators"][operator], tmp_path, emulator)
+    results, _ = answers("test_per_isa_operators_match_torch_on_older_x86_cpus", BINARIES["op_selective"], emulator,
+                         cpu=cpu)[operator]
     failures = [f"{method}: {problem}" for method, problem in sorted(results.items()) if problem]
     assert not failures, f"{operator} as {EMULATED_CPUS[cpu]}:\n" + "\n".join(failures)
 

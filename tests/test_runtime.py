@@ -185,6 +185,9 @@ def bad_inputs(tmp_path: Path) -> list[tuple[list, int, str]]:
         (["--all-methods"], 2, "error: --all-methods needs --inputs-dir"),
         (["--inputs", MLP_INPUT, "--inputs-dir", directory], 2, "error: --inputs-dir goes with --all-methods"),
         (["--all-methods", "--all-methods", "--inputs-dir", directory], 2, "error: --all-methods given twice"),
+        (["--all-methods", "--inputs-dir", f"{directory},{directory}"], 2,
+         "error: --all-methods takes as many --inputs-dir and --output-dir entries as --model ones"),
+        (["--all-methods", "--inputs-dir", f"{directory},"], 2, f"error: --inputs-dir has an empty entry: {directory},"),
         (["--inputs", MLP_INPUT, "--profile", ""], 2, "error: --profile needs a non-empty value"),
         (["--all-methods", "--inputs-dir", directory, "--profile", tmp_path / "p.json"], 2,
          "error: --profile times one method: it does not go with --all-methods"),
@@ -277,6 +280,26 @@ def test_all_methods_runs_each_method_on_its_own_inputs(objects, tmp_path):
     single = run(binary, "--model", MLP, "--inputs", MLP_INPUT, "--output-dir", tmp_path / "one")
     assert single.returncode == 0, single.stderr
     assert (tmp_path / "all" / "forward" / "output_0.npy").read_bytes() == (tmp_path / "one" / "output_0.npy").read_bytes()
+
+
+def test_all_methods_runs_a_list_of_programs_in_one_process(objects, tmp_path):
+    """--all-methods with lists: program k reads the k-th inputs folder and
+    writes the k-th output folder; one that fails (here: no inputs) is named
+    and the next still runs, the exit status 1."""
+    binary = build(objects, tmp_path, "runner")
+    inputs, empty = tmp_path / "in", tmp_path / "empty"
+    inputs.mkdir()
+    empty.mkdir()
+    shutil.copy(MLP_INPUT, inputs / "forward.input_0.npy")
+    outs = [tmp_path / f"out{k}" for k in range(3)]
+    result = run(binary, "--model", f"{MLP},{MLP},{MLP}", "--all-methods", "--inputs-dir", f"{inputs},{empty},{inputs}",
+                 "--output-dir", ",".join(map(str, outs)))
+    assert result.returncode == 1, result.stderr
+    assert result.stderr.count("error: method 'forward' failed") == 1, result.stderr
+    expected = np.load(MODELS_DIR / "mlp/forward.output_0.npy")
+    for k in (0, 2):
+        np.testing.assert_allclose(np.load(outs[k] / "forward" / "output_0.npy"), expected, rtol=1e-5, atol=1e-6)
+    assert not outs[1].exists()
 
 
 def test_runner_help_and_bad_models(objects, tmp_path):

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <cstdint>
 #include <cstring>
@@ -191,6 +192,16 @@ inline bool write_outputs(executorch::runtime::Method& method, const std::string
   if (created) return why = "cannot create the output directory " + output_dir + ": " + created.message(), false;
   for (size_t i = 0; i < outputs.size(); ++i) {
     if (!write_output(outputs[i], output_dir + "/output_" + std::to_string(i) + ".npy", i, why)) return false;
+  }
+  return true;
+}
+
+// Whether a method name is safe as a directory name (a corrupt program can
+// name a method "../x"): letters, digits and underscores.
+inline bool plain_name(const std::string& name) {
+  if (name.empty()) return false;
+  for (char c : name) {
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_') return false;
   }
   return true;
 }

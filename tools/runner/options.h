@@ -47,7 +47,7 @@ inline bool parse_prompt(const std::string& text, std::vector<int64_t>& ids, std
 inline const char kUsage[] =
     "usage: %s --model M.pte [--method NAME] --inputs a.npy,... --output-dir DIR\n"
     "          [--iterations N] [--profile FILE] [--threads N] [--max-memory-mb N] [--log]\n"
-    "       %s --model M.pte --all-methods --inputs-dir IN --output-dir DIR [--max-memory-mb N] [--log]\n"
+    "       %s --model M.pte,... --all-methods --inputs-dir IN,... --output-dir DIR,... [--max-memory-mb N] [--log]\n"
     "       %s --model M.pte [--method NAME] --steps IN --output-dir DIR [--threads N] [--max-memory-mb N] [--log]\n"
     "       %s --model M.pte [--method NAME] --prompt IDS --generate N [--threads N] [--max-memory-mb N] [--log]\n"
     "\n"
@@ -64,7 +64,9 @@ inline const char kUsage[] =
     "                      FILE (JSON, tools/runner/profile.h)\n"
     "  --all-methods       run every method of the program in turn, method M reading\n"
     "                      IN/M.input_<i>.npy and writing DIR/M/output_<i>.npy; a failed\n"
-    "                      method is reported and the others still run\n"
+    "                      method is reported and the others still run. --model, --inputs-dir\n"
+    "                      and --output-dir may list several programs (comma-separated, as\n"
+    "                      many of each), run one after the other in this process\n"
     "  --inputs-dir IN     where --all-methods finds the inputs\n"
     "  --steps IN          run the method once per step in one process, its state (mutable\n"
     "                      buffers: a decoder's KV cache) kept from step to step: step k\n"
@@ -97,6 +99,8 @@ struct Options {
   long long iterations = 0;
   long long generate = -1;  // -1: no --generate
   std::vector<int64_t> prompt;  // --prompt's token ids
+  // --all-methods's programs: program k is models[k], read from inputs_dirs[k], written to output_dirs[k].
+  std::vector<std::string> models, inputs_dirs, output_dirs;
   long long max_memory_mb = 4096;
   long long threads = 1;  // one thread unless asked: the same speed on any machine
   bool has_inputs = false, print_log = false, help = false, list_kernels = false, list_backends = false,
@@ -135,6 +139,22 @@ inline bool set_option(const std::string& flag, const std::string& value, Option
     return why = "--generate takes a whole number from 0 to 1000000, not '" + value + "'", false;
   if (flag != "--iterations" && flag != "--max-memory-mb" && flag != "--threads" && flag != "--generate")
     return why = "unknown flag " + flag + " (see --help)", false;
+  return true;
+}
+
+// --all-methods's lists of programs, input and output directories, split
+// into `options`; false, and `why`, if one has an empty entry or their
+// lengths differ.
+inline bool split_programs(Options& options, std::string& why) {
+  const char* flags[] = {"--model", "--inputs-dir", "--output-dir"};
+  const std::string* texts[] = {&options.model, &options.inputs_dir, &options.output_dir};
+  std::vector<std::string>* lists[] = {&options.models, &options.inputs_dirs, &options.output_dirs};
+  for (int i = 0; i < 3; ++i) {
+    if (!split_list(*texts[i], *lists[i]))
+      return why = std::string(flags[i]) + " has an empty entry: " + *texts[i], false;
+  }
+  if (options.inputs_dirs.size() != options.models.size() || options.output_dirs.size() != options.models.size())
+    return why = "--all-methods takes as many --inputs-dir and --output-dir entries as --model ones", false;
   return true;
 }
 
@@ -183,7 +203,7 @@ inline bool parse_options(int argc, char** argv, Options& options, std::string& 
   if (options.all_methods != !options.inputs_dir.empty())
     return why = options.all_methods ? "--all-methods needs --inputs-dir" : "--inputs-dir goes with --all-methods",
            false;
-  return true;
+  return !options.all_methods || split_programs(options, why);
 }
 
 }  // namespace etsb_runner

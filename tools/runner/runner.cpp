@@ -29,7 +29,6 @@
 // The fuzz target of model loading (tools/runner/fuzz) compiles this file with
 // -DETSB_RUNNER_NO_MAIN and calls run() on each input.
 #include <algorithm>
-#include <cctype>
 #include <chrono>
 #include <cstdio>
 #include <cstring>
@@ -276,16 +275,6 @@ int run_method(Program& program, const Options& options) {
   return status;
 }
 
-// Whether a method name is safe as a directory name (a corrupt program can
-// name a method "../x"): letters, digits and underscores.
-bool plain_name(const std::string& name) {
-  if (name.empty()) return false;
-  for (char c : name) {
-    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_') return false;
-  }
-  return true;
-}
-
 // --all-methods: each method of the program run on IN/<method>.input_<i>.npy
 // into DIR/<method>/; the exit status is 1 if any failed.
 int run_all_methods(Program& program, const Options& options) {
@@ -313,17 +302,10 @@ int run_all_methods(Program& program, const Options& options) {
   return status;
 }
 
-// Loads the program, runs the method (or every method) and writes the
-// outputs; the process's exit status.
-int run(const Options& options) {
-  executorch::runtime::register_pal(executorch::runtime::PalImpl::create(keep_log_message, __FILE__));
-  executorch::runtime::runtime_init();
+// Loads one program, runs the method (or every method) and writes the
+// outputs; 0, or 1 after saying what went wrong.
+int run_program(const Options& options) {
   std::string why;
-  if (!set_threads(options.threads, why)) {
-    fail(why);
-    return 2;
-  }
-  if (!register_kernels()) return 1;
   File model;
   size_t model_size;
   if (!open_regular(options.model, model, model_size, why)) return fail(options.model + ": " + why);
@@ -336,6 +318,28 @@ int run(const Options& options) {
   auto program = Program::load(&loader.get(), Program::Verification::InternalConsistency);
   if (!program.ok()) return fail(options.model + ": not a valid program (" + error_name(program.error()) + ")");
   return options.all_methods ? run_all_methods(program.get(), options) : run_method(program.get(), options);
+}
+
+// Runs the program (or each of --all-methods's programs, in turn: one that
+// fails does not stop the others, and `options` names the last one after);
+// the process's exit status.
+int run(Options& options) {
+  executorch::runtime::register_pal(executorch::runtime::PalImpl::create(keep_log_message, __FILE__));
+  executorch::runtime::runtime_init();
+  std::string why;
+  if (!set_threads(options.threads, why)) {
+    fail(why);
+    return 2;
+  }
+  if (!register_kernels()) return 1;
+  if (!options.all_methods) return run_program(options);
+  int status = 0;
+  for (size_t k = 0; k < options.models.size(); ++k) {
+    options.model = options.models[k], options.inputs_dir = options.inputs_dirs[k];
+    options.output_dir = options.output_dirs[k];
+    status = run_program(options) != 0 ? 1 : status;
+  }
+  return status;
 }
 
 }  // namespace
