@@ -8,8 +8,8 @@ every binary built, and an SVG bar chart.
 
 Sides (lib/models.py): binaries built per program in $TMPDIR/bench_models_SET_ws (kept; the
 tree's sides from ETSB_EXECUTORCH_TREE), or a peer runner on the wheel's prebuilt kernels. Each
-set has its own default sides and threads; fullres (MobileNet-v2 1.0 and ResNet-18 at 224 px) is
-exported first by bench/export_fullres.py; delegated and fullres split each program's time by kind
+set has its own default sides and threads; fullres (MobileNet-v2 1.0, ResNet-18, EfficientNet-B0 and
+MobileNet-v3-Large at 224 px) is exported first by bench/export_fullres.py; delegated and fullres split each program's time by kind
 of operator per side and thread count (lib/split.py); corpus checks goals, tree also times cold builds of
 the MLP, llm greedy generation; timing: lib/rounds.py. Exits 1 when a binary fails or
 disagrees with torch, or a goal is missed.

@@ -1,5 +1,5 @@
 """Export the full-resolution programs that `bench/bench_models.py --set fullres` times:
-torchvision's MobileNet-v2 1.0 and ResNet-18 at 224x224 px, 1000 classes,
+torchvision's MobileNet-v2 1.0, ResNet-18, EfficientNet-B0 and MobileNet-v3-Large at 224x224 px, 1000 classes,
 random weights, each as etsb's portable program and delegated to XNNPACK.
 
 Run in the export environment (torch, executorch, torchvision, torchao; the benchmark itself never imports torch):
@@ -28,7 +28,7 @@ from lib.timing import choose, listed, parser
 OUTPUT = Path(__file__).resolve().parent / ".data" / "fullres"
 FOLDERS = {"real": None, "delegated": "xnnpack"}   # folder -> delegate
 SIZE = 224
-MODELS = ("mobilenet_v2", "resnet18")   # specs()'s, named before torch is imported
+MODELS = ("efficientnet_b0", "mobilenet_v2", "mobilenet_v3_large", "resnet18")   # specs()'s, named before torch is imported
 
 sys.path.insert(0, str(MODELS_DIR))   # the corpus exporter's modules (tests/models)
 
@@ -45,9 +45,19 @@ def specs() -> dict:
     def resnet18():
         return import_torchvision().models.resnet18(weights=None)
 
+    def efficientnet_b0():
+        return import_torchvision().models.efficientnet_b0(weights=None)
+
+    def mobilenet_v3_large():
+        return import_torchvision().models.mobilenet_v3_large(weights=None)
+
     return {spec.name: spec for spec in (
+        ModelSpec("efficientnet_b0", f"torchvision EfficientNet-B0 (5x5 depthwise, squeeze-excite, SiLU), 1000 "
+                  f"classes, {SIZE}x{SIZE} RGB", efficientnet_b0, image_input(SIZE)),
         ModelSpec("mobilenet_v2", f"torchvision MobileNetV2, width_mult 1.0, 1000 classes, {SIZE}x{SIZE} RGB",
                   mobilenet_v2, image_input(SIZE)),
+        ModelSpec("mobilenet_v3_large", f"torchvision MobileNetV3-Large (5x5 depthwise, squeeze-excite, hardswish), "
+                  f"1000 classes, {SIZE}x{SIZE} RGB", mobilenet_v3_large, image_input(SIZE)),
         ModelSpec("resnet18", f"torchvision ResNet-18 (BasicBlock [2,2,2,2]), 1000 classes, {SIZE}x{SIZE} RGB",
                   resnet18, image_input(SIZE)))}
 

@@ -279,8 +279,9 @@ def exported(folder: Path, numbers: tuple[str, ...]) -> dict:
 
 
 def load_fullres(names: list[str] | None) -> Programs:
-    """MobileNet-v2 1.0 and ResNet-18 at 224 px (export_fullres.py): etsb's programs, held as the real models (10x
-    their spreads, rtol 1e-4), and their XNNPACK twins (the manifest's tolerance, rtol 0)."""
+    """MobileNet-v2 1.0, ResNet-18, EfficientNet-B0 and MobileNet-v3-Large at 224 px (export_fullres.py): etsb's
+    programs, held as the real models (10x their spreads, rtol 1e-4), and their XNNPACK twins (the manifest's
+    tolerance, rtol 0)."""
     real, delegated = (FULLRES_DATA / folder for folder in ("real", "delegated"))
     found = exported(real, ("max_abs_diff_fp32_vs_fp64", "max_abs_diff_eager_vs_runtime"))
     twins = exported(delegated, ("tolerance",))
