@@ -99,8 +99,16 @@ __attribute__((always_inline)) inline void depthwise_rows_square(float* out, int
                                                                  int64_t step, int64_t rows, int64_t n,
                                                                  const float* wt, float bias,
                                                                  const DepthwisePlane& p) {
-  int64_t off[K * K];
-  for (int t = 0; t < K * K; ++t) off[t] = p.tap_offset(t);
+  // The taps' offsets (DepthwisePlane::tap_offset) by kernel row and column: K divisions, where a
+  // tap_offset per tap took 3K^2 (a 7x7 plane's 1,825 multiply-adds took less time than its 75).
+  int64_t column[K], off[K * K];
+  for (int kw = 0; kw < K; ++kw) {
+    const int64_t col = kw * p.dilation_w, phase = col / p.stride_w;
+    column[kw] = (col - phase * p.stride_w) * p.phase_len + phase;
+  }
+  for (int kh = 0; kh < K; ++kh) {
+    for (int kw = 0; kw < K; ++kw) off[kh * K + kw] = kh * p.dilation_h * p.row_len + column[kw];
+  }
   for (int64_t oh = 0; oh < rows; ++oh) {
     const float* r = base + oh * step;
     float* o = out + oh * out_stride;
@@ -262,6 +270,11 @@ constexpr int64_t kLanesTaps = 64;
 /// Output planes of up to this many positions (4x4) run channels-last:
 /// below it, a plane's rows are too short to fill vectors.
 constexpr int64_t kLanesPlane = 16;
+/// The same for kernels of 25 taps and more (5x5, 7x7): up to 7x7 planes,
+/// whose rows of 7 the row kernels (depthwise_rows_square) take in runs of
+/// 4 and 1 (EfficientNet-B0's 5x5 on 14x14 to 7x7 with stride 2: 397 us
+/// row by row, 169 us channels-last).
+constexpr int64_t kLanesPlaneWide = 49;
 
 /// Depthwise convolution of one image, one output channel per input channel
 /// and a kernel of up to kLanesTaps taps, channels-last in `scratch`
@@ -339,7 +352,8 @@ inline bool depthwise_f32_runs() { return avx2_runs(); }
 /// depthwise_tiny takes.
 inline bool depthwise_in_lanes(int64_t multiplier, const Window& h, const Window& w) {
   return !depthwise_same_fits(h, w) && !depthwise_pairs_fits(h, w) && !depthwise_tiny_fits(multiplier, h, w) &&
-         multiplier == 1 && h.out * w.out <= kLanesPlane && h.kernel * w.kernel <= kLanesTaps;
+         multiplier == 1 && h.kernel * w.kernel <= kLanesTaps &&
+         h.out * w.out <= (h.kernel * w.kernel >= 25 ? kLanesPlaneWide : kLanesPlane);
 }
 
 /// The floats of scratch depthwise_f32 needs (none for depthwise_same, depthwise_pairs, depthwise_tiny and
