@@ -75,6 +75,11 @@ def _convolution_ops() -> list[Op]:
             conv("depthwise_7x7_rows", "depthwise 7x7 stride 1 padding 3 on 6x35 planes, rows of 35 (two runs of 16, "
                  "three alone): 1x3x6x35 by 3x1x7x7, bias", (1, 3, 6, 35), (3, 1, 7, 7), 3, F32, padding=(3, 3),
                  groups=3),
+            conv("depthwise_5x5_lanes", "depthwise 5x5 stride 1 padding 2 to 7x7 planes, channels-last: 1x10x7x7 by "
+                 "10x1x5x5, bias", (1, 10, 7, 7), (10, 1, 5, 5), 10, F32, padding=(2, 2), groups=10),
+            conv("depthwise_5x5_lanes_stride2", "depthwise 5x5 stride 2 padding 2 from 13x13 to 7x7 planes, "
+                 "channels-last: 1x6x13x13 by 6x1x5x5, no bias", (1, 6, 13, 13), (6, 1, 5, 5), None, F32, stride=(2, 2),
+                 padding=(2, 2), groups=6),
             conv("depthwise_dilation2", "depthwise, dilation 2: 1x2x9x9 by 2x1x3x3, no bias, padding 2",
                  (1, 2, 9, 9), (2, 1, 3, 3), None, F32, padding=(2, 2), dilation=(2, 2), groups=2),
             conv("depthwise_multiplier2", "depthwise, 2 outputs per channel: 1x3x8x8 by 6x1x3x3, bias, "
