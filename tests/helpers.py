@@ -18,6 +18,7 @@ from pathlib import Path
 import executorch
 import numpy as np
 
+from bazel_options import BAZEL_BUILD, BAZEL_STARTUP  # noqa: F401 (the tests import them from here)
 from conftest import MODELS_DIR, REPO, VENV, load_manifest
 
 ETSB = VENV / "bin" / "etsb"
@@ -197,11 +198,6 @@ def generate_mlp_files(root: Path) -> Path:
 
 
 # -- the other front ends ------------------------------------------------------------------
-
-BAZEL_STARTUP = ("--host_jvm_args=-Xmx1g", "--max_idle_secs=600")
-# Every command gets the same build options, so none discards the analysis cache;
-# no convenience symlinks (bazel-*) in the repository.
-BAZEL_BUILD = ("--jobs=2", "--symlink_prefix=/", "--color=no", "--curses=no")
 
 
 class Bazel:

@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 from conftest import REPO, TREE
+from bazel_options import BAZEL_JVM
 from helpers import BAZEL_BUILD, Bazel
 
 pytestmark = pytest.mark.build
@@ -26,7 +27,7 @@ def test_a_project_of_its_own_builds_with_etsb_as_a_local_repository(tmp_path):
     with cxx_library and cxx_binary mapped to cc_library and cc_binary."""
     bazel = Bazel(tmp_path / "output_base")
     try:
-        result = subprocess.run([bazel.binary, f"--output_base={bazel.output_base}", "--host_jvm_args=-Xmx1g",
+        result = subprocess.run([bazel.binary, f"--output_base={bazel.output_base}", *BAZEL_JVM,
                                  "--max_idle_secs=60", "build", *BAZEL_BUILD, "//:bin", "//buck2_style:executorch_bin"],
                                 cwd=CONSUMER,
                                 capture_output=True, text=True, timeout=1200)
@@ -63,7 +64,7 @@ def test_a_relative_executorch_root_is_the_callers_not_etsbs(tmp_path):
         'load("@etsb//bazel:repositories.bzl", "etsb_repositories")\n'
         'etsb_repositories(executorch_root = "third_party/executorch")\n')
     bazel = Bazel(tmp_path / "output_base")
-    startup = [bazel.binary, f"--output_base={bazel.output_base}", "--host_jvm_args=-Xmx1g", "--max_idle_secs=60"]
+    startup = [bazel.binary, f"--output_base={bazel.output_base}", *BAZEL_JVM, "--max_idle_secs=60"]
     try:
         result = subprocess.run([*startup, "query", "@executorch//kernels/portable:all"], cwd=project / "sub",
                                 capture_output=True, text=True, timeout=600)
