@@ -184,7 +184,8 @@ def compare(got: np.ndarray, expected: np.ndarray, dtype: str, rtol: float, atol
     e = expected.astype(np.float64).reshape(-1)
     both_nan = np.isnan(g) & np.isnan(e)
     same_inf = np.isinf(e) & (g == e)
-    close = np.abs(g - e) <= atol + rtol * np.abs(e)
+    with np.errstate(invalid="ignore"):  # inf - inf is NaN, not close: same_inf covers equal infinities
+        close = np.abs(g - e) <= atol + rtol * np.abs(e)
     bad = np.flatnonzero(~(both_nan | same_inf | close))
     if bad.size:
         i = bad[0]
