@@ -123,7 +123,11 @@ inline Tensor& float_unary_out(KernelRuntimeContext& ctx, const Tensor& self, Te
   ET_KERNEL_CHECK_MSG(ctx, resize_to(out, self.sizes()), InvalidArgument, out, "%s: cannot resize out", Name);
   const int64_t n = self.numel();
   if (float_loop != nullptr && self.scalar_type() == ScalarType::Float && out.scalar_type() == ScalarType::Float) {
-    float_loop(self.const_data_ptr<float>(), out.mutable_data_ptr<float>(), n);
+    // Cut on the thread pool (each element computed alone: the same results on any threads); on one thread,
+    // EfficientNet-B0's sigmoids took 2.3 ms a run at 224 px with two threads as with one.
+    const float* in = self.const_data_ptr<float>();
+    float* dst = out.mutable_data_ptr<float>();
+    parallel_flat(n, kElementwiseTaskWork, [&](int64_t lo, int64_t hi) { float_loop(in + lo, dst + lo, hi - lo); });
     return out;
   }
   if (self.scalar_type() == out.scalar_type()) {
