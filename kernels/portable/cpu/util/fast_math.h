@@ -13,6 +13,19 @@
 namespace etsb {
 namespace kernels {
 
+/// e^r for |r| <= ln 2 / 2 by its Taylor polynomial to degree 6 (Horner):
+/// exp_f32's and sigmoid_f32's, always in line (also into loops built with
+/// other optimize options, where a plain inline function is not).
+__attribute__((always_inline)) inline float exp_reduced_f32(float r) {
+  float p = 1.0f / 720;
+  p = p * r + 1.0f / 120;
+  p = p * r + 1.0f / 24;
+  p = p * r + 1.0f / 6;
+  p = p * r + 0.5f;
+  p = p * r + 1.0f;
+  return p * r + 1.0f;
+}
+
 /// e^x for float: x = n ln2 + r with |r| <= ln2 / 2, e^r by its Taylor
 /// polynomial to degree 6, 2^n built in the exponent bits. Large x gives
 /// +inf, x below about -87.3 (where e^x is no longer a normal float) gives
@@ -25,13 +38,7 @@ inline float exp_f32(float x) {
   // call to a rounding function, which baseline x86-64 lacks an instruction for).
   const float n = (clamped * 1.44269504f + 12582912.0f) - 12582912.0f;
   const float r = clamped - n * 0.693145752f - n * 1.42860677e-6f;  // ln 2 in two parts
-  float p = 1.0f / 720;
-  p = p * r + 1.0f / 120;
-  p = p * r + 1.0f / 24;
-  p = p * r + 1.0f / 6;
-  p = p * r + 0.5f;
-  p = p * r + 1.0f;
-  p = p * r + 1.0f;
+  const float p = exp_reduced_f32(r);
   // 2^n as two factors, each a normal float for every n in [-126, 128].
   const int32_t half = static_cast<int32_t>(n) / 2;
   const int32_t bits_a = (half + 127) << 23;
@@ -126,13 +133,7 @@ ETSB_HOT_SELECTS static void sigmoid_f32(const float* in, float* out, int64_t n)
     const float shifted = a * -1.44269504f + 12582912.0f;  // 1.5 * 2^23 + k, k = round(-a / ln 2)
     const float k = shifted - 12582912.0f;
     const float r = k * -0.693145752f - a - k * 1.42860677e-6f;  // -a - k ln 2 (ln 2 in two parts)
-    float p = 1.0f / 720;
-    p = p * r + 1.0f / 120;
-    p = p * r + 1.0f / 24;
-    p = p * r + 1.0f / 6;
-    p = p * r + 0.5f;
-    p = p * r + 1.0f;
-    p = p * r + 1.0f;
+    const float p = exp_reduced_f32(r);
     int32_t bits;
     std::memcpy(&bits, &shifted, sizeof bits);
     const int32_t scale_bits = (bits << 23) + (127 << 23);  // 2^k's exponent field
