@@ -134,9 +134,9 @@ ETSB_HOT_SELECTS static void sigmoid_f32(const float* in, float* out, int64_t n)
     const float k = shifted - 12582912.0f;
     const float r = k * -0.693145752f - a - k * 1.42860677e-6f;  // -a - k ln 2 (ln 2 in two parts)
     const float p = exp_reduced_f32(r);
-    int32_t bits;
+    uint32_t bits;  // unsigned: the shift drops the exponent's bits (a signed shift past the sign is undefined)
     std::memcpy(&bits, &shifted, sizeof bits);
-    const int32_t scale_bits = (bits << 23) + (127 << 23);  // 2^k's exponent field
+    const uint32_t scale_bits = (bits << 23) + (127u << 23);  // 2^k's exponent field
     float scale;
     std::memcpy(&scale, &scale_bits, sizeof scale);
     const float e = small ? p * scale : 0.0f;
