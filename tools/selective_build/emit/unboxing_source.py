@@ -66,24 +66,27 @@ __attribute__((noinline)) bool aligned_as_sized(const ::executorch::aten::Tensor
   return address % (complex ? size / 2 : size) == 0;
 }}
 
+// Whether address is aligned for tensor's elements: by the table for a type
+// it knows; compiled for size (-Os), by the runtime's element size alone (the
+// table is the in-line checks' below, which such a build leaves out).
+inline bool aligned_for(const ::executorch::aten::Tensor& tensor, uintptr_t address) {{
+#if defined(__OPTIMIZE_SIZE__)
+  return aligned_as_sized(tensor, address);
+#else
+  const auto type = static_cast<uint8_t>(tensor.scalar_type());
+  return type < sizeof(kAlignmentMask) ? aligned_in_table(address, type) : aligned_as_sized(tensor, address);
+#endif
+}}
+
 // A tensor a kernel can read: its data is there (or it has no elements) and
 // aligned for its element type. A program leaves the data of inputs and
 // unplanned outputs to its caller; a corrupt one can leave any tensor's data
 // unset, or misplace it.
 inline bool usable(const ::executorch::aten::Tensor& tensor) {{
   const auto address = reinterpret_cast<uintptr_t>(tensor.const_data_ptr());
-  const auto type = static_cast<uint8_t>(tensor.scalar_type());
-#if defined(__OPTIMIZE_SIZE__)
-  (void)type;
-  if (address != 0 && aligned_as_sized(tensor, address)) {{
+  if (address != 0 && aligned_for(tensor, address)) {{
     return true;
   }}
-#else
-  if (address != 0 && (type < sizeof(kAlignmentMask) ? aligned_in_table(address, type)
-                                                     : aligned_as_sized(tensor, address))) {{
-    return true;
-  }}
-#endif
   return tensor.numel() == 0;
 }}
 {list_data_checks}

@@ -54,7 +54,7 @@ __attribute__((always_inline)) inline void depthwise_square_row(Lanes& sum, cons
 /// its input, tap t at r + off[t]): each kernel row's partial sum (K short
 /// chains of dependent multiply-adds) added to the bias in order, and
 /// stored once. The rows of 5x5's widest runs unrolled, the others in a
-/// loop (all unrolled, 7x7's 49 taps in four run widths and two
+/// loop (all unrolled, 7x7's 49 taps in every run width of both
 /// instruction sets were 20 KB of code).
 template <int K, int W>
 __attribute__((always_inline)) inline void depthwise_square_run(float* o, const float* r, const int64_t* off,

@@ -122,8 +122,9 @@ inline bool avx2_runs() {
 /// clamps or conversions: 1.7x the speed of 1 / (1 + exp_f32(-x)) on
 /// AVX-512 (EfficientNet-B0's SiLU layers took 3.9 ms of its 20.5 at 224 px
 /// on one thread), and vectorised on AVX2 and the baseline too
-/// (ETSB_HOT_SELECTS), where that loop was scalar. Written out in the loop:
-/// a helper would not be inlined under the loop's other optimize options.
+/// (ETSB_HOT_SELECTS), where that loop was scalar. The reduction is written
+/// out in the loop and the polynomial always in line (exp_reduced_f32): a
+/// plain inline helper is not inlined under the loop's other optimize options.
 ETSB_HOT_SELECTS static void sigmoid_f32(const float* in, float* out, int64_t n) {
   for (int64_t i = 0; i < n; ++i) {
     const float x = in[i];
