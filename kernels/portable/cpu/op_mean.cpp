@@ -44,24 +44,25 @@ Tensor& mean_over(KernelRuntimeContext& ctx, const Tensor& self, const std::opti
   const int64_t n = out.numel();
   if (n == 0) return out;
   // One loop per out dtype (shared by both overloads): self is read through
-  // with_reader (typed when it has out's dtype, else widened exactly).
-  if (k::is_reduced_float(self.scalar_type()) || k::is_reduced_float(out.scalar_type())) {
-    // Half and BFloat16 are summed in float (double for a Double out) and rounded once.
-    ET_SWITCH_FLOATHBF16_TYPES(out.scalar_type(), ctx, Name, OUT, [&]() {
-      using Acc = k::float_compute_t<OUT>;
-      const DivideBy<Acc> finish{static_cast<Acc>(plan.count)};
-      const auto sum = [&](const auto& read) {
-        k::reduce_sum_widened<Acc>(plan, read, out.mutable_data_ptr<OUT>(), finish);
-      };
-      if constexpr (std::is_same<OUT, float>::value || std::is_same<OUT, double>::value) {
-        // A Float or Double out here means a Half or BFloat16 self: only its
-        // reader is built (with_reader's typed and integral ones cannot be reached).
-        k::LoadFn<double> load = nullptr;
-        ET_SWITCH_TWO_TYPES(Half, BFloat16, self.scalar_type(), ctx, Name, T, [&]() { load = &k::load_as<double, T>; });
-        if (load != nullptr) sum(k::WideReader<double, Acc>{load, self.const_data_ptr()});
-      } else {
-        k::with_reader<Name, OUT, Acc>(ctx, self, sum);
-      }
+  // with_reader (typed when it has out's dtype, else widened exactly). Half
+  // and BFloat16 are summed in float (double for a Double out) and rounded
+  // once, by loops inside those dtypes' switch cases, so that a
+  // dtype-selective build without them compiles none.
+  if (k::is_reduced_float(out.scalar_type())) {
+    ET_SWITCH_TWO_TYPES(Half, BFloat16, out.scalar_type(), ctx, Name, OUT, [&]() {
+      const DivideBy<float> finish{static_cast<float>(plan.count)};
+      k::with_reader<Name, OUT, float>(ctx, self, [&](const auto& read) {
+        k::reduce_sum_widened<float>(plan, read, out.mutable_data_ptr<OUT>(), finish);
+      });
+    });
+    return out;
+  }
+  if (k::is_reduced_float(self.scalar_type())) {
+    ET_SWITCH_FLOAT_TYPES(out.scalar_type(), ctx, Name, OUT, [&]() {
+      const DivideBy<OUT> finish{static_cast<OUT>(plan.count)};
+      k::with_reduced_float_reader<Name, OUT>(ctx, self, [&](const auto& read) {
+        k::reduce_sum_widened<OUT>(plan, read, out.mutable_data_ptr<OUT>(), finish);
+      });
     });
     return out;
   }

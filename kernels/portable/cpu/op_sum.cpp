@@ -37,12 +37,21 @@ void sum_real(KernelRuntimeContext& ctx, const k::ReducePlan& plan, const Tensor
   ET_KERNEL_CHECK_MSG(ctx, k::is_realhbbf16(in_type) && k::is_realhbbf16(out_type), InvalidArgument, ,
                       "%s: unsupported dtype", kName);
   // One loop per out dtype: self is read through with_reader (typed when it
-  // has out's dtype, else widened exactly and converted per element).
-  if ((k::is_reduced_float(in_type) || k::is_reduced_float(out_type)) && k::is_floating(out_type)) {
-    ET_SWITCH_FLOATHBF16_TYPES(out_type, ctx, kName, OUT, [&]() {
-      using Acc = k::float_compute_t<OUT>;
-      k::with_reader<kName, OUT, Acc>(ctx, self, [&](const auto& read) {
-        k::reduce_sum_widened<Acc>(plan, read, out.mutable_data_ptr<OUT>(), k::KeepSum{});
+  // has out's dtype, else widened exactly and converted per element). The
+  // Half and BFloat16 loops sit inside those dtypes' switch cases, so that a
+  // dtype-selective build without them compiles none.
+  if (k::is_reduced_float(out_type)) {
+    ET_SWITCH_TWO_TYPES(Half, BFloat16, out_type, ctx, kName, OUT, [&]() {
+      k::with_reader<kName, OUT, float>(ctx, self, [&](const auto& read) {
+        k::reduce_sum_widened<float>(plan, read, out.mutable_data_ptr<OUT>(), k::KeepSum{});
+      });
+    });
+    return;
+  }
+  if (k::is_reduced_float(in_type) && k::is_floating(out_type)) {
+    ET_SWITCH_FLOAT_TYPES(out_type, ctx, kName, OUT, [&]() {
+      k::with_reduced_float_reader<kName, OUT>(ctx, self, [&](const auto& read) {
+        k::reduce_sum_widened<OUT>(plan, read, out.mutable_data_ptr<OUT>(), k::KeepSum{});
       });
     });
     return;

@@ -143,6 +143,17 @@ ET_INLINE void with_reader(KernelRuntimeContext& ctx, const Tensor& in, const Vi
   }
 }
 
+/// Calls `visit(reader)` with a WideReader<double, Acc> of a Half or BFloat16
+/// `in` (a reduction into a wider out). The visit is instantiated in the
+/// switch's cases only, so a dtype-selective build keeping neither dtype for
+/// `Name` compiles none of it; both cases share one reader type, so one loop.
+template <const char* Name, typename Acc, typename Visit>
+ET_INLINE void with_reduced_float_reader(KernelRuntimeContext& ctx, const Tensor& in, const Visit& visit) {
+  ET_SWITCH_TWO_TYPES(Half, BFloat16, in.scalar_type(), ctx, Name, T, [&]() {
+    visit(WideReader<double, Acc>{&load_as<double, T>, in.const_data_ptr()});
+  });
+}
+
 /// Sum of the n values read at first, first + 1, ... in Acc, with four
 /// independent partial sums so the loop pipelines (and vectorises for floats).
 template <typename Acc, typename Read>
