@@ -56,8 +56,9 @@ Tensor& add_out(KernelRuntimeContext& ctx, const Tensor& self, const Tensor& oth
   }
 #if !defined(ETSB_KERNELS_ONE_PATH)
   if constexpr (k::may_take_dtype(kName, ScalarType::Float)) {
-    // alpha 1: fast_math.h's vectorised add on the flat engine
-    if (k::scalar_to<float>(alpha) == 1.0f && k::binary_flat_f32(self, other, out, k::add_f32)) return out;
+    // alpha 1: fast_math.h's vectorised adds
+    const k::FloatMaps maps{k::add_f32, k::add_scalar_f32, k::add_scalar_f32};
+    if (k::scalar_to<float>(alpha) == 1.0f && k::binary_maps_f32(self, other, out, maps)) return out;
   }
 #endif
   if (k::same_real_dtype(self, other, out)) {

@@ -31,7 +31,13 @@ Tensor& div_out(KernelRuntimeContext& ctx, const Tensor& self, const Tensor& oth
   if (k::any_complex(self, other, out)) {
     return k::complex_binary_out<kName>(ctx, self, other, out, [](auto x, auto y) { return x / y; });
   }
-  return k::float_binary_out<kName>(ctx, self, other, out, [](auto x, auto y) { return x / y; });
+  const auto divide = [](auto x, auto y) { return x / y; };
+#if defined(ETSB_KERNELS_ONE_PATH)  // the size configuration: the engine's one loop
+  return k::float_binary_out<kName>(ctx, self, other, out, divide);
+#else
+  const k::FloatMaps maps{k::div_f32, k::div_scalar_f32, k::rdiv_scalar_f32};  // hardswish's x / 6
+  return k::float_binary_out<kName>(ctx, self, other, out, divide, &maps);
+#endif
 }
 
 /// out = self / other rounded by rounding_mode: none is true division (as

@@ -50,8 +50,9 @@ Tensor& mul_out(KernelRuntimeContext& ctx, const Tensor& self, const Tensor& oth
     return out;
   }
 #if !defined(ETSB_KERNELS_ONE_PATH)
-  if constexpr (k::may_take_dtype(kName, ScalarType::Float)) {  // fast_math.h's vectorised product, flat
-    if (k::binary_flat_f32(self, other, out, k::mul_f32)) return out;
+  if constexpr (k::may_take_dtype(kName, ScalarType::Float)) {  // fast_math.h's vectorised products
+    const k::FloatMaps maps{k::mul_f32, k::mul_scalar_f32, k::mul_scalar_f32};
+    if (k::binary_maps_f32(self, other, out, maps)) return out;
   }
 #endif
   if (k::same_real_dtype(self, other, out)) {

@@ -7,7 +7,7 @@ from collections.abc import Callable
 
 import torch
 
-from .shared import binary_cases, promotion_cases, scalar_cases, unary_cases
+from .shared import binary_cases, promotion_cases, scalar_cases, stretched_cases, unary_cases
 from .vocabulary import A, ByDtype, Op, T, case, dtype_kind, mixed, per_category, scalar_for
 
 
@@ -104,12 +104,12 @@ def _binary_ops() -> list[Op]:
         Op("aten::add.out", "aten.add.Tensor", with_alpha(A.add.Tensor), alpha_cases + promotion_cases() + (
             # Float's alpha-1 loop (add_f32): whole vectors and a tail, inf, -inf and NaN on both sides
             case("special_long", "2x3x37 with 2x3x37 (222 elements), inf, -inf and NaN",
-                 T(2, 3, 37, domain="special"), T(2, 3, 37, domain="special")),)),
+                 T(2, 3, 37, domain="special"), T(2, 3, 37, domain="special")),) + stretched_cases()),
         Op("aten::sub.out", "aten.sub.Tensor", with_alpha(A.sub.Tensor), alpha_cases + promotion_cases()),
         Op("aten::mul.out", "aten.mul.Tensor", _binary_call(A.mul.Tensor),
-           binary_cases() + promotion_cases()),
+           binary_cases() + promotion_cases() + stretched_cases()),
         Op("aten::div.out", "aten.div.Tensor", _binary_call(A.div.Tensor),
-           binary_cases(b="nonzero") + promotion_cases(b="nonzero")),
+           binary_cases(b="nonzero") + promotion_cases(b="nonzero") + stretched_cases(b="nonzero")),
         Op("aten::div.out_mode", "aten.div.Tensor_mode(rounding_mode='floor'|'trunc')",
            lambda a, b, mode: A.div.Tensor_mode(a, b, rounding_mode=mode), (
                case("floor", "3x11 by 3x11, floor", T(3, 11), T(3, 11, domain="nonzero"), mode="floor"),

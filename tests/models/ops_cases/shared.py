@@ -29,6 +29,20 @@ def binary_cases(a: str = "any", b: str = "any", **params) -> tuple[Case, ...]:
     )
 
 
+def stretched_cases(b: str = "any", **params) -> tuple[Case, ...]:
+    """Binary shapes whose operands take turns being stretched (add, mul and
+    div's Float maps: x op s, s op x per run, one element first or second)."""
+    return (
+        case("zero_dim_first", "a 0-dim tensor with 3x37", T(), T(3, 37, domain=b), **params),
+        case("broadcast_first", "3x1 with 2x1x37, broadcast to 2x3x37 (the first operand stretched)",
+             T(3, 1), T(2, 1, 37, domain=b), **params),
+        case("channels", "1x5x1x1 with 1x5x4x9 (a squeeze-and-excite product's shapes)",
+             T(1, 5, 1, 1), T(1, 5, 4, 9, domain=b), **params),
+        case("special_zero_dim", "2x3x37 with a 0-dim tensor, inf, -inf and NaN",
+             T(2, 3, 37, domain="special"), T(domain="special"), **params),
+    )
+
+
 def promotion_cases(a: str = "any", b: str = "any", **params) -> tuple[Case, ...]:
     """Mixed-dtype pairs for binary ops: type promotion across categories,
     within integers, with a 0-dim operand, and between the 16-bit floats."""

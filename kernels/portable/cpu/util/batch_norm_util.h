@@ -30,10 +30,11 @@ constexpr int64_t kBatchNormChunk = 64;
 
 /// y = x * scale[c] + shift[c] over `channels` planes of `inner` floats:
 /// one loop for a chunk of channels, so that small planes (a deep layer's
-/// 2x2) pay no per-channel call.
-ETSB_HOT_LOOP static void affine_planes_f32(const float* __restrict x, float* __restrict y,
-                                            const float* __restrict scale, const float* __restrict shift,
-                                            int64_t channels, int64_t inner) {
+/// 2x2) pay no per-channel call. Memory-bound: no faster on AVX-512 than
+/// on AVX2 (MobileNet-v2 at 224 px), so two builds (ETSB_NARROW_LOOP).
+ETSB_NARROW_LOOP static void affine_planes_f32(const float* __restrict x, float* __restrict y,
+                                               const float* __restrict scale, const float* __restrict shift,
+                                               int64_t channels, int64_t inner) {
 #if defined(__GNUC__) && !defined(ETSB_KERNELS_ONE_PATH)
   if (inner == 4) {  // 2x2 planes (a CNN's last stage at 64 px), one 4-lane vector each: 8x the loop below
     typedef float Lanes __attribute__((vector_size(16)));

@@ -92,24 +92,60 @@ inline void binary_reduced_float_through(KernelRuntimeContext& ctx, const Tensor
   binary_through<float>(load, load, store, a, b, out, op);
 }
 
+/// A binary operator's vectorised maps of Float (fast_math.h's add_f32,
+/// add_scalar_f32...): `flat(a, b, out, n)` out[i] = a[i] op b[i];
+/// `by_scalar(x, s, out, n)` out[i] = x[i] op s; `scalar_by(x, s, out, n)`
+/// out[i] = s op x[i] (by_scalar again where op commutes).
+struct FloatMaps {
+  void (*flat)(const float*, const float*, float*, int64_t);
+  void (*by_scalar)(const float*, float, float*, int64_t);
+  void (*scalar_by)(const float*, float, float*, int64_t);
+};
+
 #if !defined(ETSB_KERNELS_ONE_PATH)  // etsb's size configuration keeps one loop for each dtype
-/// out = loop(self, other) for Float tensors of out's element count (no
-/// operand stretched): `loop(a, b, out, n)` one of fast_math.h's vectorised
-/// maps (add_f32, mul_f32), cut on the thread pool in pieces of 8x
-/// kElementwiseTaskWork (MobileNet-v2's ten adds, of 7.8K to 75K elements,
-/// cut in add's earlier pieces of 4K took 0.128 ms a run on two threads
-/// against 0.081 ms on one at 8ca6241). False, having done nothing, otherwise.
-template <typename Loop>
-inline bool binary_flat_f32(const Tensor& self, const Tensor& other, const Tensor& out, const Loop& loop) {
-  const int64_t n = out.numel();
+
+/// out = self op other for Float self, other and out by `maps` (after
+/// prepare_binary): operands of out's element count, or one of them of one
+/// element (hardswish's x + 3 and x / 6), cut on the thread pool in pieces
+/// of 8x kElementwiseTaskWork (MobileNet-v2's ten adds, of 7.8K to 75K
+/// elements, cut in pieces of 4K took 0.128 ms a run on two threads against
+/// 0.081 ms on one at 8ca6241); other broadcasts (squeeze-and-excite's
+/// x * s[c]) by runs of out's last dim, each through one map. The operator's
+/// own lambda in the engine's loops took 2.2-2.3x as long on a 14x14x672
+/// tensor (at -O2, through arrays on the stack). Not a template: add, mul and
+/// div share one copy. False, having done nothing, unless all three are Float.
+inline bool binary_maps_f32(const Tensor& self, const Tensor& other, const Tensor& out, const FloatMaps& maps) {
   if (out.scalar_type() != ScalarType::Float || self.scalar_type() != ScalarType::Float ||
-      other.scalar_type() != ScalarType::Float || self.numel() != n || other.numel() != n) {
+      other.scalar_type() != ScalarType::Float) {
     return false;
   }
+  const int64_t n = out.numel(), na = self.numel(), nb = other.numel();
   const float* a = self.const_data_ptr<float>();
   const float* b = other.const_data_ptr<float>();
   float* y = out.mutable_data_ptr<float>();
-  parallel_flat(n, 8 * kElementwiseTaskWork, [&](int64_t lo, int64_t hi) { loop(a + lo, b + lo, y + lo, hi - lo); });
+  constexpr int64_t kPiece = 8 * kElementwiseTaskWork;
+  if (na == n && nb == n) {  // no dim stretched (prepare_binary checked the layouts): flat indices coincide
+    parallel_flat(n, kPiece, [&](int64_t lo, int64_t hi) { maps.flat(a + lo, b + lo, y + lo, hi - lo); });
+  } else if (na == n && nb == 1) {
+    const float s = *b;
+    parallel_flat(n, kPiece, [&](int64_t lo, int64_t hi) { maps.by_scalar(a + lo, s, y + lo, hi - lo); });
+  } else if (na == 1 && nb == n) {
+    const float s = *a;
+    parallel_flat(n, kPiece, [&](int64_t lo, int64_t hi) { maps.scalar_by(b + lo, s, y + lo, hi - lo); });
+  } else {  // broadcasting: all three contiguous, steps 0 (stretched) or 1
+    for_each_binary_run(self, other, out, [&](int64_t o, int64_t ia, int64_t sa, int64_t ib, int64_t sb, int64_t len) {
+      if (sa != 0 && sb != 0) {
+        maps.flat(a + ia, b + ib, y + o, len);
+      } else if (sa != 0) {
+        maps.by_scalar(a + ia, b[ib], y + o, len);
+      } else if (sb != 0) {
+        maps.scalar_by(b + ib, a[ia], y + o, len);
+      } else {  // both stretched: one value repeated
+        maps.by_scalar(a + ia, b[ib], y + o, 1);
+        for (int64_t j = 1; j < len; ++j) y[o + j] = y[o];
+      }
+    });
+  }
   return true;
 }
 #endif
@@ -178,9 +214,10 @@ inline Tensor& binary_op_out(KernelRuntimeContext& ctx, const Tensor& a, const T
 /// default Float, and out must be floating, able to hold the result. op is
 /// generic: called with floats (Half and BFloat16 operands of one dtype, in
 /// float; Float) or doubles (Double, and every mixed-dtype call).
+/// `maps`, when given, computes Float calls with op's results (binary_maps_f32).
 template <const char* Name, typename Op>
 inline Tensor& float_binary_out(KernelRuntimeContext& ctx, const Tensor& a, const Tensor& b, Tensor& out,
-                                const Op& op) {
+                                const Op& op, const FloatMaps* maps = nullptr) {
   ScalarType result;
   if (!prepare_binary(ctx, Name, a, b, out, &result)) return out;
   ET_KERNEL_CHECK_MSG(ctx, is_floating(out.scalar_type()), InvalidArgument, out, "%s: out must be floating", Name);
@@ -190,6 +227,11 @@ inline Tensor& float_binary_out(KernelRuntimeContext& ctx, const Tensor& a, cons
     binary_reduced_float<Name>(ctx, a, b, out, op);
     return out;
   }
+#if !defined(ETSB_KERNELS_ONE_PATH)
+  if constexpr (may_take_dtype(Name, ScalarType::Float)) {
+    if (maps != nullptr && binary_maps_f32(a, b, out, *maps)) return out;
+  }
+#endif
   if (same_real_dtype(a, b, out)) {
     ET_SWITCH_FLOAT_TYPES(out.scalar_type(), ctx, Name, CTYPE, [&]() {
       binary_same_dtype<CTYPE, CTYPE, unroll_for<Op>()>(
