@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import json
 import re
+import shutil
 import subprocess
 import sys
 from concurrent.futures import ThreadPoolExecutor
@@ -168,9 +169,13 @@ rule cxx
 rule cxx_plain
   command = clang++ $flags -c $in -o $out
 rule link
-  command = clang++ $in $libs -o $out
+  command = clang++ {linker}$in $libs -o $out
 build pch.h.pch: pch pch.h
 """
+# The test binaries are linked by gold where the toolchain has it (binutils' ld.gold): half
+# ld.bfd's CPU time on these gtest binaries (measured: 174 links 20.3 CPU-s with ld.bfd, 10.7
+# with gold; two libraries link each file). What they run is the same; else the default linker.
+LINKER = "-fuse-ld=gold " if shutil.which("ld.gold") else ""
 
 PCH = """\
 #include <gtest/gtest.h>
@@ -189,7 +194,7 @@ def write_build(out: Path, files: tuple[str, ...], libraries: tuple[str, ...]) -
     (``out/<library>/<file's name without .cpp>``)."""
     flags = ["-std=c++17", "-O0", "-w", "-DET_EVENT_TRACER_ENABLED", f"-I{out / 'include'}", *ET_INCLUDES,
              f"-I{out / 'tree'}"]
-    lines = [NINJA.format(flags=" ".join(flags))]
+    lines = [NINJA.format(flags=" ".join(flags), linker=LINKER)]
     support = {"tensor_util": TREE / "runtime/core/exec_aten/testing_util/tensor_util.cpp",
                **{name: SUITE / f"{name}.cpp" for name in SHARED_TEST_SOURCES}}
     for name, source in support.items():
