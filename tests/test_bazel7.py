@@ -21,6 +21,7 @@ import numpy as np
 import pytest
 
 from conftest import REPO
+from bazel_options import BAZEL_JVM
 from helpers import MLP_GENERATED, assert_deploy_matches_torch, assert_matches_torch, bazel_processes, stripped_size
 from selective_build.driver.platforms import PLATFORMS
 from servers import HttpCache, RemoteWorker
@@ -31,7 +32,8 @@ SCRIPT = REPO / "scripts" / "bazel7.sh"
 CHROOT = os.environ.get("ETSB_BAZEL7_ROOT", "/var/cache/etsb/bazel7-forky")
 # Inside the chroot; the server is stopped and the output base removed at the end.
 OUTPUT_BASE = "/root/.cache/etsb-test-bazel7"
-STARTUP = (f"--output_base={OUTPUT_BASE}", "--host_jvm_args=-Xmx1g", "--max_idle_secs=600")
+# The JVM options of the Bazel 4 tests (bazel_options.BAZEL_JVM: a 1 GB heap, the JIT's first tier only).
+STARTUP = (f"--output_base={OUTPUT_BASE}", *BAZEL_JVM, "--max_idle_secs=600")
 BUILD = ("--config=bazel7", "--jobs=2", "--symlink_prefix=/", "--color=no", "--curses=no")
 TARGETS = ("//examples/mlp:bin", "//examples/delegated:resnet_named_backend")
 DELEGATED = REPO / "tests" / "models" / "delegated" / "resnet"
@@ -137,7 +139,7 @@ def mlp_on_a_fresh_output_base(name: str, tmp_path, *flags: str) -> dict[str, in
     """//examples/mlp:bin built with `flags` on an output base of its own (another
     machine, as far as Bazel can tell), run like torch, the output base removed;
     the build's process summary."""
-    other = (f"--output_base={OUTPUT_BASE}-{name}", "--host_jvm_args=-Xmx1g", "--max_idle_secs=60")
+    other = (f"--output_base={OUTPUT_BASE}-{name}", *BAZEL_JVM, "--max_idle_secs=60")
     try:
         built = script("bazel", *other, "build", *BUILD, *flags, "//examples/mlp:bin")
         assert built.returncode == 0, built.stderr[-4000:]
@@ -156,7 +158,7 @@ def test_a_module_of_its_own_builds_with_etsb_as_a_bazel_dep(bazel7, tmp_path):
     """examples/bazel_consumer's MODULE.bazel: bazel_dep(name = "etsb") with
     local_path_override; its two-line BUILD file builds the model's binary."""
     consumer = REPO / "examples" / "bazel_consumer"
-    startup = (f"--output_base={OUTPUT_BASE}-consumer", "--host_jvm_args=-Xmx1g", "--max_idle_secs=60")
+    startup = (f"--output_base={OUTPUT_BASE}-consumer", *BAZEL_JVM, "--max_idle_secs=60")
     sudo = [] if os.geteuid() == 0 else ["sudo", "-n"]
 
     def in_consumer(*argv: str) -> subprocess.CompletedProcess:
