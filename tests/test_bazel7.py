@@ -21,7 +21,7 @@ import numpy as np
 import pytest
 
 from conftest import REPO
-from bazel_options import BAZEL_JVM
+from bazel_options import BAZEL_JVM, sandbox_options
 from helpers import MLP_GENERATED, assert_deploy_matches_torch, assert_matches_torch, bazel_processes, stripped_size
 from selective_build.driver.platforms import PLATFORMS
 from servers import HttpCache, RemoteWorker
@@ -34,7 +34,9 @@ CHROOT = os.environ.get("ETSB_BAZEL7_ROOT", "/var/cache/etsb/bazel7-forky")
 OUTPUT_BASE = "/root/.cache/etsb-test-bazel7"
 # The JVM options of the Bazel 4 tests (bazel_options.BAZEL_JVM: a 1 GB heap, the JIT's first tier only).
 STARTUP = (f"--output_base={OUTPUT_BASE}", *BAZEL_JVM, "--max_idle_secs=600")
-BUILD = ("--config=bazel7", "--jobs=2", "--symlink_prefix=/", "--color=no", "--curses=no")
+# The sandboxes in the host's /dev/shm when it has room (bazel_options.sandbox_options; the chroot
+# has the host's /dev bound in), as the Bazel 4 tests' are.
+BUILD = ("--config=bazel7", "--jobs=2", "--symlink_prefix=/", "--color=no", "--curses=no", *sandbox_options())
 TARGETS = ("//examples/mlp:bin", "//examples/delegated:resnet_named_backend")
 DELEGATED = REPO / "tests" / "models" / "delegated" / "resnet"
 
