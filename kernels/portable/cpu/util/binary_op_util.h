@@ -133,16 +133,15 @@ inline bool binary_maps_f32(const Tensor& self, const Tensor& other, const Tenso
     const float s = *a;
     parallel_flat(n, kPiece, [&](int64_t lo, int64_t hi) { maps.scalar_by(b + lo, s, y + lo, hi - lo); });
   } else {  // broadcasting: all three contiguous, steps 0 (stretched) or 1
+    // A run lies along an out dim longer than 1 (the plan drops the others),
+    // which one operand at least has: never both stretched.
     for_each_binary_run(self, other, out, [&](int64_t o, int64_t ia, int64_t sa, int64_t ib, int64_t sb, int64_t len) {
       if (sa != 0 && sb != 0) {
         maps.flat(a + ia, b + ib, y + o, len);
       } else if (sa != 0) {
         maps.by_scalar(a + ia, b[ib], y + o, len);
-      } else if (sb != 0) {
+      } else {
         maps.scalar_by(b + ib, a[ia], y + o, len);
-      } else {  // both stretched: one value repeated
-        maps.by_scalar(a + ia, b[ib], y + o, 1);
-        for (int64_t j = 1; j < len; ++j) y[o + j] = y[o];
       }
     });
   }

@@ -90,13 +90,11 @@ void map_binary(const T* a, int64_t sa, const T* b, int64_t sb, Out* out, int64_
     }
     for (; j < n; ++j) out[j] = op(a[j], b[j]);
   } else if (sa != 0) {
-    // The repeated element captured by value: by reference, it was reloaded
-    // (and op's work on it redone) every element, for fear that out aliases it.
     const T y = *b;
-    map_unary<Unroll>(a, out, n, [y, &op](T x) { return op(x, y); });
+    map_unary<Unroll>(a, out, n, [&](T x) { return op(x, y); });
   } else if (sb != 0) {
     const T x = *a;
-    map_unary<Unroll>(b, out, n, [x, &op](T y) { return op(x, y); });
+    map_unary<Unroll>(b, out, n, [&](T y) { return op(x, y); });
   } else {
     const Out r = op(*a, *b);
     for (int64_t j = 0; j < n; ++j) out[j] = r;
