@@ -1,5 +1,5 @@
 // aten::sigmoid.out: out = 1 / (1 + exp(-self)), elementwise.
-#include "util/fast_math.h"
+#include "util/sigmoid_f32.h"
 #include "util/unary_util.h"
 
 #include <cmath>

@@ -8,7 +8,7 @@ from collections.abc import Callable
 import torch
 
 from .shared import binary_cases, promotion_cases, scalar_cases, stretched_cases, unary_cases
-from .vocabulary import A, ByDtype, Op, T, case, dtype_kind, mixed, per_category, scalar_for
+from .vocabulary import A, ByDtype, In, Op, T, case, dtype_kind, mixed, per_category, scalar_for
 
 
 def ops() -> list[Op]:
@@ -36,9 +36,16 @@ def _unary_ops() -> list[Op]:
             for name, domain in table]
 
 
-# relu's Float loop (fast_math.h's clamp_f32, vectorised per instruction set): vector bodies and tails
-# with NaN and infinities (the first elements), ties at zero
+# relu's Float loop (fast_math.h's clamp_f32, vectorised per instruction set) and sigmoid's
+# (sigmoid_f32.h, an AVX-512 build by hand): vector bodies and tails with NaN and infinities (the first
+# elements), ties at zero; sigmoid's reduction and underflow at the ends of the floats
+_SIGMOID_EXTREMES = (-3e38, -200.0, -110.0, -104.0, -103.0, -100.0, -88.7, -87.5, -87.0, -20.0, -1e-30, 0.0,
+                     1e-30, 0.5, 20.0, 87.0, 88.7, 100.0, 3e38)
 _EXTRA_UNARY_CASES = {
+    "sigmoid": (case("special_wide", "5x37 (185 elements: vector bodies and tails), NaN and infinities",
+                     T(5, 37, domain="special"), only=(torch.float32,)),
+                case("extremes", "19 values from -3e38 to 3e38 (e^-|x| below the normal floats, 0, huge)",
+                     In((len(_SIGMOID_EXTREMES),), "fixed", values=_SIGMOID_EXTREMES), only=(torch.float32,))),
     "relu": (case("special_wide", "5x37 (185 elements: vector bodies and tails), NaN and infinities",
                   T(5, 37, domain="special")),
              case("grid", "4x19 of small integers (ties at zero)", T(4, 19, domain="grid"))),

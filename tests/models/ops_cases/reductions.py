@@ -5,7 +5,7 @@ from __future__ import annotations
 import torch
 
 from .shared import reduction_cases
-from .vocabulary import A, Op, T, case, mixed
+from .vocabulary import A, Case, Op, T, case, mixed
 
 
 def ops() -> list[Op]:
@@ -13,6 +13,13 @@ def ops() -> list[Op]:
     return (_sum_prod_ops() + _extremum_ops() + _variance_ops() + _scan_softmax_ops() + _reduction_overload_ops()
             + _any_ops() + _topk_ops())
 
+
+
+def _long_rows_case() -> Case:
+    """Float rows long enough for the vectorised row sum (reduce_util.h's
+    sum_row: 128 elements on), with a tail past whole vectors."""
+    return case("long_rows", "1x3x12x13 over dims [-1, -2], keepdim (rows of 156)", T(1, 3, 12, 13),
+                dim=[-1, -2], keepdim=True, only=(torch.float32,))
 
 
 def _sum_prod_ops() -> list[Op]:
@@ -25,12 +32,14 @@ def _sum_prod_ops() -> list[Op]:
                      dim=[1], keepdim=False, dtype=torch.float64),
                mixed("i8_to_i32", "int8 3x5 over dim 0 with dtype=int32", T(3, 5, dtype=torch.int8),
                      dim=[0], keepdim=False, dtype=torch.int32),
+               _long_rows_case(),
            )),
         Op("aten::mean.out", "aten.mean.dim",
            lambda x, dim, keepdim, dtype=None: A.mean.dim(x, dim, keepdim, dtype=dtype),
            reduction_cases() + (
                mixed("f16_to_f32", "float16 3x5 over dim 1 with dtype=float32",
                      T(3, 5, dtype=torch.float16), dim=[1], keepdim=False, dtype=torch.float32),
+               _long_rows_case(),
            )),
         Op("aten::prod.int_out", "aten.prod.dim_int",
            lambda x, dim, keepdim, dtype=None: A.prod.dim_int(x, dim, keepdim, dtype=dtype), (

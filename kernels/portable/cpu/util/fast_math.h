@@ -74,11 +74,12 @@ inline float erf_f32(float x) {
 // ETSB_NARROW_LOOP: the same without the AVX-512 build, for loops that run
 // no faster on it than on AVX2 (copies, short rows: measured on an AVX-512
 // CPU), so that they cost two builds of code, not three.
-// ETSB_HOT_SELECTS: ETSB_HOT_LOOP for a loop whose selects take an arm
+// ETSB_NARROW_SELECTS: ETSB_NARROW_LOOP for a loop whose selects take an arm
 // computed by floating-point arithmetic (sigmoid's e * d or d): without
 // -fno-trapping-math GCC if-converts such a select only where it can mask
 // (AVX-512), and leaves the AVX2 and baseline builds scalar. No kernel reads
-// the floating-point exception flags, so the results are the same.
+// the floating-point exception flags, so the results are the same. (Its one
+// user, sigmoid, has an AVX-512 build written by hand: sigmoid_f32.h.)
 // ETSB_AVX512_BUILD and ETSB_AVX2_BUILD (x86-64 only, ETSB_X86_BUILDS): one
 // build for one of those, for code that only CPUs with AVX2 run (the caller
 // asks avx2_runs() and takes another path without it): no baseline build.
@@ -88,20 +89,19 @@ inline float erf_f32(float x) {
   __attribute__((unused, target_clones("avx512f", "avx2", "default"), optimize("vect-cost-model=dynamic")))
 #define ETSB_NARROW_LOOP \
   __attribute__((unused, target_clones("avx2", "default"), optimize("vect-cost-model=dynamic")))
-#define ETSB_HOT_SELECTS                                                                                        \
-  __attribute__((unused, target_clones("avx512f", "avx2", "default"),                                      \
-                 optimize("vect-cost-model=dynamic", "no-trapping-math")))
+#define ETSB_NARROW_SELECTS \
+  __attribute__((unused, target_clones("avx2", "default"), optimize("vect-cost-model=dynamic", "no-trapping-math")))
 #define ETSB_X86_BUILDS 1
 #define ETSB_AVX512_BUILD __attribute__((unused, target("avx512f"), optimize("vect-cost-model=dynamic")))
 #define ETSB_AVX2_BUILD __attribute__((unused, target("avx2"), optimize("vect-cost-model=dynamic")))
 #elif defined(__GNUC__) && !defined(__clang__) && defined(__aarch64__) && !defined(ETSB_KERNELS_ONE_PATH)
 #define ETSB_HOT_LOOP __attribute__((unused, optimize("vect-cost-model=dynamic")))
 #define ETSB_NARROW_LOOP ETSB_HOT_LOOP
-#define ETSB_HOT_SELECTS __attribute__((unused, optimize("vect-cost-model=dynamic", "no-trapping-math")))
+#define ETSB_NARROW_SELECTS __attribute__((unused, optimize("vect-cost-model=dynamic", "no-trapping-math")))
 #else
 #define ETSB_HOT_LOOP __attribute__((unused))
 #define ETSB_NARROW_LOOP ETSB_HOT_LOOP
-#define ETSB_HOT_SELECTS ETSB_HOT_LOOP
+#define ETSB_NARROW_SELECTS ETSB_HOT_LOOP
 #endif
 
 /// Whether this CPU runs the code built only for AVX2 and up
@@ -112,38 +112,6 @@ inline bool avx2_runs() {
 #else
   return true;
 #endif
-}
-
-/// out[i] = 1 / (1 + e^-in[i]) for Float, from e = e^-|x| (never
-/// overflowing): 1 / (1 + e) for x >= 0, e / (1 + e) below; 0 below -87
-/// (where e^-|x| would leave the normal floats) and NaN stays NaN. e^-|x| by
-/// exp_f32's reduction and polynomial, 2^k built from the rounding's own
-/// bits (the low mantissa bits of 1.5 * 2^23 + k hold k) as one factor, no
-/// clamps or conversions: 1.7x the speed of 1 / (1 + exp_f32(-x)) on
-/// AVX-512 (EfficientNet-B0's SiLU layers took 3.9 ms of its 20.5 at 224 px
-/// on one thread), and vectorised on AVX2 and the baseline too
-/// (ETSB_HOT_SELECTS), where that loop was scalar. The reduction is written
-/// out in the loop and the polynomial always in line (exp_reduced_f32): a
-/// plain inline helper is not inlined under the loop's other optimize options.
-ETSB_HOT_SELECTS static void sigmoid_f32(const float* in, float* out, int64_t n) {
-  for (int64_t i = 0; i < n; ++i) {
-    const float x = in[i];
-    const float a0 = x < 0 ? -x : x;
-    const bool small = a0 < 87.0f;  // false for NaN: x itself below
-    const float a = small ? a0 : 0.0f;
-    const float shifted = a * -1.44269504f + 12582912.0f;  // 1.5 * 2^23 + k, k = round(-a / ln 2)
-    const float k = shifted - 12582912.0f;
-    const float r = k * -0.693145752f - a - k * 1.42860677e-6f;  // -a - k ln 2 (ln 2 in two parts)
-    const float p = exp_reduced_f32(r);
-    uint32_t bits;  // unsigned: the shift drops the exponent's bits (a signed shift past the sign is undefined)
-    std::memcpy(&bits, &shifted, sizeof bits);
-    const uint32_t scale_bits = (bits << 23) + (127u << 23);  // 2^k's exponent field
-    float scale;
-    std::memcpy(&scale, &scale_bits, sizeof scale);
-    const float e = small ? p * scale : 0.0f;
-    const float d = 1.0f / (1.0f + e);
-    out[i] = x != x ? x : (x < 0 ? e * d : d);
-  }
 }
 
 /// out[i] = in[i] * Phi(in[i]) for Float, with erf (gelu, approximate "none").
@@ -199,8 +167,11 @@ ETSB_NARROW_LOOP static void clamp_f32(const float* in, float* out, int64_t n, b
 // Reductions keep 16 partial results (the compiler may not reorder a float
 // sum itself), which it then holds in one or two vector registers.
 
-/// The sum of n floats.
-ETSB_HOT_LOOP static float sum_f32(const float* in, int64_t n) {
+/// The sum of n floats. Two builds (ETSB_NARROW_LOOP): its one chain of
+/// 16-float adds ran no faster on AVX-512 than AVX2's two of 8 (0.044-0.063
+/// ns an element either way, rows of 196 to 50,000), and mean, softmax and
+/// layer norm each carry a copy.
+ETSB_NARROW_LOOP static float sum_f32(const float* in, int64_t n) {
   float part[16] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
   int64_t i = 0;
   for (; i + 16 <= n; i += 16) {
