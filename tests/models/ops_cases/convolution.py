@@ -136,6 +136,8 @@ def _convolution_ops() -> list[Op]:
                  "bias, padding 1", (1, 12, 19, 19), (6, 12, 3, 3), 6, F32, stride=(2, 2), padding=(1, 1)),
             conv("pointwise_tail_dot", "pointwise, 2x17 output, its last 2 columns by dot: 1x40x2x17 by 9x40x1x1, "
                  "no bias", (1, 40, 2, 17), (9, 40, 1, 1), None, F32),
+            conv("squeeze_excite_dot", "pointwise on 1x1 planes (dot's one column: row by row), 45 deep (vector "
+                 "blocks of 32 and 8, 5 left): 2x45x1x1 by 37x45x1x1, bias", (2, 45, 1, 1), (37, 45, 1, 1), 37, F32),
             conv("conv2d_7x7_stem", "7x7 stride 2 from a padded copy, 5x5 output: 1x3x9x9 by 4x3x7x7, "
                  "bias, padding 3", (1, 3, 9, 9), (4, 3, 7, 7), 4, F32, stride=(2, 2), padding=(3, 3)),
         )),
