@@ -56,6 +56,7 @@ namespace dot_avx2 {
 #pragma GCC target("avx2,fma,avx512f,avx512vl")
 namespace dot_avx512vl {
 #define ETSB_DR 4
+#define ETSB_DCOLUMN dot_avx2::dot_column  // the AVX2 build's (dot_f32_body.inc says why)
 #include "dot_f32_avx8.inc"
 }  // namespace dot_avx512vl
 #pragma GCC pop_options

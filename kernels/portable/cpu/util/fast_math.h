@@ -167,11 +167,9 @@ ETSB_NARROW_LOOP static void clamp_f32(const float* in, float* out, int64_t n, b
 // Reductions keep 16 partial results (the compiler may not reorder a float
 // sum itself), which it then holds in one or two vector registers.
 
-/// The sum of n floats. Two builds (ETSB_NARROW_LOOP): its one chain of
-/// 16-float adds ran no faster on AVX-512 than AVX2's two of 8 (0.044-0.063
-/// ns an element either way, rows of 196 to 50,000), and mean, softmax and
-/// layer norm each carry a copy.
-ETSB_NARROW_LOOP static float sum_f32(const float* in, int64_t n) {
+/// The sum of n floats in 16 partial sums: sum_f32's loop, always in line
+/// so that each build it goes into vectorises it its own way.
+__attribute__((always_inline)) inline float sum_16_partials(const float* in, int64_t n) {
   float part[16] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
   int64_t i = 0;
   for (; i + 16 <= n; i += 16) {
@@ -182,6 +180,19 @@ ETSB_NARROW_LOOP static float sum_f32(const float* in, int64_t n) {
   for (int u = 0; u < 16; ++u) sum += part[u];
   return sum;
 }
+
+/// The sum of n floats. Two builds (ETSB_NARROW_LOOP): its one chain of
+/// 16-float adds ran no faster on AVX-512 than AVX2's two of 8 (0.044-0.063
+/// ns an element either way, rows of 196 to 50,000), and softmax and layer
+/// norm each carry a copy.
+ETSB_NARROW_LOOP static float sum_f32(const float* in, int64_t n) { return sum_16_partials(in, n); }
+
+#if defined(ETSB_X86_BUILDS)
+/// sum_f32's AVX2 build alone, for callers with a loop of their own where
+/// AVX2 does not run (avx2_runs): mean and sum's long rows, without a
+/// baseline copy and a resolver (0.4 KB of each model's kernel code).
+ETSB_AVX2_BUILD static float sum_avx2_f32(const float* in, int64_t n) { return sum_16_partials(in, n); }
+#endif
 
 /// The sum of (in[i] - center)^2 over n floats.
 ETSB_HOT_LOOP static float squares_f32(const float* in, int64_t n, float center) {

@@ -197,15 +197,16 @@ ET_INLINE int64_t odometer_step(int64_t* index, const int64_t* sizes, const int6
 }
 
 /// The sum of a contiguous row (sum_contiguous), Float rows read typed by
-/// fast_math.h's vectorised sum_f32 (16 partial sums) from 128 elements on,
-/// where it pays for its horizontal sum (EfficientNet-B0's squeeze-and-excite
-/// means at 224 px: 0.45 -> 0.23 ms a run; its 7x7 planes ran slower by it).
-/// Not in the size configuration, which has no vectorised builds.
+/// fast_math.h's vectorised sum (16 partial sums, AVX2: sum_avx2_f32) from
+/// 128 elements on, where it pays for its horizontal sum (EfficientNet-B0's
+/// squeeze-and-excite means at 224 px: 0.45 -> 0.23 ms a run; its 7x7
+/// planes ran slower by it). x86-64 with AVX2 only (the size configuration
+/// has no such build).
 template <typename Out, typename Read>
 ET_INLINE Out sum_row(const Read& read, int64_t first, int64_t n) {
-#if !defined(ETSB_KERNELS_ONE_PATH)
+#if defined(ETSB_X86_BUILDS)
   if constexpr (std::is_same<Read, TypedReader<float, float>>::value) {
-    if (n >= 128) return sum_f32(read.data + first, n);
+    if (n >= 128 && avx2_runs()) return sum_avx2_f32(read.data + first, n);
   }
 #endif
   return sum_contiguous<Out>(read, first, n);
