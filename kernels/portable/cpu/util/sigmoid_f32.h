@@ -59,10 +59,10 @@ ETSB_AVX512_BUILD static inline __m512 sigmoid_16_f32(__m512 x) {
   const __m512 one = _mm512_set1_ps(1.0f);
   // -|x|, NaN kept (max gives its second operand when one is NaN)
   const __m512i sign = _mm512_set1_epi32(static_cast<int>(0x80000000u));
-  const __m512 z =
-      _mm512_maskz_max_ps(kAll, _mm512_set1_ps(-110.0f), _mm512_castsi512_ps(_mm512_or_si512(_mm512_castps_si512(x), sign)));
+  const __m512 negative_abs = _mm512_castsi512_ps(_mm512_or_si512(_mm512_castps_si512(x), sign));
+  const __m512 z = _mm512_maskz_max_ps(kAll, _mm512_set1_ps(-110.0f), negative_abs);
   const __m512 k = _mm512_maskz_roundscale_ps(kAll, _mm512_mul_ps(z, _mm512_set1_ps(1.44269504f)),
-                                        _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+                                              _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
   __m512 r = _mm512_fmadd_ps(k, _mm512_set1_ps(-0.693145752f), z);  // z - k ln 2 (ln 2 in two parts)
   r = _mm512_fmadd_ps(k, _mm512_set1_ps(-1.42860677e-6f), r);
   __m512 p = _mm512_fmadd_ps(_mm512_set1_ps(1.0f / 720), r, _mm512_set1_ps(1.0f / 120));
