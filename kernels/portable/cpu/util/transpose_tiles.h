@@ -63,8 +63,11 @@ __attribute__((noinline)) inline void transpose_words_plain(const uint32_t* src,
 /// That is the memory's speed: in MobileNet-v2 at 224 px it took 0.58-0.61
 /// ms a run, a memcpy of the same 5 MB out of cache 0.55 ms; 8x8 AVX2 blocks
 /// (0.18 ms against 0.31 in cache) and non-temporal stores gained nothing there.
-inline void transpose_words(const uint32_t* src, int64_t cs, uint32_t* dst, int64_t rs, int64_t rows,
-                            int64_t cols) {
+/// Out of line: one copy for the kernels that move words this way
+/// (permute_copy, the channels-last depthwise convolution's three moves),
+/// which the linker keeps once.
+__attribute__((noinline)) inline void transpose_words(const uint32_t* src, int64_t cs, uint32_t* dst, int64_t rs,
+                                                      int64_t rows, int64_t cols) {
   constexpr int64_t kCols = 64;
   for (int64_t r0 = 0; r0 < rows; r0 += kTransposeTile) {
     const int64_t r1 = r0 + kTransposeTile < rows ? r0 + kTransposeTile : rows;
