@@ -80,6 +80,15 @@ def _convolution_ops() -> list[Op]:
             conv("depthwise_5x5_lanes_stride2", "depthwise 5x5 stride 2 padding 2 from 13x13 to 7x7 planes, "
                  "channels-last: 1x6x13x13 by 6x1x5x5, no bias", (1, 6, 13, 13), (6, 1, 5, 5), None, F32, stride=(2, 2),
                  padding=(2, 2), groups=6),
+            conv("depthwise_5x5_lanes_groups", "depthwise 5x5 stride 1 padding 2 to 7x7 planes, channels-last in "
+                 "groups of 32 channels and one of 12 on 16 lanes (two outputs a block, then one): 2x44x7x7 by "
+                 "44x1x5x5, bias", (2, 44, 7, 7), (44, 1, 5, 5), 44, F32, padding=(2, 2), groups=44),
+            conv("depthwise_5x5_lanes_wide", "depthwise 5x5 stride 1 padding 2 on 10x10 planes of 40 channels "
+                 "(channels-last beyond 7x7 from 32 channels): 1x40x10x10 by 40x1x5x5, bias", (1, 40, 10, 10),
+                 (40, 1, 5, 5), 40, F32, padding=(2, 2), groups=40),
+            conv("depthwise_7x7_lanes_stride2", "depthwise 7x7 stride 2 padding 3 from 16x15 to 8x8 planes of 20 "
+                 "channels (channels-last from 16 with stride 2, on 24 lanes): 1x20x16x15 by 20x1x7x7, no bias",
+                 (1, 20, 16, 15), (20, 1, 7, 7), None, F32, stride=(2, 2), padding=(3, 3), groups=20),
             conv("depthwise_dilation2", "depthwise, dilation 2: 1x2x9x9 by 2x1x3x3, no bias, padding 2",
                  (1, 2, 9, 9), (2, 1, 3, 3), None, F32, padding=(2, 2), dilation=(2, 2), groups=2),
             conv("depthwise_multiplier2", "depthwise, 2 outputs per channel: 1x3x8x8 by 6x1x3x3, bias, "

@@ -83,6 +83,7 @@ inline float erf_f32(float x) {
 // ETSB_AVX512_BUILD and ETSB_AVX2_BUILD (x86-64 only, ETSB_X86_BUILDS): one
 // build for one of those, for code that only CPUs with AVX2 run (the caller
 // asks avx2_runs() and takes another path without it): no baseline build.
+// ETSB_AVX2_FMA_BUILD: the same with fused multiply-adds (avx2_fma_runs()).
 #if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__) && \
     !defined(ETSB_KERNELS_ONE_PATH)
 #define ETSB_HOT_LOOP \
@@ -94,6 +95,7 @@ inline float erf_f32(float x) {
 #define ETSB_X86_BUILDS 1
 #define ETSB_AVX512_BUILD __attribute__((unused, target("avx512f"), optimize("vect-cost-model=dynamic")))
 #define ETSB_AVX2_BUILD __attribute__((unused, target("avx2"), optimize("vect-cost-model=dynamic")))
+#define ETSB_AVX2_FMA_BUILD __attribute__((unused, target("avx2,fma"), optimize("vect-cost-model=dynamic")))
 #elif defined(__GNUC__) && !defined(__clang__) && defined(__aarch64__) && !defined(ETSB_KERNELS_ONE_PATH)
 #define ETSB_HOT_LOOP __attribute__((unused, optimize("vect-cost-model=dynamic")))
 #define ETSB_NARROW_LOOP ETSB_HOT_LOOP
@@ -109,6 +111,16 @@ inline float erf_f32(float x) {
 inline bool avx2_runs() {
 #if defined(ETSB_X86_BUILDS)
   return __builtin_cpu_supports("avx2");
+#else
+  return true;
+#endif
+}
+
+/// Whether this CPU runs the code built only for AVX2 with FMA
+/// (ETSB_AVX2_FMA_BUILD): always where there are no such builds.
+inline bool avx2_fma_runs() {
+#if defined(ETSB_X86_BUILDS)
+  return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
 #else
   return true;
 #endif
