@@ -30,6 +30,19 @@
 namespace etsb {
 namespace kernels {
 
+// Whether gemm_f32's register tiles fetch the rows of A the next tile down
+// will read (a line of each row every 16 steps of k): a convolution's weights,
+// read once a run and out of cache, stream ahead of the products instead of
+// on demand. The pointwise convolutions at 224 px (--profile, the min of
+// two): MobileNet-v3-Large's 4.49 -> 4.25 ms a run, EfficientNet-B0's 7.64 ->
+// 7.06 (its 1152 x 192 by 7x7 planes 1.26 -> 0.95 ms); not in the size
+// configuration (code for no cache).
+#if defined(ETSB_KERNELS_ONE_PATH)
+#define ETSB_GEMM_PREFETCH 0
+#else
+#define ETSB_GEMM_PREFETCH 1
+#endif
+
 // Whether gemm_f32 takes row_init, its register tiles starting from it
 // (gemm_f32_body.inc): not in the size configuration, whose callers write C
 // first and pass null (no code for it in the tiles).
