@@ -10,6 +10,8 @@
 // floats ran slower than AVX2's (a longer remainder, wider sums).
 #pragma once
 
+#include "fast_math.h"
+
 #include <cstdint>
 
 #if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && !defined(ETSB_KERNELS_ONE_PATH)
@@ -64,13 +66,7 @@ namespace dot_avx512vl {
 #endif
 
 /// Whether dot_f32 runs on this CPU: on x86-64, only with AVX2 + FMA.
-inline bool dot_f32_runs() {
-#if defined(ETSB_DOT_X86)
-  return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
-#else
-  return true;
-#endif
-}
+inline bool dot_f32_runs() { return avx2_fma_runs(); }
 
 /// C[m x n] = (accumulate ? C : row_init) + A[m x k] . B^T in single
 /// precision, row_init[i] along C's row i (zero when null), B given as its

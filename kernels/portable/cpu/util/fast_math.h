@@ -116,10 +116,12 @@ inline bool avx2_runs() {
 #endif
 }
 
-/// Whether this CPU runs the code built only for AVX2 with FMA
-/// (ETSB_AVX2_FMA_BUILD): always where there are no such builds.
+/// Whether this CPU runs code built only for AVX2 with FMA
+/// (ETSB_AVX2_FMA_BUILD, dot_f32.h's builds): asked of the CPU on any x86-64
+/// (where GCC builds for those by target attributes on every system), true
+/// elsewhere.
 inline bool avx2_fma_runs() {
-#if defined(ETSB_X86_BUILDS)
+#if defined(__GNUC__) && defined(__x86_64__)
   return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
 #else
   return true;
