@@ -116,8 +116,9 @@ __attribute__((always_inline)) inline void depthwise_lanes_channels(float* __res
 /// input position. Blocks of 32 channels, then of 8. MobileNet-v3-Large's
 /// 5x5 on 960 channels of 7x7 (bench_conv's driver, one thread): 111 us
 /// loading and storing each point's row of all the channels once a tap
-/// (GCC's vectoriser), 83 us by these blocks over all the channels at once,
-/// 66 us by groups with fused multiply-adds.
+/// (GCC's vectoriser), 83 us by blocks of two points over all the channels
+/// at once, 66 us by groups with fused multiply-adds, 60 us by blocks of
+/// three points.
 /// On x86-64 one AVX2 + FMA build alone (no faster on AVX-512: short rows
 /// of channels), which only CPUs with both run (depthwise_f32_runs).
 #if defined(ETSB_X86_BUILDS)
