@@ -82,7 +82,7 @@ inline void depthwise_planes(const float* in, const float* weight, const float* 
   }
 }
 
-/// Whether this CPU runs depthwise_f32: on x86-64 only with AVX2 (its
+/// Whether this CPU runs depthwise_f32: on x86-64 only with AVX2 and FMA (its
 /// kernels have no baseline build there; an older CPU takes im2col and
 /// gemm_f32, as etsb's size configuration does everywhere).
 inline bool depthwise_f32_runs() { return avx2_fma_runs(); }
