@@ -1,5 +1,6 @@
 // The elementwise, batch-norm, mean and transpose cuts of etsb's kernels
 // (unary_util.h's map_float_cut, elementwise_util.h's binary_same_dtype,
+// binary_op_util.h's binary_maps_f32,
 // batch_norm_util.h's batch_norm_f32, reduce_util.h's reduce_sum,
 // transpose_tiles.h's transpose_strips: parallel_flat and parallel_range of
 // parallel_util.h), through the operators (op_relu.cpp, op_hardtanh.cpp,
@@ -209,6 +210,25 @@ void check_mean(int64_t a, int64_t b, int64_t c, int64_t d, std::vector<int64_t>
   }, 1e-6);
 }
 
+/// add (alpha 1) of [2, 40, 25, 40] and [2, 40, 1, 1] both ways round (a
+/// squeeze-and-excite product's shapes: binary_maps_f32's rows of the
+/// trailing dims, by_scalar and scalar_by), cut by rows.
+void check_add_rows() {
+  constexpr int64_t kRows = 2 * 40, kInner = 25 * 40, kN = kRows * kInner;
+  std::vector<float> full = randoms(kN, 61u), rows = randoms(kRows, 62u), expected(kN);
+  for (int64_t i = 0; i < kN; ++i) expected[i] = full[i] + rows[i / kInner];
+  for (const bool rows_first : {false, true}) {
+    check_cut(rows_first ? "add of channels first" : "add of channels second", kN, expected,
+              [&](std::vector<float>& y) {
+                KernelRuntimeContext ctx;
+                Dense tf({2, 40, 25, 40}, full.data()), tr({2, 40, 1, 1}, rows.data()), ty({2, 40, 25, 40}, y.data());
+                Tensor out = ty.t();
+                native::add_out(ctx, rows_first ? tr.t() : tf.t(), rows_first ? tf.t() : tr.t(), Scalar(1), out);
+                CHECK(ctx.failure_state() == ::executorch::runtime::Error::Ok, "add of channels failed");
+              });
+  }
+}
+
 /// permute_copy of [10, 1290] to [1290, 10] (a linear layer's weight
 /// transposed), cut by tiles of rows.
 void check_permute() {
@@ -257,6 +277,7 @@ void check_elementwise_cuts() {
   check_permute_batched();
   check_unary();
   check_add();
+  check_add_rows();
   check_batch_norm(2, 200, 13, 11);
   check_batch_norm(1, 400, 7, 7);
 }

@@ -38,6 +38,10 @@ def stretched_cases(b: str = "any", **params) -> tuple[Case, ...]:
              T(3, 1), T(2, 1, 37, domain=b), **params),
         case("channels", "1x5x1x1 with 1x5x4x9 (a squeeze-and-excite product's shapes)",
              T(1, 5, 1, 1), T(1, 5, 4, 9, domain=b), **params),
+        case("channels_second", "2x3x2x5 with 2x3x1x1 (the second operand stretched along the trailing dims)",
+             T(2, 3, 2, 5), T(2, 3, 1, 1, domain=b), **params),
+        case("middle_stretched", "1x3x2x5 with 1x3x1x5 (stretched along a middle dim only)",
+             T(1, 3, 2, 5), T(1, 3, 1, 5, domain=b), **params),
         case("special_zero_dim", "2x3x37 with a 0-dim tensor, inf, -inf and NaN",
              T(2, 3, 37, domain="special"), T(domain="special"), **params),
     )

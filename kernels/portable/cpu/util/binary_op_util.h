@@ -109,8 +109,12 @@ struct FloatMaps {
 /// element (hardswish's x + 3 and x / 6), cut on the thread pool in pieces
 /// of 8x kElementwiseTaskWork (MobileNet-v2's ten adds, of 7.8K to 75K
 /// elements, cut in pieces of 4K took 0.128 ms a run on two threads against
-/// 0.081 ms on one at 8ca6241); other broadcasts (squeeze-and-excite's
-/// x * s[c]) by runs of out's last dim, each through one map. The operator's
+/// 0.081 ms on one at 8ca6241); one stretched along out's trailing dims
+/// only (squeeze-and-excite's x * s[c]) likewise, one map per row of those
+/// dims (EfficientNet-B0's sixteen took longer on two threads than on one
+/// when run on the calling thread after an operator cut on the pool: 38 ->
+/// 54 us for 32 x 112 x 112); other broadcasts by runs of out's last dim,
+/// on the calling thread. The operator's
 /// own lambda in the engine's loops took 2.2-2.3x as long on a 14x14x672
 /// tensor (at -O2, through arrays on the stack). Not a template: add, mul and
 /// div share one copy. False, having done nothing, unless all three are Float.
@@ -126,12 +130,23 @@ inline bool binary_maps_f32(const Tensor& self, const Tensor& other, const Tenso
   constexpr int64_t kPiece = 8 * kElementwiseTaskWork;
   if (na == n && nb == n) {  // no dim stretched (prepare_binary checked the layouts): flat indices coincide
     parallel_flat(n, kPiece, [&](int64_t lo, int64_t hi) { maps.flat(a + lo, b + lo, y + lo, hi - lo); });
-  } else if (na == n && nb == 1) {
-    const float s = *b;
-    parallel_flat(n, kPiece, [&](int64_t lo, int64_t hi) { maps.by_scalar(a + lo, s, y + lo, hi - lo); });
-  } else if (na == 1 && nb == n) {
-    const float s = *a;
-    parallel_flat(n, kPiece, [&](int64_t lo, int64_t hi) { maps.scalar_by(b + lo, s, y + lo, hi - lo); });
+  } else if (const int64_t inner = na == n   ? (nb == 1 ? n : trailing_broadcast_inner(other, out))
+                                   : nb == n ? (na == 1 ? n : trailing_broadcast_inner(self, out))
+                                             : 0;
+             inner > 0) {
+    // One operand stretched along out's trailing dims, all of them for a one-element operand (hardswish's x + 3),
+    // the spatial ones for squeeze-and-excite's x * s[c]: y[i] = full[i] op rows[i / inner], one map call per
+    // row within a piece. Each element is computed alone, so the cut changes nothing but the time.
+    const float* full = na == n ? a : b;
+    const float* rows = na == n ? b : a;
+    const auto map = na == n ? maps.by_scalar : maps.scalar_by;
+    parallel_flat(n, kPiece, [&](int64_t lo, int64_t hi) {
+      for (int64_t i = lo; i < hi;) {
+        const int64_t r = i / inner, end = (r + 1) * inner < hi ? (r + 1) * inner : hi;
+        map(full + i, rows[r], y + i, end - i);
+        i = end;
+      }
+    });
   } else {  // broadcasting: all three contiguous, steps 0 (stretched) or 1
     // A run lies along an out dim longer than 1 (the plan drops the others),
     // which one operand at least has: never both stretched.

@@ -50,6 +50,24 @@ inline bool broadcast_shape(const Tensor& a, const Tensor& b, const Tensor& c, S
   return broadcast_shape(ts, 3, out);
 }
 
+/// The elements of `out` for each element of `rows` when rows, of out's
+/// rank, stretches along out's trailing dims only (its sizes are out's up to
+/// some dim and 1 after it: squeeze-and-excite's [N, C, 1, 1] against
+/// [N, C, H, W]), so that out's element r * inner + j pairs with rows'
+/// element r (both contiguous); 0 for any other shape.
+inline int64_t trailing_broadcast_inner(const Tensor& rows, const Tensor& out) {
+  const ssize_t rank = out.dim();
+  if (rows.dim() != rank) return 0;
+  ssize_t d = 0;
+  while (d < rank && rows.size(d) == out.size(d)) ++d;
+  int64_t inner = 1;
+  for (; d < rank; ++d) {
+    if (rows.size(d) != 1) return 0;
+    inner *= out.size(d);
+  }
+  return inner;
+}
+
 /// How N inputs map onto a contiguous output, after collapsing dims.
 template <size_t N>
 struct BroadcastPlan {
