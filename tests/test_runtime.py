@@ -312,6 +312,8 @@ def test_runner_help_and_bad_models(objects, tmp_path):
     for content, message in (
             (b"", f"{bad}: not a valid program (InvalidArgument (0x12))"),
             (MLP.read_bytes()[:200], f"{bad}: not a valid program (InvalidProgram (0x23))"),
+            # Cut inside its constant data: the loader (tools/runner/program_loader.h) reads no range past the end.
+            (MLP.read_bytes()[:-100], f"{bad}: not a valid program (InvalidProgram (0x23))"),
             (pte_mutations.with_planned_buffer_size(MLP.read_bytes(), 1 << 40),
              "the method's planned buffer 0 needs 1099511627776 bytes, more than --max-memory-mb 4096 allows"),
             # ExecuTorch loads a method with an unresolvable operator when a later one resolves.

@@ -20,6 +20,8 @@
 #include <executorch/runtime/executor/method_meta.h>
 #include <executorch/runtime/platform/log.h>
 
+#include "huge_pages.h"
+
 namespace etsb_runner {
 
 // Bytes left to take.
@@ -79,7 +81,7 @@ class BudgetedAllocator : public executorch::extension::MallocMemoryAllocator {
 struct MethodMemory {
   MemoryBudget budget;
   std::string limit_flag;  // the flag that set the limit, as messages name it
-  std::vector<std::unique_ptr<uint8_t, decltype(&std::free)>> buffers;
+  std::vector<LargeBuffer> buffers;  // on huge pages where the system has them (huge_pages.h)
   std::vector<executorch::runtime::Span<uint8_t>> spans;
   std::unique_ptr<executorch::runtime::HierarchicalAllocator> planned_memory;
   BudgetedAllocator method_allocator{budget}, temp_allocator{budget};
@@ -92,9 +94,10 @@ struct MethodMemory {
   uint8_t* buffer(size_t bytes, const std::string& what, std::string& why) {
     if (!budget.take(bytes))
       return why = what + " needs " + std::to_string(bytes) + " bytes, more than " + limit_flag + " allows", nullptr;
-    buffers.emplace_back(static_cast<uint8_t*>(std::calloc(std::max<size_t>(bytes, 1), 1)), &std::free);
-    if (!buffers.back()) return why = "cannot allocate " + std::to_string(bytes) + " bytes for " + what, nullptr;
-    return buffers.back().get();
+    buffers.emplace_back(bytes);
+    if (buffers.back().data() == nullptr)
+      return why = "cannot allocate " + std::to_string(bytes) + " bytes for " + what, nullptr;
+    return buffers.back().data();
   }
 
   // Allocates the planned arenas `meta` declares and the memory manager; false, and `why`, if it cannot.

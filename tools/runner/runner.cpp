@@ -13,7 +13,9 @@
 // options.h (the command line), memory_budget.h (the memory a method may
 // take), method_checks.h (what the runtime checks only when asked),
 // log_capture.h (the runtime's log, kept), files.h (the program and
-// the .npy inputs read, the outputs written), npy.h (the .npy format) and
+// the .npy inputs read, the outputs written), program_loader.h and
+// huge_pages.h (the program's segments and the planned arenas, on huge pages
+// where the system has them), npy.h (the .npy format) and
 // steps.h (the step directories of --steps), generate.h (--prompt and
 // --generate: greedy generation with an LLM decoder), threads.h (--threads)
 // and profile.h (--profile: the time of each instruction, through the
@@ -36,7 +38,6 @@
 #include <string>
 #include <vector>
 
-#include <executorch/extension/data_loader/file_data_loader.h>
 #include <executorch/runtime/backend/interface.h>
 #include <executorch/runtime/core/evalue.h>
 #include <executorch/runtime/executor/method.h>
@@ -52,6 +53,7 @@
 #include "npy.h"
 #include "options.h"
 #include "profile.h"
+#include "program_loader.h"
 #include "steps.h"
 #include "threads.h"
 
@@ -309,13 +311,10 @@ int run_program(const Options& options) {
   File model;
   size_t model_size;
   if (!open_regular(options.model, model, model_size, why)) return fail(options.model + ": " + why);
-  // The program is read into memory of its own, not mapped read-only: a
-  // corrupt program can place an input or an output in its constant data,
-  // which the method then writes.
-  auto loader = executorch::extension::FileDataLoader::from(options.model.c_str());
-  if (!loader.ok()) return fail(options.model + ": cannot open (" + error_name(loader.error()) + ")");
+  // The program's segments are read into memory of its own (program_loader.h), on huge pages where there are some.
+  ProgramLoader loader(model.fd, model_size);
   // Full verification: every offset and size in the file is checked before it is followed.
-  auto program = Program::load(&loader.get(), Program::Verification::InternalConsistency);
+  auto program = Program::load(&loader, Program::Verification::InternalConsistency);
   if (!program.ok()) return fail(options.model + ": not a valid program (" + error_name(program.error()) + ")");
   return options.all_methods ? run_all_methods(program.get(), options) : run_method(program.get(), options);
 }
