@@ -37,7 +37,7 @@ std::string vm_flags(const void* address) {
   std::string flags;
   while (std::fgets(line, sizeof line, smaps) != nullptr) {
     uintptr_t lo = 0, hi = 0;
-    if (std::sscanf(line, "%" SCNxPTR "-%" SCNxPTR " ", &lo, &hi) == 2 && std::strchr(line, '-') < std::strchr(line, ' ')) {
+    if (std::sscanf(line, "%" SCNxPTR "-%" SCNxPTR " ", &lo, &hi) == 2) {  // a mapping's first line: its range
       inside = lo <= at && at < hi;
     } else if (inside && std::strncmp(line, "VmFlags:", 8) == 0) {
       flags = line + 8;
