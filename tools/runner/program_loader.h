@@ -7,9 +7,6 @@
 // refused as FileDataLoader refuses them.
 #pragma once
 
-#include <unistd.h>
-
-#include <cerrno>
 #include <cstddef>
 #include <cstdint>
 
@@ -19,6 +16,7 @@
 #include <executorch/runtime/core/result.h>
 #include <executorch/runtime/platform/log.h>
 
+#include "files.h"
 #include "huge_pages.h"
 
 namespace etsb_runner {
@@ -39,18 +37,20 @@ class ProgramLoader final : public executorch::runtime::DataLoader {
       ET_LOG(Error, "no memory for %zu bytes of the program", size);
       return executorch::runtime::Error::MemoryAllocationFailed;
     }
-    if (!read_at(offset, size, data)) {
+    if (!read_logged(offset, size, data)) {
       release_large(data, size);
       return executorch::runtime::Error::AccessFailed;
     }
-    return executorch::runtime::FreeableBuffer(data, size, [](void*, void* bytes, size_t n) { release_large(bytes, n); });
+    return executorch::runtime::FreeableBuffer(data, size,
+                                               [](void*, void* bytes, size_t n) { release_large(bytes, n); });
   }
 
   executorch::runtime::Error load_into(size_t offset, size_t size, const SegmentInfo& segment_info,
                                        void* buffer) const override {
     (void)segment_info;
     if (!in_file(offset, size) || (buffer == nullptr && size > 0)) return executorch::runtime::Error::InvalidArgument;
-    return read_at(offset, size, buffer) ? executorch::runtime::Error::Ok : executorch::runtime::Error::AccessFailed;
+    return read_logged(offset, size, buffer) ? executorch::runtime::Error::Ok
+                                             : executorch::runtime::Error::AccessFailed;
   }
 
   executorch::runtime::Result<size_t> size() const override { return size_; }
@@ -63,20 +63,11 @@ class ProgramLoader final : public executorch::runtime::DataLoader {
     return false;
   }
 
-  /// Reads `size` bytes at `offset` into `out`, resuming short reads; false
-  /// (logged) on an error or an early end of the file.
-  bool read_at(size_t offset, size_t size, void* out) const {
-    auto* bytes = static_cast<uint8_t*>(out);
-    while (size > 0) {
-      const ssize_t got = ::pread(fd_, bytes, size, static_cast<off_t>(offset));
-      if (got < 0 && errno == EINTR) continue;
-      if (got <= 0) {
-        ET_LOG(Error, "cannot read the program at offset %zu (%s)", offset, got < 0 ? "read error" : "end of file");
-        return false;
-      }
-      bytes += got, offset += static_cast<size_t>(got), size -= static_cast<size_t>(got);
-    }
-    return true;
+  /// files.h's read_at into `out`, logged when it fails (an error, or the file ended early).
+  bool read_logged(size_t offset, size_t size, void* out) const {
+    if (read_at(fd_, static_cast<uint8_t*>(out), size, offset)) return true;
+    ET_LOG(Error, "cannot read %zu bytes of the program at offset %zu", size, offset);
+    return false;
   }
 
   int fd_;
