@@ -26,14 +26,16 @@ EXEC_ATEN = "<executorch/runtime/core/exec_aten/exec_aten.h>"
 SOURCES = ["a.cc", "b.cc", "c.cc", "d.cc", "e.cc", "f.cc", "g.cc"]
 
 
-def _graph(targets, requested="lib", cxx="g++", on=True, launcher=()):
-    """The actions of package `p`'s ``requested`` target, analysed with a g++ that precompiles."""
+def _graph(targets, requested="lib", cxx="g++", on=True, launcher=(), made=False):
+    """The actions of package `p`'s ``requested`` target, analysed with a g++ that precompiles, every
+    file on disk but precompiled headers (unless ``made``: an earlier build made them)."""
     from selective_build.driver.evaluate import Package
     from selective_build.driver.graph import Config, analyse
     from selective_build.driver.labels import Label
 
     package = Package("p", "p/BUILD", ("p/BUILD",), (), tuple(targets))
-    config = Config({}, {}, cxx, lambda path: True, launcher=launcher, precompiled_headers=on)
+    config = Config({}, {}, cxx, lambda path: made or not path.endswith(".gch"), launcher=launcher,
+                    precompiled_headers=on)
     return analyse({"p": package}, [Label("p", requested)], config).actions
 
 

@@ -76,6 +76,20 @@ def test_five_small_libraries_make_no_shared_header_and_the_order_of_analysis_ch
     assert len(_kinds(built(targets))[1]) == 1
 
 
+def test_a_shared_header_an_earlier_build_made_is_read_by_fewer_compiles_than_would_make_one():
+    """After a build of every model (six registration compiles or more) made
+    the header, a build of one or two of them reads it too: the same commands
+    as that build gave them, so neither build compiles them again."""
+    _, (precompile,), compiles = _kinds(_graph(_small_libraries(2), requested="bin", made=True))
+    assert "shared by 2 compiles" in precompile.description
+    assert sorted(a.inputs[0] for a in compiles if a.implicit == precompile.outputs) == ["p/l0.cc", "p/l1.cc"]
+    many = {a.outputs[0]: a.command for a in _graph(_small_libraries(6), requested="bin")}
+    assert all(many[a.outputs[0]] == a.command for a in compiles if a.implicit)
+    # nor is a library's own header (six sources) any different: that never depended on the rest of the build
+    _, precompiles, _ = _kinds(_graph([_library()], made=True))
+    assert len(precompiles) == 1 and "shared" not in precompiles[0].outputs[0]
+
+
 def test_a_shared_header_waits_only_for_the_generated_headers_every_compile_needs():
     from selective_build.driver.evaluate import Target
 

@@ -8,19 +8,21 @@ making the registration sources' header costs 1.6-1.9 s of CPU, and each
 compile reading it takes 0.34-0.35 s instead of 0.72-0.83 s; g++ 12, -O2).
 So a build of many models' binaries parses the registration sources' common
 headers once per flag set, and a build of one or two binaries makes no header
-that would cost more than it saves.
+that would cost more than it saves. A header made stays in use: a later build
+of fewer of its compiles reads it too (``kept``).
 
 The header is what :func:`~selective_build.driver.pch.precompile` makes for
 one library, kept in a folder named by a digest of its headers and flags (the
 same whatever the order the targets are analysed in), built only after the
-generated headers that every one of its compiles needs first. Pure."""
+generated headers that every one of its compiles needs first. Pure, but for
+asking ``config.exists`` whether a header was made."""
 
 from __future__ import annotations
 
 import hashlib
 
 from selective_build.driver.analysis import Config
-from selective_build.driver.pch import FOLDER, Precompiled, precompile
+from selective_build.driver.pch import FOLDER, MIN_SOURCES, Precompiled, precompile
 from selective_build.model.records import record
 
 
@@ -48,7 +50,8 @@ class Shared:
 def share(config: Config, sharers: list[Sharer]) -> tuple[Shared, ...]:
     """The shared precompiled headers of ``sharers``: one for each set of
     tagged headers and flags that at least ``MIN_SOURCES`` compiles have (each
-    compile once), in the order of their folders."""
+    compile once), or fewer when an earlier build made its header (it is on
+    disk: see ``kept``), in the order of their folders."""
     groups: dict[tuple[tuple[str, ...], tuple[str, ...]], dict[str, Sharer]] = {}
     for sharer in sharers:
         groups.setdefault((sharer.headers, sharer.flags), {}).setdefault(sharer.obj, sharer)
@@ -58,8 +61,21 @@ def share(config: Config, sharers: list[Sharer]) -> tuple[Shared, ...]:
         digest = hashlib.sha256("\0".join((*headers, "", *flags)).encode()).hexdigest()[:16]
         others = [frozenset(user.order_only) for user in users[1:]]
         order_only = tuple(path for path in users[0].order_only if all(path in other for other in others))
-        precompiled = precompile(config, f"{config.obj}/{FOLDER}/shared-{digest}", headers, flags, order_only,
-                                 len(users), f"shared by {len(users)} compiles")
+        directory = f"{config.obj}/{FOLDER}/shared-{digest}"
+        pays = len(users) if not kept(config, directory) else max(len(users), MIN_SOURCES)
+        precompiled = precompile(config, directory, headers, flags, order_only, pays,
+                                 f"shared by {len(users)} compiles")
         if precompiled:
             made.append(Shared(precompiled, users))
     return tuple(sorted(made, key=lambda shared: shared.precompiled.gch))
+
+
+def kept(config: Config, directory: str) -> bool:
+    """Whether the shared header of ``directory`` is on disk, made by an
+    earlier build of enough compiles: then a build of fewer of them reads it
+    too, so that building part of what was built (one model of many) does
+    not compile their sources again without it, nor the next build of all of
+    them again with it (a first build of part, then of all, compiles the
+    part's sources again once, through the header then made). Their objects are the same bytes either way
+    (tests/test_pch_shared.py); only the commands, which ninja compares, differ."""
+    return config.exists(f"{directory}/pch.h.gch")
