@@ -62,8 +62,9 @@ def share(config: Config, sharers: list[Sharer]) -> tuple[Shared, ...]:
         others = [frozenset(user.order_only) for user in users[1:]]
         order_only = tuple(path for path in users[0].order_only if all(path in other for other in others))
         directory = f"{config.obj}/{FOLDER}/shared-{digest}"
-        pays = len(users) if not kept(config, directory) else max(len(users), MIN_SOURCES)
-        precompiled = precompile(config, directory, headers, flags, order_only, pays,
+        # precompile's gate counts the compiles a header serves; one an earlier build made serves these few too
+        sources = max(len(users), MIN_SOURCES) if kept(config, directory) else len(users)
+        precompiled = precompile(config, directory, headers, flags, order_only, sources,
                                  f"shared by {len(users)} compiles")
         if precompiled:
             made.append(Shared(precompiled, users))
