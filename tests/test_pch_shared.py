@@ -139,6 +139,11 @@ def test_a_shared_precompiled_header_is_read_and_leaves_the_objects_and_binary_t
     assert sorted(with_pch) == sorted(without) and len(without) == 14
     assert [path for path in with_pch if with_pch[path] != without[path]] == []
     assert subprocess.run([root / OUT / "bin/p/bin"], capture_output=True, text=True).stdout == "30\n"
+    # Building two of the six after all of them, then all again, compiles nothing: the two read the header too.
+    for labels in (["//p:l0", "//p:l1"], ["//p:bin"]):
+        result = subprocess.run([str(ETSB), "build", *labels], cwd=root, capture_output=True, text=True,
+                                env={**os.environ, "ETSB_PCH": "1", "CCACHE_DISABLE": "1"})
+        assert result.returncode == 0 and "ninja: no work to do." in result.stdout, result.stdout + result.stderr
     obj = f"{OUT}/obj/p/l3/p__l3.cc.o"
     command = subprocess.run(["ninja", "-f", ninja_file(OUT), "-t", "commands", obj], cwd=root,
                              capture_output=True, text=True, check=True).stdout.splitlines()[-1]
