@@ -77,6 +77,7 @@ def kept(config: Config, directory: str) -> bool:
     too, so that building part of what was built (one model of many) does
     not compile their sources again without it, nor the next build of all of
     them again with it (a first build of part, then of all, compiles the
-    part's sources again once, through the header then made). Their objects are the same bytes either way
-    (tests/test_pch_shared.py); only the commands, which ninja compares, differ."""
+    part's sources again once, through the header then made). Their objects
+    are the same bytes either way (tests/test_pch_shared.py); only the
+    commands, which ninja compares, differ."""
     return config.exists(f"{directory}/pch.h.gch")
