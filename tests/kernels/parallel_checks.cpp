@@ -169,7 +169,14 @@ static void check_conv(const Conv& s) {
   for (float& v : x) v = next_random(state);
   for (float& v : w) v = next_random(state);
   for (float& v : b) v = next_random(state);
-  const std::vector<float> one = convolve(s, x, w, b, 1), two = convolve(s, x, w, b, 2);
+  const std::vector<float> one = convolve(s, x, w, b, 1);
+#if defined(ETSB_KERNELS_THREADPOOL)
+  k::last_parallel_end() = 0;  // set again by a loop that ends on the pool
+#endif
+  const std::vector<float> two = convolve(s, x, w, b, 2);
+#if defined(ETSB_KERNELS_THREADPOOL)
+  CHECK(k::parallel_threads() < 2 || k::last_parallel_end() != 0, "conv %s: not cut on two threads", s.name);
+#endif
   CHECK(std::memcmp(one.data(), two.data(), one.size() * sizeof(float)) == 0, "conv %s: one and two threads differ",
         s.name);
   double worst = 0;
@@ -229,6 +236,10 @@ static void check_convolutions() {
       {"dot 2x2 plane", 1, 128, 4, 96, 3, 2, 1, 1, true},
       {"one column tile", 1, 64, 8, 72, 3, 2, 1, 1, true},
       {"two groups, two images", 2, 16, 12, 32, 3, 1, 1, 2, true},
+      {"55 groups of 8 channels, each too small to cut (RegNet-Y's 7x7): cut by group", 1, 440, 7, 440, 3, 1, 1, 55,
+       true},
+      {"13 groups of 8, stride 2, cut by group unevenly", 1, 104, 28, 104, 3, 2, 1, 13, false},
+      {"pointwise, three images, cut by image", 3, 32, 17, 48, 1, 1, 0, 1, true},
   };
   for (const Conv& s : convs) check_conv(s);
 }

@@ -102,11 +102,11 @@ bool conv2d_depthwise(KernelRuntimeContext& ctx, const float* in, const float* w
 /// configuration: kSpecialisedPaths). On the thread pool, the output's columns are cut into pieces of whole
 /// kGemmColumns, each with its own im2col (dot_f32's output rows, after patch_rows cut by position; a pointwise
 /// one of a small plane by channel: by_rows); a single tile is left to gemm_f32's own cut, after im2col_plane cut
-/// by channel. Every output takes the same code whatever the cut, so results do not depend on the threads. False
-/// (nothing written) without scratch memory.
+/// by channel; several groups or images are cut whole instead. Every output takes the same code whatever the cut,
+/// so results do not depend on the threads. False (nothing written) without scratch memory.
 bool conv2d_gemm(KernelRuntimeContext& ctx, const float* in, const float* weight, const float* bias, float* out,
                  int64_t batch, int64_t in_ch, int64_t out_ch, int64_t groups, const Axis& h, const Axis& w,
-                 int64_t budget) {
+                 int64_t budget, float* given = nullptr) {
   const int64_t in_per_group = in_ch / groups, out_per_group = out_ch / groups;
   const int64_t depth = in_per_group * h.kernel * w.kernel;
   const int64_t in_plane = h.in * w.in, out_plane = h.out * w.out;
@@ -130,8 +130,18 @@ bool conv2d_gemm(KernelRuntimeContext& ctx, const float* in, const float* weight
   // more trips to the pool.
   const int64_t row_tiles = kSpecialisedPaths ? (out_per_group + kGemmRows - 1) / kGemmRows : 0;
   const bool rows_first = kSpecialisedPaths && pointwise && !dot && row_tiles >= units;
+  // Several groups or images are cut whole when the pool takes them (RegNet-Y's groups of 8 channels, each too
+  // small to cut, ran on one thread): each piece calls this on one group of one image at a time (`given` its
+  // scratch, null where it needs none), which runs as on one thread (serial), its scratch the same in every piece.
+  // Not in the size configuration: there the loop below stays inlined.
+  const int64_t convolutions = batch * groups;
+  const int64_t group_pieces =
+      kSpecialisedPaths && given == nullptr && convolutions > 1
+          ? k::parallel_pieces(work * convolutions, k::kGemmTaskWork, convolutions)
+          : 1;
+  const bool serial = given != nullptr || group_pieces > 1;
   const int64_t pieces =
-      k::parallel_pieces(work, k::kGemmTaskWork, dot ? out_per_group : rows_first ? row_tiles : units);
+      serial ? 1 : k::parallel_pieces(work, k::kGemmTaskWork, dot ? out_per_group : rows_first ? row_tiles : units);
   const bool by_rows = rows_first && pieces > 1;
   int64_t tile = budget / depth - budget / depth % kGemmColumns;
   tile = dot || pointwise ? cols : (tile < kGemmColumns ? kGemmColumns : (tile > cols ? cols : tile));
@@ -144,7 +154,7 @@ bool conv2d_gemm(KernelRuntimeContext& ctx, const float* in, const float* weight
   // and 3, 128 and 68 columns, 8 and 5 vectors; its patches are the whole plane's). The dot path cuts by rows too,
   // its patches by position.
   const bool few_units = kSpecialisedPaths && pieces > 1 && units < 4 * pieces && budget == kColumnBudget;
-  const bool one_tile = !dot && !pointwise && (few_units || (pieces == 1 && tile == out_plane &&
+  const bool one_tile = !dot && !pointwise && (few_units || (!serial && pieces == 1 && tile == out_plane &&
                                                              work >= 2 * k::kGemmTaskWork &&
                                                              k::worth_the_pool(work / k::kGemmTaskWork)));
   const int64_t col_floats = pointwise && !dot ? 0 : depth * (one_tile ? out_plane : tile * (dot ? 1 : pieces));
@@ -160,8 +170,22 @@ bool conv2d_gemm(KernelRuntimeContext& ctx, const float* in, const float* weight
   const bool taps = kSpecialisedPaths && padded && !one_tile && k::conv2d_taps_runs(h, w);  // conv_taps_f32.h
   const int64_t scratch = taps ? k::conv2d_taps_floats(in_per_group, h, w)
                                : col_floats + (padded ? padded_floats : 0) + tail * depth * (by_rows ? pieces : 1);
-  float* col = scratch > 0 ? temp_floats(ctx, scratch) : nullptr;
+  float* col = scratch > 0 ? (given != nullptr ? given : temp_floats(ctx, scratch * group_pieces)) : nullptr;
   if (scratch > 0 && col == nullptr) return false;
+  if (group_pieces > 1) {
+    k::parallel_pieces_run(group_pieces, [&](int64_t p) {
+      int64_t first = 0, last = 0;  // b * groups + g
+      k::piece_bounds(convolutions, group_pieces, p, &first, &last);
+      for (int64_t u = first; u < last; ++u) {
+        const int64_t b = u / groups, g = u % groups;
+        conv2d_gemm(ctx, in + (b * in_ch + g * in_per_group) * in_plane, weight + g * out_per_group * depth,
+                    bias != nullptr ? bias + g * out_per_group : nullptr,
+                    out + (b * out_ch + g * out_per_group) * out_plane, 1, in_per_group, out_per_group, 1, h, w,
+                    budget, col != nullptr ? col + p * scratch : col);
+      }
+    });
+    return true;
+  }
   for (int64_t b = 0; b < batch; ++b) {
     for (int64_t g = 0; g < groups; ++g) {
       const float* x = in + (b * in_ch + g * in_per_group) * in_plane;

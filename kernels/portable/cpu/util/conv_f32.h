@@ -51,8 +51,8 @@ __attribute__((always_inline)) inline void even_columns(float* __restrict dst, c
 /// for the output positions j = oh * OW + ow in [j0, j1) (zero where that
 /// falls in the padding), for `channels` planes of x: the columns [j0, j1)
 /// of the matrix whose product with the weights is the convolution.
-ETSB_NARROW_LOOP static void im2col_columns(const float* __restrict x, float* __restrict col, int64_t channels,
-                                         const Window& h, const Window& w, int64_t j0, int64_t j1) {
+ETSB_ONE_BUILD_LOOP static void im2col_columns(const float* __restrict x, float* __restrict col, int64_t channels,
+                                               const Window& h, const Window& w, int64_t j0, int64_t j1) {
   const int64_t width = j1 - j0;
   for (int64_t c = 0; c < channels; ++c) {
     const float* plane = x + c * h.in * w.in;
@@ -262,8 +262,9 @@ __attribute__((noinline)) inline void pad_planes(const float* x, float* padded, 
 /// im2col_columns from pad_planes' copy: no bounds to test, and each tap's
 /// run along an output row contiguous (a copy the vectoriser takes whole)
 /// whatever the stride.
-ETSB_NARROW_LOOP static void im2col_padded(const float* __restrict padded, float* __restrict col, int64_t channels,
-                                           const Window& h, const Window& w, int64_t j0, int64_t j1) {
+ETSB_ONE_BUILD_LOOP static void im2col_padded(const float* __restrict padded, float* __restrict col,
+                                              int64_t channels, const Window& h, const Window& w, int64_t j0,
+                                              int64_t j1) {
   const int64_t phase_len = (w.in + 2 * w.pad + w.stride - 1) / w.stride;
   const int64_t row_len = w.stride * phase_len;
   const int64_t plane = (h.in + 2 * h.pad) * row_len;
