@@ -3,7 +3,7 @@ wheel's libexecutorch_threadpool.so): kernels/portable/cpu/util/parallel_util.h
 and the matrix product, convolution, max pooling, elementwise maps, batch
 norm, mean and transposes it cuts (gemm_f32.h, op_convolution.cpp, op_max_pool2d_with_indices.cpp,
 op_relu.cpp, op_hardtanh.cpp, op_add.cpp, op_native_batch_norm.cpp,
-op_mean.cpp, op_permute_copy.cpp),
+op_mean.cpp, op_permute_copy.cpp, op_split_with_sizes_copy.cpp),
 checked from C++ (tests/kernels/parallel_checks.cpp and
 parallel_elementwise_checks.cpp) with and without the pool linked; the
 development runner's `--threads N` on real models (the same bits at one and
@@ -30,7 +30,8 @@ CHECKS = [REPO / "tests" / "kernels" / name for name in ("parallel_checks.cpp", 
 KERNELS = REPO / "kernels" / "portable" / "cpu"
 # The kernels whose cuts the checks call, linked in.
 CUT_KERNELS = [KERNELS / f"op_{name}.cpp" for name in ("convolution", "max_pool2d_with_indices", "relu", "hardtanh",
-                                                       "add", "native_batch_norm", "mean", "permute_copy")]
+                                                       "add", "native_batch_norm", "mean", "permute_copy",
+                                                       "split_with_sizes_copy")]
 # Convolutions (ResNet's dense ones, MobileNet-v2's pointwise and depthwise) and a decoder's matrix products.
 MODELS = ("resnet", "mobilenet_v2", "gpt_decoder")
 POOL = "libexecutorch_threadpool.so"

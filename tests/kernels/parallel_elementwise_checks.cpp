@@ -2,14 +2,15 @@
 // (unary_util.h's map_float_cut, elementwise_util.h's binary_same_dtype,
 // binary_op_util.h's binary_maps_f32,
 // batch_norm_util.h's batch_norm_f32, reduce_util.h's reduce_sum,
-// transpose_tiles.h's transpose_strips: parallel_flat and parallel_range of
-// parallel_util.h), through the operators (op_relu.cpp, op_hardtanh.cpp,
-// op_add.cpp, op_native_batch_norm.cpp, op_mean.cpp, op_permute_copy.cpp,
-// linked in): Float at one and two threads, every cut taken (the caller sets
+// transpose_tiles.h's transpose_strips, copy_util.h's move_runs: parallel_flat
+// and parallel_range of parallel_util.h), through the operators (op_relu.cpp,
+// op_hardtanh.cpp, op_add.cpp, op_native_batch_norm.cpp, op_mean.cpp,
+// op_permute_copy.cpp, op_split_with_sizes_copy.cpp, linked in): Float at one and two threads, every cut taken (the caller sets
 // assume_workers_awake), gives the same bits, and the values of a plain loop
 // (batch norm and mean: within float rounding, as vector builds may fuse a
 // multiply-add and a sum adds in its own order). Part of parallel_checks.cpp's
 // program, which calls check_elementwise_cuts.
+#include "kernels/portable/cpu/util/parallel_util.h"
 #include "parallel_checks.h"
 
 #include <executorch/runtime/kernel/kernel_runtime_context.h>
@@ -41,6 +42,8 @@ std::tuple<Tensor&, Tensor&, Tensor&> _native_batch_norm_legit_no_training_out(
 Tensor& mean_dim_out(KernelRuntimeContext& ctx, const Tensor& self, std::optional<ArrayRef<int64_t>> dim,
                      bool keepdim, std::optional<ScalarType> dtype, Tensor& out);
 Tensor& permute_copy_out(KernelRuntimeContext& ctx, const Tensor& self, ArrayRef<int64_t> dims, Tensor& out);
+void split_with_sizes_copy_out(KernelRuntimeContext& ctx, const Tensor& self, ArrayRef<int64_t> split_sizes,
+                               int64_t dim, ArrayRef<Tensor> out);
 }  // namespace native
 }  // namespace executor
 }  // namespace torch
@@ -59,14 +62,24 @@ std::vector<float> randoms(size_t n, uint32_t seed) {
 /// `run(threads, out)` at one and at two threads (out starting as -7s each
 /// time): the same bits at both, and those of `expected` (exactly, or within
 /// `tolerance` of each value's size when given).
+/// With `pooled`, the two-thread run must end a loop on the pool (be cut).
 template <typename Run>
 void check_cut(const char* name, size_t n, const std::vector<float>& expected, const Run& run,
-               double tolerance = 0) {
+               double tolerance = 0, bool pooled = false) {
   std::vector<float> one(n, -7.0f), two(n, -7.0f);
   set_pool_threads(1);
   run(one);
   set_pool_threads(2);
+#if defined(ETSB_KERNELS_THREADPOOL)
+  etsb::kernels::last_parallel_end() = 0;  // set again by a loop that ends on the pool
+#endif
   run(two);
+#if defined(ETSB_KERNELS_THREADPOOL)
+  CHECK(!pooled || etsb::kernels::parallel_threads() < 2 || etsb::kernels::last_parallel_end() != 0,
+        "%s: not cut on two threads", name);
+#else
+  (void)pooled;
+#endif
   CHECK(std::memcmp(one.data(), two.data(), n * sizeof(float)) == 0, "%s: one and two threads differ", name);
   size_t wrong = 0;
   for (size_t i = 0; i < n; ++i) {
@@ -267,9 +280,56 @@ void check_permute_batched() {
   });
 }
 
+/// Copies of whole runs (copy_util.h's move_runs), cut on the pool: ShuffleNet-v2's channel shuffle (permute_copy
+/// of [2, 58, 28, 28] by [1, 0, 2, 3]: runs of 784), one run of 30,000 (the identity permutation, cut by bytes) and
+/// a split of [2, 96, 784] along dim 1 into 58 and 38 (two runs a piece, self's a block apart).
+void check_moves() {
+  constexpr int64_t kA = 2, kB = 58, kPlane = 784;
+  std::vector<float> x = randoms(kA * kB * kPlane, 57u), shuffled(kA * kB * kPlane);
+  for (int64_t a = 0; a < kA; ++a) {
+    for (int64_t b = 0; b < kB; ++b) {
+      std::memcpy(&shuffled[(b * kA + a) * kPlane], &x[(a * kB + b) * kPlane], kPlane * sizeof(float));
+    }
+  }
+  const int64_t shuffle[4] = {1, 0, 2, 3}, same[2] = {0, 1};
+  check_cut("permute_copy, runs of 784", x.size(), shuffled, [&](std::vector<float>& y) {
+    KernelRuntimeContext ctx;
+    Dense tx({kA, kB, 28, 28}, x.data()), ty({kB, kA, 28, 28}, y.data());
+    Tensor out = ty.t();
+    native::permute_copy_out(ctx, tx.t(), ArrayRef<int64_t>(shuffle, 4), out);
+    CHECK(ctx.failure_state() == ::executorch::runtime::Error::Ok, "permute_copy failed");
+  }, 0, true);
+  const std::vector<float> run(x.begin(), x.begin() + 30000);
+  check_cut("permute_copy, one run", run.size(), run, [&](std::vector<float>& y) {
+    KernelRuntimeContext ctx;
+    Dense tx({300, 100}, const_cast<float*>(run.data())), ty({300, 100}, y.data());
+    Tensor out = ty.t();
+    native::permute_copy_out(ctx, tx.t(), ArrayRef<int64_t>(same, 2), out);
+    CHECK(ctx.failure_state() == ::executorch::runtime::Error::Ok, "permute_copy failed");
+  }, 0, true);
+  constexpr int64_t kTotal = 96, kFirst = 58;
+  std::vector<float> whole = randoms(2 * kTotal * kPlane, 59u), expected;
+  for (const auto& [from, count] : {std::pair<int64_t, int64_t>{0, kFirst}, {kFirst, kTotal - kFirst}}) {
+    for (int64_t o = 0; o < 2; ++o) {
+      const auto start = whole.begin() + (o * kTotal + from) * kPlane;
+      expected.insert(expected.end(), start, start + count * kPlane);
+    }
+  }
+  const int64_t sizes[2] = {kFirst, kTotal - kFirst};
+  check_cut("split_with_sizes_copy", expected.size(), expected, [&](std::vector<float>& y) {
+    KernelRuntimeContext ctx;
+    Dense tx({2, kTotal, kPlane}, whole.data()), t0({2, kFirst, kPlane}, y.data()),
+        t1({2, kTotal - kFirst, kPlane}, y.data() + 2 * kFirst * kPlane);
+    Tensor outs[2] = {t0.t(), t1.t()};
+    native::split_with_sizes_copy_out(ctx, tx.t(), ArrayRef<int64_t>(sizes, 2), 1, ArrayRef<Tensor>(outs, 2));
+    CHECK(ctx.failure_state() == ::executorch::runtime::Error::Ok, "split_with_sizes_copy failed");
+  }, 0, true);
+}
+
 }  // namespace
 
 void check_elementwise_cuts() {
+  check_moves();
   check_mean(1, 1500, 3, 3, {2, 3});
   check_mean(3, 5, 900, 1, {1});
   check_mean(6, 5, 7, 40, {1, 3});

@@ -47,11 +47,22 @@ void split_with_sizes_copy_out(KernelRuntimeContext& ctx, const Tensor& self, Ar
   for (size_t i = 0; i < out.size(); ++i) {
     const size_t piece = static_cast<size_t>(split_sizes[i]) * inner_bytes;
     char* dst = static_cast<char*>(out[i].mutable_data_ptr());
-    if (piece != 0) {
-      for (int64_t o = 0; o < outer; ++o) {
+    if (piece != 0) {  // outer runs of `piece` bytes, self's a block apart
+#if defined(ETSB_KERNELS_ONE_PATH)
+      for (int64_t o = 0; o < outer; ++o) {  // (the size configuration: one loop; move_runs cost 0.5 KB there)
         // memmove: only a corrupt program makes a piece overlap self, but then memcpy is undefined.
         std::memmove(dst + o * piece, in + o * total * inner_bytes + offset, piece);
       }
+#else
+      k::CopyPlan plan;  // cut on the thread pool (move_runs)
+      plan.ndim = 2;
+      plan.sizes[0] = outer;
+      plan.sizes[1] = static_cast<int64_t>(piece);
+      plan.src[0] = total * static_cast<int64_t>(inner_bytes);
+      plan.dst[0] = static_cast<int64_t>(piece);
+      plan.src[1] = plan.dst[1] = 1;
+      k::move_runs(in + offset, dst, plan, 1);
+#endif
     }
     offset += piece;
   }

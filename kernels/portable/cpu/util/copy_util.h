@@ -110,6 +110,48 @@ inline void make_strided_plan(const int64_t* sizes, const int64_t* strides, size
   make_copy_plan(sizes, strides, dst, ndim, plan);
 }
 
+/// Bytes of a copy below which a piece is not worth a thread: ~1 us out of
+/// the first-level cache (the parallel_range grain of move_runs).
+constexpr int64_t kCopyTaskBytes = 16 * 1024;
+
+/// The plan's box of `width`-byte elements, whose innermost dim both sides
+/// walk contiguously, moved a run (that dim) at a time: cut by runs on the
+/// thread pool, or a single run by bytes (parallel_range, pieces of
+/// kCopyTaskBytes or more), so that the copies between the operators a
+/// thread pool cuts (a concatenation, a channel shuffle's permute and clone,
+/// a split) keep its workers awake. Each byte is moved alone: the cut changes
+/// nothing but the time. Out of line, in bytes: one copy for every width.
+__attribute__((noinline)) inline void move_runs(const char* src, char* dst, const CopyPlan& p, int64_t width) {
+  const size_t last = p.ndim - 1;
+  const int64_t run = p.sizes[last] * width;
+  int64_t outer = 1;
+  for (size_t d = 0; d < last; ++d) outer *= p.sizes[d];
+  if (outer == 1) {  // memmove: only a corrupt program makes the two overlap, but then memcpy is undefined
+    return parallel_range(0, run, kCopyTaskBytes, [&](int64_t b, int64_t e) { std::memmove(dst + b, src + b, e - b); });
+  }
+  parallel_range(0, outer, run > 0 ? (kCopyTaskBytes + run - 1) / run : outer, [&](int64_t o0, int64_t o1) {
+    int64_t index[kMaxDim] = {0};
+    int64_t so = 0, dof = 0, rest = o0;  // run o0's offsets (in elements)
+    for (size_t d = last; d-- > 0;) {
+      index[d] = rest % p.sizes[d];
+      rest /= p.sizes[d];
+      so += index[d] * p.src[d];
+      dof += index[d] * p.dst[d];
+    }
+    for (int64_t o = o0; o < o1; ++o) {
+      std::memmove(dst + dof * width, src + so * width, static_cast<size_t>(run));
+      for (size_t d = last; d-- > 0;) {
+        so += p.src[d];
+        dof += p.dst[d];
+        if (++index[d] < p.sizes[d]) break;
+        so -= p.src[d] * p.sizes[d];
+        dof -= p.dst[d] * p.sizes[d];
+        index[d] = 0;
+      }
+    }
+  });
+}
+
 /// dst[walk] = static_cast<Out>(src[walk]) over the plan's box; src and dst
 /// point at the box's first element on each side. When the two innermost
 /// dims swap unit strides (a transpose: dst's last dim and src's one before
@@ -147,6 +189,13 @@ inline void copy_walk(const In* src, Out* dst, const CopyPlan& p) {
   const int64_t len = p.sizes[last];
   const int64_t ss = p.src[last];
   const int64_t ds = p.dst[last];
+#if !defined(ETSB_KERNELS_ONE_PATH)
+  if constexpr (std::is_same<In, Out>::value) {
+    if (ss == 1 && ds == 1) {
+      return move_runs(reinterpret_cast<const char*>(src), reinterpret_cast<char*>(dst), p, sizeof(In));
+    }
+  }
+#endif
   int64_t outer = 1;
   for (size_t d = 0; d < last; ++d) outer *= p.sizes[d];
   int64_t index[kMaxDim] = {0};
