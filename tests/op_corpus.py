@@ -215,7 +215,7 @@ def coverage_table(manifest: dict, passed: dict[tuple[str, str], bool]) -> str:
 
 
 # What marks a source as built once per x86 instruction set: run-time CPU
-# checks (gemm_f32.h, dot_f32.h, depthwise3x3_f32.h) or GCC's target clones
+# checks (gemm_f32.h, dot_f32.h, depthwise_inplace_f32.h) or GCC's target clones
 # (fast_math.h's ETSB_HOT_LOOP and ETSB_NARROW_LOOP, which every vectorised
 # loop of the kernels takes).
 PER_ISA_MARKERS = ("__builtin_cpu_supports", "target_clones")

@@ -66,12 +66,37 @@ def _convolution_ops() -> list[Op]:
                  groups=7),
             conv("depthwise_tiny_5x5", "depthwise 5x5 on 4x4 planes, 25 taps (AVX-512: one channel a vector): "
                  "1x3x4x4 by 3x1x5x5, bias, padding 2", (1, 3, 4, 4), (3, 1, 5, 5), 3, F32, padding=(2, 2), groups=3),
-            conv("depthwise_5x5_stride2_runs", "depthwise 5x5 stride 2 padding 2 from 2x23x58 planes, output rows of "
-                 "29 (runs of 16, 8 and 4 outputs and one alone): 1x2x23x58 by 2x1x5x5, bias", (1, 2, 23, 58),
-                 (2, 1, 5, 5), 2, F32, stride=(2, 2), padding=(2, 2), groups=2),
-            conv("depthwise_5x5_wide", "depthwise 5x5 stride 1 padding 2 on 12x12 planes, one run across the padded "
-                 "rows, 2 outputs per channel: 1x2x12x12 by 4x1x5x5, no bias", (1, 2, 12, 12), (4, 1, 5, 5), None, F32,
+            conv("depthwise_5x5_stride2_in_place", "depthwise 5x5 stride 2 padding 2 in place from 2x23x58 planes, "
+                 "output rows of 29 (AVX-512: a full strip and a partial one): 1x2x23x58 by 2x1x5x5, bias",
+                 (1, 2, 23, 58), (2, 1, 5, 5), 2, F32, stride=(2, 2), padding=(2, 2), groups=2),
+            conv("depthwise_5x5_in_place_multiplier2", "depthwise 5x5 stride 1 padding 2 in place on 12x12 planes, 2 "
+                 "outputs per channel: 1x2x12x12 by 4x1x5x5, no bias", (1, 2, 12, 12), (4, 1, 5, 5), None, F32,
                  padding=(2, 2), groups=2),
+            conv("depthwise_5x5_in_place_strips", "depthwise 5x5 stride 1 padding 2 in place, rows of 37 (two full "
+                 "strips and a partial on AVX-512, four and a partial on AVX2): 1x2x7x37 by 2x1x5x5, bias",
+                 (1, 2, 7, 37), (2, 1, 5, 5), 2, F32, padding=(2, 2), groups=2),
+            conv("depthwise_5x5_in_place_pad4", "depthwise 5x5 stride 1 in place, padding [4, 1], dilation [1, 2] "
+                 "(the most rows of padding, every input row feeding five output rows at the edges), 2 outputs per "
+                 "channel: 1x2x6x21 by 4x1x5x5, no bias", (1, 2, 6, 21), (4, 1, 5, 5), None, F32, padding=(4, 1),
+                 dilation=(1, 2), groups=2),
+            conv("depthwise_5x5_in_place_short", "depthwise 5x5 stride 1 in place on planes of 3 rows (fewer than the "
+                 "kernel's), padding 2, 2 outputs per channel: 1x2x3x17 by 4x1x5x5, bias", (1, 2, 3, 17),
+                 (4, 1, 5, 5), 4, F32, padding=(2, 2), groups=2),
+            conv("depthwise_5x5_in_place_pad0", "depthwise 5x5 stride 1 in place, no padding, one output row of 26, 2 "
+                 "outputs per channel: 1x2x5x30 by 4x1x5x5, bias", (1, 2, 5, 30), (4, 1, 5, 5), 4, F32, groups=2),
+            conv("depthwise_5x5_stride2_strips", "depthwise 5x5 stride 2 padding 2 in place, output rows of 21 (a "
+                 "full and a partial strip; the columns after each strip's loads inside the row, then not): "
+                 "1x2x9x41 by 2x1x5x5, bias", (1, 2, 9, 41), (2, 1, 5, 5), 2, F32, stride=(2, 2), padding=(2, 2),
+                 groups=2),
+            conv("depthwise_5x5_stride2_pad", "depthwise 5x5 stride 2 in place, padding [0, 3], 2 outputs per channel: "
+                 "1x2x10x27 by 4x1x5x5, no bias", (1, 2, 10, 27), (4, 1, 5, 5), None, F32, stride=(2, 2),
+                 padding=(0, 3), groups=2),
+            conv("depthwise_5x5_stride2_pad5", "depthwise 5x5 stride 2 in place, padding 5 (the first and last output "
+                 "rows all padding: the bias alone), 2 outputs per channel: 1x2x3x12 by 4x1x5x5, bias", (1, 2, 3, 12),
+                 (4, 1, 5, 5), 4, F32, stride=(2, 2), padding=(5, 5), groups=2),
+            conv("depthwise_5x5_rows", "depthwise 5x5 stride 1 padding 4 dilation 2 (not in place: tap by tap from a "
+                 "padded copy), 2 outputs per channel: 1x2x9x20 by 4x1x5x5, bias", (1, 2, 9, 20), (4, 1, 5, 5), 4, F32,
+                 padding=(4, 4), dilation=(2, 2), groups=2),
             conv("depthwise_7x7_rows", "depthwise 7x7 stride 1 padding 3 on 6x35 planes, rows of 35 (two runs of 16, "
                  "three alone): 1x3x6x35 by 3x1x7x7, bias", (1, 3, 6, 35), (3, 1, 7, 7), 3, F32, padding=(3, 3),
                  groups=3),
@@ -83,9 +108,9 @@ def _convolution_ops() -> list[Op]:
             conv("depthwise_5x5_lanes_groups", "depthwise 5x5 stride 1 padding 2 to 7x7 planes, channels-last in "
                  "groups of 32 channels and one of 12 on 16 lanes (two outputs a block, then one): 2x44x7x7 by "
                  "44x1x5x5, bias", (2, 44, 7, 7), (44, 1, 5, 5), 44, F32, padding=(2, 2), groups=44),
-            conv("depthwise_5x5_lanes_wide", "depthwise 5x5 stride 1 padding 2 on 10x10 planes of 40 channels "
-                 "(channels-last beyond 7x7 from 32 channels): 1x40x10x10 by 40x1x5x5, bias", (1, 40, 10, 10),
-                 (40, 1, 5, 5), 40, F32, padding=(2, 2), groups=40),
+            conv("depthwise_5x5_in_place_10x10", "depthwise 5x5 stride 1 padding 2 on 10x10 planes (in place beyond "
+                 "7x7 outputs, whatever the channels): 1x8x10x10 by 8x1x5x5, bias", (1, 8, 10, 10), (8, 1, 5, 5), 8,
+                 F32, padding=(2, 2), groups=8),
             conv("depthwise_7x7_lanes_stride2", "depthwise 7x7 stride 2 padding 3 from 16x15 to 8x8 planes of 20 "
                  "channels (channels-last from 16 with stride 2, on 24 lanes): 1x20x16x15 by 20x1x7x7, no bias",
                  (1, 20, 16, 15), (20, 1, 7, 7), None, F32, stride=(2, 2), padding=(3, 3), groups=20),

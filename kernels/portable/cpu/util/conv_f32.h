@@ -187,8 +187,9 @@ __attribute__((always_inline)) inline void split_pairs(float* __restrict first, 
 /// into phases (the layout of DepthwisePlane, rows of stride * phase_len
 /// floats): padded column q of a row goes to phase q % stride, at q /
 /// stride. The padding is never written: the caller zeroes it once for all
-/// planes. A copy: two builds (ETSB_NARROW_LOOP), as fast as three.
-ETSB_NARROW_LOOP static void fill_phases(const float* __restrict x, float* __restrict scratch, const Window& h,
+/// planes. A copy small beside the products it feeds: one build
+/// (ETSB_ONE_BUILD_LOOP).
+ETSB_ONE_BUILD_LOOP static void fill_phases(const float* __restrict x, float* __restrict scratch, const Window& h,
                                          const Window& w, int64_t phase_len) {
   const int64_t row_len = w.stride * phase_len;
   for (int64_t ih = 0; ih < h.in; ++ih) {

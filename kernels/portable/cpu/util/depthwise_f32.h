@@ -1,8 +1,8 @@
 // The direct depthwise Float convolution kernels of op_convolution.cpp:
 // vectorised along an output row (depthwise_planes), or, for small output
-// planes and 5x5 and up of many channels, channels-last with the channels
-// as the vector lanes (depthwise_lanes_f32.h); 3x3 with stride 1 or 2 in
-// place (depthwise3x3_f32.h) and small planes on AVX-512
+// planes and 7x7 of many channels, channels-last with the channels as the
+// vector lanes (depthwise_lanes_f32.h); 3x3, and 5x5 beyond 7x7 outputs,
+// with stride 1 or 2 in place (depthwise_inplace_f32.h) and small planes on AVX-512
 // (depthwise_same_f32.h, depthwise_pairs_f32.h, depthwise_tiny_f32.h) before
 // those; and the dense few-channel 3x3 stride-2 stem (stem3x3_f32). On
 // x86-64 built for AVX-512 and AVX2 (the channels-last loop for AVX2 with
@@ -10,7 +10,7 @@
 #pragma once
 
 #include "conv_f32.h"
-#include "depthwise3x3_f32.h"
+#include "depthwise_inplace_f32.h"
 #include "depthwise_lanes_f32.h"
 #include "depthwise_pairs_f32.h"
 #include "depthwise_rows_f32.h"
@@ -89,9 +89,10 @@ inline bool depthwise_f32_runs() { return avx2_fma_runs(); }
 
 /// Whether a depthwise convolution of `channels` planes runs channels-last
 /// (depthwise_lanes): one output channel per input channel, a kernel of at
-/// most kLanesTaps taps, a small output plane (or, for 5x5 and up, enough
-/// channels, kLanesWideChannels, and a plane within kLanesPadded), and not
-/// one depthwise_same, depthwise_pairs or depthwise_tiny takes.
+/// most kLanesTaps taps, a small output plane (or, for 5x5 and up that
+/// does not run in place, enough channels, kLanesWideChannels, and a plane
+/// within kLanesPadded), and not one depthwise_same, depthwise_pairs or
+/// depthwise_tiny takes.
 inline bool depthwise_in_lanes(int64_t channels, int64_t multiplier, const Window& h, const Window& w) {
   if (depthwise_same_fits(h, w) || depthwise_pairs_fits(h, w) || depthwise_tiny_fits(multiplier, h, w) ||
       multiplier != 1 || h.kernel * w.kernel > kLanesTaps) {
@@ -99,6 +100,7 @@ inline bool depthwise_in_lanes(int64_t channels, int64_t multiplier, const Windo
   }
   const int64_t out_plane = h.out * w.out;
   if (h.kernel * w.kernel < 25) return out_plane <= kLanesPlane;
+  if (depthwise_inplace_fits(h, w)) return out_plane <= kLanesPlaneWide;  // 5x5 in place beyond 7x7
   return out_plane <= kLanesPlaneWide ||
          (channels >= (w.stride > 1 ? kLanesWideChannels / 2 : kLanesWideChannels) &&
           (h.in + 2 * h.pad) * (w.in + 2 * w.pad) <= kLanesPadded);
@@ -111,16 +113,16 @@ inline bool depthwise_in_lanes(int64_t channels, int64_t multiplier, const Windo
 /// rows a vector up to 16), other small planes there by lane permutes
 /// (depthwise_tiny), else channels-last when `lanes` (depthwise_in_lanes of
 /// the whole convolution: a piece of its channels goes the same way) in
-/// `scratch` (depthwise_f32_piece_scratch floats), else 3x3 with stride 1
-/// or 2 in place (depthwise3x3_f32), else plane by plane from a padded copy
-/// (depthwise_planes).
+/// `scratch` (depthwise_f32_piece_scratch floats), else 3x3 and 5x5 with
+/// stride 1 or 2 in place (depthwise_inplace_f32), else plane by plane from
+/// a padded copy (depthwise_planes).
 inline void depthwise_f32(const float* in, const float* weight, const float* bias, float* out, int64_t channels,
                           int64_t multiplier, const Window& h, const Window& w, bool lanes, float* scratch) {
   if (depthwise_same_fits(h, w)) return depthwise_same(in, weight, bias, out, channels, multiplier, h, w);
   if (depthwise_pairs_fits(h, w)) return depthwise_pairs(in, weight, bias, out, channels, multiplier, h, w);
   if (depthwise_tiny_fits(multiplier, h, w)) return depthwise_tiny(in, weight, bias, out, channels, h, w);
   if (lanes) return depthwise_lanes(in, weight, bias, out, channels, h, w, scratch);
-  if (depthwise3x3_fits(h, w)) return depthwise3x3_f32(in, weight, bias, out, channels, multiplier, h, w);
+  if (depthwise_inplace_fits(h, w)) return depthwise_inplace_f32(in, weight, bias, out, channels, multiplier, h, w);
   depthwise_planes(in, weight, bias, out, channels, multiplier, h, w, scratch);
 }
 
@@ -146,11 +148,11 @@ inline int64_t depthwise_f32_pieces(int64_t channels, int64_t multiplier, const 
 /// The floats of scratch one piece of depthwise_f32_cut needs: the
 /// channels-last path's for one group of channels, the others' for one
 /// plane (none for depthwise_same, depthwise_pairs, depthwise_tiny and
-/// depthwise3x3_f32: depthwise_same_fits and depthwise_pairs_fits imply
-/// depthwise3x3_fits).
+/// depthwise_inplace_f32: depthwise_same_fits and depthwise_pairs_fits imply
+/// depthwise_inplace_fits).
 inline int64_t depthwise_f32_piece_scratch(int64_t channels, int64_t multiplier, const Window& h, const Window& w) {
   if (depthwise_in_lanes(channels, multiplier, h, w)) return depthwise_lanes_scratch(channels, h, w);
-  return depthwise_tiny_fits(multiplier, h, w) || depthwise3x3_fits(h, w) ? 0 : depthwise_scratch(h, w);
+  return depthwise_tiny_fits(multiplier, h, w) || depthwise_inplace_fits(h, w) ? 0 : depthwise_scratch(h, w);
 }
 
 /// depthwise_f32 of one image with its channels cut into `pieces`

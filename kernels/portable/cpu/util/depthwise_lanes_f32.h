@@ -141,21 +141,23 @@ constexpr int64_t kLanesTaps = 64;
 /// Output planes of up to this many positions (4x4) run channels-last:
 /// below it, a plane's rows are too short to fill vectors.
 constexpr int64_t kLanesPlane = 16;
-/// The same for kernels of 25 taps and more (5x5, 7x7) of few channels: up
-/// to 7x7 planes, whose rows of 7 the row kernels (depthwise_rows_square)
-/// take in runs of 4 and 1 (EfficientNet-B0's 5x5 on 14x14 to 7x7 with
-/// stride 2: 397 us row by row, 169 us channels-last).
+/// The same for kernels of 25 taps and more (5x5, 7x7): up to 7x7 planes,
+/// whose rows of 7 the row kernels (depthwise_rows_square) take in runs of
+/// 4 and 1 (EfficientNet-B0's 5x5 on 14x14 to 7x7 with stride 2: 397 us row
+/// by row, 169 us channels-last) and depthwise_inplace_f32's 5x5 strips
+/// fill 7 lanes of 8 (MobileNet-v3-Large's 960 channels of 7x7: 60 us either
+/// way). Larger 5x5 planes run in place (depthwise_in_lanes).
 constexpr int64_t kLanesPlaneWide = 49;
 /// From this many channels (half as many with stride 2, which the row
-/// kernels take phase by phase), kernels of 25 taps and more run
-/// channels-last on any plane of up to kLanesPadded padded input positions
-/// (a group's copy, 512 KB, within L2): MobileNet-v3-Large's and
-/// EfficientNet-B0's 5x5 layers on 28x28 to 56x56 planes took 1.4-1.7x the
-/// time row by row (120 channels of 28x28: 154 -> 111 us; 240 from 56x56
-/// with stride 2: 434 -> 298 us; 20 from 30x30: 31 -> 11.5 us). Below it
-/// rows of 32 fill the row kernels' vectors better (24 channels of 32x32,
-/// stride 1: 30 us row by row, 44 channels-last; 3 channels of 64x64: 14.6
-/// and 179).
+/// kernels take phase by phase), kernels of 25 taps and more that do not
+/// run in place (7x7) run channels-last on any plane of up to kLanesPadded
+/// padded input positions (a group's copy, 512 KB, within L2): measured on
+/// 5x5 layers before they ran in place, 28x28 to 56x56 planes took 1.4-1.7x
+/// the time row by row (120 channels of 28x28: 154 -> 111 us; 240 from
+/// 56x56 with stride 2: 434 -> 298 us; 20 from 30x30: 31 -> 11.5 us). Below
+/// it rows of 32 fill the row kernels' vectors better (24 channels of
+/// 32x32, stride 1: 30 us row by row, 44 channels-last; 3 channels of
+/// 64x64: 14.6 and 179).
 constexpr int64_t kLanesWideChannels = 32;
 constexpr int64_t kLanesPadded = 64 * 64;
 

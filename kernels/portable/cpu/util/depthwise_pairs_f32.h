@@ -6,11 +6,11 @@
 // picked by one two-vector permute from the two input rows it reads (each
 // row one vector), a kernel row's permutes shared by the next vector: six
 // permutes and nine multiply-adds a vector of outputs, where
-// depthwise3x3_f32.h's AVX2 build (rows of up to 8) spent more shuffles on
+// depthwise_inplace_f32.h's AVX2 build (rows of up to 8) spent more shuffles on
 // half as many outputs. From rows of 17 to 32 (32x32 to 16x16), a vector an
 // output row, each input row's two vectors permuted once per kernel column,
 // the row kept for the next output row (run_wide: 1.35x faster than
-// depthwise3x3_f32.h's deinterleave, shift and scalar load). x86-64 with GCC
+// depthwise_inplace_f32.h's deinterleave, shift and scalar load). x86-64 with GCC
 // only, as depthwise_tiny_f32.h.
 #pragma once
 

@@ -1,9 +1,11 @@
 // The row kernels of the direct depthwise Float convolution
 // (depthwise_f32.h's depthwise_plane): output rows of a depthwise kernel
 // from a padded, phased input plane (conv_f32.h's DepthwisePlane), 3x3 in
-// one pass per row, 5x5 and 7x7 summing every tap in registers, others tap
-// by tap; built for AVX-512 and AVX2 on x86-64 (no baseline: a CPU without
-// AVX2 takes im2col and gemm_f32 for depthwise), once elsewhere.
+// one pass per row, 7x7 summing every tap in registers, others tap by tap
+// (5x5 among them where depthwise_inplace_f32.h cannot take it: dilated
+// down the plane, strides past 2); built for AVX-512 and AVX2 on x86-64 (no
+// baseline: a CPU without AVX2 takes im2col and gemm_f32 for depthwise),
+// once elsewhere.
 #pragma once
 
 #include "conv_f32.h"
@@ -53,30 +55,24 @@ __attribute__((always_inline)) inline void depthwise_square_row(Lanes& sum, cons
 /// Outputs [i, i + W) of one output row of a KxK depthwise kernel (row r of
 /// its input, tap t at r + off[t]): each kernel row's partial sum (K short
 /// chains of dependent multiply-adds) added to the bias in order, and
-/// stored once. The rows of 5x5's widest runs unrolled, the others in a
-/// loop (all unrolled, 7x7's 49 taps in every run width of both
-/// instruction sets were 20 KB of code).
+/// stored once. The kernel rows in a loop (all unrolled, 7x7's 49 taps in
+/// every run width of both instruction sets were 20 KB of code).
 template <int K, int W>
 __attribute__((always_inline)) inline void depthwise_square_run(float* o, const float* r, const int64_t* off,
                                                                 const float* wt, float bias, int64_t i) {
   typedef float Lanes __attribute__((vector_size(W * sizeof(float))));
   Lanes total = Lanes{} + bias;
-  if constexpr (K == 5 && W > 4) {
-#pragma GCC unroll 5
-    for (int kh = 0; kh < K; ++kh) depthwise_square_row<K>(total, r, off + kh * K, wt + kh * K, i);
-  } else {
-    for (int kh = 0; kh < K; ++kh) depthwise_square_row<K>(total, r, off + kh * K, wt + kh * K, i);
-  }
+  for (int kh = 0; kh < K; ++kh) depthwise_square_row<K>(total, r, off + kh * K, wt + kh * K, i);
   __builtin_memcpy(o + i, &total, sizeof total);
 }
 
-/// Output rows of a KxK kernel (K = 5, 7: EfficientNet's, MobileNet-v3's,
-/// ConvNeXt's depthwise layers) in one pass per row, in runs of `Wide`
-/// outputs (a vector register's floats), then 4 and 1
-/// (depthwise_square_run: the same sums in the same order whatever the
-/// run). Tap by tap loaded and stored the row again for every tap and left
-/// a stride-2 row of 28 outputs 12 for scalar loops: 2.5-23 GFLOP/s on
-/// EfficientNet's 5x5 layers, 1.2-2.9x the time.
+/// Output rows of a KxK kernel (K = 7: ConvNeXt's depthwise layers) in one
+/// pass per row, in runs of `Wide` outputs (a vector register's floats),
+/// then 4 and 1 (depthwise_square_run: the same sums in the same order
+/// whatever the run). Tap by tap loaded and stored the row again for every
+/// tap and left a stride-2 row of 28 outputs 12 for scalar loops: 2.5-23
+/// GFLOP/s on EfficientNet's 5x5 layers (when they ran here), 1.2-2.9x the
+/// time.
 template <int K, int Wide>
 __attribute__((always_inline)) inline void depthwise_rows_square(float* out, int64_t out_stride, const float* base,
                                                                  int64_t step, int64_t rows, int64_t n,
@@ -103,16 +99,13 @@ __attribute__((always_inline)) inline void depthwise_rows_square(float* out, int
 }
 
 /// out[oh * out_stride + ow] for rows oh < rows of `n` outputs each, where
-/// row oh reads from base + oh * step: 3x3, 5x5 and 7x7 kernels in one pass
-/// per row, others tap by tap (depthwise_rows' body, built per instruction
+/// row oh reads from base + oh * step: 3x3 and 7x7 kernels in one pass per
+/// row, others tap by tap (depthwise_rows' body, built per instruction
 /// set).
 template <int Wide>
 __attribute__((always_inline)) inline void depthwise_rows_body(float* out, int64_t out_stride, const float* base,
                                                                int64_t step, int64_t rows, int64_t n,
                                                                const float* wt, float bias, const DepthwisePlane& p) {
-  if (p.kernel_h == 5 && p.kernel_w == 5) {
-    return depthwise_rows_square<5, Wide>(out, out_stride, base, step, rows, n, wt, bias, p);
-  }
   if (p.kernel_h == 7 && p.kernel_w == 7) {
     return depthwise_rows_square<7, Wide>(out, out_stride, base, step, rows, n, wt, bias, p);
   }

@@ -6,7 +6,7 @@
 // row's three taps summed over those, and the top and bottom rows' sums
 // shifted a row into the middle one's by a permute: 4 lane shifts and 9
 // multiply-adds a vector, no copy and no per-row setup, which
-// depthwise_tiny_f32.h (a permute per tap) and depthwise3x3_f32.h (a pass
+// depthwise_tiny_f32.h (a permute per tap) and depthwise_inplace_f32.h (a pass
 // per 8-wide row) spent on 4x4 and 8x8 planes. x86-64 with GCC only, as
 // those.
 #pragma once

@@ -1,11 +1,11 @@
-// Direct depthwise convolution for the commonest depthwise kernel, 3x3 with
-// stride 1 (dilation 1 down the plane, padding up to 2 rows) or stride 2
-// (dilation 1, any padding), and on the same stride-2 rows a dense 3x3
-// stem of few input channels: read in place, no padded copy
+// Direct depthwise convolution for the commonest depthwise kernels, 3x3 and
+// 5x5 with stride 1 (dilation 1 down the plane, padding up to K - 1 rows)
+// or stride 2 (dilation 1, any padding), and on the same stride-2 rows a
+// dense 3x3 stem of few input channels: read in place, no padded copy
 // (depthwise_f32.h's other kernels make one), masked loads at the plane's
 // edges. On x86-64, an AVX-512 and an AVX2 + FMA build
 // chosen at run time; an older x86 CPU takes depthwise_f32.h's padded-copy
-// kernels instead (depthwise3x3_fits says no), so that x86 binaries carry
+// kernels instead (depthwise_inplace_fits says no), so that x86 binaries carry
 // two builds of this code, not three. Elsewhere (AArch64), one build on
 // GCC's generic vectors (NEON).
 #pragma once
@@ -16,14 +16,14 @@
 #include <cstring>
 
 #if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && !defined(ETSB_KERNELS_ONE_PATH)
-#define ETSB_DEPTHWISE3X3_X86 1
+#define ETSB_DEPTHWISE_INPLACE_X86 1
 #endif
 
 namespace etsb {
 namespace kernels {
 
-#if !defined(ETSB_DEPTHWISE3X3_X86)
-namespace depthwise3x3_portable {
+#if !defined(ETSB_DEPTHWISE_INPLACE_X86)
+namespace depthwise_inplace_portable {
 typedef float Vec4 __attribute__((vector_size(16)));
 /// Lanes [lo, hi) of a Vec4.
 struct Lanes {
@@ -53,8 +53,8 @@ inline Vec4 load_lanes(const float* p, Lanes m) {
 #define ETSB_DW_EVEN(a, b) (Vec4{(a)[0], (a)[2], (b)[0], (b)[2]})
 #define ETSB_DW_ODD(a, b) (Vec4{(a)[1], (a)[3], (b)[1], (b)[3]})
 #define ETSB_DW_NEXT(v, x) (Vec4{(v)[1], (v)[2], (v)[3], (x)})
-#include "depthwise3x3_body.inc"
-}  // namespace depthwise3x3_portable
+#include "depthwise_inplace_body.inc"
+}  // namespace depthwise_inplace_portable
 #else
 }  // namespace kernels
 }  // namespace etsb
@@ -64,7 +64,7 @@ namespace kernels {
 
 #pragma GCC push_options
 #pragma GCC target("avx2,fma")
-namespace depthwise3x3_avx2 {
+namespace depthwise_inplace_avx2 {
 /// Lanes [lo, hi) on, the rest off.
 inline __m256i lanes_within(int64_t lo, int64_t hi) {
   const __m256i iota = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
@@ -91,13 +91,13 @@ inline __m256 evens_first(__m256 v) {
 #define ETSB_DW_ODD(a, b) _mm256_permute2f128_ps(evens_first(a), evens_first(b), 0x31)
 #define ETSB_DW_NEXT(v, x) \
   _mm256_blend_ps(_mm256_permutevar8x32_ps((v), _mm256_setr_epi32(1, 2, 3, 4, 5, 6, 7, 0)), _mm256_set1_ps(x), 0x80)
-#include "depthwise3x3_body.inc"
-}  // namespace depthwise3x3_avx2
+#include "depthwise_inplace_body.inc"
+}  // namespace depthwise_inplace_avx2
 #pragma GCC pop_options
 
 #pragma GCC push_options
 #pragma GCC target("avx512f")
-namespace depthwise3x3_avx512 {
+namespace depthwise_inplace_avx512 {
 #define ETSB_DW_VEC __m512
 #define ETSB_DW_W 16
 #define ETSB_DW_MASK __mmask16
@@ -116,20 +116,21 @@ namespace depthwise3x3_avx512 {
 #define ETSB_DW_NEXT(v, x)                                                                                    \
   _mm512_castsi512_ps(                                                                                      \
       _mm512_maskz_alignr_epi32(0xFFFF, _mm512_castps_si512(_mm512_set1_ps(x)), _mm512_castps_si512(v), 1))
-#include "depthwise3x3_body.inc"
-}  // namespace depthwise3x3_avx512
+#include "depthwise_inplace_body.inc"
+}  // namespace depthwise_inplace_avx512
 #pragma GCC pop_options
 #endif
 
-/// Whether depthwise3x3_f32 takes a convolution: a 3x3 kernel, either
-/// stride 1 with dilation 1 down the plane (any across it) and at most 2
-/// rows of padding, or stride 2 with dilation 1 (any padding). On x86-64
-/// also whether this CPU runs one of its builds (AVX2 + FMA at least).
-inline bool depthwise3x3_fits(const Window& h, const Window& w) {
-  const bool stride1 = h.stride == 1 && w.stride == 1 && h.dilation == 1 && h.pad <= 2;
+/// Whether depthwise_inplace_f32 takes a convolution: a 3x3 or 5x5 kernel,
+/// either stride 1 with dilation 1 down the plane (any across it) and at
+/// most K - 1 rows of padding, or stride 2 with dilation 1 (any padding). On
+/// x86-64 also whether this CPU runs one of its builds (AVX2 + FMA at least).
+inline bool depthwise_inplace_fits(const Window& h, const Window& w) {
+  const int64_t k = h.kernel;
+  const bool stride1 = h.stride == 1 && w.stride == 1 && h.dilation == 1 && h.pad <= k - 1;
   const bool stride2 = h.stride == 2 && w.stride == 2 && h.dilation == 1 && w.dilation == 1;
-  if (!(h.kernel == 3 && w.kernel == 3 && (stride1 || stride2))) return false;
-#if defined(ETSB_DEPTHWISE3X3_X86)
+  if (!((k == 3 || k == 5) && w.kernel == k && (stride1 || stride2))) return false;
+#if defined(ETSB_DEPTHWISE_INPLACE_X86)
   return __builtin_cpu_supports("avx512f") || (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"));
 #else
   return true;
@@ -138,18 +139,19 @@ inline bool depthwise3x3_fits(const Window& h, const Window& w) {
 
 /// Depthwise convolution of one image (one input channel per group,
 /// `multiplier` output channels per input channel) with a kernel that
-/// depthwise3x3_fits, on the widest vector unit this CPU has. No scratch.
-inline void depthwise3x3_f32(const float* in, const float* weight, const float* bias, float* out,
-                             int64_t channels, int64_t multiplier, const Window& h, const Window& w) {
-#if defined(ETSB_DEPTHWISE3X3_X86)
+/// depthwise_inplace_fits, on the widest vector unit this CPU has. No scratch.
+inline void depthwise_inplace_f32(const float* in, const float* weight, const float* bias, float* out,
+                                  int64_t channels, int64_t multiplier, const Window& h, const Window& w) {
+#if defined(ETSB_DEPTHWISE_INPLACE_X86)
   // Rows of up to 8 outputs fill an AVX2 vector: the AVX-512 build would leave half its lanes idle (and
   // ran 1.15-1.2x slower on 8 wide rows).
   if (w.out > 8 && __builtin_cpu_supports("avx512f")) {
-    return depthwise3x3_avx512::planes(in, weight, bias, out, channels, multiplier, h, w);
+    return depthwise_inplace_avx512::planes(in, weight, bias, out, channels, multiplier, h, w);
   }
-  depthwise3x3_avx2::planes(in, weight, bias, out, channels, multiplier, h, w);  // depthwise3x3_fits: AVX2 at least
+  // depthwise_inplace_fits: AVX2 at least
+  depthwise_inplace_avx2::planes(in, weight, bias, out, channels, multiplier, h, w);
 #else
-  depthwise3x3_portable::planes(in, weight, bias, out, channels, multiplier, h, w);
+  depthwise_inplace_portable::planes(in, weight, bias, out, channels, multiplier, h, w);
 #endif
 }
 
@@ -159,23 +161,23 @@ constexpr int64_t kStemChannels = 4;
 /// Whether stem3x3_f32 takes a dense (one group) convolution: a 3x3 kernel
 /// with stride 2 and dilation 1 over at most kStemChannels input channels
 /// to a multiple of 8 output channels (one code path: no remainder to build
-/// per instruction set), on a CPU that runs depthwise3x3_f32's builds.
+/// per instruction set), on a CPU that runs depthwise_inplace_f32's builds.
 inline bool stem3x3_fits(int64_t in_ch, int64_t out_ch, const Window& h, const Window& w) {
-  return in_ch <= kStemChannels && out_ch % 8 == 0 && h.kernel == 3 && h.stride == 2 && depthwise3x3_fits(h, w);
+  return in_ch <= kStemChannels && out_ch % 8 == 0 && h.kernel == 3 && h.stride == 2 && depthwise_inplace_fits(h, w);
 }
 
 /// Output rows [r0, r1) of one image of a convolution that stem3x3_fits,
 /// weight [OC, C, 3, 3], on the widest vector unit this CPU has (AVX2 for
-/// rows of up to 8, as depthwise3x3_f32).
+/// rows of up to 8, as depthwise_inplace_f32).
 inline void stem3x3_rows(const float* in, const float* weight, const float* bias, float* out, int64_t in_ch,
                          int64_t out_ch, const Window& h, const Window& w, int64_t r0, int64_t r1) {
-#if defined(ETSB_DEPTHWISE3X3_X86)
+#if defined(ETSB_DEPTHWISE_INPLACE_X86)
   if (w.out > 8 && __builtin_cpu_supports("avx512f")) {
-    return depthwise3x3_avx512::stem_rows(out, in, weight, bias, in_ch, out_ch, h, w, r0, r1);
+    return depthwise_inplace_avx512::stem_rows(out, in, weight, bias, in_ch, out_ch, h, w, r0, r1);
   }
-  depthwise3x3_avx2::stem_rows(out, in, weight, bias, in_ch, out_ch, h, w, r0, r1);
+  depthwise_inplace_avx2::stem_rows(out, in, weight, bias, in_ch, out_ch, h, w, r0, r1);
 #else
-  depthwise3x3_portable::stem_rows(out, in, weight, bias, in_ch, out_ch, h, w, r0, r1);
+  depthwise_inplace_portable::stem_rows(out, in, weight, bias, in_ch, out_ch, h, w, r0, r1);
 #endif
 }
 
