@@ -2,11 +2,12 @@
 // vectorised along an output row (depthwise_planes), or, for small output
 // planes and 7x7 of many channels, channels-last with the channels as the
 // vector lanes (depthwise_lanes_f32.h); 3x3, and 5x5 beyond 7x7 outputs,
-// with stride 1 or 2 in place (depthwise_inplace_f32.h) and small planes on AVX-512
-// (depthwise_same_f32.h, depthwise_pairs_f32.h, depthwise_tiny_f32.h) before
-// those; and the dense few-channel 3x3 stride-2 stem (stem3x3_f32). On
-// x86-64 built for AVX-512 and AVX2 (the channels-last loop for AVX2 with
-// FMA alone), not for older CPUs (depthwise_f32_runs).
+// with stride 1 or 2 in place (depthwise_inplace_f32.h) and small planes
+// on AVX-512 (depthwise_same_f32.h, depthwise_pairs_f32.h,
+// depthwise_tiny_f32.h) before those; and the dense few-channel 3x3
+// stride-2 stem (stem3x3_f32). On x86-64 built for AVX-512 and AVX2 (the
+// channels-last loop for AVX2 with FMA alone), not for older CPUs
+// (depthwise_f32_runs).
 #pragma once
 
 #include "conv_f32.h"
