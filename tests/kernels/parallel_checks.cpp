@@ -314,6 +314,25 @@ static void check_worth_the_pool() {
   k::assume_workers_awake() = false;
 }
 
+// A loop too small to cut runs whole, on the pool while its workers spin
+// (run_on_pool: so that they spin on), on the calling thread inside a piece.
+static void check_whole_on_the_pool() {
+  k::assume_workers_awake() = true;  // the workers taken as spinning, whatever the timing
+  const int64_t before = k::last_parallel_end();
+  std::atomic<int> calls{0}, inner_calls{0};
+  std::atomic<int64_t> covered{0};
+  k::parallel_range(3, 13, 10, [&](int64_t b, int64_t e) {
+    ++calls;
+    covered += e - b;
+    CHECK(b == 3 && e == 13, "a single grain was cut: [%lld, %lld)", (long long)b, (long long)e);
+    k::parallel_range(0, 5, 5, [&](int64_t, int64_t) { ++inner_calls; });  // inline: the pool is running this
+  });
+  k::assume_workers_awake() = false;
+  CHECK(calls == 1 && covered == 10 && inner_calls == 1, "a single grain ran in %d calls over %lld indices",
+        calls.load(), (long long)covered.load());
+  CHECK(k::last_parallel_end() > before, "a single grain with spinning workers did not go to the pool");
+}
+
 int main(int argc, char** argv) {
   const bool pool = argc == 2 && std::strcmp(argv[1], "pool") == 0;
   if (argc != 2 || (!pool && std::strcmp(argv[1], "none") != 0)) {
@@ -334,7 +353,9 @@ int main(int argc, char** argv) {
     CHECK(k::parallel_threads() == 2, "%lld threads with a pool of two", (long long)k::parallel_threads());
     check_range(0, 100000, 1, 2);
     check_range(5, 1005, 10, 2);
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));  // the workers asleep again
     check_range(0, 10, 10, 1);  // a single grain: no thread woken
+    check_whole_on_the_pool();
     // A parallel loop inside another runs inline (the pool is busy, and locked, running the outer one).
     std::atomic<int64_t> inner_total{0};
     k::assume_workers_awake() = true;  // a loop of 4 grains: on the pool even if its workers sleep

@@ -107,9 +107,11 @@ struct FloatMaps {
 /// out = self op other for Float self, other and out by `maps` (after
 /// prepare_binary): operands of out's element count, or one of them of one
 /// element (hardswish's x + 3 and x / 6), cut on the thread pool in pieces
-/// of 8x kElementwiseTaskWork (MobileNet-v2's ten adds, of 7.8K to 75K
-/// elements, cut in pieces of 4K took 0.128 ms a run on two threads against
-/// 0.081 ms on one at 8ca6241); one stretched along out's trailing dims
+/// of kElementwiseTaskWork (pieces 8x as long, which MobileNet-v2's adds
+/// took when the pool's workers fell asleep between operators, left
+/// MobileNet-v3's and EfficientNet-B0's maps of 47K to 75K elements on the
+/// calling thread, reading what both threads wrote: 6% and 4% of their time
+/// on two threads); one stretched along out's trailing dims
 /// only (squeeze-and-excite's x * s[c]) likewise, one map per row of those
 /// dims (EfficientNet-B0's sixteen took longer on two threads than on one
 /// when run on the calling thread after an operator cut on the pool: 38 ->
@@ -127,9 +129,8 @@ inline bool binary_maps_f32(const Tensor& self, const Tensor& other, const Tenso
   const float* a = self.const_data_ptr<float>();
   const float* b = other.const_data_ptr<float>();
   float* y = out.mutable_data_ptr<float>();
-  constexpr int64_t kPiece = 8 * kElementwiseTaskWork;
   if (na == n && nb == n) {  // no dim stretched (prepare_binary checked the layouts): flat indices coincide
-    parallel_flat(n, kPiece, [&](int64_t lo, int64_t hi) { maps.flat(a + lo, b + lo, y + lo, hi - lo); });
+    parallel_flat(n, kElementwiseTaskWork, [&](int64_t lo, int64_t hi) { maps.flat(a + lo, b + lo, y + lo, hi - lo); });
   } else if (const int64_t inner = na == n   ? (nb == 1 ? n : trailing_broadcast_inner(other, out))
                                    : nb == n ? (na == 1 ? n : trailing_broadcast_inner(self, out))
                                              : 0;
@@ -140,7 +141,7 @@ inline bool binary_maps_f32(const Tensor& self, const Tensor& other, const Tenso
     const float* full = na == n ? a : b;
     const float* rows = na == n ? b : a;
     const auto map = na == n ? maps.by_scalar : maps.scalar_by;
-    parallel_flat(n, kPiece, [&](int64_t lo, int64_t hi) {
+    parallel_flat(n, kElementwiseTaskWork, [&](int64_t lo, int64_t hi) {
       for (int64_t i = lo; i < hi;) {
         const int64_t r = i / inner, end = (r + 1) * inner < hi ? (r + 1) * inner : hi;
         map(full + i, rows[r], y + i, end - i);

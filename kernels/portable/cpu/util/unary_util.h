@@ -32,7 +32,7 @@ inline ScalarType float_result_type(ScalarType self) { return is_floating(self) 
 template <typename Make, typename FloatLoop>
 inline void map_float_cut(const float* in, float* out, int64_t n, const Make& make, const FloatLoop& float_loop) {
   constexpr bool kVectorised = !std::is_same<FloatLoop, std::nullptr_t>::value;
-  parallel_flat(n, (kVectorised ? 8 : 2) * kElementwiseTaskWork, [&](int64_t b, int64_t e) {
+  parallel_flat(n, (kVectorised ? 1 : 2) * kElementwiseTaskWork, [&](int64_t b, int64_t e) {
     if constexpr (kVectorised) {
       if (float_loop(in + b, out + b, e - b)) return;
     }
