@@ -127,9 +127,13 @@ inline void batch_norm_f32_channels(const float* x, float* y, const float* w, co
 
 /// A channel's folding (a square root and a division, ~3.8 ns) in elements
 /// of affine_planes_f32 (~0.06 ns each), and the elements of a piece worth
-/// a thread (~1 us): batch norm's own measure for parallel_range.
+/// a thread: batch norm's own measure for parallel_range. A quarter of a
+/// microsecond: with the pool's workers kept spinning (parallel_util.h's
+/// run_on_pool), a batch norm cut by channel as the convolution before it
+/// reads its own thread's cache (ShuffleNet-v2's 116 x 14 x 14, at 1 us
+/// not cut: 7-10% of its two-thread time; 4x as long: MobileNet-v3 8% slower).
 constexpr int64_t kBatchNormFoldWork = 64;
-constexpr int64_t kBatchNormTaskWork = 16384;
+constexpr int64_t kBatchNormTaskWork = 4096;
 
 /// Batch normalisation of Float [N, C, inner] (batch_norm_f32_channels),
 /// cut by channel on the thread pool (parallel_range): a channel's scale,
